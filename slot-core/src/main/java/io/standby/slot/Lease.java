@@ -1,0 +1,27 @@
+package io.standby.slot;
+
+/**
+ * This node's ownership of one slot, from the claim that won it until it ends.
+ *
+ * <p>A lease is used once: after it ends it never becomes valid again; owning the slot again means a
+ * new claim, a new lease and a higher epoch. {@link #isValid()} turns false at the latest when the
+ * node's own deadline passes ({@code lease - fenceMargin} after the last successful renewal was sent),
+ * which is before any other node can take the slot, so work checked against it never overlaps with
+ * the next owner's.
+ */
+public interface Lease {
+
+    String slotId();
+
+    /**
+     * The fencing token: the slot's epoch while this lease lasts. Every change of owner increments it,
+     * so a write conditional on this value is rejected once another node owns the slot.
+     */
+    long epoch();
+
+    /** The node holding the lease. */
+    NodeId node();
+
+    /** True until the lease ends or the node's local deadline passes, whichever comes first. */
+    boolean isValid();
+}

@@ -1,0 +1,35 @@
+package io.standby.slot;
+
+/**
+ * Hooks into the life of this node's leases; the robot runtime implements it to start and stop robots.
+ *
+ * <p>Calls come from the protocol's own threads, possibly concurrently for different slots, so an
+ * implementation must be thread-safe and must return quickly, except {@link #releasing(Lease)}.
+ * For every lease, {@link #acquired} is called once, then at most one {@link #releasing}, then
+ * {@link #lost} exactly once. An exception thrown by a listener is logged and otherwise ignored.
+ */
+public interface SlotListener {
+
+    /** This node won the slot. Start its work, fenced by {@link Lease#epoch()}. */
+    default void acquired(Lease lease) {
+    }
+
+    /**
+     * The node is shutting down gracefully and will release this slot when this method returns.
+     * Stop the slot's work and persist its final state here; the lease keeps being renewed meanwhile.
+     * If the lease ends during this call, {@link #lost} is called concurrently.
+     */
+    default void releasing(Lease lease) {
+    }
+
+    /**
+     * The lease ended. Unless the reason is {@link LossReason#RELEASED}, stop every piece of the slot's
+     * work at once: another node may take the slot over as soon as it can see the lease expired.
+     */
+    default void lost(Lease lease, LossReason reason) {
+    }
+
+    /** A listener that does nothing. */
+    SlotListener NONE = new SlotListener() {
+    };
+}

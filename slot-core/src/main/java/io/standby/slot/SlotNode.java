@@ -1,0 +1,150 @@
+package io.standby.slot;
+
+import io.standby.slot.internal.MongoSlotStore;
+import io.standby.slot.internal.SlotProtocol;
+import io.standby.slot.internal.SlotStore;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * A node's part in the slot protocol: it claims slots while it has room, renews the ones it owns,
+ * stops on its own before a lease could expire, and releases its slots when closed.
+ *
+ * <p>Three threads of its own: one polls and claims, one renews every heartbeat, one checks the local
+ * fence deadlines (so a hung database call can delay neither renewals nor self-fencing). Started once,
+ * closed once; {@link #close()} is the graceful stop.
+ *
+ * <p>Before starting a node, bind its ip:port (the CLI binds its HTTP endpoint there): that proves no
+ * other live process has this identity, which is what makes taking back this identity's slots at once
+ * safe.
+ */
+public final class SlotNode implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(SlotNode.class);
+
+    private enum State { LATENT, STARTED, CLOSED }
+
+    private final SlotProtocol protocol;
+    private final NodeConfig config;
+    private final AtomicReference<State> state = new AtomicReference<>(State.LATENT);
+    private final ScheduledExecutorService poller = Executors.newSingleThreadScheduledExecutor(daemon("standby-poll"));
+    private final ScheduledExecutorService heartbeat = Executors.newSingleThreadScheduledExecutor(daemon("standby-heartbeat"));
+    private final ScheduledExecutorService fence = Executors.newSingleThreadScheduledExecutor(daemon("standby-fence"));
+
+    SlotNode(SlotStore store, NodeConfig config, MonotonicClock clock, SlotListener listener) {
+        this.config = config;
+        this.protocol = new SlotProtocol(store, config, clock, listener, d -> Thread.sleep(d.toMillis()));
+    }
+
+    /**
+     * Creates a node on a database whose client bounds every operation by
+     * {@link SlotTiming#operationTimeout()} (see {@link StandbyDatabase#connect}). Not started yet.
+     */
+    public static SlotNode create(StandbyDatabase database, NodeConfig config, SlotListener listener) {
+        return new SlotNode(new MongoSlotStore(database.datastore()), config, MonotonicClock.system(), listener);
+    }
+
+    /**
+     * Starts polling, renewing and fencing. The first poll runs at once and takes back this identity's
+     * slots before claiming others.
+     *
+     * @throws IllegalStateException if started before or closed
+     */
+    public SlotNode start() {
+        if (!state.compareAndSet(State.LATENT, State.STARTED)) {
+            throw new IllegalStateException("A slot node can be started only once");
+        }
+        SlotTiming timing = config.timing();
+        heartbeat.scheduleAtFixedRate(guard("renew", protocol::renewAll),
+                timing.heartbeat().toNanos(), timing.heartbeat().toNanos(), TimeUnit.NANOSECONDS);
+        long check = fenceCheckInterval(timing).toNanos();
+        fence.scheduleAtFixedRate(guard("fence", protocol::checkFences), check, check, TimeUnit.NANOSECONDS);
+        poller.scheduleWithFixedDelay(guard("poll", () -> {
+            try {
+                protocol.poll();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }), 0, timing.poll().toNanos(), TimeUnit.NANOSECONDS);
+        log.info("Node {} started (instance {}, max slots {}, heartbeat {}, lease {}, poll {})",
+                config.node(), config.instance(), config.maxSlots(), SlotTiming.format(timing.heartbeat()),
+                SlotTiming.format(timing.lease()), SlotTiming.format(timing.poll()));
+        return this;
+    }
+
+    /** Often enough that a deadline is noticed well within the fence margin. */
+    static Duration fenceCheckInterval(SlotTiming timing) {
+        Duration quarter = timing.fenceMargin().dividedBy(4);
+        Duration min = Duration.ofMillis(5);
+        Duration max = Duration.ofMillis(100);
+        return quarter.compareTo(min) < 0 ? min : quarter.compareTo(max) > 0 ? max : quarter;
+    }
+
+    public NodeConfig config() {
+        return config;
+    }
+
+    /** The leases this node holds right now, by slot id. */
+    public List<Lease> leases() {
+        return protocol.leases();
+    }
+
+    /**
+     * Graceful stop: no more claims; every owned slot is handed to {@link SlotListener#releasing} while
+     * renewals continue, then released so that a standby can take it at its next poll. Idempotent.
+     */
+    @Override
+    public void close() {
+        State before = state.getAndSet(State.CLOSED);
+        if (before == State.CLOSED) {
+            return;
+        }
+        protocol.stopClaiming();
+        poller.shutdownNow();
+        awaitQuietly(poller);
+        if (before == State.STARTED) {
+            protocol.releaseAll();
+        }
+        heartbeat.shutdownNow();
+        fence.shutdownNow();
+        awaitQuietly(heartbeat);
+        awaitQuietly(fence);
+        log.info("Node {} stopped", config.node());
+    }
+
+    private static void awaitQuietly(ScheduledExecutorService executor) {
+        try {
+            if (!executor.awaitTermination(30, TimeUnit.SECONDS)) {
+                log.warn("A protocol thread did not stop within 30s");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** A task that never dies of an exception: a scheduled executor silently drops a task that throws. */
+    private static Runnable guard(String name, Runnable task) {
+        return () -> {
+            try {
+                task.run();
+            } catch (Throwable t) {
+                log.error("Unexpected failure in the {} step", name, t);
+            }
+        };
+    }
+
+    private static java.util.concurrent.ThreadFactory daemon(String name) {
+        return runnable -> {
+            Thread thread = new Thread(runnable, name);
+            thread.setDaemon(true);
+            return thread;
+        };
+    }
+}

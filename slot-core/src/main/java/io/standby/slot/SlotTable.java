@@ -1,0 +1,106 @@
+package io.standby.slot;
+
+import com.mongodb.ErrorCategory;
+import com.mongodb.MongoWriteException;
+import dev.morphia.Datastore;
+import dev.morphia.UpdateOptions;
+import io.standby.slot.internal.MongoSlotStore;
+import io.standby.slot.internal.SlotDocument;
+import io.standby.slot.internal.SlotIds;
+import io.standby.slot.internal.SlotStore;
+
+import java.util.List;
+import java.util.Optional;
+
+import static dev.morphia.query.filters.Filters.eq;
+import static dev.morphia.query.filters.Filters.ne;
+import static dev.morphia.query.updates.UpdateOperators.inc;
+import static dev.morphia.query.updates.UpdateOperators.set;
+
+/**
+ * What an operator does to the slots: create them, list them, and release one by force.
+ */
+public final class SlotTable {
+
+    private final Datastore datastore;
+    private final SlotStore store;
+
+    public SlotTable(StandbyDatabase database) {
+        this.datastore = database.datastore();
+        this.store = new MongoSlotStore(datastore);
+    }
+
+    /**
+     * Makes sure {@code slot-0 ... slot-(count-1)} exist; existing slots are left as they are, so running
+     * it twice changes nothing and a larger count adds slots. It never removes slots.
+     *
+     * @return the number of slots created
+     * @throws IllegalArgumentException if count is less than 1
+     */
+    public int init(int count) {
+        if (count < 1) {
+            throw new IllegalArgumentException("--count " + count + " must be at least 1");
+        }
+        int created = 0;
+        for (int i = 0; i < count; i++) {
+            try {
+                datastore.insert(SlotDocument.unowned(SlotIds.of(i)));
+                created++;
+            } catch (MongoWriteException e) {
+                if (e.getError().getCategory() != ErrorCategory.DUPLICATE_KEY) {
+                    throw e;
+                }
+                // Already there: init never touches an existing slot.
+            }
+        }
+        return created;
+    }
+
+    /** Every well-formed slot, in slot order, with ages judged by the database's clock. */
+    public List<SlotView> list() {
+        return store.readAll();
+    }
+
+    public Optional<SlotView> get(String slotId) {
+        return store.read(slotId);
+    }
+
+    /**
+     * Releases a slot by force while its owner may still be running robots: clears the owner and
+     * increments the epoch, so the owner's context writes are fenced at once and its next renewal fails,
+     * but keeps {@code time}: standbys wait out the lease, which gives the owner time to notice and stop
+     * before anyone else starts the slot's robots.
+     *
+     * @return the slot as it was before, if it had an owner; empty if it was already free
+     * @throws IllegalArgumentException if there is no such slot
+     */
+    public Optional<SlotView> forceRelease(String slotId) {
+        for (int attempt = 0; attempt < 10; attempt++) {
+            SlotView before = store.read(slotId).orElseThrow(() -> new IllegalArgumentException(
+                    "unknown slot '" + slotId + "'" + knownSlots()));
+            if (before.owner() == null) {
+                return Optional.empty();
+            }
+            var result = datastore.find(SlotDocument.class)
+                    .filter(eq("_id", slotId), eq(SlotDocument.EPOCH, before.epoch()), ne(SlotDocument.IP, null))
+                    .update(new UpdateOptions(),
+                            set(SlotDocument.IP, null),
+                            set(SlotDocument.PORT, null),
+                            set(SlotDocument.INSTANCE, null),
+                            inc(SlotDocument.EPOCH, 1L));
+            if (result.getMatchedCount() == 1) {
+                return Optional.of(before);
+            }
+            // The owner changed between the read and the write: read again.
+        }
+        throw new IllegalStateException("slot '" + slotId + "' keeps changing owner; try again");
+    }
+
+    private String knownSlots() {
+        List<SlotView> slots = store.readAll();
+        if (slots.isEmpty()) {
+            return ": there are no slots (create them with 'standby slots init --count N')";
+        }
+        return " (slots: " + slots.getFirst().id() + " .. " + slots.getLast().id() + ")";
+    }
+}

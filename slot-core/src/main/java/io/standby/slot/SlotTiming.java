@@ -1,0 +1,86 @@
+package io.standby.slot;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * The timing of the slot protocol, validated in one place.
+ *
+ * <ul>
+ *   <li>{@code heartbeat}: how often an owner renews each of its slots.</li>
+ *   <li>{@code lease}: how long a slot stays owned without a renewal, judged by the database's clock.
+ *       It must be more than twice the heartbeat, so one lost renewal does not cost the slot.</li>
+ *   <li>{@code poll}: how often a node looks for claimable slots; less than the lease.</li>
+ *   <li>{@code fenceMargin}: an owner stops its robots when no renewal has succeeded for
+ *       {@code lease - fenceMargin}, counted from when the last successful renewal was sent, so it
+ *       stops before any other node can see the lease expired. It covers the time to stop robots and
+ *       the granularity of the local timer. Default: a tenth of the lease.</li>
+ * </ul>
+ *
+ * <p>A MongoDB replica-set election takes up to about 12 s, during which no renewal succeeds. To ride
+ * through one without stopping robots, choose {@code lease - fenceMargin} above that (for example
+ * {@code --heartbeat 3s --lease 20s}); with the defaults, robots pause during an election and resume
+ * when a node claims the slot again.
+ */
+public record SlotTiming(Duration heartbeat, Duration lease, Duration poll, Duration fenceMargin) {
+
+    public static final Duration DEFAULT_HEARTBEAT = Duration.ofSeconds(2);
+    public static final Duration DEFAULT_LEASE = Duration.ofSeconds(5);
+    public static final Duration DEFAULT_POLL = Duration.ofSeconds(1);
+
+    /** @throws IllegalArgumentException naming the offending options when the rules above are broken */
+    public SlotTiming {
+        Objects.requireNonNull(heartbeat, "heartbeat");
+        Objects.requireNonNull(lease, "lease");
+        Objects.requireNonNull(poll, "poll");
+        Objects.requireNonNull(fenceMargin, "fenceMargin");
+        if (heartbeat.isNegative() || heartbeat.isZero()) {
+            throw new IllegalArgumentException("--heartbeat " + format(heartbeat) + " must be more than 0");
+        }
+        if (lease.compareTo(heartbeat.multipliedBy(2)) <= 0) {
+            throw new IllegalArgumentException("--lease " + format(lease)
+                    + " must be more than twice --heartbeat " + format(heartbeat));
+        }
+        if (poll.isNegative() || poll.isZero()) {
+            throw new IllegalArgumentException("--poll " + format(poll) + " must be more than 0");
+        }
+        if (poll.compareTo(lease) >= 0) {
+            throw new IllegalArgumentException("--poll " + format(poll) + " must be less than --lease " + format(lease));
+        }
+        if (fenceMargin.isNegative() || fenceMargin.isZero()
+                || fenceMargin.compareTo(lease.minus(heartbeat)) >= 0) {
+            throw new IllegalArgumentException("fence margin " + format(fenceMargin)
+                    + " must be more than 0 and less than --lease minus --heartbeat (" + format(lease.minus(heartbeat)) + ")");
+        }
+    }
+
+    /** Heartbeat, lease and poll as given, and the default fence margin (a tenth of the lease). */
+    public static SlotTiming of(Duration heartbeat, Duration lease, Duration poll) {
+        Objects.requireNonNull(lease, "lease");
+        return new SlotTiming(heartbeat, lease, poll, lease.dividedBy(10));
+    }
+
+    public static SlotTiming defaults() {
+        return of(DEFAULT_HEARTBEAT, DEFAULT_LEASE, DEFAULT_POLL);
+    }
+
+    /**
+     * How long every database call on the renewal path may take: less than the heartbeat, so a hung call
+     * never delays the next renewal.
+     */
+    public Duration operationTimeout() {
+        return heartbeat.multipliedBy(3).dividedBy(4);
+    }
+
+    /** Formats a duration the way the command line accepts it: {@code 500ms}, {@code 2s}, {@code 1m}. */
+    public static String format(Duration d) {
+        long ms = d.toMillis();
+        if (ms != 0 && ms % 60_000 == 0) {
+            return ms / 60_000 + "m";
+        }
+        if (ms != 0 && ms % 1000 == 0) {
+            return ms / 1000 + "s";
+        }
+        return ms + "ms";
+    }
+}

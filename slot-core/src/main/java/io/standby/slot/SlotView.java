@@ -1,0 +1,42 @@
+package io.standby.slot;
+
+import java.time.Duration;
+import java.time.Instant;
+
+/**
+ * A slot document as read from the database, with its age judged by the database's clock.
+ *
+ * @param id       {@code slot-0}, {@code slot-1}, ...
+ * @param owner    the owner's ip:port, or null when free
+ * @param instance the owner's instance id, or null when free
+ * @param time     the last heartbeat, written with the server's clock ({@link Instant#EPOCH} once released)
+ * @param lease    the lease the owner wrote
+ * @param epoch    the fencing token: incremented at every change of owner
+ * @param age      how long ago {@code time} was, by the server's clock at the read
+ */
+public record SlotView(String id, NodeId owner, String instance, Instant time, Duration lease, long epoch, Duration age) {
+
+    /** Free, or owned but not renewed within its lease, by the server's clock at the read. */
+    public boolean expired() {
+        return age.compareTo(lease) > 0;
+    }
+
+    /**
+     * Never owned, or released gracefully by its owner (the owner cleared and {@code time} set to the
+     * epoch of 1970): nobody runs its robots, so it may be claimed without waiting.
+     */
+    public boolean released() {
+        return owner == null && instance == null && time.equals(Instant.EPOCH);
+    }
+
+    /** How the slot looks from outside, for display and for choosing what to claim. */
+    public SlotState state() {
+        if (released()) {
+            return SlotState.FREE;
+        }
+        if (expired()) {
+            return owner == null ? SlotState.FREE : SlotState.EXPIRED;
+        }
+        return owner == null ? SlotState.REVOKED : SlotState.OWNED;
+    }
+}

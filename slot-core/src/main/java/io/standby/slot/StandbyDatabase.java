@@ -1,0 +1,126 @@
+package io.standby.slot;
+
+import com.mongodb.ConnectionString;
+import com.mongodb.MongoClientSettings;
+import com.mongodb.MongoException;
+import com.mongodb.MongoTimeoutException;
+import com.mongodb.WriteConcern;
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
+import com.mongodb.client.MongoDatabase;
+import dev.morphia.Datastore;
+import dev.morphia.Morphia;
+import dev.morphia.config.MorphiaConfig;
+import org.bson.Document;
+
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.regex.Pattern;
+
+/**
+ * A connection to the database that holds the slots, with the settings the protocol relies on:
+ * write concern {@code majority} (an acknowledged renewal or checkpoint survives a failover) and a
+ * client-side timeout on every operation, so that no call can hang a protocol thread.
+ */
+public final class StandbyDatabase implements AutoCloseable {
+
+    public static final String DEFAULT_URI = "mongodb://127.0.0.1:27017";
+    public static final String DEFAULT_NAME = "standby";
+    private static final Pattern DB_NAME = Pattern.compile("[A-Za-z0-9_-]{1,63}");
+
+    private final MongoClient client;
+    private final MongoDatabase database;
+    private final Datastore datastore;
+    private final String hosts;
+
+    private StandbyDatabase(MongoClient client, String name, String hosts) {
+        this.client = client;
+        this.database = client.getDatabase(name);
+        this.datastore = Morphia.createDatastore(client, MorphiaConfig.load().database(name));
+        this.hosts = hosts;
+    }
+
+    /**
+     * Connects lazily (the driver connects on first use); {@link #ping()} checks reachability.
+     *
+     * @param uri              a {@code mongodb://} or {@code mongodb+srv://} URI
+     * @param name             the database name
+     * @param operationTimeout the bound on every operation, including server selection
+     * @param settings         further client settings (for example a command listener), or null
+     * @throws IllegalArgumentException naming the bad value if the URI or database name is malformed
+     */
+    public static StandbyDatabase connect(String uri, String name, Duration operationTimeout,
+                                          Consumer<MongoClientSettings.Builder> settings) {
+        Objects.requireNonNull(uri, "uri");
+        Objects.requireNonNull(name, "name");
+        ConnectionString connection;
+        try {
+            connection = new ConnectionString(uri);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("invalid --mongo URI '" + uri + "': " + e.getMessage(), e);
+        }
+        if (!DB_NAME.matcher(name).matches()) {
+            throw new IllegalArgumentException("invalid --db '" + name + "': use letters, digits, '_' or '-' (at most 63)");
+        }
+        long timeoutMs = Math.max(1, operationTimeout.toMillis());
+        MongoClientSettings.Builder builder = MongoClientSettings.builder()
+                .applyConnectionString(connection)
+                .writeConcern(connection.getWriteConcern() != null ? connection.getWriteConcern() : WriteConcern.MAJORITY)
+                .applyToClusterSettings(c -> c.serverSelectionTimeout(timeoutMs, TimeUnit.MILLISECONDS))
+                .applyToSocketSettings(s -> s.connectTimeout((int) Math.min(timeoutMs, 10_000), TimeUnit.MILLISECONDS))
+                // Client-side operation timeout (driver 5.2+): bounds server selection, connection checkout
+                // and the round trip of every operation, and is sent to the server as maxTimeMS.
+                .timeout(timeoutMs, TimeUnit.MILLISECONDS);
+        if (settings != null) {
+            settings.accept(builder);
+        }
+        return new StandbyDatabase(MongoClients.create(builder.build()), name, String.join(",", connection.getHosts()));
+    }
+
+    /**
+     * Checks that the database answers.
+     *
+     * @throws IllegalStateException with a one-line message naming the hosts if it does not
+     */
+    public void ping() {
+        try {
+            database.runCommand(new Document("ping", 1));
+        } catch (MongoTimeoutException e) {
+            throw new IllegalStateException("cannot reach MongoDB at " + hosts + " (no answer in time)", e);
+        } catch (MongoException e) {
+            throw new IllegalStateException("MongoDB at " + hosts + " failed: " + firstLine(e.getMessage()), e);
+        }
+    }
+
+    private static String firstLine(String message) {
+        if (message == null) {
+            return "unknown error";
+        }
+        int newline = message.indexOf('\n');
+        return newline < 0 ? message : message.substring(0, newline);
+    }
+
+    public MongoClient client() {
+        return client;
+    }
+
+    public MongoDatabase database() {
+        return database;
+    }
+
+    public Datastore datastore() {
+        return datastore;
+    }
+
+    /** The hosts of the URI, for messages. */
+    public String hosts() {
+        return hosts;
+    }
+
+    @Override
+    public void close() {
+        client.close();
+    }
+}

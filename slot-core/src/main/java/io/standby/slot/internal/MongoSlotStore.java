@@ -1,0 +1,209 @@
+package io.standby.slot.internal;
+
+import com.mongodb.client.MongoCollection;
+import com.mongodb.client.model.Aggregates;
+import com.mongodb.client.model.Filters;
+import com.mongodb.client.model.Projections;
+import dev.morphia.Datastore;
+import dev.morphia.UpdateOptions;
+import dev.morphia.query.Query;
+import dev.morphia.query.updates.UpdateOperator;
+import io.standby.slot.NodeId;
+import io.standby.slot.SlotView;
+import org.bson.Document;
+import org.bson.conversions.Bson;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Date;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+
+import static dev.morphia.aggregation.expressions.ComparisonExpressions.lt;
+import static dev.morphia.aggregation.expressions.Expressions.field;
+import static dev.morphia.aggregation.expressions.MathExpressions.add;
+import static dev.morphia.aggregation.expressions.SystemVariables.NOW;
+import static dev.morphia.query.filters.Filters.eq;
+import static dev.morphia.query.filters.Filters.expr;
+import static dev.morphia.query.updates.UpdateOperators.currentDate;
+import static dev.morphia.query.updates.UpdateOperators.inc;
+import static dev.morphia.query.updates.UpdateOperators.set;
+import static io.standby.slot.internal.SlotDocument.EPOCH;
+import static io.standby.slot.internal.SlotDocument.INSTANCE;
+import static io.standby.slot.internal.SlotDocument.IP;
+import static io.standby.slot.internal.SlotDocument.LEASE;
+import static io.standby.slot.internal.SlotDocument.PORT;
+import static io.standby.slot.internal.SlotDocument.TIME;
+
+/**
+ * The slot protocol on MongoDB. Writes go through Morphia; the filters hold every safety condition,
+ * including expiry by the server's clock ({@code $expr} with {@code $$NOW}).
+ *
+ * <p>Reads are the one place that uses the driver directly: Morphia cannot decode a collection that
+ * holds a malformed document without failing the whole read, and a hand-edited slot must not stop a
+ * node. The read also projects the server's {@code $$NOW}, so ages are judged by the database's clock,
+ * and its explicit projection makes the embedded server copy each document instead of handing out
+ * one a concurrent update is changing.
+ */
+public final class MongoSlotStore implements SlotStore {
+
+    private static final Logger log = LoggerFactory.getLogger(MongoSlotStore.class);
+    private static final String SERVER_NOW = "serverNow";
+
+    private final Datastore datastore;
+    private final MongoCollection<Document> raw;
+    /** Slots already warned about, with the reason, so that a poll loop does not repeat it. */
+    private final Map<String, String> warned = new ConcurrentHashMap<>();
+
+    public MongoSlotStore(Datastore datastore) {
+        this.datastore = datastore;
+        this.raw = datastore.getDatabase().getCollection(SlotDocument.COLLECTION);
+    }
+
+    @Override
+    public List<SlotView> readAll() {
+        return query(null);
+    }
+
+    @Override
+    public Optional<SlotView> read(String slotId) {
+        return query(Filters.eq("_id", slotId)).stream().findFirst();
+    }
+
+    private List<SlotView> query(Bson filter) {
+        List<Bson> pipeline = new ArrayList<>();
+        if (filter != null) {
+            pipeline.add(Aggregates.match(filter));
+        }
+        pipeline.add(Aggregates.project(Projections.fields(
+                Projections.include(IP, PORT, TIME, LEASE, EPOCH, INSTANCE),
+                Projections.computed(SERVER_NOW, "$$NOW"))));
+        List<SlotView> slots = new ArrayList<>();
+        for (Document doc : raw.aggregate(pipeline)) {
+            SlotView slot = parse(doc);
+            if (slot != null) {
+                slots.add(slot);
+            }
+        }
+        slots.sort(SlotIds.ORDER);
+        return slots;
+    }
+
+    /** Returns null, after a warning, for a document that does not have the slot's shape. */
+    private SlotView parse(Document doc) {
+        Object id = doc.get("_id");
+        String problem = problem(doc);
+        if (problem != null) {
+            if (!problem.equals(warned.put(String.valueOf(id), problem))) {
+                log.warn("Skipping malformed slot document {}: {}", doc.toJson(), problem);
+            }
+            return null;
+        }
+        warned.remove((String) id);
+        String ip = doc.getString(IP);
+        NodeId owner = ip == null ? null : new NodeId(ip, ((Number) doc.get(PORT)).intValue());
+        Instant time = doc.getDate(TIME).toInstant();
+        Instant now = doc.getDate(SERVER_NOW).toInstant();
+        return new SlotView((String) id, owner, doc.getString(INSTANCE), time,
+                Duration.ofMillis(((Number) doc.get(LEASE)).longValue()),
+                ((Number) doc.get(EPOCH)).longValue(), Duration.between(time, now));
+    }
+
+    private static String problem(Document doc) {
+        if (!(doc.get("_id") instanceof String)) {
+            return "_id is not a string";
+        }
+        if (!isIntegral(doc.get(EPOCH))) {
+            return "epoch is not a whole number";
+        }
+        if (!(doc.get(TIME) instanceof Date)) {
+            return "time is not a date";
+        }
+        if (!isIntegral(doc.get(LEASE)) || ((Number) doc.get(LEASE)).longValue() < 0) {
+            return "lease is not a non-negative number of milliseconds";
+        }
+        Object ip = doc.get(IP);
+        Object port = doc.get(PORT);
+        if (ip == null != (port == null)) {
+            return "ip and port must both be set or both be null";
+        }
+        if (ip != null) {
+            if (!(ip instanceof String s) || !isIntegral(port)) {
+                return "ip must be a string and port a number";
+            }
+            try {
+                new NodeId(s, ((Number) port).intValue());
+            } catch (IllegalArgumentException e) {
+                return e.getMessage();
+            }
+        }
+        Object instance = doc.get(INSTANCE);
+        if (instance != null && !(instance instanceof String)) {
+            return "instance is not a string";
+        }
+        return null;
+    }
+
+    private static boolean isIntegral(Object value) {
+        return value instanceof Integer || value instanceof Long
+                || value instanceof Double d && d == Math.rint(d) && !d.isInfinite();
+    }
+
+    @Override
+    public boolean claim(SlotView seen, Ownership owner) {
+        // Exactly the version the claimer observed, and expired by the server's clock right now: a
+        // renewal, release or competing claim since the read changes time or epoch and this matches nothing.
+        return update(slot(seen.id(), seen.epoch()).filter(
+                        eq(TIME, seen.time()),
+                        expr(lt(add(field(TIME), field(LEASE)), NOW))),
+                take(owner));
+    }
+
+    @Override
+    public boolean reclaim(SlotView seen, Ownership owner) {
+        return update(slot(seen.id(), seen.epoch()).filter(
+                        eq(IP, owner.node().ip()),
+                        eq(PORT, owner.node().port()),
+                        eq(INSTANCE, seen.instance())),
+                take(owner));
+    }
+
+    private static UpdateOperator[] take(Ownership owner) {
+        return new UpdateOperator[]{
+            set(IP, owner.node().ip()),
+            set(PORT, owner.node().port()),
+            set(INSTANCE, owner.instance()),
+            set(LEASE, owner.lease().toMillis()),
+            inc(EPOCH, 1L),
+            currentDate(TIME)};
+    }
+
+    @Override
+    public boolean renew(String slotId, long epoch, Ownership owner) {
+        return update(slot(slotId, epoch).filter(eq(INSTANCE, owner.instance())),
+                set(LEASE, owner.lease().toMillis()),
+                currentDate(TIME));
+    }
+
+    @Override
+    public boolean release(String slotId, long epoch, String instance) {
+        return update(slot(slotId, epoch).filter(eq(INSTANCE, instance)),
+                set(IP, null),
+                set(PORT, null),
+                set(INSTANCE, null),
+                set(TIME, Instant.EPOCH));
+    }
+
+    private Query<SlotDocument> slot(String slotId, long epoch) {
+        return datastore.find(SlotDocument.class).filter(eq("_id", slotId), eq(EPOCH, epoch));
+    }
+
+    private static boolean update(Query<SlotDocument> query, UpdateOperator... operators) {
+        return query.update(new UpdateOptions(), operators).getMatchedCount() == 1;
+    }
+}

@@ -1,0 +1,46 @@
+package io.standby.slot.internal;
+
+import dev.morphia.annotations.Entity;
+import dev.morphia.annotations.Id;
+
+import java.time.Instant;
+
+/**
+ * The slot document as stored in the {@code slots} collection. Field names follow the seed so that
+ * mongosh shows the model: {@code {_id: "slot-0", ip, port, time, lease, epoch, instance}}.
+ */
+@Entity(value = SlotDocument.COLLECTION, useDiscriminator = false)
+public class SlotDocument {
+
+    public static final String COLLECTION = "slots";
+
+    public static final String IP = "ip";
+    public static final String PORT = "port";
+    public static final String TIME = "time";
+    public static final String LEASE = "lease";
+    public static final String EPOCH = "epoch";
+    public static final String INSTANCE = "instance";
+
+    @Id
+    String id;
+    String ip;
+    Integer port;
+    /** Last heartbeat by the server's clock; 1970 once released. */
+    Instant time;
+    /** The owner's lease in milliseconds. */
+    long lease;
+    long epoch;
+    String instance;
+
+    SlotDocument() {
+        // for Morphia
+    }
+
+    /** A slot nobody has owned yet: claimable at once. */
+    public static SlotDocument unowned(String id) {
+        SlotDocument slot = new SlotDocument();
+        slot.id = id;
+        slot.time = Instant.EPOCH;
+        return slot;
+    }
+}

@@ -1,0 +1,49 @@
+package io.standby.slot.internal;
+
+import io.standby.slot.NodeId;
+import io.standby.slot.SlotView;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The database operations of the slot protocol. Every operation is a single-document compare-and-set
+ * whose filter carries all of its safety conditions, so no read, however stale, can make it unsafe.
+ * Any operation may throw a runtime exception when the database cannot be reached in time.
+ */
+public interface SlotStore {
+
+    /** Every well-formed slot document, in id order; malformed ones are skipped with a warning. */
+    List<SlotView> readAll();
+
+    /** One slot, if it exists and is well-formed. */
+    Optional<SlotView> read(String slotId);
+
+    /**
+     * Takes {@code seen} for {@code owner} if it is still exactly that version (epoch and time) and
+     * expired by the server's clock: sets the owner, increments the epoch, stamps the server time.
+     * Returns true if this call won.
+     */
+    boolean claim(SlotView seen, Ownership owner);
+
+    /**
+     * Takes back a slot that {@code seen} shows held by the claimer's own identity, without waiting for
+     * its lease: only valid because the node proved by binding its address that no other live process
+     * holds that identity. Increments the epoch, so the earlier instance is fenced.
+     */
+    boolean reclaim(SlotView seen, Ownership owner);
+
+    /** Stamps the server time on a slot this instance still owns at this epoch. */
+    boolean renew(String slotId, long epoch, Ownership owner);
+
+    /**
+     * Gives up a slot this instance owns at this epoch, after its work stopped: clears the owner, keeps
+     * the epoch, and sets time to 1970 so that standbys may take it at once.
+     */
+    boolean release(String slotId, long epoch, String instance);
+
+    /** Who owns a slot: identity, process instance, and the lease it writes. */
+    record Ownership(NodeId node, String instance, Duration lease) {
+    }
+}

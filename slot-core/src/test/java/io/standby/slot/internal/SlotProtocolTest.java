@@ -1,0 +1,346 @@
+package io.standby.slot.internal;
+
+import com.mongodb.client.MongoCollection;
+import com.mongodb.client.model.Filters;
+import com.mongodb.client.model.Updates;
+import io.standby.slot.Lease;
+import io.standby.slot.LossReason;
+import io.standby.slot.ManualClock;
+import io.standby.slot.NodeConfig;
+import io.standby.slot.NodeId;
+import io.standby.slot.RecordingListener;
+import io.standby.slot.RecordingListener.Event;
+import io.standby.slot.RecordingListener.Kind;
+import io.standby.slot.SlotTable;
+import io.standby.slot.SlotTiming;
+import io.standby.slot.SlotView;
+import io.standby.slot.StandbyDatabase;
+import io.standby.testing.TestMongo;
+import org.bson.Document;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Date;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The protocol's decisions, driven step by step with a hand-moved clock against the real wire server.
+ * Facts the server judges by its own clock (a lease that expired) are set up by writing the slot
+ * document, never by sleeping.
+ */
+class SlotProtocolTest {
+
+    private static final SlotTiming TIMING = SlotTiming.of(Duration.ofSeconds(2), Duration.ofSeconds(5), Duration.ofSeconds(1));
+
+    private StandbyDatabase db;
+    private MongoSlotStore store;
+    private MongoCollection<Document> slots;
+    private final ManualClock clock = new ManualClock();
+    private final List<Event> log = new CopyOnWriteArrayList<>();
+    private final List<Duration> sleeps = new ArrayList<>();
+
+    @BeforeEach
+    void setUp(TestInfo test) {
+        db = StandbyDatabase.connect(TestMongo.uri(), TestMongo.freshDatabase(test.getTestMethod().orElseThrow().getName()),
+                Duration.ofSeconds(10), null);
+        store = new MongoSlotStore(db.datastore());
+        slots = db.database().getCollection("slots");
+    }
+
+    @AfterEach
+    void tearDown() {
+        db.database().drop();
+        db.close();
+    }
+
+    private SlotProtocol node(int port, int maxSlots) {
+        return node(port, maxSlots, NodeConfig.newInstanceId());
+    }
+
+    private SlotProtocol node(int port, int maxSlots, String instance) {
+        NodeConfig config = new NodeConfig(new NodeId("127.0.0.1", port), maxSlots, TIMING, instance);
+        return new SlotProtocol(store, config, clock, new RecordingListener("n" + port, log), sleeps::add);
+    }
+
+    private SlotView slot(String id) {
+        return store.read(id).orElseThrow();
+    }
+
+    /** Makes the server see the slot's last heartbeat as long past, as a dead owner would leave it. */
+    private void ageHeartbeat(String id) {
+        slots.updateOne(Filters.eq("_id", id), Updates.set("time", Date.from(Instant.now().minusSeconds(60))));
+    }
+
+    @Test
+    void claimsAFreeSlotAndIncrementsTheEpoch() throws Exception {
+        new SlotTable(db).init(1);
+        SlotProtocol a = node(7001, 1);
+
+        assertEquals(1, a.poll());
+
+        SlotView s = slot("slot-0");
+        assertEquals(new NodeId("127.0.0.1", 7001), s.owner());
+        assertEquals(a.config().instance(), s.instance());
+        assertEquals(1, s.epoch());
+        assertEquals(5000, s.lease().toMillis());
+        assertEquals(1, a.leases().getFirst().epoch());
+        assertTrue(a.leases().getFirst().isValid());
+    }
+
+    @Test
+    void aNodeNeverOwnsMoreThanMaxSlotsAndWaitsLongerTheMoreItOwns() throws Exception {
+        new SlotTable(db).init(5);
+        SlotProtocol a = node(7001, 3);
+
+        assertEquals(3, a.poll());
+        assertEquals(0, a.poll());
+
+        assertEquals(3, a.leases().size());
+        assertEquals(3, store.readAll().stream().filter(s -> s.owner() != null).count());
+        // Before its second and third claim it let less-loaded nodes go first: poll x owned / max.
+        assertEquals(List.of(Duration.ofMillis(333), Duration.ofMillis(666)),
+                sleeps.stream().map(d -> Duration.ofMillis(d.toMillis())).toList());
+    }
+
+    @Test
+    void aStandbyWaitsAFullLeaseOnItsOwnClockEvenWhenTheServerSaysExpired() throws Exception {
+        new SlotTable(db).init(1);
+        SlotProtocol a = node(7001, 1);
+        SlotProtocol b = node(7002, 1);
+        a.poll();
+        // The server now judges the lease expired (as after a jump of its clock), but b has only just
+        // seen this version of the document.
+        ageHeartbeat("slot-0");
+        assertTrue(slot("slot-0").expired());
+
+        assertEquals(0, b.poll());
+        clock.tick(Duration.ofMillis(4999));
+        assertEquals(0, b.poll());
+        clock.tick(Duration.ofMillis(1));
+        assertEquals(1, b.poll());
+
+        assertEquals(new NodeId("127.0.0.1", 7002), slot("slot-0").owner());
+        assertEquals(2, slot("slot-0").epoch());
+    }
+
+    @Test
+    void aRenewalRestartsTheStandbysWait() throws Exception {
+        new SlotTable(db).init(1);
+        SlotProtocol a = node(7001, 1);
+        SlotProtocol b = node(7002, 1);
+        a.poll();
+        ageHeartbeat("slot-0");
+        b.poll();
+        clock.tick(Duration.ofSeconds(3));
+        // The owner renews (a new version of the document), then falls silent again.
+        a.renewAll();
+        ageHeartbeat("slot-0");
+        b.poll();
+        clock.tick(Duration.ofSeconds(3));
+
+        assertEquals(0, b.poll(), "6s after the first sighting, but only 3s after the last change");
+        clock.tick(Duration.ofSeconds(2));
+        assertEquals(1, b.poll());
+    }
+
+    @Test
+    void aLiveLeaseIsNeverClaimedHoweverLongTheStandbyWatches() throws Exception {
+        new SlotTable(db).init(1);
+        SlotProtocol a = node(7001, 1);
+        SlotProtocol b = node(7002, 1);
+        a.poll();
+        b.poll();
+        clock.tick(Duration.ofMinutes(10));
+
+        // Unchanged for ten minutes on b's clock, but the server's clock says the lease is live: the
+        // compare-and-set filter refuses.
+        assertEquals(0, b.poll());
+        assertEquals(new NodeId("127.0.0.1", 7001), slot("slot-0").owner());
+    }
+
+    @Test
+    void anOwnerFencesItselfWhenNoRenewalSucceedsWithinLeaseMinusMargin() throws Exception {
+        new SlotTable(db).init(1);
+        SlotProtocol a = node(7001, 1);
+        a.poll();
+        Lease lease = a.leases().getFirst();
+
+        clock.tick(Duration.ofMillis(4499));
+        a.checkFences();
+        assertTrue(lease.isValid());
+        clock.tick(Duration.ofMillis(1));
+        assertFalse(lease.isValid(), "invalid the moment the deadline passes, before the fence check runs");
+        a.checkFences();
+
+        Event lost = log.getLast();
+        assertEquals(Kind.LOST, lost.kind());
+        assertEquals(LossReason.FENCED, lost.reason());
+        assertTrue(a.leases().isEmpty());
+    }
+
+    @Test
+    void aRenewalThatLandsAfterTheDeadlineDoesNotReviveTheLease() throws Exception {
+        new SlotTable(db).init(1);
+        SlotProtocol a = node(7001, 1);
+        a.poll();
+        Lease lease = a.leases().getFirst();
+        clock.tick(Duration.ofMillis(4600));
+
+        a.renewAll();
+
+        assertFalse(lease.isValid());
+        assertEquals(LossReason.FENCED, log.getLast().reason());
+    }
+
+    @Test
+    void aRenewalThatMatchesNothingReportsTheLossAtOnce() throws Exception {
+        new SlotTable(db).init(1);
+        SlotProtocol a = node(7001, 1);
+        a.poll();
+        // Someone else took it (epoch moved on, another owner).
+        slots.updateOne(Filters.eq("_id", "slot-0"), Updates.combine(
+                Updates.set("ip", "127.0.0.9"), Updates.set("instance", "other"), Updates.inc("epoch", 1L)));
+
+        a.renewAll();
+
+        assertEquals(LossReason.TAKEN, log.getLast().reason());
+        assertTrue(a.leases().isEmpty());
+    }
+
+    @Test
+    void forcedReleaseFencesTheOwnerAndMakesStandbysWaitOutTheLease() throws Exception {
+        new SlotTable(db).init(1);
+        SlotProtocol a = node(7001, 1);
+        SlotProtocol b = node(7002, 1);
+        a.poll();
+        Instant heartbeat = slot("slot-0").time();
+
+        SlotView before = new SlotTable(db).forceRelease("slot-0").orElseThrow();
+        assertEquals(new NodeId("127.0.0.1", 7001), before.owner());
+        SlotView after = slot("slot-0");
+        assertNull(after.owner());
+        assertEquals(2, after.epoch());
+        assertEquals(heartbeat, after.time(), "time is kept, so the lease runs out from the last heartbeat");
+
+        b.poll();
+        clock.tick(Duration.ofMinutes(1));
+        assertEquals(0, b.poll(), "by the server's clock the former owner's lease is still running");
+        a.renewAll();
+        assertEquals(LossReason.REVOKED, log.getLast().reason());
+
+        ageHeartbeat("slot-0");
+        b.poll();
+        clock.tick(Duration.ofSeconds(5));
+        assertEquals(1, b.poll());
+        assertEquals(3, slot("slot-0").epoch());
+    }
+
+    @Test
+    void gracefulReleaseLetsAStandbyTakeTheSlotAtItsNextPollWithoutWaiting() throws Exception {
+        new SlotTable(db).init(1);
+        SlotProtocol a = node(7001, 1);
+        SlotProtocol b = node(7002, 1);
+        a.poll();
+        b.poll();
+
+        a.releaseAll();
+
+        SlotView released = slot("slot-0");
+        assertNull(released.owner());
+        assertNull(released.instance());
+        assertEquals(Instant.EPOCH, released.time());
+        assertEquals(1, released.epoch(), "a graceful release keeps the epoch");
+        List<Kind> kinds = log.stream().filter(e -> e.node().equals("n7001")).map(Event::kind).toList();
+        assertEquals(List.of(Kind.ACQUIRED, Kind.RELEASING, Kind.LOST), kinds);
+        assertEquals(LossReason.RELEASED, log.getLast().reason());
+
+        assertEquals(1, b.poll(), "no waiting on the standby's clock");
+        assertEquals(2, slot("slot-0").epoch());
+    }
+
+    @Test
+    void aRestartWithTheSameIdentityTakesItsSlotsBackAtOnce() throws Exception {
+        new SlotTable(db).init(3);
+        SlotProtocol before = node(7001, 2);
+        before.poll();
+        List<String> held = before.leases().stream().map(Lease::slotId).toList();
+        SlotProtocol standby = node(7002, 1);
+        standby.poll();
+        assertEquals(1, standby.leases().size());
+
+        // Same ip:port, new process: its lease is live, yet the new instance takes it back at once.
+        SlotProtocol after = node(7001, 2);
+        assertEquals(2, after.poll());
+
+        assertEquals(held, after.leases().stream().map(Lease::slotId).toList());
+        for (String id : held) {
+            assertEquals(after.config().instance(), slot(id).instance());
+            assertEquals(2, slot(id).epoch(), "the earlier instance is fenced by the new epoch");
+        }
+        before.renewAll();
+        assertEquals(2, log.stream().filter(e -> e.node().equals("n7001") && e.reason() == LossReason.TAKEN).count());
+    }
+
+    @Test
+    void aNodeTakesBackAClaimWhoseReplyItNeverSaw() throws Exception {
+        new SlotTable(db).init(1);
+        SlotProtocol a = node(7001, 1);
+        // The claim landed but its reply was lost: the database says a owns slot-0, a does not know.
+        assertTrue(store.claim(slot("slot-0"), new SlotStore.Ownership(a.config().node(), a.config().instance(), TIMING.lease())));
+
+        assertEquals(1, a.poll());
+        assertEquals(2, a.leases().getFirst().epoch());
+    }
+
+    @Test
+    void aNodeWithoutRoomReleasesSlotsHeldUnderItsIdentity() throws Exception {
+        new SlotTable(db).init(2);
+        SlotProtocol a = node(7001, 1);
+        a.poll();
+        // An earlier instance of this node left a second slot behind.
+        store.claim(slot("slot-1"), new SlotStore.Ownership(a.config().node(), "earlier", TIMING.lease()));
+        String other = a.leases().getFirst().slotId().equals("slot-0") ? "slot-1" : "slot-0";
+
+        a.poll();
+
+        assertTrue(slot(other).released());
+        assertEquals(1, a.leases().size());
+    }
+
+    @Test
+    void malformedSlotDocumentsAreSkippedNotFatal() throws Exception {
+        new SlotTable(db).init(1);
+        slots.insertOne(new Document("_id", "slot-7").append("epoch", "seven").append("time", "yesterday"));
+        slots.insertOne(new Document("_id", "slot-8").append("epoch", 0L).append("time", new Date(0)).append("lease", 0L)
+                .append("ip", "not-an-ip").append("port", 1));
+        slots.insertOne(new Document("_id", 42).append("epoch", 0L));
+        SlotProtocol a = node(7001, 3);
+
+        assertEquals(1, a.poll());
+        assertEquals(List.of("slot-0"), store.readAll().stream().map(SlotView::id).toList());
+        assertEquals("slot-0", a.leases().getFirst().slotId());
+    }
+
+    @Test
+    void aClaimOfAVersionThatChangedSinceTheReadWinsNothing() {
+        new SlotTable(db).init(1);
+        SlotView seen = slot("slot-0");
+        var me = new SlotStore.Ownership(new NodeId("127.0.0.1", 7001), "i1", TIMING.lease());
+        var other = new SlotStore.Ownership(new NodeId("127.0.0.1", 7002), "i2", TIMING.lease());
+
+        assertTrue(store.claim(seen, other));
+        assertFalse(store.claim(seen, me), "same epoch seen, but the slot moved on");
+        assertEquals("i2", slot("slot-0").instance());
+    }
+}
