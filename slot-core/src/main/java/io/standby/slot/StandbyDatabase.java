@@ -14,6 +14,7 @@ import dev.morphia.config.MorphiaConfig;
 import org.bson.Document;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -38,7 +39,9 @@ public final class StandbyDatabase implements AutoCloseable {
     private StandbyDatabase(MongoClient client, String name, String hosts) {
         this.client = client;
         this.database = client.getDatabase(name);
-        this.datastore = Morphia.createDatastore(client, MorphiaConfig.load().database(name));
+        // No package scan: entities are mapped on first use. Scanning makes Morphia open every jar on the
+        // class path, which costs seconds at the start of every command.
+        this.datastore = Morphia.createDatastore(client, MorphiaConfig.load().database(name).packages(List.of()));
         this.hosts = hosts;
     }
 

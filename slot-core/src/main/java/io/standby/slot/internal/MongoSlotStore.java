@@ -6,6 +6,7 @@ import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Projections;
 import dev.morphia.Datastore;
 import dev.morphia.UpdateOptions;
+import dev.morphia.aggregation.expressions.ComparisonExpressions;
 import dev.morphia.query.Query;
 import dev.morphia.query.updates.UpdateOperator;
 import io.standby.slot.NodeId;
@@ -24,12 +25,13 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 
-import static dev.morphia.aggregation.expressions.ComparisonExpressions.lt;
 import static dev.morphia.aggregation.expressions.Expressions.field;
 import static dev.morphia.aggregation.expressions.MathExpressions.add;
 import static dev.morphia.aggregation.expressions.SystemVariables.NOW;
 import static dev.morphia.query.filters.Filters.eq;
 import static dev.morphia.query.filters.Filters.expr;
+import static dev.morphia.query.filters.Filters.gte;
+import static dev.morphia.query.filters.Filters.lt;
 import static dev.morphia.query.updates.UpdateOperators.currentDate;
 import static dev.morphia.query.updates.UpdateOperators.inc;
 import static dev.morphia.query.updates.UpdateOperators.set;
@@ -76,16 +78,19 @@ public final class MongoSlotStore implements SlotStore {
     }
 
     private List<SlotView> query(Bson filter) {
-        List<Bson> pipeline = new ArrayList<>();
-        if (filter != null) {
-            pipeline.add(Aggregates.match(filter));
+        // find with an explicit projection: the embedded server then copies each document instead of
+        // handing out one that a concurrent update is half-way through (an aggregation does not).
+        List<Document> docs = raw.find(filter == null ? new Document() : filter)
+                .projection(Projections.include(IP, PORT, TIME, LEASE, EPOCH, INSTANCE))
+                .into(new ArrayList<>());
+        if (docs.isEmpty()) {
+            return List.of();
         }
-        pipeline.add(Aggregates.project(Projections.fields(
-                Projections.include(IP, PORT, TIME, LEASE, EPOCH, INSTANCE),
-                Projections.computed(SERVER_NOW, "$$NOW"))));
+        // The server's clock, read after the documents: ages come out no smaller than they were.
+        Instant now = serverNow();
         List<SlotView> slots = new ArrayList<>();
-        for (Document doc : raw.aggregate(pipeline)) {
-            SlotView slot = parse(doc);
+        for (Document doc : docs) {
+            SlotView slot = parse(doc, now);
             if (slot != null) {
                 slots.add(slot);
             }
@@ -94,8 +99,20 @@ public final class MongoSlotStore implements SlotStore {
         return slots;
     }
 
+    /** {@code $$NOW} on one document, reading none of its fields. */
+    private Instant serverNow() {
+        Document now = raw.aggregate(List.of(
+                Aggregates.limit(1),
+                Aggregates.project(Projections.fields(Projections.excludeId(), Projections.computed(SERVER_NOW, "$$NOW")))))
+                .first();
+        if (now == null || !(now.get(SERVER_NOW) instanceof Date date)) {
+            throw new IllegalStateException("the database did not report its time");
+        }
+        return date.toInstant();
+    }
+
     /** Returns null, after a warning, for a document that does not have the slot's shape. */
-    private SlotView parse(Document doc) {
+    private SlotView parse(Document doc, Instant now) {
         Object id = doc.get("_id");
         String problem = problem(doc);
         if (problem != null) {
@@ -108,7 +125,6 @@ public final class MongoSlotStore implements SlotStore {
         String ip = doc.getString(IP);
         NodeId owner = ip == null ? null : new NodeId(ip, ((Number) doc.get(PORT)).intValue());
         Instant time = doc.getDate(TIME).toInstant();
-        Instant now = doc.getDate(SERVER_NOW).toInstant();
         return new SlotView((String) id, owner, doc.getString(INSTANCE), time,
                 Duration.ofMillis(((Number) doc.get(LEASE)).longValue()),
                 ((Number) doc.get(EPOCH)).longValue(), Duration.between(time, now));
@@ -159,8 +175,11 @@ public final class MongoSlotStore implements SlotStore {
         // Exactly the version the claimer observed, and expired by the server's clock right now: a
         // renewal, release or competing claim since the read changes time or epoch and this matches nothing.
         return update(slot(seen.id(), seen.epoch()).filter(
-                        eq(TIME, seen.time()),
-                        expr(lt(add(field(TIME), field(LEASE)), NOW))),
+                        // The heartbeat as read: a millisecond on the wire. The embedded server keeps
+                        // $currentDate with finer precision in memory, so equality would never match there.
+                        gte(TIME, seen.time()),
+                        lt(TIME, seen.time().plusMillis(1)),
+                        expr(ComparisonExpressions.lt(add(field(TIME), field(LEASE)), NOW))),
                 take(owner));
     }
 

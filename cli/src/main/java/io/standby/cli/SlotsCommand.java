@@ -1,0 +1,119 @@
+package io.standby.cli;
+
+import io.standby.slot.SlotTable;
+import io.standby.slot.SlotTiming;
+import io.standby.slot.SlotView;
+import io.standby.slot.StandbyDatabase;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+import java.io.PrintWriter;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+
+/** {@code standby slots init|list|release}. */
+@Command(name = "slots", mixinStandardHelpOptions = true,
+        description = "Creates, lists and releases slots.",
+        subcommands = {SlotsCommand.Init.class, SlotsCommand.ListSlots.class, SlotsCommand.Release.class})
+final class SlotsCommand {
+
+    /** Base of the subcommands: the root's --mongo and --db, and standard output. */
+    abstract static class Base implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+
+        StandbyDatabase connect() {
+            return ((StandbyCli) spec.root().userObject()).connect(StandbyCli.ADMIN_TIMEOUT);
+        }
+
+        PrintWriter out() {
+            return spec.commandLine().getOut();
+        }
+    }
+
+    @Command(name = "init", mixinStandardHelpOptions = true,
+            description = "Creates slot-0 .. slot-(N-1); existing slots are kept as they are, so it can run again or grow.")
+    static final class Init extends Base {
+        @Option(names = "--count", required = true, paramLabel = "N", description = "How many slots there should be.")
+        int count;
+
+        @Override
+        public Integer call() {
+            if (count < 1) {
+                throw new IllegalArgumentException("invalid --count " + count + ": must be at least 1");
+            }
+            try (StandbyDatabase db = connect()) {
+                SlotTable table = new SlotTable(db);
+                int created = table.init(count);
+                List<SlotView> slots = table.list();
+                out().printf("Created %d slot(s); %d in all.%n", created, slots.size());
+                if (slots.size() > count) {
+                    out().printf("Note: %d slots exist; init never removes slots.%n", slots.size());
+                }
+                out().flush();
+                return 0;
+            }
+        }
+    }
+
+    @Command(name = "list", mixinStandardHelpOptions = true,
+            description = "Lists the slots: owner, epoch, heartbeat age and lease, judged by the database's clock.")
+    static final class ListSlots extends Base {
+        @Override
+        public Integer call() {
+            try (StandbyDatabase db = connect()) {
+                List<SlotView> slots = new SlotTable(db).list();
+                if (slots.isEmpty()) {
+                    out().println("No slots. Create them with: standby slots init --count 3");
+                    out().flush();
+                    return 0;
+                }
+                Table table = new Table("SLOT", "OWNER", "EPOCH", "HEARTBEAT AGE", "LEASE", "STATE");
+                for (SlotView s : slots) {
+                    boolean neverBeat = s.released();
+                    table.row(s.id(), s.owner(), s.epoch(),
+                            neverBeat ? null : age(s.age()),
+                            s.lease().isZero() ? null : SlotTiming.format(s.lease()),
+                            s.state().name().toLowerCase());
+                }
+                table.print(out());
+                return 0;
+            }
+        }
+
+        private static String age(Duration age) {
+            long ms = Math.max(0, age.toMillis());
+            return ms < 10_000 ? String.format("%.1fs", ms / 1000.0) : ms < 3_600_000 ? ms / 1000 + "s" : ms / 3_600_000 + "h";
+        }
+    }
+
+    @Command(name = "release", mixinStandardHelpOptions = true,
+            description = {"Forces a slot free while its owner may still run: the epoch moves on, so the owner's writes",
+                "are rejected and it stops at its next renewal; a standby takes over once the lease has run out."})
+    static final class Release extends Base {
+        @Parameters(paramLabel = "SLOT", description = "The slot to release, e.g. slot-0.")
+        String slotId;
+
+        @Override
+        public Integer call() {
+            try (StandbyDatabase db = connect()) {
+                Optional<SlotView> before = new SlotTable(db).forceRelease(slotId);
+                if (before.isEmpty()) {
+                    out().printf("%s has no owner; nothing to release.%n", slotId);
+                } else {
+                    SlotView was = before.get();
+                    out().printf("Released %s from %s (epoch %d -> %d). The owner stops at its next renewal; "
+                                    + "a standby takes over after the lease (%s) has run out.%n",
+                            slotId, was.owner(), was.epoch(), was.epoch() + 1, SlotTiming.format(was.lease()));
+                }
+                out().flush();
+                return 0;
+            }
+        }
+    }
+}

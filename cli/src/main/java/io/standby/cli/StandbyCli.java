@@ -1,0 +1,119 @@
+package io.standby.cli;
+
+import io.standby.slot.StandbyDatabase;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ScopeType;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.PrintWriter;
+import java.time.Duration;
+import java.util.Properties;
+
+/**
+ * The {@code standby} command. Every failure the user can cause ends in one line on standard error
+ * naming the bad value, and a non-zero exit code; no stack trace unless {@code STANDBY_DEBUG=1}.
+ */
+@Command(name = "standby",
+        mixinStandardHelpOptions = true,
+        versionProvider = StandbyCli.Version.class,
+        description = "Runs long-lived robots on interchangeable nodes, coordinated only through MongoDB slots.",
+        subcommands = {MongoCommand.class, SlotsCommand.class, NodeCommand.class, CommandLine.HelpCommand.class})
+public final class StandbyCli {
+
+    /** Admin commands give up on an unreachable database after this long. */
+    static final Duration ADMIN_TIMEOUT = Duration.ofSeconds(3);
+
+    @Option(names = "--mongo", scope = ScopeType.INHERIT, paramLabel = "URI",
+            defaultValue = "${env:STANDBY_MONGO_URI:-" + StandbyDatabase.DEFAULT_URI + "}",
+            description = "MongoDB URI (env STANDBY_MONGO_URI; default: ${DEFAULT-VALUE}).")
+    String mongo;
+
+    @Option(names = "--db", scope = ScopeType.INHERIT, paramLabel = "NAME",
+            defaultValue = "${env:STANDBY_DB:-" + StandbyDatabase.DEFAULT_NAME + "}",
+            description = "Database name (env STANDBY_DB; default: ${DEFAULT-VALUE}).")
+    String db;
+
+    public static void main(String[] args) {
+        System.exit(run(args));
+    }
+
+    /** Runs the command line and returns the exit code. */
+    public static int run(String... args) {
+        return commandLine().execute(args);
+    }
+
+    static CommandLine commandLine() {
+        CommandLine cli = new CommandLine(new StandbyCli());
+        cli.setExecutionExceptionHandler(StandbyCli::onFailure);
+        cli.setParameterExceptionHandler(StandbyCli::onBadArguments);
+        cli.setCaseInsensitiveEnumValuesAllowed(true);
+        return cli;
+    }
+
+    /** Opens the database for a short administrative command and checks that it answers. */
+    StandbyDatabase connect(Duration timeout) {
+        StandbyDatabase database = StandbyDatabase.connect(mongo, db, timeout, null);
+        try {
+            database.ping();
+            return database;
+        } catch (RuntimeException e) {
+            database.close();
+            throw e;
+        }
+    }
+
+    private static int onBadArguments(CommandLine.ParameterException e, String[] args) {
+        PrintWriter err = e.getCommandLine().getErr();
+        String command = e.getCommandLine().getCommandSpec().qualifiedName();
+        err.println("standby: " + oneLine(e.getMessage()) + " (see '" + command + " --help')");
+        err.flush();
+        return 2;
+    }
+
+    private static int onFailure(Exception e, CommandLine cli, CommandLine.ParseResult parsed) {
+        PrintWriter err = cli.getErr();
+        if (e instanceof IllegalArgumentException || e instanceof IllegalStateException || e instanceof UserError) {
+            err.println("standby: " + oneLine(e.getMessage()));
+        } else {
+            err.println("standby: unexpected error: " + oneLine(String.valueOf(e)));
+        }
+        if ("1".equals(System.getenv("STANDBY_DEBUG"))) {
+            e.printStackTrace(err);
+        }
+        err.flush();
+        return 1;
+    }
+
+    private static String oneLine(String message) {
+        if (message == null) {
+            return "unknown error";
+        }
+        String line = message.strip();
+        int newline = line.indexOf('\n');
+        return newline < 0 ? line : line.substring(0, newline).strip();
+    }
+
+    /** A failure the user caused and can fix; its message is the whole story. */
+    static final class UserError extends RuntimeException {
+        UserError(String message) {
+            super(message);
+        }
+    }
+
+    static final class Version implements CommandLine.IVersionProvider {
+        @Override
+        public String[] getVersion() throws IOException {
+            Properties properties = new Properties();
+            try (InputStream in = StandbyCli.class.getResourceAsStream("/standby-version.properties")) {
+                if (in != null) {
+                    properties.load(in);
+                }
+            }
+            return new String[]{"standby " + properties.getProperty("version", "unknown")
+                    + " (Java " + Runtime.version() + ")"};
+        }
+    }
+}

@@ -1,0 +1,161 @@
+package io.standby.cli;
+
+import io.standby.slot.SlotTable;
+import io.standby.slot.SlotView;
+import io.standby.slot.StandbyDatabase;
+import io.standby.testing.TestMongo;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.time.Duration;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Every bad input: one line on standard error naming the bad value, a non-zero exit code, no stack
+ * trace, and the database exactly as it was.
+ */
+class BadInputTest {
+
+    private String db;
+    private StandbyDatabase admin;
+    private List<SlotView> before;
+
+    @BeforeEach
+    void setUp(TestInfo test) {
+        db = TestMongo.freshDatabase(test.getDisplayName());
+        admin = StandbyDatabase.connect(TestMongo.uri(), db, Duration.ofSeconds(10), null);
+        new SlotTable(admin).init(2);
+        before = new SlotTable(admin).list();
+    }
+
+    @AfterEach
+    void nothingChanged() {
+        List<SlotView> after = new SlotTable(admin).list();
+        assertEquals(before.stream().map(s -> s.id() + "/" + s.epoch() + "/" + s.owner()).toList(),
+                after.stream().map(s -> s.id() + "/" + s.epoch() + "/" + s.owner()).toList(), "the slots changed");
+        admin.database().drop();
+        admin.close();
+    }
+
+    private CliRun run(String... args) {
+        String[] all = new String[args.length + 4];
+        System.arraycopy(args, 0, all, 0, args.length);
+        all[args.length] = "--mongo";
+        all[args.length + 1] = TestMongo.uri();
+        all[args.length + 2] = "--db";
+        all[args.length + 3] = db;
+        return CliRun.of(all);
+    }
+
+    private static void assertRejected(CliRun run, String... mentions) {
+        assertNotEquals(0, run.exitCode(), "exit code");
+        String line = run.errorLine();
+        assertFalse(line.contains("Exception") || line.contains("\tat "), "no stack trace: " + line);
+        for (String mention : mentions) {
+            assertTrue(line.contains(mention), "'" + line + "' should mention " + mention);
+        }
+    }
+
+    @ParameterizedTest(name = "node {0}")
+    @CsvSource(delimiter = '|', value = {
+        "--ip 999.1.1.1 --port 7700                          | 999.1.1.1",
+        "--ip localhost --port 7700                          | localhost",
+        "--ip 0.0.0.0 --port 7700                            | 0.0.0.0",
+        "--ip 127.0.0.1 --port 0                             | 0",
+        "--ip 127.0.0.1 --port 70000                         | 70000",
+        "--ip 127.0.0.1 --port seven                         | seven",
+        "--ip 127.0.0.1 --port 7700 --lease 3s               | --lease 3s",
+        "--ip 127.0.0.1 --port 7700 --heartbeat 0ms          | --heartbeat 0ms",
+        "--ip 127.0.0.1 --port 7700 --poll 5s                | --poll 5s",
+        "--ip 127.0.0.1 --port 7700 --lease 5x               | 5x",
+        "--ip 127.0.0.1 --port 7700 --max-slots 0            | --max-slots 0",
+        "--ip 127.0.0.1 --port 7700 --turbo                  | --turbo",
+        "--port 7700                                         | --ip",
+    })
+    void nodeOptions(String args, String mention) {
+        assertRejected(run(("node " + args).trim().split("\\s+")), mention);
+    }
+
+    @Test
+    void nodePortInUse() throws Exception {
+        try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            CliRun run = run("node", "--ip", "127.0.0.1", "--port", Integer.toString(taken.getLocalPort()));
+            assertRejected(run, "127.0.0.1:" + taken.getLocalPort());
+        }
+    }
+
+    @Test
+    void unreachableMongoFailsWithinSecondsNamingHostAndPort() {
+        long start = System.nanoTime();
+        CliRun run = CliRun.of("slots", "list", "--mongo", "mongodb://127.0.0.1:1");
+        assertRejected(run, "127.0.0.1:1");
+        assertTrue(System.nanoTime() - start < Duration.ofSeconds(15).toNanos(), "gave up within seconds");
+    }
+
+    @Test
+    void unreachableMongoStopsANodeBeforeItStarts() {
+        CliRun run = CliRun.of("node", "--ip", "127.0.0.1", "--port", "7790", "--mongo", "mongodb://127.0.0.1:1");
+        assertRejected(run, "127.0.0.1:1");
+    }
+
+    @ParameterizedTest(name = "--mongo {0}")
+    @CsvSource({"not-a-uri", "http://127.0.0.1:27017", "mongodb://"})
+    void malformedMongoUri(String uri) {
+        assertRejected(CliRun.of("slots", "list", "--mongo", uri), uri);
+    }
+
+    @Test
+    void badDatabaseName() {
+        assertRejected(CliRun.of("slots", "list", "--mongo", TestMongo.uri(), "--db", "a/b"), "a/b");
+    }
+
+    @ParameterizedTest(name = "slots init --count {0}")
+    @CsvSource({"0", "-3", "many"})
+    void initCountMustBePositive(String count) {
+        assertRejected(run("slots", "init", "--count", count), count);
+    }
+
+    @Test
+    void releasingAnUnknownSlot() {
+        assertRejected(run("slots", "release", "slot-9"), "slot-9");
+    }
+
+    @Test
+    void unknownCommand() {
+        assertRejected(run("slot", "list"), "slot");
+    }
+
+    @Test
+    void unknownSlotsSubcommand() {
+        assertRejected(run("slots", "destroy"), "destroy");
+    }
+
+    @Test
+    void mongoCommandRejectsABadPort() {
+        assertRejected(CliRun.of("mongo", "--port", "70000", "--in-memory"), "70000");
+    }
+
+    @Test
+    void mongoCommandRejectsAPortInUse() throws Exception {
+        try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            assertRejected(CliRun.of("mongo", "--port", Integer.toString(taken.getLocalPort()), "--in-memory"),
+                    "127.0.0.1:" + taken.getLocalPort());
+        }
+    }
+
+    @Test
+    void mongoCommandRejectsDataAndInMemoryTogether() {
+        assertRejected(CliRun.of("mongo", "--data", "x", "--in-memory"), "--in-memory");
+    }
+}

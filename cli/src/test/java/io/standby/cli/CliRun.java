@@ -1,0 +1,29 @@
+package io.standby.cli;
+
+import picocli.CommandLine;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+
+/** Runs the command line in this JVM and captures what it prints. */
+record CliRun(int exitCode, String out, String err) {
+
+    static CliRun of(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        CommandLine cli = StandbyCli.commandLine();
+        cli.setOut(new PrintWriter(out, true));
+        cli.setErr(new PrintWriter(err, true));
+        int code = cli.execute(args);
+        return new CliRun(code, out.toString(), err.toString());
+    }
+
+    /** Standard error is exactly one line. */
+    String errorLine() {
+        String trimmed = err.strip();
+        if (trimmed.isEmpty() || trimmed.contains("\n")) {
+            throw new AssertionError("expected exactly one line on standard error, got:\n" + err);
+        }
+        return trimmed;
+    }
+}

@@ -1,0 +1,104 @@
+package io.standby.cli;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static org.awaitility.Awaitility.await;
+
+/**
+ * A real {@code standby} JVM started from the test classpath, for failure tests that need a real
+ * process: kill -9, SIGTERM, SIGSTOP/SIGCONT. Output goes to a file the test can read.
+ */
+final class StandbyProcess implements AutoCloseable {
+
+    private final Process process;
+    private final Path output;
+
+    private StandbyProcess(Process process, Path output) {
+        this.process = process;
+        this.output = output;
+    }
+
+    static StandbyProcess start(Path dir, String name, String... args) throws IOException {
+        List<String> command = new ArrayList<>();
+        command.add(ProcessHandle.current().info().command().orElse("java"));
+        command.add("-Xmx256m");
+        command.add("-XX:TieredStopAtLevel=1");
+        command.add("-cp");
+        command.add(System.getProperty("java.class.path"));
+        command.add(StandbyCli.class.getName());
+        command.addAll(List.of(args));
+        Path output = dir.resolve(name + ".log");
+        Process process = new ProcessBuilder(command)
+                .redirectErrorStream(true)
+                .redirectOutput(output.toFile())
+                .start();
+        return new StandbyProcess(process, output);
+    }
+
+    long pid() {
+        return process.pid();
+    }
+
+    String output() {
+        try {
+            return Files.readString(output);
+        } catch (IOException e) {
+            return "";
+        }
+    }
+
+    void awaitOutput(String text, Duration atMost) {
+        await().atMost(atMost).until(() -> output().contains(text) || !process.isAlive());
+        if (!output().contains(text)) {
+            throw new AssertionError("process exited without printing '" + text + "':\n" + output());
+        }
+    }
+
+    /** SIGKILL: no shutdown hook, no release. */
+    void kill9() throws InterruptedException {
+        process.destroyForcibly();
+        process.waitFor(30, TimeUnit.SECONDS);
+    }
+
+    /** SIGTERM: the graceful stop. Returns the exit code. */
+    int terminate(Duration atMost) throws InterruptedException {
+        process.destroy();
+        if (!process.waitFor(atMost.toMillis(), TimeUnit.MILLISECONDS)) {
+            throw new AssertionError("did not stop within " + atMost + " after SIGTERM:\n" + output());
+        }
+        return process.exitValue();
+    }
+
+    void signal(String signal) throws IOException, InterruptedException {
+        Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid())).inheritIO().start();
+        if (kill.waitFor() != 0) {
+            throw new IllegalStateException("kill -" + signal + " failed");
+        }
+    }
+
+    boolean isAlive() {
+        return process.isAlive();
+    }
+
+    int waitFor(Duration atMost) throws InterruptedException {
+        if (!process.waitFor(atMost.toMillis(), TimeUnit.MILLISECONDS)) {
+            throw new AssertionError("still running after " + atMost + ":\n" + output());
+        }
+        return process.exitValue();
+    }
+
+    @Override
+    public void close() throws Exception {
+        if (process.isAlive()) {
+            signal("CONT");
+            process.destroyForcibly();
+            process.waitFor(30, TimeUnit.SECONDS);
+        }
+    }
+}

@@ -1,0 +1,232 @@
+package io.standby.slot;
+
+import io.standby.slot.RecordingListener.Event;
+import io.standby.slot.RecordingListener.Kind;
+import io.standby.slot.internal.MongoSlotStore;
+import io.standby.testing.TcpProxy;
+import io.standby.testing.TestMongo;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.stream.Collectors;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Nodes with their own threads and short real timings against the test database. Tests wait for
+ * facts with a deadline and then assert on what was recorded: events with the JVM's monotonic time
+ * (every node runs in this JVM, so their timestamps compare) and the slot documents.
+ */
+class SlotNodeTest {
+
+    private static final Duration WAIT = Duration.ofSeconds(30);
+
+    private String dbName;
+    private StandbyDatabase admin;
+    private final List<Event> log = new CopyOnWriteArrayList<>();
+    private final List<SlotNode> nodes = new ArrayList<>();
+    private final List<StandbyDatabase> connections = new ArrayList<>();
+    private final List<TcpProxy> proxies = new ArrayList<>();
+
+    @BeforeEach
+    void setUp(TestInfo test) {
+        dbName = TestMongo.freshDatabase(test.getTestMethod().orElseThrow().getName());
+        admin = StandbyDatabase.connect(TestMongo.uri(), dbName, Duration.ofSeconds(10), null);
+    }
+
+    @AfterEach
+    void tearDown() {
+        nodes.forEach(SlotNode::close);
+        proxies.forEach(TcpProxy::close);
+        connections.forEach(StandbyDatabase::close);
+        admin.database().drop();
+        admin.close();
+    }
+
+    private SlotNode start(int port, int maxSlots, SlotTiming timing, String uri) {
+        StandbyDatabase db = StandbyDatabase.connect(uri, dbName, timing.operationTimeout(), null);
+        connections.add(db);
+        NodeConfig config = NodeConfig.of(new NodeId("127.0.0.1", port), maxSlots, timing);
+        SlotNode node = SlotNode.create(db, config, new RecordingListener(String.valueOf(port), log)).start();
+        nodes.add(node);
+        return node;
+    }
+
+    private TcpProxy proxy() throws Exception {
+        TcpProxy proxy = TcpProxy.to(TestMongo.uri());
+        proxies.add(proxy);
+        return proxy;
+    }
+
+    private List<SlotView> slots() {
+        return new SlotTable(admin).list();
+    }
+
+    private long owned() {
+        return slots().stream().filter(s -> s.state() == SlotState.OWNED).count();
+    }
+
+    @Test
+    void twentyNodesRacingForFiveSlotsLeaveExactlyFiveOwners() {
+        new SlotTable(admin).init(5);
+        SlotTiming timing = SlotTiming.of(Duration.ofMillis(200), Duration.ofSeconds(2), Duration.ofMillis(200));
+        for (int i = 0; i < 20; i++) {
+            start(7100 + i, 1, timing, TestMongo.uri());
+        }
+
+        await().atMost(WAIT).until(() -> owned() == 5 && nodes.stream().mapToInt(n -> n.leases().size()).sum() == 5);
+
+        Set<NodeId> owners = slots().stream().map(SlotView::owner).collect(Collectors.toSet());
+        assertEquals(5, owners.size(), "five different owners");
+        for (SlotNode node : nodes) {
+            assertTrue(node.leases().size() <= 1, node.config().node() + " owns more than --max-slots");
+        }
+        assertLeasesNeverOverlap();
+        assertNoNodeEverHeldMoreThan(1);
+    }
+
+    @Test
+    void nodesWithSeveralSlotsEachShareAllSlotsWithinTheirLimits() {
+        new SlotTable(admin).init(7);
+        SlotTiming timing = SlotTiming.of(Duration.ofMillis(200), Duration.ofSeconds(2), Duration.ofMillis(200));
+        for (int i = 0; i < 3; i++) {
+            start(7200 + i, 3, timing, TestMongo.uri());
+        }
+
+        await().atMost(WAIT).until(() -> owned() == 7);
+
+        for (SlotNode node : nodes) {
+            assertTrue(node.leases().size() <= 3);
+        }
+        assertLeasesNeverOverlap();
+        assertNoNodeEverHeldMoreThan(3);
+    }
+
+    @Test
+    void aPartitionedOwnerStopsBeforeAnyOtherNodeTakesItsSlot() throws Exception {
+        new SlotTable(admin).init(1);
+        SlotTiming timing = SlotTiming.of(Duration.ofMillis(200), Duration.ofMillis(1500), Duration.ofMillis(200));
+        TcpProxy link = proxy();
+        SlotNode a = start(7301, 1, timing, link.uri());
+        await().atMost(WAIT).until(() -> a.leases().size() == 1);
+        long epoch = a.leases().getFirst().epoch();
+        SlotNode b = start(7302, 1, timing, TestMongo.uri());
+
+        link.pause();
+        long pausedAt = System.nanoTime();
+        await().atMost(WAIT).until(() -> b.leases().size() == 1);
+
+        Event lost = only(Kind.LOST, "7301");
+        Event taken = only(Kind.ACQUIRED, "7302");
+        assertEquals(LossReason.FENCED, lost.reason());
+        assertTrue(lost.nanos() < taken.nanos(), "the paused owner reported its loss before the takeover");
+        assertEquals(epoch + 1, taken.epoch());
+        assertTrue(taken.nanos() - pausedAt >= timing.lease().toNanos() - timing.heartbeat().toNanos(),
+                "the takeover waited out the lease from the owner's last heartbeat");
+
+        link.resume();
+        await().during(Duration.ofMillis(800)).atMost(WAIT).until(() -> a.leases().isEmpty() && b.leases().size() == 1);
+        assertLeasesNeverOverlap();
+    }
+
+    @Test
+    void afterTheDatabaseWasUnreachableLongerThanTheLeaseEverybodyRecovers() throws Exception {
+        new SlotTable(admin).init(3);
+        SlotTiming timing = SlotTiming.of(Duration.ofMillis(200), Duration.ofMillis(1500), Duration.ofMillis(200));
+        TcpProxy database = proxy();
+        for (int i = 0; i < 4; i++) {
+            start(7400 + i, 1, timing, database.uri());
+        }
+        await().atMost(WAIT).until(() -> owned() == 3);
+
+        database.pause();
+        long pausedAt = System.nanoTime();
+        await().atMost(WAIT).until(() -> nodes.stream().allMatch(n -> n.leases().isEmpty()));
+        long lostAll = System.nanoTime();
+        List<Event> losses = log.stream().filter(e -> e.kind() == Kind.LOST).toList();
+        assertEquals(3, losses.size());
+        assertTrue(losses.stream().allMatch(e -> e.reason() == LossReason.FENCED));
+        assertTrue(lostAll - pausedAt < timing.lease().toNanos() + Duration.ofSeconds(2).toNanos(),
+                "every owner stopped within about a lease of losing the database");
+
+        database.resume();
+        await().atMost(WAIT).until(() -> owned() == 3 && nodes.stream().mapToInt(n -> n.leases().size()).sum() == 3);
+        assertLeasesNeverOverlap();
+    }
+
+    @Test
+    void aGracefulStopHandsTheSlotOverWithinAPollNotALease() {
+        new SlotTable(admin).init(1);
+        SlotTiming timing = SlotTiming.of(Duration.ofMillis(500), Duration.ofSeconds(10), Duration.ofMillis(200));
+        SlotNode a = start(7501, 1, timing, TestMongo.uri());
+        await().atMost(WAIT).until(() -> a.leases().size() == 1);
+        SlotNode b = start(7502, 1, timing, TestMongo.uri());
+
+        a.close();
+        long closedAt = System.nanoTime();
+        await().atMost(WAIT).until(() -> b.leases().size() == 1);
+
+        Event taken = only(Kind.ACQUIRED, "7502");
+        assertTrue(taken.nanos() - closedAt < timing.lease().toNanos() / 2,
+                "taken without waiting out the 10s lease");
+        assertEquals(LossReason.RELEASED, only(Kind.LOST, "7501").reason());
+        assertLeasesNeverOverlap();
+    }
+
+    private Event only(Kind kind, String node) {
+        List<Event> matching = log.stream().filter(e -> e.kind() == kind && e.node().equals(node)).toList();
+        assertEquals(1, matching.size(), () -> kind + " events of " + node + ": " + matching);
+        return matching.getFirst();
+    }
+
+    /**
+     * For every slot, each lease was reported lost before the next one was acquired, and epochs only
+     * went up: never two holders of one slot at once, on recorded timestamps.
+     */
+    private void assertLeasesNeverOverlap() {
+        Map<String, List<Event>> bySlot = log.stream()
+                .filter(e -> e.kind() != Kind.RELEASING)
+                .sorted(Comparator.comparingLong(Event::nanos))
+                .collect(Collectors.groupingBy(Event::slotId));
+        bySlot.forEach((slot, events) -> {
+            Event open = null;
+            long lastEpoch = -1;
+            for (Event e : events) {
+                if (e.kind() == Kind.ACQUIRED) {
+                    assertEquals(null, open, slot + " acquired by " + e.node() + " while " + open + " still held it");
+                    assertTrue(e.epoch() > lastEpoch, slot + " epoch went backwards: " + events);
+                    open = e;
+                    lastEpoch = e.epoch();
+                } else {
+                    assertTrue(open != null && open.node().equals(e.node()) && open.epoch() == e.epoch(),
+                            slot + " lost without being held: " + e + " in " + events);
+                    open = null;
+                }
+            }
+        });
+    }
+
+    private void assertNoNodeEverHeldMoreThan(int max) {
+        Map<String, Integer> held = new HashMap<>();
+        log.stream().sorted(Comparator.comparingLong(Event::nanos)).forEach(e -> {
+            if (e.kind() == Kind.ACQUIRED) {
+                int now = held.merge(e.node(), 1, Integer::sum);
+                assertTrue(now <= max, e.node() + " held " + now + " slots");
+            } else if (e.kind() == Kind.LOST) {
+                held.merge(e.node(), -1, Integer::sum);
+            }
+        });
+    }
+}

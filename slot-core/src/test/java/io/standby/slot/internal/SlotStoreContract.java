@@ -1,0 +1,205 @@
+package io.standby.slot.internal;
+
+import com.mongodb.client.model.Filters;
+import com.mongodb.client.model.Updates;
+import io.standby.slot.NodeId;
+import io.standby.slot.SlotTable;
+import io.standby.slot.SlotView;
+import io.standby.slot.StandbyDatabase;
+import io.standby.testing.TestMongo;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Date;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The compare-and-set contract of the slot store, run against every kind of database: embedded
+ * mongo-java-server, a MongoDB at a URI, and a Testcontainers MongoDB where Docker exists.
+ */
+abstract class SlotStoreContract {
+
+    private static final Duration LEASE = Duration.ofSeconds(5);
+
+    private StandbyDatabase db;
+    private MongoSlotStore store;
+
+    /** The URI of the database this run of the contract targets. */
+    protected abstract String uri();
+
+    @BeforeEach
+    void connect(TestInfo test) {
+        db = StandbyDatabase.connect(uri(), TestMongo.freshDatabase(test.getTestMethod().orElseThrow().getName()),
+                Duration.ofSeconds(10), null);
+        store = new MongoSlotStore(db.datastore());
+    }
+
+    @AfterEach
+    void drop() {
+        db.database().drop();
+        db.close();
+    }
+
+    private static SlotStore.Ownership owner(int port, String instance) {
+        return new SlotStore.Ownership(new NodeId("127.0.0.1", port), instance, LEASE);
+    }
+
+    private SlotView slot(String id) {
+        return store.read(id).orElseThrow();
+    }
+
+    @Test
+    void initIsIdempotentAndGrows() {
+        SlotTable table = new SlotTable(db);
+        assertEquals(3, table.init(3));
+        assertEquals(0, table.init(3));
+        assertEquals(2, table.init(5));
+        List<SlotView> slots = table.list();
+        assertEquals(List.of("slot-0", "slot-1", "slot-2", "slot-3", "slot-4"), slots.stream().map(SlotView::id).toList());
+        for (SlotView s : slots) {
+            assertNull(s.owner());
+            assertEquals(0, s.epoch());
+            assertTrue(s.released());
+        }
+    }
+
+    @Test
+    void aClaimWinsOnlyAnExpiredSlotInTheVersionItSaw() {
+        new SlotTable(db).init(1);
+        SlotView free = slot("slot-0");
+
+        assertTrue(store.claim(free, owner(7001, "a")));
+        assertFalse(store.claim(free, owner(7002, "b")), "the version seen is gone");
+
+        SlotView owned = slot("slot-0");
+        assertEquals(1, owned.epoch());
+        assertFalse(owned.expired());
+        assertFalse(store.claim(owned, owner(7002, "b")), "live by the server's clock");
+    }
+
+    @Test
+    void renewalAndReleaseNeedTheOwnersEpochAndInstance() {
+        new SlotTable(db).init(1);
+        store.claim(slot("slot-0"), owner(7001, "a"));
+
+        assertFalse(store.renew("slot-0", 0, owner(7001, "a")), "old epoch");
+        assertFalse(store.renew("slot-0", 1, owner(7001, "other")), "other instance");
+        assertTrue(store.renew("slot-0", 1, owner(7001, "a")));
+
+        assertFalse(store.release("slot-0", 1, "other"));
+        assertTrue(store.release("slot-0", 1, "a"));
+        SlotView released = slot("slot-0");
+        assertTrue(released.released());
+        assertEquals(1, released.epoch());
+        assertEquals(Instant.EPOCH, released.time());
+    }
+
+    @Test
+    void aClaimMatchesAHeartbeatTheServerStamped() {
+        new SlotTable(db).init(1);
+        store.claim(slot("slot-0"), owner(7001, "a"));
+        assertTrue(store.renew("slot-0", 1, owner(7001, "a")));
+        // Expire it by shortening the lease, leaving the server-stamped heartbeat as it is.
+        db.database().getCollection("slots").updateOne(Filters.eq("_id", "slot-0"), Updates.set("lease", 1L));
+        SlotView expired = slot("slot-0");
+        assertTrue(expired.expired());
+
+        assertTrue(store.claim(expired, owner(7002, "b")), "the heartbeat read back identifies the version");
+    }
+
+    @Test
+    void onlyTheSameIdentityTakesBackALiveSlot() {
+        new SlotTable(db).init(1);
+        store.claim(slot("slot-0"), owner(7001, "a"));
+        SlotView live = slot("slot-0");
+
+        assertFalse(store.reclaim(live, owner(7002, "b")), "another identity");
+        assertTrue(store.reclaim(live, owner(7001, "a2")));
+        assertEquals("a2", slot("slot-0").instance());
+        assertEquals(2, slot("slot-0").epoch());
+    }
+
+    @Test
+    void expiryIsJudgedByTheServersClockAndTheLeaseInTheDocument() {
+        new SlotTable(db).init(1);
+        store.claim(slot("slot-0"), owner(7001, "a"));
+        // A heartbeat 6 s old under a 5 s lease is expired; under a 60 s lease it is not.
+        db.database().getCollection("slots").updateOne(Filters.eq("_id", "slot-0"),
+                Updates.combine(Updates.set("time", Date.from(Instant.now().minusSeconds(6))), Updates.set("lease", 60_000L)));
+        assertFalse(slot("slot-0").expired());
+        assertFalse(store.claim(slot("slot-0"), owner(7002, "b")));
+
+        db.database().getCollection("slots").updateOne(Filters.eq("_id", "slot-0"), Updates.set("lease", 5_000L));
+        assertTrue(slot("slot-0").expired());
+        assertTrue(store.claim(slot("slot-0"), owner(7002, "b")));
+    }
+
+    /**
+     * Threads race for one slot; each winner does non-atomic work (read, pause, write back plus one)
+     * and releases. Overlapping winners would lose increments, and a double win would show as more
+     * wins than epoch increments. Reads run concurrently with writes, which is what exposes a store
+     * that hands out torn documents.
+     */
+    @Test
+    void contendedClaimsGiveExactlyOneWinnerAtATime() throws Exception {
+        new SlotTable(db).init(1);
+        int threads = 8;
+        int winsEach = 25;
+        AtomicInteger counter = new AtomicInteger();
+        AtomicInteger holders = new AtomicInteger();
+        AtomicInteger maxHolders = new AtomicInteger();
+        AtomicInteger failedReleases = new AtomicInteger();
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        List<Callable<Integer>> racers = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            SlotStore.Ownership me = owner(7000 + t, "i" + t);
+            racers.add(() -> {
+                int wins = 0;
+                // A broken exclusivity stops every racer at once, so the assertions below report it.
+                while (wins < winsEach && maxHolders.get() <= 1 && failedReleases.get() == 0
+                        && System.nanoTime() < deadline) {
+                    SlotView seen = store.read("slot-0").orElseThrow();
+                    if (!seen.released() || !store.claim(seen, me)) {
+                        continue;
+                    }
+                    maxHolders.accumulateAndGet(holders.incrementAndGet(), Math::max);
+                    int value = counter.get();
+                    Thread.sleep(1);
+                    counter.set(value + 1);
+                    holders.decrementAndGet();
+                    if (!store.release("slot-0", seen.epoch() + 1, me.instance())) {
+                        failedReleases.incrementAndGet();
+                    }
+                    wins++;
+                }
+                return wins;
+            });
+        }
+        int total = 0;
+        try (ExecutorService pool = Executors.newFixedThreadPool(threads)) {
+            for (Future<Integer> f : pool.invokeAll(racers)) {
+                total += f.get();
+            }
+        }
+        assertEquals(1, maxHolders.get(), "two racers held the slot at once");
+        assertEquals(0, failedReleases.get(), "a winner no longer owned the slot it won");
+        assertEquals(threads * winsEach, total);
+        assertEquals(total, counter.get(), "an increment was lost: two winners overlapped");
+        assertEquals(total, slot("slot-0").epoch(), "every win incremented the epoch exactly once");
+    }
+}
