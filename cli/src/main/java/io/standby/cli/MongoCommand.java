@@ -21,16 +21,16 @@ import java.util.concurrent.CountDownLatch;
  * (mongo-java-server), persistent in a directory by default.
  */
 @Command(name = "mongo", mixinStandardHelpOptions = true,
-        description = {"Runs an embedded MongoDB-compatible server (mongo-java-server) until Ctrl-C or SIGTERM.",
-            "For development and demos: a single server, no replication, no change streams."})
+        description = {"Runs an embedded MongoDB-compatible server until Ctrl-C or SIGTERM.",
+            "mongo-java-server, for development and demos: a single server, no replication, no change streams."})
 final class MongoCommand implements Callable<Integer> {
 
     private static final Logger log = LoggerFactory.getLogger(MongoCommand.class);
 
-    @Option(names = "--host", defaultValue = "127.0.0.1", description = "Address to listen on (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--host", defaultValue = "127.0.0.1", paramLabel = "HOST", description = "Address to listen on (default: ${DEFAULT-VALUE}).")
     String host;
 
-    @Option(names = "--port", defaultValue = "27017", description = "Port to listen on (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--port", defaultValue = "27017", paramLabel = "PORT", description = "Port to listen on (default: ${DEFAULT-VALUE}).")
     int port;
 
     @ArgGroup(exclusive = true)

@@ -22,8 +22,9 @@ import java.util.concurrent.CountDownLatch;
 
 /** {@code standby node}: takes part in the slot protocol until SIGTERM or Ctrl-C, then releases its slots. */
 @Command(name = "node", mixinStandardHelpOptions = true,
-        description = {"Runs a node: binds ip:port for its HTTP endpoint (/health), claims up to --max-slots slots,",
-            "renews them every --heartbeat, and takes over slots whose --lease ran out. Stops gracefully on SIGTERM."})
+        description = {"Runs a node until SIGTERM or Ctrl-C, then releases its slots.",
+            "Binds ip:port for its HTTP endpoint (/health), claims up to --max-slots slots, renews them every",
+            "--heartbeat, and takes over slots whose --lease ran out by the database's clock."})
 final class NodeCommand implements Callable<Integer> {
 
     private static final Logger log = LoggerFactory.getLogger(NodeCommand.class);
@@ -31,10 +32,10 @@ final class NodeCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--ip", required = true, description = "This node's IP address (a literal address of this machine).")
+    @Option(names = "--ip", required = true, paramLabel = "IP", description = "This node's IP address (a literal address of this machine).")
     String ip;
 
-    @Option(names = "--port", required = true, description = "This node's port, 1-65535; ip:port is the node's identity.")
+    @Option(names = "--port", required = true, paramLabel = "PORT", description = "This node's port, 1-65535; ip:port is the node's identity.")
     int port;
 
     @Option(names = "--max-slots", paramLabel = "K", defaultValue = "1",

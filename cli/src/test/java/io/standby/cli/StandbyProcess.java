@@ -62,8 +62,13 @@ final class StandbyProcess implements AutoCloseable {
 
     /** SIGKILL: no shutdown hook, no release. */
     void kill9() throws InterruptedException {
+        if (!process.isAlive()) {
+            throw new IllegalStateException("already dead:\n" + output());
+        }
         process.destroyForcibly();
-        process.waitFor(30, TimeUnit.SECONDS);
+        if (!process.waitFor(30, TimeUnit.SECONDS)) {
+            throw new IllegalStateException("still alive 30s after SIGKILL");
+        }
     }
 
     /** SIGTERM: the graceful stop. Returns the exit code. */

@@ -1,0 +1,248 @@
+package io.standby.cli;
+
+import io.standby.slot.NodeId;
+import io.standby.slot.SlotState;
+import io.standby.slot.SlotTable;
+import io.standby.slot.SlotView;
+import io.standby.slot.StandbyDatabase;
+import io.standby.testing.TestMongo;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.extension.AfterTestExecutionCallback;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.CleanupMode;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Nodes as real processes, failed the way machines fail: kill -9, SIGTERM, SIGSTOP. Facts come from
+ * the slot documents (server timestamps, epochs) and the processes' own output and HTTP endpoints.
+ */
+class NodeProcessTest {
+
+    private static final Duration WAIT = Duration.ofSeconds(60);
+
+    /** Kept when a test fails: the nodes' own logs are the first thing to read. */
+    @TempDir(cleanup = CleanupMode.ON_SUCCESS)
+    Path dir;
+
+    private String db;
+    private StandbyDatabase admin;
+    private final Map<Integer, StandbyProcess> nodes = new HashMap<>();
+
+    @RegisterExtension
+    final AfterTestExecutionCallback dumpOnFailure = context -> {
+        if (context.getExecutionException().isPresent()) {
+            nodes.forEach((port, node) -> System.out.println("----- node " + port + " (pid " + node.pid() + ")\n" + node.output()));
+            System.out.println("----- slots\n" + slots());
+        }
+    };
+
+    @BeforeEach
+    void setUp(TestInfo test) {
+        db = TestMongo.freshDatabase(test.getTestMethod().orElseThrow().getName());
+        admin = StandbyDatabase.connect(TestMongo.uri(), db, Duration.ofSeconds(10), null);
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        for (StandbyProcess node : nodes.values()) {
+            node.close();
+        }
+        admin.database().drop();
+        admin.close();
+    }
+
+    /** Ports free right now and distinct from each other (holding all sockets until every port is chosen). */
+    private static List<Integer> freePorts(int count) throws Exception {
+        List<ServerSocket> sockets = new ArrayList<>();
+        try {
+            for (int i = 0; i < count; i++) {
+                sockets.add(new ServerSocket(0, 1, InetAddress.getLoopbackAddress()));
+            }
+            return sockets.stream().map(ServerSocket::getLocalPort).toList();
+        } finally {
+            for (ServerSocket socket : sockets) {
+                socket.close();
+            }
+        }
+    }
+
+    private StandbyProcess node(int port, String heartbeat, String lease, String poll) throws Exception {
+        StandbyProcess node = StandbyProcess.start(dir, "node-" + port + "-" + System.nanoTime(),
+                "node", "--ip", "127.0.0.1", "--port", Integer.toString(port),
+                "--heartbeat", heartbeat, "--lease", lease, "--poll", poll,
+                "--mongo", TestMongo.uri(), "--db", db);
+        StandbyProcess earlier = nodes.put(port, node);
+        if (earlier != null && earlier.isAlive()) {
+            throw new IllegalStateException("port " + port + " is still held by a node of this test");
+        }
+        return node;
+    }
+
+    private List<SlotView> slots() {
+        return new SlotTable(admin).list();
+    }
+
+    private SlotView slot(String id) {
+        return new SlotTable(admin).get(id).orElseThrow();
+    }
+
+    private List<SlotView> owned() {
+        return slots().stream().filter(s -> s.state() == SlotState.OWNED).toList();
+    }
+
+    @Test
+    void fiveNodesShareThreeSlotsAndAStandbyTakesOverFromAKilledOwner() throws Exception {
+        new SlotTable(admin).init(3);
+        List<Integer> ports = freePorts(5);
+        for (int port : ports) {
+            node(port, "300ms", "2s", "300ms");
+        }
+        await().atMost(WAIT).until(() -> owned().size() == 3);
+        assertEquals(3, owned().stream().map(SlotView::owner).collect(Collectors.toSet()).size());
+
+        SlotView victim = slot("slot-0");
+        int victimPort = victim.owner().port();
+        long killedAt = System.nanoTime();
+        nodes.get(victimPort).kill9();
+
+        // Follow the document until a new epoch shows up: the last version of the old epoch holds the
+        // dead owner's final heartbeat, both stamped by the server's clock.
+        SlotView last = victim;
+        SlotView next;
+        while (true) {
+            SlotView now = slot("slot-0");
+            if (now.epoch() != victim.epoch()) {
+                next = now;
+                break;
+            }
+            last = now;
+            assertTrue(System.nanoTime() - killedAt < WAIT.toNanos(), "no takeover");
+            Thread.sleep(50);
+        }
+        long tookOver = System.nanoTime() - killedAt;
+
+        assertEquals(victim.epoch() + 1, next.epoch());
+        assertNotEquals(victimPort, next.owner().port());
+        assertTrue(ports.contains(next.owner().port()));
+        assertTrue(Duration.between(last.time(), next.time()).compareTo(Duration.ofSeconds(2)) >= 0,
+                "taken " + Duration.between(last.time(), next.time()) + " after the last heartbeat: before the lease ran out");
+        assertTrue(tookOver < Duration.ofSeconds(2).plusMillis(300).plusSeconds(5).toNanos(),
+                "takeover within lease + poll (with room for a loaded machine), took " + Duration.ofNanos(tookOver));
+        await().atMost(WAIT).until(() -> owned().size() == 3);
+    }
+
+    @Test
+    void sigtermReleasesTheSlotAndAStandbyTakesItWithoutWaitingOutTheLease() throws Exception {
+        new SlotTable(admin).init(1);
+        List<Integer> ports = freePorts(2);
+        int a = ports.get(0);
+        int b = ports.get(1);
+        node(a, "500ms", "10s", "200ms");
+        await().atMost(WAIT).until(() -> owned().size() == 1);
+        node(b, "500ms", "10s", "200ms").awaitOutput("started", WAIT);
+        int owner = slot("slot-0").owner().port();
+        int standby = owner == a ? b : a;
+
+        long stoppedAt = System.nanoTime();
+        int exit = nodes.get(owner).terminate(WAIT);
+        await().atMost(WAIT).until(() -> {
+            NodeId o = slot("slot-0").owner();
+            return o != null && o.port() == standby;
+        });
+        long handover = System.nanoTime() - stoppedAt;
+
+        assertEquals(143, exit, "terminated by SIGTERM after its shutdown hook ran");
+        assertTrue(nodes.get(owner).output().contains("Released slot-0"), nodes.get(owner).output());
+        assertEquals(2, slot("slot-0").epoch());
+        assertTrue(handover < Duration.ofSeconds(5).toNanos(), "handed over in " + Duration.ofNanos(handover)
+                + ", not after the 10s lease");
+    }
+
+    @Test
+    void aRestartWithTheSameIdentityTakesItsSlotBackWithoutWaitingForTheLease() throws Exception {
+        new SlotTable(admin).init(1);
+        List<Integer> ports = freePorts(2);
+        int a = ports.get(0);
+        int b = ports.get(1);
+        node(a, "1s", "30s", "200ms");
+        await().atMost(WAIT).until(() -> owned().size() == 1);
+        node(b, "1s", "30s", "200ms").awaitOutput("started", WAIT);
+        int owner = slot("slot-0").owner().port();
+        int standby = owner == a ? b : a;
+        SlotView before = slot("slot-0");
+
+        nodes.get(owner).kill9();
+        long restartedAt = System.nanoTime();
+        node(owner, "1s", "30s", "200ms");
+        await().atMost(WAIT).until(() -> !before.instance().equals(slot("slot-0").instance()));
+        long back = System.nanoTime() - restartedAt;
+
+        SlotView after = slot("slot-0");
+        assertEquals(owner, after.owner().port());
+        assertEquals(before.epoch() + 1, after.epoch(), "the old instance is fenced by a new epoch");
+        assertTrue(back < Duration.ofSeconds(15).toNanos(), "back in " + Duration.ofNanos(back) + ", well inside the 30s lease");
+        assertFalse(nodes.get(standby).output().contains("Acquired"), "the standby never took it");
+    }
+
+    @Test
+    void aStoppedOwnerIsTakenOverAndStandsDownWhenItWakesUp() throws Exception {
+        new SlotTable(admin).init(1);
+        List<Integer> ports = freePorts(2);
+        int a = ports.get(0);
+        int b = ports.get(1);
+        node(a, "300ms", "2s", "300ms");
+        await().atMost(WAIT).until(() -> owned().size() == 1);
+        node(b, "300ms", "2s", "300ms").awaitOutput("started", WAIT);
+        SlotView before = slot("slot-0");
+        int owner = before.owner().port();
+        int standby = owner == a ? b : a;
+
+        nodes.get(owner).signal("STOP");
+        await().atMost(WAIT).until(() -> slot("slot-0").epoch() == before.epoch() + 1);
+        assertEquals(standby, slot("slot-0").owner().port());
+
+        nodes.get(owner).signal("CONT");
+        nodes.get(owner).awaitOutput("Lost slot-0 at epoch " + before.epoch(), WAIT);
+        assertEquals(Set.of(), heldSlots(owner), "the woken owner holds nothing");
+        Thread.sleep(1000);
+        SlotView after = slot("slot-0");
+        assertEquals(standby, after.owner().port(), "it did not take the slot back");
+        assertEquals(before.epoch() + 1, after.epoch());
+    }
+
+    /** The slots a node reports on its /health endpoint, over real HTTP. */
+    private static Set<String> heldSlots(int port) throws Exception {
+        HttpResponse<String> response = HttpClient.newHttpClient().send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/health")).timeout(Duration.ofSeconds(10)).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertEquals(200, response.statusCode());
+        String body = response.body();
+        assertTrue(body.contains("\"status\":\"UP\""), body);
+        return java.util.regex.Pattern.compile("\"slot\":\"([^\"]+)\"").matcher(body).results()
+                .map(m -> m.group(1)).collect(Collectors.toSet());
+    }
+}
