@@ -3,6 +3,8 @@ package io.standby.slot;
 import io.standby.slot.RecordingListener.Event;
 import io.standby.slot.RecordingListener.Kind;
 import io.standby.slot.internal.MongoSlotStore;
+import com.mongodb.client.model.Filters;
+import com.mongodb.client.model.Updates;
 import io.standby.testing.TcpProxy;
 import io.standby.testing.TestMongo;
 import org.junit.jupiter.api.AfterEach;
@@ -11,6 +13,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
 
 import java.time.Duration;
+import java.time.Instant;
+import java.util.Date;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -183,6 +187,36 @@ class SlotNodeTest {
                 "taken without waiting out the 10s lease");
         assertEquals(LossReason.RELEASED, only(Kind.LOST, "7501").reason());
         assertLeasesNeverOverlap();
+    }
+
+    /**
+     * After a forward jump of the database's clock, a live owner's last heartbeat looks long past to the
+     * server until the owner renews. (mongo-java-server ignores its backend clock for {@code $$NOW}, so
+     * the test moves the heartbeat back an hour, which is the same view from the server's side.) The
+     * standbys' own observation window must keep them from taking the slot in that gap.
+     */
+    @Test
+    void aLiveSlotTheDatabaseJudgesExpiredIsNotHandedAway() {
+        new SlotTable(admin).init(1);
+        SlotTiming timing = SlotTiming.of(Duration.ofSeconds(1), Duration.ofSeconds(3), Duration.ofMillis(100));
+        SlotNode a = start(7601, 1, timing, TestMongo.uri());
+        await().atMost(WAIT).until(() -> a.leases().size() == 1);
+        long epoch = a.leases().getFirst().epoch();
+        SlotNode b = start(7602, 1, timing, TestMongo.uri());
+        await().atMost(WAIT).until(() -> slots().getFirst().age().toMillis() < 100);
+
+        for (int jump = 0; jump < 3; jump++) {
+            admin.database().getCollection("slots").updateOne(Filters.eq("_id", "slot-0"),
+                    Updates.set("time", Date.from(Instant.now().minus(Duration.ofHours(1)))));
+            assertTrue(slots().getFirst().expired(), "the database judges the live lease expired");
+            // b polls ten times before a's next renewal.
+            await().during(timing.heartbeat().plusMillis(200)).atMost(WAIT).until(() -> b.leases().isEmpty());
+        }
+        SlotView after = slots().getFirst();
+        assertEquals(epoch, after.epoch());
+        assertEquals(new NodeId("127.0.0.1", 7601), after.owner());
+        assertEquals(1, a.leases().size());
+        assertTrue(log.stream().noneMatch(e -> e.kind() == Kind.LOST));
     }
 
     private Event only(Kind kind, String node) {
