@@ -22,6 +22,9 @@ import static dev.morphia.query.updates.UpdateOperators.set;
  */
 public final class SlotTable {
 
+    /** Slot ids in their natural order: slot-2 before slot-10. */
+    public static final java.util.Comparator<String> ID_ORDER = SlotIds.NATURAL;
+
     private final Datastore datastore;
     private final SlotStore store;
 

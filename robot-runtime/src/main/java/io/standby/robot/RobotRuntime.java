@@ -1,0 +1,92 @@
+package io.standby.robot;
+
+import io.standby.robot.internal.RobotStore;
+import io.standby.robot.internal.RuntimeCore;
+import io.standby.robot.internal.SlotRuns;
+import io.standby.robot.internal.WriteBatcher;
+import io.standby.slot.Lease;
+import io.standby.slot.LossReason;
+import io.standby.slot.NodeId;
+import io.standby.slot.SlotListener;
+import io.standby.slot.StandbyDatabase;
+
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * Runs every robot of the slots this node owns. Register it as the {@link SlotListener} of the node's
+ * {@link io.standby.slot.SlotNode}: when the node wins a slot, the runtime fences the slot's robots at
+ * the new epoch, restores their context and starts them, most important first; when the node loses the
+ * slot, it interrupts them at once; when the node stops gracefully, it lets them checkpoint first.
+ *
+ * <p>Between those events it re-reads its slots' robots every poll (and at once when a change stream
+ * reports a change, where the database has them), and starts, stops, hands over or drops robots as the
+ * operator changed them. Started once, closed once.
+ */
+public final class RobotRuntime implements SlotListener, AutoCloseable {
+
+    private enum State { LATENT, STARTED, CLOSED }
+
+    private final RuntimeCore core;
+    private final SlotRuns slots;
+    private final WriteBatcher writes;
+    private final AtomicReference<State> state = new AtomicReference<>(State.LATENT);
+
+    private RobotRuntime(StandbyDatabase database, NodeId node, RuntimeConfig config, RobotTypes types) {
+        RobotStore store = new RobotStore(database.database());
+        this.writes = new WriteBatcher(store);
+        this.core = new RuntimeCore(store, writes, config, types, node);
+        this.slots = new SlotRuns(core, database.database());
+    }
+
+    /**
+     * A runtime for the node {@code node}. Give it a database whose operation timeout suits loading and
+     * writing robots (seconds), not the protocol's short one.
+     */
+    public static RobotRuntime create(StandbyDatabase database, NodeId node, RuntimeConfig config, RobotTypes types) {
+        return new RobotRuntime(database, node, config, types);
+    }
+
+    /** Starts the sync loop. @throws IllegalStateException if started before or closed */
+    public RobotRuntime start() {
+        if (!state.compareAndSet(State.LATENT, State.STARTED)) {
+            throw new IllegalStateException("A robot runtime can be started only once");
+        }
+        slots.start();
+        return this;
+    }
+
+    @Override
+    public void acquired(Lease lease) {
+        slots.acquired(lease);
+    }
+
+    @Override
+    public void releasing(Lease lease) {
+        slots.release(lease);
+    }
+
+    @Override
+    public void lost(Lease lease, LossReason reason) {
+        slots.lost(lease);
+    }
+
+    /** The robots running on this node, by slot. */
+    public Map<String, List<String>> running() {
+        return slots.running();
+    }
+
+    /**
+     * Stops the sync loop and sends the writes still queued. Close the slot node first: that stops the
+     * robots and releases their slots.
+     */
+    @Override
+    public void close() {
+        if (state.getAndSet(State.CLOSED) == State.CLOSED) {
+            return;
+        }
+        slots.close();
+        writes.close();
+    }
+}

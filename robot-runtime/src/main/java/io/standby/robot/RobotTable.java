@@ -1,0 +1,234 @@
+package io.standby.robot;
+
+import com.mongodb.ErrorCategory;
+import com.mongodb.MongoWriteException;
+import com.mongodb.client.MongoCollection;
+import com.mongodb.client.model.Filters;
+import com.mongodb.client.model.Updates;
+import dev.morphia.Datastore;
+import io.standby.robot.internal.Placement;
+import io.standby.robot.internal.RobotCodec;
+import io.standby.robot.internal.RobotDocument;
+import io.standby.slot.SlotState;
+import io.standby.slot.SlotTable;
+import io.standby.slot.SlotView;
+import io.standby.slot.StandbyDatabase;
+import org.bson.Document;
+import org.bson.conversions.Bson;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalDouble;
+import java.util.regex.Pattern;
+
+import static io.standby.robot.internal.RobotFields.*;
+
+/**
+ * What an operator does to robots: add, move, stop, start, remove, list and rebalance them. Every change
+ * is one conditional update, so it is safe while nodes run; the owner of the robot's slot applies it
+ * within one poll.
+ */
+public final class RobotTable {
+
+    private static final Pattern ID_FORMAT = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._:-]{0,127}");
+    private static final Comparator<RobotView> ORDER = Comparator
+            .comparing(RobotView::slotId, SlotTable.ID_ORDER).thenComparing(RobotView::id);
+
+    /** How a move went. */
+    public enum MoveResult {
+        /** The robot was not running: it now belongs to the new slot. */
+        MOVED,
+        /** The robot is running: its runner stops it (with a final checkpoint) and hands it over. */
+        REQUESTED,
+        /** The robot was already in that slot. */
+        ALREADY_THERE
+    }
+
+    /** A robot to add; {@code slotId} null means the least-loaded live slot. */
+    public record NewRobot(String id, String type, String slotId, int priority, double weight, Document config) {
+    }
+
+    private final Datastore datastore;
+    private final MongoCollection<Document> robots;
+    private final SlotTable slots;
+
+    public RobotTable(StandbyDatabase database) {
+        this.datastore = database.datastore();
+        this.robots = database.database().getCollection(COLLECTION);
+        this.slots = new SlotTable(database);
+    }
+
+    /**
+     * Adds a robot, pending until the owner of its slot starts it.
+     *
+     * @param capacity with automatic placement, the most weight a slot may carry
+     * @throws IllegalArgumentException naming the bad value: a malformed id or type, a weight that is not
+     *                                  positive, an unknown slot, an id that exists, no slot with room
+     */
+    public RobotView add(NewRobot robot, OptionalDouble capacity) {
+        Objects.requireNonNull(robot.config(), "config");
+        if (robot.id() == null || !ID_FORMAT.matcher(robot.id()).matches()) {
+            throw new IllegalArgumentException("invalid robot id '" + robot.id()
+                    + "': use letters, digits, '.', '_', ':' or '-' (at most 128)");
+        }
+        if (robot.type() == null || !ID_FORMAT.matcher(robot.type()).matches()) {
+            throw new IllegalArgumentException("invalid --type '" + robot.type() + "'");
+        }
+        if (!(robot.weight() > 0) || Double.isInfinite(robot.weight())) {
+            throw new IllegalArgumentException("invalid --weight " + robot.weight() + ": must be more than 0");
+        }
+        get(robot.id()).ifPresent(existing -> {
+            throw new IllegalArgumentException("robot '" + robot.id() + "' already exists (in " + existing.slotId() + ")");
+        });
+        String slotId = robot.slotId() != null ? requireSlot(robot.slotId()) : placeAutomatically(robot, capacity);
+        try {
+            datastore.insert(RobotDocument.create(robot.id(), robot.type(), slotId, robot.priority(), robot.weight(), robot.config()));
+        } catch (MongoWriteException e) {
+            if (e.getError().getCategory() == ErrorCategory.DUPLICATE_KEY) {
+                throw new IllegalArgumentException("robot '" + robot.id() + "' already exists");
+            }
+            throw e;
+        }
+        robots.updateOne(Filters.eq(ID, robot.id()), Updates.currentDate(UPDATED));
+        return get(robot.id()).orElseThrow();
+    }
+
+    private String placeAutomatically(NewRobot robot, OptionalDouble capacity) {
+        Map<String, Double> loads = Placement.loads(candidateSlots(), load(list(null)));
+        return Placement.choose(robot.id(), robot.weight(), loads, capacity).orElseThrow(() -> new IllegalArgumentException(
+                loads.isEmpty() ? "there are no slots (create them with 'standby slots init --count N')"
+                        : "no slot has room for --weight " + robot.weight() + " under --capacity " + capacity.getAsDouble()));
+    }
+
+    /** Slots a robot may be placed on: the live ones, or every slot while none is live (seed 003). */
+    private List<String> candidateSlots() {
+        List<SlotView> all = slots.list();
+        List<String> live = all.stream().filter(s -> s.state() == SlotState.OWNED).map(SlotView::id).toList();
+        return live.isEmpty() ? all.stream().map(SlotView::id).toList() : live;
+    }
+
+    /** Robots that count towards a slot's load: wanted running, not failed, counted where they are going. */
+    private static List<Placement.Item> load(List<RobotView> robots) {
+        return robots.stream()
+                .filter(r -> r.desired() == Desired.RUNNING && r.state() != RobotState.FAILED)
+                .map(r -> new Placement.Item(r.id(), r.moving() ? r.target() : r.slotId(), r.weight()))
+                .toList();
+    }
+
+    private String requireSlot(String slotId) {
+        if (slots.get(slotId).isEmpty()) {
+            List<SlotView> all = slots.list();
+            throw new IllegalArgumentException("unknown slot '" + slotId + "'" + (all.isEmpty()
+                    ? ": there are no slots (create them with 'standby slots init --count N')"
+                    : " (slots: " + all.getFirst().id() + " .. " + all.getLast().id() + ")"));
+        }
+        return slotId;
+    }
+
+    public Optional<RobotView> get(String id) {
+        return Optional.ofNullable(robots.find(Filters.eq(ID, id)).first()).map(RobotCodec::parse);
+    }
+
+    private RobotView require(String id) {
+        return get(id).orElseThrow(() -> new IllegalArgumentException("unknown robot '" + id + "'"));
+    }
+
+    /** Robots of one slot, or all, by slot then id. @throws IllegalArgumentException for an unknown slot */
+    public List<RobotView> list(String slotId) {
+        Bson filter = slotId == null ? new Document() : Filters.eq(SLOT, requireSlot(slotId));
+        List<RobotView> list = new ArrayList<>();
+        for (Document doc : robots.find(filter)) {
+            RobotView robot = RobotCodec.parse(doc);
+            if (robot != null) {
+                list.add(robot);
+            }
+        }
+        list.sort(ORDER);
+        return list;
+    }
+
+    /**
+     * Moves a robot to another slot without ever letting two nodes run it: a robot nobody runs is moved
+     * at once; a running one gets {@code target} set, and its runner stops it with a final checkpoint and
+     * hands it over, after which the new slot's owner starts it.
+     *
+     * @throws IllegalArgumentException for an unknown robot or slot
+     */
+    public MoveResult move(String id, String slotId) {
+        requireSlot(slotId);
+        for (int attempt = 0; attempt < 10; attempt++) {
+            RobotView robot = require(id);
+            if (robot.slotId().equals(slotId)) {
+                if (robot.target() != null) {
+                    robots.updateOne(Filters.and(Filters.eq(ID, id), Filters.eq(SLOT, slotId)), Updates.unset(TARGET));
+                }
+                return MoveResult.ALREADY_THERE;
+            }
+            if (robot.node() == null) {
+                // Nobody runs it: a runner must take it (set node) before starting it, so this cannot race one.
+                boolean moved = robots.updateOne(
+                        Filters.and(Filters.eq(ID, id), Filters.eq(SLOT, robot.slotId()), Filters.eq(EPOCH, robot.epoch()),
+                                Filters.eq(NODE, null)),
+                        Updates.combine(Updates.set(SLOT, slotId), Updates.set(EPOCH, 0L), Updates.unset(TARGET),
+                                Updates.currentDate(UPDATED))).getMatchedCount() == 1;
+                if (moved) {
+                    return MoveResult.MOVED;
+                }
+            } else if (robots.updateOne(Filters.and(Filters.eq(ID, id), Filters.eq(SLOT, robot.slotId()), Filters.ne(NODE, null)),
+                    Updates.combine(Updates.set(TARGET, slotId), Updates.currentDate(UPDATED))).getMatchedCount() == 1) {
+                return MoveResult.REQUESTED;
+            }
+            // It changed between the read and the write: read again.
+        }
+        throw new IllegalStateException("robot '" + id + "' keeps changing; try again");
+    }
+
+    /** Asks for a robot to stop; its runner lets it checkpoint first. @throws IllegalArgumentException if unknown */
+    public void stop(String id) {
+        require(id);
+        // Nobody runs it: it is stopped now. Otherwise the runner stops it and records STOPPED.
+        if (robots.updateOne(Filters.and(Filters.eq(ID, id), Filters.eq(NODE, null)),
+                Updates.combine(Updates.set(DESIRED, Desired.STOPPED.value()), Updates.set(STATE, RobotState.STOPPED.name()),
+                        Updates.currentDate(UPDATED))).getMatchedCount() == 0) {
+            robots.updateOne(Filters.eq(ID, id),
+                    Updates.combine(Updates.set(DESIRED, Desired.STOPPED.value()), Updates.currentDate(UPDATED)));
+        }
+    }
+
+    /** Wants a robot running again; a FAILED one is cleared and retried. @throws IllegalArgumentException if unknown */
+    public void start(String id) {
+        require(id);
+        robots.updateOne(Filters.and(Filters.eq(ID, id), Filters.eq(STATE, RobotState.FAILED.name())),
+                Updates.combine(Updates.set(STATE, RobotState.PENDING.name()), Updates.set(RESTARTS, 0),
+                        Updates.set(LAST_ERROR, null)));
+        robots.updateOne(Filters.eq(ID, id),
+                Updates.combine(Updates.set(DESIRED, Desired.RUNNING.value()), Updates.currentDate(UPDATED)));
+    }
+
+    /**
+     * Removes a robot and its context. A runner notices within a poll and interrupts it; its writes are
+     * rejected from now on. @throws IllegalArgumentException if unknown
+     */
+    public void remove(String id) {
+        if (robots.deleteOne(Filters.eq(ID, id)).getDeletedCount() == 0) {
+            throw new IllegalArgumentException("unknown robot '" + id + "'");
+        }
+    }
+
+    /**
+     * The fewest moves (largest robots first) that even out the weight on the live slots; applied
+     * with {@link #move} unless {@code dryRun}.
+     */
+    public List<Placement.Move> rebalance(OptionalDouble capacity, boolean dryRun) {
+        List<Placement.Item> items = load(list(null));
+        List<Placement.Move> plan = Placement.rebalance(Placement.loads(candidateSlots(), items), items, capacity);
+        if (!dryRun) {
+            plan.forEach(m -> move(m.robotId(), m.to()));
+        }
+        return plan;
+    }
+}

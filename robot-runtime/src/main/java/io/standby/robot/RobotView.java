@@ -1,0 +1,23 @@
+package io.standby.robot;
+
+import org.bson.Document;
+
+import java.time.Instant;
+
+/**
+ * A robot document as read. Decoded leniently: missing fields take their defaults, and a document whose
+ * fields have the wrong types is skipped with one warning, so that a hand-edited robot cannot stop a
+ * node. Fields left out of a read's projection come back as their defaults.
+ *
+ * @param epoch  the fencing token of the robot's last runner: an epoch of the slot {@code slotId}
+ * @param target the slot the robot is being moved to, or null
+ */
+public record RobotView(String id, String type, String slotId, int priority, double weight, Document config,
+                        Desired desired, RobotState state, String node, Document context, long epoch,
+                        int restarts, String lastError, String target, Instant updated) {
+
+    /** Whether the robot waits for a move to {@link #target()}. */
+    public boolean moving() {
+        return target != null && !target.equals(slotId);
+    }
+}

@@ -1,0 +1,26 @@
+package io.standby.robot.internal;
+
+/** Field names of the robot document, in one place. */
+public final class RobotFields {
+
+    public static final String COLLECTION = "robots";
+
+    public static final String ID = "_id";
+    public static final String TYPE = "type";
+    public static final String SLOT = "slotId";
+    public static final String PRIORITY = "priority";
+    public static final String WEIGHT = "weight";
+    public static final String CONFIG = "config";
+    public static final String DESIRED = "desired";
+    public static final String STATE = "state";
+    public static final String NODE = "node";
+    public static final String CONTEXT = "context";
+    public static final String EPOCH = "epoch";
+    public static final String RESTARTS = "restarts";
+    public static final String LAST_ERROR = "lastError";
+    public static final String TARGET = "target";
+    public static final String UPDATED = "updated";
+
+    private RobotFields() {
+    }
+}
