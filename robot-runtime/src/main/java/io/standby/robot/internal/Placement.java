@@ -49,9 +49,9 @@ public final class Placement {
     }
 
     /**
-     * Moves, largest useful one first, from the heaviest slot to the lightest, while a move makes the
-     * heaviest lighter without making the lightest the new heaviest. Each move strictly lowers the sum
-     * of squared loads, so this ends, and it moves big robots first, so it moves few.
+     * Moves to the lightest slot, each time the largest robot of the heaviest slot that has one smaller
+     * than the gap between the two. Each move strictly lowers the sum of squared loads, so this ends,
+     * and it moves big robots first, so it moves few.
      */
     public static List<Move> rebalance(Map<String, Double> startLoads, List<Item> robots, OptionalDouble capacity) {
         Map<String, Double> loads = new HashMap<>(startLoads);
@@ -63,24 +63,32 @@ public final class Placement {
         }
         List<Move> moves = new ArrayList<>();
         while (loads.size() > 1) {
-            String heavy = loads.entrySet().stream().max(Map.Entry.<String, Double>comparingByValue()
-                    .thenComparing(Map.Entry.comparingByKey())).orElseThrow().getKey();
             String light = loads.entrySet().stream().min(Map.Entry.<String, Double>comparingByValue()
                     .thenComparing(Map.Entry.comparingByKey())).orElseThrow().getKey();
-            double gap = loads.get(heavy) - loads.get(light);
-            Optional<Item> best = bySlot.getOrDefault(heavy, List.of()).stream()
-                    .filter(r -> r.weight() < gap - 1e-9)
-                    .filter(r -> capacity.isEmpty() || loads.get(light) + r.weight() <= capacity.getAsDouble() + 1e-9)
-                    .max(Comparator.comparingDouble(Item::weight).thenComparing(Item::robotId));
-            if (best.isEmpty()) {
+            // The heaviest slot first; if none of its robots fits the gap, the next heaviest.
+            List<String> sources = loads.keySet().stream().filter(s -> !s.equals(light))
+                    .sorted(Comparator.comparingDouble((String s) -> -loads.get(s)).thenComparing(Comparator.naturalOrder()))
+                    .toList();
+            Move move = null;
+            for (String heavy : sources) {
+                double gap = loads.get(heavy) - loads.get(light);
+                Optional<Item> best = bySlot.getOrDefault(heavy, List.of()).stream()
+                        .filter(r -> r.weight() < gap - 1e-9)
+                        .filter(r -> capacity.isEmpty() || loads.get(light) + r.weight() <= capacity.getAsDouble() + 1e-9)
+                        .max(Comparator.comparingDouble(Item::weight).thenComparing(Item::robotId));
+                if (best.isPresent()) {
+                    move = new Move(best.get().robotId(), heavy, light, best.get().weight());
+                    bySlot.get(heavy).remove(best.get());
+                    break;
+                }
+            }
+            if (move == null) {
                 break;
             }
-            Item robot = best.get();
-            bySlot.get(heavy).remove(robot);
-            bySlot.computeIfAbsent(light, s -> new ArrayList<>()).add(new Item(robot.robotId(), light, robot.weight()));
-            loads.merge(heavy, -robot.weight(), Double::sum);
-            loads.merge(light, robot.weight(), Double::sum);
-            moves.add(new Move(robot.robotId(), heavy, light, robot.weight()));
+            bySlot.computeIfAbsent(light, s -> new ArrayList<>()).add(new Item(move.robotId(), light, move.weight()));
+            loads.merge(move.from(), -move.weight(), Double::sum);
+            loads.merge(light, move.weight(), Double::sum);
+            moves.add(move);
         }
         return collapse(moves);
     }

@@ -38,7 +38,7 @@ final class SlotRun {
      * Highest priority first; among equals, robots that were interrupted (the former runner never stopped
      * them) before the rest, as seed 002 asks; then by id.
      */
-    private static final Comparator<RobotView> START_ORDER = Comparator
+    static final Comparator<RobotView> START_ORDER = Comparator
             .comparingInt((RobotView r) -> -r.priority())
             .thenComparing(r -> r.state() == RobotState.RUNNING || r.state() == RobotState.STARTING ? 0 : 1)
             .thenComparing(RobotView::id);
@@ -163,8 +163,12 @@ final class SlotRun {
         // The order comes from the states before the take, which turns every taken robot into STARTING.
         List<String> order = robots.stream().sorted(START_ORDER).map(RobotView::id).toList();
         Map<String, RobotView> current = new HashMap<>();
-        (runnable.isEmpty() ? robots : core.store.load(lease.slotId(), lease.epoch(), order))
-                .forEach(r -> current.put(r.id(), r));
+        if (runnable.isEmpty()) {
+            robots.forEach(r -> current.put(r.id(), r));
+        } else {
+            core.store.take(lease.slotId(), lease.epoch(), runnable, core.node);
+            core.store.load(lease.slotId(), lease.epoch(), order).forEach(r -> current.put(r.id(), r));
+        }
         for (String id : order) {
             RobotView robot = current.get(id);
             if (robot == null) {

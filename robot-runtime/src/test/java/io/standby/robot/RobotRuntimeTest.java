@@ -1,0 +1,386 @@
+package io.standby.robot;
+
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import com.mongodb.client.MongoCollection;
+import com.mongodb.client.model.Filters;
+import com.mongodb.client.model.Updates;
+import io.standby.robot.internal.WriteBatcher;
+import io.standby.slot.SlotTable;
+import io.standby.slot.SlotView;
+import io.standby.slot.StandbyDatabase;
+import io.standby.testing.TestMongo;
+import org.bson.Document;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalDouble;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Whole nodes (slot protocol + robot runtime) in this JVM against the test database, with short real
+ * timings. Tests wait for facts with generous deadlines, then assert on what was recorded: the runs in
+ * the {@link Tracker} and the stored robot documents.
+ */
+class RobotRuntimeTest {
+
+    private static final Duration WAIT = Duration.ofSeconds(30);
+
+    private String dbName;
+    private StandbyDatabase admin;
+    private RobotTable table;
+    private MongoCollection<Document> robots;
+    private final Tracker tracker = new Tracker();
+    private final List<TestNode> nodes = new ArrayList<>();
+    private final AtomicBoolean sampling = new AtomicBoolean();
+    private Thread sampler;
+
+    @BeforeEach
+    void setUp(TestInfo test) {
+        dbName = TestMongo.freshDatabase(test.getTestMethod().orElseThrow().getName());
+        admin = StandbyDatabase.connect(TestMongo.uri(), dbName, Duration.ofSeconds(10), null);
+        table = new RobotTable(admin);
+        robots = admin.database().getCollection("robots");
+    }
+
+    @AfterEach
+    void tearDown() throws InterruptedException {
+        sampling.set(false);
+        if (sampler != null) {
+            sampler.join();
+        }
+        nodes.forEach(TestNode::close);
+        admin.database().drop();
+        admin.close();
+    }
+
+    private TestNode node(int port, int maxSlots) {
+        return node(port, maxSlots, TestNode.config(), false);
+    }
+
+    private TestNode node(int port, int maxSlots, RuntimeConfig config, boolean proxied) {
+        String name = "127.0.0.1:" + port;
+        TestNode node = TestNode.start(port, TestMongo.uri(), dbName, maxSlots, config,
+                RobotTypes.of(TrackedRobot.factory(tracker, name)), proxied);
+        nodes.add(node);
+        return node;
+    }
+
+    private RobotView add(String id, String slot, int priority, Document config) {
+        return table.add(new RobotTable.NewRobot(id, TrackedRobot.TYPE, slot, priority, 1, config), OptionalDouble.empty());
+    }
+
+    private RobotView robot(String id) {
+        return table.get(id).orElseThrow();
+    }
+
+    private long count(RobotView robot) {
+        return robot.context().get("count", Number.class) instanceof Number n ? n.longValue() : 0;
+    }
+
+    private long slotEpoch(String slot) {
+        return new SlotTable(admin).get(slot).map(SlotView::epoch).orElseThrow();
+    }
+
+    /** Reads every robot's stored count every few milliseconds, to check that it never goes back. */
+    private Map<String, List<Long>> sampleCounts() {
+        Map<String, List<Long>> samples = new ConcurrentHashMap<>();
+        sampling.set(true);
+        sampler = Thread.ofVirtual().start(() -> {
+            while (sampling.get()) {
+                for (Document doc : robots.find()) {
+                    Document context = doc.get("context", Document.class);
+                    if (context != null && context.get("count") instanceof Number n) {
+                        samples.computeIfAbsent(doc.getString("_id"), k -> new CopyOnWriteArrayList<>()).add(n.longValue());
+                    }
+                }
+                try {
+                    Thread.sleep(10);
+                } catch (InterruptedException e) {
+                    return;
+                }
+            }
+        });
+        return samples;
+    }
+
+    private static void assertNeverDecreases(Map<String, List<Long>> samples) {
+        assertFalse(samples.isEmpty(), "no samples taken");
+        samples.forEach((robot, counts) -> {
+            for (int i = 1; i < counts.size(); i++) {
+                assertTrue(counts.get(i) >= counts.get(i - 1),
+                        robot + ": stored count went back from " + counts.get(i - 1) + " to " + counts.get(i));
+            }
+        });
+    }
+
+    @Test
+    void theWinnerOfASlotStartsEveryRobotOfItFromItsStoredContext() {
+        new SlotTable(admin).init(2);
+        for (int i = 0; i < 8; i++) {
+            add("a" + i, "slot-0", i % 3, new Document("intervalMs", 100));
+            add("b" + i, "slot-1", 0, new Document("intervalMs", 100));
+        }
+        robots.updateOne(Filters.eq("_id", "a3"), Updates.set("context", new Document("count", 41L)));
+
+        TestNode node = node(7301, 2);
+
+        await().atMost(WAIT).until(() -> table.list(null).stream().allMatch(r -> r.state() == RobotState.RUNNING));
+        for (RobotView robot : table.list(null)) {
+            assertEquals(node.name, robot.node(), robot.id());
+            assertEquals(slotEpoch(robot.slotId()), robot.epoch(), robot.id() + " is fenced at its slot's epoch");
+            List<Tracker.Run> runs = tracker.runs(robot.id());
+            assertEquals(1, runs.size(), robot.id() + " ran once");
+            assertEquals(robot.epoch(), runs.getFirst().epoch, "the robot sees its fencing epoch");
+        }
+        assertEquals(41, tracker.runs("a3").getFirst().restored, "a3 resumed from its stored context");
+        await().atMost(WAIT).until(() -> count(robot("a3")) > 41);
+        assertEquals(Map.of("slot-0", List.of("a0", "a1", "a2", "a3", "a4", "a5", "a6", "a7"),
+                "slot-1", List.of("b0", "b1", "b2", "b3", "b4", "b5", "b6", "b7")), node.runtime.running());
+        tracker.assertNoOverlap();
+    }
+
+    @Test
+    void aTakeoverAfterTheOwnerIsCutOffResumesFromTheLastAcknowledgedCheckpoint() {
+        new SlotTable(admin).init(1);
+        for (int i = 0; i < 5; i++) {
+            add("c" + i, "slot-0", 0, new Document("intervalMs", 20));
+        }
+        TestNode first = node(7311, 1, TestNode.config(), true);
+        await().atMost(WAIT).until(() -> first.slotIds().equals(List.of("slot-0")));
+        TestNode second = node(7312, 1);
+        await().atMost(WAIT).until(() -> table.list(null).stream().allMatch(r -> count(r) >= 10));
+        Map<String, List<Long>> samples = sampleCounts();
+
+        first.proxy.pause();   // from the database's point of view, the first node is dead
+        await().atMost(WAIT).until(() -> table.list(null).stream().allMatch(r -> second.name.equals(r.node())
+                && tracker.isRunning(r.id(), second.name)));
+        await().atMost(WAIT).until(() -> table.list(null).stream().allMatch(r -> r.context().getLong("epoch") == slotEpoch("slot-0")));
+
+        for (RobotView robot : table.list(null)) {
+            List<Tracker.Run> runs = tracker.runs(robot.id());
+            assertEquals(2, runs.size(), robot.id() + " " + runs);
+            Tracker.Run old = runs.get(0);
+            Tracker.Run taken = runs.get(1);
+            assertEquals(first.name, old.node);
+            assertTrue(old.lastAcked >= 10, old.toString());
+            assertTrue(taken.restored >= old.lastAcked,
+                    robot.id() + " lost acknowledged progress: resumed from " + taken.restored + " after " + old);
+            assertTrue(taken.restored <= old.lastAttempted,
+                    robot.id() + " resumed from a count nobody wrote: " + taken);
+            assertTrue(taken.epoch > old.epoch, "the new run has a higher fencing epoch");
+        }
+        sampling.set(false);
+        assertNeverDecreases(samples);
+        tracker.assertNoOverlap();
+    }
+
+    @Test
+    void aStaleOwnersCheckpointDeliveredAfterTheTakeoverIsRejected() {
+        Logger batcherLog = (Logger) LoggerFactory.getLogger(WriteBatcher.class);
+        ListAppender<ILoggingEvent> rejected = new ListAppender<>();
+        rejected.start();
+        batcherLog.addAppender(rejected);
+        Level level = batcherLog.getLevel();
+        batcherLog.setLevel(Level.DEBUG);
+        try {
+            new SlotTable(admin).init(1);
+            add("s", "slot-0", 0, new Document("intervalMs", 20));
+            TestNode stale = node(7321, 1, TestNode.config(), true);
+            await().atMost(WAIT).until(() -> count(robot("s")) >= 5);
+            long staleEpoch = slotEpoch("slot-0");
+
+            // The stale owner's next checkpoint leaves while its lease is valid and is held in the network.
+            stale.proxy.pause();
+            TestNode next = node(7322, 1);
+            await().atMost(WAIT).until(() -> tracker.isRunning("s", next.name) && count(robot("s")) > 0
+                    && robot("s").context().getLong("epoch") > staleEpoch);
+            table.stop("s");
+            await().atMost(WAIT).until(() -> robot("s").state() == RobotState.STOPPED && !tracker.isRunning("s", next.name));
+            RobotView before = robot("s");
+            Tracker.Run staleRun = tracker.runs("s").getFirst();
+            assertEquals(stale.name, staleRun.node);
+            assertTrue(staleRun.lastAttempted > staleRun.lastAcked, "a checkpoint of the stale owner is in flight: " + staleRun);
+
+            stale.proxy.resume();
+            await().atMost(WAIT).until(() -> rejected.list.stream().anyMatch(e -> e.getFormattedMessage()
+                    .contains("Write to s rejected: token slot-0@" + staleEpoch + " is stale")));
+
+            RobotView after = robot("s");
+            assertEquals(before.context(), after.context(), "the stale write changed nothing");
+            assertEquals(before.epoch(), after.epoch());
+            assertTrue(after.epoch() > staleEpoch);
+            assertEquals(after.epoch(), after.context().getLong("epoch"), "the stored context is the new owner's");
+            tracker.assertNoOverlap();
+        } finally {
+            batcherLog.detachAppender(rejected);
+            batcherLog.setLevel(level);
+        }
+    }
+
+    @Test
+    void runsNeverOverlapAcrossNodesWhileRobotsMoveBackAndForth() {
+        new SlotTable(admin).init(2);
+        for (int i = 0; i < 6; i++) {
+            add("m" + i, "slot-" + (i % 2), 0, new Document("intervalMs", 10));
+        }
+        TestNode one = node(7331, 1);
+        TestNode two = node(7332, 1);
+        await().atMost(WAIT).until(() -> one.slotIds().size() + two.slotIds().size() == 2
+                && table.list(null).stream().allMatch(r -> r.state() == RobotState.RUNNING));
+        Map<String, List<Long>> samples = sampleCounts();
+
+        for (int round = 0; round < 4; round++) {
+            for (int i = 0; i < 6; i++) {
+                String id = "m" + i;
+                String to = robot(id).slotId().equals("slot-0") ? "slot-1" : "slot-0";
+                table.move(id, to);
+            }
+            int r = round;
+            await().atMost(WAIT).until(() -> table.list(null).stream().allMatch(robot ->
+                    robot.slotId().equals("slot-" + ((Integer.parseInt(robot.id().substring(1)) + r + 1) % 2))
+                            && robot.state() == RobotState.RUNNING && tracker.running(robot.id()).size() == 1));
+        }
+        sampling.set(false);
+
+        for (RobotView robot : table.list(null)) {
+            List<Tracker.Run> runs = tracker.runs(robot.id());
+            assertEquals(5, runs.size(), robot.id() + " ran once per placement: " + runs);
+            for (int i = 1; i < runs.size(); i++) {
+                assertTrue(runs.get(i).restored >= runs.get(i - 1).lastAcked,
+                        robot.id() + " lost progress in a move: " + runs.get(i - 1) + " -> " + runs.get(i));
+                assertFalse(runs.get(i).node.equals(runs.get(i - 1).node), "each move changes node: " + runs);
+            }
+        }
+        assertNeverDecreases(samples);
+        tracker.assertNoOverlap();
+    }
+
+    @Test
+    void aCrashLoopingRobotEndsFailedWhileTheOthersRun() {
+        new SlotTable(admin).init(1);
+        add("good", "slot-0", 0, new Document("intervalMs", 50));
+        add("bad", "slot-0", 0, new Document("crash", "boom"));
+        RuntimeConfig quickRestarts = TestNode.config().withRestarts(Duration.ofMillis(20), Duration.ofMillis(100), 4, Duration.ofMinutes(1));
+        node(7341, 1, quickRestarts, false);
+
+        await().atMost(WAIT).until(() -> robot("bad").state() == RobotState.FAILED);
+        RobotView bad = robot("bad");
+        assertEquals(4, tracker.runs("bad").size(), "started once and restarted until the limit");
+        assertEquals(4, bad.restarts());
+        assertTrue(bad.lastError().contains("boom"), bad.lastError());
+        assertEquals(null, bad.node());
+        long good = count(robot("good"));
+        await().atMost(WAIT).until(() -> count(robot("good")) > good + 3);
+        assertEquals(RobotState.RUNNING, robot("good").state());
+        assertEquals(1, tracker.runs("good").size(), "the good robot was never disturbed");
+
+        // Stays failed across polls until an operator starts it again.
+        int runs = tracker.runs("bad").size();
+        await().pollDelay(Duration.ofMillis(800)).atMost(WAIT).until(() -> true);
+        assertEquals(runs, tracker.runs("bad").size());
+
+        table.start("bad");
+        await().atMost(WAIT).until(() -> tracker.runs("bad").size() > runs);
+        await().atMost(WAIT).until(() -> robot("bad").state() == RobotState.FAILED);
+        assertEquals(2 * runs, tracker.runs("bad").size(), "start cleared the failures and retried");
+        tracker.assertNoOverlap();
+    }
+
+    @Test
+    void aRobotOfAnUnknownTypeFailsWithAClearErrorAndNothingElseIsAffected() {
+        new SlotTable(admin).init(1);
+        add("fine", "slot-0", 0, new Document("intervalMs", 50));
+        table.add(new RobotTable.NewRobot("alien", "ledgerx", "slot-0", 5, 1, new Document()), OptionalDouble.empty());
+        node(7351, 1);
+
+        await().atMost(WAIT).until(() -> robot("alien").state() == RobotState.FAILED && robot("fine").state() == RobotState.RUNNING);
+        RobotView alien = robot("alien");
+        assertTrue(alien.lastError().contains("unknown robot type 'ledgerx'"), alien.lastError());
+        assertTrue(alien.lastError().contains(TrackedRobot.TYPE), "names the known types: " + alien.lastError());
+        long fine = count(robot("fine"));
+        await().atMost(WAIT).until(() -> count(robot("fine")) > fine + 3);
+    }
+
+    @Test
+    void liveChangesReachTheOwnerWithinAPoll() {
+        new SlotTable(admin).init(1);
+        TestNode node = node(7361, 1);
+        await().atMost(WAIT).until(() -> node.slotIds().equals(List.of("slot-0")));
+
+        add("live", "slot-0", 0, new Document("intervalMs", 20));
+        await().atMost(WAIT).until(() -> robot("live").state() == RobotState.RUNNING && count(robot("live")) >= 3);
+
+        table.stop("live");
+        await().atMost(WAIT).until(() -> robot("live").state() == RobotState.STOPPED);
+        RobotView stopped = robot("live");
+        Tracker.Run run = tracker.runs("live").getFirst();
+        assertTrue(run.end != 0 && run.outcome.equals("returned"), "asked to stop, it returned: " + run);
+        assertEquals(run.lastAcked, count(stopped), "its last checkpoint is stored");
+        assertEquals(null, stopped.node());
+        assertEquals(Desired.STOPPED, stopped.desired());
+
+        table.start("live");
+        await().atMost(WAIT).until(() -> tracker.runs("live").size() == 2 && robot("live").state() == RobotState.RUNNING);
+        assertEquals(count(stopped), tracker.runs("live").get(1).restored, "restarted from where it stopped");
+
+        table.remove("live");
+        await().atMost(WAIT).until(() -> tracker.running("live").isEmpty());
+        assertTrue(table.get("live").isEmpty(), "a removed robot's writes do not bring it back");
+        assertEquals(Map.of("slot-0", List.of()), node.runtime.running());
+        tracker.assertNoOverlap();
+    }
+
+    @Test
+    void aGracefulStopLetsRobotsCheckpointAndAStandbyContinuesThem() {
+        new SlotTable(admin).init(1);
+        for (int i = 0; i < 3; i++) {
+            add("g" + i, "slot-0", 0, new Document("intervalMs", 20));
+        }
+        TestNode first = node(7371, 1);
+        await().atMost(WAIT).until(() -> table.list(null).stream().allMatch(r -> count(r) >= 5));
+        TestNode second = node(7372, 1);
+
+        first.close();
+        for (int i = 0; i < 3; i++) {
+            Tracker.Run run = tracker.runs("g" + i).getFirst();
+            assertEquals("returned", run.outcome, "asked to stop, not interrupted: " + run);
+        }
+        await().atMost(WAIT).until(() -> table.list(null).stream().allMatch(r -> tracker.isRunning(r.id(), second.name)));
+        for (int i = 0; i < 3; i++) {
+            List<Tracker.Run> runs = tracker.runs("g" + i);
+            assertEquals(runs.get(0).lastAcked, runs.get(1).restored, "resumed exactly from the final checkpoint");
+        }
+        tracker.assertNoOverlap();
+    }
+
+    @Test
+    void aMalformedRobotDocumentIsSkippedWithoutStoppingTheOthers() {
+        new SlotTable(admin).init(1);
+        add("ok", "slot-0", 0, new Document("intervalMs", 50));
+        robots.insertOne(new Document("_id", "broken").append("slotId", "slot-0").append("priority", "high"));
+        node(7381, 1);
+
+        await().atMost(WAIT).until(() -> count(robot("ok")) >= 3);
+        assertTrue(table.get("broken").isEmpty(), "not decodable, so not listed");
+        assertNotNull(robots.find(Filters.eq("_id", "broken")).first(), "but left as it was");
+        assertTrue(tracker.runs("broken").isEmpty());
+    }
+}

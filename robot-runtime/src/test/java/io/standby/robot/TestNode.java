@@ -1,0 +1,112 @@
+package io.standby.robot;
+
+import com.mongodb.event.CommandListener;
+import com.mongodb.event.CommandStartedEvent;
+import io.standby.slot.Lease;
+import io.standby.slot.LossReason;
+import io.standby.slot.NodeConfig;
+import io.standby.slot.NodeId;
+import io.standby.slot.SlotListener;
+import io.standby.slot.SlotNode;
+import io.standby.slot.SlotTiming;
+import io.standby.slot.StandbyDatabase;
+import io.standby.testing.TcpProxy;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * A whole node in this JVM: slot protocol, robot runtime and their two connections, optionally behind
+ * a {@link TcpProxy} so that a test can cut it off from the database. Counts the commands it sends.
+ */
+final class TestNode implements AutoCloseable {
+
+    /** Short timings, so that takeovers take a couple of seconds. */
+    static final SlotTiming TIMING = SlotTiming.of(Duration.ofMillis(200), Duration.ofMillis(1500), Duration.ofMillis(200));
+
+    final String name;
+    final NodeId id;
+    final SlotNode slots;
+    final RobotRuntime runtime;
+    final TcpProxy proxy;
+    /** Commands sent, with when (nanoTime); the protocol's and the runtime's. */
+    final List<long[]> commands = new CopyOnWriteArrayList<>();
+    final AtomicLong acquiredAt = new AtomicLong();
+    private final StandbyDatabase protocolDb;
+    private final StandbyDatabase runtimeDb;
+
+    private TestNode(int port, String uri, String db, int maxSlots, RuntimeConfig config, RobotTypes types, boolean proxied) throws Exception {
+        this.name = "127.0.0.1:" + port;
+        this.id = new NodeId("127.0.0.1", port);
+        this.proxy = proxied ? TcpProxy.to(uri) : null;
+        String via = proxied ? proxy.uri() : uri;
+        CommandListener counter = new CommandListener() {
+            @Override
+            public void commandStarted(CommandStartedEvent event) {
+                commands.add(new long[]{System.nanoTime()});
+            }
+        };
+        this.protocolDb = StandbyDatabase.connect(via, db, TIMING.operationTimeout(), s -> s.addCommandListener(counter));
+        this.runtimeDb = StandbyDatabase.connect(via, db, Duration.ofSeconds(30), s -> s.addCommandListener(counter));
+        this.runtime = RobotRuntime.create(runtimeDb, id, config, types).start();
+        SlotListener listener = new SlotListener() {
+            @Override
+            public void acquired(Lease lease) {
+                acquiredAt.set(System.nanoTime());
+                runtime.acquired(lease);
+            }
+
+            @Override
+            public void releasing(Lease lease) {
+                runtime.releasing(lease);
+            }
+
+            @Override
+            public void lost(Lease lease, LossReason reason) {
+                runtime.lost(lease, reason);
+            }
+        };
+        this.slots = SlotNode.create(protocolDb, NodeConfig.of(id, maxSlots, TIMING), listener).start();
+    }
+
+    static TestNode start(int port, String uri, String db, int maxSlots, RuntimeConfig config, RobotTypes types, boolean proxied) {
+        try {
+            return new TestNode(port, uri, db, maxSlots, config, types, proxied);
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    static RuntimeConfig config() {
+        return RuntimeConfig.defaults(TIMING.poll()).withStopTimeout(Duration.ofSeconds(5));
+    }
+
+    long commandsBetween(long fromNanos, long toNanos) {
+        return commands.stream().filter(c -> c[0] >= fromNanos && c[0] < toNanos).count();
+    }
+
+    List<String> slotIds() {
+        return slots.leases().stream().map(Lease::slotId).toList();
+    }
+
+    private volatile boolean closed;
+
+    /** Graceful stop: robots checkpoint and return, slots are released. */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        if (proxy != null) {
+            // A node cut off by its proxy would otherwise wait out every timeout on its way down.
+            proxy.close();
+        }
+        slots.close();
+        runtime.close();
+        protocolDb.close();
+        runtimeDb.close();
+    }
+}
