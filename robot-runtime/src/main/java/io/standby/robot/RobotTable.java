@@ -5,10 +5,8 @@ import com.mongodb.MongoWriteException;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Updates;
-import dev.morphia.Datastore;
 import io.standby.robot.internal.Placement;
 import io.standby.robot.internal.RobotCodec;
-import io.standby.robot.internal.RobotDocument;
 import io.standby.slot.SlotState;
 import io.standby.slot.SlotTable;
 import io.standby.slot.SlotView;
@@ -52,12 +50,10 @@ public final class RobotTable {
     public record NewRobot(String id, String type, String slotId, int priority, double weight, Document config) {
     }
 
-    private final Datastore datastore;
     private final MongoCollection<Document> robots;
     private final SlotTable slots;
 
     public RobotTable(StandbyDatabase database) {
-        this.datastore = database.datastore();
         this.robots = database.database().getCollection(COLLECTION);
         this.slots = new SlotTable(database);
     }
@@ -86,7 +82,7 @@ public final class RobotTable {
         });
         String slotId = robot.slotId() != null ? requireSlot(robot.slotId()) : placeAutomatically(robot, capacity);
         try {
-            datastore.insert(RobotDocument.create(robot.id(), robot.type(), slotId, robot.priority(), robot.weight(), robot.config()));
+            robots.insertOne(RobotCodec.newRobot(robot.id(), robot.type(), slotId, robot.priority(), robot.weight(), robot.config()));
         } catch (MongoWriteException e) {
             if (e.getError().getCategory() == ErrorCategory.DUPLICATE_KEY) {
                 throw new IllegalArgumentException("robot '" + robot.id() + "' already exists");

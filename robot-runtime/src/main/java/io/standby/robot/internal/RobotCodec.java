@@ -13,7 +13,19 @@ import java.util.concurrent.ConcurrentHashMap;
 
 import static io.standby.robot.internal.RobotFields.*;
 
-/** Decodes robot documents leniently; see {@link RobotView}. */
+/**
+ * The robot document, readable in mongosh: {@code {_id, type, slotId, priority, weight, config, desired,
+ * state, node, context, epoch, restarts, lastError, target, updated}}.
+ *
+ * <p>{@code epoch} is the fencing token of the last runner that took the robot: the epoch of the slot
+ * named in {@code slotId} at that time. A runner's writes are conditional on {@code (slotId, epoch)};
+ * a new owner of the slot raises {@code epoch} before it starts the robot, which rejects every later
+ * write of the former runner. {@code target} is a requested move.
+ *
+ * <p>Robots are read and written with the driver's {@link Document}s, not a Morphia entity: {@code config}
+ * and {@code context} are free-form documents, and a lenient decoder must skip one malformed robot
+ * instead of failing a whole read. Decoding is lenient; see {@link RobotView}.
+ */
 public final class RobotCodec {
 
     private static final Logger log = LoggerFactory.getLogger(RobotCodec.class);
@@ -21,6 +33,14 @@ public final class RobotCodec {
     private static final Map<Object, String> warned = new ConcurrentHashMap<>();
 
     private RobotCodec() {
+    }
+
+    /** A new robot, pending until the owner of its slot starts it. */
+    public static Document newRobot(String id, String type, String slotId, int priority, double weight, Document config) {
+        return new Document(ID, id).append(TYPE, type).append(SLOT, slotId).append(PRIORITY, priority)
+                .append(WEIGHT, weight).append(CONFIG, config).append(DESIRED, Desired.RUNNING.value())
+                .append(STATE, RobotState.PENDING.name()).append(NODE, null).append(CONTEXT, new Document())
+                .append(EPOCH, 0L).append(RESTARTS, 0).append(LAST_ERROR, null);
     }
 
     /** Decodes a document, or returns null after a warning if it is malformed. */

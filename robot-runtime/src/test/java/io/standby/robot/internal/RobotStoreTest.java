@@ -34,7 +34,7 @@ class RobotStoreTest {
         store = new RobotStore(db.database());
         robots = db.database().getCollection(RobotFields.COLLECTION);
         for (String id : List.of("r1", "r2", "r3")) {
-            db.datastore().insert(RobotDocument.create(id, "counter", "slot-0", 0, 1, new Document()));
+            robots.insertOne(RobotCodec.newRobot(id, "counter", "slot-0", 0, 1, new Document()));
         }
     }
 
