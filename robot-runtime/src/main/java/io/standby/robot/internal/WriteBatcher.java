@@ -40,10 +40,14 @@ public final class WriteBatcher implements AutoCloseable {
         }
     }
 
+    static final java.time.Duration CLOSE_WAIT = java.time.Duration.ofSeconds(3);
+
     private final RobotStore store;
     private final LinkedBlockingQueue<Write> queue = new LinkedBlockingQueue<>();
     private final Thread sender;
     private volatile boolean closed;
+    /** Set when close stops waiting: what is still queued fails instead of being sent. */
+    private volatile boolean abandoned;
 
     public WriteBatcher(RobotStore store) {
         this.store = store;
@@ -63,7 +67,7 @@ public final class WriteBatcher implements AutoCloseable {
 
     private void run() {
         List<Write> batch = new ArrayList<>();
-        while (!closed || !queue.isEmpty()) {
+        while (!abandoned && (!closed || !queue.isEmpty())) {
             try {
                 Write first = queue.poll(100, TimeUnit.MILLISECONDS);
                 if (first == null) {
@@ -73,7 +77,7 @@ public final class WriteBatcher implements AutoCloseable {
                 queue.drainTo(batch);
                 send(batch);
             } catch (InterruptedException e) {
-                if (closed) {
+                if (abandoned) {
                     break;
                 }
             } catch (RuntimeException e) {
@@ -120,12 +124,19 @@ public final class WriteBatcher implements AutoCloseable {
         }
     }
 
-    /** Sends what is queued, then stops. */
+    /**
+     * Sends what is queued, then stops. Runs have written their final state before this is called, so
+     * what is left is best effort: if the database does not answer within {@link #CLOSE_WAIT}, it fails.
+     */
     @Override
     public void close() {
         closed = true;
         try {
-            sender.join(TimeUnit.SECONDS.toMillis(30));
+            if (!sender.join(CLOSE_WAIT)) {
+                abandoned = true;
+                sender.interrupt();
+                sender.join(CLOSE_WAIT);
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
