@@ -51,9 +51,13 @@ class RobotScaleTest {
     }
 
     private void addIdleRobots(int count) {
+        addRobots(count, new Document("checkpoint", false).append("intervalMs", 1000));
+    }
+
+    private void addRobots(int count, Document config) {
         List<Document> docs = IntStream.range(0, count).mapToObj(i -> new Document("_id", String.format("idle-%04d", i))
                 .append("type", TrackedRobot.TYPE).append("slotId", "slot-0").append("priority", 0).append("weight", 1.0)
-                .append("config", new Document("checkpoint", false).append("intervalMs", 1000))
+                .append("config", config)
                 .append("desired", "running").append("state", "PENDING").append("node", null)
                 .append("context", new Document()).append("epoch", 0L).append("restarts", 0)).toList();
         if (!docs.isEmpty()) {
@@ -100,6 +104,21 @@ class RobotScaleTest {
         // Heartbeat every 200 ms and robot sync every 200 ms: about 10 commands a second either way.
         assertTrue(with <= without * 1.25 + 1, "with " + ROBOTS + " idle robots: " + with + "/s, without: " + without + "/s");
         assertTrue(without < 30, "a node's own load is a handful of commands per second: " + without);
+    }
+
+    @Test
+    void checkpointsOfManyRobotsGoOutInBulk() throws InterruptedException {
+        addRobots(ROBOTS, new Document("intervalMs", 1000));
+        TestNode node = node(7421);
+        await().atMost(Duration.ofSeconds(60)).until(() -> tracker.all().size() == ROBOTS);
+        Thread.sleep(2_000);
+        long acked = tracker.all().stream().mapToLong(r -> r.lastAcked).sum();
+        double commands = steadyRate(node);
+        long checkpoints = tracker.all().stream().mapToLong(r -> r.lastAcked).sum() - acked;
+        double perSecond = checkpoints / 6.0;
+        System.out.printf("BENCHMARK robots=%d checkpoints-per-second=%.0f commands-per-second=%.1f%n", ROBOTS, perSecond, commands);
+        assertTrue(perSecond > ROBOTS / 10.0, "the robots keep checkpointing: " + perSecond);
+        assertTrue(commands < perSecond / 2, "checkpoints share bulk writes: " + commands + " commands for " + perSecond + " checkpoints a second");
     }
 
     /** Commands per second over five seconds, after a second to settle. */

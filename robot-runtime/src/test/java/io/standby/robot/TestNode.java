@@ -1,7 +1,10 @@
 package io.standby.robot;
 
+import com.mongodb.event.CommandFailedEvent;
 import com.mongodb.event.CommandListener;
 import com.mongodb.event.CommandStartedEvent;
+import com.mongodb.event.CommandSucceededEvent;
+import org.bson.BsonDocument;
 import io.standby.slot.Lease;
 import io.standby.slot.LossReason;
 import io.standby.slot.NodeConfig;
@@ -33,6 +36,14 @@ final class TestNode implements AutoCloseable {
     final TcpProxy proxy;
     /** Commands sent, with when (nanoTime); the protocol's and the runtime's. */
     final List<long[]> commands = new CopyOnWriteArrayList<>();
+    /** Every command the runtime's client finished: when it was sent, its name, and the reply or the error. */
+    final List<Finished> finished = new CopyOnWriteArrayList<>();
+    private final java.util.Map<Integer, Long> sentAt = new java.util.concurrent.ConcurrentHashMap<>();
+    private final java.util.Map<Integer, BsonDocument> sentCommand = new java.util.concurrent.ConcurrentHashMap<>();
+
+    /** A command of the runtime's client: when the driver sent it, when the reply came, what it said. */
+    record Finished(long sent, long done, String command, BsonDocument body, BsonDocument reply, String error) {
+    }
     final AtomicLong acquiredAt = new AtomicLong();
     private final StandbyDatabase protocolDb;
     private final StandbyDatabase runtimeDb;
@@ -48,8 +59,30 @@ final class TestNode implements AutoCloseable {
                 commands.add(new long[]{System.nanoTime()});
             }
         };
+        CommandListener outcomes = new CommandListener() {
+            @Override
+            public void commandStarted(CommandStartedEvent event) {
+                sentAt.put(event.getRequestId(), System.nanoTime());
+                if (event.getCommandName().equals("update")) {
+                    sentCommand.put(event.getRequestId(), event.getCommand().clone());
+                }
+            }
+
+            @Override
+            public void commandSucceeded(CommandSucceededEvent event) {
+                finished.add(new Finished(sentAt.getOrDefault(event.getRequestId(), 0L), System.nanoTime(),
+                        event.getCommandName(), sentCommand.remove(event.getRequestId()), event.getResponse(), null));
+            }
+
+            @Override
+            public void commandFailed(CommandFailedEvent event) {
+                finished.add(new Finished(sentAt.getOrDefault(event.getRequestId(), 0L), System.nanoTime(),
+                        event.getCommandName(), sentCommand.remove(event.getRequestId()), null, event.getThrowable().toString()));
+            }
+        };
         this.protocolDb = StandbyDatabase.connect(via, db, TIMING.operationTimeout(), s -> s.addCommandListener(counter));
-        this.runtimeDb = StandbyDatabase.connect(via, db, Duration.ofSeconds(30), s -> s.addCommandListener(counter));
+        this.runtimeDb = StandbyDatabase.connect(via, db, Duration.ofSeconds(30),
+                s -> s.addCommandListener(counter).addCommandListener(outcomes));
         this.runtime = RobotRuntime.create(runtimeDb, id, config, types).start();
         SlotListener listener = new SlotListener() {
             @Override
