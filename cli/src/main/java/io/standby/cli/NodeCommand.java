@@ -90,44 +90,50 @@ final class NodeCommand implements Callable<Integer> {
         RobotTypes types = RobotTypes.discover(plugins);
         StandbyCli root = (StandbyCli) spec.root().userObject();
 
-        try (NodeHttp http = NodeHttp.bind(ip, port);
-             StandbyDatabase db = connect(root, timing.operationTimeout());
-             StandbyDatabase robotDb = connect(root, ROBOT_OPERATION_TIMEOUT)) {
-            if (new SlotTable(db).list().isEmpty()) {
-                log.warn("There are no slots yet; this node waits for them (create them with: standby slots init --count N)");
+        try (NodeHttp http = NodeHttp.bind(ip, port)) {
+            checkDatabase(root);
+            try (StandbyDatabase db = StandbyDatabase.connect(root.mongo, root.db, timing.operationTimeout(), null);
+                 StandbyDatabase robotDb = StandbyDatabase.connect(root.mongo, root.db, ROBOT_OPERATION_TIMEOUT, null)) {
+                return run(http, db, robotDb, config, robotConfig, types);
             }
-            log.info("Robot types: {}{}", types.names().isEmpty() ? "none" : String.join(", ", types.names()),
-                    plugins == null ? " (built in)" : " (built in and from " + plugins.toAbsolutePath().normalize() + ")");
-            RobotRuntime robots = RobotRuntime.create(robotDb, node, robotConfig, types);
-            SlotNode slots = SlotNode.create(db, config, new InOrder(new LoggingListener(stopTimeout), robots));
-            http.serve(config, slots::leases, robots::running);
-            CountDownLatch stopped = new CountDownLatch(1);
-            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-                log.info("Stopping: letting robots checkpoint, then releasing slots");
-                // Closing the slot node calls releasing() for every slot, which waits for the slot's robots
-                // to checkpoint and stop; only then is the slot released. So the robots' runtime, and the
-                // connections both use, may close only after it.
-                slots.close();
-                robots.close();
-                robotDb.close();
-                db.close();
-                stopped.countDown();
-            }, "standby-stop"));
-            robots.start();
-            slots.start();
-            stopped.await();
-            return 0;
         }
     }
 
-    private static StandbyDatabase connect(StandbyCli root, Duration operationTimeout) {
-        StandbyDatabase db = StandbyDatabase.connect(root.mongo, root.db, operationTimeout, null);
-        try {
-            db.ping();
-            return db;
-        } catch (RuntimeException e) {
+    private Integer run(NodeHttp http, StandbyDatabase db, StandbyDatabase robotDb, NodeConfig config,
+                        RuntimeConfig robotConfig, RobotTypes types) throws InterruptedException {
+        log.info("Robot types: {}{}", types.names().isEmpty() ? "none" : String.join(", ", types.names()),
+                plugins == null ? " (built in)" : " (built in and from " + plugins.toAbsolutePath().normalize() + ")");
+        RobotRuntime robots = RobotRuntime.create(robotDb, config.node(), robotConfig, types);
+        SlotNode slots = SlotNode.create(db, config, new InOrder(new LoggingListener(stopTimeout), robots));
+        http.serve(config, slots::leases, robots::running);
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            log.info("Stopping: letting robots checkpoint, then releasing slots");
+            // Closing the slot node calls releasing() for every slot, which waits for the slot's robots
+            // to checkpoint and stop; only then is the slot released. So the robots' runtime, and the
+            // connections both use, may close only after it.
+            slots.close();
+            robots.close();
+            robotDb.close();
             db.close();
-            throw e;
+            stopped.countDown();
+        }, "standby-stop"));
+        robots.start();
+        slots.start();
+        stopped.await();
+        return 0;
+    }
+
+    /**
+     * Checks that the database answers, with the admin commands' timeout: the first operation on a
+     * connection includes connecting, which on a busy machine can take longer than the protocol's
+     * operation timeout (three quarters of a heartbeat). The protocol itself retries every poll.
+     */
+    private static void checkDatabase(StandbyCli root) {
+        try (StandbyDatabase db = root.connect(StandbyCli.ADMIN_TIMEOUT)) {
+            if (new SlotTable(db).list().isEmpty()) {
+                log.warn("There are no slots yet; this node waits for them (create them with: standby slots init --count N)");
+            }
         }
     }
 
