@@ -11,6 +11,7 @@ import java.net.BindException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
@@ -46,14 +47,18 @@ final class NodeHttp implements AutoCloseable {
         }
     }
 
-    /** Serves {@code /health}: the node's identity and the slots it holds, as JSON. */
-    NodeHttp serve(NodeConfig config, Supplier<List<Lease>> leases) {
+    /**
+     * Serves {@code /health}: the node's identity, the slots it holds, and the robots running under each,
+     * as JSON.
+     */
+    NodeHttp serve(NodeConfig config, Supplier<List<Lease>> leases, Supplier<Map<String, List<String>>> robots) {
         server.createContext("/health", exchange -> {
             String slots = leases.get().stream()
-                    .map(l -> "{\"slot\":\"" + l.slotId() + "\",\"epoch\":" + l.epoch() + "}")
+                    .map(l -> "{\"slot\":" + Json.quote(l.slotId()) + ",\"epoch\":" + l.epoch() + "}")
                     .collect(Collectors.joining(","));
             String body = "{\"status\":\"UP\",\"node\":\"" + config.node() + "\",\"instance\":\"" + config.instance()
-                    + "\",\"maxSlots\":" + config.maxSlots() + ",\"slots\":[" + slots + "]}";
+                    + "\",\"maxSlots\":" + config.maxSlots() + ",\"slots\":[" + slots + "],\"robots\":"
+                    + Json.compact(robots.get()) + "}";
             respond(exchange, 200, body);
         });
         server.createContext("/", exchange -> respond(exchange, 404, "{\"error\":\"not found\"}"));

@@ -5,16 +5,12 @@ import io.standby.slot.SlotTiming;
 import io.standby.slot.SlotView;
 import io.standby.slot.StandbyDatabase;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
-import picocli.CommandLine.Spec;
 
-import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.Callable;
 
 /** {@code standby slots init|list|release}. */
 @Command(name = "slots", mixinStandardHelpOptions = true,
@@ -22,23 +18,9 @@ import java.util.concurrent.Callable;
         subcommands = {SlotsCommand.Init.class, SlotsCommand.ListSlots.class, SlotsCommand.Release.class})
 final class SlotsCommand {
 
-    /** Base of the subcommands: the root's --mongo and --db, and standard output. */
-    abstract static class Base implements Callable<Integer> {
-        @Spec
-        CommandSpec spec;
-
-        StandbyDatabase connect() {
-            return ((StandbyCli) spec.root().userObject()).connect(StandbyCli.ADMIN_TIMEOUT);
-        }
-
-        PrintWriter out() {
-            return spec.commandLine().getOut();
-        }
-    }
-
     @Command(name = "init", mixinStandardHelpOptions = true,
             description = "Creates slot-0 .. slot-(N-1); existing slots are kept as they are, so it can run again or grow.")
-    static final class Init extends Base {
+    static final class Init extends AdminCommand {
         @Option(names = "--count", required = true, paramLabel = "N", description = "How many slots there should be.")
         int count;
 
@@ -63,7 +45,7 @@ final class SlotsCommand {
 
     @Command(name = "list", mixinStandardHelpOptions = true,
             description = "Lists the slots: owner, epoch, heartbeat age and lease, judged by the database's clock.")
-    static final class ListSlots extends Base {
+    static final class ListSlots extends AdminCommand {
         @Override
         public Integer call() {
             try (StandbyDatabase db = connect()) {
@@ -95,7 +77,7 @@ final class SlotsCommand {
     @Command(name = "release", mixinStandardHelpOptions = true,
             description = {"Forces a slot free while its owner may still run: the epoch moves on, so the owner's writes",
                 "are rejected and it stops at its next renewal; a standby takes over once the lease has run out."})
-    static final class Release extends Base {
+    static final class Release extends AdminCommand {
         @Parameters(paramLabel = "SLOT", description = "The slot to release, e.g. slot-0.")
         String slotId;
 

@@ -20,7 +20,8 @@ import java.util.Properties;
         mixinStandardHelpOptions = true,
         versionProvider = StandbyCli.Version.class,
         description = "Runs long-lived robots on interchangeable nodes, coordinated only through MongoDB slots.",
-        subcommands = {MongoCommand.class, SlotsCommand.class, NodeCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {MongoCommand.class, SlotsCommand.class, RobotCommand.class, NodeCommand.class,
+            CommandLine.HelpCommand.class})
 public final class StandbyCli {
 
     /** Admin commands give up on an unreachable database after this long. */

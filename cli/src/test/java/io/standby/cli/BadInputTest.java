@@ -82,6 +82,9 @@ class BadInputTest {
         "--ip 127.0.0.1 --port 7700 --max-slots 0            | --max-slots 0",
         "--ip 127.0.0.1 --port 7700 --turbo                  | --turbo",
         "--port 7700                                         | --ip",
+        "--ip 127.0.0.1 --port 7700 --plugins /nonexistent   | /nonexistent",
+        "--ip 127.0.0.1 --port 7700 --stop-timeout 0ms       | --stop-timeout 0ms",
+        "--ip 127.0.0.1 --port 7700 --stop-timeout soon      | soon",
     })
     void nodeOptions(String args, String mention) {
         assertRejected(run(("node " + args).trim().split("\\s+")), mention);
@@ -92,6 +95,16 @@ class BadInputTest {
         try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             CliRun run = run("node", "--ip", "127.0.0.1", "--port", Integer.toString(taken.getLocalPort()));
             assertRejected(run, "127.0.0.1:" + taken.getLocalPort());
+        }
+    }
+
+    /** The port is taken and the database unreachable: only a check made before both can name the directory. */
+    @Test
+    void pluginsAreCheckedBeforeTheAddressIsBoundOrTheDatabaseContacted() throws Exception {
+        try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            CliRun run = CliRun.of("node", "--ip", "127.0.0.1", "--port", Integer.toString(taken.getLocalPort()),
+                    "--plugins", "/nonexistent", "--mongo", "mongodb://127.0.0.1:1");
+            assertRejected(run, "invalid --plugins '/nonexistent': not a directory");
         }
     }
 

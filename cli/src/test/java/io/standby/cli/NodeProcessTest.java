@@ -15,15 +15,12 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.CleanupMode;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -75,21 +72,6 @@ class NodeProcessTest {
         admin.close();
     }
 
-    /** Ports free right now and distinct from each other (holding all sockets until every port is chosen). */
-    private static List<Integer> freePorts(int count) throws Exception {
-        List<ServerSocket> sockets = new ArrayList<>();
-        try {
-            for (int i = 0; i < count; i++) {
-                sockets.add(new ServerSocket(0, 1, InetAddress.getLoopbackAddress()));
-            }
-            return sockets.stream().map(ServerSocket::getLocalPort).toList();
-        } finally {
-            for (ServerSocket socket : sockets) {
-                socket.close();
-            }
-        }
-    }
-
     private StandbyProcess node(int port, String heartbeat, String lease, String poll) throws Exception {
         StandbyProcess node = StandbyProcess.start(dir, "node-" + port + "-" + System.nanoTime(),
                 "node", "--ip", "127.0.0.1", "--port", Integer.toString(port),
@@ -117,7 +99,7 @@ class NodeProcessTest {
     @Test
     void fiveNodesShareThreeSlotsAndAStandbyTakesOverFromAKilledOwner() throws Exception {
         new SlotTable(admin).init(3);
-        List<Integer> ports = freePorts(5);
+        List<Integer> ports = StandbyProcess.freePorts(5);
         for (int port : ports) {
             node(port, "300ms", "2s", "300ms");
         }
@@ -158,7 +140,7 @@ class NodeProcessTest {
     @Test
     void sigtermReleasesTheSlotAndAStandbyTakesItWithoutWaitingOutTheLease() throws Exception {
         new SlotTable(admin).init(1);
-        List<Integer> ports = freePorts(2);
+        List<Integer> ports = StandbyProcess.freePorts(2);
         int a = ports.get(0);
         int b = ports.get(1);
         node(a, "500ms", "10s", "200ms");
@@ -185,7 +167,7 @@ class NodeProcessTest {
     @Test
     void aRestartWithTheSameIdentityTakesItsSlotBackWithoutWaitingForTheLease() throws Exception {
         new SlotTable(admin).init(1);
-        List<Integer> ports = freePorts(2);
+        List<Integer> ports = StandbyProcess.freePorts(2);
         int a = ports.get(0);
         int b = ports.get(1);
         node(a, "1s", "30s", "200ms");
@@ -211,7 +193,7 @@ class NodeProcessTest {
     @Test
     void aStoppedOwnerIsTakenOverAndStandsDownWhenItWakesUp() throws Exception {
         new SlotTable(admin).init(1);
-        List<Integer> ports = freePorts(2);
+        List<Integer> ports = StandbyProcess.freePorts(2);
         int a = ports.get(0);
         int b = ports.get(1);
         node(a, "300ms", "2s", "300ms");

@@ -1,0 +1,280 @@
+package io.standby.cli;
+
+import io.standby.robot.RobotState;
+import io.standby.robot.RobotTable;
+import io.standby.robot.RobotTable.MoveResult;
+import io.standby.robot.RobotTable.NewRobot;
+import io.standby.robot.RobotTypes;
+import io.standby.robot.RobotView;
+import io.standby.robot.internal.Placement;
+import io.standby.slot.StandbyDatabase;
+import org.bson.Document;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.OptionalDouble;
+
+/**
+ * {@code standby robot add|move|stop|start|rm|list|rebalance}. Every change is one conditional update
+ * of a robot document, so it is safe while nodes run; the owner of the robot's slot acts on it within
+ * one poll. Bad input is rejected before the database is touched, or by the update's own condition.
+ */
+@Command(name = "robot", mixinStandardHelpOptions = true,
+        description = {"Adds, moves, stops, starts, removes, lists and rebalances robots.",
+            "Changes are safe while nodes run: the owner of a robot's slot applies them within one poll."},
+        subcommands = {RobotCommand.Add.class, RobotCommand.Move.class, RobotCommand.Stop.class,
+            RobotCommand.Start.class, RobotCommand.Remove.class, RobotCommand.ListRobots.class,
+            RobotCommand.Rebalance.class})
+final class RobotCommand {
+
+    private static final String AUTO = "auto";
+    private static final int CONTEXT_WIDTH = 40;
+    private static final int ERROR_WIDTH = 40;
+
+    @Command(name = "add", mixinStandardHelpOptions = true,
+            description = {"Adds a robot, bound to a slot; the slot's owner starts it within one poll.",
+                "With --slot auto it goes to the least-loaded live slot by total weight (to any slot while none is live)."})
+    static final class Add extends AdminCommand {
+        @Parameters(paramLabel = "ID", description = "The robot's id: letters, digits, '.', '_', ':' or '-'.")
+        String id;
+
+        @Option(names = "--type", required = true, paramLabel = "TYPE",
+                description = "The robot type, e.g. counter; the nodes must know it (built in, or from their --plugins).")
+        String type;
+
+        @Option(names = "--slot", paramLabel = "SLOT|auto", defaultValue = AUTO,
+                description = "The slot to bind it to, or auto (default: ${DEFAULT-VALUE}).")
+        String slot;
+
+        @Option(names = "--priority", paramLabel = "P", defaultValue = "0",
+                description = "Higher starts first when a node takes the slot over (default: ${DEFAULT-VALUE}).")
+        int priority;
+
+        @Option(names = "--weight", paramLabel = "W", defaultValue = "1",
+                description = "How much load the robot puts on its slot, more than 0 (default: ${DEFAULT-VALUE}).")
+        double weight;
+
+        @Option(names = "--config", paramLabel = "KEY=VALUE",
+                description = {"A configuration value; repeatable. true/false and numbers are stored typed, anything else",
+                    "as text. A key given twice takes the last value; KEY=VALUE beats the same key in --config-json."})
+        List<String> config = new ArrayList<>();
+
+        @Option(names = "--config-json", paramLabel = "JSON",
+                description = "The configuration as a JSON object, e.g. '{\"intervalMs\": 500, \"urls\": [\"a\", \"b\"]}'.")
+        String configJson;
+
+        @Option(names = "--capacity", paramLabel = "C",
+                description = "Only with --slot auto: the most total weight a slot may carry after the robot is added.")
+        Double capacity;
+
+        @Override
+        public Integer call() {
+            // Everything that needs no database is checked first, so bad input changes nothing.
+            requirePositive("--weight", weight);
+            OptionalDouble room = capacity(capacity);
+            boolean auto = AUTO.equals(slot);
+            if (!auto && room.isPresent()) {
+                throw new IllegalArgumentException("--capacity " + number(capacity)
+                        + " applies only to --slot auto, not to --slot " + slot);
+            }
+            Document document = RobotConfigArguments.parse(configJson, config);
+            try (StandbyDatabase db = connect()) {
+                RobotView added = new RobotTable(db).add(
+                        new NewRobot(id, type, auto ? null : slot, priority, weight, document), room);
+                out().printf("Added %s (%s) to %s.%n", added.id(), added.type(), added.slotId());
+                List<String> builtIn = RobotTypes.discover((Path) null).names();
+                if (!builtIn.contains(type)) {
+                    out().printf("Note: '%s' is not a built-in type (%s); its nodes need it in their --plugins.%n",
+                            type, String.join(", ", builtIn));
+                }
+                out().flush();
+                return 0;
+            }
+        }
+    }
+
+    @Command(name = "move", mixinStandardHelpOptions = true,
+            description = {"Binds a robot to another slot. A robot nobody runs moves at once; a running one is stopped",
+                "by its node with a final checkpoint and handed over, so two nodes never run it at once."})
+    static final class Move extends AdminCommand {
+        @Parameters(paramLabel = "ID", description = "The robot to move.")
+        String id;
+
+        @Option(names = "--slot", required = true, paramLabel = "SLOT", description = "The slot to move it to.")
+        String slot;
+
+        @Override
+        public Integer call() {
+            try (StandbyDatabase db = connect()) {
+                RobotTable robots = new RobotTable(db);
+                MoveResult result = robots.move(id, slot);
+                switch (result) {
+                    case MOVED -> out().printf("Moved %s to %s at once: nobody was running it.%n", id, slot);
+                    case REQUESTED -> out().printf("%s is running on %s: its node stops it with a final checkpoint "
+                            + "and hands it over to %s within one poll.%n", id, runner(robots, id), slot);
+                    case ALREADY_THERE -> out().printf("%s is already in %s; nothing to move.%n", id, slot);
+                }
+                out().flush();
+                return 0;
+            }
+        }
+    }
+
+    @Command(name = "stop", mixinStandardHelpOptions = true,
+            description = "Stops a robot and keeps it stopped; a running one checkpoints first. Its context is kept.")
+    static final class Stop extends AdminCommand {
+        @Parameters(paramLabel = "ID", description = "The robot to stop.")
+        String id;
+
+        @Override
+        public Integer call() {
+            try (StandbyDatabase db = connect()) {
+                RobotTable robots = new RobotTable(db);
+                robots.stop(id);
+                RobotView robot = robots.get(id).orElse(null);
+                if (robot == null || robot.node() == null) {
+                    out().printf("Stopped %s.%n", id);
+                } else {
+                    out().printf("Stopping %s: its node (%s) lets it checkpoint and stops it within one poll.%n",
+                            id, robot.node());
+                }
+                out().flush();
+                return 0;
+            }
+        }
+    }
+
+    @Command(name = "start", mixinStandardHelpOptions = true,
+            description = "Wants a stopped (or FAILED) robot running again; the owner of its slot starts it within one poll.")
+    static final class Start extends AdminCommand {
+        @Parameters(paramLabel = "ID", description = "The robot to start.")
+        String id;
+
+        @Override
+        public Integer call() {
+            try (StandbyDatabase db = connect()) {
+                RobotTable robots = new RobotTable(db);
+                robots.start(id);
+                RobotView robot = robots.get(id).orElse(null);
+                if (robot != null && robot.state() == RobotState.RUNNING && robot.node() != null) {
+                    out().printf("%s already runs on %s.%n", id, robot.node());
+                } else {
+                    out().printf("Started %s: the owner of %s runs it within one poll.%n",
+                            id, robot == null ? "its slot" : robot.slotId());
+                }
+                out().flush();
+                return 0;
+            }
+        }
+    }
+
+    @Command(name = "rm", mixinStandardHelpOptions = true,
+            description = "Removes a robot and its context; a node running it interrupts it within one poll.")
+    static final class Remove extends AdminCommand {
+        @Parameters(paramLabel = "ID", description = "The robot to remove.")
+        String id;
+
+        @Override
+        public Integer call() {
+            try (StandbyDatabase db = connect()) {
+                new RobotTable(db).remove(id);
+                out().printf("Removed %s and its context.%n", id);
+                out().flush();
+                return 0;
+            }
+        }
+    }
+
+    @Command(name = "list", mixinStandardHelpOptions = true,
+            description = "Lists the robots by slot: where they run, what is wanted of them, and their context.")
+    static final class ListRobots extends AdminCommand {
+        @Option(names = "--slot", paramLabel = "SLOT", description = "Only the robots of this slot.")
+        String slot;
+
+        @Override
+        public Integer call() {
+            try (StandbyDatabase db = connect()) {
+                List<RobotView> robots = new RobotTable(db).list(slot);
+                if (robots.isEmpty()) {
+                    out().println("No robots.");
+                    out().flush();
+                    return 0;
+                }
+                Table table = new Table("ROBOT", "TYPE", "SLOT", "STATE", "DESIRED", "NODE", "EPOCH", "PRIORITY",
+                        "WEIGHT", "RESTARTS", "CONTEXT", "LAST ERROR");
+                for (RobotView r : robots) {
+                    table.row(r.id(), r.type(), r.moving() ? r.slotId() + "->" + r.target() : r.slotId(),
+                            r.state().name(), r.desired().value(), r.node(), r.epoch(), r.priority(),
+                            number(r.weight()), r.restarts(),
+                            Json.truncate(Json.compact(r.context()), CONTEXT_WIDTH),
+                            Json.truncate(oneLine(r.lastError()), ERROR_WIDTH));
+                }
+                table.print(out());
+                return 0;
+            }
+        }
+    }
+
+    @Command(name = "rebalance", mixinStandardHelpOptions = true,
+            description = {"Evens out the total weight of running robots over the live slots with the fewest moves,",
+                "largest robots first. Running robots checkpoint and hand over within one poll."})
+    static final class Rebalance extends AdminCommand {
+        @Option(names = "--dry-run", description = "Print the moves without making them.")
+        boolean dryRun;
+
+        @Option(names = "--capacity", paramLabel = "C", description = "No move may leave a slot with more total weight than this.")
+        Double capacity;
+
+        @Override
+        public Integer call() {
+            OptionalDouble room = capacity(capacity);
+            try (StandbyDatabase db = connect()) {
+                List<Placement.Move> moves = new RobotTable(db).rebalance(room, dryRun);
+                if (moves.isEmpty()) {
+                    out().println("Already balanced.");
+                    out().flush();
+                    return 0;
+                }
+                int width = moves.stream().mapToInt(m -> m.robotId().length()).max().orElse(0);
+                for (Placement.Move m : moves) {
+                    out().printf("%-" + width + "s  %s -> %s  (weight %s)%n", m.robotId(), m.from(), m.to(), number(m.weight()));
+                }
+                out().printf(dryRun ? "Dry run: %d move(s) would even out the load; nothing changed.%n"
+                        : "Moved %d robot(s): idle ones at once, running ones hand over within one poll.%n", moves.size());
+                out().flush();
+                return 0;
+            }
+        }
+    }
+
+    private static String runner(RobotTable robots, String id) {
+        return robots.get(id).map(RobotView::node).orElse("its node");
+    }
+
+    private static void requirePositive(String option, double value) {
+        if (!(value > 0) || Double.isInfinite(value)) {
+            throw new IllegalArgumentException("invalid " + option + " " + number(value) + ": must be a number more than 0");
+        }
+    }
+
+    private static OptionalDouble capacity(Double capacity) {
+        if (capacity == null) {
+            return OptionalDouble.empty();
+        }
+        requirePositive("--capacity", capacity);
+        return OptionalDouble.of(capacity);
+    }
+
+    /** 2 rather than 2.0, so that a value reads as it was typed. */
+    static String number(double value) {
+        return value == Math.rint(value) && Math.abs(value) < 1e15 ? Long.toString((long) value) : Double.toString(value);
+    }
+
+    private static String oneLine(String text) {
+        return text == null ? null : text.strip().replaceAll("\\s+", " ");
+    }
+}

@@ -1,0 +1,231 @@
+package io.standby.cli;
+
+import com.mongodb.client.model.Filters;
+import com.mongodb.client.model.Projections;
+import io.standby.slot.SlotTable;
+import io.standby.slot.StandbyDatabase;
+import io.standby.testing.TestMongo;
+import org.bson.Document;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.extension.AfterTestExecutionCallback;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.CleanupMode;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Predicate;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+/**
+ * A {@code counter} robot on nodes that are real processes, failed the way machines fail. The facts
+ * come from the robot document, read every 50 ms with a projection: its {@code count} is the robot's
+ * checkpointed progress, so no owner change may ever make it go back.
+ */
+class RobotProcessTest {
+
+    private static final Duration WAIT = Duration.ofSeconds(90);
+    private static final Duration SAMPLE_EVERY = Duration.ofMillis(50);
+    private static final Pattern COUNTING_FROM = Pattern.compile("Counting from (\\d+) at epoch (\\d+)");
+
+    /** Kept when a test fails: the nodes' own logs are the first thing to read. */
+    @TempDir(cleanup = CleanupMode.ON_SUCCESS)
+    Path dir;
+
+    private String db;
+    private StandbyDatabase admin;
+    private final Map<Integer, StandbyProcess> nodes = new LinkedHashMap<>();
+    private final List<Sample> samples = new ArrayList<>();
+    private long startedAt;
+
+    /** One read of the robot document; {@code count} and {@code contextEpoch} are -1 before the first checkpoint. */
+    record Sample(long atMs, long count, long contextEpoch, String node, String state, long epoch) {
+        Sample withoutTime() {
+            return new Sample(0, count, contextEpoch, node, state, epoch);
+        }
+    }
+
+    @RegisterExtension
+    final AfterTestExecutionCallback dumpOnFailure = context -> {
+        if (context.getExecutionException().isPresent()) {
+            nodes.forEach((port, node) -> System.out.println("----- node " + port + " (pid " + node.pid() + ")\n" + node.output()));
+            System.out.println("----- samples where something other than the time changed");
+            Sample shown = null;
+            for (Sample s : samples) {
+                if (shown == null || !s.withoutTime().equals(shown.withoutTime())) {
+                    System.out.println(s);
+                    shown = s;
+                }
+            }
+            admin.database().getCollection("robots").find().forEach(d -> System.out.println("----- robot " + d.toJson()));
+            new SlotTable(admin).list().forEach(s -> System.out.println("----- slot " + s));
+        }
+    };
+
+    @BeforeEach
+    void setUp(TestInfo test) {
+        db = TestMongo.freshDatabase(test.getTestMethod().orElseThrow().getName());
+        admin = StandbyDatabase.connect(TestMongo.uri(), db, Duration.ofSeconds(10), null);
+        startedAt = System.nanoTime();
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        for (StandbyProcess node : nodes.values()) {
+            node.close();
+        }
+        admin.database().drop();
+        admin.close();
+    }
+
+    private StandbyProcess node(int port) throws Exception {
+        StandbyProcess node = StandbyProcess.start(dir, "node-" + port + "-" + System.nanoTime(),
+                "node", "--ip", "127.0.0.1", "--port", Integer.toString(port),
+                "--heartbeat", "300ms", "--lease", "2s", "--poll", "300ms",
+                "--mongo", TestMongo.uri(), "--db", db);
+        StandbyProcess earlier = nodes.put(port, node);
+        if (earlier != null && earlier.isAlive()) {
+            throw new IllegalStateException("port " + port + " is still held by a node of this test");
+        }
+        return node;
+    }
+
+    private Sample sample() {
+        // A projection makes the embedded server copy the document: no torn read of a concurrent update.
+        Document doc = admin.database().getCollection("robots").find(Filters.eq("_id", "c1"))
+                .projection(Projections.include("context", "node", "state", "epoch")).first();
+        if (doc == null) {
+            throw new AssertionError("robot c1 is gone");
+        }
+        Document context = doc.get("context", new Document());
+        Sample sample = new Sample((System.nanoTime() - startedAt) / 1_000_000,
+                context.get("count") instanceof Number n ? n.longValue() : -1,
+                context.get("epoch") instanceof Number n ? n.longValue() : -1,
+                doc.getString("node"), doc.getString("state"),
+                doc.get("epoch") instanceof Number n ? n.longValue() : -1);
+        samples.add(sample);
+        return sample;
+    }
+
+    /** Samples every 50 ms until {@code done}, and returns the sample that satisfied it. */
+    private Sample sampleUntil(String what, Predicate<Sample> done) throws InterruptedException {
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        while (true) {
+            Sample sample = sample();
+            if (done.test(sample)) {
+                return sample;
+            }
+            if (System.nanoTime() > deadline) {
+                fail("not within " + WAIT + ": " + what + "; last sample " + sample);
+            }
+            Thread.sleep(SAMPLE_EVERY);
+        }
+    }
+
+    private long highestCount() {
+        return samples.stream().mapToLong(Sample::count).max().orElse(-1);
+    }
+
+    /** The count each run of the robot on this node started from, as the counter logged it. */
+    private static List<Long> countedFrom(StandbyProcess node) {
+        List<Long> from = new ArrayList<>();
+        Matcher m = COUNTING_FROM.matcher(node.output());
+        while (m.find()) {
+            from.add(Long.parseLong(m.group(1)));
+        }
+        return from;
+    }
+
+    @Test
+    void aCounterContinuesFromItsLastCheckpointAfterKill9AndKeepsItsCountThroughSigterm() throws Exception {
+        new SlotTable(admin).init(1);
+        CliRun added = CliRun.of("robot", "add", "c1", "--type", "counter", "--config", "intervalMs=100",
+                "--mongo", TestMongo.uri(), "--db", db);
+        assertEquals(0, added.exitCode(), added.err());
+        List<Integer> ports = StandbyProcess.freePorts(2);
+        for (int port : ports) {
+            node(port);
+        }
+
+        // 1. One node runs it and checkpoints.
+        Sample running = sampleUntil("c1 counts to 5", s -> s.count() >= 5 && s.node() != null && "RUNNING".equals(s.state()));
+        int owner = Integer.parseInt(running.node().substring(running.node().lastIndexOf(':') + 1));
+        int standby = owner == ports.get(0) ? ports.get(1) : ports.get(0);
+        nodes.get(standby).awaitOutput("started", WAIT);
+        await().atMost(WAIT).until(() -> health(owner).contains("\"robots\":{\"slot-0\":[\"c1\"]}"));
+
+        // 2. kill -9 the owner: the standby takes the slot over and the count goes on from the last checkpoint.
+        nodes.get(owner).kill9();
+        int killedAt = samples.size();
+        long highestBeforeKill = highestCount();
+        Sample resumed = sampleUntil("the standby counts on", s -> ("127.0.0.1:" + standby).equals(s.node())
+                && s.contextEpoch() > running.contextEpoch() && s.count() >= highestBeforeKill + 5);
+
+        assertNeverWentBack();
+        for (Sample s : samples.subList(killedAt, samples.size())) {
+            assertTrue(s.count() >= highestBeforeKill, s + " is below " + highestBeforeKill + ", seen before the kill");
+        }
+        long slotEpoch = new SlotTable(admin).get("slot-0").orElseThrow().epoch();
+        assertTrue(slotEpoch > running.contextEpoch(), "the takeover raised the slot's epoch");
+        assertEquals(slotEpoch, resumed.contextEpoch(), "the standby checkpoints under its own epoch");
+        assertEquals(slotEpoch, resumed.epoch(), "the robot is fenced at the standby's epoch");
+        List<Long> standbyFrom = countedFrom(nodes.get(standby));
+        assertEquals(1, standbyFrom.size(), nodes.get(standby).output());
+        assertTrue(standbyFrom.getFirst() >= highestBeforeKill,
+                "the standby started from " + standbyFrom.getFirst() + ", not from the last checkpoint (>= " + highestBeforeKill + ")");
+
+        // 3. SIGTERM the standby, now the owner: the robot stops first, its final write marks it PENDING with no node.
+        long highestBeforeTerm = highestCount();
+        assertEquals(143, nodes.get(standby).terminate(WAIT), "terminated by SIGTERM after its shutdown hook ran");
+        Sample stopped = sample();
+        assertEquals("PENDING", stopped.state(), "the final write: " + stopped);
+        assertNull(stopped.node(), "the final write: " + stopped);
+        assertTrue(stopped.count() >= highestBeforeTerm, stopped + " lost checkpoints (>= " + highestBeforeTerm + " seen)");
+        assertEquals(slotEpoch, stopped.contextEpoch());
+        String log = nodes.get(standby).output();
+        int releasing = log.indexOf("Releasing slot-0");
+        assertTrue(releasing >= 0 && releasing < log.indexOf("Released slot-0"), log);
+
+        // 4. The count it checkpointed is exactly where the next node starts.
+        int restarted = owner;
+        node(restarted);
+        sampleUntil("a new node counts on", s -> ("127.0.0.1:" + restarted).equals(s.node()) && s.count() >= stopped.count() + 3);
+        assertEquals(List.of(stopped.count()), countedFrom(nodes.get(restarted)));
+        assertNeverWentBack();
+    }
+
+    /** Across every sample: the count never went below the highest count seen before it. */
+    private void assertNeverWentBack() {
+        long highest = -1;
+        for (Sample s : samples) {
+            assertTrue(s.count() >= highest, s + " went back below " + highest);
+            highest = Math.max(highest, s.count());
+        }
+    }
+
+    private static String health(int port) throws Exception {
+        HttpResponse<String> response = HttpClient.newHttpClient().send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/health")).timeout(Duration.ofSeconds(10)).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertEquals(200, response.statusCode());
+        return response.body();
+    }
+}
