@@ -6,14 +6,12 @@ import io.standby.robot.RobotTable.MoveResult;
 import io.standby.robot.RobotTable.NewRobot;
 import io.standby.robot.RobotTypes;
 import io.standby.robot.RobotView;
-import io.standby.robot.internal.Placement;
 import io.standby.slot.StandbyDatabase;
 import org.bson.Document;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalDouble;
@@ -86,7 +84,7 @@ final class RobotCommand {
                 RobotView added = new RobotTable(db).add(
                         new NewRobot(id, type, auto ? null : slot, priority, weight, document), room);
                 out().printf("Added %s (%s) to %s.%n", added.id(), added.type(), added.slotId());
-                List<String> builtIn = RobotTypes.discover((Path) null).names();
+                List<String> builtIn = RobotTypes.builtIn().names();
                 if (!builtIn.contains(type)) {
                     out().printf("Note: '%s' is not a built-in type (%s); its nodes need it in their --plugins.%n",
                             type, String.join(", ", builtIn));
@@ -233,14 +231,14 @@ final class RobotCommand {
         public Integer call() {
             OptionalDouble room = capacity(capacity);
             try (StandbyDatabase db = connect()) {
-                List<Placement.Move> moves = new RobotTable(db).rebalance(room, dryRun);
+                List<RobotTable.Move> moves = new RobotTable(db).rebalance(room, dryRun);
                 if (moves.isEmpty()) {
                     out().println("Already balanced.");
                     out().flush();
                     return 0;
                 }
                 int width = moves.stream().mapToInt(m -> m.robotId().length()).max().orElse(0);
-                for (Placement.Move m : moves) {
+                for (RobotTable.Move m : moves) {
                     out().printf("%-" + width + "s  %s -> %s  (weight %s)%n", m.robotId(), m.from(), m.to(), number(m.weight()));
                 }
                 out().printf(dryRun ? "Dry run: %d move(s) would even out the load; nothing changed.%n"

@@ -46,6 +46,10 @@ public final class RobotTable {
         ALREADY_THERE
     }
 
+    /** One move of a rebalance: robot {@code robotId} from slot {@code from} to slot {@code to}. */
+    public record Move(String robotId, String from, String to, double weight) {
+    }
+
     /** A robot to add; {@code slotId} null means the least-loaded live slot. */
     public record NewRobot(String id, String type, String slotId, int priority, double weight, Document config) {
     }
@@ -219,9 +223,10 @@ public final class RobotTable {
      * The fewest moves (largest robots first) that even out the weight on the live slots; applied
      * with {@link #move} unless {@code dryRun}.
      */
-    public List<Placement.Move> rebalance(OptionalDouble capacity, boolean dryRun) {
+    public List<Move> rebalance(OptionalDouble capacity, boolean dryRun) {
         List<Placement.Item> items = load(list(null));
-        List<Placement.Move> plan = Placement.rebalance(Placement.loads(candidateSlots(), items), items, capacity);
+        List<Move> plan = Placement.rebalance(Placement.loads(candidateSlots(), items), items, capacity).stream()
+                .map(m -> new Move(m.robotId(), m.from(), m.to(), m.weight())).toList();
         if (!dryRun) {
             plan.forEach(m -> move(m.robotId(), m.to()));
         }

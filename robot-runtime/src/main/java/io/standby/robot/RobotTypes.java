@@ -41,6 +41,11 @@ public final class RobotTypes {
         return new RobotTypes(byType);
     }
 
+    /** The factories on the runtime's own class path: the built-in types. */
+    public static RobotTypes builtIn() {
+        return discover(RobotTypes.class.getClassLoader());
+    }
+
     /** The factories on the class path of {@code loader}. */
     public static RobotTypes discover(ClassLoader loader) {
         try {
@@ -51,14 +56,14 @@ public final class RobotTypes {
     }
 
     /**
-     * The factories on this class path and in the jars of {@code pluginDir} (each jar lists its factories
+     * The factories on this class path and in the jars of {@code pluginDir} (null: only the built-in ones) (each jar lists its factories
      * in {@code META-INF/services/io.standby.robot.RobotFactory}).
      *
      * @throws IllegalArgumentException if the directory does not exist or cannot be read
      */
     public static RobotTypes discover(Path pluginDir) {
         if (pluginDir == null) {
-            return discover(RobotTypes.class.getClassLoader());
+            return builtIn();
         }
         if (!Files.isDirectory(pluginDir)) {
             throw new IllegalArgumentException("invalid --plugins '" + pluginDir + "': not a directory");

@@ -136,8 +136,8 @@ public final class SlotRuns {
                     }
                 }
             } catch (MongoCommandException e) {
-                log.info("No change streams here ({}); robots are re-read every {}", e.getErrorMessage(),
-                        format(core.config.poll()));
+                log.info("This database has no change streams (it answered: {}); robots are re-read every {}",
+                        e.getErrorMessage(), format(core.config.poll()));
                 return;
             } catch (RuntimeException e) {
                 if (closed) {
