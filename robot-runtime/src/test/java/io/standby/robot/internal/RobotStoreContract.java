@@ -14,22 +14,28 @@ import org.junit.jupiter.api.TestInfo;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** The fencing operations, one step at a time, against the test database. */
-class RobotStoreTest {
+/**
+ * The fencing operations, one step at a time, on each kind of database the project supports: the
+ * subclasses choose it (embedded always; a real MongoDB by URI or in Docker where available).
+ */
+abstract class RobotStoreContract {
 
     private StandbyDatabase db;
     private RobotStore store;
     private MongoCollection<Document> robots;
 
+    protected abstract String uri();
+
     @BeforeEach
     void setUp(TestInfo test) {
-        db = StandbyDatabase.connect(TestMongo.uri(), TestMongo.freshDatabase(test.getTestMethod().orElseThrow().getName()),
+        db = StandbyDatabase.connect(uri(), TestMongo.freshDatabase(test.getTestMethod().orElseThrow().getName()),
                 Duration.ofSeconds(10), null);
         store = new RobotStore(db.database());
         robots = db.database().getCollection(RobotFields.COLLECTION);
@@ -94,5 +100,29 @@ class RobotStoreTest {
         assertFalse(moved.containsKey("target"));
         assertEquals(9, moved.get("context", Document.class).getInteger("count"));
         assertEquals(RobotState.PENDING.name(), moved.getString("state"));
+    }
+
+    @Test
+    void writesQueuedTogetherAreMergedPerRobotAndTheLastValueWins() throws Exception {
+        store.fence("slot-0", 1, null);
+        try (WriteBatcher writes = new WriteBatcher(store)) {
+            var first = writes.submit("r1", "slot-0", 1, new Document("context", new Document("count", 1)));
+            var second = writes.submit("r1", "slot-0", 1, new Document("context", new Document("count", 2)).append("state", "RUNNING"));
+            var other = writes.submit("r2", "slot-0", 1, new Document("context", new Document("count", 7)));
+            assertTrue(first.get(10, TimeUnit.SECONDS) && second.get(10, TimeUnit.SECONDS) && other.get(10, TimeUnit.SECONDS));
+        }
+        assertEquals(2, doc("r1").get("context", Document.class).getInteger("count"));
+        assertEquals("RUNNING", doc("r1").getString("state"));
+        assertEquals(7, doc("r2").get("context", Document.class).getInteger("count"));
+    }
+
+    @Test
+    void theWatchedFieldsOfSeveralSlotsComeInOneReadWithoutContexts() {
+        robots.updateOne(Filters.eq("_id", "r3"), new Document("$set", new Document("slotId", "slot-1")
+                .append("context", new Document("big", "x".repeat(1000)))));
+        List<RobotView> watched = store.watch(List.of("slot-0", "slot-1"));
+        assertEquals(List.of("r1", "r2", "r3"), watched.stream().map(RobotView::id).sorted().toList());
+        assertTrue(watched.stream().allMatch(r -> r.context().isEmpty() && r.config().isEmpty()), "contexts are not read");
+        assertEquals(Map.of("r1", "slot-0@0", "r3", "slot-1@0"), store.tokens(List.of("r1", "r3", "gone")));
     }
 }
