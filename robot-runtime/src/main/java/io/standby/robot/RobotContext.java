@@ -32,8 +32,10 @@ public interface RobotContext {
      * the database acknowledged it. The write is conditional on this run's epoch: once another node owns
      * the slot, it is rejected.
      *
-     * @throws FencedException if this run may no longer write (the slot was lost, or the robot was
-     *                         stopped or moved); the robot must return at once
+     * @throws FencedException          if this run may no longer write (the slot was lost, or the robot
+     *                                   was stopped or moved); the robot must return at once
+     * @throws IllegalArgumentException if the database refuses this state (e.g. larger than 16 MB); the
+     *                                   robot's other writes and the other robots are not affected
      */
     void checkpoint(Document state);
 

@@ -304,6 +304,9 @@ final class RobotRun implements RobotContext {
                 fenced = true;
                 throw new FencedException("robot " + robot.id() + " was interrupted during a checkpoint");
             } catch (ExecutionException e) {
+                if (e.getCause() instanceof IllegalArgumentException refused) {
+                    throw new IllegalArgumentException("checkpoint of robot " + robot.id() + " refused: " + refused.getMessage(), refused);
+                }
                 // Not acknowledged: retry the same write (it is idempotent) while the lease holds.
                 log.debug("Checkpoint of {} not acknowledged, retrying: {}", robot.id(), e.getCause().toString());
                 if (!sleepQuietly(retry)) {

@@ -1,5 +1,13 @@
 package io.standby.robot.internal;
 
+import com.mongodb.MongoBulkWriteException;
+import com.mongodb.MongoException;
+import com.mongodb.MongoInterruptedException;
+import com.mongodb.MongoNodeIsRecoveringException;
+import com.mongodb.MongoNotPrimaryException;
+import com.mongodb.MongoOperationTimeoutException;
+import com.mongodb.MongoSocketException;
+import com.mongodb.MongoTimeoutException;
 import com.mongodb.client.model.UpdateOneModel;
 import com.mongodb.client.model.Updates;
 import com.mongodb.client.model.WriteModel;
@@ -9,6 +17,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -25,7 +34,9 @@ import static io.standby.robot.internal.RobotFields.UPDATED;
  *
  * <p>Each write is conditional on its fencing token. A write's future completes with {@code true} when
  * the database acknowledged it, {@code false} when the token was stale (the robot was fenced, moved or
- * removed), or exceptionally when the database could not be reached. When a bulk matched fewer writes
+ * removed), or exceptionally: with an {@link IllegalArgumentException} when the database or the driver
+ * refused that write itself (retrying cannot help), with another exception when the database could not
+ * be reached (retrying can). One refused write never fails the others sent with it. When a bulk matched fewer writes
  * than it sent, the robots' current tokens are read back: a robot still holding the token its write
  * carried was written; any other is reported fenced, which is safe even if its write landed just before
  * it was fenced.
@@ -98,8 +109,9 @@ public final class WriteBatcher implements AutoCloseable {
         for (Write w : batch) {
             byRobot.computeIfAbsent(w.key(), k -> new ArrayList<>()).add(w);
         }
-        List<WriteModel<Document>> models = new ArrayList<>(byRobot.size());
-        for (List<Write> writes : byRobot.values()) {
+        List<List<Write>> groups = List.copyOf(byRobot.values());
+        List<WriteModel<Document>> models = new ArrayList<>(groups.size());
+        for (List<Write> writes : groups) {
             Document merged = new Document();
             writes.forEach(w -> merged.putAll(w.set()));
             Write any = writes.getFirst();
@@ -108,13 +120,48 @@ public final class WriteBatcher implements AutoCloseable {
             updates.add(Updates.currentDate(UPDATED));
             models.add(new UpdateOneModel<>(RobotStore.token(any.robotId(), any.slotId(), any.epoch()), Updates.combine(updates)));
         }
-        int matched = store.write(models);
-        if (matched == models.size()) {
-            batch.forEach(w -> w.done().complete(true));
+        try {
+            if (store.write(models) == models.size()) {
+                groups.forEach(g -> g.forEach(w -> w.done().complete(true)));
+            } else {
+                settleByTokens(groups);
+            }
+        } catch (MongoBulkWriteException e) {
+            // Some writes were refused (e.g. an invalid document): only those fail, the others went through.
+            Map<Integer, String> refused = new HashMap<>();
+            e.getWriteErrors().forEach(error -> refused.put(error.getIndex(), error.getMessage()));
+            List<List<Write>> rest = new ArrayList<>();
+            for (int i = 0; i < groups.size(); i++) {
+                if (refused.containsKey(i)) {
+                    refuse(groups.get(i), refused.get(i));
+                } else {
+                    rest.add(groups.get(i));
+                }
+            }
+            settleByTokens(rest);
+        } catch (RuntimeException e) {
+            if (isTransient(e)) {
+                throw e;
+            }
+            if (groups.size() == 1) {
+                refuse(groups.getFirst(), e.toString());
+                return;
+            }
+            // One write the driver cannot send (too large, say) must not hold back every robot's
+            // checkpoints: send each alone, so that only that one is refused.
+            for (List<Write> group : groups) {
+                send(group);
+            }
+        }
+    }
+
+    /** After a bulk that matched fewer writes than it sent: a robot still holding its write's token was written. */
+    private void settleByTokens(List<List<Write>> groups) {
+        if (groups.isEmpty()) {
             return;
         }
-        Map<String, String> tokens = store.tokens(byRobot.values().stream().map(l -> l.getFirst().robotId()).toList());
-        for (List<Write> writes : byRobot.values()) {
+        Map<String, String> tokens = store.tokens(groups.stream().map(l -> l.getFirst().robotId()).toList());
+        for (List<Write> writes : groups) {
             Write any = writes.getFirst();
             boolean held = (any.slotId() + "@" + any.epoch()).equals(tokens.get(any.robotId()));
             if (!held) {
@@ -122,6 +169,20 @@ public final class WriteBatcher implements AutoCloseable {
             }
             writes.forEach(w -> w.done().complete(held));
         }
+    }
+
+    private static void refuse(List<Write> writes, String why) {
+        IllegalArgumentException refused = new IllegalArgumentException("the database refused the write: " + why);
+        writes.forEach(w -> w.done().completeExceptionally(refused));
+    }
+
+    /** Errors worth retrying the same write for: the database was unreachable, slow or electing. */
+    static boolean isTransient(RuntimeException e) {
+        return e instanceof MongoSocketException || e instanceof MongoTimeoutException
+                || e instanceof MongoOperationTimeoutException || e instanceof MongoNotPrimaryException
+                || e instanceof MongoNodeIsRecoveringException || e instanceof MongoInterruptedException
+                || (e instanceof MongoException m && (m.hasErrorLabel("RetryableWriteError")
+                || m.hasErrorLabel("TransientTransactionError")));
     }
 
     /**

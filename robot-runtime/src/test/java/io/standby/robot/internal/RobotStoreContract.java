@@ -125,4 +125,19 @@ abstract class RobotStoreContract {
         assertTrue(watched.stream().allMatch(r -> r.context().isEmpty() && r.config().isEmpty()), "contexts are not read");
         assertEquals(Map.of("r1", "slot-0@0", "r3", "slot-1@0"), store.tokens(List.of("r1", "r3", "gone")));
     }
+
+    @Test
+    void aWriteTheDriverRefusesFailsAloneAndTheOthersInItsBulkGoThrough() throws Exception {
+        store.fence("slot-0", 1, null);
+        try (WriteBatcher writes = new WriteBatcher(store)) {
+            var huge = writes.submit("r1", "slot-0", 1, new Document("context", new Document("blob", "x".repeat(17_000_000))));
+            var fine = writes.submit("r2", "slot-0", 1, new Document("context", new Document("count", 3)));
+            var refused = org.junit.jupiter.api.Assertions.assertThrows(java.util.concurrent.ExecutionException.class,
+                    () -> huge.get(30, TimeUnit.SECONDS));
+            assertTrue(refused.getCause() instanceof IllegalArgumentException, refused.toString());
+            assertTrue(fine.get(30, TimeUnit.SECONDS));
+        }
+        assertEquals(3, doc("r2").get("context", Document.class).getInteger("count"));
+        assertEquals(new Document(), doc("r1").get("context", Document.class));
+    }
 }
