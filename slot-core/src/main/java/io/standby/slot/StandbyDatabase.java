@@ -10,7 +10,7 @@ import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoDatabase;
 import dev.morphia.Datastore;
 import dev.morphia.Morphia;
-import dev.morphia.config.MorphiaConfig;
+import dev.morphia.config.ManualMorphiaConfig;
 import org.bson.Document;
 
 import java.time.Duration;
@@ -39,9 +39,15 @@ public final class StandbyDatabase implements AutoCloseable {
     private StandbyDatabase(MongoClient client, String name, String hosts) {
         this.client = client;
         this.database = client.getDatabase(name);
-        // No package scan: entities are mapped on first use. Scanning makes Morphia open every jar on the
-        // class path, which costs seconds at the start of every command.
-        this.datastore = Morphia.createDatastore(client, MorphiaConfig.load().database(name).packages(List.of()));
+        this.datastore = Morphia.createDatastore(client, ManualMorphiaConfig.configure()
+                .database(name)
+                // No package scan: entities are mapped on first use. A scan (even of one package) costs
+                // ClassGraph most of a second at the start of every command.
+                .packages(List.of())
+                // Free slots show ip: null and port: null in mongosh, as the seed does.
+                .storeNulls(true)
+                // Indexes are created explicitly where they are needed, never as a side effect of mapping.
+                .applyIndexes(false));
         this.hosts = hosts;
     }
 
