@@ -332,6 +332,31 @@ class RobotRuntimeTest {
     }
 
     @Test
+    void aStatusWriteLostWhileTheDatabaseWasUnreachableIsSentAgainAfterwards() {
+        new SlotTable(admin).init(1);
+        add("flaky", "slot-0", 0, new Document("checkpoint", false).append("intervalMs", 100).append("crashOnceAfterMs", 1500));
+        RuntimeConfig quickRestarts = TestNode.config().withRestarts(Duration.ofMillis(20), Duration.ofMillis(100), 5, Duration.ofMinutes(1));
+        TestNode node = TestNode.start(7391, TestMongo.uri(), dbName, 1, quickRestarts,
+                RobotTypes.of(TrackedRobot.factory(tracker, "127.0.0.1:7391")), TestNode.Cut.ROBOTS_ONLY, Duration.ofMillis(500));
+        nodes.add(node);
+        await().atMost(WAIT).until(() -> robot("flaky").state() == RobotState.RUNNING);
+
+        // Only the robots' connection is cut: the slot stays owned while the crash's status write fails.
+        node.proxy.pause();
+        await().atMost(WAIT).until(() -> tracker.runs("flaky").size() == 2);
+        await().pollDelay(Duration.ofSeconds(1)).atMost(WAIT).until(() -> true);
+        assertEquals(0, robot("flaky").restarts(), "the restart's status write could not arrive");
+        node.proxy.resume();
+
+        await().atMost(WAIT).until(() -> robot("flaky").restarts() == 1);
+        RobotView flaky = robot("flaky");
+        assertTrue(flaky.lastError().contains("crashed once"), flaky.lastError());
+        assertEquals(RobotState.RUNNING, flaky.state());
+        assertEquals(List.of("slot-0"), node.slotIds(), "the slot was never lost");
+        assertEquals(2, tracker.runs("flaky").size());
+    }
+
+    @Test
     void aRobotOfAnUnknownTypeFailsWithAClearErrorAndNothingElseIsAffected() {
         new SlotTable(admin).init(1);
         add("fine", "slot-0", 0, new Document("intervalMs", 50));

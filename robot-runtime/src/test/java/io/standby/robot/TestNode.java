@@ -48,11 +48,16 @@ final class TestNode implements AutoCloseable {
     private final StandbyDatabase protocolDb;
     private final StandbyDatabase runtimeDb;
 
-    private TestNode(int port, String uri, String db, int maxSlots, RuntimeConfig config, RobotTypes types, boolean proxied) throws Exception {
+    /** Which of the node's connections go through its proxy. */
+    enum Cut { NONE, ALL, ROBOTS_ONLY }
+
+    private TestNode(int port, String uri, String db, int maxSlots, RuntimeConfig config, RobotTypes types, Cut cut,
+                     Duration robotTimeout) throws Exception {
         this.name = "127.0.0.1:" + port;
         this.id = new NodeId("127.0.0.1", port);
-        this.proxy = proxied ? TcpProxy.to(uri) : null;
-        String via = proxied ? proxy.uri() : uri;
+        this.proxy = cut == Cut.NONE ? null : TcpProxy.to(uri);
+        String via = cut == Cut.ALL ? proxy.uri() : uri;
+        String robotsVia = cut == Cut.NONE ? uri : proxy.uri();
         CommandListener counter = new CommandListener() {
             @Override
             public void commandStarted(CommandStartedEvent event) {
@@ -81,7 +86,7 @@ final class TestNode implements AutoCloseable {
             }
         };
         this.protocolDb = StandbyDatabase.connect(via, db, TIMING.operationTimeout(), s -> s.addCommandListener(counter));
-        this.runtimeDb = StandbyDatabase.connect(via, db, Duration.ofSeconds(30),
+        this.runtimeDb = StandbyDatabase.connect(robotsVia, db, robotTimeout,
                 s -> s.addCommandListener(counter).addCommandListener(outcomes));
         this.runtime = RobotRuntime.create(runtimeDb, id, config, types).start();
         SlotListener listener = new SlotListener() {
@@ -105,8 +110,13 @@ final class TestNode implements AutoCloseable {
     }
 
     static TestNode start(int port, String uri, String db, int maxSlots, RuntimeConfig config, RobotTypes types, boolean proxied) {
+        return start(port, uri, db, maxSlots, config, types, proxied ? Cut.ALL : Cut.NONE, Duration.ofSeconds(30));
+    }
+
+    static TestNode start(int port, String uri, String db, int maxSlots, RuntimeConfig config, RobotTypes types, Cut cut,
+                          Duration robotTimeout) {
         try {
-            return new TestNode(port, uri, db, maxSlots, config, types, proxied);
+            return new TestNode(port, uri, db, maxSlots, config, types, cut, robotTimeout);
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }

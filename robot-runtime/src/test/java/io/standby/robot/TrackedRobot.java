@@ -7,7 +7,8 @@ import java.time.Duration;
 /**
  * The test robot: counts like the {@code counter} sample and records every run in a {@link Tracker}.
  * Config: {@code intervalMs} (default 50); {@code checkpoint: false} makes an idle robot that only
- * sleeps; {@code crash: "message"} makes it throw at once.
+ * sleeps; {@code crash: "message"} makes it throw at once; {@code crashOnceAfterMs} makes its first run
+ * throw after that long.
  */
 final class TrackedRobot implements Robot {
 
@@ -46,6 +47,12 @@ final class TrackedRobot implements Robot {
             if (config.getString("crash") != null) {
                 outcome = "crashed";
                 throw new IllegalStateException(config.getString("crash"));
+            }
+            if (config.get("crashOnceAfterMs") instanceof Number after && tracker.runs(ctx.robotId()).size() == 1) {
+                if (ctx.sleep(Duration.ofMillis(after.longValue()))) {
+                    outcome = "crashed";
+                    throw new IllegalStateException("crashed once");
+                }
             }
             Duration interval = Duration.ofMillis(config.get("intervalMs", Number.class) instanceof Number n ? n.longValue() : 50);
             boolean checkpointing = config.getBoolean("checkpoint", true);

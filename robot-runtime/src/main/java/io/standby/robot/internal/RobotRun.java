@@ -56,6 +56,12 @@ final class RobotRun implements RobotContext {
     private volatile String moveTarget;
     private int restarts;
     private String lastError;
+    private final Object statusLock = new Object();
+    /** Every status field this run has set, latest values; guarded by statusLock. */
+    private final Document intended = new Document();
+    /** A status write failed to arrive since the last resend; guarded by statusLock. */
+    private boolean undelivered;
+    private boolean finishing;
 
     RobotRun(RobotView robot, Lease lease, RuntimeCore core) {
         this.robot = robot;
@@ -195,6 +201,10 @@ final class RobotRun implements RobotContext {
 
     /** The run's last words, written under its token before the thread ends. */
     private void finish(End outcome) {
+        synchronized (statusLock) {
+            // No status write may follow, or overtake, the final one.
+            finishing = true;
+        }
         Document fields = switch (outcome) {
             case DESIRED -> new Document(STATE, RobotState.STOPPED.name()).append(NODE, null);
             case RELEASE -> new Document(STATE, RobotState.PENDING.name()).append(NODE, null);
@@ -221,12 +231,40 @@ final class RobotRun implements RobotContext {
         }
     }
 
+    /**
+     * Sends a status change without waiting. If the database could not be reached, {@link #resendStatus()}
+     * (called every poll) sends the whole current status again, so {@code state} and {@code restarts}
+     * catch up, without any write per poll in the steady state.
+     */
     private void status(Document fields) {
-        core.writes.submit(robot.id(), lease.slotId(), lease.epoch(), fields).whenComplete((written, error) -> {
-            if (Boolean.FALSE.equals(written)) {
-                reject();
+        synchronized (statusLock) {
+            if (finishing) {
+                return;
             }
-        });
+            intended.putAll(fields);
+            core.writes.submit(robot.id(), lease.slotId(), lease.epoch(), fields).whenComplete((written, error) -> {
+                if (Boolean.FALSE.equals(written)) {
+                    reject();
+                } else if (error != null && !(error instanceof IllegalArgumentException)) {
+                    synchronized (statusLock) {
+                        undelivered = true;
+                    }
+                }
+            });
+        }
+    }
+
+    /** If a status write failed to arrive, sends the run's whole current status again (if the run goes on). */
+    void resendStatus() {
+        Document fields;
+        synchronized (statusLock) {
+            if (!undelivered || finishing || stopping()) {
+                return;
+            }
+            undelivered = false;
+            fields = new Document(intended);
+        }
+        status(fields);
     }
 
     private void awaitWrite(Document fields) {

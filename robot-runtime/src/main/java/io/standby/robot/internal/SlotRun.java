@@ -107,6 +107,7 @@ final class SlotRun {
                     run.interrupt(RobotRun.End.LOST);
                 }
             } else if (running) {
+                run.resendStatus();
                 if (robot.moving()) {
                     run.requestStop(RobotRun.End.MOVE, robot.target());
                 } else if (robot.desired() == Desired.STOPPED) {
