@@ -212,6 +212,46 @@ class RobotProcessTest {
         assertNeverWentBack();
     }
 
+    @Test
+    void aPausedOwnerThatWakesAfterTheTakeoverStopsItsRobotAndNeverWritesAgain() throws Exception {
+        new SlotTable(admin).init(1);
+        CliRun added = CliRun.of("robot", "add", "c1", "--type", "counter", "--config", "intervalMs=50",
+                "--mongo", TestMongo.uri(), "--db", db);
+        assertEquals(0, added.exitCode(), added.err());
+        List<Integer> ports = StandbyProcess.freePorts(2);
+        for (int port : ports) {
+            node(port);
+        }
+        Sample running = sampleUntil("c1 counts to 10", s -> s.count() >= 10 && s.node() != null);
+        int owner = Integer.parseInt(running.node().substring(running.node().lastIndexOf(':') + 1));
+        int standby = owner == ports.get(0) ? ports.get(1) : ports.get(0);
+
+        // SIGSTOP: a process pause (GC, VM migration) longer than the lease. It cannot stop its robot itself.
+        nodes.get(owner).signal("STOP");
+        long highestBeforePause = highestCount();
+        Sample taken = sampleUntil("the standby counts on", s -> ("127.0.0.1:" + standby).equals(s.node())
+                && s.contextEpoch() > running.contextEpoch() && s.count() >= highestBeforePause + 5);
+
+        // It wakes with its robot mid-loop and a checkpoint possibly due: the lease check and the fence stop it.
+        nodes.get(owner).signal("CONT");
+        int wokeAt = samples.size();
+        nodes.get(owner).awaitOutput("Lost slot-0", WAIT);
+        await().atMost(WAIT).until(() -> health(owner).contains("\"robots\":{}"));
+        long until = System.nanoTime() + Duration.ofSeconds(3).toNanos();
+        while (System.nanoTime() < until) {
+            sample();
+            Thread.sleep(SAMPLE_EVERY);
+        }
+
+        assertNeverWentBack();
+        for (Sample s : samples.subList(wokeAt, samples.size())) {
+            assertEquals(taken.contextEpoch(), s.contextEpoch(), "only the new owner checkpoints after the wake-up: " + s);
+            assertEquals("127.0.0.1:" + standby, s.node(), s.toString());
+        }
+        assertTrue(health(standby).contains("\"robots\":{\"slot-0\":[\"c1\"]}"), health(standby));
+        assertEquals(1, countedFrom(nodes.get(owner)).size(), "the woken node did not start the robot again");
+    }
+
     /** Across every sample: the count never went below the highest count seen before it. */
     private void assertNeverWentBack() {
         long highest = -1;
