@@ -30,9 +30,9 @@ import java.util.concurrent.CountDownLatch;
  */
 @Command(name = "node", mixinStandardHelpOptions = true,
         description = {"Runs a node until SIGTERM or Ctrl-C, then lets its robots checkpoint and releases its slots.",
-            "Binds ip:port for its HTTP endpoint (/health), claims up to --max-slots slots, renews them every",
-            "--heartbeat, takes over slots whose --lease ran out by the database's clock, and runs the robots",
-            "of the slots it owns."})
+            "Binds ip:port for its HTTP endpoint (/health), claims up to --max-slots slots, renews them every "
+                    + "--heartbeat, takes over slots whose --lease ran out by the database's clock, and runs the robots "
+                    + "of the slots it owns."})
 final class NodeCommand implements Callable<Integer> {
 
     private static final Logger log = LoggerFactory.getLogger(NodeCommand.class);
@@ -55,8 +55,8 @@ final class NodeCommand implements Callable<Integer> {
     Duration heartbeat;
 
     @Option(names = "--lease", paramLabel = "DURATION", defaultValue = "5s", converter = DurationConverter.class,
-            description = {"How long a slot stays owned without renewal, by the database's clock; more than twice",
-                "--heartbeat (default: ${DEFAULT-VALUE}). Above ~15s it rides through a replica-set election."})
+            description = "How long a slot stays owned without renewal, by the database's clock; more than twice "
+                    + "--heartbeat (default: ${DEFAULT-VALUE}). Above ~15s it rides through a replica-set election.")
     Duration lease;
 
     @Option(names = "--poll", paramLabel = "DURATION", defaultValue = "1s", converter = DurationConverter.class,

@@ -57,8 +57,8 @@ final class RobotCommand {
         double weight;
 
         @Option(names = "--config", paramLabel = "KEY=VALUE",
-                description = {"A configuration value; repeatable. true/false and numbers are stored typed, anything else",
-                    "as text. A key given twice takes the last value; KEY=VALUE beats the same key in --config-json."})
+                description = "A configuration value; repeatable. true/false and numbers are stored typed, anything else "
+                        + "as text. A key given twice takes the last value; KEY=VALUE beats the same key in --config-json.")
         List<String> config = new ArrayList<>();
 
         @Option(names = "--config-json", paramLabel = "JSON",
@@ -96,8 +96,9 @@ final class RobotCommand {
     }
 
     @Command(name = "move", mixinStandardHelpOptions = true,
-            description = {"Binds a robot to another slot. A robot nobody runs moves at once; a running one is stopped",
-                "by its node with a final checkpoint and handed over, so two nodes never run it at once."})
+            description = {"Binds a robot to another slot; two nodes never run it at once.",
+                "A robot nobody runs moves at once; a running one is stopped by its node with a final checkpoint "
+                        + "and handed over within one poll."})
     static final class Move extends AdminCommand {
         @Parameters(paramLabel = "ID", description = "The robot to move.")
         String id;
@@ -218,8 +219,8 @@ final class RobotCommand {
     }
 
     @Command(name = "rebalance", mixinStandardHelpOptions = true,
-            description = {"Evens out the total weight of running robots over the live slots with the fewest moves,",
-                "largest robots first. Running robots checkpoint and hand over within one poll."})
+            description = {"Evens out the robots' weight over the live slots with the fewest moves.",
+                "Largest robots move first. Running robots checkpoint and hand over within one poll."})
     static final class Rebalance extends AdminCommand {
         @Option(names = "--dry-run", description = "Print the moves without making them.")
         boolean dryRun;

@@ -75,8 +75,9 @@ final class SlotsCommand {
     }
 
     @Command(name = "release", mixinStandardHelpOptions = true,
-            description = {"Forces a slot free while its owner may still run: the epoch moves on, so the owner's writes",
-                "are rejected and it stops at its next renewal; a standby takes over once the lease has run out."})
+            description = {"Forces a slot free while its owner may still run.",
+                "The epoch moves on, so the owner's writes are rejected and it stops at its next renewal; "
+                        + "a standby takes over once the lease has run out."})
     static final class Release extends AdminCommand {
         @Parameters(paramLabel = "SLOT", description = "The slot to release, e.g. slot-0.")
         String slotId;
