@@ -7,6 +7,7 @@ import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -95,7 +96,7 @@ public final class Placement {
 
     /** A robot moved twice in the plan moves once, from where it is to where it ends up. */
     private static List<Move> collapse(List<Move> moves) {
-        Map<String, Move> byRobot = new java.util.LinkedHashMap<>();
+        Map<String, Move> byRobot = new LinkedHashMap<>();
         for (Move move : moves) {
             Move earlier = byRobot.get(move.robotId());
             byRobot.put(move.robotId(), earlier == null ? move : new Move(move.robotId(), earlier.from(), move.to(), move.weight()));

@@ -51,7 +51,10 @@ final class RobotRun implements RobotContext {
     private final Object monitor = new Object();
     private volatile End end = End.NONE;
     private volatile boolean fenced;
-    private volatile Document state;
+    /** The robot's configuration, immutable; decoded afresh for every {@link #config()} call. */
+    private final RawBsonDocument config;
+    /** The last accepted state, immutable; decoded afresh for every {@link #state()} call. */
+    private volatile RawBsonDocument state;
     private volatile Thread thread;
     private volatile String moveTarget;
     private int restarts;
@@ -68,17 +71,14 @@ final class RobotRun implements RobotContext {
         this.lease = lease;
         this.core = core;
         this.robotLog = LoggerFactory.getLogger("robot." + robot.type());
-        this.state = robot.context();
+        this.config = new RawBsonDocument(robot.config() == null ? new Document() : robot.config(), CODEC);
+        this.state = new RawBsonDocument(robot.context() == null ? new Document() : robot.context(), CODEC);
         this.restarts = robot.restarts();
         this.lastError = robot.lastError();
     }
 
     String id() {
         return robot.id();
-    }
-
-    int priority() {
-        return robot.priority();
     }
 
     void start() {
@@ -312,12 +312,12 @@ final class RobotRun implements RobotContext {
 
     @Override
     public Document config() {
-        return copy(robot.config());
+        return config.decode(CODEC);
     }
 
     @Override
     public Document state() {
-        return copy(state);
+        return state.decode(CODEC);
     }
 
     @Override
@@ -333,7 +333,7 @@ final class RobotRun implements RobotContext {
                 Boolean written = core.writes.submit(robot.id(), lease.slotId(), lease.epoch(),
                         new Document(RobotFields.CONTEXT, snapshot)).get();
                 if (written) {
-                    state = snapshot.decode(CODEC);
+                    state = snapshot;
                     return;
                 }
                 reject();
@@ -387,9 +387,5 @@ final class RobotRun implements RobotContext {
     @Override
     public Logger log() {
         return robotLog;
-    }
-
-    private static Document copy(Document document) {
-        return document == null ? new Document() : new RawBsonDocument(document, CODEC).decode(CODEC);
     }
 }

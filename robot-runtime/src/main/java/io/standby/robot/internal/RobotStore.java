@@ -15,6 +15,7 @@ import org.bson.Document;
 import org.bson.conversions.Bson;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
@@ -72,7 +73,7 @@ public final class RobotStore {
                         Filters.in(ID, ids),
                         Filters.eq(SLOT, slotId),
                         Filters.eq(EPOCH, epoch),
-                        Filters.in(NODE, java.util.Arrays.asList(null, node)),
+                        Filters.in(NODE, Arrays.asList(null, node)),
                         Filters.eq(TARGET, null),
                         Filters.ne(DESIRED, "stopped"),
                         Filters.ne(STATE, RobotState.FAILED.name())),
@@ -133,9 +134,5 @@ public final class RobotStore {
             tokens.put(String.valueOf(doc.get(ID)), doc.get(SLOT) + "@" + (epoch instanceof Number n ? n.longValue() : epoch));
         }
         return tokens;
-    }
-
-    MongoCollection<Document> collection() {
-        return robots;
     }
 }

@@ -28,9 +28,4 @@ public final class RuntimeCore {
         this.types = types;
         this.node = node.toString();
     }
-
-    /** Ids of the robots whose run is alive on this node. */
-    public java.util.Set<String> aliveRobots() {
-        return java.util.Set.copyOf(alive.keySet());
-    }
 }

@@ -16,6 +16,7 @@ import org.bson.conversions.Bson;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -51,7 +52,7 @@ public final class WriteBatcher implements AutoCloseable {
         }
     }
 
-    static final java.time.Duration CLOSE_WAIT = java.time.Duration.ofSeconds(3);
+    static final Duration CLOSE_WAIT = Duration.ofSeconds(3);
 
     private final RobotStore store;
     private final LinkedBlockingQueue<Write> queue = new LinkedBlockingQueue<>();
