@@ -156,14 +156,7 @@ class RobotProcessTest {
 
     @Test
     void aCounterContinuesFromItsLastCheckpointAfterKill9AndKeepsItsCountThroughSigterm() throws Exception {
-        new SlotTable(admin).init(1);
-        CliRun added = CliRun.of("robot", "add", "c1", "--type", "counter", "--config", "intervalMs=100",
-                "--mongo", TestMongo.uri(), "--db", db);
-        assertEquals(0, added.exitCode(), added.err());
-        List<Integer> ports = StandbyProcess.freePorts(2);
-        for (int port : ports) {
-            node(port);
-        }
+        List<Integer> ports = counterOnTwoNodes(100);
 
         // 1. One node runs it and checkpoints.
         Sample running = sampleUntil("c1 counts to 5", s -> s.count() >= 5 && s.node() != null && "RUNNING".equals(s.state()));
@@ -214,14 +207,7 @@ class RobotProcessTest {
 
     @Test
     void aPausedOwnerThatWakesAfterTheTakeoverStopsItsRobotAndNeverWritesAgain() throws Exception {
-        new SlotTable(admin).init(1);
-        CliRun added = CliRun.of("robot", "add", "c1", "--type", "counter", "--config", "intervalMs=50",
-                "--mongo", TestMongo.uri(), "--db", db);
-        assertEquals(0, added.exitCode(), added.err());
-        List<Integer> ports = StandbyProcess.freePorts(2);
-        for (int port : ports) {
-            node(port);
-        }
+        List<Integer> ports = counterOnTwoNodes(50);
         Sample running = sampleUntil("c1 counts to 10", s -> s.count() >= 10 && s.node() != null);
         int owner = Integer.parseInt(running.node().substring(running.node().lastIndexOf(':') + 1));
         int standby = owner == ports.get(0) ? ports.get(1) : ports.get(0);
@@ -250,6 +236,19 @@ class RobotProcessTest {
         }
         assertTrue(health(standby).contains("\"robots\":{\"slot-0\":[\"c1\"]}"), health(standby));
         assertEquals(1, countedFrom(nodes.get(owner)).size(), "the woken node did not start the robot again");
+    }
+
+    /** One slot, a counter {@code c1} checkpointing every {@code intervalMs}, two nodes; returns their ports. */
+    private List<Integer> counterOnTwoNodes(int intervalMs) throws Exception {
+        new SlotTable(admin).init(1);
+        CliRun added = CliRun.of("robot", "add", "c1", "--type", "counter", "--config", "intervalMs=" + intervalMs,
+                "--mongo", TestMongo.uri(), "--db", db);
+        assertEquals(0, added.exitCode(), added.err());
+        List<Integer> ports = StandbyProcess.freePorts(2);
+        for (int port : ports) {
+            node(port);
+        }
+        return ports;
     }
 
     /** Across every sample: the count never went below the highest count seen before it. */

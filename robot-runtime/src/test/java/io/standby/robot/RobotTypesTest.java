@@ -47,6 +47,7 @@ class RobotTypesTest {
     @Test
     void twoFactoriesForOneTypeAreRejected() {
         RobotFactory one = factory("same");
+        // A second class: the same factory class found twice (one jar listed twice) is not a conflict.
         RobotFactory other = new RobotFactory() {
             @Override
             public String type() {
