@@ -1,5 +1,6 @@
 package io.standby.testing;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -8,25 +9,37 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketException;
+import java.time.Duration;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
- * A TCP relay on 127.0.0.1 that a test can pause, to cut one node off from the database while the
- * node's process keeps running: a real network partition on loopback, not a mock.
+ * A TCP relay on 127.0.0.1 that a test can pause, slow down, or hold, to fail the network between a
+ * node and the database while the node's process keeps running: real faults on loopback, not mocks.
  *
- * <p>While paused, bytes are held in both directions (new connections are accepted but get no answer),
- * so the client's calls hang until their own timeouts fire, exactly as when packets are dropped.
- * Resuming lets traffic flow again.
+ * <ul>
+ *   <li>{@link #pause()}: bytes are held in both directions (new connections are accepted but get no
+ *       answer), so the client's calls hang until their own timeouts fire, as when packets are dropped.</li>
+ *   <li>{@link #latency(Duration)}: every chunk towards the server waits that long first.</li>
+ *   <li>{@link #holdOpenConnections()}: what the client sends on the connections open right now is
+ *       kept back, even after the client gave up and closed them, while new connections flow; then
+ *       {@link #deliverHeld()} hands it to the server: a late copy of a request, as from a
+ *       retransmitting dead socket or a server slow to read its socket.</li>
+ * </ul>
  */
 public final class TcpProxy implements AutoCloseable {
 
     private final ServerSocket listener;
     private final InetSocketAddress target;
     private final Set<Socket> sockets = ConcurrentHashMap.newKeySet();
+    private final Set<Link> links = ConcurrentHashMap.newKeySet();
+    private final List<Link> held = new CopyOnWriteArrayList<>();
     private final Object gate = new Object();
     private volatile boolean paused;
     private volatile boolean closed;
+    private volatile long latencyNanos;
 
     public TcpProxy(String targetHost, int targetPort) throws IOException {
         this.target = new InetSocketAddress(targetHost, targetPort);
@@ -61,6 +74,29 @@ public final class TcpProxy implements AutoCloseable {
         }
     }
 
+    /** Delays every chunk the client sends by this much (zero: no delay). */
+    public void latency(Duration delay) {
+        latencyNanos = delay.toNanos();
+    }
+
+    /** Keeps back, from now on, what the client sends on every connection open right now. */
+    public void holdOpenConnections() {
+        for (Link link : links) {
+            link.holding = true;
+            held.add(link);
+        }
+    }
+
+    /** Sends the server what was held back, then lets those connections end. Returns the bytes delivered. */
+    public int deliverHeld() {
+        int bytes = 0;
+        for (Link link : held) {
+            bytes += link.deliver();
+        }
+        held.clear();
+        return bytes;
+    }
+
     private void accept() {
         while (!closed) {
             try {
@@ -69,13 +105,92 @@ public final class TcpProxy implements AutoCloseable {
                 server.connect(target, 5_000);
                 sockets.add(client);
                 sockets.add(server);
-                Thread.ofVirtual().start(() -> pump(client, server));
+                Link link = new Link(client, server);
+                links.add(link);
+                Thread.ofVirtual().start(link::clientToServer);
                 Thread.ofVirtual().start(() -> pump(server, client));
             } catch (IOException e) {
                 if (closed) {
                     return;
                 }
             }
+        }
+    }
+
+    /** One proxied connection, whose client-to-server direction can be held back. */
+    private final class Link {
+        final Socket client;
+        final Socket server;
+        final ByteArrayOutputStream backlog = new ByteArrayOutputStream();
+        volatile boolean holding;
+        boolean clientGone;
+
+        Link(Socket client, Socket server) {
+            this.client = client;
+            this.server = server;
+        }
+
+        void clientToServer() {
+            byte[] buffer = new byte[16 * 1024];
+            try (InputStream in = client.getInputStream()) {
+                OutputStream out = server.getOutputStream();
+                int n;
+                while ((n = in.read(buffer)) >= 0) {
+                    awaitOpen();
+                    long delay = latencyNanos;
+                    if (delay > 0) {
+                        Thread.sleep(Duration.ofNanos(delay));
+                    }
+                    synchronized (this) {
+                        if (holding) {
+                            backlog.write(buffer, 0, n);
+                            continue;
+                        }
+                    }
+                    out.write(buffer, 0, n);
+                    out.flush();
+                }
+            } catch (IOException | InterruptedException e) {
+                // The client closed, or the proxy did.
+            } finally {
+                synchronized (this) {
+                    clientGone = true;
+                    if (!holding) {
+                        end();
+                    }
+                }
+            }
+        }
+
+        /** Hands what was held to the server; the server's answer goes nowhere if the client is gone. */
+        synchronized int deliver() {
+            int bytes = backlog.size();
+            try {
+                server.getOutputStream().write(backlog.toByteArray());
+                server.getOutputStream().flush();
+            } catch (IOException e) {
+                // The server side is gone too: nothing to deliver to.
+            }
+            backlog.reset();
+            holding = false;
+            if (clientGone) {
+                // Give the server a moment to read and apply the late request before the connection goes.
+                Thread.ofVirtual().start(() -> {
+                    try {
+                        Thread.sleep(2_000);
+                    } catch (InterruptedException ignored) {
+                        // ending anyway
+                    }
+                    end();
+                });
+            }
+            return bytes;
+        }
+
+        void end() {
+            links.remove(this);
+            closeQuietly(client);
+            closeQuietly(server);
         }
     }
 
@@ -91,9 +206,16 @@ public final class TcpProxy implements AutoCloseable {
         } catch (IOException | InterruptedException e) {
             // The other side closed, or the proxy did.
         } finally {
-            closeQuietly(from);
-            closeQuietly(to);
+            // The server's side of a held connection stays open until the held bytes are delivered.
+            if (from.isClosed() || !isHeldServerSide(from)) {
+                closeQuietly(from);
+                closeQuietly(to);
+            }
         }
+    }
+
+    private boolean isHeldServerSide(Socket socket) {
+        return held.stream().anyMatch(link -> link.server == socket && link.holding);
     }
 
     private void awaitOpen() throws InterruptedException, SocketException {

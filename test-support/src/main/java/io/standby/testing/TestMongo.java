@@ -80,7 +80,12 @@ public final class TestMongo {
 
     /** A new embedded server on 127.0.0.1 and a free port, in memory. */
     public static Embedded startEmbedded() {
-        MongoServer server = new MongoServer(new MemoryBackend());
+        return startEmbedded(new MemoryBackend());
+    }
+
+    /** A new embedded server on 127.0.0.1 and a free port with this backend (for example a {@link FaultyBackend}). */
+    public static Embedded startEmbedded(MemoryBackend backend) {
+        MongoServer server = new MongoServer(backend);
         server.bind("127.0.0.1", 0);
         Embedded embedded = new Embedded(server);
         Runtime.getRuntime().addShutdownHook(new Thread(embedded::close));
