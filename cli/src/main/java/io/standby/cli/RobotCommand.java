@@ -12,6 +12,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalDouble;
@@ -172,16 +173,35 @@ final class RobotCommand {
     }
 
     @Command(name = "rm", mixinStandardHelpOptions = true,
-            description = "Removes a robot and its context; a node running it interrupts it within one poll.")
+            description = {"Removes a robot and its context.",
+                "A robot nobody runs goes at once. A running one is interrupted by its node within one poll, "
+                        + "which then deletes it; until then the id cannot be added again, so the old run never "
+                        + "overlaps with a new robot of the same id."})
     static final class Remove extends AdminCommand {
         @Parameters(paramLabel = "ID", description = "The robot to remove.")
         String id;
 
+        @Option(names = "--wait", paramLabel = "DURATION", defaultValue = "10s", converter = DurationConverter.class,
+                description = "How long to wait for the node running it to stop and delete it (default: ${DEFAULT-VALUE}); 0s returns at once.")
+        Duration wait;
+
         @Override
-        public Integer call() {
+        public Integer call() throws InterruptedException {
             try (StandbyDatabase db = connect()) {
-                new RobotTable(db).remove(id);
-                out().printf("Removed %s and its context.%n", id);
+                RobotTable table = new RobotTable(db);
+                RobotView robot = table.get(id).orElse(null);
+                RobotTable.RemoveResult result = table.remove(id);
+                long deadline = System.nanoTime() + wait.toNanos();
+                while (result == RobotTable.RemoveResult.REQUESTED && table.get(id).isPresent() && System.nanoTime() < deadline) {
+                    Thread.sleep(100);
+                }
+                if (table.get(id).isEmpty()) {
+                    out().printf("Removed %s and its context.%n", id);
+                } else {
+                    String node = robot == null || robot.node() == null ? "its node" : robot.node();
+                    out().printf("Removal of %s requested: %s stops it and deletes it within one poll (or the next owner "
+                            + "of its slot does, if that node is gone); until then the id cannot be added again.%n", id, node);
+                }
                 out().flush();
                 return 0;
             }

@@ -1,5 +1,6 @@
 package io.standby.cli;
 
+import io.standby.robot.RobotTable;
 import io.standby.slot.SlotTable;
 import io.standby.slot.SlotTiming;
 import io.standby.slot.SlotView;
@@ -76,8 +77,9 @@ final class SlotsCommand {
 
     @Command(name = "release", mixinStandardHelpOptions = true,
             description = {"Forces a slot free while its owner may still run.",
-                "The epoch moves on, so the owner's writes are rejected and it stops at its next renewal; "
-                        + "a standby takes over once the lease has run out."})
+                "The epoch moves on and the slot's robots are fenced at it before this returns, so the owner's "
+                        + "writes are rejected from then on and it stops its robots at once; a standby takes over "
+                        + "once the lease has run out."})
     static final class Release extends AdminCommand {
         @Parameters(paramLabel = "SLOT", description = "The slot to release, e.g. slot-0.")
         String slotId;
@@ -85,13 +87,13 @@ final class SlotsCommand {
         @Override
         public Integer call() {
             try (StandbyDatabase db = connect()) {
-                Optional<SlotView> before = new SlotTable(db).forceRelease(slotId);
+                Optional<SlotView> before = new RobotTable(db).forceRelease(slotId);
                 if (before.isEmpty()) {
                     out().printf("%s has no owner; nothing to release.%n", slotId);
                 } else {
                     SlotView was = before.get();
-                    out().printf("Released %s from %s (epoch %d -> %d). The owner stops at its next renewal; "
-                                    + "a standby takes over after the lease (%s) has run out.%n",
+                    out().printf("Released %s from %s (epoch %d -> %d). Its robots' writes under the old epoch are "
+                                    + "rejected from now on; a standby takes over after the lease (%s) has run out.%n",
                             slotId, was.owner(), was.epoch(), was.epoch() + 1, SlotTiming.format(was.lease()));
                 }
                 out().flush();

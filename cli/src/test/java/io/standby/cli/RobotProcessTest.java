@@ -238,6 +238,31 @@ class RobotProcessTest {
         assertEquals(1, countedFrom(nodes.get(owner)).size(), "the woken node did not start the robot again");
     }
 
+    @Test
+    void aForcedReleaseRejectsTheOwnersCheckpointsBeforeTheCommandReturns() throws Exception {
+        new SlotTable(admin).init(1);
+        CliRun added = CliRun.of("robot", "add", "c1", "--type", "counter", "--config", "intervalMs=20",
+                "--mongo", TestMongo.uri(), "--db", db);
+        assertEquals(0, added.exitCode(), added.err());
+        node(StandbyProcess.freePorts(1).getFirst());
+        Sample running = sampleUntil("c1 counts to 20", s -> s.count() >= 20 && "RUNNING".equals(s.state()));
+
+        CliRun released = CliRun.of("slots", "release", "slot-0", "--mongo", TestMongo.uri(), "--db", db);
+        assertEquals(0, released.exitCode(), released.err());
+        // From here on no checkpoint of the old owner (at the old epoch) may land: the count it left stays.
+        Sample after = sample();
+        assertEquals(running.contextEpoch(), after.contextEpoch(), "nobody else could have written yet");
+        Sample next = sampleUntil("the slot is owned again and c1 counts on", s -> s.contextEpoch() > running.contextEpoch()
+                && s.count() >= after.count() + 3);
+        for (Sample s : samples.subList(samples.indexOf(after), samples.size())) {
+            if (s.contextEpoch() == running.contextEpoch()) {
+                assertEquals(after.count(), s.count(), "a checkpoint of the released owner landed after the release: " + s);
+            }
+        }
+        assertTrue(next.epoch() >= running.epoch() + 2, "released (+1), then claimed again (+1): " + next);
+        assertNeverWentBack();
+    }
+
     /** One slot, a counter {@code c1} checkpointing every {@code intervalMs}, two nodes; returns their ports. */
     private List<Integer> counterOnTwoNodes(int intervalMs) throws Exception {
         new SlotTable(admin).init(1);

@@ -2,9 +2,14 @@ package io.standby.robot;
 
 /** What the operator wants of a robot, stored as {@code desired}. */
 public enum Desired {
-    RUNNING, STOPPED;
+    RUNNING, STOPPED,
+    /**
+     * Removal requested while a node runs the robot: that node stops it and deletes the document. The id
+     * cannot be added again before that, so an old run never overlaps with a new robot of the same id.
+     */
+    REMOVED;
 
-    /** The stored form: {@code running} or {@code stopped}. */
+    /** The stored form: {@code running}, {@code stopped} or {@code removed}. */
     public String value() {
         return name().toLowerCase();
     }

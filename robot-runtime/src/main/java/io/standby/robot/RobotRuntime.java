@@ -1,9 +1,12 @@
 package io.standby.robot;
 
+import io.standby.robot.internal.MongoRobotStore;
+import io.standby.robot.internal.RobotRuns;
 import io.standby.robot.internal.RobotStore;
 import io.standby.robot.internal.RuntimeCore;
 import io.standby.robot.internal.SlotRuns;
 import io.standby.robot.internal.WriteBatcher;
+import io.standby.robot.internal.WriteSequence;
 import io.standby.slot.Lease;
 import io.standby.slot.LossReason;
 import io.standby.slot.NodeId;
@@ -28,16 +31,17 @@ public final class RobotRuntime implements SlotListener, AutoCloseable {
 
     private enum State { LATENT, STARTED, CLOSED }
 
-    private final RuntimeCore core;
     private final SlotRuns slots;
     private final WriteBatcher writes;
     private final AtomicReference<State> state = new AtomicReference<>(State.LATENT);
 
     private RobotRuntime(StandbyDatabase database, NodeId node, RuntimeConfig config, RobotTypes types) {
-        RobotStore store = new RobotStore(database.database());
+        RobotStore store = new MongoRobotStore(database.database());
         this.writes = new WriteBatcher(store);
-        this.core = new RuntimeCore(store, writes, config, types, node);
-        this.slots = new SlotRuns(core, database.database());
+        WriteSequence sequence = new WriteSequence();
+        RobotRuns runs = new RobotRuns(store, writes, sequence, config, types, node.toString());
+        this.slots = new SlotRuns(new RuntimeCore(store, writes, sequence, node.toString(), runs),
+                config.poll(), config.stopTimeout(), database.database());
     }
 
     /**

@@ -26,9 +26,10 @@ import java.util.regex.Pattern;
 import static io.standby.robot.internal.RobotFields.*;
 
 /**
- * What an operator does to robots: add, move, stop, start, remove, list and rebalance them. Every change
- * is one conditional update, so it is safe while nodes run; the owner of the robot's slot applies it
- * within one poll.
+ * What an operator does to robots: add, move, stop, start, remove, list and rebalance them, and release a
+ * slot by force. Every change is one conditional update, so it is safe while nodes run; the owner of the
+ * robot's slot applies it within one poll. Each change also stamps {@code request} with the robot's slot,
+ * which is what a node's change stream watches for.
  */
 public final class RobotTable {
 
@@ -46,6 +47,14 @@ public final class RobotTable {
         ALREADY_THERE
     }
 
+    /** How a removal went. */
+    public enum RemoveResult {
+        /** Nobody ran the robot: its document is gone. */
+        REMOVED,
+        /** A node runs it: that node stops it and deletes the document within a poll (or its slot's next owner does). */
+        REQUESTED
+    }
+
     /** One move of a rebalance: robot {@code robotId} from slot {@code from} to slot {@code to}. */
     public record Move(String robotId, String from, String to, double weight) {
     }
@@ -58,7 +67,7 @@ public final class RobotTable {
     private final SlotTable slots;
 
     public RobotTable(StandbyDatabase database) {
-        this.robots = database.database().getCollection(COLLECTION);
+        this.robots = StandbyDatabase.safe(database.database().getCollection(COLLECTION));
         this.slots = new SlotTable(database);
     }
 
@@ -82,6 +91,10 @@ public final class RobotTable {
             throw new IllegalArgumentException("invalid --weight " + robot.weight() + ": must be more than 0");
         }
         get(robot.id()).ifPresent(existing -> {
+            if (existing.desired() == Desired.REMOVED) {
+                throw new IllegalArgumentException("robot '" + robot.id() + "' is still being removed from "
+                        + existing.slotId() + " (its node stops it first, within a poll); try again");
+            }
             throw new IllegalArgumentException("robot '" + robot.id() + "' already exists (in " + existing.slotId() + ")");
         });
         String slotId = robot.slotId() != null ? requireSlot(robot.slotId()) : placeAutomatically(robot, capacity);
@@ -162,24 +175,23 @@ public final class RobotTable {
         requireSlot(slotId);
         for (int attempt = 0; attempt < 10; attempt++) {
             RobotView robot = require(id);
+            requireNotRemoved(robot);
+            Bson same = Filters.and(Filters.eq(ID, id), Filters.eq(INCARNATION, robot.incarnation()), Filters.eq(SLOT, robot.slotId()));
             if (robot.slotId().equals(slotId)) {
                 if (robot.target() != null) {
-                    robots.updateOne(Filters.and(Filters.eq(ID, id), Filters.eq(SLOT, slotId)), Updates.unset(TARGET));
+                    robots.updateOne(same, changed(robot, Updates.unset(TARGET)));
                 }
                 return MoveResult.ALREADY_THERE;
             }
             if (robot.node() == null) {
                 // Nobody runs it: a runner must take it (set node) before starting it, so this cannot race one.
-                boolean moved = robots.updateOne(
-                        Filters.and(Filters.eq(ID, id), Filters.eq(SLOT, robot.slotId()), Filters.eq(EPOCH, robot.epoch()),
-                                Filters.eq(NODE, null)),
-                        Updates.combine(Updates.set(SLOT, slotId), Updates.set(EPOCH, 0L), Updates.unset(TARGET),
-                                Updates.currentDate(UPDATED))).getMatchedCount() == 1;
+                boolean moved = robots.updateOne(Filters.and(same, Filters.eq(EPOCH, robot.epoch()), Filters.eq(NODE, null)),
+                        changed(robot, Updates.set(SLOT, slotId), Updates.set(EPOCH, 0L), Updates.unset(TARGET))).getMatchedCount() == 1;
                 if (moved) {
                     return MoveResult.MOVED;
                 }
-            } else if (robots.updateOne(Filters.and(Filters.eq(ID, id), Filters.eq(SLOT, robot.slotId()), Filters.ne(NODE, null)),
-                    Updates.combine(Updates.set(TARGET, slotId), Updates.currentDate(UPDATED))).getMatchedCount() == 1) {
+            } else if (robots.updateOne(Filters.and(same, Filters.ne(NODE, null)),
+                    changed(robot, Updates.set(TARGET, slotId))).getMatchedCount() == 1) {
                 return MoveResult.REQUESTED;
             }
             // It changed between the read and the write: read again.
@@ -189,34 +201,88 @@ public final class RobotTable {
 
     /** Asks for a robot to stop; its runner lets it checkpoint first. @throws IllegalArgumentException if unknown */
     public void stop(String id) {
-        require(id);
+        RobotView robot = require(id);
+        requireNotRemoved(robot);
         // Nobody runs it: it is stopped now. Otherwise the runner stops it and records STOPPED.
         if (robots.updateOne(Filters.and(Filters.eq(ID, id), Filters.eq(NODE, null)),
-                Updates.combine(Updates.set(DESIRED, Desired.STOPPED.value()), Updates.set(STATE, RobotState.STOPPED.name()),
-                        Updates.currentDate(UPDATED))).getMatchedCount() == 0) {
-            robots.updateOne(Filters.eq(ID, id),
-                    Updates.combine(Updates.set(DESIRED, Desired.STOPPED.value()), Updates.currentDate(UPDATED)));
+                changed(robot, Updates.set(DESIRED, Desired.STOPPED.value()), Updates.set(STATE, RobotState.STOPPED.name())))
+                .getMatchedCount() == 0) {
+            robots.updateOne(Filters.and(Filters.eq(ID, id), Filters.ne(DESIRED, Desired.REMOVED.value())),
+                    changed(robot, Updates.set(DESIRED, Desired.STOPPED.value())));
         }
     }
 
     /** Wants a robot running again; a FAILED one is cleared and retried. @throws IllegalArgumentException if unknown */
     public void start(String id) {
-        require(id);
+        RobotView robot = require(id);
+        requireNotRemoved(robot);
         robots.updateOne(Filters.and(Filters.eq(ID, id), Filters.eq(STATE, RobotState.FAILED.name())),
                 Updates.combine(Updates.set(STATE, RobotState.PENDING.name()), Updates.set(RESTARTS, 0),
                         Updates.set(LAST_ERROR, null)));
-        robots.updateOne(Filters.eq(ID, id),
-                Updates.combine(Updates.set(DESIRED, Desired.RUNNING.value()), Updates.currentDate(UPDATED)));
+        robots.updateOne(Filters.and(Filters.eq(ID, id), Filters.ne(DESIRED, Desired.REMOVED.value())),
+                changed(robot, Updates.set(DESIRED, Desired.RUNNING.value())));
     }
 
     /**
-     * Removes a robot and its context. A runner notices within a poll and interrupts it; its writes are
-     * rejected from now on. @throws IllegalArgumentException if unknown
+     * Removes a robot and its context. A robot nobody runs is deleted at once. A running one is marked
+     * {@code desired: removed}: its node interrupts it within a poll and then deletes the document, and
+     * until then the id cannot be added again, so the old run never overlaps with a new robot of the
+     * same id, on any node. If that node is gone, the slot's next owner deletes it when it takes over.
+     *
+     * @throws IllegalArgumentException if unknown
      */
-    public void remove(String id) {
-        if (robots.deleteOne(Filters.eq(ID, id)).getDeletedCount() == 0) {
-            throw new IllegalArgumentException("unknown robot '" + id + "'");
+    public RemoveResult remove(String id) {
+        for (int attempt = 0; attempt < 10; attempt++) {
+            RobotView robot = require(id);
+            Bson same = Filters.and(Filters.eq(ID, id), Filters.eq(INCARNATION, robot.incarnation()));
+            if (robot.node() == null) {
+                // Nobody runs it: a runner must take it (set node) before starting it, so this cannot race one.
+                if (robots.deleteOne(Filters.and(same, Filters.eq(NODE, null))).getDeletedCount() == 1) {
+                    return RemoveResult.REMOVED;
+                }
+            } else if (robot.desired() == Desired.REMOVED
+                    || robots.updateOne(Filters.and(same, Filters.ne(NODE, null)),
+                    changed(robot, Updates.set(DESIRED, Desired.REMOVED.value()))).getMatchedCount() == 1) {
+                return RemoveResult.REQUESTED;
+            }
+            // It changed between the read and the write: read again.
         }
+        throw new IllegalStateException("robot '" + id + "' keeps changing; try again");
+    }
+
+    /**
+     * Releases a slot by force while its owner may still be running robots: the slot's owner is cleared and
+     * its epoch raised (see {@link SlotTable#forceRelease}), and then its robots are fenced at that epoch,
+     * so no write of the former owner is accepted once this returns. The robots keep their {@code node}:
+     * the former owner may still be running them until it notices (at its next renewal or write, within a
+     * heartbeat), so they move or go only through the handshake, and the slot's next owner, which can
+     * claim it only once the lease has run out, takes them over.
+     *
+     * @return the slot as it was before, if it had an owner; empty if it was already free
+     * @throws IllegalArgumentException if there is no such slot
+     */
+    public Optional<SlotView> forceRelease(String slotId) {
+        Optional<SlotView> before = slots.forceRelease(slotId);
+        before.ifPresent(slot -> {
+            long epoch = slot.epoch() + 1;
+            robots.updateMany(Filters.and(Filters.eq(SLOT, slotId), Filters.lt(EPOCH, epoch)),
+                    Updates.combine(Updates.set(EPOCH, epoch), Updates.currentDate(UPDATED)));
+        });
+        return before;
+    }
+
+    private static void requireNotRemoved(RobotView robot) {
+        if (robot.desired() == Desired.REMOVED) {
+            throw new IllegalArgumentException("robot '" + robot.id() + "' is being removed");
+        }
+    }
+
+    /** An operator's change: the updates, the request stamp a node's change stream watches for, and the time. */
+    private static Bson changed(RobotView robot, Bson... updates) {
+        List<Bson> all = new ArrayList<>(List.of(updates));
+        all.add(Updates.set(REQUEST, RobotCodec.request(robot.slotId())));
+        all.add(Updates.currentDate(UPDATED));
+        return Updates.combine(all);
     }
 
     /**

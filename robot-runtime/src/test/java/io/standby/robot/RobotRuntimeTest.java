@@ -393,9 +393,9 @@ class RobotRuntimeTest {
         await().atMost(WAIT).until(() -> tracker.runs("live").size() == 2 && robot("live").state() == RobotState.RUNNING);
         assertEquals(count(stopped), tracker.runs("live").get(1).restored, "restarted from where it stopped");
 
-        table.remove("live");
-        await().atMost(WAIT).until(() -> tracker.running("live").isEmpty());
-        assertTrue(table.get("live").isEmpty(), "a removed robot's writes do not bring it back");
+        assertEquals(RobotTable.RemoveResult.REQUESTED, table.remove("live"), "it runs: its node removes it");
+        await().atMost(WAIT).until(() -> tracker.running("live").isEmpty() && table.get("live").isEmpty());
+        await().during(Duration.ofMillis(600)).atMost(WAIT).until(() -> table.get("live").isEmpty());
         assertEquals(Map.of("slot-0", List.of()), node.runtime.running());
         tracker.assertNoOverlap();
     }
@@ -421,6 +421,84 @@ class RobotRuntimeTest {
             assertEquals(runs.get(0).lastAcked, runs.get(1).restored, "resumed exactly from the final checkpoint");
         }
         tracker.assertNoOverlap();
+    }
+
+    @Test
+    void aLateCopyOfACheckpointNeverRollsBackNewerAcknowledgedOnes() {
+        new SlotTable(admin).init(1);
+        add("late", "slot-0", 0, new Document("intervalMs", 200));
+        // Only the robots' connection goes through the proxy; a write not answered within 1 s is retried.
+        TestNode node = TestNode.start(7401, TestMongo.uri(), dbName, 1, TestNode.config(),
+                RobotTypes.of(TrackedRobot.factory(tracker, "127.0.0.1:7401")), TestNode.Cut.ROBOTS_ONLY, Duration.ofSeconds(1));
+        nodes.add(node);
+        await().atMost(WAIT).until(() -> count(robot("late")) >= 3);
+        Map<String, List<Long>> samples = sampleCounts();
+
+        // The next checkpoint leaves on a connection that is open now: its bytes are held in the network.
+        node.proxy.holdOpenConnections();
+        long ackedWhenHeld = tracker.runs("late").getFirst().lastAcked;
+        // It times out and is retried on a new connection; newer checkpoints follow and are acknowledged.
+        await().atMost(WAIT).until(() -> tracker.runs("late").getFirst().lastAcked >= ackedWhenHeld + 4);
+        long ackedBeforeDelivery = tracker.runs("late").getFirst().lastAcked;
+
+        // Now the held copy reaches the server.
+        assertTrue(node.proxy.deliverHeld() > 0, "a request was held back");
+        await().during(Duration.ofMillis(1500)).atMost(WAIT).until(() -> count(robot("late")) >= ackedBeforeDelivery);
+
+        sampling.set(false);
+        assertNeverDecreases(samples);
+        assertEquals(1, tracker.runs("late").size(), "one run throughout: " + tracker.runs("late"));
+        tracker.assertNoOverlap();
+    }
+
+    @Test
+    void removingARobotAndAddingItAgainInTheSameSlotNeverRunsTheOldOneOn() {
+        new SlotTable(admin).init(1);
+        // Checkpoints far apart: the old run is not stopped by the luck of a write landing between rm and add.
+        Document config = new Document("intervalMs", 300);
+        add("x", "slot-0", 0, config);
+        node(7411, 1);
+        await().atMost(WAIT).until(() -> count(robot("x")) >= 2);
+
+        for (int round = 1; round <= 4; round++) {
+            int runsBefore = tracker.runs("x").size();
+            removeThenAdd("x", "slot-0", config);
+            await().atMost(WAIT).until(() -> tracker.runs("x").size() > runsBefore && count(robot("x")) >= 1);
+            List<Tracker.Run> runs = tracker.runs("x");
+            Tracker.Run fresh = runs.get(runsBefore);
+            assertEquals(0, fresh.restored, "the new robot starts from an empty context: " + runs);
+            for (Tracker.Run earlier : runs.subList(0, runsBefore)) {
+                assertTrue(earlier.end != 0 && earlier.end <= fresh.start, "the removed robot stopped first: " + runs);
+            }
+        }
+        tracker.assertNoOverlap();
+    }
+
+    @Test
+    void removingARobotAndAddingItAgainInAnotherSlotNeverRunsItTwice() {
+        new SlotTable(admin).init(2);
+        TestNode one = node(7421, 1);
+        TestNode two = node(7422, 1);
+        await().atMost(WAIT).until(() -> one.slotIds().size() == 1 && two.slotIds().size() == 1);
+        // An idle robot never writes: only the rm handshake can stop it before the other node starts it.
+        Document idle = new Document("checkpoint", false).append("intervalMs", 20);
+        add("y", "slot-0", 0, idle);
+        await().atMost(WAIT).until(() -> tracker.running("y").size() == 1);
+
+        for (int round = 1; round <= 10; round++) {
+            int runsBefore = tracker.runs("y").size();
+            removeThenAdd("y", "slot-" + (round % 2), idle);
+            await().atMost(WAIT).until(() -> tracker.runs("y").size() > runsBefore);
+        }
+        tracker.assertNoOverlap();
+        assertEquals(2, tracker.runs("y").stream().map(r -> r.node).distinct().count(), "ran on both nodes: " + tracker.runs("y"));
+    }
+
+    /** {@code robot rm} then {@code robot add} of the same id, as fast as the table allows. */
+    private void removeThenAdd(String id, String slot, Document config) {
+        table.remove(id);
+        await().atMost(WAIT).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(5)).ignoreException(IllegalArgumentException.class)
+                .until(() -> add(id, slot, 0, config) != null);
     }
 
     @Test

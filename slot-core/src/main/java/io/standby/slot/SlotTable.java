@@ -1,21 +1,11 @@
 package io.standby.slot;
 
-import com.mongodb.ErrorCategory;
-import com.mongodb.MongoWriteException;
-import dev.morphia.Datastore;
-import dev.morphia.UpdateOptions;
 import io.standby.slot.internal.MongoSlotStore;
-import io.standby.slot.internal.SlotDocument;
 import io.standby.slot.internal.SlotIds;
 import io.standby.slot.internal.SlotStore;
 
 import java.util.List;
 import java.util.Optional;
-
-import static dev.morphia.query.filters.Filters.eq;
-import static dev.morphia.query.filters.Filters.ne;
-import static dev.morphia.query.updates.UpdateOperators.inc;
-import static dev.morphia.query.updates.UpdateOperators.set;
 
 /**
  * What an operator does to the slots: create them, list them, and release one by force.
@@ -25,12 +15,10 @@ public final class SlotTable {
     /** Slot ids in their natural order: slot-2 before slot-10. */
     public static final java.util.Comparator<String> ID_ORDER = SlotIds.NATURAL;
 
-    private final Datastore datastore;
     private final SlotStore store;
 
     public SlotTable(StandbyDatabase database) {
-        this.datastore = database.datastore();
-        this.store = new MongoSlotStore(datastore);
+        this.store = new MongoSlotStore(database.datastore());
     }
 
     /**
@@ -46,14 +34,9 @@ public final class SlotTable {
         }
         int created = 0;
         for (int i = 0; i < count; i++) {
-            try {
-                datastore.insert(SlotDocument.unowned(SlotIds.of(i)));
+            // An existing slot is left as it is.
+            if (store.create(SlotIds.of(i))) {
                 created++;
-            } catch (MongoWriteException e) {
-                if (e.getError().getCategory() != ErrorCategory.DUPLICATE_KEY) {
-                    throw e;
-                }
-                // Already there: init never touches an existing slot.
             }
         }
         return created;
@@ -70,9 +53,10 @@ public final class SlotTable {
 
     /**
      * Releases a slot by force while its owner may still be running robots: clears the owner and
-     * increments the epoch, so the owner's context writes are fenced at once and its next renewal fails,
-     * but keeps {@code time}: standbys wait out the lease, which gives the owner time to notice and stop
-     * before anyone else starts the slot's robots.
+     * increments the epoch, so its next renewal fails, but keeps {@code time}: standbys wait out the
+     * lease, which gives the owner time to notice and stop before anyone else starts the slot's robots.
+     * This changes the slot alone: where robots are bound to it, use the robot table's forced release,
+     * which also fences their writes at the new epoch before it returns.
      *
      * @return the slot as it was before, if it had an owner; empty if it was already free
      * @throws IllegalArgumentException if there is no such slot
@@ -84,14 +68,7 @@ public final class SlotTable {
             if (before.owner() == null) {
                 return Optional.empty();
             }
-            var result = datastore.find(SlotDocument.class)
-                    .filter(eq("_id", slotId), eq(SlotDocument.EPOCH, before.epoch()), ne(SlotDocument.IP, null))
-                    .update(new UpdateOptions(),
-                            set(SlotDocument.IP, null),
-                            set(SlotDocument.PORT, null),
-                            set(SlotDocument.INSTANCE, null),
-                            inc(SlotDocument.EPOCH, 1L));
-            if (result.getMatchedCount() == 1) {
+            if (store.revoke(before)) {
                 return Optional.of(before);
             }
             // The owner changed between the read and the write: read again.

@@ -4,14 +4,19 @@ import com.mongodb.ConnectionString;
 import com.mongodb.MongoClientSettings;
 import com.mongodb.MongoException;
 import com.mongodb.MongoTimeoutException;
+import com.mongodb.ReadConcern;
+import com.mongodb.ReadPreference;
 import com.mongodb.WriteConcern;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
+import com.mongodb.client.MongoCollection;
 import com.mongodb.client.MongoDatabase;
 import dev.morphia.Datastore;
 import dev.morphia.Morphia;
 import dev.morphia.config.ManualMorphiaConfig;
 import org.bson.Document;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
 import java.util.List;
@@ -21,11 +26,15 @@ import java.util.function.Consumer;
 import java.util.regex.Pattern;
 
 /**
- * A connection to the database that holds the slots, with the settings the protocol relies on:
- * write concern {@code majority} (an acknowledged renewal or checkpoint survives a failover) and a
- * client-side timeout on every operation, so that no call can hang a protocol thread.
+ * A connection to the database that holds the slots, with the settings the protocol relies on,
+ * whatever the connection string asks for: every write waits for a majority (an acknowledged renewal
+ * or checkpoint survives a failover), every read goes to the primary with read concern
+ * {@code majority} (it never shows what a failover may roll back, nor lags behind), and every operation
+ * has a client-side timeout, so that no call can hang a protocol thread.
  */
 public final class StandbyDatabase implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(StandbyDatabase.class);
 
     public static final String DEFAULT_URI = "mongodb://127.0.0.1:27017";
     public static final String DEFAULT_NAME = "standby";
@@ -73,10 +82,13 @@ public final class StandbyDatabase implements AutoCloseable {
         if (!DB_NAME.matcher(name).matches()) {
             throw new IllegalArgumentException("invalid --db '" + name + "': use letters, digits, '_' or '-' (at most 63)");
         }
+        warnIfWeaker(connection);
         long timeoutMs = Math.max(1, operationTimeout.toMillis());
         MongoClientSettings.Builder builder = MongoClientSettings.builder()
                 .applyConnectionString(connection)
-                .writeConcern(connection.getWriteConcern() != null ? connection.getWriteConcern() : WriteConcern.MAJORITY)
+                .writeConcern(WriteConcern.MAJORITY)
+                .readConcern(ReadConcern.MAJORITY)
+                .readPreference(ReadPreference.primary())
                 .applyToClusterSettings(c -> c.serverSelectionTimeout(timeoutMs, TimeUnit.MILLISECONDS))
                 .applyToSocketSettings(s -> s.connectTimeout((int) Math.min(timeoutMs, 10_000), TimeUnit.MILLISECONDS))
                 // Client-side operation timeout (driver 5.2+): bounds server selection, connection checkout
@@ -86,6 +98,26 @@ public final class StandbyDatabase implements AutoCloseable {
             settings.accept(builder);
         }
         return new StandbyDatabase(MongoClients.create(builder.build()), name, String.join(",", connection.getHosts()));
+    }
+
+    /** The collection with the guarantees the protocol relies on, even if it came from another client. */
+    public static <T> MongoCollection<T> safe(MongoCollection<T> collection) {
+        return collection.withReadPreference(ReadPreference.primary())
+                .withReadConcern(ReadConcern.MAJORITY)
+                .withWriteConcern(WriteConcern.MAJORITY);
+    }
+
+    private static void warnIfWeaker(ConnectionString connection) {
+        if (connection.getWriteConcern() != null && !connection.getWriteConcern().equals(WriteConcern.MAJORITY)) {
+            log.warn("Ignoring the write concern of the URI ({}): Standby writes with w: majority", connection.getWriteConcern().asDocument().toJson());
+        }
+        if (connection.getReadPreference() != null && !connection.getReadPreference().equals(ReadPreference.primary())) {
+            log.warn("Ignoring readPreference={} of the URI: Standby reads from the primary", connection.getReadPreference().getName());
+        }
+        if (connection.getReadConcern() != null && !connection.getReadConcern().equals(ReadConcern.MAJORITY)
+                && !connection.getReadConcern().equals(ReadConcern.DEFAULT)) {
+            log.warn("Ignoring readConcernLevel of the URI: Standby reads with read concern majority");
+        }
     }
 
     /**

@@ -6,6 +6,7 @@ public final class RobotFields {
     public static final String COLLECTION = "robots";
 
     public static final String ID = "_id";
+    public static final String INCARNATION = "incarnation";
     public static final String TYPE = "type";
     public static final String SLOT = "slotId";
     public static final String PRIORITY = "priority";
@@ -15,10 +16,16 @@ public final class RobotFields {
     public static final String STATE = "state";
     public static final String NODE = "node";
     public static final String CONTEXT = "context";
+    /** The sequence number of the checkpoint that wrote {@code context}, under the current token. */
+    public static final String SEQ = "seq";
+    /** The sequence number of the last status write, under the current token. */
+    public static final String STATUS_SEQ = "statusSeq";
     public static final String EPOCH = "epoch";
     public static final String RESTARTS = "restarts";
     public static final String LAST_ERROR = "lastError";
     public static final String TARGET = "target";
+    /** The last operator change: {@code {slot, at}}, so a node can watch only its own slots' robots. */
+    public static final String REQUEST = "request";
     public static final String UPDATED = "updated";
 
     private RobotFields() {

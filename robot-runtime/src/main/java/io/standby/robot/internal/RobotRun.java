@@ -31,32 +31,36 @@ import static io.standby.robot.internal.RobotFields.STATE;
 /**
  * One robot on this node, from its start until its thread ends: a virtual thread that creates the robot,
  * runs it, restarts it with exponential backoff when it throws, and writes its final state. It is also
- * the {@link RobotContext} the robot sees. Every write carries the run's fencing token
- * {@code (slotId, epoch)}.
+ * the {@link RobotContext} the robot sees. Every write carries the run's {@link RobotToken} and a
+ * sequence number.
  */
-final class RobotRun implements RobotContext {
+final class RobotRun implements Run, RobotContext {
 
     private static final Logger log = LoggerFactory.getLogger(RobotRun.class);
     private static final DocumentCodec CODEC = new DocumentCodec();
     /** How long a final status write may take before the run gives up on it. */
     private static final Duration FINAL_WRITE = Duration.ofSeconds(10);
 
-    /** Why a run ends, decided by whoever asks it to end; the first reason sticks, except a loss. */
-    enum End { NONE, DESIRED, RELEASE, MOVE, REMOVED, LOST, FINISHED, FAILED }
+    /** How a run ended, which decides its last write. */
+    private enum Outcome { STOPPED, RELEASED, MOVED, REMOVED, LOST, FINISHED, FAILED }
 
     private final RobotView robot;
     private final Lease lease;
-    private final RuntimeCore core;
+    private final RobotToken token;
+    private final RobotRuns runs;
     private final Logger robotLog;
     private final Object monitor = new Object();
-    private volatile End end = End.NONE;
-    private volatile boolean fenced;
+    /** The graceful stop asked for, if any; the first request sticks. Guarded by monitor for writes. */
+    private volatile Stop stop;
+    private volatile String moveTarget;
+    /** Stopped at once (slot lost, fenced, or removed): the run may write nothing more. */
+    private volatile boolean interrupted;
+    private volatile boolean removed;
     /** The robot's configuration, immutable; decoded afresh for every {@link #config()} call. */
     private final RawBsonDocument config;
     /** The last accepted state, immutable; decoded afresh for every {@link #state()} call. */
     private volatile RawBsonDocument state;
     private volatile Thread thread;
-    private volatile String moveTarget;
     private int restarts;
     private String lastError;
     private final Object statusLock = new Object();
@@ -66,10 +70,11 @@ final class RobotRun implements RobotContext {
     private boolean undelivered;
     private boolean finishing;
 
-    RobotRun(RobotView robot, Lease lease, RuntimeCore core) {
+    RobotRun(RobotView robot, Lease lease, RobotRuns runs) {
         this.robot = robot;
         this.lease = lease;
-        this.core = core;
+        this.token = new RobotToken(robot.id(), robot.incarnation(), lease.slotId(), lease.epoch());
+        this.runs = runs;
         this.robotLog = LoggerFactory.getLogger("robot." + robot.type());
         this.config = new RawBsonDocument(robot.config() == null ? new Document() : robot.config(), CODEC);
         this.state = new RawBsonDocument(robot.context() == null ? new Document() : robot.context(), CODEC);
@@ -77,36 +82,37 @@ final class RobotRun implements RobotContext {
         this.lastError = robot.lastError();
     }
 
-    String id() {
-        return robot.id();
+    @Override
+    public RobotToken token() {
+        return token;
     }
 
     void start() {
-        core.alive.put(robot.id(), this);
         thread = Thread.ofVirtual().name("robot-" + robot.id()).start(this::supervise);
     }
 
-    boolean isAlive() {
+    @Override
+    public boolean isAlive() {
         Thread t = thread;
         return t != null && t.isAlive();
     }
 
-    /** Asks the robot to finish: it sees {@link #stopRequested()} and its sleeps end. */
-    void requestStop(End why, String target) {
+    @Override
+    public void requestStop(Stop why, String target) {
         synchronized (monitor) {
-            if (end == End.NONE) {
+            if (stop == null) {
                 moveTarget = target;
-                end = why;
+                stop = why;
             }
             monitor.notifyAll();
         }
     }
 
-    /** Stops the robot at once: its slot is lost or it was removed, so it may write nothing more. */
-    void interrupt(End why) {
+    @Override
+    public void interrupt(boolean removal) {
         synchronized (monitor) {
-            end = why;
-            fenced = true;
+            interrupted = true;
+            removed |= removal;
             monitor.notifyAll();
         }
         Thread t = thread;
@@ -115,7 +121,8 @@ final class RobotRun implements RobotContext {
         }
     }
 
-    boolean await(Duration atMost) throws InterruptedException {
+    @Override
+    public boolean await(Duration atMost) throws InterruptedException {
         Thread t = thread;
         return t == null || t.join(atMost);
     }
@@ -123,25 +130,25 @@ final class RobotRun implements RobotContext {
     private void supervise() {
         MDC.put("robot", robot.id());
         MDC.put("slot", lease.slotId());
-        End outcome = End.NONE;
+        Outcome outcome = Outcome.LOST;
         try {
             outcome = runWithRestarts();
         } finally {
             finish(outcome);
-            core.alive.remove(robot.id(), this);
+            runs.ended(this);
             MDC.clear();
         }
     }
 
-    private End runWithRestarts() {
+    private Outcome runWithRestarts() {
         Deque<Long> failures = new ArrayDeque<>();
         while (true) {
-            Optional<RobotFactory> factory = core.types.get(robot.type());
+            Optional<RobotFactory> factory = runs.types().get(robot.type());
             if (factory.isEmpty()) {
                 lastError = "unknown robot type '" + robot.type() + "' (this node knows: "
-                        + String.join(", ", core.types.names()) + ")";
+                        + String.join(", ", runs.types().names()) + ")";
                 log.warn("Robot {} cannot start: {}", robot.id(), lastError);
-                return End.FAILED;
+                return Outcome.FAILED;
             }
             Robot instance;
             try {
@@ -149,85 +156,91 @@ final class RobotRun implements RobotContext {
             } catch (RuntimeException e) {
                 lastError = "cannot create: " + e;
                 log.warn("Robot {} cannot be created: {}", robot.id(), e.toString());
-                return End.FAILED;
+                return Outcome.FAILED;
             }
             if (stopping()) {
-                return end;
+                return stoppedBy();
             }
-            status(new Document(STATE, RobotState.RUNNING.name()).append(NODE, core.node).append(RESTARTS, restarts));
+            status(new Document(STATE, RobotState.RUNNING.name()).append(NODE, runs.node()).append(RESTARTS, restarts));
             Throwable failure = null;
             try {
                 instance.run(this);
             } catch (FencedException e) {
-                fenced = true;
+                interrupted = true;
             } catch (Throwable t) {
                 failure = t;
             }
-            if (fenced || end == End.LOST || end == End.REMOVED || !lease.isValid()) {
-                return End.LOST;
-            }
-            if (end != End.NONE) {
-                return end;
+            if (stopping() || !lease.isValid()) {
+                return stoppedBy();
             }
             if (failure == null) {
                 log.info("Robot {} finished", robot.id());
-                return End.FINISHED;
+                return Outcome.FINISHED;
             }
             restarts++;
             lastError = String.valueOf(failure);
             long now = System.nanoTime();
             failures.addLast(now);
-            while (now - failures.getFirst() > core.config.failureWindow().toNanos()) {
+            while (now - failures.getFirst() > runs.config().failureWindow().toNanos()) {
                 failures.removeFirst();
             }
-            if (failures.size() >= core.config.failureLimit()) {
+            if (failures.size() >= runs.config().failureLimit()) {
                 log.warn("Robot {} failed {} times within {}; giving up: {}", robot.id(), failures.size(),
-                        core.config.failureWindow(), lastError, failure);
-                return End.FAILED;
+                        runs.config().failureWindow(), lastError, failure);
+                return Outcome.FAILED;
             }
             Duration backoff = backoff(failures.size());
             log.warn("Robot {} failed; restarting in {} ms (restart {})", robot.id(), backoff.toMillis(), restarts, failure);
             status(new Document(RESTARTS, restarts).append(LAST_ERROR, lastError));
             if (!sleep(backoff)) {
-                return fenced || end == End.NONE ? End.LOST : end;
+                return stoppedBy();
             }
         }
     }
 
+    /** The outcome of a run that was asked to stop, interrupted, or whose lease ended. */
+    private Outcome stoppedBy() {
+        if (interrupted || stop == null || !lease.isValid()) {
+            return removed ? Outcome.REMOVED : Outcome.LOST;
+        }
+        return switch (stop) {
+            case OPERATOR -> Outcome.STOPPED;
+            case RELEASE -> Outcome.RELEASED;
+            case MOVE -> Outcome.MOVED;
+        };
+    }
+
     private Duration backoff(int failuresInWindow) {
-        Duration backoff = core.config.restartBackoff().multipliedBy(1L << Math.min(failuresInWindow - 1, 20));
-        return backoff.compareTo(core.config.maxRestartBackoff()) > 0 ? core.config.maxRestartBackoff() : backoff;
+        Duration backoff = runs.config().restartBackoff().multipliedBy(1L << Math.min(failuresInWindow - 1, 20));
+        return backoff.compareTo(runs.config().maxRestartBackoff()) > 0 ? runs.config().maxRestartBackoff() : backoff;
     }
 
     /** The run's last words, written under its token before the thread ends. */
-    private void finish(End outcome) {
+    private void finish(Outcome outcome) {
         synchronized (statusLock) {
             // No status write may follow, or overtake, the final one.
             finishing = true;
         }
         Document fields = switch (outcome) {
-            case DESIRED -> new Document(STATE, RobotState.STOPPED.name()).append(NODE, null);
-            case RELEASE -> new Document(STATE, RobotState.PENDING.name()).append(NODE, null);
+            case STOPPED -> new Document(STATE, RobotState.STOPPED.name()).append(NODE, null);
+            case RELEASED -> new Document(STATE, RobotState.PENDING.name()).append(NODE, null);
             case FINISHED -> new Document(STATE, RobotState.STOPPED.name()).append(NODE, null).append(DESIRED, "stopped");
             case FAILED -> new Document(STATE, RobotState.FAILED.name()).append(NODE, null)
                     .append(RESTARTS, restarts).append(LAST_ERROR, lastError);
-            default -> null;
+            case MOVED, REMOVED, LOST -> null;
         };
-        if (fields != null) {
-            awaitWrite(fields);
-        } else if (outcome == End.MOVE) {
-            handOver();
-        }
-    }
-
-    private void handOver() {
         try {
-            if (core.store.handOver(robot.id(), lease.slotId(), lease.epoch(), moveTarget)) {
+            if (fields != null) {
+                awaitWrite(fields);
+            } else if (outcome == Outcome.MOVED && runs.store().handOver(token, moveTarget)) {
                 log.info("Robot {} handed over from {} to {}", robot.id(), lease.slotId(), moveTarget);
+            } else if (outcome == Outcome.REMOVED && runs.store().delete(token)) {
+                log.info("Robot {} removed from {}", robot.id(), lease.slotId());
             }
         } catch (RuntimeException e) {
-            // Still in its old slot with its target set: the next sync tries again.
-            log.warn("Robot {} could not be handed over to {} yet: {}", robot.id(), moveTarget, e.toString());
+            // Still in its slot, fenced at this epoch, with its target or removal recorded: the next sync
+            // of this slot's owner tries again.
+            log.warn("Robot {} could not be settled after its run ({}) yet: {}", robot.id(), outcome, e.toString());
         }
     }
 
@@ -242,7 +255,7 @@ final class RobotRun implements RobotContext {
                 return;
             }
             intended.putAll(fields);
-            core.writes.submit(robot.id(), lease.slotId(), lease.epoch(), fields).whenComplete((written, error) -> {
+            runs.writes().submit(RobotWrite.status(token, runs.sequence().next(), fields)).whenComplete((written, error) -> {
                 if (Boolean.FALSE.equals(written)) {
                     reject();
                 } else if (error != null && !(error instanceof IllegalArgumentException)) {
@@ -254,8 +267,8 @@ final class RobotRun implements RobotContext {
         }
     }
 
-    /** If a status write failed to arrive, sends the run's whole current status again (if the run goes on). */
-    void resendStatus() {
+    @Override
+    public void resendStatus() {
         Document fields;
         synchronized (statusLock) {
             if (!undelivered || finishing || stopping()) {
@@ -269,7 +282,7 @@ final class RobotRun implements RobotContext {
 
     private void awaitWrite(Document fields) {
         try {
-            Boolean written = core.writes.submit(robot.id(), lease.slotId(), lease.epoch(), fields)
+            Boolean written = runs.writes().submit(RobotWrite.status(token, runs.sequence().next(), fields))
                     .get(FINAL_WRITE.toMillis(), TimeUnit.MILLISECONDS);
             if (!written) {
                 log.debug("Final state of {} not written: fenced", robot.id());
@@ -283,14 +296,14 @@ final class RobotRun implements RobotContext {
 
     /** A write under this run's token was rejected: another runner has the robot now. Stop at once. */
     private void reject() {
-        if (!fenced) {
+        if (!interrupted) {
             log.warn("Robot {} was fenced at epoch {} of {}: stopping it", robot.id(), lease.epoch(), lease.slotId());
-            interrupt(End.LOST);
+            interrupt(false);
         }
     }
 
     private boolean stopping() {
-        return end != End.NONE || fenced;
+        return stop != null || interrupted;
     }
 
     // ---- RobotContext ----
@@ -324,28 +337,29 @@ final class RobotRun implements RobotContext {
     public void checkpoint(Document newState) {
         // An immutable copy: the robot may go on changing its own document.
         RawBsonDocument snapshot = new RawBsonDocument(newState, CODEC);
+        // One sequence number for every attempt: a retry is the same write, and whichever copy lands
+        // first wins; a late copy of it after a newer checkpoint matches nothing.
+        RobotWrite write = RobotWrite.checkpoint(token, runs.sequence().next(), snapshot);
         Duration retry = Duration.ofMillis(50);
         while (true) {
-            if (fenced || !lease.isValid()) {
+            if (interrupted || !lease.isValid()) {
                 throw new FencedException("robot " + robot.id() + " may no longer write at epoch " + lease.epoch() + " of " + lease.slotId());
             }
             try {
-                Boolean written = core.writes.submit(robot.id(), lease.slotId(), lease.epoch(),
-                        new Document(RobotFields.CONTEXT, snapshot)).get();
-                if (written) {
+                if (runs.writes().submit(write).get()) {
                     state = snapshot;
                     return;
                 }
                 reject();
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                fenced = true;
+                interrupted = true;
                 throw new FencedException("robot " + robot.id() + " was interrupted during a checkpoint");
             } catch (ExecutionException e) {
                 if (e.getCause() instanceof IllegalArgumentException refused) {
                     throw new IllegalArgumentException("checkpoint of robot " + robot.id() + " refused: " + refused.getMessage(), refused);
                 }
-                // Not acknowledged: retry the same write (it is idempotent) while the lease holds.
+                // Not acknowledged (unreachable, or not confirmed by a majority): retry while the lease holds.
                 log.debug("Checkpoint of {} not acknowledged, retrying: {}", robot.id(), e.getCause().toString());
                 if (!sleepQuietly(retry)) {
                     throw new FencedException("robot " + robot.id() + " stopped during a checkpoint");

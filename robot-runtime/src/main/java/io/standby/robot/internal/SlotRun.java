@@ -1,8 +1,8 @@
 package io.standby.robot.internal;
 
-import io.standby.robot.Desired;
 import io.standby.robot.RobotState;
 import io.standby.robot.RobotView;
+import io.standby.robot.internal.RobotDecision.Action;
 import io.standby.slot.Lease;
 import org.bson.Document;
 import org.slf4j.Logger;
@@ -16,7 +16,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.stream.Collectors;
 
 import static io.standby.robot.internal.RobotFields.NODE;
 import static io.standby.robot.internal.RobotFields.STATE;
@@ -25,12 +24,12 @@ import static io.standby.robot.internal.RobotFields.STATE;
  * The robots of one slot for as long as this node holds one lease on it.
  *
  * <p>On {@link #begin()} it raises the fencing epoch of every robot of the slot to the lease's epoch,
- * then loads them: every write of a former runner that landed before the fence is in what it loads,
- * and every later one is rejected. Then {@link #reconcile} runs every poll on the runtime's sync thread
- * and applies additions, stops, starts, moves and removals. {@link #lost()} and {@link #release} come
+ * then loads them: every write of a former runner that landed before the fence is in what it loads, and
+ * every later one is rejected. Then {@link #reconcile} runs every poll on the runtime's sync thread and
+ * applies what {@link RobotDecision} says about each robot. {@link #lost()} and {@link #release} come
  * from the slot protocol's threads.
  */
-final class SlotRun {
+public final class SlotRun {
 
     private static final Logger log = LoggerFactory.getLogger(SlotRun.class);
 
@@ -47,145 +46,149 @@ final class SlotRun {
     private final RuntimeCore core;
     private final Object lock = new Object();
     /** Runs started under this lease, by robot id. */
-    private final Map<String, RobotRun> runs = new HashMap<>();
+    private final Map<String, Run> runs = new HashMap<>();
     /** Every robot of the slot seen so far; used only by the sync thread. */
     private final Set<String> seen = new HashSet<>();
     private boolean begun;
     private boolean ended;
 
-    SlotRun(Lease lease, RuntimeCore core) {
+    public SlotRun(Lease lease, RuntimeCore core) {
         this.lease = lease;
         this.core = core;
     }
 
-    Lease lease() {
+    public Lease lease() {
         return lease;
     }
 
-    boolean begun() {
+    public boolean begun() {
         synchronized (lock) {
             return begun;
         }
     }
 
-    boolean ended() {
+    public boolean ended() {
         synchronized (lock) {
             return ended;
         }
     }
 
-    /** Fences the slot's robots at this lease's epoch, takes the runnable ones, loads them and starts them. */
-    void begin() {
-        long fenced = core.store.fence(lease.slotId(), lease.epoch(), null);
-        List<RobotView> robots = core.store.load(lease.slotId(), lease.epoch(), null);
+    /** Fences the slot's robots at this lease's epoch, loads them, and takes and starts the runnable ones. */
+    public void begin() {
+        long fenced = core.store().fence(lease.slotId(), lease.epoch(), null);
+        List<RobotView> robots = core.store().load(lease.slotId(), lease.epoch(), null);
         log.info("Starting the robots of {} at epoch {}: {} robot(s), {} fenced from earlier runners",
                 lease.slotId(), lease.epoch(), robots.size(), fenced);
         synchronized (lock) {
             begun = true;
         }
-        takeAndAct(robots);
+        seen.addAll(robots.stream().map(RobotView::id).toList());
+        act(robots);
     }
 
     /**
      * Applies what the watched fields of the slot's robots say. {@code robots} are this slot's robots
      * only; any robot seen before that is missing now was removed (or moved away while not running).
      */
-    void reconcile(List<RobotView> robots) {
+    public void reconcile(List<RobotView> robots) {
         Set<String> present = new HashSet<>();
         List<String> toFence = new ArrayList<>();
-        List<RobotView> idle = new ArrayList<>();
+        List<RobotView> toSettle = new ArrayList<>();
         for (RobotView robot : robots) {
             present.add(robot.id());
-            RobotRun run = run(robot.id());
-            boolean running = run != null && run.isAlive();
-            if (robot.epoch() < lease.epoch()) {
-                // New to the slot (added, or moved in): bring it under this lease's token first.
-                toFence.add(robot.id());
-            } else if (robot.epoch() > lease.epoch()) {
-                // A later owner of the slot fenced it: this lease is stale, whatever the protocol knows yet.
-                if (running) {
-                    run.interrupt(RobotRun.End.LOST);
+            Run run = liveRun(robot.id());
+            Action action = decide(robot, run);
+            switch (action) {
+                case FENCE -> toFence.add(robot.id());
+                case INTERRUPT_LOST -> run.interrupt(false);
+                case INTERRUPT_REMOVED -> {
+                    log.info("Robot {} was removed: stopping it", robot.id());
+                    run.interrupt(true);
                 }
-            } else if (running) {
-                run.resendStatus();
-                if (robot.moving()) {
-                    run.requestStop(RobotRun.End.MOVE, robot.target());
-                } else if (robot.desired() == Desired.STOPPED) {
-                    run.requestStop(RobotRun.End.DESIRED, null);
+                case STOP_FOR_MOVE -> run.requestStop(Run.Stop.MOVE, robot.target());
+                case STOP -> run.requestStop(Run.Stop.OPERATOR, null);
+                case KEEP -> run.resendStatus();
+                case DELETE, HAND_OVER, MARK_STOPPED, TAKE, LAUNCH -> toSettle.add(robot);
+                case WAIT, NONE -> {
                 }
-            } else if (needsAction(robot)) {
-                idle.add(robot);
             }
         }
         for (String id : List.copyOf(seen)) {
             if (!present.contains(id)) {
                 seen.remove(id);
-                RobotRun run = run(id);
-                if (run != null && run.isAlive()) {
+                Run run = liveRun(id);
+                if (run != null) {
                     log.info("Robot {} is no longer in {}: stopping it", id, lease.slotId());
-                    run.interrupt(RobotRun.End.REMOVED);
+                    run.interrupt(true);
                 }
             }
         }
         seen.addAll(present);
-        List<String> ids = new ArrayList<>(idle.stream().map(RobotView::id).toList());
         if (!toFence.isEmpty()) {
-            core.store.fence(lease.slotId(), lease.epoch(), toFence);
-            ids.addAll(toFence);
+            core.store().fence(lease.slotId(), lease.epoch(), toFence);
+            toSettle.addAll(core.store().load(lease.slotId(), lease.epoch(), toFence));
         }
-        if (!ids.isEmpty()) {
-            takeAndAct(core.store.load(lease.slotId(), lease.epoch(), ids));
+        if (!toSettle.isEmpty()) {
+            act(toSettle);
         }
     }
 
-    /** A robot fenced at this epoch, without a run here, that should run, move, or show that it stopped. */
-    private boolean needsAction(RobotView robot) {
-        if (robot.moving()) {
-            return true;
-        }
-        if (robot.desired() == Desired.STOPPED) {
-            return robot.state() != RobotState.STOPPED || robot.node() != null;
-        }
-        // desired decides; state only reports. A robot stopped a moment ago may be wanted again already.
-        return robot.state() != RobotState.FAILED;
+    private Action decide(RobotView robot, Run run) {
+        return RobotDecision.decide(robot, lease.epoch(), core.node(), run == null ? null : run.token().incarnation(),
+                core.launcher().aliveOnNode(robot.id()));
     }
 
     /**
-     * Takes the runnable robots among {@code robots} (none whose earlier run on this node is still
-     * unwinding), then starts those the database confirms as taken, most important first, and settles the
-     * others: hands over the moving ones and marks the stopped ones.
+     * Settles robots nobody runs here: deletes, hands over and marks stopped what the decision says, then
+     * takes the runnable ones and starts those the database confirms as taken, most important first.
      */
-    private void takeAndAct(List<RobotView> robots) {
-        seen.addAll(robots.stream().map(RobotView::id).toList());
-        Set<String> runnable = robots.stream()
-                .filter(r -> !r.moving() && r.desired() == Desired.RUNNING && needsAction(r) && !aliveAnywhere(r.id()))
-                .map(RobotView::id)
-                .collect(Collectors.toSet());
+    private void act(List<RobotView> robots) {
         // The order comes from the states before the take, which turns every taken robot into STARTING.
-        List<String> order = robots.stream().sorted(START_ORDER).map(RobotView::id).toList();
-        Map<String, RobotView> current = new HashMap<>();
-        if (runnable.isEmpty()) {
-            robots.forEach(r -> current.put(r.id(), r));
-        } else {
-            core.store.take(lease.slotId(), lease.epoch(), runnable, core.node);
-            core.store.load(lease.slotId(), lease.epoch(), order).forEach(r -> current.put(r.id(), r));
-        }
-        for (String id : order) {
-            RobotView robot = current.get(id);
-            if (robot == null) {
-                continue;
-            }
-            if (core.node.equals(robot.node()) && robot.state() == RobotState.STARTING && runnable.contains(id)) {
-                start(robot);
-            } else if (robot.moving()) {
-                if (!aliveAnywhere(id) && core.store.handOver(id, lease.slotId(), lease.epoch(), robot.target())) {
-                    log.info("Robot {} handed over from {} to {}", id, lease.slotId(), robot.target());
+        List<RobotView> ordered = robots.stream().sorted(START_ORDER).toList();
+        List<String> toStart = new ArrayList<>();
+        List<String> toTake = new ArrayList<>();
+        for (RobotView robot : ordered) {
+            RobotToken token = token(robot);
+            switch (decide(robot, liveRun(robot.id()))) {
+                case DELETE -> {
+                    if (core.store().delete(token)) {
+                        log.info("Robot {} removed from {}", robot.id(), lease.slotId());
+                    }
                 }
-            } else if (robot.desired() == Desired.STOPPED && (robot.state() != RobotState.STOPPED || robot.node() != null)) {
-                core.writes.submit(id, lease.slotId(), lease.epoch(),
-                        new Document(STATE, RobotState.STOPPED.name()).append(NODE, null));
+                case HAND_OVER -> {
+                    if (core.store().handOver(token, robot.target())) {
+                        log.info("Robot {} handed over from {} to {}", robot.id(), lease.slotId(), robot.target());
+                    }
+                }
+                case MARK_STOPPED -> core.writes().submit(RobotWrite.status(token, core.sequence().next(),
+                        new Document(STATE, RobotState.STOPPED.name()).append(NODE, null)));
+                case TAKE -> {
+                    toTake.add(robot.id());
+                    toStart.add(robot.id());
+                }
+                case LAUNCH -> toStart.add(robot.id());
+                default -> {
+                }
             }
         }
+        if (toStart.isEmpty()) {
+            return;
+        }
+        if (!toTake.isEmpty()) {
+            core.store().take(lease.slotId(), lease.epoch(), toTake, core.node());
+        }
+        Map<String, RobotView> taken = new HashMap<>();
+        core.store().load(lease.slotId(), lease.epoch(), toStart).forEach(r -> taken.put(r.id(), r));
+        for (String id : toStart) {
+            RobotView robot = taken.get(id);
+            if (robot != null && decide(robot, liveRun(id)) == Action.LAUNCH) {
+                start(robot);
+            }
+        }
+    }
+
+    private RobotToken token(RobotView robot) {
+        return new RobotToken(robot.id(), robot.incarnation(), lease.slotId(), lease.epoch());
     }
 
     private void start(RobotView robot) {
@@ -193,27 +196,22 @@ final class SlotRun {
             if (ended) {
                 return;
             }
-            RobotRun run = new RobotRun(robot, lease, core);
-            runs.put(robot.id(), run);
-            run.start();
+            runs.put(robot.id(), core.launcher().launch(robot, lease));
         }
     }
 
-    private boolean aliveAnywhere(String robotId) {
-        RobotRun run = core.alive.get(robotId);
-        return run != null && run.isAlive();
-    }
-
-    private RobotRun run(String id) {
+    /** This lease's run of the robot, if it is still alive. */
+    private Run liveRun(String id) {
         synchronized (lock) {
-            return runs.get(id);
+            Run run = runs.get(id);
+            return run != null && run.isAlive() ? run : null;
         }
     }
 
     /** The slot is lost: every robot stops at once. Never blocks. */
-    void lost() {
-        for (RobotRun run : end()) {
-            run.interrupt(RobotRun.End.LOST);
+    public void lost() {
+        for (Run run : end()) {
+            run.interrupt(false);
         }
     }
 
@@ -221,30 +219,31 @@ final class SlotRun {
      * Graceful stop: asks every robot to finish, waits up to {@code timeout} for their final checkpoints,
      * interrupts the rest, and returns once every run has ended (or a second grace period passed).
      */
-    void release(Duration timeout) {
-        List<RobotRun> stopping = end();
-        stopping.forEach(run -> run.requestStop(RobotRun.End.RELEASE, null));
+    public void release(Duration timeout) {
+        List<Run> stopping = end();
+        stopping.forEach(run -> run.requestStop(Run.Stop.RELEASE, null));
         long deadline = System.nanoTime() + timeout.toNanos();
         try {
-            for (RobotRun run : stopping) {
+            for (Run run : stopping) {
                 long left = Math.max(0, deadline - System.nanoTime());
                 if (!run.await(Duration.ofNanos(left))) {
-                    log.warn("Robot {} did not stop within {}; interrupting it", run.id(), timeout);
-                    run.interrupt(RobotRun.End.LOST);
+                    log.warn("Robot {} did not stop within {}; interrupting it", run.token().robotId(), timeout);
+                    run.interrupt(false);
                 }
             }
-            for (RobotRun run : stopping) {
+            for (Run run : stopping) {
                 if (!run.await(Duration.ofSeconds(5))) {
-                    log.error("Robot {} ignores interruption; its writes are fenced once another node owns {}", run.id(), lease.slotId());
+                    log.error("Robot {} ignores interruption; its writes are fenced once another node owns {}",
+                            run.token().robotId(), lease.slotId());
                 }
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            stopping.forEach(run -> run.interrupt(RobotRun.End.LOST));
+            stopping.forEach(run -> run.interrupt(false));
         }
     }
 
-    private List<RobotRun> end() {
+    private List<Run> end() {
         synchronized (lock) {
             ended = true;
             return List.copyOf(runs.values());
@@ -252,9 +251,9 @@ final class SlotRun {
     }
 
     /** Robots running under this lease right now. */
-    List<String> running() {
+    public List<String> running() {
         synchronized (lock) {
-            return runs.values().stream().filter(RobotRun::isAlive).map(RobotRun::id).sorted().toList();
+            return runs.values().stream().filter(Run::isAlive).map(r -> r.token().robotId()).sorted().toList();
         }
     }
 }

@@ -31,6 +31,8 @@ public final class SlotRuns {
     private static final Logger log = LoggerFactory.getLogger(SlotRuns.class);
 
     private final RuntimeCore core;
+    private final Duration poll;
+    private final Duration stopTimeout;
     private final MongoDatabase database;
     private final Map<String, SlotRun> bySlot = new ConcurrentHashMap<>();
     private final ConcurrentLinkedQueue<SlotRun> toBegin = new ConcurrentLinkedQueue<>();
@@ -39,14 +41,16 @@ public final class SlotRuns {
     private Thread sync;
     private Thread watcher;
 
-    public SlotRuns(RuntimeCore core, MongoDatabase database) {
+    public SlotRuns(RuntimeCore core, Duration poll, Duration stopTimeout, MongoDatabase database) {
         this.core = core;
+        this.poll = poll;
+        this.stopTimeout = stopTimeout;
         this.database = database;
     }
 
     public void start() {
         try {
-            core.store.ensureIndexes();
+            core.store().ensureIndexes();
         } catch (RuntimeException e) {
             log.warn("Could not create the robots index (queries still work): {}", e.toString());
         }
@@ -64,7 +68,7 @@ public final class SlotRuns {
     public void release(Lease lease) {
         SlotRun run = bySlot.get(lease.slotId());
         if (run != null && run.lease() == lease) {
-            run.release(core.config.stopTimeout());
+            run.release(stopTimeout);
         }
     }
 
@@ -85,7 +89,7 @@ public final class SlotRuns {
     private void syncLoop() {
         while (!closed) {
             try {
-                wake.tryAcquire(core.config.poll().toNanos(), TimeUnit.NANOSECONDS);
+                wake.tryAcquire(poll.toNanos(), TimeUnit.NANOSECONDS);
                 wake.drainPermits();
                 syncOnce();
             } catch (InterruptedException e) {
@@ -115,7 +119,7 @@ public final class SlotRuns {
         if (active.isEmpty()) {
             return;
         }
-        Map<String, List<RobotView>> robots = core.store.watch(active.stream().map(r -> r.lease().slotId()).toList())
+        Map<String, List<RobotView>> robots = core.store().watch(active.stream().map(r -> r.lease().slotId()).toList())
                 .stream().collect(Collectors.groupingBy(RobotView::slotId));
         for (SlotRun run : active) {
             if (!run.ended()) {
@@ -137,7 +141,7 @@ public final class SlotRuns {
                 }
             } catch (MongoCommandException e) {
                 log.info("This database has no change streams (it answered: {}); robots are re-read every {}",
-                        e.getErrorMessage(), format(core.config.poll()));
+                        e.getErrorMessage(), format(poll));
                 return;
             } catch (RuntimeException e) {
                 if (closed) {
@@ -145,7 +149,7 @@ public final class SlotRuns {
                 }
                 log.debug("Change stream interrupted, reopening after a poll: {}", e.toString());
                 try {
-                    Thread.sleep(core.config.poll());
+                    Thread.sleep(poll);
                 } catch (InterruptedException interrupted) {
                     return;
                 }

@@ -2,9 +2,11 @@ package io.standby.robot.internal;
 
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.Filters;
+import com.mongodb.client.model.Updates;
 import io.standby.robot.RobotState;
 import io.standby.robot.RobotView;
 import io.standby.slot.StandbyDatabase;
+import io.standby.testing.CommandLog;
 import io.standby.testing.TestMongo;
 import org.bson.Document;
 import org.junit.jupiter.api.AfterEach;
@@ -15,10 +17,14 @@ import org.junit.jupiter.api.TestInfo;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -37,7 +43,7 @@ abstract class RobotStoreContract {
     void setUp(TestInfo test) {
         db = StandbyDatabase.connect(uri(), TestMongo.freshDatabase(test.getTestMethod().orElseThrow().getName()),
                 Duration.ofSeconds(10), null);
-        store = new RobotStore(db.database());
+        store = new MongoRobotStore(db.database());
         robots = db.database().getCollection(RobotFields.COLLECTION);
         for (String id : List.of("r1", "r2", "r3")) {
             robots.insertOne(RobotCodec.newRobot(id, "counter", "slot-0", 0, 1, new Document()));
@@ -54,10 +60,25 @@ abstract class RobotStoreContract {
         return robots.find(Filters.eq("_id", id)).first();
     }
 
+    private RobotToken token(String id, long epoch) {
+        return new RobotToken(id, doc(id).getString(RobotFields.INCARNATION), "slot-0", epoch);
+    }
+
+    private static RobotWrite checkpoint(RobotToken token, long seq, int count) {
+        return RobotWrite.checkpoint(token, seq, new Document("count", count));
+    }
+
+    private int countOf(String id) {
+        return doc(id).get("context", Document.class).getInteger("count");
+    }
+
     @Test
-    void aFenceRaisesTheEpochAndTakeMarksOnlyRunnableRobots() {
+    void aFenceRaisesTheEpochRestartsTheSequencesAndTakeMarksOnlyRunnableRobots() {
+        robots.updateOne(Filters.eq("_id", "r1"), Updates.combine(Updates.set("seq", 41L), Updates.set("statusSeq", 7L)));
         assertEquals(3, store.fence("slot-0", 4, null));
         assertEquals(0, store.fence("slot-0", 4, null), "fencing twice at one epoch changes nothing");
+        assertEquals(0L, doc("r1").getLong("seq"));
+        assertEquals(0L, doc("r1").getLong("statusSeq"));
         robots.updateOne(Filters.eq("_id", "r2"), new Document("$set", new Document("desired", "stopped")));
         robots.updateOne(Filters.eq("_id", "r3"), new Document("$set", new Document("node", "10.0.0.9:1")));
 
@@ -65,25 +86,62 @@ abstract class RobotStoreContract {
 
         assertEquals("127.0.0.1:1", doc("r1").getString("node"));
         assertEquals(RobotState.STARTING.name(), doc("r1").getString("state"));
-        assertEquals(null, doc("r2").getString("node"), "a stopped robot is not taken");
+        assertNull(doc("r2").getString("node"), "a stopped robot is not taken");
         assertEquals("10.0.0.9:1", doc("r3").getString("node"), "a robot another node runs is not taken");
-        List<RobotView> loaded = store.load("slot-0", 4, null);
-        assertEquals(3, loaded.size());
+        assertEquals(3, store.load("slot-0", 4, null).size());
     }
 
     @Test
     void aWriteUnderAStaleTokenIsRejectedAndChangesNothing() throws Exception {
         store.fence("slot-0", 1, null);
         try (WriteBatcher writes = new WriteBatcher(store)) {
-            assertTrue(writes.submit("r1", "slot-0", 1, new Document("context", new Document("count", 5))).get(10, TimeUnit.SECONDS));
+            assertTrue(writes.submit(checkpoint(token("r1", 1), 1, 5)).get(10, TimeUnit.SECONDS));
             store.fence("slot-0", 2, null);   // a new owner
-            assertFalse(writes.submit("r1", "slot-0", 1, new Document("context", new Document("count", 6))).get(10, TimeUnit.SECONDS),
+            assertFalse(writes.submit(checkpoint(token("r1", 1), 2, 6)).get(10, TimeUnit.SECONDS),
                     "the old owner's write is reported fenced");
-            assertTrue(writes.submit("r2", "slot-0", 2, new Document("context", new Document("count", 1))).get(10, TimeUnit.SECONDS));
+            assertTrue(writes.submit(checkpoint(token("r2", 2), 3, 1)).get(10, TimeUnit.SECONDS));
         }
-        assertEquals(5, doc("r1").get("context", Document.class).getInteger("count"));
+        assertEquals(5, countOf("r1"));
         assertEquals(2L, doc("r1").getLong("epoch"));
-        assertEquals(1, doc("r2").get("context", Document.class).getInteger("count"));
+        assertEquals(1, countOf("r2"));
+    }
+
+    @Test
+    void aLateCopyOfAnOlderCheckpointMatchesNothingAndASecondCopyOfOneThatLandedIsReportedWritten() throws Exception {
+        store.fence("slot-0", 1, null);
+        RobotToken token = token("r1", 1);
+        assertEquals(1, store.write(List.of(checkpoint(token, 10, 1))));
+        assertEquals(1, store.write(List.of(checkpoint(token, 11, 2))));
+
+        assertEquals(0, store.write(List.of(checkpoint(token, 10, 1))), "the late copy of seq 10 arrives after seq 11");
+        assertEquals(2, countOf("r1"), "and changes nothing");
+
+        try (WriteBatcher writes = new WriteBatcher(store)) {
+            assertTrue(writes.submit(checkpoint(token, 11, 2)).get(10, TimeUnit.SECONDS),
+                    "a retry of a write that had landed is acknowledged, not fenced");
+            assertTrue(writes.submit(RobotWrite.status(token, 3, new Document("state", "RUNNING"))).get(10, TimeUnit.SECONDS),
+                    "status writes are ordered apart from checkpoints");
+        }
+        assertEquals(11L, doc("r1").getLong("seq"));
+        assertEquals(3L, doc("r1").getLong("statusSeq"));
+    }
+
+    @Test
+    void aWriteAppliesExactlyWhenItsConditionSaysSo() {
+        store.fence("slot-0", 1, null);
+        RobotToken live = token("r1", 1);
+        assertEquals(2, store.write(List.of(checkpoint(live, 5, 1), RobotWrite.status(live, 5, new Document("state", "RUNNING")))));
+        List<RobotWrite> cases = List.of(
+                checkpoint(live, 4, 9), checkpoint(live, 5, 9), checkpoint(live, 6, 9),
+                RobotWrite.status(live, 5, new Document("restarts", 1)), RobotWrite.status(live, 8, new Document("restarts", 2)),
+                checkpoint(new RobotToken("r1", live.incarnation(), "slot-0", 0), 9, 9),
+                checkpoint(new RobotToken("r1", "an-older-incarnation", "slot-0", 1), 9, 9),
+                checkpoint(new RobotToken("r1", live.incarnation(), "slot-1", 1), 9, 9),
+                checkpoint(new RobotToken("gone", null, "slot-0", 1), 9, 9));
+        for (RobotWrite write : cases) {
+            boolean predicted = write.appliesTo(store.stored(List.of(live.robotId(), "gone")).get(write.token().robotId()));
+            assertEquals(predicted ? 1 : 0, store.write(List.of(write)), "the database and appliesTo disagree on " + write);
+        }
     }
 
     @Test
@@ -91,8 +149,9 @@ abstract class RobotStoreContract {
         store.fence("slot-0", 3, null);
         robots.updateOne(Filters.eq("_id", "r1"), new Document("$set", new Document("context", new Document("count", 9)).append("target", "slot-1")));
 
-        assertFalse(store.handOver("r1", "slot-0", 2, "slot-1"), "a stale runner cannot hand it over");
-        assertTrue(store.handOver("r1", "slot-0", 3, "slot-1"));
+        assertFalse(store.handOver(token("r1", 2), "slot-1"), "a stale runner cannot hand it over");
+        assertFalse(store.handOver(new RobotToken("r1", "another", "slot-0", 3), "slot-1"), "nor a run of another incarnation");
+        assertTrue(store.handOver(token("r1", 3), "slot-1"));
 
         Document moved = doc("r1");
         assertEquals("slot-1", moved.getString("slotId"));
@@ -103,17 +162,37 @@ abstract class RobotStoreContract {
     }
 
     @Test
-    void writesQueuedTogetherAreMergedPerRobotAndTheLastValueWins() throws Exception {
+    void aRobotIsDeletedOnlyWhenItsRemovalWasRequestedAndOnlyUnderItsToken() {
+        store.fence("slot-0", 2, null);
+        assertFalse(store.delete(token("r1", 2)), "no removal was requested");
+        robots.updateOne(Filters.eq("_id", "r1"), Updates.set("desired", "removed"));
+        assertFalse(store.delete(token("r1", 1)), "a stale runner cannot delete it");
+        assertFalse(store.delete(new RobotToken("r1", "another", "slot-0", 2)), "nor a run of another incarnation");
+        assertTrue(store.delete(token("r1", 2)));
+        assertNull(doc("r1"));
+    }
+
+    @Test
+    void eachAddIsANewIncarnation() {
+        Document a = RobotCodec.newRobot("x", "counter", "slot-0", 0, 1, new Document());
+        Document b = RobotCodec.newRobot("x", "counter", "slot-0", 0, 1, new Document());
+        assertNotEquals(a.getString("incarnation"), b.getString("incarnation"));
+    }
+
+    @Test
+    void writesQueuedTogetherAreMergedPerRobotAndKindAndTheLastValueWins() throws Exception {
         store.fence("slot-0", 1, null);
         try (WriteBatcher writes = new WriteBatcher(store)) {
-            var first = writes.submit("r1", "slot-0", 1, new Document("context", new Document("count", 1)));
-            var second = writes.submit("r1", "slot-0", 1, new Document("context", new Document("count", 2)).append("state", "RUNNING"));
-            var other = writes.submit("r2", "slot-0", 1, new Document("context", new Document("count", 7)));
-            assertTrue(first.get(10, TimeUnit.SECONDS) && second.get(10, TimeUnit.SECONDS) && other.get(10, TimeUnit.SECONDS));
+            var first = writes.submit(checkpoint(token("r1", 1), 1, 1));
+            var second = writes.submit(checkpoint(token("r1", 1), 2, 2));
+            var status = writes.submit(RobotWrite.status(token("r1", 1), 3, new Document("state", "RUNNING")));
+            var other = writes.submit(checkpoint(token("r2", 1), 4, 7));
+            assertTrue(first.get(10, TimeUnit.SECONDS) && second.get(10, TimeUnit.SECONDS)
+                    && status.get(10, TimeUnit.SECONDS) && other.get(10, TimeUnit.SECONDS));
         }
-        assertEquals(2, doc("r1").get("context", Document.class).getInteger("count"));
+        assertEquals(2, countOf("r1"));
         assertEquals("RUNNING", doc("r1").getString("state"));
-        assertEquals(7, doc("r2").get("context", Document.class).getInteger("count"));
+        assertEquals(7, countOf("r2"));
     }
 
     @Test
@@ -123,21 +202,42 @@ abstract class RobotStoreContract {
         List<RobotView> watched = store.watch(List.of("slot-0", "slot-1"));
         assertEquals(List.of("r1", "r2", "r3"), watched.stream().map(RobotView::id).sorted().toList());
         assertTrue(watched.stream().allMatch(r -> r.context().isEmpty() && r.config().isEmpty()), "contexts are not read");
-        assertEquals(Map.of("r1", "slot-0@0", "r3", "slot-1@0"), store.tokens(List.of("r1", "r3", "gone")));
+        assertTrue(watched.stream().allMatch(r -> r.incarnation() != null), "incarnations are watched");
+        Map<String, RobotStore.Stored> stored = store.stored(List.of("r1", "r3", "gone"));
+        assertEquals(2, stored.size());
+        assertEquals(token("r1", 0), stored.get("r1").token());
     }
 
     @Test
     void aWriteTheDriverRefusesFailsAloneAndTheOthersInItsBulkGoThrough() throws Exception {
         store.fence("slot-0", 1, null);
         try (WriteBatcher writes = new WriteBatcher(store)) {
-            var huge = writes.submit("r1", "slot-0", 1, new Document("context", new Document("blob", "x".repeat(17_000_000))));
-            var fine = writes.submit("r2", "slot-0", 1, new Document("context", new Document("count", 3)));
-            var refused = org.junit.jupiter.api.Assertions.assertThrows(java.util.concurrent.ExecutionException.class,
-                    () -> huge.get(30, TimeUnit.SECONDS));
+            var huge = writes.submit(RobotWrite.checkpoint(token("r1", 1), 1, new Document("blob", "x".repeat(17_000_000))));
+            var fine = writes.submit(checkpoint(token("r2", 1), 2, 3));
+            var refused = assertThrows(ExecutionException.class, () -> huge.get(30, TimeUnit.SECONDS));
             assertTrue(refused.getCause() instanceof IllegalArgumentException, refused.toString());
             assertTrue(fine.get(30, TimeUnit.SECONDS));
         }
-        assertEquals(3, doc("r2").get("context", Document.class).getInteger("count"));
+        assertEquals(3, countOf("r2"));
         assertEquals(new Document(), doc("r1").get("context", Document.class));
+    }
+
+    @Test
+    void everyReadIsFromThePrimaryWithMajorityReadConcernAndEveryWriteWaitsForAMajorityWhateverTheUriSays() throws Exception {
+        CommandLog commands = new CommandLog();
+        try (StandbyDatabase loose = StandbyDatabase.connect(CommandLog.withOptions(uri(), CommandLog.LOOSE_OPTIONS),
+                db.database().getName(), Duration.ofSeconds(10), s -> s.addCommandListener(commands))) {
+            RobotStore looseStore = new MongoRobotStore(loose.database());
+            looseStore.fence("slot-0", 1, null);
+            looseStore.take("slot-0", 1, List.of("r1", "r2"), "127.0.0.1:1");
+            assertEquals(3, looseStore.load("slot-0", 1, null).size());
+            assertEquals(3, looseStore.watch(List.of("slot-0")).size());
+            try (WriteBatcher writes = new WriteBatcher(looseStore)) {
+                assertTrue(writes.submit(checkpoint(token("r1", 1), 1, 1)).get(10, TimeUnit.SECONDS));
+                assertFalse(writes.submit(checkpoint(token("r2", 0), 2, 1)).get(10, TimeUnit.SECONDS));
+            }
+            assertTrue(looseStore.handOver(token("r3", 1), "slot-1"));
+        }
+        assertTrue(commands.assertSafe(RobotFields.COLLECTION) >= 8, "reads and writes were checked: " + commands.on(RobotFields.COLLECTION));
     }
 }

@@ -1,16 +1,21 @@
 package io.standby.slot.internal;
 
+import com.mongodb.ErrorCategory;
+import com.mongodb.MongoWriteException;
+import com.mongodb.WriteConcern;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.Aggregates;
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Projections;
 import dev.morphia.Datastore;
+import dev.morphia.InsertOneOptions;
 import dev.morphia.UpdateOptions;
 import dev.morphia.aggregation.expressions.ComparisonExpressions;
 import dev.morphia.query.Query;
 import dev.morphia.query.updates.UpdateOperator;
 import io.standby.slot.NodeId;
 import io.standby.slot.SlotView;
+import io.standby.slot.StandbyDatabase;
 import org.bson.Document;
 import org.bson.conversions.Bson;
 import org.slf4j.Logger;
@@ -32,6 +37,7 @@ import static dev.morphia.query.filters.Filters.eq;
 import static dev.morphia.query.filters.Filters.expr;
 import static dev.morphia.query.filters.Filters.gte;
 import static dev.morphia.query.filters.Filters.lt;
+import static dev.morphia.query.filters.Filters.ne;
 import static dev.morphia.query.updates.UpdateOperators.currentDate;
 import static dev.morphia.query.updates.UpdateOperators.inc;
 import static dev.morphia.query.updates.UpdateOperators.set;
@@ -64,7 +70,7 @@ public final class MongoSlotStore implements SlotStore {
 
     public MongoSlotStore(Datastore datastore) {
         this.datastore = datastore;
-        this.raw = datastore.getDatabase().getCollection(SlotDocument.COLLECTION);
+        this.raw = StandbyDatabase.safe(datastore.getDatabase().getCollection(SlotDocument.COLLECTION));
     }
 
     @Override
@@ -218,11 +224,34 @@ public final class MongoSlotStore implements SlotStore {
                 set(TIME, Instant.EPOCH));
     }
 
+    @Override
+    public boolean revoke(SlotView seen) {
+        return update(slot(seen.id(), seen.epoch()).filter(ne(IP, null)),
+                set(IP, null),
+                set(PORT, null),
+                set(INSTANCE, null),
+                inc(EPOCH, 1L));
+    }
+
+    @Override
+    public boolean create(String slotId) {
+        try {
+            datastore.insert(SlotDocument.unowned(slotId), new InsertOneOptions().writeConcern(WriteConcern.MAJORITY));
+            return true;
+        } catch (MongoWriteException e) {
+            if (e.getError().getCategory() != ErrorCategory.DUPLICATE_KEY) {
+                throw e;
+            }
+            return false;
+        }
+    }
+
     private Query<SlotDocument> slot(String slotId, long epoch) {
         return datastore.find(SlotDocument.class).filter(eq("_id", slotId), eq(EPOCH, epoch));
     }
 
     private static boolean update(Query<SlotDocument> query, UpdateOperator... operators) {
-        return query.update(new UpdateOptions(), operators).getMatchedCount() == 1;
+        // Majority even on a datastore of another client: an acknowledged renewal must survive a failover.
+        return query.update(new UpdateOptions().writeConcern(WriteConcern.MAJORITY), operators).getMatchedCount() == 1;
     }
 }

@@ -43,6 +43,16 @@ public interface SlotStore {
      */
     boolean release(String slotId, long epoch, String instance);
 
+    /**
+     * An operator's forced release of {@code seen}, if it is still that version and has an owner: clears
+     * the owner and increments the epoch, so the owner's next renewal fails and writes fenced by the
+     * epoch are rejected, but keeps {@code time}, so standbys still wait out the lease.
+     */
+    boolean revoke(SlotView seen);
+
+    /** Creates a slot nobody has owned, claimable at once; false if it exists already. */
+    boolean create(String slotId);
+
     /** Who owns a slot: identity, process instance, and the lease it writes. */
     record Ownership(NodeId node, String instance, Duration lease) {
     }

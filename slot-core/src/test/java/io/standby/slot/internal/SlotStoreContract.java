@@ -6,6 +6,7 @@ import io.standby.slot.NodeId;
 import io.standby.slot.SlotTable;
 import io.standby.slot.SlotView;
 import io.standby.slot.StandbyDatabase;
+import io.standby.testing.CommandLog;
 import io.standby.testing.TestMongo;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -62,6 +63,25 @@ abstract class SlotStoreContract {
 
     private SlotView slot(String id) {
         return store.read(id).orElseThrow();
+    }
+
+    @Test
+    void everyReadIsFromThePrimaryWithMajorityReadConcernAndEveryWriteWaitsForAMajorityWhateverTheUriSays() {
+        CommandLog commands = new CommandLog();
+        try (StandbyDatabase loose = StandbyDatabase.connect(CommandLog.withOptions(uri(), CommandLog.LOOSE_OPTIONS),
+                db.database().getName(), Duration.ofSeconds(10), s -> s.addCommandListener(commands))) {
+            MongoSlotStore looseStore = new MongoSlotStore(loose.datastore());
+            SlotTable table = new SlotTable(loose);
+            table.init(2);
+            assertTrue(looseStore.claim(looseStore.read("slot-0").orElseThrow(), owner(7001, "a")));
+            assertTrue(looseStore.renew("slot-0", 1, owner(7001, "a")));
+            assertEquals(2, looseStore.readAll().size());
+            assertTrue(looseStore.reclaim(looseStore.read("slot-0").orElseThrow(), owner(7001, "b")));
+            assertTrue(table.forceRelease("slot-0").isPresent());
+            assertTrue(looseStore.claim(looseStore.read("slot-1").orElseThrow(), owner(7002, "c")));
+            assertTrue(looseStore.release("slot-1", 1, "c"));
+        }
+        assertTrue(commands.assertSafe("slots") >= 10, "reads and writes were checked: " + commands.on("slots"));
     }
 
     @Test

@@ -1,0 +1,171 @@
+package io.standby.robot.internal;
+
+import com.mongodb.MongoBulkWriteException;
+import com.mongodb.MongoException;
+import com.mongodb.MongoInterruptedException;
+import com.mongodb.MongoNodeIsRecoveringException;
+import com.mongodb.MongoNotPrimaryException;
+import com.mongodb.MongoOperationTimeoutException;
+import com.mongodb.MongoSocketException;
+import com.mongodb.MongoTimeoutException;
+import com.mongodb.client.MongoCollection;
+import com.mongodb.client.MongoDatabase;
+import com.mongodb.client.model.BulkWriteOptions;
+import com.mongodb.client.model.Filters;
+import com.mongodb.client.model.IndexOptions;
+import com.mongodb.client.model.Indexes;
+import com.mongodb.client.model.Projections;
+import com.mongodb.client.model.UpdateOneModel;
+import com.mongodb.client.model.Updates;
+import com.mongodb.client.model.WriteModel;
+import io.standby.robot.Desired;
+import io.standby.robot.RobotState;
+import io.standby.robot.RobotView;
+import io.standby.slot.StandbyDatabase;
+import org.bson.Document;
+import org.bson.conversions.Bson;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import static io.standby.robot.internal.RobotFields.*;
+
+/**
+ * The robot store on MongoDB, through the driver directly: Morphia has no conditional bulk update, and
+ * decoding must skip a malformed robot instead of failing the whole read.
+ *
+ * <p>Every read goes to the primary with read concern {@code majority}, and every write waits for a
+ * majority, whatever the connection string asks for: a read from a lagging secondary could show a
+ * robot as not yet fenced or a write as landed when it may still be rolled back.
+ */
+public final class MongoRobotStore implements RobotStore {
+
+    /** The fields a node watches each poll: enough to notice additions, removals, moves and operator changes. */
+    private static final Bson WATCHED = Projections.include(INCARNATION, SLOT, EPOCH, DESIRED, STATE, NODE, TARGET);
+
+    private final MongoCollection<Document> robots;
+
+    public MongoRobotStore(MongoDatabase database) {
+        this.robots = StandbyDatabase.safe(database.getCollection(COLLECTION));
+    }
+
+    @Override
+    public void ensureIndexes() {
+        robots.createIndex(Indexes.ascending(SLOT, EPOCH), new IndexOptions().name("slotId_epoch"));
+    }
+
+    @Override
+    public long fence(String slotId, long epoch, Collection<String> onlyIds) {
+        Bson filter = Filters.and(Filters.eq(SLOT, slotId), Filters.lt(EPOCH, epoch));
+        if (onlyIds != null) {
+            filter = Filters.and(filter, Filters.in(ID, onlyIds));
+        }
+        return robots.updateMany(filter, Updates.combine(
+                Updates.set(EPOCH, epoch), Updates.set(NODE, null), Updates.set(SEQ, 0L), Updates.set(STATUS_SEQ, 0L),
+                Updates.currentDate(UPDATED))).getModifiedCount();
+    }
+
+    @Override
+    public void take(String slotId, long epoch, Collection<String> ids, String node) {
+        robots.updateMany(Filters.and(
+                        Filters.in(ID, ids),
+                        Filters.eq(SLOT, slotId),
+                        Filters.eq(EPOCH, epoch),
+                        Filters.in(NODE, Arrays.asList(null, node)),
+                        Filters.eq(TARGET, null),
+                        Filters.nin(DESIRED, Desired.STOPPED.value(), Desired.REMOVED.value()),
+                        Filters.ne(STATE, RobotState.FAILED.name())),
+                Updates.combine(Updates.set(NODE, node), Updates.set(STATE, RobotState.STARTING.name()),
+                        Updates.currentDate(UPDATED)));
+    }
+
+    @Override
+    public List<RobotView> load(String slotId, long epoch, Collection<String> onlyIds) {
+        Bson filter = Filters.and(Filters.eq(SLOT, slotId), Filters.eq(EPOCH, epoch));
+        if (onlyIds != null) {
+            filter = Filters.and(filter, Filters.in(ID, onlyIds));
+        }
+        return decode(robots.find(filter).batchSize(10_000));
+    }
+
+    @Override
+    public List<RobotView> watch(Collection<String> slotIds) {
+        return decode(robots.find(Filters.in(SLOT, slotIds)).projection(WATCHED).batchSize(100_000));
+    }
+
+    private static List<RobotView> decode(Iterable<Document> docs) {
+        List<RobotView> records = new ArrayList<>();
+        for (Document doc : docs) {
+            RobotView record = RobotCodec.parse(doc);
+            if (record != null) {
+                records.add(record);
+            }
+        }
+        return records;
+    }
+
+    @Override
+    public boolean handOver(RobotToken token, String toSlot) {
+        return robots.updateOne(token.filter(), Updates.combine(
+                Updates.set(SLOT, toSlot),
+                Updates.set(EPOCH, 0L),
+                Updates.set(NODE, null),
+                Updates.set(STATE, RobotState.PENDING.name()),
+                Updates.unset(TARGET),
+                Updates.currentDate(UPDATED))).getMatchedCount() == 1;
+    }
+
+    @Override
+    public boolean delete(RobotToken token) {
+        return robots.deleteOne(Filters.and(token.filter(), Filters.eq(DESIRED, Desired.REMOVED.value())))
+                .getDeletedCount() == 1;
+    }
+
+    @Override
+    public int write(List<RobotWrite> writes) {
+        List<WriteModel<Document>> models = new ArrayList<>(writes.size());
+        for (RobotWrite write : writes) {
+            models.add(new UpdateOneModel<>(write.filter(), write.update()));
+        }
+        try {
+            return robots.bulkWrite(models, new BulkWriteOptions().ordered(false)).getMatchedCount();
+        } catch (MongoBulkWriteException e) {
+            Map<Integer, String> refused = new HashMap<>();
+            e.getWriteErrors().forEach(error -> refused.put(error.getIndex(), error.getMessage()));
+            throw new BulkFailure(refused, e.getWriteConcernError() != null, e.getMessage());
+        } catch (RuntimeException e) {
+            if (isTransient(e)) {
+                throw e;
+            }
+            throw new IllegalArgumentException(e.toString(), e);
+        }
+    }
+
+    /** Errors worth retrying the same write for: the database was unreachable, slow or electing. */
+    static boolean isTransient(RuntimeException e) {
+        return e instanceof MongoSocketException || e instanceof MongoTimeoutException
+                || e instanceof MongoOperationTimeoutException || e instanceof MongoNotPrimaryException
+                || e instanceof MongoNodeIsRecoveringException || e instanceof MongoInterruptedException
+                || (e instanceof MongoException m && (m.hasErrorLabel("RetryableWriteError")
+                || m.hasErrorLabel("TransientTransactionError")));
+    }
+
+    @Override
+    public Map<String, Stored> stored(Collection<String> ids) {
+        Map<String, Stored> stored = new HashMap<>();
+        for (Document doc : robots.find(Filters.in(ID, ids)).projection(Projections.include(INCARNATION, SLOT, EPOCH, SEQ, STATUS_SEQ))) {
+            String id = String.valueOf(doc.get(ID));
+            stored.put(id, new Stored(new RobotToken(id, doc.getString(INCARNATION), doc.getString(SLOT), number(doc.get(EPOCH))),
+                    number(doc.get(SEQ)), number(doc.get(STATUS_SEQ))));
+        }
+        return stored;
+    }
+
+    private static long number(Object value) {
+        return value instanceof Number n ? n.longValue() : -1;
+    }
+}

@@ -1,0 +1,76 @@
+package io.standby.robot.internal;
+
+import io.standby.robot.RobotTypes;
+import io.standby.robot.RobotView;
+import io.standby.robot.RuntimeConfig;
+import io.standby.slot.Lease;
+
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Starts robots on this node, each in a {@link RobotRun} of its own thread, and keeps the registry of
+ * runs whose thread is alive. A robot is started only when no earlier run of the same id is alive on
+ * this node, so a run that is still unwinding never overlaps with the next one.
+ */
+public final class RobotRuns implements Run.Launcher {
+
+    private final RobotStore store;
+    private final RobotWrites writes;
+    private final WriteSequence sequence;
+    private final RuntimeConfig config;
+    private final RobotTypes types;
+    private final String node;
+    private final Map<String, RobotRun> alive = new ConcurrentHashMap<>();
+
+    public RobotRuns(RobotStore store, RobotWrites writes, WriteSequence sequence, RuntimeConfig config, RobotTypes types, String node) {
+        this.store = store;
+        this.writes = writes;
+        this.sequence = sequence;
+        this.config = config;
+        this.types = types;
+        this.node = node;
+    }
+
+    @Override
+    public Run launch(RobotView robot, Lease lease) {
+        RobotRun run = new RobotRun(robot, lease, this);
+        alive.put(robot.id(), run);
+        run.start();
+        return run;
+    }
+
+    @Override
+    public boolean aliveOnNode(String robotId) {
+        RobotRun run = alive.get(robotId);
+        return run != null && run.isAlive();
+    }
+
+    void ended(RobotRun run) {
+        alive.remove(run.token().robotId(), run);
+    }
+
+    RobotStore store() {
+        return store;
+    }
+
+    RobotWrites writes() {
+        return writes;
+    }
+
+    WriteSequence sequence() {
+        return sequence;
+    }
+
+    RuntimeConfig config() {
+        return config;
+    }
+
+    RobotTypes types() {
+        return types;
+    }
+
+    String node() {
+        return node;
+    }
+}

@@ -1,0 +1,40 @@
+package io.standby.robot.internal;
+
+import java.time.Duration;
+
+/** One run of a robot on this node, as the robot's slot sees it. */
+interface Run {
+
+    /** Why a run is asked to finish, with a final checkpoint. */
+    enum Stop {
+        /** The operator set {@code desired: stopped}. */
+        OPERATOR,
+        /** The node stops gracefully and releases the slot. */
+        RELEASE,
+        /** The robot moves to another slot: the run hands it over once it has returned. */
+        MOVE
+    }
+
+    RobotToken token();
+
+    boolean isAlive();
+
+    /** Asks the robot to finish; {@code target} is the slot of a move, else null. The first request sticks. */
+    void requestStop(Stop why, String target);
+
+    /** Stops the robot at once: it may write nothing more. A removed robot's document is then deleted. */
+    void interrupt(boolean removed);
+
+    /** If a status write of this run failed to arrive, sends the whole current status again. */
+    void resendStatus();
+
+    /** Waits for the run to end; true if it did. */
+    boolean await(Duration atMost) throws InterruptedException;
+
+    /** Starts runs, and knows which robots have a run alive on this node. */
+    interface Launcher {
+        Run launch(io.standby.robot.RobotView robot, io.standby.slot.Lease lease);
+
+        boolean aliveOnNode(String robotId);
+    }
+}
