@@ -98,6 +98,26 @@ class BadInputTest {
         }
     }
 
+    @Test
+    void aNodeWhoseIdentityHoldsALiveLeaseFromAnotherHostRefusesToStart() throws Exception {
+        int port = StandbyProcess.freePorts(1).getFirst();
+        // The same ip:port on another machine owns slot-0 right now.
+        admin.database().getCollection("slots").updateOne(com.mongodb.client.model.Filters.eq("_id", "slot-0"),
+                com.mongodb.client.model.Updates.combine(
+                        com.mongodb.client.model.Updates.set("ip", "127.0.0.1"),
+                        com.mongodb.client.model.Updates.set("port", port),
+                        com.mongodb.client.model.Updates.set("instance", "99-abcd@elsewhere:1:1"),
+                        com.mongodb.client.model.Updates.set("lease", 60_000L),
+                        com.mongodb.client.model.Updates.inc("epoch", 1L),
+                        com.mongodb.client.model.Updates.currentDate("time")));
+        before = new SlotTable(admin).list();
+
+        CliRun run = run("node", "--ip", "127.0.0.1", "--port", Integer.toString(port));
+
+        assertRejected(run, "elsewhere:1:1");
+        assertTrue(run.errorLine().contains("127.0.0.1:" + port), run.errorLine());
+    }
+
     /** The port is taken and the database unreachable: only a check made before both can name the directory. */
     @Test
     void pluginsAreCheckedBeforeTheAddressIsBoundOrTheDatabaseContacted() throws Exception {

@@ -1,5 +1,7 @@
 package io.standby.slot;
 
+import io.standby.slot.internal.HostFingerprint;
+
 import java.security.SecureRandom;
 import java.util.HexFormat;
 import java.util.Objects;
@@ -12,7 +14,8 @@ import java.util.Objects;
  * @param node        the ip:port this node's HTTP endpoint binds
  * @param maxSlots    the most slots this node owns at once (at least 1)
  * @param timing      heartbeat, lease, poll and fence margin
- * @param instance    unique per process start; written into owned slot documents
+ * @param instance    unique per process start, with this host's fingerprint after an {@code @} (see
+ *                    {@link #newInstanceId()}); written into owned slot documents
  */
 public record NodeConfig(NodeId node, int maxSlots, SlotTiming timing, String instance) {
 
@@ -36,10 +39,27 @@ public record NodeConfig(NodeId node, int maxSlots, SlotTiming timing, String in
         return new NodeConfig(node, maxSlots, timing, newInstanceId());
     }
 
-    /** The process id and a random suffix: readable in mongosh, unique across restarts. */
+    /** The host part of the instance id (after the last {@code @}), or null if it has none. */
+    public String host() {
+        return hostOf(instance);
+    }
+
+    /** The host part of an instance id, or null for one without (written by an older version). */
+    public static String hostOf(String instance) {
+        int at = instance == null ? -1 : instance.lastIndexOf('@');
+        return at < 0 ? null : instance.substring(at + 1);
+    }
+
+    /**
+     * The process id and a random suffix, unique across restarts, and after an {@code @} the host's
+     * fingerprint (host name, boot id, network namespace): readable in mongosh, e.g.
+     * {@code 4242-9f1c2ab0@worker-3:5c3e1a7f:4026531840}. A restarted node takes its slots back without
+     * waiting only from an instance with the same fingerprint: binding an address proves that no other
+     * process holds it only within one network namespace of one running kernel.
+     */
     public static String newInstanceId() {
         byte[] random = new byte[4];
         new SecureRandom().nextBytes(random);
-        return ProcessHandle.current().pid() + "-" + HexFormat.of().formatHex(random);
+        return ProcessHandle.current().pid() + "-" + HexFormat.of().formatHex(random) + "@" + HostFingerprint.current();
     }
 }

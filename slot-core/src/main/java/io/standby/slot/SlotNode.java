@@ -40,7 +40,7 @@ public final class SlotNode implements AutoCloseable {
 
     SlotNode(SlotStore store, NodeConfig config, MonotonicClock clock, SlotListener listener) {
         this.config = config;
-        this.protocol = new SlotProtocol(store, config, clock, listener, d -> Thread.sleep(d.toMillis()));
+        this.protocol = new SlotProtocol(store, config, clock, listener, d -> Thread.sleep(d.toMillis()), SlotProtocol.Fanout.PARALLEL);
     }
 
     /**
@@ -55,11 +55,18 @@ public final class SlotNode implements AutoCloseable {
      * Starts polling, renewing and fencing. The first poll runs at once and takes back this identity's
      * slots before claiming others.
      *
-     * @throws IllegalStateException if started before or closed
+     * @throws IllegalStateException if started before or closed, or if this node's ip:port holds a live
+     *                               lease from another host (two nodes must not share an identity)
      */
     public SlotNode start() {
         if (!state.compareAndSet(State.LATENT, State.STARTED)) {
             throw new IllegalStateException("A slot node can be started only once");
+        }
+        try {
+            protocol.checkIdentity();
+        } catch (IllegalStateException e) {
+            state.set(State.CLOSED);
+            throw e;
         }
         SlotTiming timing = config.timing();
         heartbeat.scheduleAtFixedRate(guard("renew", protocol::renewAll),

@@ -102,6 +102,24 @@ class SlotNodeTest {
     }
 
     @Test
+    void oneSlowRenewalDoesNotDelayTheOthersPastTheirDeadline() throws Exception {
+        new SlotTable(admin).init(20);
+        // One after another, 20 renewals of 200 ms take 4 s: past lease - margin (2.7 s) for the last ones.
+        SlotTiming timing = SlotTiming.of(Duration.ofSeconds(1), Duration.ofSeconds(3), Duration.ofMillis(200));
+        TcpProxy slow = proxy();
+        SlotNode node = start(7500, 20, timing, slow.uri());
+        await().atMost(WAIT).until(() -> node.leases().size() == 20);
+        // A few heartbeats at full speed first, so the driver has its connections open before the slowdown.
+        await().pollDelay(Duration.ofSeconds(3)).atMost(WAIT).until(() -> node.leases().size() == 20);
+
+        slow.latency(Duration.ofMillis(200));
+        await().during(Duration.ofSeconds(8)).atMost(WAIT).until(() -> node.leases().size() == 20);
+
+        assertEquals(List.of(), log.stream().filter(e -> e.kind() == Kind.LOST).toList(), "no lease was lost");
+        assertEquals(20, owned());
+    }
+
+    @Test
     void nodesWithSeveralSlotsEachShareAllSlotsWithinTheirLimits() {
         new SlotTable(admin).init(7);
         SlotTiming timing = SlotTiming.of(Duration.ofMillis(200), Duration.ofSeconds(2), Duration.ofMillis(200));

@@ -37,24 +37,55 @@ public final class SlotProtocol {
         void sleep(Duration duration) throws InterruptedException;
     }
 
+    /**
+     * Runs the renewals of one heartbeat and returns when all are done. A node runs them in parallel, so
+     * that one slow renewal never delays another past its deadline; tests run them one after another.
+     */
+    @FunctionalInterface
+    public interface Fanout {
+        void runAll(List<Runnable> tasks);
+
+        Fanout SEQUENTIAL = tasks -> tasks.forEach(Runnable::run);
+
+        /** One virtual thread per task. */
+        Fanout PARALLEL = tasks -> {
+            if (tasks.size() == 1) {
+                tasks.getFirst().run();
+                return;
+            }
+            try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
+                tasks.forEach(threads::submit);
+            }
+        };
+    }
+
     private final SlotStore store;
     private final NodeConfig config;
     private final MonotonicClock clock;
     private final SlotListener listener;
     private final Sleeper sleeper;
+    private final Fanout fanout;
     private final SlotStore.Ownership me;
     private final long validNanos;
     private final Map<String, OwnedLease> owned = new ConcurrentHashMap<>();
     private final Observations observations = new Observations();
     private final Outage outage = new Outage();
     private volatile boolean claiming = true;
+    /** Instances of another host seen holding this identity, warned about once each; poll thread only. */
+    private final java.util.Set<String> twinsWarned = new java.util.HashSet<>();
 
     public SlotProtocol(SlotStore store, NodeConfig config, MonotonicClock clock, SlotListener listener, Sleeper sleeper) {
+        this(store, config, clock, listener, sleeper, Fanout.SEQUENTIAL);
+    }
+
+    public SlotProtocol(SlotStore store, NodeConfig config, MonotonicClock clock, SlotListener listener, Sleeper sleeper,
+                        Fanout fanout) {
         this.store = store;
         this.config = config;
         this.clock = clock;
         this.listener = listener;
         this.sleeper = sleeper;
+        this.fanout = fanout;
         this.me = new SlotStore.Ownership(config.node(), config.instance(), config.timing().lease());
         this.validNanos = config.timing().lease().minus(config.timing().fenceMargin()).toNanos();
     }
@@ -125,15 +156,20 @@ public final class SlotProtocol {
     }
 
     /**
-     * Slots held under this node's ip:port that this process does not count as its own: held by an
-     * earlier process with this identity (which binding the address proved gone), or by this process
-     * after a claim whose reply was lost or a lease that fenced itself. Taking them back needs no
-     * waiting, because nobody else can be running their robots.
+     * Slots held under this node's ip:port on this host that this process does not count as its own:
+     * held by an earlier process with this identity (which binding the address proved gone), or by this
+     * process after a claim whose reply was lost or a lease that fenced itself. Taking them back needs no
+     * waiting, because nobody else can be running their robots. A slot held under this ip:port from
+     * another host is someone else's: it is claimed like any other, once its lease has run out.
      */
     private int takeBackOwn(List<SlotView> slots) {
         int won = 0;
         for (SlotView slot : slots) {
-            if (!config.node().equals(slot.owner()) || owned.containsKey(slot.id())) {
+            if (heldByTwin(slot) && !slot.expired() && twinsWarned.add(slot.instance())) {
+                log.warn("{} is held by {} under this node's identity from another host (instance {}); this node is on {}: "
+                        + "give every node its own ip:port", slot.id(), config.node(), slot.instance(), config.host());
+            }
+            if (!heldByThisHost(slot) || owned.containsKey(slot.id())) {
                 continue;
             }
             try {
@@ -160,7 +196,7 @@ public final class SlotProtocol {
         long now = clock.nanoTime();
         List<SlotView> candidates = new ArrayList<>();
         for (SlotView slot : slots) {
-            if (slot.expired() && !config.node().equals(slot.owner()) && !owned.containsKey(slot.id())
+            if (slot.expired() && !heldByThisHost(slot) && !owned.containsKey(slot.id())
                     && observations.waitedOut(slot, now)) {
                 candidates.add(slot);
             }
@@ -204,27 +240,37 @@ public final class SlotProtocol {
         }
     }
 
-    /** Renews every lease this node holds; a renewal that matches nothing ends its lease at once. */
+    /**
+     * Renews every lease this node holds, each on its own (see {@link Fanout}); a renewal that matches
+     * nothing ends its lease at once.
+     */
     public void renewAll() {
+        List<Runnable> renewals = new ArrayList<>();
         for (OwnedLease lease : owned.values()) {
-            if (lease.endReason() != null) {
-                continue;
+            if (lease.endReason() == null) {
+                renewals.add(() -> renew(lease));
             }
-            long sent = clock.nanoTime();
-            boolean renewed;
-            try {
-                renewed = store.renew(lease.slotId(), lease.epoch(), me);
-            } catch (RuntimeException e) {
-                // Not a loss yet: the fence deadline decides when to give up.
-                outage.failed("Renewal of " + lease.slotId() + " failed", e);
-                continue;
-            }
-            outage.succeeded();
-            if (!renewed) {
-                lose(lease, whyGone(lease));
-            } else if (!lease.renewed(sent, clock.nanoTime())) {
-                lose(lease, LossReason.FENCED);
-            }
+        }
+        if (!renewals.isEmpty()) {
+            fanout.runAll(renewals);
+        }
+    }
+
+    private void renew(OwnedLease lease) {
+        long sent = clock.nanoTime();
+        boolean renewed;
+        try {
+            renewed = store.renew(lease.slotId(), lease.epoch(), me);
+        } catch (RuntimeException e) {
+            // Not a loss yet: the fence deadline decides when to give up.
+            outage.failed("Renewal of " + lease.slotId() + " failed", e);
+            return;
+        }
+        outage.succeeded();
+        if (!renewed) {
+            lose(lease, whyGone(lease));
+        } else if (!lease.renewed(sent, clock.nanoTime())) {
+            lose(lease, LossReason.FENCED);
         }
     }
 
@@ -250,6 +296,42 @@ public final class SlotProtocol {
                 lose(lease, LossReason.FENCED);
             }
         }
+    }
+
+    /**
+     * Refuses to go on if this node's ip:port holds a live lease from an instance on another host: two
+     * nodes share one identity (the same address on two machines, or behind NAT). Neither may take the
+     * other's slots back without waiting, so they would not fight, but every log, table and take-back
+     * that names a node by its address would be ambiguous.
+     *
+     * @throws IllegalStateException naming both hosts
+     */
+    public void checkIdentity() {
+        List<SlotView> slots;
+        try {
+            slots = store.readAll();
+        } catch (RuntimeException e) {
+            outage.failed("Cannot read slots", e);
+            return;
+        }
+        for (SlotView slot : slots) {
+            if (heldByTwin(slot) && !slot.expired()) {
+                throw new IllegalStateException(config.node() + " holds a live lease on " + slot.id()
+                        + " from another host (instance " + slot.instance() + "); this node is on " + config.host()
+                        + ": give every node its own ip:port");
+            }
+        }
+    }
+
+    /** Held under this ip:port by an instance on this host (this process, or an earlier one that binding proved gone). */
+    private boolean heldByThisHost(SlotView slot) {
+        return config.node().equals(slot.owner()) && config.host() != null
+                && config.host().equals(NodeConfig.hostOf(slot.instance()));
+    }
+
+    /** Held under this ip:port by an instance on another host, or one whose host is not known. */
+    private boolean heldByTwin(SlotView slot) {
+        return config.node().equals(slot.owner()) && !heldByThisHost(slot);
     }
 
     /** Stops claiming; every later poll only reads. */

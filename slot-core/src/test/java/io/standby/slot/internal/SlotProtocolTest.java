@@ -293,6 +293,47 @@ class SlotProtocolTest {
     }
 
     @Test
+    void aNodeOnAnotherHostWithTheSameIdentityWaitsOutTheLeaseLikeAnyStandby() throws Exception {
+        new SlotTable(db).init(2);
+        // 127.0.0.1:7001 on two machines (or behind NAT): binding the address proves nothing across hosts.
+        SlotProtocol hostA = node(7001, 1, "1-aaaa@host-a:1111:1");
+        SlotProtocol hostB = node(7001, 1, "2-bbbb@host-b:2222:1");
+        hostA.poll();
+        String slotOfA = hostA.leases().getFirst().slotId();
+
+        assertEquals(1, hostB.poll(), "b takes the free slot, not a's");
+        assertEquals(1, hostA.leases().size());
+        assertEquals("1-aaaa@host-a:1111:1", slot(slotOfA).instance(), "a keeps its slot");
+        hostA.renewAll();
+        hostB.renewAll();
+        assertTrue(log.stream().noneMatch(e -> e.kind() == Kind.LOST), "nobody lost a slot: " + log);
+        assertEquals(0, hostA.poll());
+        assertEquals(1, hostA.leases().size(), "a does not take b's slot back either");
+
+        // Once a's lease has run out (by the server's clock and b's own), b may take a's slot as any standby would.
+        SlotProtocol hostB2 = node(7001, 2, "3-cccc@host-b:2222:1");
+        ageHeartbeat(slotOfA);
+        assertEquals(1, hostB2.poll(), "b's restart takes back b's own slot at once");
+        clock.tick(Duration.ofSeconds(5));
+        assertEquals(1, hostB2.poll(), "and a's slot only after a full lease");
+        assertEquals(2, hostB2.leases().size());
+    }
+
+    @Test
+    void aNodeRefusesToStartWhileItsIdentityHoldsALiveLeaseOnAnotherHost() throws Exception {
+        new SlotTable(db).init(1);
+        SlotProtocol hostA = node(7001, 1, "1-aaaa@host-a:1111:1");
+        hostA.poll();
+        SlotProtocol hostB = node(7001, 1, "2-bbbb@host-b:2222:1");
+
+        IllegalStateException refused = org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class, hostB::checkIdentity);
+        assertTrue(refused.getMessage().contains("127.0.0.1:7001") && refused.getMessage().contains("host-a:1111:1")
+                && refused.getMessage().contains("host-b:2222:1"), refused.getMessage());
+        node(7002, 1).checkIdentity();
+        node(7001, 1, "3-cccc@host-a:1111:1").checkIdentity();
+    }
+
+    @Test
     void aNodeTakesBackAClaimWhoseReplyItNeverSaw() throws Exception {
         new SlotTable(db).init(1);
         SlotProtocol a = node(7001, 1);
@@ -308,8 +349,8 @@ class SlotProtocolTest {
         new SlotTable(db).init(2);
         SlotProtocol a = node(7001, 1);
         a.poll();
-        // An earlier instance of this node left a second slot behind.
-        store.claim(slot("slot-1"), new SlotStore.Ownership(a.config().node(), "earlier", TIMING.lease()));
+        // An earlier instance of this node, on this host, left a second slot behind.
+        store.claim(slot("slot-1"), new SlotStore.Ownership(a.config().node(), "earlier@" + a.config().host(), TIMING.lease()));
         String other = a.leases().getFirst().slotId().equals("slot-0") ? "slot-1" : "slot-0";
 
         a.poll();
