@@ -142,6 +142,17 @@ class BadInputTest {
         assertRejected(run, "127.0.0.1:1");
     }
 
+    @Test
+    void aServerOlderThanMongoDb42IsRefusedWithOneLineNamingTheMinimum() {
+        de.bwaldvogel.mongo.backend.memory.MemoryBackend old = new de.bwaldvogel.mongo.backend.memory.MemoryBackend();
+        old.version(de.bwaldvogel.mongo.ServerVersion.MONGO_4_0);
+        try (TestMongo.Embedded server = TestMongo.startEmbedded(old)) {
+            assertRejected(CliRun.of("node", "--ip", "127.0.0.1", "--port", "7791", "--mongo", server.uri()),
+                    "127.0.0.1:" + server.port(), "4.0", "MongoDB 4.2 or newer");
+            assertRejected(CliRun.of("slots", "list", "--mongo", server.uri()), "MongoDB 4.2 or newer");
+        }
+    }
+
     @ParameterizedTest(name = "--mongo {0}")
     @CsvSource({"not-a-uri", "http://127.0.0.1:27017", "mongodb://"})
     void malformedMongoUri(String uri) {

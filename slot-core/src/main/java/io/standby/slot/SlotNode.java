@@ -48,7 +48,8 @@ public final class SlotNode implements AutoCloseable {
      * {@link SlotTiming#operationTimeout()} (see {@link StandbyDatabase#connect}). Not started yet.
      */
     public static SlotNode create(StandbyDatabase database, NodeConfig config, SlotListener listener) {
-        return new SlotNode(new MongoSlotStore(database.datastore()), config, MonotonicClock.system(), listener);
+        return new SlotNode(new MongoSlotStore(database.datastore()), config,
+                MonotonicClock.countingSuspends(MonotonicClock.system(), System::currentTimeMillis), listener);
     }
 
     /**

@@ -3,6 +3,7 @@ package io.standby.slot;
 import com.mongodb.ConnectionString;
 import com.mongodb.MongoClientSettings;
 import com.mongodb.MongoException;
+import com.mongodb.MongoIncompatibleDriverException;
 import com.mongodb.MongoTimeoutException;
 import com.mongodb.ReadConcern;
 import com.mongodb.ReadPreference;
@@ -128,11 +129,43 @@ public final class StandbyDatabase implements AutoCloseable {
     public void ping() {
         try {
             database.runCommand(new Document("ping", 1));
+            requireMinimumVersion(database.runCommand(new Document("buildInfo", 1)).getString("version"));
+        } catch (MongoIncompatibleDriverException e) {
+            int wire = client.getClusterDescription().getServerDescriptions().stream()
+                    .mapToInt(d -> d.getMaxWireVersion()).max().orElse(-1);
+            throw new IllegalStateException("MongoDB at " + hosts + " is " + versionOfWire(wire) + "; " + MINIMUM_REASON, e);
         } catch (MongoTimeoutException e) {
             throw new IllegalStateException("cannot reach MongoDB at " + hosts + " (no answer in time)", e);
         } catch (MongoException e) {
             throw new IllegalStateException("MongoDB at " + hosts + " failed: " + firstLine(e.getMessage()), e);
         }
+    }
+
+    /** Why 4.2: lease expiry is judged by the server's clock, with $$NOW in a query's $expr. */
+    static final String MINIMUM_REASON = "Standby needs MongoDB 4.2 or newer ($$NOW in $expr judges leases by the database's clock)";
+
+    private void requireMinimumVersion(String version) {
+        String[] parts = version == null ? new String[0] : version.split("[.-]");
+        try {
+            int major = Integer.parseInt(parts[0]);
+            int minor = parts.length > 1 ? Integer.parseInt(parts[1]) : 0;
+            if (major < 4 || major == 4 && minor < 2) {
+                throw new IllegalStateException("MongoDB at " + hosts + " is version " + version + "; " + MINIMUM_REASON);
+            }
+        } catch (NumberFormatException | ArrayIndexOutOfBoundsException e) {
+            // An unusual version string (a fork, say): the server answered, and the driver checked its wire version.
+        }
+    }
+
+    /** The MongoDB release of a wire version, for messages about servers the driver refuses. */
+    private static String versionOfWire(int wire) {
+        return switch (wire) {
+            case 7 -> "version 4.0 (wire version 7)";
+            case 6 -> "version 3.6 (wire version 6)";
+            case 5 -> "version 3.4 (wire version 5)";
+            case 4 -> "version 3.2 (wire version 4)";
+            default -> "too old (wire version " + wire + ")";
+        };
     }
 
     private static String firstLine(String message) {

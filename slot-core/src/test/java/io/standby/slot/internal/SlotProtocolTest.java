@@ -6,6 +6,7 @@ import com.mongodb.client.model.Updates;
 import io.standby.slot.Lease;
 import io.standby.slot.LossReason;
 import io.standby.slot.ManualClock;
+import io.standby.slot.MonotonicClock;
 import io.standby.slot.NodeConfig;
 import io.standby.slot.NodeId;
 import io.standby.slot.RecordingListener;
@@ -187,6 +188,42 @@ class SlotProtocolTest {
         assertEquals(Kind.LOST, lost.kind());
         assertEquals(LossReason.FENCED, lost.reason());
         assertTrue(a.leases().isEmpty());
+    }
+
+    @Test
+    void anOwnerWhoseMachineWasSuspendedPastItsDeadlineFencesAtOnceOnWaking() throws Exception {
+        new SlotTable(db).init(1);
+        // A suspended machine's monotonic clock stands still while the wall clock, and the database, go on.
+        java.util.concurrent.atomic.AtomicLong wall = new java.util.concurrent.atomic.AtomicLong(1_000_000);
+        MonotonicClock awake = MonotonicClock.countingSuspends(clock, wall::get);
+        NodeConfig config = new NodeConfig(new NodeId("127.0.0.1", 7001), 1, TIMING, NodeConfig.newInstanceId());
+        SlotProtocol a = new SlotProtocol(store, config, awake, new RecordingListener("n7001", log), sleeps::add);
+        a.poll();
+        Lease lease = a.leases().getFirst();
+        clock.tick(Duration.ofSeconds(1));
+        wall.addAndGet(1000);
+        a.renewAll();
+        assertTrue(lease.isValid());
+
+        wall.addAndGet(Duration.ofMinutes(10).toMillis());   // the lid closes for ten minutes
+        clock.tick(Duration.ofMillis(1));
+
+        assertFalse(lease.isValid(), "the ten minutes count although the monotonic clock did not see them");
+        a.checkFences();
+        assertEquals(LossReason.FENCED, log.getLast().reason());
+    }
+
+    @Test
+    void aWallClockStepBackIsNotASuspend() throws Exception {
+        java.util.concurrent.atomic.AtomicLong wall = new java.util.concurrent.atomic.AtomicLong(1_000_000);
+        MonotonicClock awake = MonotonicClock.countingSuspends(clock, wall::get);
+        long before = awake.nanoTime();
+        wall.addAndGet(-Duration.ofMinutes(5).toMillis());
+        clock.tick(Duration.ofSeconds(1));
+        assertEquals(Duration.ofSeconds(1).toNanos(), awake.nanoTime() - before);
+        wall.addAndGet(1000 + 50);   // slewed a little: within the tolerance, not a suspend
+        clock.tick(Duration.ofSeconds(1));
+        assertEquals(Duration.ofSeconds(2).toNanos(), awake.nanoTime() - before);
     }
 
     @Test
