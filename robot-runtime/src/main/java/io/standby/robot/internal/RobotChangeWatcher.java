@@ -109,8 +109,11 @@ public final class RobotChangeWatcher implements AutoCloseable {
     }
 
     /**
-     * Watches the robots of these slots from now on: a new set reopens the stream with its pipeline,
-     * resuming where the last one was, so nothing in between is missed. An empty set closes the stream.
+     * Watches the robots of these slots from now on. A new set reopens the stream with its pipeline,
+     * resuming where the old stream stopped reading, so a change the old one had not read yet arrives if
+     * the new set wants it; one the old stream read past and dropped (in a slot only the new set has) is
+     * covered by the wake every open gives. An empty set closes the stream. The change takes effect when
+     * the stream's current read returns: within the server's await time, about a second.
      */
     public void slots(Set<String> slotIds) {
         Set<String> slots = Set.copyOf(slotIds);

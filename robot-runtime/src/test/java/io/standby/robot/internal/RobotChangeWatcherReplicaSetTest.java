@@ -64,7 +64,11 @@ class RobotChangeWatcherReplicaSetTest {
             await().atMost(Duration.ofSeconds(30)).until(() -> seen.size() >= expected.size());
             assertEquals(expected, seen);
 
+            // Written once the stream for the new set is open (its open wakes once): the old stream, still
+            // reading when the set changed, would have read past it and dropped it.
+            int woken = wakes.get();
             watcher.slots(Set.of("slot-0", "slot-9"));
+            await().atMost(Duration.ofSeconds(30)).until(() -> wakes.get() > woken);
             robots.insertOne(robot("r4", "slot-9"));
             await().atMost(Duration.ofSeconds(30)).until(() -> seen.size() > expected.size());
             assertEquals("insert r4", seen.get(expected.size()));
