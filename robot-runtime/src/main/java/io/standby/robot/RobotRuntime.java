@@ -41,7 +41,7 @@ public final class RobotRuntime implements SlotListener, AutoCloseable {
         WriteSequence sequence = new WriteSequence();
         RobotRuns runs = new RobotRuns(store, writes, sequence, config, types, node.toString());
         this.slots = new SlotRuns(new RuntimeCore(store, writes, sequence, node.toString(), runs),
-                config.poll(), config.stopTimeout(), database.database());
+                config.poll(), config.stopTimeout(), database);
     }
 
     /**

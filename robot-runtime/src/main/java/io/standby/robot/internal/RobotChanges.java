@@ -37,9 +37,8 @@ import java.util.TreeSet;
 public final class RobotChanges {
 
     /** The operator's last command on a robot: {@code {slot, at}}. */
-    static final String REQUEST = "request";
     /** The slot a robot was in when the operator changed it. */
-    static final String REQUEST_SLOT = REQUEST + ".slot";
+    static final String REQUEST_SLOT = RobotFields.REQUEST + ".slot";
 
     private static final String OPERATION = "operationType";
     private static final String FULL_DOCUMENT = "fullDocument.";

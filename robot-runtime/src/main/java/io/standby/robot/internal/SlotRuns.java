@@ -1,12 +1,8 @@
 package io.standby.robot.internal;
 
-import com.mongodb.MongoCommandException;
-import com.mongodb.client.MongoChangeStreamCursor;
-import com.mongodb.client.MongoDatabase;
-import com.mongodb.client.model.changestream.ChangeStreamDocument;
 import io.standby.robot.RobotView;
 import io.standby.slot.Lease;
-import org.bson.Document;
+import io.standby.slot.StandbyDatabase;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -23,8 +19,9 @@ import java.util.stream.Collectors;
 /**
  * The slots whose robots this node runs, and the one thread that keeps them in step with the database:
  * it begins a slot as soon as it is won, then every poll reads the watched fields of all these slots'
- * robots in one query and lets each slot reconcile. A change stream on the robots, where the database
- * offers one, wakes it early; it is only ever an accelerator.
+ * robots in one query and lets each slot reconcile. A change stream on the operator's changes to these
+ * slots' robots, where the database offers one ({@link RobotChangeWatcher}), wakes it early; it is only
+ * ever an accelerator.
  */
 public final class SlotRuns {
 
@@ -33,19 +30,18 @@ public final class SlotRuns {
     private final RuntimeCore core;
     private final Duration poll;
     private final Duration stopTimeout;
-    private final MongoDatabase database;
+    private final RobotChangeWatcher watcher;
     private final Map<String, SlotRun> bySlot = new ConcurrentHashMap<>();
     private final ConcurrentLinkedQueue<SlotRun> toBegin = new ConcurrentLinkedQueue<>();
     private final Semaphore wake = new Semaphore(0);
     private volatile boolean closed;
     private Thread sync;
-    private Thread watcher;
 
-    public SlotRuns(RuntimeCore core, Duration poll, Duration stopTimeout, MongoDatabase database) {
+    public SlotRuns(RuntimeCore core, Duration poll, Duration stopTimeout, StandbyDatabase database) {
         this.core = core;
         this.poll = poll;
         this.stopTimeout = stopTimeout;
-        this.database = database;
+        this.watcher = RobotChangeWatcher.on(database, poll, wake::release);
     }
 
     public void start() {
@@ -55,12 +51,13 @@ public final class SlotRuns {
             log.warn("Could not create the robots index (queries still work): {}", e.toString());
         }
         sync = Thread.ofVirtual().name("standby-robot-sync").start(this::syncLoop);
-        watcher = Thread.ofVirtual().name("standby-robot-watch").start(this::watch);
+        watcher.start();
     }
 
     public void acquired(Lease lease) {
         SlotRun run = new SlotRun(lease, core);
         bySlot.put(lease.slotId(), run);
+        watcher.slots(bySlot.keySet());
         toBegin.add(run);
         wake.release();
     }
@@ -76,6 +73,7 @@ public final class SlotRuns {
         SlotRun run = bySlot.get(lease.slotId());
         if (run != null && run.lease() == lease) {
             bySlot.remove(lease.slotId(), run);
+            watcher.slots(bySlot.keySet());
             run.lost();
         }
     }
@@ -128,49 +126,15 @@ public final class SlotRuns {
         }
     }
 
-    /** Wakes the sync loop on every change to the robots; gives up for good where change streams do not exist. */
-    private void watch() {
-        while (!closed) {
-            try (MongoChangeStreamCursor<ChangeStreamDocument<Document>> changes =
-                         database.getCollection(RobotFields.COLLECTION).watch().cursor()) {
-                log.info("Watching robots with a change stream");
-                while (!closed) {
-                    if (changes.tryNext() != null) {
-                        wake.release();
-                    }
-                }
-            } catch (MongoCommandException e) {
-                log.info("This database has no change streams (it answered: {}); robots are re-read every {}",
-                        e.getErrorMessage(), format(poll));
-                return;
-            } catch (RuntimeException e) {
-                if (closed) {
-                    return;
-                }
-                log.debug("Change stream interrupted, reopening after a poll: {}", e.toString());
-                try {
-                    Thread.sleep(poll);
-                } catch (InterruptedException interrupted) {
-                    return;
-                }
-            }
-        }
-    }
-
-    private static String format(Duration d) {
-        return d.toMillis() + "ms";
-    }
-
     public void close() {
         closed = true;
-        for (Thread t : new Thread[]{sync, watcher}) {
-            if (t != null) {
-                t.interrupt();
-                try {
-                    t.join(Duration.ofSeconds(10));
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
+        watcher.close();
+        if (sync != null) {
+            sync.interrupt();
+            try {
+                sync.join(Duration.ofSeconds(10));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
             }
         }
     }

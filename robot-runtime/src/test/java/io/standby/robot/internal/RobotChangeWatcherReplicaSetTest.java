@@ -80,14 +80,14 @@ class RobotChangeWatcherReplicaSetTest {
     }
 
     private static Bson request(String slotId) {
-        return Updates.set(RobotChanges.REQUEST, new Document("slot", slotId).append("at", new Date()));
+        return Updates.set(RobotFields.REQUEST, new Document("slot", slotId).append("at", new Date()));
     }
 
     private static Document robot(String id, String slotId) {
         return new Document("_id", id).append("type", "counter").append(RobotFields.SLOT, slotId)
                 .append(RobotFields.DESIRED, "running").append(RobotFields.STATE, "PENDING").append(RobotFields.NODE, null)
                 .append(RobotFields.CONTEXT, new Document()).append(RobotFields.EPOCH, 0L)
-                .append(RobotChanges.REQUEST, new Document("slot", slotId).append("at", new Date()));
+                .append(RobotFields.REQUEST, new Document("slot", slotId).append("at", new Date()));
     }
 
     /** The source, noting each event it delivers as "operationType robotId". */

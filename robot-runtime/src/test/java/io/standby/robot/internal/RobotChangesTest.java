@@ -55,8 +55,8 @@ class RobotChangesTest {
         store(replace("replaced", robot("r2", "slot-1")));
         store(update("moved-in", new Document(RobotFields.SLOT, "slot-1").append(RobotFields.EPOCH, 0L)
                 .append(RobotFields.STATE, "PENDING").append(RobotFields.NODE, null)));
-        store(update("stopped", new Document(RobotFields.DESIRED, "stopped").append(RobotChanges.REQUEST, request("slot-0"))));
-        store(update("move-requested", new Document(RobotFields.TARGET, "slot-7").append(RobotChanges.REQUEST, request("slot-1"))));
+        store(update("stopped", new Document(RobotFields.DESIRED, "stopped").append(RobotFields.REQUEST, request("slot-0"))));
+        store(update("move-requested", new Document(RobotFields.TARGET, "slot-7").append(RobotFields.REQUEST, request("slot-1"))));
 
         assertEquals(List.of("added", "replaced", "moved-in", "stopped", "move-requested"), passing());
     }
@@ -80,9 +80,9 @@ class RobotChangesTest {
         store(insert("added-elsewhere", robot("r3", "slot-9")));
         store(replace("replaced-elsewhere", robot("r4", "slot-9")));
         store(update("moved-elsewhere", new Document(RobotFields.SLOT, "slot-9").append(RobotFields.EPOCH, 0L)));
-        store(update("commanded-elsewhere", new Document(RobotChanges.REQUEST, request("slot-9"))));
+        store(update("commanded-elsewhere", new Document(RobotFields.REQUEST, request("slot-9"))));
         // A move into my slot is requested on the slot it leaves; I hear of it when it is handed over.
-        store(update("move-to-me-requested", new Document(RobotFields.TARGET, "slot-0").append(RobotChanges.REQUEST, request("slot-9"))));
+        store(update("move-to-me-requested", new Document(RobotFields.TARGET, "slot-0").append(RobotFields.REQUEST, request("slot-9"))));
 
         assertEquals(List.of(), passing());
     }
@@ -135,11 +135,12 @@ class RobotChangesTest {
         return new Document("_id", id).append("incarnation", id + "-1").append("type", "counter")
                 .append(RobotFields.SLOT, slotId).append(RobotFields.DESIRED, "running").append(RobotFields.STATE, "PENDING")
                 .append(RobotFields.NODE, null).append(RobotFields.CONTEXT, new Document()).append(RobotFields.EPOCH, 0L)
-                .append(RobotChanges.REQUEST, request(slotId));
+                .append(RobotFields.REQUEST, request(slotId));
     }
 
+    /** Exactly what an operator's change writes. */
     private static Document request(String slotId) {
-        return new Document("slot", slotId).append("at", new Date());
+        return RobotCodec.request(slotId);
     }
 
     /** The fields every change event has; {@code name} stands in for the resume token. */
