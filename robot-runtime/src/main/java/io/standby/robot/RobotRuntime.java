@@ -5,10 +5,12 @@ import io.standby.robot.internal.RobotRuns;
 import io.standby.robot.internal.RobotStore;
 import io.standby.robot.internal.RuntimeCore;
 import io.standby.robot.internal.SlotRuns;
+import io.standby.robot.internal.SyncLoop;
 import io.standby.robot.internal.WriteBatcher;
 import io.standby.robot.internal.WriteSequence;
 import io.standby.slot.Lease;
 import io.standby.slot.LossReason;
+import io.standby.slot.MonotonicClock;
 import io.standby.slot.NodeId;
 import io.standby.slot.SlotListener;
 import io.standby.slot.StandbyDatabase;
@@ -16,6 +18,9 @@ import io.standby.slot.StandbyDatabase;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Runs every robot of the slots this node owns. Register it as the {@link SlotListener} of the node's
@@ -29,19 +34,24 @@ import java.util.concurrent.atomic.AtomicReference;
  */
 public final class RobotRuntime implements SlotListener, AutoCloseable {
 
+    private static final Logger log = LoggerFactory.getLogger(RobotRuntime.class);
+
     private enum State { LATENT, STARTED, CLOSED }
 
+    private final RobotStore store;
     private final SlotRuns slots;
+    private final SyncLoop sync;
     private final WriteBatcher writes;
     private final AtomicReference<State> state = new AtomicReference<>(State.LATENT);
 
     private RobotRuntime(StandbyDatabase database, NodeId node, RuntimeConfig config, RobotTypes types) {
-        RobotStore store = new MongoRobotStore(database.database());
+        this.store = new MongoRobotStore(database.database());
         this.writes = new WriteBatcher(store);
+        this.sync = new SyncLoop(database, config.poll());
         WriteSequence sequence = new WriteSequence();
         RobotRuns runs = new RobotRuns(store, writes, sequence, config, types, node.toString());
-        this.slots = new SlotRuns(new RuntimeCore(store, writes, sequence, node.toString(), runs),
-                config.poll(), config.stopTimeout(), database);
+        this.slots = new SlotRuns(new RuntimeCore(store, writes, sequence, node.toString(), runs, MonotonicClock.system()),
+                config.stopTimeout(), sync::slotsChanged, sync::wake);
     }
 
     /**
@@ -57,7 +67,12 @@ public final class RobotRuntime implements SlotListener, AutoCloseable {
         if (!state.compareAndSet(State.LATENT, State.STARTED)) {
             throw new IllegalStateException("A robot runtime can be started only once");
         }
-        slots.start();
+        try {
+            store.ensureIndexes();
+        } catch (RuntimeException e) {
+            log.warn("Could not create the robots index (queries still work): {}", e.toString());
+        }
+        sync.start(slots);
         return this;
     }
 
@@ -90,7 +105,7 @@ public final class RobotRuntime implements SlotListener, AutoCloseable {
         if (state.getAndSet(State.CLOSED) == State.CLOSED) {
             return;
         }
-        slots.close();
+        sync.close();
         writes.close();
     }
 }

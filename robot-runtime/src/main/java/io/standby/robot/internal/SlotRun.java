@@ -222,10 +222,10 @@ public final class SlotRun {
     public void release(Duration timeout) {
         List<Run> stopping = end();
         stopping.forEach(run -> run.requestStop(Run.Stop.RELEASE, null));
-        long deadline = System.nanoTime() + timeout.toNanos();
+        long deadline = core.clock().nanoTime() + timeout.toNanos();
         try {
             for (Run run : stopping) {
-                long left = Math.max(0, deadline - System.nanoTime());
+                long left = Math.max(0, deadline - core.clock().nanoTime());
                 if (!run.await(Duration.ofNanos(left))) {
                     log.warn("Robot {} did not stop within {}; interrupting it", run.token().robotId(), timeout);
                     run.interrupt(false);

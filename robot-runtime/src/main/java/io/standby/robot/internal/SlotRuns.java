@@ -2,66 +2,53 @@ package io.standby.robot.internal;
 
 import io.standby.robot.RobotView;
 import io.standby.slot.Lease;
-import io.standby.slot.StandbyDatabase;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.Semaphore;
-import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.stream.Collectors;
 
 /**
- * The slots whose robots this node runs, and the one thread that keeps them in step with the database:
- * it begins a slot as soon as it is won, then every poll reads the watched fields of all these slots'
- * robots in one query and lets each slot reconcile. A change stream on the operator's changes to these
- * slots' robots, where the database offers one ({@link RobotChangeWatcher}), wakes it early; it is only
- * ever an accelerator.
+ * The slots whose robots this node runs, as steps without threads of their own, like the slot
+ * protocol's: the slot listener's calls ({@link #acquired}, {@link #release}, {@link #lost}) and
+ * {@link #sync()}, which begins the slots won since the last sync and lets every begun slot reconcile
+ * with one read of the watched fields of all their robots. {@link SyncLoop} calls it every poll; tests
+ * and the simulation call it directly.
  */
 public final class SlotRuns {
 
-    private static final Logger log = LoggerFactory.getLogger(SlotRuns.class);
-
     private final RuntimeCore core;
-    private final Duration poll;
     private final Duration stopTimeout;
-    private final RobotChangeWatcher watcher;
+    private final Consumer<Set<String>> slotsChanged;
+    private final Runnable wake;
     private final Map<String, SlotRun> bySlot = new ConcurrentHashMap<>();
     private final ConcurrentLinkedQueue<SlotRun> toBegin = new ConcurrentLinkedQueue<>();
-    private final Semaphore wake = new Semaphore(0);
-    private volatile boolean closed;
-    private Thread sync;
 
-    public SlotRuns(RuntimeCore core, Duration poll, Duration stopTimeout, StandbyDatabase database) {
+    /**
+     * @param slotsChanged told the slots this node holds whenever they change (the change-stream watcher)
+     * @param wake         asks for a sync soon (a slot was won)
+     */
+    public SlotRuns(RuntimeCore core, Duration stopTimeout, Consumer<Set<String>> slotsChanged, Runnable wake) {
         this.core = core;
-        this.poll = poll;
         this.stopTimeout = stopTimeout;
-        this.watcher = RobotChangeWatcher.on(database, poll, wake::release);
-    }
-
-    public void start() {
-        try {
-            core.store().ensureIndexes();
-        } catch (RuntimeException e) {
-            log.warn("Could not create the robots index (queries still work): {}", e.toString());
-        }
-        sync = Thread.ofVirtual().name("standby-robot-sync").start(this::syncLoop);
-        watcher.start();
+        this.slotsChanged = slotsChanged;
+        this.wake = wake;
     }
 
     public void acquired(Lease lease) {
         SlotRun run = new SlotRun(lease, core);
         bySlot.put(lease.slotId(), run);
-        watcher.slots(bySlot.keySet());
+        slotsChanged.accept(Set.copyOf(bySlot.keySet()));
         toBegin.add(run);
-        wake.release();
+        wake.run();
     }
 
+    /** Graceful stop of one slot: returns once its robots checkpointed and stopped (or the stop timeout passed). */
     public void release(Lease lease) {
         SlotRun run = bySlot.get(lease.slotId());
         if (run != null && run.lease() == lease) {
@@ -73,7 +60,7 @@ public final class SlotRuns {
         SlotRun run = bySlot.get(lease.slotId());
         if (run != null && run.lease() == lease) {
             bySlot.remove(lease.slotId(), run);
-            watcher.slots(bySlot.keySet());
+            slotsChanged.accept(Set.copyOf(bySlot.keySet()));
             run.lost();
         }
     }
@@ -84,23 +71,13 @@ public final class SlotRuns {
         return running;
     }
 
-    private void syncLoop() {
-        while (!closed) {
-            try {
-                wake.tryAcquire(poll.toNanos(), TimeUnit.NANOSECONDS);
-                wake.drainPermits();
-                syncOnce();
-            } catch (InterruptedException e) {
-                if (closed) {
-                    return;
-                }
-            } catch (RuntimeException e) {
-                log.warn("Robot sync failed (retrying next poll): {}", e.toString());
-            }
-        }
-    }
-
-    private void syncOnce() {
+    /**
+     * Begins the slots won since the last sync, then reconciles every begun slot. A slot whose begin
+     * fails is begun again at the next sync.
+     *
+     * @throws RuntimeException if the database could not be reached; the next sync tries again
+     */
+    public void sync() {
         SlotRun fresh;
         while ((fresh = toBegin.poll()) != null) {
             if (fresh.ended()) {
@@ -122,19 +99,6 @@ public final class SlotRuns {
         for (SlotRun run : active) {
             if (!run.ended()) {
                 run.reconcile(robots.getOrDefault(run.lease().slotId(), List.of()));
-            }
-        }
-    }
-
-    public void close() {
-        closed = true;
-        watcher.close();
-        if (sync != null) {
-            sync.interrupt();
-            try {
-                sync.join(Duration.ofSeconds(10));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
             }
         }
     }

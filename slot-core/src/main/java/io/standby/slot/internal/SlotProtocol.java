@@ -342,15 +342,14 @@ public final class SlotProtocol {
     /**
      * Graceful stop: stops claiming, lets the listener stop each slot's work while renewals go on, then
      * releases each slot (owner cleared, epoch kept, time set to 1970) so that a standby takes it at its
-     * next poll. Slots are released in parallel.
+     * next poll. Slots are released in parallel (see {@link Fanout}).
      */
     public void releaseAll() {
         stopClaiming();
-        List<OwnedLease> leases = owned.values().stream().filter(l -> l.endReason() == null).toList();
-        try (ExecutorService releasers = Executors.newVirtualThreadPerTaskExecutor()) {
-            for (OwnedLease lease : leases) {
-                releasers.submit(() -> release(lease));
-            }
+        List<Runnable> releases = owned.values().stream().filter(l -> l.endReason() == null)
+                .<Runnable>map(lease -> () -> release(lease)).toList();
+        if (!releases.isEmpty()) {
+            fanout.runAll(releases);
         }
     }
 
