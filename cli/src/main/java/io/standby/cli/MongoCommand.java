@@ -2,7 +2,6 @@ package io.standby.cli;
 
 import de.bwaldvogel.mongo.MongoBackend;
 import de.bwaldvogel.mongo.MongoServer;
-import de.bwaldvogel.mongo.backend.h2.H2Backend;
 import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -68,6 +67,10 @@ final class MongoCommand implements Callable<Integer> {
         }, "standby-mongo-stop"));
         log.info("Embedded MongoDB listening on {}:{} ({})", address.getHostString(), address.getPort(),
                 dataDir == null ? "in memory" : "data in " + dataDir.toAbsolutePath().normalize());
+        if (dataDir != null) {
+            log.info("Every acknowledged write is committed and fsynced before its reply: it survives a killed server,"
+                    + " and a power loss as far as the disk honours fsync");
+        }
         log.info("Use it with: --mongo mongodb://{}:{}  (or export STANDBY_MONGO_URI=mongodb://{}:{})",
                 address.getHostString(), address.getPort(), address.getHostString(), address.getPort());
         stopped.await();
@@ -82,7 +85,7 @@ final class MongoCommand implements Callable<Integer> {
         }
         Path file = dir.resolve("standby.mv");
         try {
-            return new H2Backend(file.toString());
+            return DurableH2Backend.open(file);
         } catch (RuntimeException e) {
             throw new IllegalStateException("cannot open the data file " + file + ": " + rootMessage(e)
                     + " (is another 'standby mongo' using --data " + dir + "?)");
