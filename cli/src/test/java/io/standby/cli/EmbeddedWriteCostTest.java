@@ -12,6 +12,7 @@ import com.mongodb.client.model.Updates;
 import org.bson.Document;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.junit.jupiter.api.io.CleanupMode;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -29,8 +30,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * What one acknowledged write costs on {@code standby mongo}: sequential single-document updates with
  * write concern majority, one client, against a real server process, with {@code --data} and, for
  * reference, {@code --in-memory}. Prints {@code BENCHMARK} lines (docs/BENCHMARKS.md has the numbers)
- * and asserts only that every write was applied. {@code -Dstandby.bench.writes=N} sets the count.
+ * and asserts only that every write was applied. A benchmark, not part of {@code mvn verify}: it runs
+ * when {@code -Dstandby.bench.writes=N} sets the count.
  */
+@EnabledIfSystemProperty(named = "standby.bench.writes", matches = "\\d+")
 class EmbeddedWriteCostTest {
 
     private static final int WRITES = Integer.getInteger("standby.bench.writes", 300);
