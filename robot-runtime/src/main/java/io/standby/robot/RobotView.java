@@ -12,11 +12,12 @@ import java.time.Instant;
  * @param incarnation unique per {@code add}: a robot removed and added again under the same id is a new
  *                    incarnation, and the old one's runs can never write into the new document
  * @param epoch       the fencing token of the robot's last runner: an epoch of the slot {@code slotId}
+ * @param fences      how many times the robot was fenced: part of its runner\'s token, so no token ever recurs
  * @param target      the slot the robot is being moved to, or null
  */
 public record RobotView(String id, String incarnation, String type, String slotId, int priority, double weight,
                         Document config, Desired desired, RobotState state, String node, Document context, long epoch,
-                        int restarts, String lastError, String target, Instant updated) {
+                        long fences, int restarts, String lastError, String target, Instant updated) {
 
     /** Whether the robot waits for a move to {@link #target()}. */
     public boolean moving() {

@@ -45,7 +45,7 @@ import static io.standby.robot.internal.RobotFields.*;
 public final class MongoRobotStore implements RobotStore {
 
     /** The fields a node watches each poll: enough to notice additions, removals, moves and operator changes. */
-    private static final Bson WATCHED = Projections.include(INCARNATION, SLOT, EPOCH, DESIRED, STATE, NODE, TARGET);
+    private static final Bson WATCHED = Projections.include(INCARNATION, SLOT, EPOCH, FENCES, DESIRED, STATE, NODE, TARGET);
 
     private final MongoCollection<Document> robots;
 
@@ -65,7 +65,8 @@ public final class MongoRobotStore implements RobotStore {
             filter = Filters.and(filter, Filters.in(ID, onlyIds));
         }
         return robots.updateMany(filter, Updates.combine(
-                Updates.set(EPOCH, epoch), Updates.set(NODE, null), Updates.set(SEQ, 0L), Updates.set(STATUS_SEQ, 0L),
+                Updates.set(EPOCH, epoch), Updates.inc(FENCES, 1L), Updates.set(NODE, null), Updates.set(SEQ, 0L),
+                Updates.set(STATUS_SEQ, 0L),
                 Updates.currentDate(UPDATED))).getModifiedCount();
     }
 
@@ -157,10 +158,11 @@ public final class MongoRobotStore implements RobotStore {
     @Override
     public Map<String, Stored> stored(Collection<String> ids) {
         Map<String, Stored> stored = new HashMap<>();
-        for (Document doc : robots.find(Filters.in(ID, ids)).projection(Projections.include(INCARNATION, SLOT, EPOCH, SEQ, STATUS_SEQ))) {
+        Bson fields = Projections.include(INCARNATION, SLOT, EPOCH, FENCES, SEQ, STATUS_SEQ);
+        for (Document doc : robots.find(Filters.in(ID, ids)).projection(fields)) {
             String id = String.valueOf(doc.get(ID));
-            stored.put(id, new Stored(new RobotToken(id, doc.getString(INCARNATION), doc.getString(SLOT), number(doc.get(EPOCH))),
-                    number(doc.get(SEQ)), number(doc.get(STATUS_SEQ))));
+            stored.put(id, new Stored(new RobotToken(id, doc.getString(INCARNATION), doc.getString(SLOT), number(doc.get(EPOCH)),
+                    number(doc.get(FENCES))), number(doc.get(SEQ)), number(doc.get(STATUS_SEQ))));
         }
         return stored;
     }

@@ -17,12 +17,12 @@ import static io.standby.robot.internal.RobotFields.*;
 
 /**
  * The robot document, readable in mongosh: {@code {_id, incarnation, type, slotId, priority, weight,
- * config, desired, state, node, context, seq, statusSeq, epoch, restarts, lastError, target, request,
- * updated}}.
+ * config, desired, state, node, context, seq, statusSeq, epoch, fences, restarts, lastError, target,
+ * request, updated}}.
  *
  * <p>{@code epoch} is the fencing token of the last runner that took the robot: the epoch of the slot
  * named in {@code slotId} at that time. A runner's writes are conditional on {@link RobotToken}
- * {@code (_id, incarnation, slotId, epoch)}; a new owner of the slot raises {@code epoch} before it
+ * {@code (_id, incarnation, slotId, epoch, fences)}; a new owner of the slot raises {@code epoch} before it
  * starts the robot, which rejects every later write of the former runner. {@code seq} and
  * {@code statusSeq} order one runner's writes, so that a late copy of an older one matches nothing.
  * {@code target} is a requested move, {@code request} the last operator change.
@@ -45,7 +45,7 @@ public final class RobotCodec {
         return new Document(ID, id).append(INCARNATION, new ObjectId().toHexString()).append(TYPE, type)
                 .append(SLOT, slotId).append(PRIORITY, priority).append(WEIGHT, weight).append(CONFIG, config)
                 .append(DESIRED, Desired.RUNNING.value()).append(STATE, RobotState.PENDING.name()).append(NODE, null)
-                .append(CONTEXT, new Document()).append(SEQ, 0L).append(STATUS_SEQ, 0L).append(EPOCH, 0L)
+                .append(CONTEXT, new Document()).append(SEQ, 0L).append(STATUS_SEQ, 0L).append(EPOCH, 0L).append(FENCES, 0L)
                 .append(RESTARTS, 0).append(LAST_ERROR, null).append(REQUEST, request(slotId));
     }
 
@@ -73,6 +73,7 @@ public final class RobotCodec {
                     doc.getString(NODE),
                     doc.get(CONTEXT, new Document()),
                     longOf(doc, EPOCH, 0),
+                    longOf(doc, FENCES, 0),
                     intOf(doc, RESTARTS, 0),
                     doc.getString(LAST_ERROR),
                     doc.getString(TARGET),

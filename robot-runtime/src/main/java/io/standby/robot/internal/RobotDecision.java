@@ -48,13 +48,13 @@ public final class RobotDecision {
      * @param robot          the robot as read (watched fields, or the whole document)
      * @param leaseEpoch     the epoch of this node's lease on the robot's slot
      * @param node           this node's identity, as written in {@code node}
-     * @param runIncarnation the incarnation of this node's live run of the robot under this lease, or null
-     *                       if there is none
-     * @param aliveOnNode    whether any run of this robot id is still alive on this node, under any lease
+     * @param runToken    the token of this node's live run of the robot under this lease, or null if there
+     *                    is none
+     * @param aliveOnNode whether any run of this robot id is still alive on this node, under any lease
      */
-    public static Action decide(RobotView robot, long leaseEpoch, String node, String runIncarnation, boolean aliveOnNode) {
-        boolean running = runIncarnation != null;
-        if (running && !Objects.equals(runIncarnation, robot.incarnation())) {
+    public static Action decide(RobotView robot, long leaseEpoch, String node, RobotToken runToken, boolean aliveOnNode) {
+        boolean running = runToken != null;
+        if (running && !Objects.equals(runToken.incarnation(), robot.incarnation())) {
             return Action.INTERRUPT_REMOVED;
         }
         if (robot.epoch() != leaseEpoch) {
@@ -64,6 +64,10 @@ public final class RobotDecision {
                 return Action.INTERRUPT_LOST;
             }
             return robot.epoch() < leaseEpoch ? Action.FENCE : Action.NONE;
+        }
+        if (running && runToken.fences() != robot.fences()) {
+            // Fenced again since the run began: its token is gone.
+            return Action.INTERRUPT_LOST;
         }
         if (running) {
             if (robot.desired() == Desired.REMOVED) {

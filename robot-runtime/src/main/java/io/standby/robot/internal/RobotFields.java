@@ -21,6 +21,11 @@ public final class RobotFields {
     /** The sequence number of the last status write, under the current token. */
     public static final String STATUS_SEQ = "statusSeq";
     public static final String EPOCH = "epoch";
+    /**
+     * How many times the robot was fenced: raised by every fence, kept by moves, so that a token never
+     * comes back, even for a robot that leaves a slot and returns under the same lease.
+     */
+    public static final String FENCES = "fences";
     public static final String RESTARTS = "restarts";
     public static final String LAST_ERROR = "lastError";
     public static final String TARGET = "target";

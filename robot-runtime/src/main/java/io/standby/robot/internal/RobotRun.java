@@ -73,7 +73,7 @@ final class RobotRun implements Run, RobotContext {
     RobotRun(RobotView robot, Lease lease, RobotRuns runs) {
         this.robot = robot;
         this.lease = lease;
-        this.token = new RobotToken(robot.id(), robot.incarnation(), lease.slotId(), lease.epoch());
+        this.token = RobotToken.of(robot);
         this.runs = runs;
         this.robotLog = LoggerFactory.getLogger("robot." + robot.type());
         this.config = new RawBsonDocument(robot.config() == null ? new Document() : robot.config(), CODEC);

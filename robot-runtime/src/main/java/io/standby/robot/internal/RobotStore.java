@@ -19,8 +19,9 @@ public interface RobotStore {
 
     /**
      * Raises the epoch of the slot's robots (all of them, or those listed) that are below {@code epoch}
-     * to {@code epoch}, clears their runner and restarts their write sequences. After this, every write
-     * of an earlier runner of these robots matches nothing. Returns how many were raised.
+     * to {@code epoch}, counts the fence ({@code fences}), clears their runner and restarts their write
+     * sequences under the new token. After this, every operation of an earlier runner matches nothing,
+     * this node's own from before the fence included. Returns how many were raised.
      */
     long fence(String slotId, long epoch, Collection<String> onlyIds);
 

@@ -1,30 +1,40 @@
 package io.standby.robot.internal;
 
 import com.mongodb.client.model.Filters;
+import io.standby.robot.RobotView;
 import org.bson.conversions.Bson;
 
 import static io.standby.robot.internal.RobotFields.EPOCH;
+import static io.standby.robot.internal.RobotFields.FENCES;
 import static io.standby.robot.internal.RobotFields.ID;
 import static io.standby.robot.internal.RobotFields.INCARNATION;
 import static io.standby.robot.internal.RobotFields.SLOT;
 
 /**
- * The fencing token of a run: this incarnation of the robot, in this slot, at this epoch of the slot.
- * Every write a run makes is conditional on it. A new owner of the slot raises the epoch, a move changes
- * the slot, and a removal and new {@code add} changes the incarnation: each rejects the run's later writes.
+ * The fencing token of a run: this incarnation of the robot, in this slot, at this epoch of the slot,
+ * after this many fences. Every operation a run, or its slot's owner, makes on the robot is conditional
+ * on it. A new owner of the slot raises the epoch, a move changes the slot, a removal and new
+ * {@code add} changes the incarnation, and every fence raises the count: each rejects the run's later
+ * operations, late copies included. A token never comes back: the count only grows, so a robot that
+ * leaves a slot and returns under the same lease gets a new one.
  *
  * @param incarnation null for a robot added before incarnations existed (its document has none)
  */
-public record RobotToken(String robotId, String incarnation, String slotId, long epoch) {
+public record RobotToken(String robotId, String incarnation, String slotId, long epoch, long fences) {
+
+    /** The token a robot carries as read. */
+    public static RobotToken of(RobotView robot) {
+        return new RobotToken(robot.id(), robot.incarnation(), robot.slotId(), robot.epoch(), robot.fences());
+    }
 
     /** The filter that matches the robot's document only while it still carries this token. */
     public Bson filter() {
         return Filters.and(Filters.eq(ID, robotId), Filters.eq(INCARNATION, incarnation),
-                Filters.eq(SLOT, slotId), Filters.eq(EPOCH, epoch));
+                Filters.eq(SLOT, slotId), Filters.eq(EPOCH, epoch), Filters.eq(FENCES, fences));
     }
 
     @Override
     public String toString() {
-        return robotId + "/" + incarnation + "@" + slotId + ":" + epoch;
+        return robotId + "/" + incarnation + "@" + slotId + ":" + epoch + "." + fences;
     }
 }

@@ -20,8 +20,8 @@ import static io.standby.robot.internal.RobotFields.UPDATED;
  * <p>The database applies it only while the document carries the token and holds no write of the same
  * kind with this sequence number or a later one. So a late copy of a write (retried on another
  * connection and acknowledged there, then delivered by a dead socket after newer writes) matches
- * nothing, and neither does a second copy of one that landed. A new owner's fence restarts both
- * sequences at 0 under its new token; the old owner's writes are rejected by the token itself.
+ * nothing, and neither does a second copy of one that landed. A fence restarts both sequences under a
+ * new token, whose every earlier write it rejects.
  */
 public record RobotWrite(RobotToken token, Kind kind, long seq, Document fields) {
 

@@ -134,7 +134,7 @@ public final class SlotRun {
     }
 
     private Action decide(RobotView robot, Run run) {
-        return RobotDecision.decide(robot, lease.epoch(), core.node(), run == null ? null : run.token().incarnation(),
+        return RobotDecision.decide(robot, lease.epoch(), core.node(), run == null ? null : run.token(),
                 core.launcher().aliveOnNode(robot.id()));
     }
 
@@ -148,7 +148,7 @@ public final class SlotRun {
         List<String> toStart = new ArrayList<>();
         List<String> toTake = new ArrayList<>();
         for (RobotView robot : ordered) {
-            RobotToken token = token(robot);
+            RobotToken token = RobotToken.of(robot);
             switch (decide(robot, liveRun(robot.id()))) {
                 case DELETE -> {
                     if (core.store().delete(token)) {
@@ -185,10 +185,6 @@ public final class SlotRun {
                 start(robot);
             }
         }
-    }
-
-    private RobotToken token(RobotView robot) {
-        return new RobotToken(robot.id(), robot.incarnation(), lease.slotId(), lease.epoch());
     }
 
     private void start(RobotView robot) {
@@ -247,6 +243,14 @@ public final class SlotRun {
         synchronized (lock) {
             ended = true;
             return List.copyOf(runs.values());
+        }
+    }
+
+    @Override
+    public String toString() {
+        synchronized (lock) {
+            return lease.slotId() + "@" + lease.epoch() + (ended ? " (ended)" : begun ? "" : " (not begun)") + " runs " + runs.values().stream()
+                    .map(r -> r.token().robotId() + "/" + r.token().incarnation() + (r.isAlive() ? "" : " (ended)")).sorted().toList();
         }
     }
 

@@ -65,6 +65,11 @@ public final class SlotRuns {
         }
     }
 
+    @Override
+    public String toString() {
+        return "slots " + bySlot.values() + (toBegin.isEmpty() ? "" : ", to begin " + toBegin);
+    }
+
     public Map<String, List<String>> running() {
         Map<String, List<String>> running = new TreeMap<>();
         bySlot.forEach((slot, run) -> running.put(slot, run.running()));

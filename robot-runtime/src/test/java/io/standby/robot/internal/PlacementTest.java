@@ -88,6 +88,6 @@ class PlacementTest {
 
     private static RobotView view(String id, int priority, RobotState state) {
         return new RobotView(id, "inc-" + id, "t", "slot-0", priority, 1, new Document(), Desired.RUNNING, state, null, new Document(),
-                1, 0, null, null, null);
+                1, 1, 0, null, null, null);
     }
 }

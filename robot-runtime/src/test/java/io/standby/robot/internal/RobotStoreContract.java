@@ -60,8 +60,11 @@ abstract class RobotStoreContract {
         return robots.find(Filters.eq("_id", id)).first();
     }
 
+    /** The token a run of the robot would hold now, fenced at {@code epoch} in slot-0. */
     private RobotToken token(String id, long epoch) {
-        return new RobotToken(id, doc(id).getString(RobotFields.INCARNATION), "slot-0", epoch);
+        Document doc = doc(id);
+        return new RobotToken(id, doc.getString(RobotFields.INCARNATION), "slot-0", epoch,
+                doc.get(RobotFields.FENCES) instanceof Number n ? n.longValue() : 0);
     }
 
     private static RobotWrite checkpoint(RobotToken token, long seq, int count) {
@@ -73,12 +76,13 @@ abstract class RobotStoreContract {
     }
 
     @Test
-    void aFenceRaisesTheEpochRestartsTheSequencesAndTakeMarksOnlyRunnableRobots() {
+    void aFenceRaisesTheEpochCountsItselfRestartsTheSequencesAndTakeMarksOnlyRunnableRobots() {
         robots.updateOne(Filters.eq("_id", "r1"), Updates.combine(Updates.set("seq", 41L), Updates.set("statusSeq", 7L)));
         assertEquals(3, store.fence("slot-0", 4, null));
         assertEquals(0, store.fence("slot-0", 4, null), "fencing twice at one epoch changes nothing");
         assertEquals(0L, doc("r1").getLong("seq"));
         assertEquals(0L, doc("r1").getLong("statusSeq"));
+        assertEquals(1L, doc("r1").getLong("fences"));
         robots.updateOne(Filters.eq("_id", "r2"), new Document("$set", new Document("desired", "stopped")));
         robots.updateOne(Filters.eq("_id", "r3"), new Document("$set", new Document("node", "10.0.0.9:1")));
 
@@ -127,6 +131,26 @@ abstract class RobotStoreContract {
     }
 
     @Test
+    void aRobotThatLeavesASlotAndComesBackUnderTheSameLeaseHasANewTokenThatNoLateCopyOfItsEarlierRunMatches() {
+        store.fence("slot-0", 5, null);
+        RobotToken before = token("r1", 5);
+        assertEquals(1, store.write(List.of(checkpoint(before, 11, 1))));
+        assertEquals(1, store.write(List.of(checkpoint(before, 12, 2))));
+        // Moved away and back while the same node holds slot-0 at epoch 5.
+        assertTrue(store.handOver(before, "slot-1"));
+        robots.updateOne(Filters.eq("_id", "r1"), Updates.combine(Updates.set("slotId", "slot-0"), Updates.set("epoch", 0L)));
+        assertEquals(1, store.fence("slot-0", 5, List.of("r1")));
+        RobotToken after = token("r1", 5);
+        assertNotEquals(before, after);
+
+        assertEquals(0, store.write(List.of(checkpoint(before, 11, 1))), "a late copy of a checkpoint from before");
+        assertFalse(store.handOver(before, "slot-1"), "a late copy of the hand-over from before");
+        assertEquals(2, countOf("r1"));
+        assertEquals("slot-0", doc("r1").getString("slotId"));
+        assertEquals(1, store.write(List.of(checkpoint(after, 1, 3))), "the new run's first checkpoint");
+    }
+
+    @Test
     void aWriteAppliesExactlyWhenItsConditionSaysSo() {
         store.fence("slot-0", 1, null);
         RobotToken live = token("r1", 1);
@@ -134,10 +158,11 @@ abstract class RobotStoreContract {
         List<RobotWrite> cases = List.of(
                 checkpoint(live, 4, 9), checkpoint(live, 5, 9), checkpoint(live, 6, 9),
                 RobotWrite.status(live, 5, new Document("restarts", 1)), RobotWrite.status(live, 8, new Document("restarts", 2)),
-                checkpoint(new RobotToken("r1", live.incarnation(), "slot-0", 0), 9, 9),
-                checkpoint(new RobotToken("r1", "an-older-incarnation", "slot-0", 1), 9, 9),
-                checkpoint(new RobotToken("r1", live.incarnation(), "slot-1", 1), 9, 9),
-                checkpoint(new RobotToken("gone", null, "slot-0", 1), 9, 9));
+                checkpoint(new RobotToken("r1", live.incarnation(), "slot-0", 0, live.fences()), 9, 9),
+                checkpoint(new RobotToken("r1", "an-older-incarnation", "slot-0", 1, live.fences()), 9, 9),
+                checkpoint(new RobotToken("r1", live.incarnation(), "slot-1", 1, live.fences()), 9, 9),
+                checkpoint(new RobotToken("r1", live.incarnation(), "slot-0", 1, live.fences() + 1), 9, 9),
+                checkpoint(new RobotToken("gone", null, "slot-0", 1, 1), 9, 9));
         for (RobotWrite write : cases) {
             boolean predicted = write.appliesTo(store.stored(List.of(live.robotId(), "gone")).get(write.token().robotId()));
             assertEquals(predicted ? 1 : 0, store.write(List.of(write)), "the database and appliesTo disagree on " + write);
@@ -150,7 +175,7 @@ abstract class RobotStoreContract {
         robots.updateOne(Filters.eq("_id", "r1"), new Document("$set", new Document("context", new Document("count", 9)).append("target", "slot-1")));
 
         assertFalse(store.handOver(token("r1", 2), "slot-1"), "a stale runner cannot hand it over");
-        assertFalse(store.handOver(new RobotToken("r1", "another", "slot-0", 3), "slot-1"), "nor a run of another incarnation");
+        assertFalse(store.handOver(new RobotToken("r1", "another", "slot-0", 3, 1), "slot-1"), "nor a run of another incarnation");
         assertTrue(store.handOver(token("r1", 3), "slot-1"));
 
         Document moved = doc("r1");
@@ -167,7 +192,7 @@ abstract class RobotStoreContract {
         assertFalse(store.delete(token("r1", 2)), "no removal was requested");
         robots.updateOne(Filters.eq("_id", "r1"), Updates.set("desired", "removed"));
         assertFalse(store.delete(token("r1", 1)), "a stale runner cannot delete it");
-        assertFalse(store.delete(new RobotToken("r1", "another", "slot-0", 2)), "nor a run of another incarnation");
+        assertFalse(store.delete(new RobotToken("r1", "another", "slot-0", 2, 1)), "nor a run of another incarnation");
         assertTrue(store.delete(token("r1", 2)));
         assertNull(doc("r1"));
     }

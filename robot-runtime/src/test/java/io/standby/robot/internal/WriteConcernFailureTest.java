@@ -53,7 +53,7 @@ class WriteConcernFailureTest {
     void aWriteAnsweredWithAWriteConcernErrorIsNotAcknowledgedAndItsRetryIs() throws Exception {
         try (WriteBatcher writes = new WriteBatcher(store)) {
             backend.failWriteConcern(RobotFields.COLLECTION, 1);
-            RobotToken token = new RobotToken("r1", incarnation(), "slot-0", 1);
+            RobotToken token = new RobotToken("r1", incarnation(), "slot-0", 1, 1);
             var failed = writes.submit(RobotWrite.checkpoint(token, 1, new Document("count", 1)));
             ExecutionException e = assertThrows(ExecutionException.class, () -> failed.get(10, TimeUnit.SECONDS),
                     "a checkpoint without majority confirmation must not be reported acknowledged");

@@ -1,0 +1,293 @@
+package io.standby.robot.internal;
+
+import io.standby.robot.RobotView;
+import io.standby.slot.Lease;
+import io.standby.slot.LossReason;
+import io.standby.slot.MonotonicClock;
+import io.standby.slot.NodeConfig;
+import io.standby.slot.NodeId;
+import io.standby.slot.SlotListener;
+import io.standby.slot.SlotTiming;
+import io.standby.slot.internal.SlotProtocol;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * One node of the simulation: the real {@link SlotProtocol}, {@link SlotRuns} and {@link SlotRun} (with
+ * {@link RobotDecision}) and the real {@link WriteBatch}, scheduled as SlotNode and SyncLoop schedule
+ * them, on a monotonic clock that drifts at its own rate. Only the robot runs are simulated
+ * ({@link SimRun}). A node can be paused (its events wait, its clock goes on), killed (everything of
+ * the process is gone at once) and stopped gracefully (the protocol's release, waiting for its robots).
+ */
+final class SimNode {
+
+    final Sim sim;
+    final SimWorld world;
+    final NodeId id;
+    final int maxSlots;
+    final SlotTiming timing;
+    final double rate;
+    private final long clockOffset;
+    final SimRobotStore robotStore;
+    private final SimSlotStore slotStore;
+    private final MonotonicClock clock;
+    private final long fenceCheck;
+
+    // One process: replaced at every start.
+    int generation;
+    boolean up;
+    private boolean stopping;
+    long pausedUntil;
+    SlotProtocol protocol;
+    private SlotRuns slots;
+    WriteSequence sequence;
+    Writes writes;
+    private final Map<String, SimRun> alive = new TreeMap<>();
+    private boolean syncScheduled;
+
+    SimNode(SimWorld world, NodeId id, int maxSlots, SlotTiming timing, double rate) {
+        this.sim = world.sim;
+        this.world = world;
+        this.id = id;
+        this.maxSlots = maxSlots;
+        this.timing = timing;
+        this.rate = rate;
+        this.clockOffset = sim.between(0, 1_000_000 * Sim.MS);
+        this.robotStore = new SimRobotStore(world.db);
+        this.slotStore = new SimSlotStore(world.db);
+        this.clock = () -> clockOffset + (long) (sim.now() * rate);
+        Duration quarter = timing.fenceMargin().dividedBy(4);
+        this.fenceCheck = Math.min(Math.max(quarter.toNanos(), 5 * Sim.MS), 100 * Sim.MS);
+    }
+
+    String name() {
+        return id.toString();
+    }
+
+    @Override
+    public String toString() {
+        return "node " + id.ip().substring(id.ip().lastIndexOf('.') + 1);
+    }
+
+    /** A new process with this identity on this host (a restart takes its slots back at once). */
+    void start() {
+        generation++;
+        up = true;
+        stopping = false;
+        pausedUntil = 0;
+        syncScheduled = false;
+        alive.clear();
+        sequence = new WriteSequence();
+        writes = new Writes();
+        NodeConfig config = new NodeConfig(id, maxSlots, timing, id.port() + "-" + generation + "@simhost:1:1");
+        RuntimeCore core = new RuntimeCore(robotStore, writes, sequence, name(), new Launcher(), clock);
+        slots = new SlotRuns(core, Duration.ofSeconds(2), slotIds -> { }, () -> scheduleSync(0));
+        protocol = new SlotProtocol(slotStore, config, clock, new Listener(slots), duration -> { },
+                SlotProtocol.Fanout.SEQUENTIAL);
+        sim.note(this + " starts (instance " + config.instance() + ")");
+        int gen = generation;
+        after(0, () -> poll(gen));
+        after(local(timing.heartbeat()), () -> renew(gen));
+        after(fenceCheck, () -> checkFences(gen));
+        scheduleSync(local(timing.poll()));
+    }
+
+    /** Global nanoseconds for a duration on this node's clock. */
+    private long local(Duration duration) {
+        return (long) (duration.toNanos() / rate);
+    }
+
+    /** Runs {@code action} after {@code delay} as this process's event: never after it died, later if it is paused. */
+    void after(long delay, Runnable action) {
+        int gen = generation;
+        sim.after(delay, () -> run(gen, action));
+    }
+
+    private void run(int gen, Runnable action) {
+        if (gen != generation || !up) {
+            return;
+        }
+        if (sim.now() < pausedUntil) {
+            sim.at(pausedUntil, () -> run(gen, action));
+            return;
+        }
+        action.run();
+    }
+
+    private void poll(int gen) {
+        if (stopping) {
+            return;
+        }
+        try {
+            protocol.poll();
+        } catch (InterruptedException e) {
+            throw new IllegalStateException(e);
+        }
+        after(local(timing.poll()), () -> poll(gen));
+    }
+
+    private void renew(int gen) {
+        protocol.renewAll();
+        after(local(timing.heartbeat()), () -> renew(gen));
+    }
+
+    private void checkFences(int gen) {
+        protocol.checkFences();
+        after(fenceCheck, () -> checkFences(gen));
+    }
+
+    private void scheduleSync(long delay) {
+        if (!syncScheduled) {
+            syncScheduled = true;
+            int gen = generation;
+            after(delay, () -> sync(gen));
+        }
+    }
+
+    private void sync(int gen) {
+        syncScheduled = false;
+        try {
+            slots.sync();
+        } catch (RuntimeException e) {
+            // SyncLoop logs it and tries again at the next poll.
+            sim.note(this + " robot sync failed: " + e);
+        }
+        scheduleSync(local(timing.poll()));
+    }
+
+    void pause(long nanos) {
+        pausedUntil = Math.max(pausedUntil, sim.now() + nanos);
+        sim.note(this + " paused for " + nanos / Sim.MS + " ms");
+    }
+
+    /** kill -9: the process and its robots stop this instant. */
+    void kill() {
+        sim.note(this + " killed");
+        up = false;
+        generation++;
+        List.copyOf(alive.values()).forEach(SimRun::killed);
+        alive.clear();
+    }
+
+    /**
+     * SIGTERM: no more claims, every slot released after its robots stopped (the protocol's own
+     * releaseAll, whose listener call waits for them). Returns false if another node's stop is under way.
+     */
+    boolean terminate() {
+        if (sim.nested() || !up || sim.now() < pausedUntil) {
+            return false;
+        }
+        sim.note(this + " stops gracefully");
+        stopping = true;
+        protocol.stopClaiming();
+        protocol.releaseAll();
+        if (up) {
+            up = false;
+            generation++;
+            List.copyOf(alive.values()).forEach(SimRun::killed);
+            alive.clear();
+        }
+        sim.note(this + " stopped");
+        return true;
+    }
+
+    /** What the node's runtime holds, for a violation's report. */
+    String describe() {
+        return this + (up ? "" : " (down)") + ": " + slots + ", alive runs " + alive.values();
+    }
+
+    void runEnded(SimRun run) {
+        alive.remove(run.token.robotId(), run);
+        world.checker.ended(run);
+    }
+
+    List<SimRun> runs() {
+        return new ArrayList<>(alive.values());
+    }
+
+    /** The leases this process holds that are valid right now. */
+    List<Lease> validLeases() {
+        if (!up) {
+            return List.of();
+        }
+        return protocol.leases().stream().filter(Lease::isValid).toList();
+    }
+
+    private final class Listener implements SlotListener {
+        private final SlotRuns slots;
+
+        Listener(SlotRuns slots) {
+            this.slots = slots;
+        }
+
+        @Override
+        public void acquired(Lease lease) {
+            sim.note(SimNode.this + " acquired " + lease.slotId() + "@" + lease.epoch());
+            slots.acquired(lease);
+        }
+
+        @Override
+        public void releasing(Lease lease) {
+            slots.release(lease);
+        }
+
+        @Override
+        public void lost(Lease lease, LossReason reason) {
+            sim.note(SimNode.this + " lost " + lease.slotId() + "@" + lease.epoch() + ": " + reason);
+            slots.lost(lease);
+        }
+    }
+
+    private final class Launcher implements Run.Launcher {
+        @Override
+        public Run launch(RobotView robot, Lease lease) {
+            SimRun run = new SimRun(SimNode.this, robot, lease);
+            alive.put(robot.id(), run);
+            run.start();
+            return run;
+        }
+
+        @Override
+        public boolean aliveOnNode(String robotId) {
+            SimRun run = alive.get(robotId);
+            return run != null && !run.ended();
+        }
+    }
+
+    /** The node's write batcher: what is queued goes out as one {@link WriteBatch}, one batch at a time. */
+    final class Writes implements RobotWrites {
+        private final List<WriteBatch.Pending> queued = new ArrayList<>();
+        private boolean flushScheduled;
+
+        @Override
+        public CompletableFuture<Boolean> submit(RobotWrite write) {
+            CompletableFuture<Boolean> done = new CompletableFuture<>();
+            queued.add(new WriteBatch.Pending(write, done));
+            if (!flushScheduled) {
+                flushScheduled = true;
+                after(sim.between(Sim.MS / 2, 3 * Sim.MS), this::flush);
+            }
+            return done;
+        }
+
+        private void flush() {
+            flushScheduled = false;
+            List<WriteBatch.Pending> batch = new ArrayList<>(queued);
+            queued.clear();
+            try {
+                WriteBatch.send(robotStore, batch);
+            } catch (RuntimeException e) {
+                batch.forEach(p -> p.done().completeExceptionally(e));
+            }
+            if (!queued.isEmpty() && !flushScheduled) {
+                flushScheduled = true;
+                after(sim.between(Sim.MS / 2, 3 * Sim.MS), this::flush);
+            }
+        }
+    }
+}

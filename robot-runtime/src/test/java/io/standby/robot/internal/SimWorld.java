@@ -1,0 +1,159 @@
+package io.standby.robot.internal;
+
+import io.standby.slot.NodeId;
+import io.standby.slot.SlotTiming;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * One simulated cluster, built from a seed: a replica set, a few nodes with their own clock rates, slots
+ * and robots, an operator issuing commands, and storms of faults alternating with calm periods.
+ */
+final class SimWorld {
+
+    static final SlotTiming TIMING = SlotTiming.of(Duration.ofMillis(200), Duration.ofMillis(1000), Duration.ofMillis(200));
+    /** Node clocks run up to this much fast or slow: far more than real clocks, well within the fence margin. */
+    static final double MAX_DRIFT = 0.01;
+    private static final long LEASE = TIMING.lease().toNanos();
+    private static final SimDatabase.Faults STORM = new SimDatabase.Faults(0.02, 0.03, 0.02, 0.02, 0.02, 0.03, 3 * LEASE);
+
+    final Sim sim;
+    final SimDatabase db;
+    final SimChecker checker;
+    final List<SimNode> nodes = new ArrayList<>();
+    private final SimOperator operator;
+    private final int slotCount;
+    private final int maxRobots;
+    private boolean storming;
+    /** The last calm period has begun: no storm comes after it. */
+    private boolean over;
+
+    SimWorld(long seed) {
+        this.sim = new Sim(seed, 80);
+        this.db = new SimDatabase(sim);
+        this.checker = new SimChecker(sim, this);
+        int nodeCount = 3 + sim.random.nextInt(4);
+        this.slotCount = 2 + sim.random.nextInt(4);
+        int maxSlots = 1 + sim.random.nextInt(2);
+        // Room for every slot even with one node down.
+        maxSlots = Math.max(maxSlots, (slotCount + nodeCount - 2) / (nodeCount - 1));
+        this.maxRobots = 8 + sim.random.nextInt(20);
+        this.operator = new SimOperator(sim, db, slotCount, checker);
+        operator.maxRobots(maxRobots);
+        SimSlotStore slots = new SimSlotStore(db);
+        for (int i = 0; i < slotCount; i++) {
+            slots.create("slot-" + i);
+        }
+        for (int i = 0; i < maxRobots / 2; i++) {
+            operator.seed(operator.newId());
+        }
+        for (int i = 0; i < nodeCount; i++) {
+            double rate = 1 + (sim.random.nextDouble() * 2 - 1) * MAX_DRIFT;
+            nodes.add(new SimNode(this, new NodeId("10.0.0." + (i + 1), 7700), maxSlots, TIMING, rate));
+        }
+        sim.note("world: " + nodeCount + " nodes (max " + maxSlots + " slots each), " + slotCount + " slots, up to " + maxRobots + " robots");
+    }
+
+    /**
+     * Runs storms and calm periods for {@code steps} steps, then a last calm period without faults or
+     * commands, then checks the end state.
+     */
+    void run(long steps) {
+        sim.afterEachStep(checker::check);
+        for (SimNode node : nodes) {
+            sim.after(sim.between(0, TIMING.poll().toNanos()), node::start);
+        }
+        every(50, 300, () -> {
+            if (!over) {
+                operator.act();
+            }
+        });
+        every(100, 400, this::chaos);
+        every(20, 100, () -> {
+            if (!storming || sim.chance(0.5)) {
+                db.commit();
+            }
+        });
+        storm();
+        sim.runUntil(Long.MAX_VALUE, () -> false, steps);
+        over = true;
+        calm();
+        sim.runUntil(sim.now() + 10 * LEASE, () -> false, Long.MAX_VALUE);
+        checker.settled();
+    }
+
+    private void every(long fromMs, long toMs, Runnable action) {
+        sim.after(sim.between(fromMs * Sim.MS, toMs * Sim.MS), () -> {
+            action.run();
+            every(fromMs, toMs, action);
+        });
+    }
+
+    private void storm() {
+        if (over) {
+            return;
+        }
+        storming = true;
+        db.faults(STORM);
+        checker.storm();
+        sim.note("world: storm");
+        sim.after(sim.between(3 * LEASE, 10 * LEASE), this::calm);
+    }
+
+    private void calm() {
+        if (!storming) {
+            return;
+        }
+        storming = false;
+        db.faults(SimDatabase.Faults.NONE);
+        db.commit();
+        long settled = Math.max(Math.max(sim.now(), db.lastLateDelivery()), db.noPrimaryUntil());
+        for (SimNode node : nodes) {
+            if (!node.up) {
+                node.start();
+            }
+            settled = Math.max(settled, node.pausedUntil);
+        }
+        long poll = TIMING.poll().toNanos();
+        checker.calm(settled, (long) ((LEASE + 2 * poll) * (1 + 2 * MAX_DRIFT)) + 50 * Sim.MS);
+        sim.note("world: calm");
+        sim.after(sim.between(4 * LEASE, 8 * LEASE), this::storm);
+    }
+
+    private void chaos() {
+        if (!storming) {
+            return;
+        }
+        SimNode node = nodes.get(sim.random.nextInt(nodes.size()));
+        double r = sim.random.nextDouble();
+        if (r < 0.15) {
+            if (node.up) {
+                node.pause(sim.between(LEASE / 3, 3 * LEASE));
+            }
+        } else if (r < 0.25) {
+            if (node.up && sim.now() >= node.pausedUntil) {
+                node.kill();
+                restartLater(node);
+            }
+        } else if (r < 0.32) {
+            if (node.terminate()) {
+                restartLater(node);
+            }
+        } else if (r < 0.40) {
+            db.failover(sim.between(LEASE / 20, 3 * LEASE / 2));
+        } else if (r < 0.44) {
+            db.jumpServerClock(sim.between(LEASE / 2, 3 * LEASE) / Sim.MS);
+        }
+    }
+
+    private void restartLater(SimNode node) {
+        sim.after(sim.between(LEASE / 5, 3 * LEASE), () -> {
+            if (!node.up) {
+                node.start();
+            }
+        });
+    }
+
+}
