@@ -3,6 +3,7 @@ package io.standby.cli;
 import io.standby.robot.RobotRuntime;
 import io.standby.robot.RobotTypes;
 import io.standby.robot.RuntimeConfig;
+import io.standby.slot.Durations;
 import io.standby.slot.Lease;
 import io.standby.slot.LossReason;
 import io.standby.slot.NodeConfig;
@@ -81,13 +82,13 @@ final class NodeCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         // Every check that needs no network comes first, so bad input changes nothing.
         NodeId node = new NodeId(ip, port);
-        SlotTiming timing = SlotTiming.of(heartbeat, lease, poll);
-        NodeConfig config = NodeConfig.of(node, maxSlots, timing);
+        SlotTiming timing = Flags.checked(() -> SlotTiming.of(heartbeat, lease, poll));
+        NodeConfig config = Flags.checked(() -> NodeConfig.of(node, maxSlots, timing));
         if (stopTimeout.isZero()) {
-            throw new IllegalArgumentException("invalid --stop-timeout " + SlotTiming.format(stopTimeout) + ": must be more than 0");
+            throw new IllegalArgumentException("invalid --stop-timeout " + Durations.format(stopTimeout) + ": must be more than 0");
         }
-        RuntimeConfig robotConfig = RuntimeConfig.defaults(poll).withStopTimeout(stopTimeout);
-        RobotTypes types = RobotTypes.discover(plugins);
+        RuntimeConfig robotConfig = Flags.checked(() -> RuntimeConfig.defaults(poll).withStopTimeout(stopTimeout));
+        RobotTypes types = Flags.checked(() -> RobotTypes.discover(plugins));
         StandbyCli root = (StandbyCli) spec.root().userObject();
 
         try (NodeHttp http = NodeHttp.bind(ip, port)) {
@@ -153,7 +154,7 @@ final class NodeCommand implements Callable<Integer> {
         @Override
         public void releasing(Lease lease) {
             log.info("Releasing {} (epoch {}): its robots get up to {} to checkpoint", lease.slotId(), lease.epoch(),
-                    SlotTiming.format(stopTimeout));
+                    Durations.format(stopTimeout));
         }
 
         @Override

@@ -82,8 +82,8 @@ final class RobotCommand {
             }
             Document document = RobotConfigArguments.parse(configJson, config);
             try (StandbyDatabase db = connect()) {
-                RobotView added = new RobotTable(db).add(
-                        new NewRobot(id, type, auto ? null : slot, priority, weight, document), room);
+                RobotView added = Flags.checked(() -> new RobotTable(db).add(
+                        new NewRobot(id, type, auto ? null : slot, priority, weight, document), room));
                 out().printf("Added %s (%s) to %s.%n", added.id(), added.type(), added.slotId());
                 List<String> builtIn = RobotTypes.builtIn().names();
                 if (!builtIn.contains(type)) {
@@ -111,7 +111,7 @@ final class RobotCommand {
         public Integer call() {
             try (StandbyDatabase db = connect()) {
                 RobotTable robots = new RobotTable(db);
-                MoveResult result = robots.move(id, slot);
+                MoveResult result = Flags.checked(() -> robots.move(id, slot));
                 switch (result) {
                     case MOVED -> out().printf("Moved %s to %s at once: nobody was running it.%n", id, slot);
                     case REQUESTED -> out().printf("%s is running on %s: its node stops it with a final checkpoint "
@@ -217,7 +217,7 @@ final class RobotCommand {
         @Override
         public Integer call() {
             try (StandbyDatabase db = connect()) {
-                List<RobotView> robots = new RobotTable(db).list(slot);
+                List<RobotView> robots = Flags.checked(() -> new RobotTable(db).list(slot));
                 if (robots.isEmpty()) {
                     out().println("No robots.");
                     out().flush();
@@ -252,7 +252,7 @@ final class RobotCommand {
         public Integer call() {
             OptionalDouble room = capacity(capacity);
             try (StandbyDatabase db = connect()) {
-                List<RobotTable.Move> moves = new RobotTable(db).rebalance(room, dryRun);
+                List<RobotTable.Move> moves = Flags.checked(() -> new RobotTable(db).rebalance(room, dryRun));
                 if (moves.isEmpty()) {
                     out().println("Already balanced.");
                     out().flush();

@@ -1,6 +1,7 @@
 package io.standby.cli;
 
 import io.standby.robot.RobotTable;
+import io.standby.slot.Durations;
 import io.standby.slot.SlotTable;
 import io.standby.slot.SlotTiming;
 import io.standby.slot.SlotView;
@@ -32,7 +33,7 @@ final class SlotsCommand {
             }
             try (StandbyDatabase db = connect()) {
                 SlotTable table = new SlotTable(db);
-                int created = table.init(count);
+                int created = Flags.checked(() -> table.init(count));
                 List<SlotView> slots = table.list();
                 out().printf("Created %d slot(s); %d in all.%n", created, slots.size());
                 if (slots.size() > count) {
@@ -60,8 +61,8 @@ final class SlotsCommand {
                 for (SlotView s : slots) {
                     boolean neverBeat = s.released();
                     table.row(s.id(), s.owner(), s.epoch(),
-                            neverBeat ? null : age(s.age()),
-                            s.lease().isZero() ? null : SlotTiming.format(s.lease()),
+                            neverBeat ? null : Durations.approximately(s.age()),
+                            s.lease().isZero() ? null : Durations.format(s.lease()),
                             s.state().name().toLowerCase());
                 }
                 table.print(out());
@@ -69,10 +70,6 @@ final class SlotsCommand {
             }
         }
 
-        private static String age(Duration age) {
-            long ms = Math.max(0, age.toMillis());
-            return ms < 10_000 ? String.format("%.1fs", ms / 1000.0) : ms < 3_600_000 ? ms / 1000 + "s" : ms / 3_600_000 + "h";
-        }
     }
 
     @Command(name = "release", mixinStandardHelpOptions = true,
@@ -87,14 +84,14 @@ final class SlotsCommand {
         @Override
         public Integer call() {
             try (StandbyDatabase db = connect()) {
-                Optional<SlotView> before = new RobotTable(db).forceRelease(slotId);
+                Optional<SlotView> before = Flags.checked(() -> new RobotTable(db).forceRelease(slotId));
                 if (before.isEmpty()) {
                     out().printf("%s has no owner; nothing to release.%n", slotId);
                 } else {
                     SlotView was = before.get();
                     out().printf("Released %s from %s (epoch %d -> %d). Its robots' writes under the old epoch are "
                                     + "rejected from now on; a standby takes over after the lease (%s) has run out.%n",
-                            slotId, was.owner(), was.epoch(), was.epoch() + 1, SlotTiming.format(was.lease()));
+                            slotId, was.owner(), was.epoch(), was.epoch() + 1, Durations.format(was.lease()));
                 }
                 out().flush();
                 return 0;

@@ -56,7 +56,7 @@ public final class StandbyCli {
 
     /** Opens the database for a short administrative command and checks that it answers. */
     StandbyDatabase connect(Duration timeout) {
-        StandbyDatabase database = StandbyDatabase.connect(mongo, db, timeout, null);
+        StandbyDatabase database = Flags.checked(() -> StandbyDatabase.connect(mongo, db, timeout, null));
         try {
             database.ping();
             return database;

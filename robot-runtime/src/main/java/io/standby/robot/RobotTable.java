@@ -85,15 +85,15 @@ public final class RobotTable {
                     + "': use letters, digits, '.', '_', ':' or '-' (at most 128)");
         }
         if (robot.type() == null || !ID_FORMAT.matcher(robot.type()).matches()) {
-            throw new IllegalArgumentException("invalid --type '" + robot.type() + "'");
+            throw new IllegalArgumentException("invalid robot type '" + robot.type() + "'");
         }
         if (!(robot.weight() > 0) || Double.isInfinite(robot.weight())) {
-            throw new IllegalArgumentException("invalid --weight " + robot.weight() + ": must be more than 0");
+            throw new IllegalArgumentException("invalid weight " + robot.weight() + ": must be more than 0");
         }
         get(robot.id()).ifPresent(existing -> {
             if (existing.desired() == Desired.REMOVED) {
                 throw new IllegalArgumentException("robot '" + robot.id() + "' is still being removed from "
-                        + existing.slotId() + " (its node stops it first, within a poll); try again");
+                        + existing.slotId() + " (its node stops it first); try again");
             }
             throw new IllegalArgumentException("robot '" + robot.id() + "' already exists (in " + existing.slotId() + ")");
         });
@@ -113,8 +113,8 @@ public final class RobotTable {
     private String placeAutomatically(NewRobot robot, OptionalDouble capacity) {
         Map<String, Double> loads = Placement.loads(candidateSlots(), load(list(null)));
         return Placement.choose(robot.id(), robot.weight(), loads, capacity).orElseThrow(() -> new IllegalArgumentException(
-                loads.isEmpty() ? "there are no slots (create them with 'standby slots init --count N')"
-                        : "no slot has room for --weight " + robot.weight() + " under --capacity " + capacity.getAsDouble()));
+                loads.isEmpty() ? SlotTable.NO_SLOTS
+                        : "no slot has room for weight " + robot.weight() + " under capacity " + capacity.getAsDouble()));
     }
 
     /** Slots a robot may be placed on: the live ones, or every slot while none is live (seed 003). */
@@ -136,7 +136,7 @@ public final class RobotTable {
         if (slots.get(slotId).isEmpty()) {
             List<SlotView> all = slots.list();
             throw new IllegalArgumentException("unknown slot '" + slotId + "'" + (all.isEmpty()
-                    ? ": there are no slots (create them with 'standby slots init --count N')"
+                    ? ": " + SlotTable.NO_SLOTS
                     : " (slots: " + all.getFirst().id() + " .. " + all.getLast().id() + ")"));
         }
         return slotId;

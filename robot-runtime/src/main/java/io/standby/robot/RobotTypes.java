@@ -66,7 +66,7 @@ public final class RobotTypes {
             return builtIn();
         }
         if (!Files.isDirectory(pluginDir)) {
-            throw new IllegalArgumentException("invalid --plugins '" + pluginDir + "': not a directory");
+            throw new IllegalArgumentException("invalid plugin directory '" + pluginDir + "': not a directory");
         }
         List<URL> jars = new ArrayList<>();
         try (Stream<Path> files = Files.list(pluginDir)) {
@@ -76,7 +76,7 @@ public final class RobotTypes {
         } catch (MalformedURLException e) {
             throw new IllegalArgumentException("invalid plugin jar in '" + pluginDir + "': " + e.getMessage(), e);
         } catch (IOException e) {
-            throw new IllegalArgumentException("invalid --plugins '" + pluginDir + "': " + e.getMessage(), e);
+            throw new IllegalArgumentException("invalid plugin directory '" + pluginDir + "': " + e.getMessage(), e);
         }
         // Never closed: the robots' classes are loaded from it for as long as the node runs.
         ClassLoader loader = new URLClassLoader("standby-plugins", jars.toArray(URL[]::new), RobotTypes.class.getClassLoader());

@@ -1,5 +1,7 @@
 package io.standby.robot;
 
+import io.standby.slot.Durations;
+
 import java.time.Duration;
 import java.util.Objects;
 
@@ -28,12 +30,13 @@ public record RuntimeConfig(Duration poll, Duration stopTimeout, Duration restar
     /** @throws IllegalArgumentException naming the offending value */
     public RuntimeConfig {
         positive("poll", poll);
-        positive("--stop-timeout", stopTimeout);
+        positive("stop timeout", stopTimeout);
         positive("restart backoff", restartBackoff);
         positive("maximum restart backoff", maxRestartBackoff);
         positive("failure window", failureWindow);
         if (maxRestartBackoff.compareTo(restartBackoff) < 0) {
-            throw new IllegalArgumentException("maximum restart backoff " + maxRestartBackoff + " is below the restart backoff " + restartBackoff);
+            throw new IllegalArgumentException("maximum restart backoff " + Durations.format(maxRestartBackoff)
+                    + " is below the restart backoff " + Durations.format(restartBackoff));
         }
         if (failureLimit < 1) {
             throw new IllegalArgumentException("failure limit " + failureLimit + " must be at least 1");
@@ -56,7 +59,7 @@ public record RuntimeConfig(Duration poll, Duration stopTimeout, Duration restar
     private static void positive(String name, Duration value) {
         Objects.requireNonNull(value, name);
         if (value.isNegative() || value.isZero()) {
-            throw new IllegalArgumentException(name + " " + value + " must be more than 0");
+            throw new IllegalArgumentException(name + " " + Durations.format(value) + " must be more than 0");
         }
     }
 }

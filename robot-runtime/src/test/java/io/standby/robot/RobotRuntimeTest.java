@@ -321,8 +321,8 @@ class RobotRuntimeTest {
 
         // Stays failed across polls until an operator starts it again.
         int runs = tracker.runs("bad").size();
-        await().pollDelay(Duration.ofMillis(800)).atMost(WAIT).until(() -> true);
-        assertEquals(runs, tracker.runs("bad").size());
+        await().during(Duration.ofMillis(800)).atMost(WAIT)
+                .until(() -> tracker.runs("bad").size() == runs && robot("bad").state() == RobotState.FAILED);
 
         table.start("bad");
         await().atMost(WAIT).until(() -> tracker.runs("bad").size() > runs);
@@ -344,8 +344,8 @@ class RobotRuntimeTest {
         // Only the robots' connection is cut: the slot stays owned while the crash's status write fails.
         node.proxy.pause();
         await().atMost(WAIT).until(() -> tracker.runs("flaky").size() == 2);
-        await().pollDelay(Duration.ofSeconds(1)).atMost(WAIT).until(() -> true);
-        assertEquals(0, robot("flaky").restarts(), "the restart's status write could not arrive");
+        await().during(Duration.ofSeconds(1)).atMost(WAIT).alias("the restart's status write cannot arrive")
+                .until(() -> robot("flaky").restarts() == 0);
         node.proxy.resume();
 
         await().atMost(WAIT).until(() -> robot("flaky").restarts() == 1);

@@ -27,7 +27,7 @@ public record NodeConfig(NodeId node, int maxSlots, SlotTiming timing, String in
         Objects.requireNonNull(timing, "timing");
         Objects.requireNonNull(instance, "instance");
         if (maxSlots < 1) {
-            throw new IllegalArgumentException("--max-slots " + maxSlots + " must be at least 1");
+            throw new IllegalArgumentException("max slots " + maxSlots + " must be at least 1");
         }
         if (instance.isBlank()) {
             throw new IllegalArgumentException("instance must not be blank");

@@ -82,8 +82,8 @@ public final class SlotNode implements AutoCloseable {
             }
         }), 0, timing.poll().toNanos(), TimeUnit.NANOSECONDS);
         log.info("Node {} started (instance {}, max slots {}, heartbeat {}, lease {}, poll {})",
-                config.node(), config.instance(), config.maxSlots(), SlotTiming.format(timing.heartbeat()),
-                SlotTiming.format(timing.lease()), SlotTiming.format(timing.poll()));
+                config.node(), config.instance(), config.maxSlots(), Durations.format(timing.heartbeat()),
+                Durations.format(timing.lease()), Durations.format(timing.poll()));
         return this;
     }
 

@@ -12,6 +12,9 @@ import java.util.Optional;
  */
 public final class SlotTable {
 
+    /** What an operation that needs slots says when there are none. */
+    public static final String NO_SLOTS = "there are no slots (create them first)";
+
     /** Slot ids in their natural order: slot-2 before slot-10. */
     public static final java.util.Comparator<String> ID_ORDER = SlotIds.NATURAL;
 
@@ -30,7 +33,7 @@ public final class SlotTable {
      */
     public int init(int count) {
         if (count < 1) {
-            throw new IllegalArgumentException("--count " + count + " must be at least 1");
+            throw new IllegalArgumentException("slot count " + count + " must be at least 1");
         }
         int created = 0;
         for (int i = 0; i < count; i++) {
@@ -79,7 +82,7 @@ public final class SlotTable {
     private String knownSlots() {
         List<SlotView> slots = store.readAll();
         if (slots.isEmpty()) {
-            return ": there are no slots (create them with 'standby slots init --count N')";
+            return ": " + NO_SLOTS;
         }
         return " (slots: " + slots.getFirst().id() + " .. " + slots.getLast().id() + ")";
     }

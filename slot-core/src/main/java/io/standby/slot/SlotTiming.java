@@ -28,29 +28,29 @@ public record SlotTiming(Duration heartbeat, Duration lease, Duration poll, Dura
     public static final Duration DEFAULT_LEASE = Duration.ofSeconds(5);
     public static final Duration DEFAULT_POLL = Duration.ofSeconds(1);
 
-    /** @throws IllegalArgumentException naming the offending options when the rules above are broken */
+    /** @throws IllegalArgumentException naming the offending settings when the rules above are broken */
     public SlotTiming {
         Objects.requireNonNull(heartbeat, "heartbeat");
         Objects.requireNonNull(lease, "lease");
         Objects.requireNonNull(poll, "poll");
         Objects.requireNonNull(fenceMargin, "fenceMargin");
         if (heartbeat.isNegative() || heartbeat.isZero()) {
-            throw new IllegalArgumentException("--heartbeat " + format(heartbeat) + " must be more than 0");
+            throw new IllegalArgumentException("heartbeat " + format(heartbeat) + " must be more than 0");
         }
         if (lease.compareTo(heartbeat.multipliedBy(2)) <= 0) {
-            throw new IllegalArgumentException("--lease " + format(lease)
-                    + " must be more than twice --heartbeat " + format(heartbeat));
+            throw new IllegalArgumentException("lease " + format(lease)
+                    + " must be more than twice the heartbeat " + format(heartbeat));
         }
         if (poll.isNegative() || poll.isZero()) {
-            throw new IllegalArgumentException("--poll " + format(poll) + " must be more than 0");
+            throw new IllegalArgumentException("poll " + format(poll) + " must be more than 0");
         }
         if (poll.compareTo(lease) >= 0) {
-            throw new IllegalArgumentException("--poll " + format(poll) + " must be less than --lease " + format(lease));
+            throw new IllegalArgumentException("poll " + format(poll) + " must be less than the lease " + format(lease));
         }
         if (fenceMargin.isNegative() || fenceMargin.isZero()
                 || fenceMargin.compareTo(lease.minus(heartbeat)) >= 0) {
             throw new IllegalArgumentException("fence margin " + format(fenceMargin)
-                    + " must be more than 0 and less than --lease minus --heartbeat (" + format(lease.minus(heartbeat)) + ")");
+                    + " must be more than 0 and less than the lease minus the heartbeat (" + format(lease.minus(heartbeat)) + ")");
         }
     }
 
@@ -72,15 +72,7 @@ public record SlotTiming(Duration heartbeat, Duration lease, Duration poll, Dura
         return heartbeat.multipliedBy(3).dividedBy(4);
     }
 
-    /** Formats a duration the way the command line accepts it: {@code 500ms}, {@code 2s}, {@code 1m}. */
-    public static String format(Duration d) {
-        long ms = d.toMillis();
-        if (ms != 0 && ms % 60_000 == 0) {
-            return ms / 60_000 + "m";
-        }
-        if (ms != 0 && ms % 1000 == 0) {
-            return ms / 1000 + "s";
-        }
-        return ms + "ms";
+    private static String format(Duration d) {
+        return Durations.format(d);
     }
 }

@@ -78,10 +78,10 @@ public final class StandbyDatabase implements AutoCloseable {
         try {
             connection = new ConnectionString(uri);
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("invalid --mongo URI '" + uri + "': " + e.getMessage(), e);
+            throw new IllegalArgumentException("invalid MongoDB URI '" + uri + "': " + e.getMessage(), e);
         }
         if (!DB_NAME.matcher(name).matches()) {
-            throw new IllegalArgumentException("invalid --db '" + name + "': use letters, digits, '_' or '-' (at most 63)");
+            throw new IllegalArgumentException("invalid database name '" + name + "': use letters, digits, '_' or '-' (at most 63)");
         }
         warnIfWeaker(connection);
         long timeoutMs = Math.max(1, operationTimeout.toMillis());

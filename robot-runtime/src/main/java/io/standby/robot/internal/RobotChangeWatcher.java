@@ -1,5 +1,6 @@
 package io.standby.robot.internal;
 
+import io.standby.slot.Durations;
 import io.standby.slot.MonotonicClock;
 import io.standby.slot.SlotTiming;
 import io.standby.slot.StandbyDatabase;
@@ -138,7 +139,7 @@ public final class RobotChangeWatcher implements AutoCloseable {
             t.interrupt();
             try {
                 if (!t.join(CLOSE_WAIT)) {
-                    log.warn("The robot change watcher did not stop within {}", SlotTiming.format(CLOSE_WAIT));
+                    log.warn("The robot change watcher did not stop within {}", Durations.format(CLOSE_WAIT));
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
@@ -166,7 +167,7 @@ public final class RobotChangeWatcher implements AutoCloseable {
                     return true;
                 }
                 enter(Status.UNAVAILABLE);
-                log.info("No change streams on a standalone server; robots are re-read every {}", SlotTiming.format(poll));
+                log.info("No change streams on a standalone server; robots are re-read every {}", Durations.format(poll));
                 return false;
             } catch (RuntimeException e) {
                 if (closed() || !retryAfter("Cannot tell yet whether the database has change streams", e)) {
@@ -217,7 +218,7 @@ public final class RobotChangeWatcher implements AutoCloseable {
                 if (failure == ChangeStreamFailure.UNSUPPORTED) {
                     enter(Status.UNAVAILABLE);
                     log.info("This database has no change streams (it answered: {}); robots are re-read every {}",
-                            e.getMessage(), SlotTiming.format(poll));
+                            e.getMessage(), Durations.format(poll));
                     return;
                 }
                 if (failure == ChangeStreamFailure.RESUME_POINT_LOST) {
@@ -249,11 +250,11 @@ public final class RobotChangeWatcher implements AutoCloseable {
         enter(Status.RETRYING);
         Duration wait = backoff.next();
         if (failing) {
-            log.debug("{}; retrying in {}: {}", what, SlotTiming.format(wait), e.toString());
+            log.debug("{}; retrying in {}: {}", what, Durations.format(wait), e.toString());
         } else {
             failing = true;
-            log.warn("{}; retrying in {}, and robots are re-read every {} meanwhile: {}", what, SlotTiming.format(wait),
-                    SlotTiming.format(poll), e.toString());
+            log.warn("{}; retrying in {}, and robots are re-read every {} meanwhile: {}", what, Durations.format(wait),
+                    Durations.format(poll), e.toString());
         }
         try {
             sleeper.sleep(wait);

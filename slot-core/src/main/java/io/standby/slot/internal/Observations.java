@@ -53,8 +53,4 @@ final class Observations {
                 && nowNanos - s.sinceNanos() >= slot.lease().toNanos();
     }
 
-    /** Forgets everything, so that every slot must be watched for a full lease again. */
-    void clear() {
-        seen.clear();
-    }
 }

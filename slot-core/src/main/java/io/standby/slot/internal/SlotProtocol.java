@@ -1,5 +1,6 @@
 package io.standby.slot.internal;
 
+import io.standby.slot.Durations;
 import io.standby.slot.Lease;
 import io.standby.slot.LossReason;
 import io.standby.slot.MonotonicClock;
@@ -11,7 +12,6 @@ import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
@@ -220,7 +220,7 @@ public final class SlotProtocol {
             if (won) {
                 if (slot.owner() != null) {
                     log.info("Took over {} from {} (lease {} expired), epoch {}",
-                            slot.id(), slot.owner(), slot.lease().toMillis() + "ms", slot.epoch() + 1);
+                            slot.id(), slot.owner(), Durations.format(slot.lease()), slot.epoch() + 1);
                 }
                 acquire(slot.id(), slot.epoch() + 1, sent);
                 return true;
@@ -407,10 +407,6 @@ public final class SlotProtocol {
         } catch (RuntimeException e) {
             log.error("Slot listener failed on {} for {}", event, lease, e);
         }
-    }
-
-    Collection<OwnedLease> ownedLeases() {
-        return owned.values();
     }
 
     /** Logs the first failure of an outage and its end, instead of one line per attempt. */
