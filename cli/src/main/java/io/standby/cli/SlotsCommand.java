@@ -1,6 +1,6 @@
 package io.standby.cli;
 
-import io.standby.robot.RobotTable;
+import io.standby.robot.admin.RobotTable;
 import io.standby.slot.Durations;
 import io.standby.slot.SlotTable;
 import io.standby.slot.SlotTiming;

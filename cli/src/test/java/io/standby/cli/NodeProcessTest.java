@@ -220,9 +220,8 @@ class NodeProcessTest {
                 HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/health")).timeout(Duration.ofSeconds(10)).build(),
                 HttpResponse.BodyHandlers.ofString());
         assertEquals(200, response.statusCode());
-        String body = response.body();
-        assertTrue(body.contains("\"status\":\"UP\""), body);
-        return java.util.regex.Pattern.compile("\"slot\":\"([^\"]+)\"").matcher(body).results()
-                .map(m -> m.group(1)).collect(Collectors.toSet());
+        org.bson.Document health = org.bson.Document.parse(response.body());
+        assertEquals("UP", health.getString("status"), response.body());
+        return health.getList("slots", org.bson.Document.class).stream().map(s -> s.getString("slot")).collect(Collectors.toSet());
     }
 }

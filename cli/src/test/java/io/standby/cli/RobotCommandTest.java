@@ -2,10 +2,10 @@ package io.standby.cli;
 
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Updates;
-import io.standby.robot.Desired;
-import io.standby.robot.RobotState;
-import io.standby.robot.RobotTable;
-import io.standby.robot.RobotView;
+import io.standby.robot.admin.Desired;
+import io.standby.robot.admin.RobotState;
+import io.standby.robot.admin.RobotTable;
+import io.standby.robot.admin.RobotView;
 import io.standby.slot.SlotTable;
 import io.standby.slot.StandbyDatabase;
 import io.standby.testing.TestMongo;

@@ -1,8 +1,8 @@
 package io.standby.robot.internal;
 
-import io.standby.robot.Desired;
-import io.standby.robot.RobotState;
-import io.standby.robot.RobotView;
+import io.standby.robot.admin.Desired;
+import io.standby.robot.admin.RobotState;
+import io.standby.robot.admin.RobotView;
 import org.bson.Document;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

@@ -1,9 +1,10 @@
 package io.standby.robot.internal;
 
-import io.standby.robot.RobotTypes;
-import io.standby.robot.RobotView;
-import io.standby.robot.RuntimeConfig;
+import io.standby.robot.runtime.RobotTypes;
+import io.standby.robot.admin.RobotView;
+import io.standby.robot.runtime.RuntimeConfig;
 import io.standby.slot.Lease;
+import io.standby.slot.MonotonicClock;
 
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -23,7 +24,11 @@ public final class RobotRuns implements Run.Launcher {
     private final String node;
     private final Map<String, RobotRun> alive = new ConcurrentHashMap<>();
 
-    public RobotRuns(RobotStore store, RobotWrites writes, WriteSequence sequence, RuntimeConfig config, RobotTypes types, String node) {
+    private final MonotonicClock clock;
+
+    public RobotRuns(RobotStore store, RobotWrites writes, WriteSequence sequence, RuntimeConfig config, RobotTypes types,
+                     String node, MonotonicClock clock) {
+        this.clock = clock;
         this.store = store;
         this.writes = writes;
         this.sequence = sequence;
@@ -72,5 +77,9 @@ public final class RobotRuns implements Run.Launcher {
 
     String node() {
         return node;
+    }
+
+    MonotonicClock clock() {
+        return clock;
     }
 }

@@ -1,6 +1,6 @@
 package io.standby.robot.internal;
 
-import io.standby.robot.RobotView;
+import io.standby.robot.admin.RobotView;
 
 import java.util.Collection;
 import java.util.List;

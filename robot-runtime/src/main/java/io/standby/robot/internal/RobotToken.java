@@ -1,7 +1,7 @@
 package io.standby.robot.internal;
 
 import com.mongodb.client.model.Filters;
-import io.standby.robot.RobotView;
+import io.standby.robot.admin.RobotView;
 import org.bson.conversions.Bson;
 
 import static io.standby.robot.internal.RobotFields.EPOCH;

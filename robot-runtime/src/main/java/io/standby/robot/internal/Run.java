@@ -33,7 +33,7 @@ interface Run {
 
     /** Starts runs, and knows which robots have a run alive on this node. */
     interface Launcher {
-        Run launch(io.standby.robot.RobotView robot, io.standby.slot.Lease lease);
+        Run launch(io.standby.robot.admin.RobotView robot, io.standby.slot.Lease lease);
 
         boolean aliveOnNode(String robotId);
     }

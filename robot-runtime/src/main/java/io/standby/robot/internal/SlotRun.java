@@ -1,7 +1,7 @@
 package io.standby.robot.internal;
 
-import io.standby.robot.RobotState;
-import io.standby.robot.RobotView;
+import io.standby.robot.admin.RobotState;
+import io.standby.robot.admin.RobotView;
 import io.standby.robot.internal.RobotDecision.Action;
 import io.standby.slot.Lease;
 import org.bson.Document;

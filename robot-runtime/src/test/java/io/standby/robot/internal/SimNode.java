@@ -1,6 +1,6 @@
 package io.standby.robot.internal;
 
-import io.standby.robot.RobotView;
+import io.standby.robot.admin.RobotView;
 import io.standby.slot.Lease;
 import io.standby.slot.LossReason;
 import io.standby.slot.MonotonicClock;

@@ -1,5 +1,9 @@
-package io.standby.robot;
+package io.standby.robot.runtime;
 
+import io.standby.robot.Robot;
+import io.standby.robot.RobotContext;
+import io.standby.robot.RobotFactory;
+import io.standby.robot.FencedException;
 import org.bson.Document;
 
 import java.time.Duration;

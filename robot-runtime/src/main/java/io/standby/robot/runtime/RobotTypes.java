@@ -1,5 +1,6 @@
-package io.standby.robot;
+package io.standby.robot.runtime;
 
+import io.standby.robot.RobotFactory;
 import java.io.IOException;
 import java.net.MalformedURLException;
 import java.net.URL;
@@ -81,6 +82,16 @@ public final class RobotTypes {
         // Never closed: the robots' classes are loaded from it for as long as the node runs.
         ClassLoader loader = new URLClassLoader("standby-plugins", jars.toArray(URL[]::new), RobotTypes.class.getClassLoader());
         return discover(loader);
+    }
+
+    /** These types and {@code more}. @throws IllegalArgumentException if two factories share a type */
+    public RobotTypes with(List<RobotFactory> more) {
+        if (more.isEmpty()) {
+            return this;
+        }
+        List<RobotFactory> all = new ArrayList<>(factories.values());
+        all.addAll(more);
+        return of(all);
     }
 
     public Optional<RobotFactory> get(String type) {

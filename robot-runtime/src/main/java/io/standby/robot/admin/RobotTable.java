@@ -1,4 +1,4 @@
-package io.standby.robot;
+package io.standby.robot.admin;
 
 import com.mongodb.ErrorCategory;
 import com.mongodb.MongoWriteException;

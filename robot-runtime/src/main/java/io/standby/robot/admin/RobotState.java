@@ -1,4 +1,4 @@
-package io.standby.robot;
+package io.standby.robot.admin;
 
 /** Where a robot is in its life, as stored in its document's {@code state} field. */
 public enum RobotState {

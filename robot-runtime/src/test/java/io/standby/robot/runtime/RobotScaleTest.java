@@ -1,4 +1,4 @@
-package io.standby.robot;
+package io.standby.robot.runtime;
 
 import io.standby.slot.SlotTable;
 import io.standby.slot.StandbyDatabase;

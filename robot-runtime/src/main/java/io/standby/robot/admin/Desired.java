@@ -1,4 +1,4 @@
-package io.standby.robot;
+package io.standby.robot.admin;
 
 /** What the operator wants of a robot, stored as {@code desired}. */
 public enum Desired {

@@ -1,4 +1,4 @@
-package io.standby.robot;
+package io.standby.robot.runtime;
 
 import io.standby.robot.internal.MongoRobotStore;
 import io.standby.robot.internal.RobotRuns;
@@ -49,8 +49,9 @@ public final class RobotRuntime implements SlotListener, AutoCloseable {
         this.writes = new WriteBatcher(store);
         this.sync = new SyncLoop(database, config.poll());
         WriteSequence sequence = new WriteSequence();
-        RobotRuns runs = new RobotRuns(store, writes, sequence, config, types, node.toString());
-        this.slots = new SlotRuns(new RuntimeCore(store, writes, sequence, node.toString(), runs, MonotonicClock.system()),
+        MonotonicClock clock = MonotonicClock.system();
+        RobotRuns runs = new RobotRuns(store, writes, sequence, config, types, node.toString(), clock);
+        this.slots = new SlotRuns(new RuntimeCore(store, writes, sequence, node.toString(), runs, clock),
                 config.stopTimeout(), sync::slotsChanged, sync::wake);
     }
 

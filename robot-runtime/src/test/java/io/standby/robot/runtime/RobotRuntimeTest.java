@@ -1,5 +1,9 @@
-package io.standby.robot;
+package io.standby.robot.runtime;
 
+import io.standby.robot.admin.Desired;
+import io.standby.robot.admin.RobotState;
+import io.standby.robot.admin.RobotTable;
+import io.standby.robot.admin.RobotView;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Updates;
@@ -147,7 +151,7 @@ class RobotRuntimeTest {
         assertEquals(41, tracker.runs("a3").getFirst().restored, "a3 resumed from its stored context");
         await().atMost(WAIT).until(() -> count(robot("a3")) > 41);
         assertEquals(Map.of("slot-0", List.of("a0", "a1", "a2", "a3", "a4", "a5", "a6", "a7"),
-                "slot-1", List.of("b0", "b1", "b2", "b3", "b4", "b5", "b6", "b7")), node.runtime.running());
+                "slot-1", List.of("b0", "b1", "b2", "b3", "b4", "b5", "b6", "b7")), node.running());
         tracker.assertNoOverlap();
     }
 
@@ -396,7 +400,7 @@ class RobotRuntimeTest {
         assertEquals(RobotTable.RemoveResult.REQUESTED, table.remove("live"), "it runs: its node removes it");
         await().atMost(WAIT).until(() -> tracker.running("live").isEmpty() && table.get("live").isEmpty());
         await().during(Duration.ofMillis(600)).atMost(WAIT).until(() -> table.get("live").isEmpty());
-        assertEquals(Map.of("slot-0", List.of()), node.runtime.running());
+        assertEquals(Map.of("slot-0", List.of()), node.running());
         tracker.assertNoOverlap();
     }
 

@@ -1,5 +1,7 @@
-package io.standby.robot;
+package io.standby.robot.runtime;
 
+import io.standby.robot.Robot;
+import io.standby.robot.RobotFactory;
 import org.bson.Document;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -41,7 +43,7 @@ class RobotTypesTest {
     void aPluginDirectoryThatIsNotADirectoryIsRejectedByName() {
         Path missing = dir.resolve("nope");
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> RobotTypes.discover(missing));
-        assertEquals("invalid --plugins '" + missing + "': not a directory", e.getMessage());
+        assertEquals("invalid plugin directory '" + missing + "': not a directory", e.getMessage());
     }
 
     @Test

@@ -1,4 +1,4 @@
-package io.standby.robot;
+package io.standby.robot.runtime;
 
 import java.util.ArrayList;
 import java.util.Comparator;

@@ -1,16 +1,14 @@
-package io.standby.robot;
+package io.standby.robot.runtime;
 
 import com.mongodb.event.CommandFailedEvent;
 import com.mongodb.event.CommandListener;
 import com.mongodb.event.CommandStartedEvent;
 import com.mongodb.event.CommandSucceededEvent;
 import org.bson.BsonDocument;
+import io.standby.node.StandbyNode;
 import io.standby.slot.Lease;
-import io.standby.slot.LossReason;
-import io.standby.slot.NodeConfig;
 import io.standby.slot.NodeId;
 import io.standby.slot.SlotListener;
-import io.standby.slot.SlotNode;
 import io.standby.slot.SlotTiming;
 import io.standby.slot.StandbyDatabase;
 import io.standby.testing.TcpProxy;
@@ -21,8 +19,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * A whole node in this JVM: slot protocol, robot runtime and their two connections, optionally behind
- * a {@link TcpProxy} so that a test can cut it off from the database. Counts the commands it sends.
+ * A whole node in this JVM, a {@link StandbyNode} on two connections of the test's own, optionally
+ * behind a {@link TcpProxy} so that a test can cut it off from the database. Counts the commands it sends.
  */
 final class TestNode implements AutoCloseable {
 
@@ -31,8 +29,7 @@ final class TestNode implements AutoCloseable {
 
     final String name;
     final NodeId id;
-    final SlotNode slots;
-    final RobotRuntime runtime;
+    final StandbyNode standby;
     final TcpProxy proxy;
     /** Commands sent, with when (nanoTime); the protocol's and the runtime's. */
     final List<long[]> commands = new CopyOnWriteArrayList<>();
@@ -88,25 +85,21 @@ final class TestNode implements AutoCloseable {
         this.protocolDb = StandbyDatabase.connect(via, db, TIMING.operationTimeout(), s -> s.addCommandListener(counter));
         this.runtimeDb = StandbyDatabase.connect(robotsVia, db, robotTimeout,
                 s -> s.addCommandListener(counter).addCommandListener(outcomes));
-        this.runtime = RobotRuntime.create(runtimeDb, id, config, types).start();
-        SlotListener listener = new SlotListener() {
-            @Override
-            public void acquired(Lease lease) {
-                acquiredAt.set(System.nanoTime());
-                runtime.acquired(lease);
-            }
-
-            @Override
-            public void releasing(Lease lease) {
-                runtime.releasing(lease);
-            }
-
-            @Override
-            public void lost(Lease lease, LossReason reason) {
-                runtime.lost(lease, reason);
-            }
-        };
-        this.slots = SlotNode.create(protocolDb, NodeConfig.of(id, maxSlots, TIMING), listener).start();
+        this.standby = StandbyNode.builder()
+                .databases(protocolDb, runtimeDb)
+                .node(id.ip(), id.port()).maxSlots(maxSlots).timing(TIMING)
+                .stopTimeout(config.stopTimeout())
+                .restarts(config.restartBackoff(), config.maxRestartBackoff(), config.failureLimit(), config.failureWindow())
+                .robotTypes(types)
+                // In-process nodes share 127.0.0.1 and need no HTTP: each test gives them distinct ports.
+                .endpoint(false)
+                .listener(new SlotListener() {
+                    @Override
+                    public void acquired(Lease lease) {
+                        acquiredAt.set(System.nanoTime());
+                    }
+                })
+                .start();
     }
 
     static TestNode start(int port, String uri, String db, int maxSlots, RuntimeConfig config, RobotTypes types, boolean proxied) {
@@ -131,7 +124,11 @@ final class TestNode implements AutoCloseable {
     }
 
     List<String> slotIds() {
-        return slots.leases().stream().map(Lease::slotId).toList();
+        return standby.leases().stream().map(Lease::slotId).toList();
+    }
+
+    java.util.Map<String, List<String>> running() {
+        return standby.running();
     }
 
     private volatile boolean closed;
@@ -147,8 +144,7 @@ final class TestNode implements AutoCloseable {
             // A node cut off by its proxy would otherwise wait out every timeout on its way down.
             proxy.close();
         }
-        slots.close();
-        runtime.close();
+        standby.close();
         protocolDb.close();
         runtimeDb.close();
     }

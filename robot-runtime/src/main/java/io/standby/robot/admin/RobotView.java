@@ -1,4 +1,4 @@
-package io.standby.robot;
+package io.standby.robot.admin;
 
 import org.bson.Document;
 

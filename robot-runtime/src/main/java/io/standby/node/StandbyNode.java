@@ -1,0 +1,354 @@
+package io.standby.node;
+
+import com.mongodb.MongoClientSettings;
+import io.standby.robot.RobotFactory;
+import io.standby.robot.runtime.RobotRuntime;
+import io.standby.robot.runtime.RobotTypes;
+import io.standby.robot.runtime.RuntimeConfig;
+import io.standby.slot.Lease;
+import io.standby.slot.LossReason;
+import io.standby.slot.NodeConfig;
+import io.standby.slot.NodeId;
+import io.standby.slot.SlotListener;
+import io.standby.slot.SlotNode;
+import io.standby.slot.SlotTable;
+import io.standby.slot.SlotTiming;
+import io.standby.slot.StandbyDatabase;
+import org.bson.Document;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
+
+/**
+ * A Standby node inside an application's own process: it takes part in the slot protocol and runs the
+ * robots of the slots it owns, until closed.
+ *
+ * <pre>{@code
+ * try (StandbyNode node = StandbyNode.builder().mongo(uri).node("10.0.0.5", 7700).start()) {
+ *     // the application's own work; the node's robots run meanwhile
+ * }
+ * }</pre>
+ *
+ * <p>{@link #close()} is the graceful stop: no more claims; every robot checkpoints and returns (up to
+ * the stop timeout); every slot is released so that a standby takes it at its next poll. The node's
+ * identity is its ip:port, which it binds for its HTTP endpoint ({@code /health}): binding proves that
+ * no other live process on this host has the identity, which is what lets a restarted node take its
+ * own slots back at once. An application that listens on that address itself says so with
+ * {@link Builder#endpoint(boolean) endpoint(false)}.
+ */
+public final class StandbyNode implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(StandbyNode.class);
+
+    private final NodeConfig config;
+    private final SlotNode slots;
+    private final RobotRuntime robots;
+    private final NodeEndpoint endpoint;
+    private final List<AutoCloseable> databases;
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    private StandbyNode(NodeConfig config, SlotNode slots, RobotRuntime robots, NodeEndpoint endpoint, List<AutoCloseable> databases) {
+        this.config = config;
+        this.slots = slots;
+        this.robots = robots;
+        this.endpoint = endpoint;
+        this.databases = databases;
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** The node's identity, timing and instance id. */
+    public NodeConfig config() {
+        return config;
+    }
+
+    /** The leases this node holds right now. */
+    public List<Lease> leases() {
+        return slots.leases();
+    }
+
+    /** The robots running on this node, by slot. */
+    public Map<String, List<String>> running() {
+        return robots.running();
+    }
+
+    /**
+     * Graceful stop: every robot checkpoints and returns (interrupted after the stop timeout), then every
+     * slot is released; then the connections it opened close. Idempotent.
+     */
+    @Override
+    public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        // Closing the slot node asks the runtime to stop each slot's robots and waits for them; only then
+        // is the slot released. So the runtime, and the connections both use, close only after it.
+        slots.close();
+        robots.close();
+        if (endpoint != null) {
+            endpoint.close();
+        }
+        for (AutoCloseable database : databases) {
+            try {
+                database.close();
+            } catch (Exception e) {
+                log.debug("Closing a connection failed: {}", e.toString());
+            }
+        }
+    }
+
+    /**
+     * How to start a node. Every setting has a default except the identity ({@link #node}); everything is
+     * checked in {@link #start()} before anything is bound or connected.
+     */
+    public static final class Builder {
+
+        /** How long the first contact with the database may take (it includes connecting). */
+        static final Duration FIRST_CONTACT = Duration.ofSeconds(5);
+        /**
+         * The robots' operations get seconds: loading a slot's robots and sending checkpoints may take longer
+         * than a renewal, which keeps the protocol's short timeout.
+         */
+        public static final Duration ROBOT_OPERATION_TIMEOUT = Duration.ofSeconds(10);
+
+        private String uri = StandbyDatabase.DEFAULT_URI;
+        private String database = StandbyDatabase.DEFAULT_NAME;
+        private Consumer<MongoClientSettings.Builder> clientSettings;
+        private StandbyDatabase slotDatabase;
+        private StandbyDatabase robotDatabase;
+        private String ip;
+        private int port;
+        private int maxSlots = NodeConfig.DEFAULT_MAX_SLOTS;
+        private SlotTiming timing = SlotTiming.defaults();
+        private Duration stopTimeout = RuntimeConfig.DEFAULT_STOP_TIMEOUT;
+        private Duration restartBackoff = RuntimeConfig.DEFAULT_RESTART_BACKOFF;
+        private Duration maxRestartBackoff = RuntimeConfig.DEFAULT_MAX_RESTART_BACKOFF;
+        private int failureLimit = RuntimeConfig.DEFAULT_FAILURE_LIMIT;
+        private Duration failureWindow = RuntimeConfig.DEFAULT_FAILURE_WINDOW;
+        private RobotTypes types;
+        private final List<RobotFactory> factories = new ArrayList<>();
+        private SlotListener listener = SlotListener.NONE;
+        private boolean endpoint = true;
+
+        private Builder() {
+        }
+
+        /** The MongoDB URI (default {@value StandbyDatabase#DEFAULT_URI}). */
+        public Builder mongo(String uri) {
+            this.uri = Objects.requireNonNull(uri, "uri");
+            return this;
+        }
+
+        /** The database that holds the slots and robots (default {@value StandbyDatabase#DEFAULT_NAME}). */
+        public Builder database(String name) {
+            this.database = Objects.requireNonNull(name, "name");
+            return this;
+        }
+
+        /** More settings for the node's MongoDB clients, for example a command listener. */
+        public Builder clientSettings(Consumer<MongoClientSettings.Builder> settings) {
+            this.clientSettings = settings;
+            return this;
+        }
+
+        /**
+         * Connections the caller opened and closes, instead of {@link #mongo}: one for the slot protocol,
+         * whose operation timeout must be {@link SlotTiming#operationTimeout()}, one for the robots
+         * (seconds, see {@link #ROBOT_OPERATION_TIMEOUT}).
+         */
+        public Builder databases(StandbyDatabase slots, StandbyDatabase robots) {
+            this.slotDatabase = Objects.requireNonNull(slots, "slots");
+            this.robotDatabase = Objects.requireNonNull(robots, "robots");
+            return this;
+        }
+
+        /** The node's identity: a literal IP address of this machine and a port, 1-65535. Required. */
+        public Builder node(String ip, int port) {
+            this.ip = ip;
+            this.port = port;
+            return this;
+        }
+
+        /** The most slots this node owns at once (default {@value NodeConfig#DEFAULT_MAX_SLOTS}). */
+        public Builder maxSlots(int maxSlots) {
+            this.maxSlots = maxSlots;
+            return this;
+        }
+
+        /** Heartbeat, lease and poll (default 2 s, 5 s, 1 s; see {@link SlotTiming} for the rules). */
+        public Builder timing(SlotTiming timing) {
+            this.timing = Objects.requireNonNull(timing, "timing");
+            return this;
+        }
+
+        /** How long robots get for a final checkpoint on close before they are interrupted (default 10 s). */
+        public Builder stopTimeout(Duration stopTimeout) {
+            this.stopTimeout = Objects.requireNonNull(stopTimeout, "stopTimeout");
+            return this;
+        }
+
+        /**
+         * How a robot that throws is restarted: after {@code backoff}, doubling up to {@code maxBackoff};
+         * the {@code failureLimit}-th failure within {@code failureWindow} marks it FAILED (default 1 s,
+         * 1 min, 5, 5 min).
+         */
+        public Builder restarts(Duration backoff, Duration maxBackoff, int failureLimit, Duration failureWindow) {
+            this.restartBackoff = Objects.requireNonNull(backoff, "backoff");
+            this.maxRestartBackoff = Objects.requireNonNull(maxBackoff, "maxBackoff");
+            this.failureLimit = failureLimit;
+            this.failureWindow = Objects.requireNonNull(failureWindow, "failureWindow");
+            return this;
+        }
+
+        /**
+         * The robot types this node runs. Default: the factories on the class path
+         * ({@link RobotTypes#builtIn()}), plus any added with {@link #robots}.
+         */
+        public Builder robotTypes(RobotTypes types) {
+            this.types = Objects.requireNonNull(types, "types");
+            return this;
+        }
+
+        /** Robot types added to the others, e.g. {@code robots(new Greeter.Factory())}. */
+        public Builder robots(RobotFactory... factories) {
+            this.factories.addAll(List.of(factories));
+            return this;
+        }
+
+        /**
+         * Told of every acquired, releasing and lost slot, before the robots are: for logs or metrics. It
+         * must return quickly, and cannot keep the robots from hearing of a loss.
+         */
+        public Builder listener(SlotListener listener) {
+            this.listener = Objects.requireNonNull(listener, "listener");
+            return this;
+        }
+
+        /**
+         * Whether the node binds its ip:port for its own HTTP endpoint (default true). Pass false when the
+         * application listens on that address itself: then its listener is the proof of identity.
+         */
+        public Builder endpoint(boolean endpoint) {
+            this.endpoint = endpoint;
+            return this;
+        }
+
+        /**
+         * Checks every setting, binds the address, connects, checks the database (reachable, MongoDB 4.2
+         * or newer), starts the robot runtime, then the slot protocol.
+         *
+         * @throws IllegalArgumentException naming the bad setting; nothing was bound or connected
+         * @throws IllegalStateException    if the address is taken, the database cannot be reached or is
+         *                                  too old, or this identity holds a live lease from another host;
+         *                                  everything opened so far is closed again
+         */
+        public StandbyNode start() {
+            if (ip == null) {
+                throw new IllegalArgumentException("the node's identity (ip and port) is required");
+            }
+            NodeConfig config = NodeConfig.of(new NodeId(ip, port), maxSlots, timing);
+            RuntimeConfig runtimeConfig = new RuntimeConfig(timing.poll(), stopTimeout, restartBackoff, maxRestartBackoff,
+                    failureLimit, failureWindow);
+            RobotTypes robotTypes = (types != null ? types : RobotTypes.builtIn()).with(factories);
+            // What is opened here is closed again, last first, if a later step fails.
+            List<AutoCloseable> opened = new ArrayList<>();
+            List<AutoCloseable> connections = new ArrayList<>();
+            try {
+                NodeEndpoint http = endpoint ? NodeEndpoint.bind(ip, port) : null;
+                if (http != null) {
+                    opened.add(http);
+                }
+                StandbyDatabase slotsDb = slotDatabase;
+                StandbyDatabase robotsDb = robotDatabase;
+                if (slotsDb == null) {
+                    checkDatabase();
+                    slotsDb = StandbyDatabase.connect(uri, database, timing.operationTimeout(), clientSettings);
+                    connections.add(slotsDb);
+                    opened.add(slotsDb);
+                    robotsDb = StandbyDatabase.connect(uri, database, ROBOT_OPERATION_TIMEOUT, clientSettings);
+                    connections.add(robotsDb);
+                    opened.add(robotsDb);
+                }
+                log.info("Robot types: {}", robotTypes.names().isEmpty() ? "none" : String.join(", ", robotTypes.names()));
+                RobotRuntime robots = RobotRuntime.create(robotsDb, config.node(), runtimeConfig, robotTypes).start();
+                opened.add(robots);
+                SlotNode slots = SlotNode.create(slotsDb, config, new InOrder(listener, robots)).start();
+                StandbyNode node = new StandbyNode(config, slots, robots, http, connections);
+                if (http != null) {
+                    http.json("/health", node::health);
+                }
+                return node;
+            } catch (RuntimeException e) {
+                for (AutoCloseable resource : opened.reversed()) {
+                    try {
+                        resource.close();
+                    } catch (Exception suppressed) {
+                        e.addSuppressed(suppressed);
+                    }
+                }
+                throw e;
+            }
+        }
+
+        /** The first contact gets longer than the protocol's timeout: it includes connecting. */
+        private void checkDatabase() {
+            try (StandbyDatabase db = StandbyDatabase.connect(uri, database, FIRST_CONTACT, clientSettings)) {
+                db.ping();
+                if (new SlotTable(db).list().isEmpty()) {
+                    log.warn("There are no slots yet; this node waits for them");
+                }
+            }
+        }
+    }
+
+    /** {@code /health}: the node's identity, the slots it holds, and the robots running under each. */
+    private Document health() {
+        List<Document> held = leases().stream().map(l -> new Document("slot", l.slotId()).append("epoch", l.epoch())).toList();
+        Document robotsBySlot = new Document();
+        running().forEach(robotsBySlot::append);
+        return new Document("status", "UP").append("node", config.node().toString()).append("instance", config.instance())
+                .append("maxSlots", config.maxSlots()).append("slots", held).append("robots", robotsBySlot);
+    }
+
+    /**
+     * Two listeners, called one after the other. The second is called even if the first throws: the
+     * robot runtime must hear of every loss, whatever happens to a log line.
+     */
+    private record InOrder(SlotListener first, SlotListener second) implements SlotListener {
+        @Override
+        public void acquired(Lease lease) {
+            try {
+                first.acquired(lease);
+            } finally {
+                second.acquired(lease);
+            }
+        }
+
+        @Override
+        public void releasing(Lease lease) {
+            try {
+                first.releasing(lease);
+            } finally {
+                second.releasing(lease);
+            }
+        }
+
+        @Override
+        public void lost(Lease lease, LossReason reason) {
+            try {
+                first.lost(lease, reason);
+            } finally {
+                second.lost(lease, reason);
+            }
+        }
+    }
+}

@@ -1,0 +1,124 @@
+package io.standby.robot.internal;
+
+import io.standby.robot.FencedException;
+import io.standby.robot.RobotContext;
+import io.standby.slot.Lease;
+import org.bson.Document;
+import org.bson.RawBsonDocument;
+import org.bson.codecs.DocumentCodec;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
+import java.util.concurrent.ExecutionException;
+
+/**
+ * What a running robot sees: its identity, configuration and last checkpoint, and the checkpoint itself,
+ * fenced by the run's token and ordered by a sequence number that every retry of it keeps.
+ */
+final class RunContext implements RobotContext {
+
+    private static final Logger log = LoggerFactory.getLogger(RunContext.class);
+    private static final DocumentCodec CODEC = new DocumentCodec();
+
+    private final RobotToken token;
+    private final Lease lease;
+    private final RunControl control;
+    private final RobotWrites writes;
+    private final WriteSequence sequence;
+    private final Runnable onRejected;
+    private final Logger robotLog;
+    /** The robot's configuration, immutable; decoded afresh for every {@link #config()} call. */
+    private final RawBsonDocument config;
+    /** The last accepted state, immutable; decoded afresh for every {@link #state()} call. */
+    private volatile RawBsonDocument state;
+
+    RunContext(RobotToken token, Lease lease, String type, Document config, Document context, RunControl control,
+               RobotWrites writes, WriteSequence sequence, Runnable onRejected) {
+        this.token = token;
+        this.lease = lease;
+        this.control = control;
+        this.writes = writes;
+        this.sequence = sequence;
+        this.onRejected = onRejected;
+        this.robotLog = LoggerFactory.getLogger("robot." + type);
+        this.config = new RawBsonDocument(config == null ? new Document() : config, CODEC);
+        this.state = new RawBsonDocument(context == null ? new Document() : context, CODEC);
+    }
+
+    @Override
+    public String robotId() {
+        return token.robotId();
+    }
+
+    @Override
+    public String slotId() {
+        return lease.slotId();
+    }
+
+    @Override
+    public long epoch() {
+        return lease.epoch();
+    }
+
+    @Override
+    public Document config() {
+        return config.decode(CODEC);
+    }
+
+    @Override
+    public Document state() {
+        return state.decode(CODEC);
+    }
+
+    @Override
+    public void checkpoint(Document newState) {
+        // An immutable copy: the robot may go on changing its own document.
+        RawBsonDocument snapshot = new RawBsonDocument(newState, CODEC);
+        // One sequence number for every attempt: a retry is the same write, and whichever copy lands
+        // first wins; a late copy of it after a newer checkpoint matches nothing.
+        RobotWrite write = RobotWrite.checkpoint(token, sequence.next(), snapshot);
+        Duration retry = Duration.ofMillis(50);
+        while (true) {
+            if (control.interrupted() || !lease.isValid()) {
+                throw new FencedException("robot " + token.robotId() + " may no longer write at epoch " + lease.epoch() + " of " + lease.slotId());
+            }
+            try {
+                if (writes.submit(write).get()) {
+                    state = snapshot;
+                    return;
+                }
+                onRejected.run();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                control.interrupt(false);
+                throw new FencedException("robot " + token.robotId() + " was interrupted during a checkpoint");
+            } catch (ExecutionException e) {
+                if (e.getCause() instanceof IllegalArgumentException refused) {
+                    throw new IllegalArgumentException("checkpoint of robot " + token.robotId() + " refused: " + refused.getMessage(), refused);
+                }
+                // Not acknowledged (unreachable, or not confirmed by a majority): retry while the lease holds.
+                log.debug("Checkpoint of {} not acknowledged, retrying: {}", token.robotId(), e.getCause().toString());
+                if (!control.sleep(retry)) {
+                    throw new FencedException("robot " + token.robotId() + " stopped during a checkpoint");
+                }
+                retry = retry.multipliedBy(2).compareTo(Duration.ofSeconds(1)) > 0 ? Duration.ofSeconds(1) : retry.multipliedBy(2);
+            }
+        }
+    }
+
+    @Override
+    public boolean stopRequested() {
+        return control.stopping() || !lease.isValid();
+    }
+
+    @Override
+    public boolean sleep(Duration duration) {
+        return control.sleep(duration) && !stopRequested();
+    }
+
+    @Override
+    public Logger log() {
+        return robotLog;
+    }
+}

@@ -1,0 +1,90 @@
+package io.standby.samples.embedded;
+
+import de.bwaldvogel.mongo.MongoServer;
+import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
+import io.standby.node.StandbyNode;
+import io.standby.robot.admin.RobotState;
+import io.standby.robot.admin.RobotTable;
+import io.standby.robot.admin.RobotView;
+import io.standby.slot.StandbyDatabase;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.List;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The embedding example against a real (embedded) wire-protocol server: the robot runs, counts, and stops cleanly. */
+class EmbeddedNodeTest {
+
+    private MongoServer server;
+    private String uri;
+    private StandbyDatabase admin;
+
+    @BeforeEach
+    void start() {
+        server = new MongoServer(new MemoryBackend());
+        server.bind("127.0.0.1", 0);
+        uri = "mongodb://127.0.0.1:" + server.getLocalAddress().getPort();
+        admin = StandbyDatabase.connect(uri, StandbyDatabase.DEFAULT_NAME, Duration.ofSeconds(10), null);
+    }
+
+    @AfterEach
+    void stop() {
+        admin.close();
+        server.shutdownNow();
+    }
+
+    private RobotView hello() {
+        return new RobotTable(admin).get("hello").orElseThrow();
+    }
+
+    private long greeted() {
+        return hello().context().get("greeted", Number.class) instanceof Number n ? n.longValue() : 0;
+    }
+
+    @Test
+    void anApplicationRunsARobotInItsOwnProcessAndStopsItGracefully() throws Exception {
+        EmbeddedNode.prepare(uri);
+        int port = freePort();
+        try (StandbyNode node = StandbyNode.builder().mongo(uri).node("127.0.0.1", port)
+                .robots(new EmbeddedNode.Greeter.Factory()).start()) {
+            await().atMost(Duration.ofSeconds(30)).until(() -> greeted() >= 3);
+            assertEquals(RobotState.RUNNING, hello().state());
+            assertEquals(List.of("hello"), node.running().get("slot-0"));
+            String health = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/health"))
+                    .build(), HttpResponse.BodyHandlers.ofString()).body();
+            assertTrue(health.contains("hello"), health);
+        }
+        // Closed gracefully: the robot checkpointed, stands PENDING for the next node, and the slot is free.
+        RobotView after = hello();
+        assertEquals(RobotState.PENDING, after.state());
+        assertNull(after.node());
+        long last = greeted();
+        await().during(Duration.ofMillis(600)).atMost(Duration.ofSeconds(10)).until(() -> greeted() == last);
+        assertTrue(new io.standby.slot.SlotTable(admin).get("slot-0").orElseThrow().released(), "the slot was released");
+    }
+
+    @Test
+    void theExampleMainRunsAndReturns() throws Exception {
+        EmbeddedNode.main(new String[]{"2", Integer.toString(freePort())});
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return socket.getLocalPort();
+        }
+    }
+}
