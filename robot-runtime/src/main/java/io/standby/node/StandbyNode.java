@@ -6,7 +6,6 @@ import io.standby.robot.runtime.RobotRuntime;
 import io.standby.robot.runtime.RobotTypes;
 import io.standby.robot.runtime.RuntimeConfig;
 import io.standby.slot.Lease;
-import io.standby.slot.LossReason;
 import io.standby.slot.NodeConfig;
 import io.standby.slot.NodeId;
 import io.standby.slot.SlotListener;
@@ -317,38 +316,5 @@ public final class StandbyNode implements AutoCloseable {
         running().forEach(robotsBySlot::append);
         return new Document("status", "UP").append("node", config.node().toString()).append("instance", config.instance())
                 .append("maxSlots", config.maxSlots()).append("slots", held).append("robots", robotsBySlot);
-    }
-
-    /**
-     * Two listeners, called one after the other. The second is called even if the first throws: the
-     * robot runtime must hear of every loss, whatever happens to a log line.
-     */
-    private record InOrder(SlotListener first, SlotListener second) implements SlotListener {
-        @Override
-        public void acquired(Lease lease) {
-            try {
-                first.acquired(lease);
-            } finally {
-                second.acquired(lease);
-            }
-        }
-
-        @Override
-        public void releasing(Lease lease) {
-            try {
-                first.releasing(lease);
-            } finally {
-                second.releasing(lease);
-            }
-        }
-
-        @Override
-        public void lost(Lease lease, LossReason reason) {
-            try {
-                first.lost(lease, reason);
-            } finally {
-                second.lost(lease, reason);
-            }
-        }
     }
 }

@@ -3,6 +3,7 @@ package io.standby.slot;
 import io.standby.slot.internal.MongoSlotStore;
 import io.standby.slot.internal.SlotProtocol;
 import io.standby.slot.internal.SlotStore;
+import io.standby.slot.internal.SuspendAwareClock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -49,7 +50,7 @@ public final class SlotNode implements AutoCloseable {
      */
     public static SlotNode create(StandbyDatabase database, NodeConfig config, SlotListener listener) {
         return new SlotNode(new MongoSlotStore(database.datastore()), config,
-                MonotonicClock.countingSuspends(MonotonicClock.system(), System::currentTimeMillis), listener);
+                new SuspendAwareClock(MonotonicClock.system(), System::currentTimeMillis), listener);
     }
 
     /**

@@ -195,7 +195,7 @@ class SlotProtocolTest {
         new SlotTable(db).init(1);
         // A suspended machine's monotonic clock stands still while the wall clock, and the database, go on.
         java.util.concurrent.atomic.AtomicLong wall = new java.util.concurrent.atomic.AtomicLong(1_000_000);
-        MonotonicClock awake = MonotonicClock.countingSuspends(clock, wall::get);
+        MonotonicClock awake = new SuspendAwareClock(clock, wall::get);
         NodeConfig config = new NodeConfig(new NodeId("127.0.0.1", 7001), 1, TIMING, NodeConfig.newInstanceId());
         SlotProtocol a = new SlotProtocol(store, config, awake, new RecordingListener("n7001", log), sleeps::add);
         a.poll();
@@ -216,7 +216,7 @@ class SlotProtocolTest {
     @Test
     void aWallClockStepBackIsNotASuspend() throws Exception {
         java.util.concurrent.atomic.AtomicLong wall = new java.util.concurrent.atomic.AtomicLong(1_000_000);
-        MonotonicClock awake = MonotonicClock.countingSuspends(clock, wall::get);
+        MonotonicClock awake = new SuspendAwareClock(clock, wall::get);
         long before = awake.nanoTime();
         wall.addAndGet(-Duration.ofMinutes(5).toMillis());
         clock.tick(Duration.ofSeconds(1));

@@ -1,0 +1,38 @@
+package io.standby.node;
+
+import io.standby.slot.Lease;
+import io.standby.slot.LossReason;
+import io.standby.slot.SlotListener;
+
+/**
+ * Two listeners, called one after the other. The second is called even if the first throws: the robot
+ * runtime must hear of every loss, whatever happens to a log line.
+ */
+record InOrder(SlotListener first, SlotListener second) implements SlotListener {
+    @Override
+    public void acquired(Lease lease) {
+        try {
+            first.acquired(lease);
+        } finally {
+            second.acquired(lease);
+        }
+    }
+
+    @Override
+    public void releasing(Lease lease) {
+        try {
+            first.releasing(lease);
+        } finally {
+            second.releasing(lease);
+        }
+    }
+
+    @Override
+    public void lost(Lease lease, LossReason reason) {
+        try {
+            first.lost(lease, reason);
+        } finally {
+            second.lost(lease, reason);
+        }
+    }
+}
