@@ -3,6 +3,7 @@ package io.standby.node;
 import io.standby.slot.Lease;
 import io.standby.slot.LossReason;
 import io.standby.slot.SlotListener;
+import io.standby.slot.SlotView;
 
 /**
  * Two listeners, called one after the other. The second is called even if the first throws: the robot
@@ -24,6 +25,15 @@ record InOrder(SlotListener first, SlotListener second) implements SlotListener 
             first.releasing(lease);
         } finally {
             second.releasing(lease);
+        }
+    }
+
+    @Override
+    public void observed(Lease lease, SlotView slot) {
+        try {
+            first.observed(lease, slot);
+        } finally {
+            second.observed(lease, slot);
         }
     }
 

@@ -29,6 +29,13 @@ public interface SlotListener {
     default void lost(Lease lease, LossReason reason) {
     }
 
+    /**
+     * The slot of a lease this node holds, as its poll read it just now (it may have missed it): the
+     * robot runtime reads the slot's robots again when {@link SlotView#changes()} moved.
+     */
+    default void observed(Lease lease, SlotView slot) {
+    }
+
     /** A listener that does nothing. */
     SlotListener NONE = new SlotListener() {
     };

@@ -1,6 +1,7 @@
 package io.standby.slot;
 
 import io.standby.slot.internal.MongoSlotStore;
+import io.standby.slot.internal.SlotDocument;
 import io.standby.slot.internal.SlotIds;
 import io.standby.slot.internal.SlotStore;
 
@@ -11,6 +12,10 @@ import java.util.Optional;
  * What an operator does to the slots: create them, list them, and release one by force.
  */
 public final class SlotTable {
+
+    /** The slots' collection, and the field that tells an owner its robots changed. */
+    public static final String COLLECTION = SlotDocument.COLLECTION;
+    public static final String CHANGES = SlotDocument.CHANGES;
 
     /** What an operation that needs slots says when there are none. */
     public static final String NO_SLOTS = "there are no slots (create them first)";
@@ -43,6 +48,14 @@ public final class SlotTable {
             }
         }
         return created;
+    }
+
+    /**
+     * Tells the slot's owner that its robots changed (raises {@code changes}, which it reads every poll).
+     * Every change to a robot that its runner must act on is followed by this.
+     */
+    public void touch(String slotId) {
+        store.touch(slotId);
     }
 
     /** Every well-formed slot, in slot order, with ages judged by the database's clock. */

@@ -13,8 +13,11 @@ import java.time.Instant;
  * @param lease    the lease the owner wrote
  * @param epoch    the fencing token: incremented at every change of owner
  * @param age      how long ago {@code time} was, by the server's clock at the read
+ * @param changes  raised by every operator change to the slot's robots and every robot handed over into
+ *                 it, so that the owner re-reads its robots only when they changed
  */
-public record SlotView(String id, NodeId owner, String instance, Instant time, Duration lease, long epoch, Duration age) {
+public record SlotView(String id, NodeId owner, String instance, Instant time, Duration lease, long epoch, Duration age,
+                       long changes) {
 
     /** Free, or owned but not renewed within its lease, by the server's clock at the read. */
     public boolean expired() {

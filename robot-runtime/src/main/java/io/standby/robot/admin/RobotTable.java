@@ -107,6 +107,7 @@ public final class RobotTable {
             throw e;
         }
         robots.updateOne(Filters.eq(ID, robot.id()), Updates.currentDate(UPDATED));
+        tellOwner(slotId);
         return get(robot.id()).orElseThrow();
     }
 
@@ -180,6 +181,7 @@ public final class RobotTable {
             if (robot.slotId().equals(slotId)) {
                 if (robot.target() != null) {
                     robots.updateOne(same, changed(robot, Updates.unset(TARGET)));
+                    tellOwner(slotId);
                 }
                 return MoveResult.ALREADY_THERE;
             }
@@ -188,10 +190,12 @@ public final class RobotTable {
                 boolean moved = robots.updateOne(Filters.and(same, Filters.eq(EPOCH, robot.epoch()), Filters.eq(NODE, null)),
                         changed(robot, Updates.set(SLOT, slotId), Updates.set(EPOCH, 0L), Updates.unset(TARGET))).getMatchedCount() == 1;
                 if (moved) {
+                    tellOwner(slotId);
                     return MoveResult.MOVED;
                 }
             } else if (robots.updateOne(Filters.and(same, Filters.ne(NODE, null)),
                     changed(robot, Updates.set(TARGET, slotId))).getMatchedCount() == 1) {
+                tellOwner(robot.slotId());
                 return MoveResult.REQUESTED;
             }
             // It changed between the read and the write: read again.
@@ -210,6 +214,7 @@ public final class RobotTable {
             robots.updateOne(Filters.and(Filters.eq(ID, id), Filters.ne(DESIRED, Desired.REMOVED.value())),
                     changed(robot, Updates.set(DESIRED, Desired.STOPPED.value())));
         }
+        tellOwner(robot.slotId());
     }
 
     /** Wants a robot running again; a FAILED one is cleared and retried. @throws IllegalArgumentException if unknown */
@@ -221,6 +226,7 @@ public final class RobotTable {
                         Updates.set(LAST_ERROR, null)));
         robots.updateOne(Filters.and(Filters.eq(ID, id), Filters.ne(DESIRED, Desired.REMOVED.value())),
                 changed(robot, Updates.set(DESIRED, Desired.RUNNING.value())));
+        tellOwner(robot.slotId());
     }
 
     /**
@@ -243,6 +249,7 @@ public final class RobotTable {
             } else if (robot.desired() == Desired.REMOVED
                     || robots.updateOne(Filters.and(same, Filters.ne(NODE, null)),
                     changed(robot, Updates.set(DESIRED, Desired.REMOVED.value()))).getMatchedCount() == 1) {
+                tellOwner(robot.slotId());
                 return RemoveResult.REQUESTED;
             }
             // It changed between the read and the write: read again.
@@ -269,6 +276,21 @@ public final class RobotTable {
                     Updates.combine(Updates.set(EPOCH, epoch), Updates.currentDate(UPDATED)));
         });
         return before;
+    }
+
+    /**
+     * Tells the slot's owner, which reads its robots again only when the slot's {@code changes} moved. If
+     * this fails the change is recorded anyway, and the owner finds it at its periodic full read.
+     */
+    private void tellOwner(String slotId) {
+        for (int attempt = 0; attempt < 2; attempt++) {
+            try {
+                slots.touch(slotId);
+                return;
+            } catch (RuntimeException e) {
+                // Once more; after that the owner finds the change at its periodic full read.
+            }
+        }
     }
 
     private static void requireNotRemoved(RobotView robot) {

@@ -21,6 +21,7 @@ import com.mongodb.client.model.WriteModel;
 import io.standby.robot.admin.Desired;
 import io.standby.robot.admin.RobotState;
 import io.standby.robot.admin.RobotView;
+import io.standby.slot.SlotTable;
 import io.standby.slot.StandbyDatabase;
 import org.bson.Document;
 import org.bson.conversions.Bson;
@@ -48,9 +49,11 @@ public final class MongoRobotStore implements RobotStore {
     private static final Bson WATCHED = Projections.include(INCARNATION, SLOT, EPOCH, FENCES, DESIRED, STATE, NODE, TARGET);
 
     private final MongoCollection<Document> robots;
+    private final MongoCollection<Document> slots;
 
     public MongoRobotStore(MongoDatabase database) {
         this.robots = StandbyDatabase.safe(database.getCollection(COLLECTION));
+        this.slots = StandbyDatabase.safe(database.getCollection(SlotTable.COLLECTION));
     }
 
     @Override
@@ -118,6 +121,11 @@ public final class MongoRobotStore implements RobotStore {
                 Updates.set(STATE, RobotState.PENDING.name()),
                 Updates.unset(TARGET),
                 Updates.currentDate(UPDATED))).getMatchedCount() == 1;
+    }
+
+    @Override
+    public void touchSlot(String slotId) {
+        slots.updateOne(Filters.eq(ID, slotId), Updates.inc(SlotTable.CHANGES, 1L));
     }
 
     @Override

@@ -181,6 +181,8 @@ final class RobotRun implements Run {
 
     /** The run's last words, under its token, before the thread ends. */
     private void finish(Outcome outcome) {
+        // The interrupt stopped the robot; it must not fail the run's own last words.
+        Thread.interrupted();
         // No status write may follow, or overtake, the final one.
         status.finishing();
         Document fields = switch (outcome) {
@@ -196,6 +198,7 @@ final class RobotRun implements Run {
                 status.finalWrite(fields, FINAL_WRITE);
             } else if (outcome == Outcome.MOVED && runs.store().handOver(token, control.moveTarget())) {
                 log.info("Robot {} handed over from {} to {}", robot.id(), lease.slotId(), control.moveTarget());
+                runs.store().touchSlot(control.moveTarget());
             } else if (outcome == Outcome.REMOVED && runs.store().delete(token)) {
                 log.info("Robot {} removed from {}", robot.id(), lease.slotId());
             }

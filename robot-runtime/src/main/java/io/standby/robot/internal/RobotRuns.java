@@ -25,10 +25,13 @@ public final class RobotRuns implements Run.Launcher {
     private final Map<String, RobotRun> alive = new ConcurrentHashMap<>();
 
     private final MonotonicClock clock;
+    private final Runnable runEnded;
 
+    /** @param runEnded told whenever a run ends: something may wait for it (its slot's owner re-reads then) */
     public RobotRuns(RobotStore store, RobotWrites writes, WriteSequence sequence, RuntimeConfig config, RobotTypes types,
-                     String node, MonotonicClock clock) {
+                     String node, MonotonicClock clock, Runnable runEnded) {
         this.clock = clock;
+        this.runEnded = runEnded;
         this.store = store;
         this.writes = writes;
         this.sequence = sequence;
@@ -53,6 +56,7 @@ public final class RobotRuns implements Run.Launcher {
 
     void ended(RobotRun run) {
         alive.remove(run.token().robotId(), run);
+        runEnded.run();
     }
 
     RobotStore store() {

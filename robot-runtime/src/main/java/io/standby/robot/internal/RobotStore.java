@@ -44,6 +44,9 @@ public interface RobotStore {
      */
     boolean handOver(RobotToken token, String toSlot);
 
+    /** Tells a slot's owner that its robots changed (raises the slot's {@code changes}). */
+    void touchSlot(String slotId);
+
     /** Deletes a robot whose removal was requested, under the token of the run that stopped it. */
     boolean delete(RobotToken token);
 

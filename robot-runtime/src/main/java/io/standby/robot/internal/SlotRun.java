@@ -158,6 +158,7 @@ public final class SlotRun {
                 case HAND_OVER -> {
                     if (core.store().handOver(token, robot.target())) {
                         log.info("Robot {} handed over from {} to {}", robot.id(), lease.slotId(), robot.target());
+                        core.store().touchSlot(robot.target());
                     }
                 }
                 case MARK_STOPPED -> core.writes().submit(RobotWrite.status(token, core.sequence().next(),
@@ -201,6 +202,13 @@ public final class SlotRun {
         synchronized (lock) {
             Run run = runs.get(id);
             return run != null && run.isAlive() ? run : null;
+        }
+    }
+
+    /** Sends again the status writes of this lease's runs that failed to arrive. */
+    void resendStatuses() {
+        synchronized (lock) {
+            runs.values().stream().filter(Run::isAlive).forEach(Run::resendStatus);
         }
     }
 

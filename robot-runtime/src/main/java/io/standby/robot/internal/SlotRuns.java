@@ -2,6 +2,7 @@ package io.standby.robot.internal;
 
 import io.standby.robot.admin.RobotView;
 import io.standby.slot.Lease;
+import io.standby.slot.SlotView;
 
 import java.time.Duration;
 import java.util.List;
@@ -15,27 +16,43 @@ import java.util.stream.Collectors;
 
 /**
  * The slots whose robots this node runs, as steps without threads of their own, like the slot
- * protocol's: the slot listener's calls ({@link #acquired}, {@link #release}, {@link #lost}) and
- * {@link #sync()}, which begins the slots won since the last sync and lets every begun slot reconcile
- * with one read of the watched fields of all their robots. {@link SyncLoop} calls it every poll; tests
- * and the simulation call it directly.
+ * protocol's: the slot listener's calls ({@link #acquired}, {@link #release}, {@link #lost},
+ * {@link #observed}) and {@link #sync()}, which begins the slots won since the last sync and lets the
+ * slots whose robots changed reconcile, with one read of the watched fields of all their robots.
+ * {@link SyncLoop} calls it every poll; tests and the simulation call it directly.
+ *
+ * <p>A slot's robots are read again only when they changed: every change that its owner must act on
+ * raises the slot's {@code changes}, which the slot protocol's poll reads anyway, and a change stream
+ * (where there is one) marks every slot. Every {@code resync} all of them are read whatever happened,
+ * which covers a change whose mark was lost (an operator who died between the two writes, an edit by
+ * hand). So an owner's steady load is the protocol's: no robot read per poll.
  */
 public final class SlotRuns {
 
+    /** How often every slot's robots are read, whatever the slots' {@code changes} say. */
+    public static final Duration RESYNC = Duration.ofSeconds(30);
+
     private final RuntimeCore core;
     private final Duration stopTimeout;
+    private final Duration resync;
     private final Consumer<Set<String>> slotsChanged;
     private final Runnable wake;
     private final Map<String, SlotRun> bySlot = new ConcurrentHashMap<>();
     private final ConcurrentLinkedQueue<SlotRun> toBegin = new ConcurrentLinkedQueue<>();
+    /** The slots' {@code changes} as last seen, and the slots whose robots must be read at the next sync. */
+    private final Map<String, Long> seenChanges = new ConcurrentHashMap<>();
+    private final Set<String> dirty = ConcurrentHashMap.newKeySet();
+    private long lastFullRead = Long.MIN_VALUE;
 
     /**
+     * @param resync       how often every slot's robots are read whatever their {@code changes} say
      * @param slotsChanged told the slots this node holds whenever they change (the change-stream watcher)
-     * @param wake         asks for a sync soon (a slot was won)
+     * @param wake         asks for a sync soon (a slot was won, or its robots changed)
      */
-    public SlotRuns(RuntimeCore core, Duration stopTimeout, Consumer<Set<String>> slotsChanged, Runnable wake) {
+    public SlotRuns(RuntimeCore core, Duration stopTimeout, Duration resync, Consumer<Set<String>> slotsChanged, Runnable wake) {
         this.core = core;
         this.stopTimeout = stopTimeout;
+        this.resync = resync;
         this.slotsChanged = slotsChanged;
         this.wake = wake;
     }
@@ -60,9 +77,28 @@ public final class SlotRuns {
         SlotRun run = bySlot.get(lease.slotId());
         if (run != null && run.lease() == lease) {
             bySlot.remove(lease.slotId(), run);
+            seenChanges.remove(lease.slotId());
             slotsChanged.accept(Set.copyOf(bySlot.keySet()));
             run.lost();
         }
+    }
+
+    /** The slot protocol's poll read this node's slot: if its robots changed, they are read at the next sync. */
+    public void observed(Lease lease, SlotView slot) {
+        SlotRun run = bySlot.get(slot.id());
+        if (run == null || run.lease() != lease) {
+            return;
+        }
+        Long before = seenChanges.put(slot.id(), slot.changes());
+        if (before == null || before != slot.changes()) {
+            dirty.add(slot.id());
+            wake.run();
+        }
+    }
+
+    /** Something changed that no slot's {@code changes} tells (a change stream event): read every slot's robots. */
+    public void changed() {
+        dirty.addAll(bySlot.keySet());
     }
 
     @Override
@@ -77,8 +113,9 @@ public final class SlotRuns {
     }
 
     /**
-     * Begins the slots won since the last sync, then reconciles every begun slot. A slot whose begin
-     * fails is begun again at the next sync.
+     * Begins the slots won since the last sync, then reconciles the begun slots whose robots changed (all
+     * of them every {@code resync}), and sends again the status writes of the others that failed to arrive.
+     * A slot whose begin or reconcile fails is tried again at the next sync.
      *
      * @throws RuntimeException if the database could not be reached; the next sync tries again
      */
@@ -96,15 +133,40 @@ public final class SlotRuns {
             }
         }
         List<SlotRun> active = bySlot.values().stream().filter(r -> r.begun() && !r.ended()).toList();
-        if (active.isEmpty()) {
+        long now = core.clock().nanoTime();
+        boolean full = lastFullRead == Long.MIN_VALUE || now - lastFullRead >= resync.toNanos();
+        List<SlotRun> toRead = active.stream().filter(r -> full || dirty.contains(r.lease().slotId())).toList();
+        active.stream().filter(r -> !toRead.contains(r)).forEach(SlotRun::resendStatuses);
+        if (toRead.isEmpty()) {
             return;
         }
-        Map<String, List<RobotView>> robots = core.store().watch(active.stream().map(r -> r.lease().slotId()).toList())
-                .stream().collect(Collectors.groupingBy(RobotView::slotId));
-        for (SlotRun run : active) {
-            if (!run.ended()) {
-                run.reconcile(robots.getOrDefault(run.lease().slotId(), List.of()));
+        // Cleared before the read: a change marked while it runs is read at the next sync.
+        toRead.forEach(r -> dirty.remove(r.lease().slotId()));
+        Map<String, List<RobotView>> robots;
+        try {
+            robots = core.store().watch(toRead.stream().map(r -> r.lease().slotId()).toList())
+                    .stream().collect(Collectors.groupingBy(RobotView::slotId));
+        } catch (RuntimeException e) {
+            toRead.forEach(r -> dirty.add(r.lease().slotId()));
+            throw e;
+        }
+        if (full) {
+            lastFullRead = now;
+        }
+        RuntimeException failure = null;
+        for (SlotRun run : toRead) {
+            if (run.ended()) {
+                continue;
             }
+            try {
+                run.reconcile(robots.getOrDefault(run.lease().slotId(), List.of()));
+            } catch (RuntimeException e) {
+                dirty.add(run.lease().slotId());
+                failure = failure == null ? e : failure;
+            }
+        }
+        if (failure != null) {
+            throw failure;
         }
     }
 }

@@ -20,13 +20,25 @@ public final class SyncLoop implements AutoCloseable {
     private final Duration poll;
     private final Semaphore wake = new Semaphore(0);
     private final RobotChangeWatcher watcher;
-    private SlotRuns slots;
+    private volatile SlotRuns slots;
     private volatile boolean closed;
     private Thread thread;
 
     public SyncLoop(StandbyDatabase database, Duration poll) {
         this.poll = poll;
-        this.watcher = RobotChangeWatcher.on(database, poll, wake::release);
+        this.watcher = RobotChangeWatcher.on(database, poll, this::changed);
+    }
+
+    /**
+     * Something changed that no slot's {@code changes} tells (a change stream event, a run that ended and
+     * may have been waited for): every slot's robots are read at the next sync, which comes now.
+     */
+    public void changed() {
+        SlotRuns current = slots;
+        if (current != null) {
+            current.changed();
+        }
+        wake.release();
     }
 
     /** Asks for a sync now. */

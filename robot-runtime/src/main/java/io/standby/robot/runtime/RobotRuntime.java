@@ -13,6 +13,7 @@ import io.standby.slot.LossReason;
 import io.standby.slot.MonotonicClock;
 import io.standby.slot.NodeId;
 import io.standby.slot.SlotListener;
+import io.standby.slot.SlotView;
 import io.standby.slot.StandbyDatabase;
 
 import java.util.List;
@@ -50,9 +51,9 @@ public final class RobotRuntime implements SlotListener, AutoCloseable {
         this.sync = new SyncLoop(database, config.poll());
         WriteSequence sequence = new WriteSequence();
         MonotonicClock clock = MonotonicClock.system();
-        RobotRuns runs = new RobotRuns(store, writes, sequence, config, types, node.toString(), clock);
+        RobotRuns runs = new RobotRuns(store, writes, sequence, config, types, node.toString(), clock, sync::changed);
         this.slots = new SlotRuns(new RuntimeCore(store, writes, sequence, node.toString(), runs, clock),
-                config.stopTimeout(), sync::slotsChanged, sync::wake);
+                config.stopTimeout(), SlotRuns.RESYNC, sync::slotsChanged, sync::wake);
     }
 
     /**
@@ -85,6 +86,11 @@ public final class RobotRuntime implements SlotListener, AutoCloseable {
     @Override
     public void releasing(Lease lease) {
         slots.release(lease);
+    }
+
+    @Override
+    public void observed(Lease lease, SlotView slot) {
+        slots.observed(lease, slot);
     }
 
     @Override

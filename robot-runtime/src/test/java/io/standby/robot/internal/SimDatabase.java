@@ -39,6 +39,7 @@ final class SimDatabase {
         long timeMs;
         long leaseMs;
         long epoch;
+        long changes;
 
         SlotDoc copy() {
             SlotDoc c = new SlotDoc();
@@ -49,6 +50,7 @@ final class SimDatabase {
             c.timeMs = timeMs;
             c.leaseMs = leaseMs;
             c.epoch = epoch;
+            c.changes = changes;
             return c;
         }
     }

@@ -86,7 +86,7 @@ final class SimNode {
         writes = new Writes();
         NodeConfig config = new NodeConfig(id, maxSlots, timing, id.port() + "-" + generation + "@simhost:1:1");
         RuntimeCore core = new RuntimeCore(robotStore, writes, sequence, name(), new Launcher(), clock);
-        slots = new SlotRuns(core, Duration.ofSeconds(2), slotIds -> { }, () -> scheduleSync(0));
+        slots = new SlotRuns(core, Duration.ofSeconds(2), SlotRuns.RESYNC, slotIds -> { }, () -> scheduleSync(0));
         protocol = new SlotProtocol(slotStore, config, clock, new Listener(slots), duration -> { },
                 SlotProtocol.Fanout.SEQUENTIAL);
         sim.note(this + " starts (instance " + config.instance() + ")");
@@ -204,6 +204,10 @@ final class SimNode {
     void runEnded(SimRun run) {
         alive.remove(run.token.robotId(), run);
         world.checker.ended(run);
+        // As RobotRuns tells SyncLoop: something may have waited for this run.
+        if (slots != null) {
+            slots.changed();
+        }
     }
 
     List<SimRun> runs() {
@@ -234,6 +238,11 @@ final class SimNode {
         @Override
         public void releasing(Lease lease) {
             slots.release(lease);
+        }
+
+        @Override
+        public void observed(Lease lease, io.standby.slot.SlotView slot) {
+            slots.observed(lease, slot);
         }
 
         @Override

@@ -106,14 +106,16 @@ final class SimOperator {
         }
         RobotDoc doc = newRobot(id, slotId);
         sim.note("operator: add " + id + "/" + doc.incarnation + " to " + slotId);
-        db.writeOnce("add " + id, () -> {
+        if (db.writeOnce("add " + id, () -> {
             if (db.robots.containsKey(id)) {
                 return false;
             }
             db.robots.put(id, doc.copy());
             db.touchRobot(id);
             return true;
-        });
+        })) {
+            slots.touch(slotId);
+        }
     }
 
     void remove(String id) {
@@ -143,6 +145,9 @@ final class SimOperator {
         });
         if (done) {
             removedIds.add(id);
+            if (seen.node != null) {
+                slots.touch(seen.slotId);
+            }
         }
     }
 
@@ -152,7 +157,7 @@ final class SimOperator {
             return;
         }
         sim.note("operator: move " + id + " from " + seen.slotId + " to " + to);
-        db.write("move " + id, () -> {
+        boolean moved = db.write("move " + id, () -> {
             RobotDoc doc = db.robots.get(id);
             if (doc == null || !Objects.equals(doc.incarnation, seen.incarnation) || !doc.slotId.equals(seen.slotId)) {
                 return false;
@@ -175,6 +180,9 @@ final class SimOperator {
             db.touchRobot(id);
             return true;
         });
+        if (moved) {
+            slots.touch(seen.node == null ? to : seen.slotId);
+        }
     }
 
     void stop(String id) {
@@ -183,7 +191,7 @@ final class SimOperator {
             return;
         }
         sim.note("operator: stop " + id);
-        db.write("stop " + id, () -> {
+        boolean stopped = db.write("stop " + id, () -> {
             RobotDoc doc = db.robots.get(id);
             if (doc == null || doc.desired.equals("removed")) {
                 return false;
@@ -195,6 +203,9 @@ final class SimOperator {
             db.touchRobot(id);
             return true;
         });
+        if (stopped) {
+            slots.touch(seen.slotId);
+        }
     }
 
     void start(String id) {
@@ -203,7 +214,7 @@ final class SimOperator {
             return;
         }
         sim.note("operator: start " + id);
-        db.write("start " + id, () -> {
+        boolean started = db.write("start " + id, () -> {
             RobotDoc doc = db.robots.get(id);
             if (doc == null || doc.desired.equals("removed")) {
                 return false;
@@ -212,6 +223,9 @@ final class SimOperator {
             db.touchRobot(id);
             return true;
         });
+        if (started) {
+            slots.touch(seen.slotId);
+        }
     }
 
     /** {@code standby slots release}: revoke the slot, then fence its robots at the new epoch. */

@@ -21,9 +21,11 @@ import java.util.TreeMap;
 final class SimRobotStore implements RobotStore {
 
     private final SimDatabase db;
+    private final SimSlotStore slots;
 
     SimRobotStore(SimDatabase db) {
         this.db = db;
+        this.slots = new SimSlotStore(db);
     }
 
     @Override
@@ -119,6 +121,11 @@ final class SimRobotStore implements RobotStore {
             db.touchRobot(doc.id);
             return true;
         });
+    }
+
+    @Override
+    public void touchSlot(String slotId) {
+        slots.touch(slotId);
     }
 
     @Override

@@ -43,7 +43,7 @@ final class SimSlotStore implements SlotStore {
     private static SlotView view(SlotDoc doc, long nowMs) {
         NodeId owner = doc.ip == null ? null : new NodeId(doc.ip, doc.port);
         return new SlotView(doc.id, owner, doc.instance, Instant.ofEpochMilli(doc.timeMs), Duration.ofMillis(doc.leaseMs),
-                doc.epoch, Duration.ofMillis(nowMs - doc.timeMs));
+                doc.epoch, Duration.ofMillis(nowMs - doc.timeMs), doc.changes);
     }
 
     @Override
@@ -125,6 +125,18 @@ final class SimSlotStore implements SlotStore {
                 db.touchSlot(doc.id);
             }
             return matches;
+        });
+    }
+
+    @Override
+    public void touch(String slotId) {
+        db.write("touch " + slotId, () -> {
+            SlotDoc doc = db.slots.get(slotId);
+            if (doc != null) {
+                doc.changes++;
+                db.touchSlot(slotId);
+            }
+            return null;
         });
     }
 

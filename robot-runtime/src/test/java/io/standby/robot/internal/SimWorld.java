@@ -80,7 +80,8 @@ final class SimWorld {
         sim.runUntil(Long.MAX_VALUE, () -> false, steps);
         over = true;
         calm();
-        sim.runUntil(sim.now() + 10 * LEASE, () -> false, Long.MAX_VALUE);
+        // Long enough for a full resync: an operator's or a hand-over's touch of a slot may have been lost.
+        sim.runUntil(sim.now() + Math.max(10 * LEASE, SlotRuns.RESYNC.toNanos() + 5 * LEASE), () -> false, Long.MAX_VALUE);
         checker.settled();
     }
 

@@ -41,6 +41,7 @@ import static dev.morphia.query.filters.Filters.ne;
 import static dev.morphia.query.updates.UpdateOperators.currentDate;
 import static dev.morphia.query.updates.UpdateOperators.inc;
 import static dev.morphia.query.updates.UpdateOperators.set;
+import static io.standby.slot.internal.SlotDocument.CHANGES;
 import static io.standby.slot.internal.SlotDocument.EPOCH;
 import static io.standby.slot.internal.SlotDocument.INSTANCE;
 import static io.standby.slot.internal.SlotDocument.IP;
@@ -73,36 +74,39 @@ public final class MongoSlotStore implements SlotStore {
         this.raw = StandbyDatabase.safe(datastore.getDatabase().getCollection(SlotDocument.COLLECTION));
     }
 
+    /**
+     * One command, the poll's: the documents and the server's clock at the read, in one aggregation. Under
+     * concurrent updates the embedded server's aggregation can leave a document out of one read (real
+     * MongoDB does not); a poll that misses a slot sees it at the next one, and no decision depends on a
+     * read alone: every safety condition is in the compare-and-set's filter.
+     */
     @Override
     public List<SlotView> readAll() {
-        return query(null);
-    }
-
-    @Override
-    public Optional<SlotView> read(String slotId) {
-        return query(Filters.eq("_id", slotId)).stream().findFirst();
-    }
-
-    private List<SlotView> query(Bson filter) {
-        // find with an explicit projection: the embedded server then copies each document instead of
-        // handing out one that a concurrent update is half-way through (an aggregation does not).
-        List<Document> docs = raw.find(filter == null ? new Document() : filter)
-                .projection(Projections.include(IP, PORT, TIME, LEASE, EPOCH, INSTANCE))
+        List<Document> docs = raw.aggregate(List.of(Aggregates.project(Projections.fields(
+                        Projections.include(IP, PORT, TIME, LEASE, EPOCH, INSTANCE, CHANGES), Projections.computed(SERVER_NOW, "$$NOW")))))
                 .into(new ArrayList<>());
-        if (docs.isEmpty()) {
-            return List.of();
-        }
-        // The server's clock, read after the documents: ages come out no smaller than they were.
-        Instant now = serverNow();
         List<SlotView> slots = new ArrayList<>();
         for (Document doc : docs) {
-            SlotView slot = parse(doc, now);
+            if (!(doc.get(SERVER_NOW) instanceof Date now)) {
+                throw new IllegalStateException("the database did not report its time");
+            }
+            SlotView slot = parse(doc, now.toInstant());
             if (slot != null) {
                 slots.add(slot);
             }
         }
         slots.sort(SlotIds.ORDER);
         return slots;
+    }
+
+    /**
+     * One slot: a find with an explicit projection (the embedded server then copies the document instead of
+     * handing out one a concurrent update is half-way through), then the server's clock.
+     */
+    @Override
+    public Optional<SlotView> read(String slotId) {
+        Document doc = raw.find(Filters.eq("_id", slotId)).projection(Projections.include(IP, PORT, TIME, LEASE, EPOCH, INSTANCE, CHANGES)).first();
+        return doc == null ? Optional.empty() : Optional.ofNullable(parse(doc, serverNow()));
     }
 
     /** {@code $$NOW} on one document, reading none of its fields. */
@@ -133,7 +137,8 @@ public final class MongoSlotStore implements SlotStore {
         Instant time = doc.getDate(TIME).toInstant();
         return new SlotView((String) id, owner, doc.getString(INSTANCE), time,
                 Duration.ofMillis(((Number) doc.get(LEASE)).longValue()),
-                ((Number) doc.get(EPOCH)).longValue(), Duration.between(time, now));
+                ((Number) doc.get(EPOCH)).longValue(), Duration.between(time, now),
+                doc.get(CHANGES) instanceof Number changes ? changes.longValue() : 0);
     }
 
     private static String problem(Document doc) {
@@ -231,6 +236,11 @@ public final class MongoSlotStore implements SlotStore {
                 set(PORT, null),
                 set(INSTANCE, null),
                 inc(EPOCH, 1L));
+    }
+
+    @Override
+    public void touch(String slotId) {
+        raw.updateOne(Filters.eq("_id", slotId), com.mongodb.client.model.Updates.inc(CHANGES, 1L));
     }
 
     @Override

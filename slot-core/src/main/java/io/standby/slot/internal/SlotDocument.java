@@ -7,7 +7,7 @@ import java.time.Instant;
 
 /**
  * The slot document as stored in the {@code slots} collection. Field names follow the seed so that
- * mongosh shows the model: {@code {_id: "slot-0", ip, port, time, lease, epoch, instance}}.
+ * mongosh shows the model: {@code {_id: "slot-0", ip, port, time, lease, epoch, instance, changes}}.
  */
 @Entity(value = SlotDocument.COLLECTION, useDiscriminator = false)
 public class SlotDocument {
@@ -20,6 +20,7 @@ public class SlotDocument {
     public static final String LEASE = "lease";
     public static final String EPOCH = "epoch";
     public static final String INSTANCE = "instance";
+    public static final String CHANGES = "changes";
 
     @Id
     String id;
@@ -31,6 +32,8 @@ public class SlotDocument {
     long lease;
     long epoch;
     String instance;
+    /** Raised by every change to the slot's robots that its owner must see. */
+    long changes;
 
     SlotDocument() {
         // for Morphia

@@ -114,6 +114,7 @@ public final class SlotProtocol {
         if (slots == null) {
             return 0;
         }
+        reportOwned(slots);
         int won = takeBackOwn(slots);
         while (claiming && owned.size() < config.maxSlots()) {
             List<SlotView> candidates = claimable(slots);
@@ -139,6 +140,16 @@ public final class SlotProtocol {
             }
         }
         return won;
+    }
+
+    /** Tells the listener how the slots this node holds look now. */
+    private void reportOwned(List<SlotView> slots) {
+        for (SlotView slot : slots) {
+            OwnedLease lease = owned.get(slot.id());
+            if (lease != null && lease.endReason() == null && lease.epoch() == slot.epoch()) {
+                notify("observed", lease, () -> listener.observed(lease, slot));
+            }
+        }
     }
 
     private List<SlotView> readAndObserve() {

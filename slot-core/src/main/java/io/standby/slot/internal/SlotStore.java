@@ -50,6 +50,9 @@ public interface SlotStore {
      */
     boolean revoke(SlotView seen);
 
+    /** Raises the slot's {@code changes}: its robots changed, and its owner should read them again. */
+    void touch(String slotId);
+
     /** Creates a slot nobody has owned, claimable at once; false if it exists already. */
     boolean create(String slotId);
 
