@@ -5,6 +5,7 @@ import com.mongodb.MongoWriteException;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Updates;
+import io.standby.robot.internal.FlatFilter;
 import io.standby.robot.internal.Placement;
 import io.standby.robot.internal.RobotCodec;
 import io.standby.slot.SlotState;
@@ -177,7 +178,7 @@ public final class RobotTable {
         for (int attempt = 0; attempt < 10; attempt++) {
             RobotView robot = require(id);
             requireNotRemoved(robot);
-            Bson same = Filters.and(Filters.eq(ID, id), Filters.eq(INCARNATION, robot.incarnation()), Filters.eq(SLOT, robot.slotId()));
+            Bson same = FlatFilter.and(Filters.eq(ID, id), Filters.eq(INCARNATION, robot.incarnation()), Filters.eq(SLOT, robot.slotId()));
             if (robot.slotId().equals(slotId)) {
                 if (robot.target() != null) {
                     robots.updateOne(same, changed(robot, Updates.unset(TARGET)));
@@ -187,13 +188,13 @@ public final class RobotTable {
             }
             if (robot.node() == null) {
                 // Nobody runs it: a runner must take it (set node) before starting it, so this cannot race one.
-                boolean moved = robots.updateOne(Filters.and(same, Filters.eq(EPOCH, robot.epoch()), Filters.eq(NODE, null)),
+                boolean moved = robots.updateOne(FlatFilter.and(same, Filters.eq(EPOCH, robot.epoch()), Filters.eq(NODE, null)),
                         changed(robot, Updates.set(SLOT, slotId), Updates.set(EPOCH, 0L), Updates.unset(TARGET))).getMatchedCount() == 1;
                 if (moved) {
                     tellOwner(slotId);
                     return MoveResult.MOVED;
                 }
-            } else if (robots.updateOne(Filters.and(same, Filters.ne(NODE, null)),
+            } else if (robots.updateOne(FlatFilter.and(same, Filters.ne(NODE, null)),
                     changed(robot, Updates.set(TARGET, slotId))).getMatchedCount() == 1) {
                 tellOwner(robot.slotId());
                 return MoveResult.REQUESTED;
@@ -208,10 +209,10 @@ public final class RobotTable {
         RobotView robot = require(id);
         requireNotRemoved(robot);
         // Nobody runs it: it is stopped now. Otherwise the runner stops it and records STOPPED.
-        if (robots.updateOne(Filters.and(Filters.eq(ID, id), Filters.eq(NODE, null)),
+        if (robots.updateOne(FlatFilter.and(Filters.eq(ID, id), Filters.eq(NODE, null)),
                 changed(robot, Updates.set(DESIRED, Desired.STOPPED.value()), Updates.set(STATE, RobotState.STOPPED.name())))
                 .getMatchedCount() == 0) {
-            robots.updateOne(Filters.and(Filters.eq(ID, id), Filters.ne(DESIRED, Desired.REMOVED.value())),
+            robots.updateOne(FlatFilter.and(Filters.eq(ID, id), Filters.ne(DESIRED, Desired.REMOVED.value())),
                     changed(robot, Updates.set(DESIRED, Desired.STOPPED.value())));
         }
         tellOwner(robot.slotId());
@@ -221,10 +222,10 @@ public final class RobotTable {
     public void start(String id) {
         RobotView robot = require(id);
         requireNotRemoved(robot);
-        robots.updateOne(Filters.and(Filters.eq(ID, id), Filters.eq(STATE, RobotState.FAILED.name())),
+        robots.updateOne(FlatFilter.and(Filters.eq(ID, id), Filters.eq(STATE, RobotState.FAILED.name())),
                 Updates.combine(Updates.set(STATE, RobotState.PENDING.name()), Updates.set(RESTARTS, 0),
                         Updates.set(LAST_ERROR, null)));
-        robots.updateOne(Filters.and(Filters.eq(ID, id), Filters.ne(DESIRED, Desired.REMOVED.value())),
+        robots.updateOne(FlatFilter.and(Filters.eq(ID, id), Filters.ne(DESIRED, Desired.REMOVED.value())),
                 changed(robot, Updates.set(DESIRED, Desired.RUNNING.value())));
         tellOwner(robot.slotId());
     }
@@ -240,14 +241,14 @@ public final class RobotTable {
     public RemoveResult remove(String id) {
         for (int attempt = 0; attempt < 10; attempt++) {
             RobotView robot = require(id);
-            Bson same = Filters.and(Filters.eq(ID, id), Filters.eq(INCARNATION, robot.incarnation()));
+            Bson same = FlatFilter.and(Filters.eq(ID, id), Filters.eq(INCARNATION, robot.incarnation()));
             if (robot.node() == null) {
                 // Nobody runs it: a runner must take it (set node) before starting it, so this cannot race one.
-                if (robots.deleteOne(Filters.and(same, Filters.eq(NODE, null))).getDeletedCount() == 1) {
+                if (robots.deleteOne(FlatFilter.and(same, Filters.eq(NODE, null))).getDeletedCount() == 1) {
                     return RemoveResult.REMOVED;
                 }
             } else if (robot.desired() == Desired.REMOVED
-                    || robots.updateOne(Filters.and(same, Filters.ne(NODE, null)),
+                    || robots.updateOne(FlatFilter.and(same, Filters.ne(NODE, null)),
                     changed(robot, Updates.set(DESIRED, Desired.REMOVED.value()))).getMatchedCount() == 1) {
                 tellOwner(robot.slotId());
                 return RemoveResult.REQUESTED;
@@ -272,7 +273,7 @@ public final class RobotTable {
         Optional<SlotView> before = slots.forceRelease(slotId);
         before.ifPresent(slot -> {
             long epoch = slot.epoch() + 1;
-            robots.updateMany(Filters.and(Filters.eq(SLOT, slotId), Filters.lt(EPOCH, epoch)),
+            robots.updateMany(FlatFilter.and(Filters.eq(SLOT, slotId), Filters.lt(EPOCH, epoch)),
                     Updates.combine(Updates.set(EPOCH, epoch), Updates.currentDate(UPDATED)));
         });
         return before;

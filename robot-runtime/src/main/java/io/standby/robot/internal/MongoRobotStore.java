@@ -130,7 +130,7 @@ public final class MongoRobotStore implements RobotStore {
 
     @Override
     public boolean delete(RobotToken token) {
-        return robots.deleteOne(Filters.and(token.filter(), Filters.eq(DESIRED, Desired.REMOVED.value())))
+        return robots.deleteOne(FlatFilter.and(token.filter(), Filters.eq(DESIRED, Desired.REMOVED.value())))
                 .getDeletedCount() == 1;
     }
 

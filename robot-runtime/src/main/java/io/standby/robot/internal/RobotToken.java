@@ -29,7 +29,7 @@ public record RobotToken(String robotId, String incarnation, String slotId, long
 
     /** The filter that matches the robot's document only while it still carries this token. */
     public Bson filter() {
-        return Filters.and(Filters.eq(ID, robotId), Filters.eq(INCARNATION, incarnation),
+        return FlatFilter.and(Filters.eq(ID, robotId), Filters.eq(INCARNATION, incarnation),
                 Filters.eq(SLOT, slotId), Filters.eq(EPOCH, epoch), Filters.eq(FENCES, fences));
     }
 

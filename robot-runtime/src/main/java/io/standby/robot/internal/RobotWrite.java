@@ -46,7 +46,7 @@ public record RobotWrite(RobotToken token, Kind kind, long seq, Document fields)
 
     /** The condition the database checks, as a filter. */
     public Bson filter() {
-        return Filters.and(token.filter(), Filters.lt(kind.seqField, seq));
+        return FlatFilter.and(token.filter(), Filters.lt(kind.seqField, seq));
     }
 
     /** The same condition, on what a document holds: the store contract checks that the two agree. */
