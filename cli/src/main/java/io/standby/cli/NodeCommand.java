@@ -6,13 +6,18 @@ import io.standby.slot.Durations;
 import io.standby.slot.Lease;
 import io.standby.slot.LossReason;
 import io.standby.slot.NodeId;
+import io.standby.slot.NodeTable;
+import io.standby.slot.NodeView;
 import io.standby.slot.SlotListener;
 import io.standby.slot.SlotTiming;
+import io.standby.slot.StandbyDatabase;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 import java.nio.file.Path;
@@ -24,7 +29,7 @@ import java.util.concurrent.CountDownLatch;
  * {@code standby node}: takes part in the slot protocol and runs the robots of the slots it owns until
  * SIGTERM or Ctrl-C; then lets its robots checkpoint and releases its slots.
  */
-@Command(name = "node", mixinStandardHelpOptions = true,
+@Command(name = "node", mixinStandardHelpOptions = true, subcommands = NodeCommand.Drain.class,
         description = {"Runs a node until SIGTERM or Ctrl-C, then lets its robots checkpoint and releases its slots.",
             "Binds ip:port for its HTTP endpoint (/health), claims up to --max-slots slots, renews them every "
                     + "--heartbeat, takes over slots whose --lease ran out by the database's clock, and runs the robots "
@@ -36,11 +41,12 @@ final class NodeCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--ip", required = true, paramLabel = "IP", description = "This node's IP address (a literal address of this machine).")
+    // Required, but checked here rather than by the parser: 'standby node drain' must parse without them.
+    @Option(names = "--ip", paramLabel = "IP", description = "This node's IP address (a literal address of this machine). Required.")
     String ip;
 
-    @Option(names = "--port", required = true, paramLabel = "PORT", description = "This node's port, 1-65535; ip:port is the node's identity.")
-    int port;
+    @Option(names = "--port", paramLabel = "PORT", description = "This node's port, 1-65535; ip:port is the node's identity. Required.")
+    Integer port;
 
     @Option(names = "--max-slots", paramLabel = "K", defaultValue = "1",
             description = "Most slots this node owns at once (default: ${DEFAULT-VALUE}).")
@@ -70,6 +76,10 @@ final class NodeCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         // Every check that needs no network comes first, so bad input changes nothing.
+        if (ip == null || port == null) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "Missing required options: "
+                    + (ip == null ? "'--ip=IP'" : "") + (ip == null && port == null ? ", " : "") + (port == null ? "'--port=PORT'" : ""));
+        }
         new NodeId(ip, port);
         SlotTiming timing = Flags.checked(() -> SlotTiming.of(heartbeat, lease, poll));
         if (stopTimeout.isZero()) {
@@ -85,11 +95,18 @@ final class NodeCommand implements Callable<Integer> {
         StandbyNode node = Flags.checked(builder::start);
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            log.info("Stopping: letting robots checkpoint, then releasing slots");
+            if (!node.drained().isDone()) {
+                log.info("Stopping: letting robots checkpoint, then releasing slots");
+            }
             node.close();
             stopped.countDown();
         }, "standby-stop"));
+        node.drained().thenRun(() -> {
+            log.info("Drained: every slot is with a standby; stopping");
+            stopped.countDown();
+        });
         stopped.await();
+        // Drained: the shutdown hook closes the node (nothing left to release) as the JVM exits.
         return 0;
     }
 
@@ -115,6 +132,28 @@ final class NodeCommand implements Callable<Integer> {
         @Override
         public void lost(Lease lease, LossReason reason) {
             log.info("Stopped {} (epoch {}): {}", lease.slotId(), lease.epoch(), reason.name().toLowerCase());
+        }
+    }
+
+    @Command(name = "drain", mixinStandardHelpOptions = true,
+            description = {"Asks a node to hand its slots to standbys one at a time, then stop.",
+                "The node sees the request at its next registry write (within ten heartbeats), releases one slot, waits "
+                        + "for a standby to take it, then the next; then it exits. SIGTERM stops a node gracefully too, "
+                        + "releasing all its slots at once."})
+    static final class Drain extends AdminCommand {
+        @Parameters(paramLabel = "IP:PORT", description = "The node to drain, as 'standby nodes' lists it.")
+        String node;
+
+        @Override
+        public Integer call() {
+            NodeId id = NodeId.parse(node);
+            try (StandbyDatabase db = connect()) {
+                NodeView view = new NodeTable(db).drain(id);
+                out().printf("Asked %s to drain: it hands its %d slot(s) to standbys one at a time, then stops.%n",
+                        id, view.slots().size());
+                out().flush();
+                return 0;
+            }
         }
     }
 }

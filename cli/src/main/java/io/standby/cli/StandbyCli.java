@@ -20,7 +20,7 @@ import java.util.Properties;
         mixinStandardHelpOptions = true,
         versionProvider = StandbyCli.Version.class,
         description = "Runs long-lived robots on interchangeable nodes, coordinated only through MongoDB slots.",
-        subcommands = {MongoCommand.class, SlotsCommand.class, RobotCommand.class, NodeCommand.class,
+        subcommands = {MongoCommand.class, SlotsCommand.class, RobotCommand.class, NodeCommand.class, NodesCommand.class,
             CommandLine.HelpCommand.class})
 public final class StandbyCli {
 

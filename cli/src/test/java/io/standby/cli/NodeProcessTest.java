@@ -73,9 +73,13 @@ class NodeProcessTest {
     }
 
     private StandbyProcess node(int port, String heartbeat, String lease, String poll) throws Exception {
+        return node(port, heartbeat, lease, poll, 1);
+    }
+
+    private StandbyProcess node(int port, String heartbeat, String lease, String poll, int maxSlots) throws Exception {
         StandbyProcess node = StandbyProcess.start(dir, "node-" + port + "-" + System.nanoTime(),
                 "node", "--ip", "127.0.0.1", "--port", Integer.toString(port),
-                "--heartbeat", heartbeat, "--lease", lease, "--poll", poll,
+                "--heartbeat", heartbeat, "--lease", lease, "--poll", poll, "--max-slots", Integer.toString(maxSlots),
                 "--mongo", TestMongo.uri(), "--db", db);
         StandbyProcess earlier = nodes.put(port, node);
         if (earlier != null && earlier.isAlive()) {
@@ -162,6 +166,38 @@ class NodeProcessTest {
         assertEquals(2, slot("slot-0").epoch());
         assertTrue(handover < Duration.ofSeconds(5).toNanos(), "handed over in " + Duration.ofNanos(handover)
                 + ", not after the 10s lease");
+    }
+
+    @Test
+    void aDrainedNodeHandsItsSlotsToTheStandbyOneAtATimeWithoutWaitingOutTheLeaseThenExits() throws Exception {
+        new SlotTable(admin).init(2);
+        List<Integer> ports = StandbyProcess.freePorts(2);
+        int owner = ports.get(0);
+        int standby = ports.get(1);
+        node(owner, "200ms", "10s", "200ms", 2);
+        await().atMost(WAIT).until(() -> owned().size() == 2);
+        node(standby, "200ms", "10s", "200ms", 2).awaitOutput("started", WAIT);
+
+        CliRun drain = CliRun.of("node", "drain", "127.0.0.1:" + owner, "--mongo", TestMongo.uri(), "--db", db);
+        assertEquals(0, drain.exitCode(), drain.err());
+        long askedAt = System.nanoTime();
+        int exit = nodes.get(owner).waitFor(WAIT);
+        long exitedAfter = System.nanoTime() - askedAt;
+
+        assertEquals(0, exit, "a drained node exits by itself, successfully");
+        String log = nodes.get(owner).output();
+        int first = log.indexOf("Draining: handing slot-0 over");
+        int second = log.indexOf("Draining: handing slot-1 over");
+        assertTrue(first >= 0 && second > first, "one slot at a time, in order:\n" + log);
+        await().atMost(WAIT).until(() -> owned().size() == 2);
+        for (SlotView slot : owned()) {
+            assertEquals(standby, slot.owner().port(), slot.id());
+            assertEquals(2, slot.epoch(), slot.id() + ": claimed once by each node");
+        }
+        assertTrue(exitedAfter < Duration.ofSeconds(10).toNanos(), "drained in " + Duration.ofNanos(exitedAfter)
+                + ": each slot was taken at the standby's next poll, not after the 10s lease");
+        assertTrue(new io.standby.slot.NodeTable(admin).get(new NodeId("127.0.0.1", owner)).isEmpty(),
+                "the drained node left the registry");
     }
 
     @Test

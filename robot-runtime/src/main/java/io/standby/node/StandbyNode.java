@@ -22,6 +22,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 
@@ -73,6 +74,14 @@ public final class StandbyNode implements AutoCloseable {
     /** The leases this node holds right now. */
     public List<Lease> leases() {
         return slots.leases();
+    }
+
+    /**
+     * Completes when an operator's drain request has handed every slot of this node to standbys; the
+     * application then closes the node (the {@code standby node} command exits).
+     */
+    public CompletableFuture<Void> drained() {
+        return slots.drained();
     }
 
     /** The robots running on this node, by slot. */
@@ -280,7 +289,7 @@ public final class StandbyNode implements AutoCloseable {
                 log.info("Robot types: {}", robotTypes.names().isEmpty() ? "none" : String.join(", ", robotTypes.names()));
                 RobotRuntime robots = RobotRuntime.create(robotsDb, config.node(), runtimeConfig, robotTypes).start();
                 opened.add(robots);
-                SlotNode slots = SlotNode.create(slotsDb, config, new InOrder(listener, robots)).start();
+                SlotNode slots = SlotNode.create(slotsDb, config, new InOrder(listener, robots), robots::workload).start();
                 StandbyNode node = new StandbyNode(config, slots, robots, http, connections);
                 if (http != null) {
                     http.json("/health", node::health);

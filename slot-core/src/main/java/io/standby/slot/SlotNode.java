@@ -1,6 +1,9 @@
 package io.standby.slot;
 
+import io.standby.slot.internal.Load;
+import io.standby.slot.internal.MongoNodeRegistry;
 import io.standby.slot.internal.MongoSlotStore;
+import io.standby.slot.internal.NodeRegistry;
 import io.standby.slot.internal.SlotProtocol;
 import io.standby.slot.internal.SlotStore;
 import io.standby.slot.internal.SuspendAwareClock;
@@ -9,10 +12,12 @@ import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 
 /**
  * A node's part in the slot protocol: it claims slots while it has room, renews the ones it owns,
@@ -38,10 +43,13 @@ public final class SlotNode implements AutoCloseable {
     private final ScheduledExecutorService poller = Executors.newSingleThreadScheduledExecutor(daemon("standby-poll"));
     private final ScheduledExecutorService heartbeat = Executors.newSingleThreadScheduledExecutor(daemon("standby-heartbeat"));
     private final ScheduledExecutorService fence = Executors.newSingleThreadScheduledExecutor(daemon("standby-fence"));
+    private final CompletableFuture<Void> drained = new CompletableFuture<>();
 
-    SlotNode(SlotStore store, NodeConfig config, MonotonicClock clock, SlotListener listener) {
+    SlotNode(SlotStore store, NodeRegistry registry, NodeConfig config, MonotonicClock clock, SlotListener listener,
+             Supplier<Workload> workload) {
         this.config = config;
-        this.protocol = new SlotProtocol(store, config, clock, listener, d -> Thread.sleep(d.toMillis()), SlotProtocol.Fanout.PARALLEL);
+        this.protocol = new SlotProtocol(store, registry, config, clock, listener, d -> Thread.sleep(d.toMillis()),
+                SlotProtocol.Fanout.PARALLEL, workload, Load.Gauge.SYSTEM);
     }
 
     /**
@@ -49,12 +57,35 @@ public final class SlotNode implements AutoCloseable {
      * {@link SlotTiming#operationTimeout()} (see {@link StandbyDatabase#connect}). Not started yet.
      */
     public static SlotNode create(StandbyDatabase database, NodeConfig config, SlotListener listener) {
-        return new SlotNode(new MongoSlotStore(database.datastore()), config,
-                new SuspendAwareClock(MonotonicClock.system(), System::currentTimeMillis), listener);
+        return create(database, config, listener, () -> Workload.NONE);
     }
 
     /**
-     * Starts polling, renewing and fencing. The first poll runs at once and takes back this identity's
+     * Creates a node that writes itself into the {@code nodes} registry, with what {@code workload}
+     * reports of its robots, and plans its claims from the registry. Not started yet.
+     */
+    public static SlotNode create(StandbyDatabase database, NodeConfig config, SlotListener listener, Supplier<Workload> workload) {
+        return new SlotNode(new MongoSlotStore(database.datastore()), new MongoNodeRegistry(database.database()), config,
+                new SuspendAwareClock(MonotonicClock.system(), System::currentTimeMillis), listener, workload);
+    }
+
+    /**
+     * Completes when an operator's drain request ({@code standby node drain}) has handed every slot of
+     * this node to standbys: the node has nothing left to do, and its owner may close it.
+     */
+    public CompletableFuture<Void> drained() {
+        return drained;
+    }
+
+    /** How this node's claims went so far. */
+    public SlotProtocol.ClaimCounts claims() {
+        return protocol.claims();
+    }
+
+    /**
+     * Starts polling, renewing and fencing, after joining the cluster: checking that no other host holds
+     * a live lease under this ip:port, writing this node into the registry and waiting up to 250 ms for
+     * nodes starting with it to do the same. The first poll runs at once and takes back this identity's
      * slots before claiming others.
      *
      * @throws IllegalStateException if started before or closed, or if this node's ip:port holds a live
@@ -65,10 +96,14 @@ public final class SlotNode implements AutoCloseable {
             throw new IllegalStateException("A slot node can be started only once");
         }
         try {
-            protocol.checkIdentity();
+            protocol.join();
         } catch (IllegalStateException e) {
             state.set(State.CLOSED);
             throw e;
+        } catch (InterruptedException e) {
+            state.set(State.CLOSED);
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("Interrupted while joining", e);
         }
         SlotTiming timing = config.timing();
         heartbeat.scheduleAtFixedRate(guard("renew", protocol::renewAll),
@@ -78,6 +113,9 @@ public final class SlotNode implements AutoCloseable {
         poller.scheduleWithFixedDelay(guard("poll", () -> {
             try {
                 protocol.poll();
+                if (protocol.drained()) {
+                    drained.complete(null);
+                }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
@@ -120,6 +158,7 @@ public final class SlotNode implements AutoCloseable {
         awaitQuietly(poller);
         if (before == State.STARTED) {
             protocol.releaseAll();
+            protocol.leave();
         }
         heartbeat.shutdownNow();
         fence.shutdownNow();

@@ -120,6 +120,50 @@ class SlotNodeTest {
     }
 
     @Test
+    void twentyNodesStartingTogetherShareTwentySlotsFromTheRegistryWithFewConflicts() {
+        new SlotTable(admin).init(20);
+        SlotTiming timing = SlotTiming.of(Duration.ofMillis(200), Duration.ofSeconds(2), Duration.ofMillis(200));
+        for (int i = 0; i < 20; i++) {
+            start(7600 + i, 1, timing, TestMongo.uri());
+        }
+
+        await().atMost(WAIT).until(() -> owned() == 20 && nodes.stream().mapToInt(n -> n.leases().size()).sum() == 20);
+
+        long lost = nodes.stream().mapToLong(n -> n.claims().lost()).sum();
+        long won = nodes.stream().mapToLong(n -> n.claims().won()).sum();
+        assertEquals(20, won, "every slot was won once");
+        assertTrue(lost <= 10, "claims lost to another node: " + lost);
+        assertLeasesNeverOverlap();
+        assertNoNodeEverHeldMoreThan(1);
+    }
+
+    @Test
+    void aDrainedNodeHandsItsSlotsToStandbysOneAtATimeThenSaysItIsDone() throws Exception {
+        new SlotTable(admin).init(2);
+        SlotTiming timing = SlotTiming.of(Duration.ofMillis(200), Duration.ofSeconds(2), Duration.ofMillis(200));
+        SlotNode owner = start(7650, 2, timing, TestMongo.uri());
+        await().atMost(WAIT).until(() -> owner.leases().size() == 2);
+        SlotNode standby = start(7651, 2, timing, TestMongo.uri());
+        NodeTable table = new NodeTable(admin);
+        await().atMost(WAIT).until(() -> table.list().size() == 2);
+
+        table.drain(owner.config().node());
+
+        owner.drained().get(30, java.util.concurrent.TimeUnit.SECONDS);
+        assertEquals(2, standby.leases().size(), "the standby holds both slots");
+        assertEquals(List.of(), owner.leases());
+        // One at a time: the second slot was released only after the standby had taken the first.
+        List<Event> events = log.stream().sorted(Comparator.comparingLong(Event::nanos)).toList();
+        List<Event> released = events.stream().filter(e -> e.kind() == Kind.LOST && e.node().equals("7650")).toList();
+        assertEquals(2, released.size(), events.toString());
+        assertTrue(released.stream().allMatch(e -> e.reason() == LossReason.RELEASED), released.toString());
+        Event firstTaken = events.stream().filter(e -> e.kind() == Kind.ACQUIRED && e.node().equals("7651")
+                && e.slotId().equals(released.get(0).slotId())).findFirst().orElseThrow();
+        assertTrue(firstTaken.nanos() < released.get(1).nanos(), "the first slot was taken before the second was released: " + events);
+        assertLeasesNeverOverlap();
+    }
+
+    @Test
     void nodesWithSeveralSlotsEachShareAllSlotsWithinTheirLimits() {
         new SlotTable(admin).init(7);
         SlotTiming timing = SlotTiming.of(Duration.ofMillis(200), Duration.ofSeconds(2), Duration.ofMillis(200));

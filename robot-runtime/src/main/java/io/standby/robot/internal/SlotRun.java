@@ -51,6 +51,8 @@ public final class SlotRun {
     private final Set<String> seen = new HashSet<>();
     private boolean begun;
     private boolean ended;
+    /** How many of the slot's robots showed FAILED at the last read. */
+    private volatile int failed;
 
     public SlotRun(Lease lease, RuntimeCore core) {
         this.lease = lease;
@@ -83,7 +85,17 @@ public final class SlotRun {
             begun = true;
         }
         seen.addAll(robots.stream().map(RobotView::id).toList());
+        countFailed(robots);
         act(robots);
+    }
+
+    private void countFailed(List<RobotView> robots) {
+        failed = (int) robots.stream().filter(r -> r.state() == RobotState.FAILED).count();
+    }
+
+    /** How many of the slot's robots failed for good, as last read. */
+    int failed() {
+        return failed;
     }
 
     /**
@@ -91,6 +103,7 @@ public final class SlotRun {
      * only; any robot seen before that is missing now was removed (or moved away while not running).
      */
     public void reconcile(List<RobotView> robots) {
+        countFailed(robots);
         Set<String> present = new HashSet<>();
         List<String> toFence = new ArrayList<>();
         List<RobotView> toSettle = new ArrayList<>();

@@ -3,6 +3,7 @@ package io.standby.robot.internal;
 import io.standby.robot.admin.RobotView;
 import io.standby.slot.Lease;
 import io.standby.slot.SlotView;
+import io.standby.slot.Workload;
 
 import java.time.Duration;
 import java.util.List;
@@ -104,6 +105,17 @@ public final class SlotRuns {
     @Override
     public String toString() {
         return "slots " + bySlot.values() + (toBegin.isEmpty() ? "" : ", to begin " + toBegin);
+    }
+
+    /** How many robots run on this node, and how many of its slots' robots failed for good. */
+    public Workload workload() {
+        int running = 0;
+        int failed = 0;
+        for (SlotRun run : bySlot.values()) {
+            running += run.running().size();
+            failed += run.failed();
+        }
+        return new Workload(running, failed);
     }
 
     public Map<String, List<String>> running() {

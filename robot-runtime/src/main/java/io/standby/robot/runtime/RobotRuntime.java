@@ -15,6 +15,7 @@ import io.standby.slot.NodeId;
 import io.standby.slot.SlotListener;
 import io.standby.slot.SlotView;
 import io.standby.slot.StandbyDatabase;
+import io.standby.slot.Workload;
 
 import java.util.List;
 import java.util.Map;
@@ -96,6 +97,11 @@ public final class RobotRuntime implements SlotListener, AutoCloseable {
     @Override
     public void lost(Lease lease, LossReason reason) {
         slots.lost(lease);
+    }
+
+    /** How many robots run on this node and how many of its slots' robots failed, for its registry document. */
+    public Workload workload() {
+        return slots.workload();
     }
 
     /** The robots running on this node, by slot. */

@@ -8,6 +8,7 @@ import io.standby.slot.NodeConfig;
 import io.standby.slot.NodeId;
 import io.standby.slot.SlotListener;
 import io.standby.slot.SlotTiming;
+import io.standby.slot.internal.Load;
 import io.standby.slot.internal.SlotProtocol;
 
 import java.time.Duration;
@@ -87,8 +88,9 @@ final class SimNode {
         NodeConfig config = new NodeConfig(id, maxSlots, timing, id.port() + "-" + generation + "@simhost:1:1");
         RuntimeCore core = new RuntimeCore(robotStore, writes, sequence, name(), new Launcher(), clock);
         slots = new SlotRuns(core, Duration.ofSeconds(2), SlotRuns.RESYNC, slotIds -> { }, () -> scheduleSync(0));
-        protocol = new SlotProtocol(slotStore, config, clock, new Listener(slots), duration -> { },
-                SlotProtocol.Fanout.SEQUENTIAL);
+        SlotRuns runs = slots;
+        protocol = new SlotProtocol(slotStore, world.registry, config, clock, new Listener(slots), duration -> { },
+                SlotProtocol.Fanout.SEQUENTIAL, runs::workload, Load.Gauge.IDLE);
         sim.note(this + " starts (instance " + config.instance() + ")");
         int gen = generation;
         after(0, () -> poll(gen));
@@ -186,6 +188,7 @@ final class SimNode {
         stopping = true;
         protocol.stopClaiming();
         protocol.releaseAll();
+        protocol.leave();
         if (up) {
             up = false;
             generation++;

@@ -21,6 +21,7 @@ final class SimWorld {
 
     final Sim sim;
     final SimDatabase db;
+    final SimNodeRegistry registry;
     final SimChecker checker;
     final List<SimNode> nodes = new ArrayList<>();
     private final SimOperator operator;
@@ -33,6 +34,7 @@ final class SimWorld {
     SimWorld(long seed) {
         this.sim = new Sim(seed, 80);
         this.db = new SimDatabase(sim);
+        this.registry = new SimNodeRegistry(db, SimNodeRegistry.newContents());
         this.checker = new SimChecker(sim, this);
         int nodeCount = 3 + sim.random.nextInt(4);
         this.slotCount = 2 + sim.random.nextInt(4);

@@ -5,6 +5,7 @@ import com.mongodb.MongoWriteException;
 import com.mongodb.WriteConcern;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.Aggregates;
+import com.mongodb.client.model.Field;
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Projections;
 import dev.morphia.Datastore;
@@ -63,6 +64,8 @@ public final class MongoSlotStore implements SlotStore {
 
     private static final Logger log = LoggerFactory.getLogger(MongoSlotStore.class);
     private static final String SERVER_NOW = "serverNow";
+    /** Documents per reply: all of them, up to the server's 16 MB a batch (about 100,000 slots). */
+    static final int ONE_BATCH = 1_000_000;
 
     private final Datastore datastore;
     private final MongoCollection<Document> raw;
@@ -82,9 +85,10 @@ public final class MongoSlotStore implements SlotStore {
      */
     @Override
     public List<SlotView> readAll() {
-        List<Document> docs = raw.aggregate(List.of(Aggregates.project(Projections.fields(
-                        Projections.include(IP, PORT, TIME, LEASE, EPOCH, INSTANCE, CHANGES), Projections.computed(SERVER_NOW, "$$NOW")))))
-                .into(new ArrayList<>());
+        // $addFields rather than $project: the same documents (slots hold nothing else), at about half the
+        // embedded server's cost. One batch whatever the slot count: a getMore would be a second command.
+        List<Document> docs = raw.aggregate(List.of(Aggregates.addFields(new Field<>(SERVER_NOW, "$$NOW"))))
+                .batchSize(ONE_BATCH).into(new ArrayList<>());
         List<SlotView> slots = new ArrayList<>();
         for (Document doc : docs) {
             if (!(doc.get(SERVER_NOW) instanceof Date now)) {

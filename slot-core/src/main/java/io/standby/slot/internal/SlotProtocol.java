@@ -5,19 +5,25 @@ import io.standby.slot.Lease;
 import io.standby.slot.LossReason;
 import io.standby.slot.MonotonicClock;
 import io.standby.slot.NodeConfig;
+import io.standby.slot.NodeState;
 import io.standby.slot.SlotListener;
 import io.standby.slot.SlotView;
+import io.standby.slot.Workload;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.function.Supplier;
+import java.util.stream.Collectors;
 
 /**
  * The decisions of the slot protocol for one node, without threads of its own: {@link #poll()},
@@ -30,6 +36,12 @@ import java.util.concurrent.Executors;
 public final class SlotProtocol {
 
     private static final Logger log = LoggerFactory.getLogger(SlotProtocol.class);
+    /**
+     * Heartbeats between registry writes when nothing changed. Ten keeps an owner at the defaults under
+     * 1.6 commands a second (a poll a second, a renewal every 2 s, this write every 20 s, the robots'
+     * re-read every 30 s); the cost is that a drain request waits up to 20 s to be seen.
+     */
+    static final int REGISTRY_WRITE_HEARTBEATS = 10;
 
     /** Pauses the poll thread; tests pass one that does not sleep. */
     @FunctionalInterface
@@ -73,13 +85,31 @@ public final class SlotProtocol {
     private volatile boolean claiming = true;
     /** Instances of another host seen holding this identity, warned about once each; poll thread only. */
     private final java.util.Set<String> twinsWarned = new java.util.HashSet<>();
+    private final Membership membership;
+    private final boolean withMembership;
+    /** When each claimable slot became claimable for this node, on its clock; poll thread only. */
+    private final Map<String, Long> claimableSince = new HashMap<>();
+    private boolean settled;
+    /** Whether the last read showed an expired slot this node does not hold: a plan is likely; poll thread only. */
+    private boolean expectClaims;
+    private volatile boolean draining;
+    /** The slot a drain released last and waits to see taken; poll thread only. */
+    private String inTransit;
+    private long inTransitSince;
+    private final ClaimCounts counts = new ClaimCounts();
 
+    /** A node that takes part in no membership: it claims every claimable slot at once. */
     public SlotProtocol(SlotStore store, NodeConfig config, MonotonicClock clock, SlotListener listener, Sleeper sleeper) {
-        this(store, config, clock, listener, sleeper, Fanout.SEQUENTIAL);
+        this(store, NodeRegistry.NONE, config, clock, listener, sleeper, Fanout.SEQUENTIAL, () -> Workload.NONE, Load.Gauge.IDLE);
     }
 
-    public SlotProtocol(SlotStore store, NodeConfig config, MonotonicClock clock, SlotListener listener, Sleeper sleeper,
-                        Fanout fanout) {
+    /**
+     * @param registry the nodes registry this node writes itself into and plans its claims from
+     * @param workload what this node's robots amount to, for its registry document
+     * @param gauge    the machine's CPU and memory, for its load score
+     */
+    public SlotProtocol(SlotStore store, NodeRegistry registry, NodeConfig config, MonotonicClock clock, SlotListener listener,
+                        Sleeper sleeper, Fanout fanout, Supplier<Workload> workload, Load.Gauge gauge) {
         this.store = store;
         this.config = config;
         this.clock = clock;
@@ -88,6 +118,33 @@ public final class SlotProtocol {
         this.fanout = fanout;
         this.me = new SlotStore.Ownership(config.node(), config.instance(), config.timing().lease());
         this.validNanos = config.timing().lease().minus(config.timing().fenceMargin()).toNanos();
+        this.membership = new Membership(registry, config, workload, gauge, clock,
+                config.timing().heartbeat().multipliedBy(REGISTRY_WRITE_HEARTBEATS), Membership.version());
+        this.withMembership = registry != NodeRegistry.NONE;
+    }
+
+    /** Claims won, lost to another node, and failed (no answer), since the node started. */
+    public ClaimCounts claims() {
+        return counts;
+    }
+
+    /** How this node's claims went: won, lost to a concurrent claim, or failed. Read from any thread. */
+    public static final class ClaimCounts {
+        private final java.util.concurrent.atomic.AtomicLong won = new java.util.concurrent.atomic.AtomicLong();
+        private final java.util.concurrent.atomic.AtomicLong lost = new java.util.concurrent.atomic.AtomicLong();
+        private final java.util.concurrent.atomic.AtomicLong failed = new java.util.concurrent.atomic.AtomicLong();
+
+        public long won() {
+            return won.get();
+        }
+
+        public long lost() {
+            return lost.get();
+        }
+
+        public long failed() {
+            return failed.get();
+        }
     }
 
     public NodeConfig config() {
@@ -104,42 +161,186 @@ public final class SlotProtocol {
     }
 
     /**
-     * Reads every slot, takes back the slots still held under this node's identity, then claims
-     * claimable slots one at a time while there is room. Returns the number of slots won.
+     * Reads every slot, takes back the slots still held under this node's identity, writes this node's
+     * registry document if due, then claims while there is room: at once the claimable slots the
+     * membership's plan gives to this node ({@link ClaimPlan}), and the others once they have been
+     * claimable for a head start (half a poll) that lets their planned node go first. A dead or slow
+     * planned node therefore delays a slot by less than a poll, so no slot stays unserved longer than
+     * lease + two polls while some node has room. Returns the number of slots won.
      *
-     * @throws InterruptedException if the thread is interrupted while it waits for its turn to claim
+     * @throws InterruptedException if the thread is interrupted while it lets the registry settle
      */
     public int poll() throws InterruptedException {
+        // First, so that the claims of a storm do not wait behind the registry writes of its winners: the
+        // registry shows each poll's outcome one poll later. Writes only when due or changed.
+        if (membership.report(state(), heldSlotIds()) && !draining) {
+            log.info("An operator asked this node to drain: it hands its slots to standbys one at a time, then stops");
+            draining = true;
+            stopClaiming();
+            membership.report(state(), heldSlotIds());
+        }
+        return readAndClaim();
+    }
+
+    /** Whether this node drains: it claims nothing and hands its slots over, one a poll. */
+    public boolean draining() {
+        return draining;
+    }
+
+    /** Whether a drain has handed every slot over: the node may stop. */
+    public boolean drained() {
+        return draining && inTransit == null && owned.values().stream().allMatch(l -> l.endReason() != null);
+    }
+
+    /**
+     * One step of a drain: once the slot handed over last is owned by someone else (or two polls have
+     * passed), releases the next one gracefully, its robots stopping first. Each slot is taken by a
+     * standby at its next poll: a released slot needs no waiting.
+     */
+    private void drainStep(List<SlotView> slots) {
+        if (inTransit != null) {
+            boolean taken = slots.stream().anyMatch(s -> s.id().equals(inTransit) && s.owner() != null && !config.node().equals(s.owner()));
+            if (!taken && clock.nanoTime() - inTransitSince < 2 * config.timing().poll().toNanos()) {
+                return;
+            }
+            inTransit = null;
+        }
+        owned.values().stream().filter(l -> l.endReason() == null)
+                .min(Comparator.comparing(Lease::slotId, SlotIds.NATURAL))
+                .ifPresent(lease -> {
+                    log.info("Draining: handing {} over", lease.slotId());
+                    inTransit = lease.slotId();
+                    inTransitSince = clock.nanoTime();
+                    release(lease);
+                });
+    }
+
+    /**
+     * Joins the cluster before the first poll: refuses to go on if this node's ip:port holds a live lease
+     * from another host, then registers this node and lets nodes starting with it register too (see
+     * {@link #settle()}). Two nodes that share one identity (the same address on two machines, or behind
+     * NAT) would not fight, since neither takes the other's slots back without waiting, but every log,
+     * table and take-back that names a node by its address would be ambiguous; the check comes first so
+     * that a refused node writes nothing. If the slots cannot be read, the check is skipped.
+     *
+     * @throws IllegalStateException naming both hosts
+     * @throws InterruptedException  if the thread is interrupted while it lets the registry settle
+     */
+    public void join() throws InterruptedException {
         List<SlotView> slots = readAndObserve();
+        for (SlotView slot : slots == null ? List.<SlotView>of() : slots) {
+            if (heldByTwin(slot) && !slot.expired()) {
+                throw new IllegalStateException(config.node() + " holds a live lease on " + slot.id()
+                        + " from another host (instance " + slot.instance() + "); this node is on " + config.host()
+                        + ": give every node its own ip:port");
+            }
+        }
+        settle();
+    }
+
+    /**
+     * Once, before this node's first claims: it writes itself into the registry and waits a short time
+     * (half a poll, at most 250 ms) so that nodes starting together all see each other when they plan.
+     */
+    private void settle() throws InterruptedException {
+        if (settled) {
+            return;
+        }
+        settled = true;
+        if (withMembership) {
+            expectClaims = true;
+            membership.report(state(), heldSlotIds());
+            Duration half = config.timing().poll().dividedBy(2);
+            sleeper.sleep(half.compareTo(Duration.ofMillis(250)) < 0 ? half : Duration.ofMillis(250));
+        }
+    }
+
+    /** The slots, and before them the registry if a plan is likely; null if the slots cannot be read. */
+    private List<SlotView> read() {
+        if (expectClaims && withMembership && claiming && owned.size() < config.maxSlots()) {
+            // Before the slots: a registry no newer than the slot table keeps the plan stable (see ClaimPlan).
+            membership.refresh(config.timing().poll());
+        }
+        List<SlotView> slots = readAndObserve();
+        if (slots != null) {
+            expectClaims = slots.stream().anyMatch(slot -> slot.expired() && !owned.containsKey(slot.id()));
+        }
+        return slots;
+    }
+
+    private int readAndClaim() throws InterruptedException {
+        settle();
+        List<SlotView> slots = read();
         if (slots == null) {
             return 0;
         }
         reportOwned(slots);
+        if (draining) {
+            drainStep(slots);
+            return 0;
+        }
         int won = takeBackOwn(slots);
-        while (claiming && owned.size() < config.maxSlots()) {
-            List<SlotView> candidates = claimable(slots);
-            if (candidates.isEmpty()) {
+        if (!claiming || owned.size() >= config.maxSlots()) {
+            claimableSince.clear();
+            return won;
+        }
+        List<SlotView> candidates = claimable(slots);
+        if (candidates.isEmpty()) {
+            claimableSince.clear();
+            return won;
+        }
+        long now = clock.nanoTime();
+        claimableSince.keySet().retainAll(candidates.stream().map(SlotView::id).toList());
+        candidates.forEach(slot -> claimableSince.putIfAbsent(slot.id(), now));
+        Set<String> planned = withMembership ? plan(candidates, slots)
+                : candidates.stream().map(SlotView::id).collect(Collectors.toSet());
+        long headStart = config.timing().poll().toNanos() / 2;
+        List<SlotView> ready = new ArrayList<>();
+        for (SlotView slot : ClaimOrder.rank(config.node(), candidates)) {
+            if (planned.contains(slot.id())) {
+                ready.addFirst(slot);
+            } else if (now - claimableSince.get(slot.id()) >= headStart) {
+                ready.addLast(slot);
+            }
+        }
+        for (SlotView slot : ready) {
+            if (!claiming || owned.size() >= config.maxSlots()) {
                 break;
             }
-            // Seed 004's preemption: a node that owns fewer slots tries first, so that the least-loaded
-            // node wins a race. The wait stays below one poll interval, so a slot is never left unserved
-            // longer than lease + two polls while some node has room.
-            int load = owned.size();
-            if (load > 0) {
-                sleeper.sleep(config.timing().poll().multipliedBy(load).dividedBy(config.maxSlots()));
-            }
-            if (!claiming || !claimOne(candidates)) {
-                break;
-            }
-            won++;
-            if (owned.size() < config.maxSlots()) {
-                slots = readAndObserve();
-                if (slots == null) {
-                    break;
-                }
+            if (claim(slot)) {
+                won++;
             }
         }
         return won;
+    }
+
+    /**
+     * The claimable slots the membership's plan gives to this node. Every node, this one included, is
+     * taken as the registry lists it, so that nodes reading the same registry compute the same plan; this
+     * node is added as it is right now only if the registry does not list it.
+     */
+    private Set<String> plan(List<SlotView> candidates, List<SlotView> slots) {
+        List<ClaimPlan.Member> members = new ArrayList<>(membership.live());
+        boolean listed = members.stream().anyMatch(m -> m.id().equals(config.node()));
+        if (!listed) {
+            members.add(new ClaimPlan.Member(config.node(), membership.load(owned.size()), config.maxSlots()));
+        }
+        // A twin's slots (this ip:port on another host) are not this node's: they take none of its room.
+        List<SlotView> held = slots.stream().filter(slot -> !heldByTwin(slot)).toList();
+        Set<String> mine = ClaimPlan.mine(candidates, held, members, config.node());
+        log.debug("{} claimable slot(s), {} live node(s); the plan gives this node {}", candidates.size(), members.size(), mine);
+        return mine;
+    }
+
+    private NodeState state() {
+        if (draining) {
+            return NodeState.DRAINING;
+        }
+        return owned.isEmpty() ? NodeState.STANDBY : NodeState.OWNER;
+    }
+
+    private List<String> heldSlotIds() {
+        return leases().stream().map(Lease::slotId).toList();
     }
 
     /** Tells the listener how the slots this node holds look now. */
@@ -215,30 +416,31 @@ public final class SlotProtocol {
         return candidates;
     }
 
-    /** Tries the candidates in this node's rendezvous order; a conflict moves on to the next one. */
-    private boolean claimOne(List<SlotView> candidates) {
-        for (SlotView slot : ClaimOrder.rank(config.node(), candidates)) {
-            long sent = clock.nanoTime();
-            boolean won;
-            try {
-                won = store.claim(slot, me);
-            } catch (RuntimeException e) {
-                // The claim may have landed; if so the next poll finds the slot under this node's
-                // identity and takes it back.
-                outage.failed("Claim of " + slot.id() + " failed", e);
-                return false;
-            }
-            if (won) {
-                if (slot.owner() != null) {
-                    log.info("Took over {} from {} (lease {} expired), epoch {}",
-                            slot.id(), slot.owner(), Durations.format(slot.lease()), slot.epoch() + 1);
-                }
-                acquire(slot.id(), slot.epoch() + 1, sent);
-                return true;
-            }
-            log.debug("Lost the race for {}", slot.id());
+    /** One claim of one slot, exactly as it was read; true if this node won it. */
+    private boolean claim(SlotView slot) {
+        long sent = clock.nanoTime();
+        boolean won;
+        try {
+            won = store.claim(slot, me);
+        } catch (RuntimeException e) {
+            // The claim may have landed; if so the next poll finds the slot under this node's identity
+            // and takes it back.
+            counts.failed.incrementAndGet();
+            outage.failed("Claim of " + slot.id() + " failed", e);
+            return false;
         }
-        return false;
+        if (!won) {
+            counts.lost.incrementAndGet();
+            log.debug("Lost the race for {}", slot.id());
+            return false;
+        }
+        counts.won.incrementAndGet();
+        if (slot.owner() != null) {
+            log.info("Took over {} from {} (lease {} expired), epoch {}",
+                    slot.id(), slot.owner(), Durations.format(slot.lease()), slot.epoch() + 1);
+        }
+        acquire(slot.id(), slot.epoch() + 1, sent);
+        return true;
     }
 
     private void acquire(String slotId, long epoch, long claimSentNanos) {
@@ -309,31 +511,6 @@ public final class SlotProtocol {
         }
     }
 
-    /**
-     * Refuses to go on if this node's ip:port holds a live lease from an instance on another host: two
-     * nodes share one identity (the same address on two machines, or behind NAT). Neither may take the
-     * other's slots back without waiting, so they would not fight, but every log, table and take-back
-     * that names a node by its address would be ambiguous.
-     *
-     * @throws IllegalStateException naming both hosts
-     */
-    public void checkIdentity() {
-        List<SlotView> slots;
-        try {
-            slots = store.readAll();
-        } catch (RuntimeException e) {
-            outage.failed("Cannot read slots", e);
-            return;
-        }
-        for (SlotView slot : slots) {
-            if (heldByTwin(slot) && !slot.expired()) {
-                throw new IllegalStateException(config.node() + " holds a live lease on " + slot.id()
-                        + " from another host (instance " + slot.instance() + "); this node is on " + config.host()
-                        + ": give every node its own ip:port");
-            }
-        }
-    }
-
     /** Held under this ip:port by an instance on this host (this process, or an earlier one that binding proved gone). */
     private boolean heldByThisHost(SlotView slot) {
         return config.node().equals(slot.owner()) && config.host() != null
@@ -343,6 +520,11 @@ public final class SlotProtocol {
     /** Held under this ip:port by an instance on another host, or one whose host is not known. */
     private boolean heldByTwin(SlotView slot) {
         return config.node().equals(slot.owner()) && !heldByThisHost(slot);
+    }
+
+    /** Removes this node from the registry: the end of a graceful stop. */
+    public void leave() {
+        membership.leave();
     }
 
     /** Stops claiming; every later poll only reads. */

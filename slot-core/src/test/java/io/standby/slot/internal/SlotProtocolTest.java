@@ -3,12 +3,15 @@ package io.standby.slot.internal;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Updates;
+import com.mongodb.event.CommandListener;
+import com.mongodb.event.CommandStartedEvent;
 import io.standby.slot.Lease;
 import io.standby.slot.LossReason;
 import io.standby.slot.ManualClock;
 import io.standby.slot.MonotonicClock;
 import io.standby.slot.NodeConfig;
 import io.standby.slot.NodeId;
+import io.standby.slot.NodeView;
 import io.standby.slot.RecordingListener;
 import io.standby.slot.RecordingListener.Event;
 import io.standby.slot.RecordingListener.Kind;
@@ -29,6 +32,7 @@ import java.util.ArrayList;
 import java.util.Date;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.stream.IntStream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -74,6 +78,14 @@ class SlotProtocolTest {
         return new SlotProtocol(store, config, clock, new RecordingListener("n" + port, log), sleeps::add);
     }
 
+    /** A node that writes itself into the registry and plans its claims from it. */
+    private SlotProtocol member(int port, int maxSlots) {
+        NodeConfig config = new NodeConfig(new NodeId("127.0.0.1", port), maxSlots, TIMING, NodeConfig.newInstanceId());
+        return new SlotProtocol(store, new MongoNodeRegistry(db.database()), config, clock,
+                new RecordingListener("n" + port, log), sleeps::add, SlotProtocol.Fanout.SEQUENTIAL,
+                () -> io.standby.slot.Workload.NONE, Load.Gauge.IDLE);
+    }
+
     private SlotView slot(String id) {
         return store.read(id).orElseThrow();
     }
@@ -100,7 +112,7 @@ class SlotProtocolTest {
     }
 
     @Test
-    void aNodeNeverOwnsMoreThanMaxSlotsAndWaitsLongerTheMoreItOwns() throws Exception {
+    void aNodeNeverOwnsMoreThanMaxSlots() throws Exception {
         new SlotTable(db).init(5);
         SlotProtocol a = node(7001, 3);
 
@@ -109,9 +121,8 @@ class SlotProtocolTest {
 
         assertEquals(3, a.leases().size());
         assertEquals(3, store.readAll().stream().filter(s -> s.owner() != null).count());
-        // Before its second and third claim it let less-loaded nodes go first: poll x owned / max.
-        assertEquals(List.of(Duration.ofMillis(333), Duration.ofMillis(666)),
-                sleeps.stream().map(d -> Duration.ofMillis(d.toMillis())).toList());
+        assertEquals(List.of(), sleeps, "without a registry there is nobody to wait for");
+        assertEquals(3, a.claims().won());
     }
 
     @Test
@@ -363,11 +374,138 @@ class SlotProtocolTest {
         hostA.poll();
         SlotProtocol hostB = node(7001, 1, "2-bbbb@host-b:2222:1");
 
-        IllegalStateException refused = org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class, hostB::checkIdentity);
+        IllegalStateException refused = org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class, hostB::join);
         assertTrue(refused.getMessage().contains("127.0.0.1:7001") && refused.getMessage().contains("host-a:1111:1")
                 && refused.getMessage().contains("host-b:2222:1"), refused.getMessage());
-        node(7002, 1).checkIdentity();
-        node(7001, 1, "3-cccc@host-a:1111:1").checkIdentity();
+        node(7002, 1).join();
+        node(7001, 1, "3-cccc@host-a:1111:1").join();
+    }
+
+    @Test
+    void aPlannedNodeThatIsDeadDelaysItsSlotByTheHeadStartOnly() throws Exception {
+        new SlotTable(db).init(1);
+        MongoNodeRegistry registry = new MongoNodeRegistry(db.database());
+        // A node that registered and died: the registry still shows it live, and the plan gives it slot-0.
+        NodeId me = new NodeId("127.0.0.1", 7001);
+        NodeId ghost = IntStream.range(2, 250).mapToObj(i -> new NodeId("10.0.0." + i, 7700))
+                .filter(g -> ClaimPlan.mine(store.readAll(), store.readAll(), List.of(new ClaimPlan.Member(g, 0, 1),
+                        new ClaimPlan.Member(me, 0, 1)), g).contains("slot-0"))
+                .findFirst().orElseThrow();
+        registry.write(new NodeRegistry.NodeRecord(ghost, "1-dead@elsewhere", "elsewhere", io.standby.slot.NodeState.STANDBY,
+                List.of(), 1, 0, 0, 0, 0, 0, "dev", Duration.ofSeconds(10)), true);
+        SlotProtocol a = member(7001, 1);
+
+        assertEquals(0, a.poll(), "the plan gives slot-0 to the other node: it goes first");
+        assertEquals(1, sleeps.size(), "a fresh node let the registry settle once");
+        clock.tick(Duration.ofMillis(499));
+        assertEquals(0, a.poll(), "within the head start (half a poll)");
+        clock.tick(Duration.ofMillis(1));
+        assertEquals(1, a.poll(), "after it, this node claims it anyway");
+        assertEquals(me, slot("slot-0").owner());
+    }
+
+    @Test
+    void aNodeThatPlansReadsTheRegistryBeforeTheSlotsSoEveryWinInTheRegistryIsInTheTableToo() throws Exception {
+        // The plan stays the same for every node as others win (ClaimPlan) only if the slot table it sees
+        // is no older than the registry: a winner writes its slot first and its registry document after.
+        new SlotTable(db).init(2);
+        NodeId me = new NodeId("127.0.0.1", 7001);
+        NodeId other = IntStream.range(2, 250).mapToObj(i -> new NodeId("10.0.0." + i, 7700))
+                .filter(g -> {
+                    List<ClaimPlan.Member> both = List.of(new ClaimPlan.Member(g, 0, 1), new ClaimPlan.Member(me, 0, 2));
+                    return ClaimPlan.mine(store.readAll(), store.readAll(), both, g).size() == 1;
+                })
+                .findFirst().orElseThrow();
+        new MongoNodeRegistry(db.database()).write(new NodeRegistry.NodeRecord(other, "1-slow@elsewhere", "elsewhere",
+                io.standby.slot.NodeState.STANDBY, List.of(), 1, 0, 0, 0, 0, 0, "dev", Duration.ofSeconds(10)), true);
+        List<String> reads = new CopyOnWriteArrayList<>();
+        CommandListener readsOfCollections = new CommandListener() {
+            @Override
+            public void commandStarted(CommandStartedEvent event) {
+                if (event.getCommandName().equals("aggregate") || event.getCommandName().equals("find")) {
+                    reads.add(event.getCommand().getString(event.getCommandName()).getValue());
+                }
+            }
+        };
+        try (StandbyDatabase watched = StandbyDatabase.connect(TestMongo.uri(), db.database().getName(), Duration.ofSeconds(10),
+                settings -> settings.addCommandListener(readsOfCollections))) {
+            NodeConfig config = new NodeConfig(me, 2, TIMING, NodeConfig.newInstanceId());
+            SlotProtocol a = new SlotProtocol(new MongoSlotStore(watched.datastore()), new MongoNodeRegistry(watched.database()),
+                    config, clock, new RecordingListener("n7001", log), sleeps::add, SlotProtocol.Fanout.SEQUENTIAL,
+                    () -> io.standby.slot.Workload.NONE, Load.Gauge.IDLE);
+
+            assertEquals(1, a.poll(), "this node's planned slot; the other's waits for its head start");
+            assertEquals(List.of("nodes", "slots"), reads, "a cold start: registered and settled, then the registry first");
+            reads.clear();
+            clock.tick(TIMING.poll());
+            assertEquals(1, a.poll(), "the other node's slot, after the head start");
+            assertEquals(List.of("nodes", "slots"), reads, "a slot was claimable: the registry is read first");
+            reads.clear();
+            clock.tick(TIMING.poll());
+            assertEquals(0, a.poll());
+            assertEquals(List.of("slots"), reads, "nothing to claim: one read, the slots");
+        }
+    }
+
+    @Test
+    void aNodeRegistersItselfAtALowRateAndLeavesWhenItStops() throws Exception {
+        new SlotTable(db).init(1);
+        MongoNodeRegistry registry = new MongoNodeRegistry(db.database());
+        java.util.concurrent.atomic.AtomicInteger writes = new java.util.concurrent.atomic.AtomicInteger();
+        NodeRegistry counting = new NodeRegistry() {
+            @Override
+            public boolean write(NodeRecord node, boolean first) {
+                writes.incrementAndGet();
+                return registry.write(node, first);
+            }
+
+            @Override
+            public void remove(NodeId node, String instance) {
+                registry.remove(node, instance);
+            }
+
+            @Override
+            public List<NodeView> readAll() {
+                return registry.readAll();
+            }
+
+            @Override
+            public long sweep(Duration olderThan) {
+                return registry.sweep(olderThan);
+            }
+
+            @Override
+            public boolean requestDrain(NodeId node) {
+                return registry.requestDrain(node);
+            }
+        };
+        NodeConfig config = new NodeConfig(new NodeId("127.0.0.1", 7001), 1, TIMING, NodeConfig.newInstanceId());
+        SlotProtocol a = new SlotProtocol(store, counting, config, clock, new RecordingListener("n7001", log), sleeps::add,
+                SlotProtocol.Fanout.SEQUENTIAL, () -> io.standby.slot.Workload.NONE, Load.Gauge.IDLE);
+        assertEquals(1, a.poll());
+        NodeView registered = registry.readAll().getFirst();
+        assertEquals(new NodeId("127.0.0.1", 7001), registered.id());
+        assertEquals(io.standby.slot.NodeState.STANDBY, registered.state(), "registered before its first claim");
+        assertEquals(a.config().instance(), registered.instance());
+        clock.tick(Duration.ofSeconds(1));
+        a.poll();
+        registered = registry.readAll().getFirst();
+        assertEquals(io.standby.slot.NodeState.OWNER, registered.state(), "the claim shows at the next poll");
+        assertEquals(List.of("slot-0"), registered.slots());
+        int afterFirstPoll = writes.get();
+
+        for (int i = 0; i < 19; i++) {
+            clock.tick(Duration.ofSeconds(1));
+            a.poll();
+        }
+        assertEquals(afterFirstPoll, writes.get(), "nothing changed and no write was due for 19 s");
+        clock.tick(Duration.ofSeconds(1));
+        a.poll();
+        assertEquals(afterFirstPoll + 1, writes.get(), "due after ten heartbeats");
+
+        a.releaseAll();
+        a.leave();
+        assertEquals(List.of(), registry.readAll(), "a graceful stop removes the document");
     }
 
     @Test

@@ -1,0 +1,115 @@
+package io.standby.cli;
+
+import io.standby.slot.NodeId;
+import io.standby.slot.NodeState;
+import io.standby.slot.NodeTable;
+import io.standby.slot.StandbyDatabase;
+import io.standby.slot.internal.MongoNodeRegistry;
+import io.standby.slot.internal.NodeRegistry;
+import io.standby.testing.TestMongo;
+import org.bson.Document;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+
+import java.time.Duration;
+import java.util.Date;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** {@code standby nodes} and {@code standby node drain} against the test database, with the registry documents nodes write. */
+class NodesCommandTest {
+
+    private String db;
+    private StandbyDatabase admin;
+    private MongoNodeRegistry registry;
+
+    @BeforeEach
+    void setUp(TestInfo test) {
+        db = TestMongo.freshDatabase(test.getTestMethod().orElseThrow().getName());
+        admin = StandbyDatabase.connect(TestMongo.uri(), db, Duration.ofSeconds(10), null);
+        registry = new MongoNodeRegistry(admin.database());
+    }
+
+    @AfterEach
+    void tearDown() {
+        admin.database().drop();
+        admin.close();
+    }
+
+    private CliRun run(String... args) {
+        String[] all = new String[args.length + 4];
+        System.arraycopy(args, 0, all, 0, args.length);
+        all[args.length] = "--mongo";
+        all[args.length + 1] = TestMongo.uri();
+        all[args.length + 2] = "--db";
+        all[args.length + 3] = db;
+        return CliRun.of(all);
+    }
+
+    private void register(String ip, NodeState state, List<String> slots) {
+        registry.write(new NodeRegistry.NodeRecord(new NodeId(ip, 7700), "1-a@host:1:1", "host:1:1", state, slots, 2, slots.size() * 3,
+                0, 0.25, 0.5, 40, "0.1.0", Duration.ofSeconds(10)), true);
+    }
+
+    @Test
+    void nodesShowsOwnersStandbysAndOfflineNodesAtAGlance() {
+        assertTrue(run("nodes").out().contains("No nodes."));
+        register("10.0.0.1", NodeState.OWNER, List.of("slot-0", "slot-1"));
+        register("10.0.0.2", NodeState.STANDBY, List.of());
+        register("10.0.0.3", NodeState.STANDBY, List.of());
+        admin.database().getCollection(MongoNodeRegistry.COLLECTION).updateOne(new Document("_id", "10.0.0.3:7700"),
+                new Document("$set", new Document("time", new Date(System.currentTimeMillis() - 60_000))));
+
+        CliRun nodes = run("nodes");
+
+        assertEquals(0, nodes.exitCode(), nodes.err());
+        List<String> lines = nodes.out().strip().lines().toList();
+        assertEquals(4, lines.size(), nodes.out());
+        assertTrue(lines.get(1).matches("10\\.0\\.0\\.1:7700\\s+owner\\s+slot-0,slot-1 \\(of 2\\)\\s+6\\s+0\\s+40\\s+25%\\s+50%\\s+0\\.1\\.0.*"), lines.get(1));
+        assertTrue(lines.get(2).matches("10\\.0\\.0\\.2:7700\\s+standby\\s+-\\s+0.*"), lines.get(2));
+        assertTrue(lines.get(3).matches("10\\.0\\.0\\.3:7700\\s+offline\\s+.*"), lines.get(3));
+    }
+
+    @Test
+    void drainAsksTheNodeOnceAndRefusesUnknownOfflineAndAlreadyDrainingNodes() {
+        register("10.0.0.1", NodeState.OWNER, List.of("slot-0"));
+
+        CliRun drained = run("node", "drain", "10.0.0.1:7700");
+        assertEquals(0, drained.exitCode(), drained.err());
+        assertTrue(drained.out().contains("Asked 10.0.0.1:7700 to drain"), drained.out());
+        assertTrue(new NodeTable(admin).get(new NodeId("10.0.0.1", 7700)).orElseThrow().drain());
+        assertTrue(run("nodes").out().contains("drain requested"));
+
+        CliRun again = run("node", "drain", "10.0.0.1:7700");
+        assertEquals(1, again.exitCode());
+        assertEquals("standby: node 10.0.0.1:7700 is already draining", again.errorLine());
+
+        CliRun unknown = run("node", "drain", "10.0.0.9:7700");
+        assertEquals(1, unknown.exitCode());
+        assertEquals("standby: unknown node '10.0.0.9:7700' (nodes: 10.0.0.1:7700)", unknown.errorLine());
+
+        CliRun malformed = run("node", "drain", "nonsense");
+        assertEquals(1, malformed.exitCode());
+        assertTrue(malformed.errorLine().contains("nonsense"), malformed.errorLine());
+
+        register("10.0.0.2", NodeState.STANDBY, List.of());
+        admin.database().getCollection(MongoNodeRegistry.COLLECTION).updateOne(new Document("_id", "10.0.0.2:7700"),
+                new Document("$set", new Document("time", new Date(System.currentTimeMillis() - 60_000))));
+        CliRun offline = run("node", "drain", "10.0.0.2:7700");
+        assertEquals(1, offline.exitCode());
+        assertTrue(offline.errorLine().contains("is offline"), offline.errorLine());
+        assertFalse(new NodeTable(admin).get(new NodeId("10.0.0.2", 7700)).orElseThrow().drain(), "nothing changed");
+    }
+
+    @Test
+    void aNodeWithoutItsIdentityIsAUsageError() {
+        CliRun run = run("node", "--port", "7700");
+        assertEquals(2, run.exitCode());
+        assertTrue(run.errorLine().contains("Missing required options: '--ip=IP'"), run.errorLine());
+    }
+}

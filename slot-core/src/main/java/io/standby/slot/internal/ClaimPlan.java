@@ -1,0 +1,98 @@
+package io.standby.slot.internal;
+
+import io.standby.slot.NodeId;
+import io.standby.slot.SlotView;
+
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Which claimable slots a node takes at once, from the membership it sees: every node computes the same
+ * assignment from the same registry, so racing nodes hardly ever try the same slot. Each slot, in id
+ * order, goes to the first node in its own ranking that still has room: the least loaded first (by load
+ * score, in steps of 10 so that small swings change nothing), and among those the one that rendezvous
+ * hashing of (slot, node) puts first.
+ *
+ * <p>A node's room comes from the slot table, not from its registry document: the table shows a win at
+ * once, the registry only at the winner's next write. Taking both a slot and one unit of its winner's room
+ * out of the assignment leaves every other node's share unchanged, so nodes that plan a little apart
+ * during a storm still agree. A pure function; nodes that see different memberships may both take a slot
+ * (one loses the compare-and-set) or neither (then the others try after a head start).
+ */
+public final class ClaimPlan {
+
+    /** A node as the plan sees it: its load score and how many slots it may hold. */
+    public record Member(NodeId id, int load, int maxSlots) {
+    }
+
+    private ClaimPlan() {
+    }
+
+    /**
+     * The slots among {@code claimable} that the assignment gives to {@code me}.
+     *
+     * @param all every slot as read, to count what each member holds now
+     */
+    public static Set<String> mine(List<SlotView> claimable, List<SlotView> all, List<Member> members, NodeId me) {
+        Map<NodeId, Integer> room = new HashMap<>();
+        members.forEach(m -> room.put(m.id(), m.maxSlots()));
+        for (SlotView slot : all) {
+            if (!slot.expired() && slot.owner() != null) {
+                room.computeIfPresent(slot.owner(), (id, left) -> left - 1);
+            }
+        }
+        List<Ranked> ranked = members.stream().map(Ranked::new).toList();
+        Set<String> mine = new HashSet<>();
+        for (SlotView slot : claimable.stream().sorted(SlotIds.ORDER).toList()) {
+            long slotKey = ClaimOrder.key(slot.id());
+            Ranked chosen = null;
+            long chosenScore = 0;
+            for (Ranked candidate : ranked) {
+                if (room.get(candidate.member.id()) <= 0) {
+                    continue;
+                }
+                long score = ClaimOrder.score(candidate.key, slotKey);
+                if (chosen == null || candidate.before(score, chosen, chosenScore)) {
+                    chosen = candidate;
+                    chosenScore = score;
+                }
+            }
+            if (chosen != null) {
+                room.merge(chosen.member.id(), -1, Integer::sum);
+                if (chosen.member.id().equals(me)) {
+                    mine.add(slot.id());
+                }
+            }
+        }
+        return mine;
+    }
+
+    /** A member with what its rank needs, computed once per plan. */
+    private static final class Ranked {
+        final Member member;
+        final int loadStep;
+        final long key;
+        final String name;
+
+        Ranked(Member member) {
+            this.member = member;
+            this.loadStep = member.load() / 10;
+            this.name = member.id().toString();
+            this.key = ClaimOrder.key(name);
+        }
+
+        /** Less loaded first, then the higher rendezvous score, then the name (scores never tie in practice). */
+        boolean before(long score, Ranked other, long otherScore) {
+            if (loadStep != other.loadStep) {
+                return loadStep < other.loadStep;
+            }
+            if (score != otherScore) {
+                return score > otherScore;
+            }
+            return name.compareTo(other.name) < 0;
+        }
+    }
+}
