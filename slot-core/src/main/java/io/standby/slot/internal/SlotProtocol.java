@@ -227,8 +227,14 @@ public final class SlotProtocol {
      * @throws InterruptedException  if the thread is interrupted while it lets the registry settle
      */
     public void join() throws InterruptedException {
-        List<SlotView> slots = readAndObserve();
-        for (SlotView slot : slots == null ? List.<SlotView>of() : slots) {
+        List<SlotView> slots;
+        try {
+            slots = store.readHeldBy(config.node());
+        } catch (RuntimeException e) {
+            outage.failed("Cannot read slots", e);
+            slots = List.of();
+        }
+        for (SlotView slot : slots) {
             if (heldByTwin(slot) && !slot.expired()) {
                 throw new IllegalStateException(config.node() + " holds a live lease on " + slot.id()
                         + " from another host (instance " + slot.instance() + "); this node is on " + config.host()

@@ -17,6 +17,11 @@ public interface SlotStore {
     /** Every well-formed slot document, in id order; malformed ones are skipped with a warning. */
     List<SlotView> readAll();
 
+    /** The slots held under {@code node}'s ip:port (by any instance), in id order: the check before a node joins. */
+    default List<SlotView> readHeldBy(NodeId node) {
+        return readAll().stream().filter(slot -> node.equals(slot.owner())).toList();
+    }
+
     /** One slot, if it exists and is well-formed. */
     Optional<SlotView> read(String slotId);
 

@@ -144,6 +144,25 @@ abstract class SlotStoreContract {
     }
 
     @Test
+    void theReadBeforeJoiningReturnsExactlyTheSlotsHeldUnderThatAddressAsTheFullReadShowsThem() {
+        new SlotTable(db).init(4);
+        store.claim(slot("slot-0"), owner(7001, "a"));
+        store.claim(slot("slot-2"), owner(7001, "a"));
+        store.claim(slot("slot-1"), owner(7002, "b"));
+        store.claim(slot("slot-3"), new SlotStore.Ownership(new NodeId("127.0.0.2", 7001), "c", LEASE));
+
+        List<SlotView> held = store.readHeldBy(new NodeId("127.0.0.1", 7001));
+        assertEquals(List.of("slot-0", "slot-2"), held.stream().map(SlotView::id).toList());
+        List<SlotView> all = store.readAll();
+        for (SlotView slot : held) {
+            SlotView full = all.stream().filter(s -> s.id().equals(slot.id())).findFirst().orElseThrow();
+            assertEquals(List.of(full.owner(), full.instance(), full.epoch(), full.time(), full.expired()),
+                    List.of(slot.owner(), slot.instance(), slot.epoch(), slot.time(), slot.expired()));
+        }
+        assertEquals(List.of(), store.readHeldBy(new NodeId("127.0.0.1", 7009)));
+    }
+
+    @Test
     void onlyTheSameIdentityTakesBackALiveSlot() {
         new SlotTable(db).init(1);
         store.claim(slot("slot-0"), owner(7001, "a"));
