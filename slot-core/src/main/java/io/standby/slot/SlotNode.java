@@ -78,7 +78,7 @@ public final class SlotNode implements AutoCloseable {
     }
 
     /** How this node's claims went so far. */
-    public SlotProtocol.ClaimCounts claims() {
+    public ClaimCounts claims() {
         return protocol.claims();
     }
 

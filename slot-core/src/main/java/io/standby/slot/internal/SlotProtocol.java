@@ -1,5 +1,6 @@
 package io.standby.slot.internal;
 
+import io.standby.slot.ClaimCounts;
 import io.standby.slot.Durations;
 import io.standby.slot.Lease;
 import io.standby.slot.LossReason;
@@ -16,12 +17,14 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
@@ -84,7 +87,7 @@ public final class SlotProtocol {
     private final Outage outage = new Outage();
     private volatile boolean claiming = true;
     /** Instances of another host seen holding this identity, warned about once each; poll thread only. */
-    private final java.util.Set<String> twinsWarned = new java.util.HashSet<>();
+    private final Set<String> twinsWarned = new HashSet<>();
     private final Membership membership;
     private final boolean withMembership;
     /** When each claimable slot became claimable for this node, on its clock; poll thread only. */
@@ -96,7 +99,9 @@ public final class SlotProtocol {
     /** The slot a drain released last and waits to see taken; poll thread only. */
     private String inTransit;
     private long inTransitSince;
-    private final ClaimCounts counts = new ClaimCounts();
+    private final AtomicLong claimsWon = new AtomicLong();
+    private final AtomicLong claimsLost = new AtomicLong();
+    private final AtomicLong claimsFailed = new AtomicLong();
 
     /** A node that takes part in no membership: it claims every claimable slot at once. */
     public SlotProtocol(SlotStore store, NodeConfig config, MonotonicClock clock, SlotListener listener, Sleeper sleeper) {
@@ -123,28 +128,9 @@ public final class SlotProtocol {
         this.withMembership = registry != NodeRegistry.NONE;
     }
 
-    /** Claims won, lost to another node, and failed (no answer), since the node started. */
+    /** Claims won, lost to another node, and failed (no answer), since the node started; from any thread. */
     public ClaimCounts claims() {
-        return counts;
-    }
-
-    /** How this node's claims went: won, lost to a concurrent claim, or failed. Read from any thread. */
-    public static final class ClaimCounts {
-        private final java.util.concurrent.atomic.AtomicLong won = new java.util.concurrent.atomic.AtomicLong();
-        private final java.util.concurrent.atomic.AtomicLong lost = new java.util.concurrent.atomic.AtomicLong();
-        private final java.util.concurrent.atomic.AtomicLong failed = new java.util.concurrent.atomic.AtomicLong();
-
-        public long won() {
-            return won.get();
-        }
-
-        public long lost() {
-            return lost.get();
-        }
-
-        public long failed() {
-            return failed.get();
-        }
+        return new ClaimCounts(claimsWon.get(), claimsLost.get(), claimsFailed.get());
     }
 
     public NodeConfig config() {
@@ -431,16 +417,16 @@ public final class SlotProtocol {
         } catch (RuntimeException e) {
             // The claim may have landed; if so the next poll finds the slot under this node's identity
             // and takes it back.
-            counts.failed.incrementAndGet();
+            claimsFailed.incrementAndGet();
             outage.failed("Claim of " + slot.id() + " failed", e);
             return false;
         }
         if (!won) {
-            counts.lost.incrementAndGet();
+            claimsLost.incrementAndGet();
             log.debug("Lost the race for {}", slot.id());
             return false;
         }
-        counts.won.incrementAndGet();
+        claimsWon.incrementAndGet();
         if (slot.owner() != null) {
             log.info("Took over {} from {} (lease {} expired), epoch {}",
                     slot.id(), slot.owner(), Durations.format(slot.lease()), slot.epoch() + 1);
@@ -605,27 +591,6 @@ public final class SlotProtocol {
             call.run();
         } catch (RuntimeException e) {
             log.error("Slot listener failed on {} for {}", event, lease, e);
-        }
-    }
-
-    /** Logs the first failure of an outage and its end, instead of one line per attempt. */
-    private static final class Outage {
-        private volatile boolean down;
-
-        void failed(String what, RuntimeException e) {
-            if (!down) {
-                down = true;
-                log.warn("{}: {}", what, e.toString());
-            } else {
-                log.debug("{}: {}", what, e.toString());
-            }
-        }
-
-        void succeeded() {
-            if (down) {
-                down = false;
-                log.info("Database reachable again");
-            }
         }
     }
 }
