@@ -1,9 +1,11 @@
 package io.standby.cli;
 
+import io.standby.testing.TestMongo;
 import picocli.CommandLine;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.util.Arrays;
 
 /** Runs the command line in this JVM and captures what it prints. */
 record CliRun(int exitCode, String out, String err) {
@@ -16,6 +18,16 @@ record CliRun(int exitCode, String out, String err) {
         cli.setErr(new PrintWriter(err, true));
         int code = cli.execute(args);
         return new CliRun(code, out.toString(), err.toString());
+    }
+
+    /** Runs {@code args} against the test database {@code db}, adding its {@code --mongo} and {@code --db}. */
+    static CliRun against(String db, String... args) {
+        String[] all = Arrays.copyOf(args, args.length + 4);
+        all[args.length] = "--mongo";
+        all[args.length + 1] = TestMongo.uri();
+        all[args.length + 2] = "--db";
+        all[args.length + 3] = db;
+        return of(all);
     }
 
     /** Standard error is exactly one line. */

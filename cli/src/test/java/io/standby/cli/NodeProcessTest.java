@@ -178,7 +178,7 @@ class NodeProcessTest {
         await().atMost(WAIT).until(() -> owned().size() == 2);
         node(standby, "200ms", "10s", "200ms", 2).awaitOutput("started", WAIT);
 
-        CliRun drain = CliRun.of("node", "drain", "127.0.0.1:" + owner, "--mongo", TestMongo.uri(), "--db", db);
+        CliRun drain = CliRun.against(db, "node", "drain", "127.0.0.1:" + owner);
         assertEquals(0, drain.exitCode(), drain.err());
         long askedAt = System.nanoTime();
         int exit = nodes.get(owner).waitFor(WAIT);

@@ -42,13 +42,7 @@ class NodesCommandTest {
     }
 
     private CliRun run(String... args) {
-        String[] all = new String[args.length + 4];
-        System.arraycopy(args, 0, all, 0, args.length);
-        all[args.length] = "--mongo";
-        all[args.length + 1] = TestMongo.uri();
-        all[args.length + 2] = "--db";
-        all[args.length + 3] = db;
-        return CliRun.of(all);
+        return CliRun.against(db, args);
     }
 
     private void register(String ip, NodeState state, List<String> slots) {

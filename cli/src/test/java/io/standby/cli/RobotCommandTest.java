@@ -19,8 +19,6 @@ import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -57,9 +55,7 @@ class RobotCommandTest {
     }
 
     private CliRun run(String... args) {
-        List<String> all = new ArrayList<>(Arrays.asList(args));
-        all.addAll(List.of("--mongo", TestMongo.uri(), "--db", db));
-        return CliRun.of(all.toArray(String[]::new));
+        return CliRun.against(db, args);
     }
 
     /** Runs a command that must succeed, and returns what it printed. */
