@@ -30,12 +30,48 @@ final class Flags {
         BY_SETTING.put("heartbeat", "--heartbeat");
         BY_SETTING.put("lease", "--lease");
         BY_SETTING.put("poll", "--poll");
+        BY_SETTING.put("ip", "--ip");
+        BY_SETTING.put("port", "--port");
     }
 
     private Flags() {
     }
 
-    /** Runs a check of user input; its complaint names the command line's options. */
+    /**
+     * Runs a check of what the user typed, and nothing else: its complaint is a usage error (exit code 2)
+     * that names the command line's options.
+     */
+    static <T> T usage(Supplier<T> check) {
+        try {
+            return check.get();
+        } catch (IllegalArgumentException e) {
+            throw new UsageError(named(e.getMessage()), e);
+        }
+    }
+
+    static void usage(Runnable check) {
+        usage(() -> {
+            check.run();
+            return null;
+        });
+    }
+
+    /** A usage error (exit code 2) with this message. */
+    static UsageError invalid(String message) {
+        return new UsageError(message, null);
+    }
+
+    /** What the user typed is wrong: reported like a parser's complaint, with exit code 2. */
+    static final class UsageError extends IllegalArgumentException {
+        UsageError(String message, Throwable cause) {
+            super(message, cause);
+        }
+    }
+
+    /**
+     * Runs an operation that may refuse what the user asked for: its complaint names the command line's
+     * options, and the command fails with exit code 1.
+     */
     static <T> T checked(Supplier<T> check) {
         try {
             return check.get();

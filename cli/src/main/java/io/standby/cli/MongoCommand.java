@@ -20,6 +20,10 @@ import java.util.concurrent.CountDownLatch;
  * (mongo-java-server), persistent in a directory by default.
  */
 @Command(name = "mongo", mixinStandardHelpOptions = true,
+        footerHeading = "%nExamples:%n", footer = {
+            "  standby mongo                              # data in ./standby-data",
+            "  standby mongo --in-memory --port 27018",
+            "  standby mongo --host 0.0.0.0 --data /var/lib/standby"},
         description = {"Runs an embedded MongoDB-compatible server until Ctrl-C or SIGTERM.",
             "mongo-java-server, for development and demos: a single server, no replication, no change streams."})
 final class MongoCommand implements Callable<Integer> {
@@ -46,7 +50,7 @@ final class MongoCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         if (port < 1 || port > 65535) {
-            throw new IllegalArgumentException("invalid --port " + port + ": expected 1-65535");
+            throw Flags.invalid("invalid --port " + port + ": expected 1-65535");
         }
         Path dataDir = storage.inMemory ? null : (storage.data != null ? storage.data : Path.of("standby-data"));
         MongoBackend backend = dataDir == null ? new MemoryBackend() : openFile(dataDir);
@@ -81,7 +85,7 @@ final class MongoCommand implements Callable<Integer> {
         try {
             Files.createDirectories(dir);
         } catch (Exception e) {
-            throw new IllegalArgumentException("invalid --data '" + dir + "': " + rootMessage(e));
+            throw Flags.invalid("invalid --data '" + dir + "': " + rootMessage(e));
         }
         Path file = dir.resolve("standby.mv");
         try {

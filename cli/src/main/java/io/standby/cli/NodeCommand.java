@@ -29,7 +29,12 @@ import java.util.concurrent.CountDownLatch;
  * {@code standby node}: takes part in the slot protocol and runs the robots of the slots it owns until
  * SIGTERM or Ctrl-C; then lets its robots checkpoint and releases its slots.
  */
-@Command(name = "node", mixinStandardHelpOptions = true, subcommands = NodeCommand.Drain.class,
+@Command(name = "node", mixinStandardHelpOptions = true,
+        footerHeading = "%nExamples:%n", footer = {
+            "  standby node --ip 127.0.0.1 --port 7701",
+            "  standby node --ip 10.0.0.5 --port 7700 --max-slots 4",
+            "  standby node --ip 10.0.0.5 --port 7700 --heartbeat 3s --lease 20s",
+            "  standby node --ip 10.0.0.5 --port 7700 --plugins ./plugins"}, subcommands = NodeCommand.Drain.class,
         description = {"Runs a node until SIGTERM or Ctrl-C, then lets its robots checkpoint and releases its slots.",
             "Binds ip:port for its HTTP endpoint (/health), claims up to --max-slots slots, renews them every "
                     + "--heartbeat, takes over slots whose --lease ran out by the database's clock, and runs the robots "
@@ -66,7 +71,8 @@ final class NodeCommand implements Callable<Integer> {
     Duration poll;
 
     @Option(names = "--plugins", paramLabel = "DIR",
-            description = "A directory of jars with more robot types (listed in META-INF/services/io.standby.robot.RobotFactory); the built-in types are always there.")
+            description = "A directory of jars with more robot types; each jar names its factories in the service file%n"
+                    + "META-INF/services/io.standby.robot.RobotFactory. The built-in types are always there.")
     Path plugins;
 
     @Option(names = "--stop-timeout", paramLabel = "DURATION", defaultValue = "10s", converter = DurationConverter.class,
@@ -80,19 +86,20 @@ final class NodeCommand implements Callable<Integer> {
             throw new CommandLine.ParameterException(spec.commandLine(), "Missing required options: "
                     + (ip == null ? "'--ip=IP'" : "") + (ip == null && port == null ? ", " : "") + (port == null ? "'--port=PORT'" : ""));
         }
-        new NodeId(ip, port);
-        SlotTiming timing = Flags.checked(() -> SlotTiming.of(heartbeat, lease, poll));
+        Flags.usage(() -> new NodeId(ip, port));
+        SlotTiming timing = Flags.usage(() -> SlotTiming.of(heartbeat, lease, poll));
         if (stopTimeout.isZero()) {
-            throw new IllegalArgumentException("invalid --stop-timeout " + Durations.format(stopTimeout) + ": must be more than 0");
+            throw Flags.invalid("invalid --stop-timeout " + Durations.format(stopTimeout) + ": must be more than 0");
         }
-        RobotTypes types = Flags.checked(() -> RobotTypes.discover(plugins));
+        RobotTypes types = Flags.usage(() -> RobotTypes.discover(plugins));
         StandbyCli root = (StandbyCli) spec.root().userObject();
         StandbyNode.Builder builder = StandbyNode.builder()
                 .mongo(root.mongo).database(root.db)
                 .node(ip, port).maxSlots(maxSlots).timing(timing).stopTimeout(stopTimeout)
                 .robotTypes(types)
                 .listener(new LoggingListener(stopTimeout));
-        StandbyNode node = Flags.checked(builder::start);
+        // The builder throws IllegalArgumentException only for a setting, before it binds or connects.
+        StandbyNode node = Flags.usage(builder::start);
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             if (!node.drained().isDone()) {
@@ -136,6 +143,8 @@ final class NodeCommand implements Callable<Integer> {
     }
 
     @Command(name = "drain", mixinStandardHelpOptions = true,
+            footerHeading = "%nExamples:%n", footer = {
+                "  standby node drain 10.0.0.5:7700"},
             description = {"Asks a node to hand its slots to standbys one at a time, then stop.",
                 "The node sees the request at its next registry write (within ten heartbeats), releases one slot, waits "
                         + "for a standby to take it, then the next; then it exits. SIGTERM stops a node gracefully too, "
@@ -146,7 +155,13 @@ final class NodeCommand implements Callable<Integer> {
 
         @Override
         public Integer call() {
-            NodeId id = NodeId.parse(node);
+            NodeId id;
+            try {
+                id = NodeId.parse(node);
+            } catch (IllegalArgumentException e) {
+                // Not through Flags: its message says "ip:port", which is not two options here.
+                throw Flags.invalid(e.getMessage());
+            }
             try (StandbyDatabase db = connect()) {
                 NodeView view = new NodeTable(db).drain(id);
                 out().printf("Asked %s to drain: it hands its %d slot(s) to standbys one at a time, then stops.%n",

@@ -12,6 +12,9 @@ import java.util.List;
 
 /** {@code standby nodes}: every node in the registry, owners and standbys at a glance. */
 @Command(name = "nodes", mixinStandardHelpOptions = true,
+        footerHeading = "%nExamples:%n", footer = {
+            "  standby nodes",
+            "  standby nodes --mongo mongodb://db1,db2,db3/?replicaSet=rs0"},
         description = {"Lists the nodes: who owns which slots, who stands by, their robots and load.",
             "From the nodes registry, which every node writes every few heartbeats; a node not seen for three of "
                     + "its intervals shows as offline, and goes from the registry after 30 intervals (at least ten minutes)."})

@@ -23,6 +23,10 @@ import java.util.OptionalDouble;
  * one poll. Bad input is rejected before the database is touched, or by the update's own condition.
  */
 @Command(name = "robot", mixinStandardHelpOptions = true,
+        footerHeading = "%nExamples:%n", footer = {
+            "  standby robot add c1 --type counter --config intervalMs=500",
+            "  standby robot list --slot slot-0",
+            "  standby robot move c1 --slot slot-2"},
         description = {"Adds, moves, stops, starts, removes, lists and rebalances robots.",
             "Changes are safe while nodes run: the owner of a robot's slot applies them within one poll."},
         subcommands = {RobotCommand.Add.class, RobotCommand.Move.class, RobotCommand.Stop.class,
@@ -35,6 +39,11 @@ final class RobotCommand {
     private static final int ERROR_WIDTH = 40;
 
     @Command(name = "add", mixinStandardHelpOptions = true,
+            footerHeading = "%nExamples:%n", footer = {
+                "  standby robot add c1 --type counter",
+                "  standby robot add c2 --type counter --slot slot-1 --config intervalMs=500",
+                "  standby robot add big --type counter --weight 4 --capacity 10",
+                "  standby robot add c3 --type counter --config-json '{\"intervalMs\": 250}'"},
             description = {"Adds a robot, bound to a slot; the slot's owner starts it within one poll.",
                 "With --slot auto it goes to the least-loaded live slot by total weight (to any slot while none is live)."})
     static final class Add extends AdminCommand {
@@ -77,7 +86,7 @@ final class RobotCommand {
             OptionalDouble room = capacity(capacity);
             boolean auto = AUTO.equals(slot);
             if (!auto && room.isPresent()) {
-                throw new IllegalArgumentException("--capacity " + number(capacity)
+                throw Flags.invalid("--capacity " + number(capacity)
                         + " applies only to --slot auto, not to --slot " + slot);
             }
             Document document = RobotConfigArguments.parse(configJson, config);
@@ -97,6 +106,8 @@ final class RobotCommand {
     }
 
     @Command(name = "move", mixinStandardHelpOptions = true,
+            footerHeading = "%nExamples:%n", footer = {
+                "  standby robot move c1 --slot slot-2"},
             description = {"Binds a robot to another slot; two nodes never run it at once.",
                 "A robot nobody runs moves at once; a running one is stopped by its node with a final checkpoint "
                         + "and handed over within one poll."})
@@ -125,6 +136,8 @@ final class RobotCommand {
     }
 
     @Command(name = "stop", mixinStandardHelpOptions = true,
+            footerHeading = "%nExamples:%n", footer = {
+                "  standby robot stop c1"},
             description = "Stops a robot and keeps it stopped; a running one checkpoints first. Its context is kept.")
     static final class Stop extends AdminCommand {
         @Parameters(paramLabel = "ID", description = "The robot to stop.")
@@ -149,6 +162,8 @@ final class RobotCommand {
     }
 
     @Command(name = "start", mixinStandardHelpOptions = true,
+            footerHeading = "%nExamples:%n", footer = {
+                "  standby robot start c1"},
             description = "Wants a stopped (or FAILED) robot running again; the owner of its slot starts it within one poll.")
     static final class Start extends AdminCommand {
         @Parameters(paramLabel = "ID", description = "The robot to start.")
@@ -173,6 +188,9 @@ final class RobotCommand {
     }
 
     @Command(name = "rm", mixinStandardHelpOptions = true,
+            footerHeading = "%nExamples:%n", footer = {
+                "  standby robot rm c1",
+                "  standby robot rm c1 --wait 0s             # do not wait for its node"},
             description = {"Removes a robot and its context.",
                 "A robot nobody runs goes at once. A running one is interrupted by its node within one poll, "
                         + "which then deletes it; until then the id cannot be added again, so the old run never "
@@ -209,6 +227,9 @@ final class RobotCommand {
     }
 
     @Command(name = "list", mixinStandardHelpOptions = true,
+            footerHeading = "%nExamples:%n", footer = {
+                "  standby robot list",
+                "  standby robot list --slot slot-0"},
             description = "Lists the robots by slot: where they run, what is wanted of them, and their context.")
     static final class ListRobots extends AdminCommand {
         @Option(names = "--slot", paramLabel = "SLOT", description = "Only the robots of this slot.")
@@ -239,6 +260,9 @@ final class RobotCommand {
     }
 
     @Command(name = "rebalance", mixinStandardHelpOptions = true,
+            footerHeading = "%nExamples:%n", footer = {
+                "  standby robot rebalance --dry-run",
+                "  standby robot rebalance --capacity 10"},
             description = {"Evens out the robots' weight over the live slots with the fewest moves.",
                 "Largest robots move first. Running robots checkpoint and hand over within one poll."})
     static final class Rebalance extends AdminCommand {
@@ -276,7 +300,7 @@ final class RobotCommand {
 
     private static void requirePositive(String option, double value) {
         if (!(value > 0) || Double.isInfinite(value)) {
-            throw new IllegalArgumentException("invalid " + option + " " + number(value) + ": must be a number more than 0");
+            throw Flags.invalid("invalid " + option + " " + number(value) + ": must be a number more than 0");
         }
     }
 

@@ -33,14 +33,14 @@ final class RobotConfigArguments {
         for (String pair : pairs) {
             int equals = pair.indexOf('=');
             if (equals < 0) {
-                throw new IllegalArgumentException("invalid --config '" + pair + "': expected KEY=VALUE");
+                throw Flags.invalid("invalid --config '" + pair + "': expected KEY=VALUE");
             }
             String key = pair.substring(0, equals);
             if (key.isBlank()) {
-                throw new IllegalArgumentException("invalid --config '" + pair + "': the key is empty");
+                throw Flags.invalid("invalid --config '" + pair + "': the key is empty");
             }
             if (key.startsWith("$") || key.contains(".")) {
-                throw new IllegalArgumentException("invalid --config '" + pair
+                throw Flags.invalid("invalid --config '" + pair
                         + "': a key may not start with '$' or contain '.' (use --config-json for nested values)");
             }
             config.put(key, typed(pair.substring(equals + 1)));
@@ -95,6 +95,6 @@ final class RobotConfigArguments {
 
     private static IllegalArgumentException badJson(String json, String reason) {
         String shown = Json.truncate(json.strip().replaceAll("\\s+", " "), 60);
-        return new IllegalArgumentException("invalid --config-json '" + shown + "': " + reason);
+        return Flags.invalid("invalid --config-json '" + shown + "': " + reason);
     }
 }

@@ -16,11 +16,18 @@ import java.util.Optional;
 
 /** {@code standby slots init|list|release}. */
 @Command(name = "slots", mixinStandardHelpOptions = true,
+        footerHeading = "%nExamples:%n", footer = {
+            "  standby slots init --count 3",
+            "  standby slots list",
+            "  standby slots release slot-0"},
         description = "Creates, lists and releases slots.",
         subcommands = {SlotsCommand.Init.class, SlotsCommand.ListSlots.class, SlotsCommand.Release.class})
 final class SlotsCommand {
 
     @Command(name = "init", mixinStandardHelpOptions = true,
+            footerHeading = "%nExamples:%n", footer = {
+                "  standby slots init --count 3",
+                "  standby slots init --count 5                # grows 3 slots to 5"},
             description = "Creates slot-0 .. slot-(N-1); existing slots are kept as they are, so it can run again or grow.")
     static final class Init extends AdminCommand {
         @Option(names = "--count", required = true, paramLabel = "N", description = "How many slots there should be.")
@@ -29,11 +36,11 @@ final class SlotsCommand {
         @Override
         public Integer call() {
             if (count < 1) {
-                throw new IllegalArgumentException("invalid --count " + count + ": must be at least 1");
+                throw Flags.invalid("invalid --count " + count + ": must be at least 1");
             }
             try (StandbyDatabase db = connect()) {
                 SlotTable table = new SlotTable(db);
-                int created = Flags.checked(() -> table.init(count));
+                int created = Flags.usage(() -> table.init(count));
                 List<SlotView> slots = table.list();
                 out().printf("Created %d slot(s); %d in all.%n", created, slots.size());
                 if (slots.size() > count) {
@@ -46,6 +53,9 @@ final class SlotsCommand {
     }
 
     @Command(name = "list", mixinStandardHelpOptions = true,
+            footerHeading = "%nExamples:%n", footer = {
+                "  standby slots list",
+                "  standby slots list --mongo mongodb://db1:27017 --db prod"},
             description = "Lists the slots: owner, epoch, heartbeat age and lease, judged by the database's clock.")
     static final class ListSlots extends AdminCommand {
         @Override
@@ -73,6 +83,8 @@ final class SlotsCommand {
     }
 
     @Command(name = "release", mixinStandardHelpOptions = true,
+            footerHeading = "%nExamples:%n", footer = {
+                "  standby slots release slot-0"},
             description = {"Forces a slot free while its owner may still run.",
                 "The epoch moves on and the slot's robots are fenced at it before this returns, so the owner's "
                         + "writes are rejected from then on and it stops its robots at once; a standby takes over "

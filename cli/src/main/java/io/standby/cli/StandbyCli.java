@@ -10,6 +10,10 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintWriter;
 import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
 
 /**
@@ -18,6 +22,12 @@ import java.util.Properties;
  */
 @Command(name = "standby",
         mixinStandardHelpOptions = true,
+        footerHeading = "%nExamples:%n", footer = {
+            "  standby mongo --in-memory                 # a database to try things on",
+            "  standby slots init --count 3",
+            "  standby node --ip 127.0.0.1 --port 7701",
+            "  standby robot add c1 --type counter",
+            "  standby nodes"},
         versionProvider = StandbyCli.Version.class,
         description = "Runs long-lived robots on interchangeable nodes, coordinated only through MongoDB slots.",
         subcommands = {MongoCommand.class, SlotsCommand.class, RobotCommand.class, NodeCommand.class, NodesCommand.class,
@@ -29,7 +39,7 @@ public final class StandbyCli {
 
     @Option(names = "--mongo", scope = ScopeType.INHERIT, paramLabel = "URI",
             defaultValue = "${env:STANDBY_MONGO_URI:-" + StandbyDatabase.DEFAULT_URI + "}",
-            description = "MongoDB URI (env STANDBY_MONGO_URI; default: ${DEFAULT-VALUE}).")
+            description = "MongoDB URI (env STANDBY_MONGO_URI),%ndefault: ${DEFAULT-VALUE}")
     String mongo;
 
     @Option(names = "--db", scope = ScopeType.INHERIT, paramLabel = "NAME",
@@ -51,12 +61,28 @@ public final class StandbyCli {
         cli.setExecutionExceptionHandler(StandbyCli::onFailure);
         cli.setParameterExceptionHandler(StandbyCli::onBadArguments);
         cli.setCaseInsensitiveEnumValuesAllowed(true);
+        withExitCodes(cli);
+        // The embedded server is not a client of any database: --mongo and --db would be silently ignored.
+        CommandLine.Model.CommandSpec mongo = cli.getSubcommands().get("mongo").getCommandSpec();
+        for (String option : List.of("--mongo", "--db")) {
+            mongo.remove(mongo.findOption(option));
+        }
         return cli;
+    }
+
+    /** Every command's help ends with the same exit codes. */
+    private static void withExitCodes(CommandLine cli) {
+        Map<String, String> codes = new LinkedHashMap<>();
+        codes.put(" 0", "done");
+        codes.put(" 1", "the command failed (the database unreachable, an unknown slot, robot or node, a port in use...)");
+        codes.put(" 2", "what was typed is wrong (an unknown command or option, a missing or bad value)");
+        cli.getCommandSpec().usageMessage().exitCodeListHeading("%nExit codes:%n").exitCodeList(codes);
+        cli.getSubcommands().values().forEach(StandbyCli::withExitCodes);
     }
 
     /** Opens the database for a short administrative command and checks that it answers. */
     StandbyDatabase connect(Duration timeout) {
-        StandbyDatabase database = Flags.checked(() -> StandbyDatabase.connect(mongo, db, timeout, null));
+        StandbyDatabase database = Flags.usage(() -> StandbyDatabase.connect(mongo, db, timeout, null));
         try {
             database.ping();
             return database;
@@ -67,15 +93,42 @@ public final class StandbyCli {
     }
 
     private static int onBadArguments(CommandLine.ParameterException e, String[] args) {
-        PrintWriter err = e.getCommandLine().getErr();
-        String command = e.getCommandLine().getCommandSpec().qualifiedName();
-        err.println("standby: " + oneLine(e.getMessage()) + " (see '" + command + " --help')");
+        return usageError(e.getCommandLine(), unknownCommand(e).orElse(oneLine(e.getMessage())));
+    }
+
+    /** A word where a subcommand belongs, named as a command, with the closest one if any is close. */
+    private static Optional<String> unknownCommand(CommandLine.ParameterException e) {
+        CommandLine cli = e.getCommandLine();
+        if (!(e instanceof CommandLine.UnmatchedArgumentException unmatched) || cli.getSubcommands().isEmpty()
+                || unmatched.getUnmatched().isEmpty() || unmatched.getUnmatched().getFirst().startsWith("-")) {
+            return Optional.empty();
+        }
+        String word = unmatched.getUnmatched().getFirst();
+        String parent = cli.getCommandSpec().qualifiedName().replaceFirst("^standby ?", "");
+        String prefix = parent.isEmpty() ? "" : parent + " ";
+        // picocli's suggestions are loose ('bogus' -> 'robot'): only one that starts like the word is offered.
+        List<String> close = unmatched.getSuggestions().stream()
+                .filter(s -> cli.getSubcommands().containsKey(s) && s.charAt(0) == word.charAt(0)).toList();
+        return Optional.of("unknown command '" + prefix + word + "'"
+                + (close.isEmpty() ? "" : " (did you mean '" + prefix + close.getFirst() + "'?)"));
+    }
+
+    /** Exit code 2: what was typed is wrong, whether the parser or a later check found it. */
+    private static int usageError(CommandLine cli, String message) {
+        PrintWriter err = cli.getErr();
+        err.println("standby: " + message + " (see '" + cli.getCommandSpec().qualifiedName() + " --help')");
         err.flush();
         return 2;
     }
 
     private static int onFailure(Exception e, CommandLine cli, CommandLine.ParseResult parsed) {
         PrintWriter err = cli.getErr();
+        if (e instanceof Flags.UsageError) {
+            if ("1".equals(System.getenv("STANDBY_DEBUG"))) {
+                e.printStackTrace(err);
+            }
+            return usageError(cli, oneLine(e.getMessage()));
+        }
         if (e instanceof IllegalArgumentException || e instanceof IllegalStateException || e instanceof UserError) {
             err.println("standby: " + oneLine(e.getMessage()));
         } else {

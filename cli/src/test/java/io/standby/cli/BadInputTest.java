@@ -18,12 +18,12 @@ import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Every bad input: one line on standard error naming the bad value, a non-zero exit code, no stack
- * trace, and the database exactly as it was.
+ * Every bad input: one line on standard error naming the bad value, no stack trace, the database exactly
+ * as it was, and picocli's exit codes: 2 when what was typed is wrong (found by the parser or by a later
+ * check), 1 when a well-formed command failed.
  */
 class BadInputTest {
 
@@ -52,8 +52,18 @@ class BadInputTest {
         return CliRun.against(db, args);
     }
 
-    private static void assertRejected(CliRun run, String... mentions) {
-        assertNotEquals(0, run.exitCode(), "exit code");
+    /** What was typed is wrong: exit code 2. */
+    private static void assertUsageError(CliRun run, String... mentions) {
+        assertRejected(2, run, mentions);
+    }
+
+    /** A well-formed command that failed: exit code 1. */
+    private static void assertFailed(CliRun run, String... mentions) {
+        assertRejected(1, run, mentions);
+    }
+
+    private static void assertRejected(int exitCode, CliRun run, String... mentions) {
+        assertEquals(exitCode, run.exitCode(), () -> "exit code, for: " + run.err());
         String line = run.errorLine();
         assertFalse(line.contains("Exception") || line.contains("\tat "), "no stack trace: " + line);
         for (String mention : mentions) {
@@ -81,14 +91,14 @@ class BadInputTest {
         "--ip 127.0.0.1 --port 7700 --stop-timeout soon      | soon",
     })
     void nodeOptions(String args, String mention) {
-        assertRejected(run(("node " + args).trim().split("\\s+")), mention);
+        assertUsageError(run(("node " + args).trim().split("\\s+")), mention);
     }
 
     @Test
     void nodePortInUse() throws Exception {
         try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             CliRun run = run("node", "--ip", "127.0.0.1", "--port", Integer.toString(taken.getLocalPort()));
-            assertRejected(run, "127.0.0.1:" + taken.getLocalPort());
+            assertFailed(run, "127.0.0.1:" + taken.getLocalPort());
         }
     }
 
@@ -108,7 +118,7 @@ class BadInputTest {
 
         CliRun run = run("node", "--ip", "127.0.0.1", "--port", Integer.toString(port));
 
-        assertRejected(run, "elsewhere:1:1");
+        assertFailed(run, "elsewhere:1:1");
         assertTrue(run.errorLine().contains("127.0.0.1:" + port), run.errorLine());
     }
 
@@ -118,7 +128,7 @@ class BadInputTest {
         try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             CliRun run = CliRun.of("node", "--ip", "127.0.0.1", "--port", Integer.toString(taken.getLocalPort()),
                     "--plugins", "/nonexistent", "--mongo", "mongodb://127.0.0.1:1");
-            assertRejected(run, "invalid --plugins '/nonexistent': not a directory");
+            assertUsageError(run, "invalid --plugins '/nonexistent': not a directory");
         }
     }
 
@@ -126,14 +136,14 @@ class BadInputTest {
     void unreachableMongoFailsWithinSecondsNamingHostAndPort() {
         long start = System.nanoTime();
         CliRun run = CliRun.of("slots", "list", "--mongo", "mongodb://127.0.0.1:1");
-        assertRejected(run, "127.0.0.1:1");
+        assertFailed(run, "127.0.0.1:1");
         assertTrue(System.nanoTime() - start < Duration.ofSeconds(15).toNanos(), "gave up within seconds");
     }
 
     @Test
     void unreachableMongoStopsANodeBeforeItStarts() {
         CliRun run = CliRun.of("node", "--ip", "127.0.0.1", "--port", "7790", "--mongo", "mongodb://127.0.0.1:1");
-        assertRejected(run, "127.0.0.1:1");
+        assertFailed(run, "127.0.0.1:1");
     }
 
     @Test
@@ -141,59 +151,61 @@ class BadInputTest {
         de.bwaldvogel.mongo.backend.memory.MemoryBackend old = new de.bwaldvogel.mongo.backend.memory.MemoryBackend();
         old.version(de.bwaldvogel.mongo.ServerVersion.MONGO_4_0);
         try (TestMongo.Embedded server = TestMongo.startEmbedded(old)) {
-            assertRejected(CliRun.of("node", "--ip", "127.0.0.1", "--port", "7791", "--mongo", server.uri()),
+            assertFailed(CliRun.of("node", "--ip", "127.0.0.1", "--port", "7791", "--mongo", server.uri()),
                     "127.0.0.1:" + server.port(), "4.0", "MongoDB 4.2 or newer");
-            assertRejected(CliRun.of("slots", "list", "--mongo", server.uri()), "MongoDB 4.2 or newer");
+            assertFailed(CliRun.of("slots", "list", "--mongo", server.uri()), "MongoDB 4.2 or newer");
         }
     }
 
     @ParameterizedTest(name = "--mongo {0}")
     @CsvSource({"not-a-uri", "http://127.0.0.1:27017", "mongodb://"})
     void malformedMongoUri(String uri) {
-        assertRejected(CliRun.of("slots", "list", "--mongo", uri), uri);
+        assertUsageError(CliRun.of("slots", "list", "--mongo", uri), uri);
     }
 
     @Test
     void badDatabaseName() {
-        assertRejected(CliRun.of("slots", "list", "--mongo", TestMongo.uri(), "--db", "a/b"), "a/b");
+        assertUsageError(CliRun.of("slots", "list", "--mongo", TestMongo.uri(), "--db", "a/b"), "a/b");
     }
 
     @ParameterizedTest(name = "slots init --count {0}")
     @CsvSource({"0", "-3", "many"})
     void initCountMustBePositive(String count) {
-        assertRejected(run("slots", "init", "--count", count), count);
+        assertUsageError(run("slots", "init", "--count", count), count);
     }
 
     @Test
     void releasingAnUnknownSlot() {
-        assertRejected(run("slots", "release", "slot-9"), "slot-9");
+        assertFailed(run("slots", "release", "slot-9"), "slot-9");
     }
 
     @Test
-    void unknownCommand() {
-        assertRejected(run("slot", "list"), "slot");
+    void anUnknownCommandIsNamedWithTheClosestOne() {
+        CliRun run = run("slot", "list");
+        assertUsageError(run, "unknown command 'slot'", "did you mean 'slots'?");
+        assertUsageError(run("bogus"), "unknown command 'bogus'", "see 'standby --help'");
     }
 
     @Test
     void unknownSlotsSubcommand() {
-        assertRejected(run("slots", "destroy"), "destroy");
+        assertUsageError(run("slots", "destroy"), "unknown command 'slots destroy'");
     }
 
     @Test
     void mongoCommandRejectsABadPort() {
-        assertRejected(CliRun.of("mongo", "--port", "70000", "--in-memory"), "70000");
+        assertUsageError(CliRun.of("mongo", "--port", "70000", "--in-memory"), "70000");
     }
 
     @Test
     void mongoCommandRejectsAPortInUse() throws Exception {
         try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            assertRejected(CliRun.of("mongo", "--port", Integer.toString(taken.getLocalPort()), "--in-memory"),
+            assertFailed(CliRun.of("mongo", "--port", Integer.toString(taken.getLocalPort()), "--in-memory"),
                     "127.0.0.1:" + taken.getLocalPort());
         }
     }
 
     @Test
     void mongoCommandRejectsDataAndInMemoryTogether() {
-        assertRejected(CliRun.of("mongo", "--data", "x", "--in-memory"), "--in-memory");
+        assertUsageError(CliRun.of("mongo", "--data", "x", "--in-memory"), "--in-memory");
     }
 }

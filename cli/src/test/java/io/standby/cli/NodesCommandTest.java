@@ -88,7 +88,7 @@ class NodesCommandTest {
         assertEquals("standby: unknown node '10.0.0.9:7700' (nodes: 10.0.0.1:7700)", unknown.errorLine());
 
         CliRun malformed = run("node", "drain", "nonsense");
-        assertEquals(1, malformed.exitCode());
+        assertEquals(2, malformed.exitCode(), "a usage error");
         assertTrue(malformed.errorLine().contains("nonsense"), malformed.errorLine());
 
         register("10.0.0.2", NodeState.STANDBY, List.of());

@@ -1,0 +1,62 @@
+package io.standby.cli;
+
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Every command's --help: examples, the exit codes, and nothing cut in the middle of an address or a name. */
+class HelpTest {
+
+    private static List<CommandLine> everyCommand(CommandLine cli) {
+        List<CommandLine> all = new ArrayList<>(List.of(cli));
+        cli.getSubcommands().values().stream()
+                .filter(sub -> !sub.getCommandName().equals("help"))
+                .forEach(sub -> all.addAll(everyCommand(sub)));
+        return all;
+    }
+
+    @Test
+    void everyCommandHasExamplesAndTheExitCodesAndFitsEightyColumns() {
+        List<CommandLine> commands = everyCommand(StandbyCli.commandLine());
+        assertTrue(commands.size() >= 17, "walked every command: " + commands.size());
+        for (CommandLine command : commands) {
+            String name = command.getCommandSpec().qualifiedName();
+            CliRun help = CliRun.of(helpArgs(name));
+            assertEquals(0, help.exitCode(), name);
+            String text = help.out();
+            assertTrue(text.contains("Examples:\n  " + name.split(" ")[0]), name + " has examples:\n" + text);
+            assertTrue(text.contains("Exit codes:\n   0   done\n   1   the command failed"), name + " has the exit codes:\n" + text);
+            for (String line : text.split("\n")) {
+                assertTrue(line.length() <= 80, name + ": a line over 80 columns: " + line);
+            }
+            for (String whole : List.of("mongodb://127.0.0.1:27017", "META-INF/services/io.standby.robot.RobotFactory")) {
+                String start = whole.substring(0, 12);
+                if (text.contains(start)) {
+                    assertTrue(text.contains(whole), name + " cuts " + whole + ":\n" + text);
+                }
+            }
+        }
+    }
+
+    @Test
+    void theEmbeddedServerTakesOnlyTheOptionsItUses() {
+        String help = CliRun.of("mongo", "--help").out();
+        assertFalse(help.contains("--mongo") || help.contains("--db"), help);
+        CliRun run = CliRun.of("mongo", "--db", "x", "--in-memory");
+        assertEquals(2, run.exitCode());
+        assertTrue(run.errorLine().contains("--db"), run.errorLine());
+    }
+
+    private static String[] helpArgs(String qualifiedName) {
+        List<String> args = new ArrayList<>(List.of(qualifiedName.split(" ")));
+        args.removeFirst();
+        args.add("--help");
+        return args.toArray(String[]::new);
+    }
+}
