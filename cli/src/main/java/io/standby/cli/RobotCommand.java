@@ -27,11 +27,11 @@ import java.util.OptionalDouble;
             "  standby robot add c1 --type counter --config intervalMs=500",
             "  standby robot list --slot slot-0",
             "  standby robot move c1 --slot slot-2"},
-        description = {"Adds, moves, stops, starts, removes, lists and rebalances robots.",
+        description = {"Adds, moves, stops, starts, removes, lists, shows and rebalances robots.",
             "Changes are safe while nodes run: the owner of a robot's slot applies them within one poll."},
         subcommands = {RobotCommand.Add.class, RobotCommand.Move.class, RobotCommand.Stop.class,
             RobotCommand.Start.class, RobotCommand.Remove.class, RobotCommand.ListRobots.class,
-            RobotCommand.Rebalance.class})
+            RobotCommand.Rebalance.class, RobotShow.class})
 final class RobotCommand {
 
     private static final String AUTO = "auto";
@@ -246,7 +246,10 @@ final class RobotCommand {
                 }
                 Table table = new Table("ROBOT", "TYPE", "SLOT", "STATE", "DESIRED", "NODE", "EPOCH", "PRIORITY",
                         "WEIGHT", "RESTARTS", "CONTEXT", "LAST ERROR");
+                boolean cut = false;
                 for (RobotView r : robots) {
+                    cut |= Json.compact(r.context()).length() > CONTEXT_WIDTH
+                            || (r.lastError() != null && !r.lastError().equals(Json.truncate(oneLine(r.lastError()), ERROR_WIDTH)));
                     table.row(r.id(), r.type(), r.moving() ? r.slotId() + "->" + r.target() : r.slotId(),
                             r.state().name(), r.desired().value(), r.node(), r.epoch(), r.priority(),
                             number(r.weight()), r.restarts(),
@@ -254,6 +257,10 @@ final class RobotCommand {
                             Json.truncate(oneLine(r.lastError()), ERROR_WIDTH));
                 }
                 table.print(out());
+                if (cut) {
+                    out().println("Long values are cut; 'standby robot show ID' shows a robot whole.");
+                }
+                out().flush();
                 return 0;
             }
         }

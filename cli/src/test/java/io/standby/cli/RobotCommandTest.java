@@ -165,7 +165,8 @@ class RobotCommandTest {
                 Updates.set("context", new Document("cursor", "x".repeat(100))));
 
         List<String> lines = ok("robot", "list").strip().lines().toList();
-        assertEquals(3, lines.size(), String.join("\n", lines));
+        assertEquals(4, lines.size(), String.join("\n", lines));
+        assertEquals("Long values are cut; 'standby robot show ID' shows a robot whole.", lines.get(3));
         assertEquals(List.of("ROBOT", "TYPE", "SLOT", "STATE", "DESIRED", "NODE", "EPOCH", "PRIORITY", "WEIGHT",
                 "RESTARTS", "CONTEXT", "LAST", "ERROR"), List.of(lines.get(0).split("\\s+")));
         assertTrue(lines.get(1).matches("r1\\s+counter\\s+slot-0\\s+PENDING\\s+running\\s+-\\s+0\\s+0\\s+1\\s+0\\s+"
@@ -176,6 +177,33 @@ class RobotCommandTest {
 
         String slot1 = ok("robot", "list", "--slot", "slot-1");
         assertTrue(slot1.contains("r2") && !slot1.contains("r1"), slot1);
+    }
+
+    @Test
+    void showPrintsTheWholeRobotWithItsFullErrorAndTheStoredDocumentAsJson() {
+        ok("robot", "add", "r1", "--type", "counter", "--slot", "slot-0", "--config", "intervalMs=250");
+        String error = "java.lang.IllegalStateException: boom " + "y".repeat(200) + "\n\tat somewhere";
+        admin.database().getCollection("robots").updateOne(Filters.eq("_id", "r1"),
+                Updates.combine(Updates.set("context", new Document("count", 7).append("cursor", "x".repeat(100))),
+                        Updates.set("lastError", error), Updates.set("restarts", 3)));
+
+        String shown = ok("robot", "show", "r1");
+        assertTrue(shown.contains("  java.lang.IllegalStateException: boom " + "y".repeat(200) + "\n  \tat somewhere"),
+                "the full error, every line:\n" + shown);
+        assertTrue(shown.contains("\"cursor\": \"" + "x".repeat(100) + "\""), "the full context:\n" + shown);
+        assertTrue(shown.contains("\"intervalMs\": 250"), "the config:\n" + shown);
+        assertTrue(shown.lines().anyMatch(l -> l.matches("restarts\\s+3")), shown);
+        assertTrue(shown.lines().anyMatch(l -> l.matches("slot\\s+slot-0")), shown);
+
+        // Relaxed JSON, as jq likes it: small longs read back as ints, so both sides go through it.
+        Document stored = admin.database().getCollection("robots").find(Filters.eq("_id", "r1")).first();
+        assertEquals(Document.parse(stored.toJson(org.bson.json.JsonWriterSettings.builder()
+                        .outputMode(org.bson.json.JsonMode.RELAXED).build())),
+                Document.parse(ok("robot", "show", "r1", "--json")), "--json is the stored document");
+
+        CliRun unknown = run("robot", "show", "nobody");
+        assertEquals(1, unknown.exitCode());
+        assertEquals("standby: unknown robot 'nobody'", unknown.errorLine());
     }
 
     // ---- move, stop, start, rm ----

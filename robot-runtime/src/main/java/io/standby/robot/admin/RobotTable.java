@@ -148,6 +148,11 @@ public final class RobotTable {
         return Optional.ofNullable(robots.find(Filters.eq(ID, id)).first()).map(RobotCodec::parse);
     }
 
+    /** The robot's document exactly as stored, every field included. */
+    public Optional<Document> document(String id) {
+        return Optional.ofNullable(robots.find(Filters.eq(ID, id)).first());
+    }
+
     private RobotView require(String id) {
         return get(id).orElseThrow(() -> new IllegalArgumentException("unknown robot '" + id + "'"));
     }

@@ -1,0 +1,73 @@
+package io.standby.cli;
+
+import io.standby.robot.admin.RobotTable;
+import io.standby.robot.admin.RobotView;
+import io.standby.slot.StandbyDatabase;
+import org.bson.Document;
+import org.bson.json.JsonMode;
+import org.bson.json.JsonWriterSettings;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+import java.io.PrintWriter;
+
+/** {@code standby robot show ID}: one robot whole, with its full last error, its config and its context. */
+@Command(name = "show", mixinStandardHelpOptions = true,
+        footerHeading = "%nExamples:%n", footer = {
+            "  standby robot show c1",
+            "  standby robot show c1 --json | jq .context"},
+        description = {"Shows one robot whole: where it runs, what is wanted of it, its full last error, its "
+                + "config and its context.",
+            "'robot list' cuts long values to fit a table; this does not."})
+final class RobotShow extends AdminCommand {
+
+    private static final JsonWriterSettings PRETTY = JsonWriterSettings.builder().outputMode(JsonMode.RELAXED).indent(true).build();
+
+    @Parameters(paramLabel = "ID", description = "The robot to show.")
+    String id;
+
+    @Option(names = "--json", description = "The robot's document as stored, as JSON, for scripts.")
+    boolean json;
+
+    @Override
+    public Integer call() {
+        try (StandbyDatabase db = connect()) {
+            RobotTable robots = new RobotTable(db);
+            Document stored = robots.document(id).orElseThrow(() -> new IllegalArgumentException("unknown robot '" + id + "'"));
+            PrintWriter out = out();
+            if (json) {
+                out.println(stored.toJson(PRETTY));
+                out.flush();
+                return 0;
+            }
+            RobotView robot = robots.get(id).orElseThrow(() -> new IllegalArgumentException("unknown robot '" + id + "'"));
+            field(out, "robot", robot.id());
+            field(out, "type", robot.type());
+            field(out, "slot", robot.target() == null ? robot.slotId() : robot.slotId() + " (moving to " + robot.target() + ")");
+            field(out, "state", robot.state().name() + (robot.node() == null ? "" : " on " + robot.node()));
+            field(out, "desired", robot.desired().value());
+            field(out, "epoch", robot.epoch());
+            field(out, "priority", robot.priority());
+            field(out, "weight", RobotCommand.number(robot.weight()));
+            field(out, "restarts", robot.restarts());
+            field(out, "updated", robot.updated());
+            field(out, "incarnation", robot.incarnation());
+            section(out, "last error", robot.lastError() == null ? "none" : robot.lastError());
+            section(out, "config", robot.config().toJson(PRETTY));
+            section(out, "context", robot.context().toJson(PRETTY));
+            out.flush();
+            return 0;
+        }
+    }
+
+    private static void field(PrintWriter out, String name, Object value) {
+        out.printf("%-12s %s%n", name, value == null ? "-" : value);
+    }
+
+    private static void section(PrintWriter out, String title, String text) {
+        out.println();
+        out.println(title + ":");
+        text.lines().forEach(line -> out.println("  " + line));
+    }
+}
