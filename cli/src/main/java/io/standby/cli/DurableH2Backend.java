@@ -2,6 +2,7 @@ package io.standby.cli;
 
 import de.bwaldvogel.mongo.backend.h2.H2Backend;
 import de.bwaldvogel.mongo.bson.Document;
+import de.bwaldvogel.mongo.wire.message.MongoMessage;
 import io.netty.channel.Channel;
 import org.h2.mvstore.MVStore;
 
@@ -45,6 +46,11 @@ final class DurableH2Backend extends H2Backend {
                 .open();
         syncDirectory(file.toAbsolutePath().getParent());
         return new DurableH2Backend(store);
+    }
+
+    @Override
+    public Document handleMessage(MongoMessage message) {
+        return QuietErrors.handle(message, super::handleMessage);
     }
 
     @Override

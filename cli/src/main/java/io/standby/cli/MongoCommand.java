@@ -2,7 +2,6 @@ package io.standby.cli;
 
 import de.bwaldvogel.mongo.MongoBackend;
 import de.bwaldvogel.mongo.MongoServer;
-import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.ArgGroup;
@@ -53,7 +52,7 @@ final class MongoCommand implements Callable<Integer> {
             throw Flags.invalid("invalid --port " + port + ": expected 1-65535");
         }
         Path dataDir = storage.inMemory ? null : (storage.data != null ? storage.data : Path.of("standby-data"));
-        MongoBackend backend = dataDir == null ? new MemoryBackend() : openFile(dataDir);
+        MongoBackend backend = dataDir == null ? new QuietMemoryBackend() : openFile(dataDir);
         MongoServer server = new MongoServer(backend);
         try {
             server.bind(host, port);

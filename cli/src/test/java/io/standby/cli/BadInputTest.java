@@ -157,6 +157,15 @@ class BadInputTest {
         }
     }
 
+    @Test
+    void aReplicaSetUriAgainstAStandaloneServerSaysJustThat() {
+        try (TestMongo.Embedded server = TestMongo.startEmbedded(new de.bwaldvogel.mongo.backend.memory.MemoryBackend())) {
+            CliRun run = CliRun.of("slots", "list", "--mongo", server.uri() + "/?replicaSet=rs0");
+            assertFailed(run, "the URI names replica set 'rs0'", "127.0.0.1:" + server.port() + " is a standalone server",
+                    "remove replicaSet=rs0");
+        }
+    }
+
     @ParameterizedTest(name = "--mongo {0}")
     @CsvSource({"not-a-uri", "http://127.0.0.1:27017", "mongodb://"})
     void malformedMongoUri(String uri) {

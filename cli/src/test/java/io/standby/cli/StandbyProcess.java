@@ -27,10 +27,16 @@ final class StandbyProcess implements AutoCloseable {
     }
 
     static StandbyProcess start(Path dir, String name, String... args) throws IOException {
+        return start(dir, name, List.of(), args);
+    }
+
+    /** With {@code jvmArgs} too, e.g. {@code -Dlogback.configurationFile=logback.xml} for the product's own logging. */
+    static StandbyProcess start(Path dir, String name, List<String> jvmArgs, String... args) throws IOException {
         List<String> command = new ArrayList<>();
         command.add(ProcessHandle.current().info().command().orElse("java"));
         command.add("-Xmx256m");
         command.add("-XX:TieredStopAtLevel=1");
+        command.addAll(jvmArgs);
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));
         command.add(StandbyCli.class.getName());

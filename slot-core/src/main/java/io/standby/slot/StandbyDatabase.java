@@ -7,11 +7,15 @@ import com.mongodb.MongoIncompatibleDriverException;
 import com.mongodb.MongoTimeoutException;
 import com.mongodb.ReadConcern;
 import com.mongodb.ReadPreference;
+import com.mongodb.ServerAddress;
 import com.mongodb.WriteConcern;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.MongoDatabase;
+import com.mongodb.connection.ServerType;
+import com.mongodb.event.ServerDescriptionChangedEvent;
+import com.mongodb.event.ServerListener;
 import dev.morphia.Datastore;
 import dev.morphia.Morphia;
 import dev.morphia.config.ManualMorphiaConfig;
@@ -21,7 +25,9 @@ import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.regex.Pattern;
@@ -45,9 +51,15 @@ public final class StandbyDatabase implements AutoCloseable {
     private final MongoDatabase database;
     private final Datastore datastore;
     private final String hosts;
+    /** The replica set the URI names, or null. */
+    private final String replicaSet;
+    /** What the driver's monitors last found at each address: to say why no server could be selected. */
+    private final Map<ServerAddress, ServerType> seen;
 
-    private StandbyDatabase(MongoClient client, String name, String hosts) {
+    private StandbyDatabase(MongoClient client, String name, String hosts, String replicaSet, Map<ServerAddress, ServerType> seen) {
         this.client = client;
+        this.replicaSet = replicaSet;
+        this.seen = seen;
         this.database = client.getDatabase(name);
         this.datastore = Morphia.createDatastore(client, ManualMorphiaConfig.configure()
                 .database(name)
@@ -95,10 +107,18 @@ public final class StandbyDatabase implements AutoCloseable {
                 // Client-side operation timeout (driver 5.2+): bounds server selection, connection checkout
                 // and the round trip of every operation, and is sent to the server as maxTimeMS.
                 .timeout(timeoutMs, TimeUnit.MILLISECONDS);
+        Map<ServerAddress, ServerType> seen = new ConcurrentHashMap<>();
+        builder.applyToServerSettings(s -> s.addServerListener(new ServerListener() {
+            @Override
+            public void serverDescriptionChanged(ServerDescriptionChangedEvent event) {
+                seen.put(event.getNewDescription().getAddress(), event.getNewDescription().getType());
+            }
+        }));
         if (settings != null) {
             settings.accept(builder);
         }
-        return new StandbyDatabase(MongoClients.create(builder.build()), name, String.join(",", connection.getHosts()));
+        return new StandbyDatabase(MongoClients.create(builder.build()), name, String.join(",", connection.getHosts()),
+                connection.getRequiredReplicaSetName(), seen);
     }
 
     /** The collection with the guarantees the protocol relies on, even if it came from another client. */
@@ -135,6 +155,12 @@ public final class StandbyDatabase implements AutoCloseable {
                     .mapToInt(d -> d.getMaxWireVersion()).max().orElse(-1);
             throw new IllegalStateException("MongoDB at " + hosts + " is " + versionOfWire(wire) + "; " + MINIMUM_REASON, e);
         } catch (MongoTimeoutException e) {
+            List<String> standalones = seen.entrySet().stream().filter(entry -> entry.getValue() == ServerType.STANDALONE)
+                    .map(entry -> entry.getKey().toString()).sorted().toList();
+            if (replicaSet != null && !standalones.isEmpty()) {
+                throw new IllegalStateException("the URI names replica set '" + replicaSet + "', but MongoDB at "
+                        + String.join(",", standalones) + " is a standalone server: remove replicaSet=" + replicaSet + " from the URI", e);
+            }
             throw new IllegalStateException("cannot reach MongoDB at " + hosts + " (no answer in time)", e);
         } catch (MongoException e) {
             throw new IllegalStateException("MongoDB at " + hosts + " failed: " + firstLine(e.getMessage()), e);
