@@ -30,7 +30,7 @@ import java.util.Properties;
             "  standby nodes"},
         versionProvider = StandbyCli.Version.class,
         description = "Runs long-lived robots on interchangeable nodes, coordinated only through MongoDB slots.",
-        subcommands = {MongoCommand.class, SlotsCommand.class, RobotCommand.class, NodeCommand.class, NodesCommand.class, StatusCommand.class,
+        subcommands = {DemoCommand.class, MongoCommand.class, SlotsCommand.class, RobotCommand.class, NodeCommand.class, NodesCommand.class, StatusCommand.class,
             CommandLine.HelpCommand.class})
 public final class StandbyCli {
 

@@ -4,6 +4,8 @@ import io.standby.robot.admin.RobotState;
 import io.standby.robot.admin.RobotTable;
 import io.standby.robot.admin.RobotView;
 import io.standby.slot.Durations;
+import io.standby.slot.NodeId;
+import io.standby.slot.NodeState;
 import io.standby.slot.NodeTable;
 import io.standby.slot.NodeView;
 import io.standby.slot.SlotTable;
@@ -162,23 +164,29 @@ final class StatusCommand extends AdminCommand {
             }
         }
 
+        /**
+         * Each node's part from the slot table, the truth, rather than its last report: a node shown as owning
+         * holds a slot whose lease runs; the others stand by (or drain). A node that died shows as standing by
+         * until it goes offline, so every node shows when it was last seen.
+         */
         private void printNodes(PrintWriter out) {
             if (nodes.isEmpty()) {
                 out.println("Nodes: none in the registry.");
                 return;
             }
-            Map<String, List<String>> byState = new TreeMap<>();
+            Map<NodeId, List<String>> owning = new HashMap<>();
+            slots.stream().filter(slot -> slot.owner() != null && !slot.expired())
+                    .forEach(slot -> owning.computeIfAbsent(slot.owner(), o -> new ArrayList<>()).add(slot.id()));
+            Map<String, List<String>> byRole = new TreeMap<>();
             for (NodeView node : nodes) {
-                String state = node.offline() ? "offline" : switch (node.state()) {
-                    case STANDBY -> "standing by";
-                    case OWNER -> "owning slots";
-                    case DRAINING -> "draining";
-                };
-                byState.computeIfAbsent(state, s -> new ArrayList<>())
-                        .add(node.id() + (node.offline() ? " (seen " + Durations.approximately(node.age()) + " ago)" : " (load " + node.load() + ")"));
+                String role = node.offline() ? "offline" : owning.containsKey(node.id()) ? "owning slots"
+                        : node.state() == NodeState.DRAINING ? "draining" : "standing by";
+                String seen = "seen " + Durations.approximately(node.age()) + " ago";
+                byRole.computeIfAbsent(role, r -> new ArrayList<>())
+                        .add(node.id() + (node.offline() ? " (" + seen + ")" : " (load " + node.load() + ", " + seen + ")"));
             }
             out.println("Nodes: " + nodes.size());
-            byState.forEach((state, names) -> out.println("  " + state + ": " + String.join(", ", names)));
+            byRole.forEach((role, names) -> out.println("  " + role + ": " + String.join(", ", names)));
         }
 
         private static String counts(Map<RobotState, Long> counts) {

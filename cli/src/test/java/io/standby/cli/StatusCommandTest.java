@@ -78,8 +78,8 @@ class StatusCommandTest {
         assertTrue(lines.stream().anyMatch(l -> l.matches("\\s+slot-0\\s+10\\.0\\.0\\.1:7700\\s+1\\s+\\S+s\\s+1m\\s+1 running, 1 failed")),
                 run.out());
         assertTrue(lines.stream().anyMatch(l -> l.matches("\\s+slot-1\\s+free\\s+0\\s+-\\s+-\\s+none")), run.out());
-        assertTrue(lines.contains("  owning slots: 10.0.0.1:7700 (load 40)"), run.out());
-        assertTrue(lines.contains("  standing by: 10.0.0.2:7700 (load 7)"), run.out());
+        assertTrue(lines.stream().anyMatch(l -> l.matches("  owning slots: 10\\.0\\.0\\.1:7700 \\(load 40, seen \\S+ ago\\)")), run.out());
+        assertTrue(lines.stream().anyMatch(l -> l.matches("  standing by: 10\\.0\\.0\\.2:7700 \\(load 7, seen \\S+ ago\\)")), run.out());
         assertTrue(lines.contains("Not running (1 of 2):"), run.out());
         assertTrue(lines.stream().anyMatch(l -> l.matches("bad1\\s+slot-0\\s+FAILED\\s+running\\s+java.lang.IllegalStateException: boom")),
                 run.out());

@@ -1,0 +1,351 @@
+package io.standby.cli;
+
+import com.mongodb.MongoInterruptedException;
+import de.bwaldvogel.mongo.MongoServer;
+import io.standby.robot.admin.RobotState;
+import io.standby.robot.admin.RobotTable;
+import io.standby.robot.admin.RobotView;
+import io.standby.slot.Durations;
+import io.standby.slot.NodeId;
+import io.standby.slot.SlotTable;
+import io.standby.slot.SlotView;
+import io.standby.slot.StandbyDatabase;
+import org.bson.Document;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.LocalTime;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalDouble;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+
+/**
+ * {@code standby demo}: the whole story on this machine. An in-memory embedded database, nodes as separate
+ * processes, counter robots; then one owner is killed with SIGKILL and another stopped with SIGTERM, and
+ * the demo measures the takeover and the handover and checks that no counter ever went back.
+ */
+@Command(name = "demo", mixinStandardHelpOptions = true,
+        footerHeading = "%nExamples:%n", footer = {
+            "  standby demo",
+            "  standby demo --nodes 3 --slots 2 --robots 6 --duration 30s"},
+        description = {"Runs the whole story on this machine: an in-memory database, nodes as separate processes, "
+                + "counter robots, a node killed with SIGKILL and one stopped with SIGTERM.",
+            "Prints what it measured: how long each takeover and handover took, and whether any counter ever went back. "
+                    + "Runs until --duration or Ctrl-C, and leaves no process behind."})
+final class DemoCommand implements Callable<Integer> {
+
+    /** Demo timing: a takeover within seconds, slow enough to watch. */
+    private static final String HEARTBEAT = "1s";
+    private static final String LEASE = "3s";
+    private static final String POLL = "500ms";
+    private static final Duration WAIT = Duration.ofSeconds(90);
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--nodes", defaultValue = "5", paramLabel = "N", description = "Node processes to start, 3-20 (default: ${DEFAULT-VALUE}).")
+    int nodes;
+
+    @Option(names = "--slots", defaultValue = "3", paramLabel = "M", description = "Slots, 1 to two less than --nodes (default: ${DEFAULT-VALUE}).")
+    int slots;
+
+    @Option(names = "--robots", defaultValue = "12", paramLabel = "R", description = "Counter robots, 1-1000 (default: ${DEFAULT-VALUE}).")
+    int robots;
+
+    @Option(names = "--duration", paramLabel = "DURATION", converter = DurationConverter.class,
+            description = "Stop after this long (default: run until Ctrl-C).")
+    Duration duration;
+
+    @Option(names = "--logs", paramLabel = "DIR", description = "Where the nodes' logs go (default: a new directory under the system's temp directory).")
+    Path logsDir;
+
+    private final List<NodeProcess> started = new ArrayList<>();
+    /** The highest count each robot's context showed, and the robots whose count went back. */
+    private final Map<String, Long> highest = new ConcurrentHashMap<>();
+    private final Map<String, String> wentBack = new ConcurrentHashMap<>();
+    private long samples;
+
+    /** One node process and where its output goes. */
+    private record NodeProcess(NodeId id, Process process, Path log) {
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        if (nodes < 3 || nodes > 20) {
+            throw Flags.invalid("invalid --nodes " + nodes + ": must be 3-20 (one is killed, one stopped, one takes over)");
+        }
+        if (slots < 1 || slots > nodes - 2) {
+            throw Flags.invalid("invalid --slots " + slots + ": with --nodes " + nodes + " at most " + (nodes - 2)
+                    + ", so that a standby is left for each of the two takeovers");
+        }
+        if (robots < 1 || robots > 1000) {
+            throw Flags.invalid("invalid --robots " + robots + ": must be 1-1000");
+        }
+        if (duration != null && duration.isZero()) {
+            throw Flags.invalid("invalid --duration 0s: must be more than 0");
+        }
+        PrintWriter out = spec.commandLine().getOut();
+        long deadline = duration == null ? Long.MAX_VALUE : System.nanoTime() + duration.toNanos();
+        Thread main = Thread.currentThread();
+        Signals.onStop(main::interrupt);
+        Path logs;
+        try {
+            logs = logsDir == null ? Files.createTempDirectory("standby-demo-") : Files.createDirectories(logsDir);
+        } catch (IOException e) {
+            throw Flags.invalid("invalid --logs '" + logsDir + "': " + MongoCommand.rootMessage(e));
+        }
+        MongoServer server = new MongoServer(new QuietMemoryBackend());
+        server.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+        InetSocketAddress address = server.getLocalAddress();
+        String uri = "mongodb://127.0.0.1:" + address.getPort();
+        List<String> measured = new ArrayList<>();
+        try (StandbyDatabase db = StandbyDatabase.connect(uri, StandbyDatabase.DEFAULT_NAME, Duration.ofSeconds(10), null)) {
+            say(out, "An in-memory MongoDB on " + uri + "; look at it with");
+            out.println("  npx -y mongosh@1 " + uri + "/" + StandbyDatabase.DEFAULT_NAME
+                    + " --quiet --eval 'db.slots.find()'    (or db.robots.find(), db.nodes.find())");
+            out.println("  or: standby status --watch --mongo " + uri);
+            new SlotTable(db).init(slots);
+            RobotTable table = new RobotTable(db);
+            for (int i = 0; i < robots; i++) {
+                table.add(new RobotTable.NewRobot(String.format("counter-%02d", i + 1), "counter", "slot-" + (i % slots), 0, 1.0,
+                        new Document("intervalMs", 500)), OptionalDouble.empty());
+            }
+            say(out, "Created " + slots + " slot(s) and " + robots + " counter robot(s), each counting every 500ms.");
+            say(out, "Starting " + nodes + " nodes (--heartbeat " + HEARTBEAT + " --lease " + LEASE + " --poll " + POLL
+                    + "); their logs are in " + logs);
+            for (int port : freePorts(nodes)) {
+                started.add(startNode(port, uri, logs));
+            }
+            for (NodeProcess node : started) {
+                out.println("  node " + node.id() + ": pid " + node.process().pid());
+            }
+            out.flush();
+
+            try {
+                waitFor(() -> allOwnedAndRunning(db), deadline, "every slot owned and every robot running");
+                sample(db);
+                say(out, "Every slot has an owner, every robot runs:");
+                StatusCommand.Snapshot.read(db).print(out, Map.of(), false);
+
+                waitFor(() -> counts(db).values().stream().allMatch(count -> count >= 3), deadline, "the counters counting");
+                Map<String, Long> before = counts(db);
+                SlotView victim = new SlotTable(db).get("slot-0").orElseThrow();
+                NodeProcess owner = node(victim.owner());
+                say(out, "kill -9 " + owner.process().pid() + ": " + owner.id() + ", the owner of slot-0 (epoch " + victim.epoch()
+                        + "). Its standbys wait for its lease to run out, by the database's clock.");
+                long killed = System.nanoTime();
+                owner.process().destroyForcibly();
+                waitFor(() -> ownedAnew(db, victim), deadline, "a new owner of slot-0");
+                Duration takeover = Duration.ofNanos(System.nanoTime() - killed);
+                SlotView taken = new SlotTable(db).get("slot-0").orElseThrow();
+                measured.add("takeover after kill -9: " + Durations.format(takeover) + " (lease " + LEASE + ")");
+                say(out, taken.owner() + " took slot-0 over at epoch " + taken.epoch() + ", " + Durations.format(takeover)
+                        + " after the kill.");
+                waitFor(() -> allOwnedAndRunning(db), deadline, "the robots of slot-0 running again");
+                waitFor(() -> grewSince(db, before, "slot-0"), deadline, "the counters of slot-0 counting again");
+                say(out, "The counters of slot-0 go on from their last checkpoints:");
+                Map<String, Long> after = counts(db);
+                new RobotTable(db).list("slot-0").forEach(r -> out.println("  " + r.id() + ": " + before.get(r.id())
+                        + " before the kill, " + after.get(r.id()) + " now"));
+
+                SlotView stopping = new SlotTable(db).list().stream()
+                        .filter(s -> s.owner() != null && !s.id().equals("slot-0")).findFirst().orElse(taken);
+                NodeProcess leaving = node(stopping.owner());
+                say(out, "kill -TERM " + leaving.process().pid() + ": " + leaving.id() + " stops gracefully: its robots "
+                        + "checkpoint, it releases " + stopping.id() + ", and a standby takes it at its next poll.");
+                long termed = System.nanoTime();
+                leaving.process().destroy();
+                waitFor(() -> ownedAnew(db, stopping), deadline, "a new owner of " + stopping.id());
+                Duration handover = Duration.ofNanos(System.nanoTime() - termed);
+                measured.add("handover after SIGTERM: " + Durations.format(handover) + " (poll " + POLL + ")");
+                say(out, new SlotTable(db).get(stopping.id()).orElseThrow().owner() + " took " + stopping.id() + " over, "
+                        + Durations.format(handover) + " after SIGTERM, without waiting for the lease.");
+                waitFor(() -> allOwnedAndRunning(db), deadline, "every robot running again");
+                StatusCommand.Snapshot.read(db).print(out, Map.of(), false);
+                say(out, duration == null ? "Watching the counters; Ctrl-C ends the demo." : "Watching the counters until the end.");
+                long nextLine = 0;
+                while (System.nanoTime() < deadline) {
+                    sample(db);
+                    if (System.nanoTime() >= nextLine) {
+                        out.println("  " + LocalTime.now().withNano(0) + "  " + oneLine(db));
+                        out.flush();
+                        nextLine = System.nanoTime() + Duration.ofSeconds(2).toNanos();
+                    }
+                    Thread.sleep(Math.min(250, Math.max(1, (deadline - System.nanoTime()) / 1_000_000)));
+                }
+            } catch (InterruptedException | MongoInterruptedException e) {
+                // Ctrl-C or SIGTERM: what was measured so far is the summary.
+            } catch (StoryCut e) {
+                say(out, "Stopped before " + e.getMessage() + ".");
+            }
+            Thread.interrupted();
+            sample(db);
+            stopNodes(out);
+            summary(out, measured);
+        } finally {
+            stopNodes(null);
+            server.shutdownNow();
+        }
+        return 0;
+    }
+
+    /** The demo ran out of time, or was asked to stop, while waiting for something. */
+    private static final class StoryCut extends Exception {
+        StoryCut(String what) {
+            super(what, null, false, false);
+        }
+    }
+
+    private void waitFor(BooleanSupplier condition, long deadline, String what) throws InterruptedException, StoryCut {
+        long giveUp = Math.min(deadline, System.nanoTime() + WAIT.toNanos());
+        while (true) {
+            // Samples the counters as it goes: the check that none went back covers the whole story.
+            if (condition.getAsBoolean()) {
+                return;
+            }
+            if (System.nanoTime() >= giveUp) {
+                throw new StoryCut(what);
+            }
+            Thread.sleep(50);
+        }
+    }
+
+    private boolean allOwnedAndRunning(StandbyDatabase db) {
+        sample(db);
+        List<SlotView> all = new SlotTable(db).list();
+        return all.stream().allMatch(s -> s.owner() != null && !s.expired())
+                && new RobotTable(db).list(null).stream().allMatch(r -> r.state() == RobotState.RUNNING);
+    }
+
+    private static boolean ownedAnew(StandbyDatabase db, SlotView before) {
+        return new SlotTable(db).get(before.id()).map(s -> s.owner() != null && s.epoch() > before.epoch()).orElse(false);
+    }
+
+    private boolean grewSince(StandbyDatabase db, Map<String, Long> before, String slot) {
+        Map<String, Long> now = counts(db);
+        return new RobotTable(db).list(slot).stream().allMatch(r -> now.getOrDefault(r.id(), 0L) > before.getOrDefault(r.id(), 0L));
+    }
+
+    /** The cluster in one line: each slot's owner and epoch, and the counters' range. */
+    private static String oneLine(StandbyDatabase db) {
+        StringBuilder line = new StringBuilder();
+        for (SlotView slot : new SlotTable(db).list()) {
+            line.append(slot.id()).append(' ').append(slot.owner() == null ? "free" : slot.owner() + " e" + slot.epoch()).append("  ");
+        }
+        Map<String, Long> counts = counts(db);
+        long low = counts.values().stream().mapToLong(Long::longValue).min().orElse(0);
+        long high = counts.values().stream().mapToLong(Long::longValue).max().orElse(0);
+        return line.append("counters ").append(low).append("..").append(high).toString();
+    }
+
+    private static Map<String, Long> counts(StandbyDatabase db) {
+        Map<String, Long> counts = new LinkedHashMap<>();
+        for (RobotView robot : new RobotTable(db).list(null)) {
+            counts.put(robot.id(), robot.context().get("count") instanceof Number n ? n.longValue() : 0L);
+        }
+        return counts;
+    }
+
+    /** Reads every counter and remembers any that is lower than one read before. */
+    private void sample(StandbyDatabase db) {
+        try {
+            counts(db).forEach((id, count) -> {
+                long before = highest.merge(id, count, Math::max);
+                if (count < before) {
+                    wentBack.putIfAbsent(id, before + " -> " + count);
+                }
+            });
+            samples++;
+        } catch (RuntimeException e) {
+            // The database is going away at the end; the samples so far stand.
+        }
+    }
+
+    private NodeProcess node(NodeId id) {
+        return started.stream().filter(n -> n.id().equals(id)).findFirst()
+                .orElseThrow(() -> new IllegalStateException("slot owned by " + id + ", which the demo did not start"));
+    }
+
+    private NodeProcess startNode(int port, String uri, Path logs) throws IOException {
+        String java = ProcessHandle.current().info().command().orElse("java");
+        Path log = logs.resolve("node-" + port + ".log");
+        Process process = new ProcessBuilder(java, "-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
+                "-cp", System.getProperty("java.class.path"), StandbyCli.class.getName(),
+                "node", "--ip", "127.0.0.1", "--port", Integer.toString(port), "--mongo", uri,
+                "--heartbeat", HEARTBEAT, "--lease", LEASE, "--poll", POLL)
+                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        return new NodeProcess(new NodeId("127.0.0.1", port), process, log);
+    }
+
+    private static List<Integer> freePorts(int count) throws IOException {
+        List<ServerSocket> held = new ArrayList<>();
+        try {
+            for (int i = 0; i < count; i++) {
+                held.add(new ServerSocket(0, 1, InetAddress.getLoopbackAddress()));
+            }
+            return held.stream().map(ServerSocket::getLocalPort).toList();
+        } finally {
+            for (ServerSocket socket : held) {
+                socket.close();
+            }
+        }
+    }
+
+    /** SIGTERM to every node still running, then SIGKILL to any still there after 15 s. Idempotent. */
+    private void stopNodes(PrintWriter out) {
+        List<Process> alive = started.stream().map(NodeProcess::process).filter(Process::isAlive).toList();
+        if (alive.isEmpty()) {
+            return;
+        }
+        if (out != null) {
+            say(out, "Stopping the " + alive.size() + " node(s) still running.");
+        }
+        alive.forEach(Process::destroy);
+        for (Process process : alive) {
+            try {
+                if (!process.waitFor(15, TimeUnit.SECONDS)) {
+                    process.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
+                }
+            } catch (InterruptedException e) {
+                process.destroyForcibly();
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private void summary(PrintWriter out, List<String> measured) {
+        say(out, "Summary");
+        measured.forEach(line -> out.println("  " + line));
+        if (measured.isEmpty()) {
+            out.println("  nothing measured: the demo stopped before the first takeover");
+        }
+        if (wentBack.isEmpty()) {
+            out.println("  no counter ever went back (" + samples + " readings of " + highest.size() + " counters)");
+        } else {
+            out.println("  COUNTERS WENT BACK: " + wentBack);
+        }
+        out.flush();
+    }
+
+    private static void say(PrintWriter out, String line) {
+        out.println();
+        out.println("== " + line);
+        out.flush();
+    }
+}
