@@ -6,6 +6,7 @@ import io.standby.robot.admin.RobotTable.MoveResult;
 import io.standby.robot.admin.RobotTable.NewRobot;
 import io.standby.robot.runtime.RobotTypes;
 import io.standby.robot.admin.RobotView;
+import io.standby.slot.NodeTable;
 import io.standby.slot.StandbyDatabase;
 import org.bson.Document;
 import picocli.CommandLine.Command;
@@ -79,6 +80,20 @@ final class RobotCommand {
                 description = "Only with --slot auto: the most total weight a slot may carry after the robot is added.")
         Double capacity;
 
+        @Option(names = "--allow-unknown-type",
+                description = "Add it even if no live node knows the type yet (a plugin about to be deployed).")
+        boolean allowUnknownType;
+
+        /** A type that is not built in must be one a live node says it can run (the nodes registry carries them). */
+        private void requireKnownType(StandbyDatabase db, RobotTypes builtIn) {
+            java.util.SortedSet<String> known = new java.util.TreeSet<>(builtIn.names());
+            new NodeTable(db).list().stream().filter(node -> !node.offline()).forEach(node -> known.addAll(node.types()));
+            if (!known.contains(type)) {
+                throw Flags.invalid("unknown robot type '" + type + "': neither built in nor known to a live node (known: "
+                        + String.join(", ", known) + "); --allow-unknown-type adds it anyway");
+            }
+        }
+
         @Override
         public Integer call() {
             // Everything that needs no database is checked first, so bad input changes nothing.
@@ -90,14 +105,24 @@ final class RobotCommand {
                         + " applies only to --slot auto, not to --slot " + slot);
             }
             Document document = RobotConfigArguments.parse(configJson, config);
+            RobotTypes builtIn = RobotTypes.builtIn();
+            builtIn.get(type).ifPresent(factory -> Flags.usage(() -> {
+                try {
+                    factory.validate(document);
+                } catch (IllegalArgumentException e) {
+                    throw new IllegalArgumentException("invalid config for a " + type + " robot: " + e.getMessage(), e);
+                }
+            }));
             try (StandbyDatabase db = connect()) {
+                if (builtIn.get(type).isEmpty() && !allowUnknownType) {
+                    requireKnownType(db, builtIn);
+                }
                 RobotView added = Flags.checked(() -> new RobotTable(db).add(
                         new NewRobot(id, type, auto ? null : slot, priority, weight, document), room));
                 out().printf("Added %s (%s) to %s.%n", added.id(), added.type(), added.slotId());
-                List<String> builtIn = RobotTypes.builtIn().names();
-                if (!builtIn.contains(type)) {
-                    out().printf("Note: '%s' is not a built-in type (%s); its nodes need it in their --plugins.%n",
-                            type, String.join(", ", builtIn));
+                if (builtIn.get(type).isEmpty()) {
+                    out().printf("Note: '%s' is not a built-in type (%s): only nodes with it in their --plugins can run it, "
+                            + "and its config is checked there.%n", type, String.join(", ", builtIn.names()));
                 }
                 out().flush();
                 return 0;

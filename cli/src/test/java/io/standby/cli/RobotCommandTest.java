@@ -6,8 +6,12 @@ import io.standby.robot.admin.Desired;
 import io.standby.robot.admin.RobotState;
 import io.standby.robot.admin.RobotTable;
 import io.standby.robot.admin.RobotView;
+import io.standby.slot.NodeId;
+import io.standby.slot.NodeState;
 import io.standby.slot.SlotTable;
 import io.standby.slot.StandbyDatabase;
+import io.standby.slot.internal.MongoNodeRegistry;
+import io.standby.slot.internal.NodeRegistry;
 import io.standby.testing.TestMongo;
 import org.bson.Document;
 import org.junit.jupiter.api.AfterEach;
@@ -145,10 +149,35 @@ class RobotCommandTest {
     }
 
     @Test
-    void addingAnUnknownTypeWorksWithANoteAboutPlugins() {
-        String out = ok("robot", "add", "x1", "--type", "mailer");
-        assertTrue(out.contains("Note: 'mailer' is not a built-in type (counter)"), out);
+    void aTypeNoLiveNodeKnowsIsRefusedUnlessAllowedAndOneALiveNodeAdvertisesIsAccepted() {
+        CliRun unknown = run("robot", "add", "x1", "--type", "mailer");
+        assertEquals(2, unknown.exitCode(), unknown.err());
+        assertEquals("standby: unknown robot type 'mailer': neither built in nor known to a live node (known: counter); "
+                + "--allow-unknown-type adds it anyway (see 'standby robot add --help')", unknown.errorLine());
+        assertEquals(0, admin.database().getCollection("robots").countDocuments(), "nothing added");
+
+        String allowed = ok("robot", "add", "x1", "--type", "mailer", "--allow-unknown-type");
+        assertTrue(allowed.contains("Note: 'mailer' is not a built-in type (counter)"), allowed);
         assertEquals("mailer", robot("x1").type());
+
+        new MongoNodeRegistry(admin.database()).write(new NodeRegistry.NodeRecord(new NodeId("10.0.0.1", 7700), "1-a@h:1:1",
+                "h:1:1", NodeState.STANDBY, List.of(), 1, 0, 0, 0, 0, 0, "0.1.0", Duration.ofSeconds(10),
+                List.of("counter", "mailer")), true);
+        ok("robot", "add", "x2", "--type", "mailer");
+        assertEquals("mailer", robot("x2").type());
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {
+        "--config intervalMs=soon              | intervalMs 'soon' is not a number",
+        "--config-json {\"intervalMs\":0}     | intervalMs 0 must be at least 1",
+    })
+    void aBuiltInTypeChecksItsConfigBeforeAnythingIsAdded(String option, String complaint) {
+        String[] parts = option.trim().split(" ", 2);
+        CliRun run = run("robot", "add", "c1", "--type", "counter", parts[0], parts[1].trim());
+        assertEquals(2, run.exitCode(), run.err());
+        assertTrue(run.errorLine().contains("invalid config for a counter robot: " + complaint), run.errorLine());
+        assertEquals(0, admin.database().getCollection("robots").countDocuments(), "nothing added");
     }
 
     // ---- list ----

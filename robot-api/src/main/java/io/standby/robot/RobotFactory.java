@@ -13,6 +13,16 @@ public interface RobotFactory {
     String type();
 
     /**
+     * Checks a configuration before a robot is added with it ({@code standby robot add}), so that a bad one
+     * is refused at once rather than failing on a node later. The default accepts every configuration;
+     * {@link #create} must still check, since a robot's config can be changed in the database directly.
+     *
+     * @throws IllegalArgumentException naming the bad value
+     */
+    default void validate(Document config) {
+    }
+
+    /**
      * A new robot for one run.
      *
      * @param config the robot's configuration document, as stored in its {@code config} field

@@ -14,10 +14,11 @@ import java.util.List;
  * @param interval how often it writes its document when nothing changes
  * @param age      how long ago it last wrote, by the server's clock
  * @param drain    an operator asked it to drain
+ * @param types    the robot types it can run
  */
 public record NodeView(NodeId id, String instance, String host, NodeState state, List<String> slots, int maxSlots,
                        int robotsRunning, int robotsFailed, double cpu, double memory, int load, String version,
-                       Duration interval, Instant started, Instant time, Duration age, boolean drain) {
+                       Duration interval, Instant started, Instant time, Duration age, boolean drain, List<String> types) {
 
     /** Not written for three intervals: the node is gone, or cut off from the database. */
     public boolean offline() {

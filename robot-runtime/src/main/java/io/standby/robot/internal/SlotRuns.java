@@ -115,7 +115,7 @@ public final class SlotRuns {
             running += run.running().size();
             failed += run.failed();
         }
-        return new Workload(running, failed);
+        return new Workload(running, failed, List.of());
     }
 
     public Map<String, List<String>> running() {

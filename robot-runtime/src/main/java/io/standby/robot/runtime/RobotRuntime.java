@@ -40,6 +40,8 @@ public final class RobotRuntime implements SlotListener, AutoCloseable {
 
     private enum State { LATENT, STARTED, CLOSED }
 
+    /** The robot types this node can run, for its registry document (so 'robot add' can check a type). */
+    private final List<String> typeNames;
     private final RobotStore store;
     private final SlotRuns slots;
     private final SyncLoop sync;
@@ -47,6 +49,7 @@ public final class RobotRuntime implements SlotListener, AutoCloseable {
     private final AtomicReference<State> state = new AtomicReference<>(State.LATENT);
 
     private RobotRuntime(StandbyDatabase database, NodeId node, RuntimeConfig config, RobotTypes types) {
+        this.typeNames = types.names();
         this.store = new MongoRobotStore(database.database());
         this.writes = new WriteBatcher(store);
         this.sync = new SyncLoop(database, config.poll());
@@ -101,7 +104,7 @@ public final class RobotRuntime implements SlotListener, AutoCloseable {
 
     /** How many robots run on this node and how many of its slots' robots failed, for its registry document. */
     public Workload workload() {
-        return slots.workload();
+        return slots.workload().withTypes(typeNames);
     }
 
     /** The robots running on this node, by slot. */

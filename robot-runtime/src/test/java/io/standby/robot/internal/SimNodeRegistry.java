@@ -64,7 +64,7 @@ final class SimNodeRegistry implements NodeRegistry {
                 NodeRecord r = e.record();
                 views.add(new NodeView(r.node(), r.instance(), r.host(), r.state(), r.slots(), r.maxSlots(), r.robotsRunning(),
                         r.robotsFailed(), r.cpu(), r.memory(), r.load(), r.version(), r.interval(), Instant.ofEpochMilli(e.startedMs()),
-                        Instant.ofEpochMilli(e.timeMs()), Duration.ofMillis(now - e.timeMs()), e.drain()));
+                        Instant.ofEpochMilli(e.timeMs()), Duration.ofMillis(now - e.timeMs()), e.drain(), r.types()));
             }
             return views;
         });

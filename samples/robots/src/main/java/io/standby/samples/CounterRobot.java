@@ -40,7 +40,16 @@ public final class CounterRobot implements Robot {
         }
 
         @Override
+        public void validate(Document config) {
+            interval(config);
+        }
+
+        @Override
         public Robot create(Document config) {
+            return new CounterRobot(interval(config));
+        }
+
+        private static Duration interval(Document config) {
             Object value = config.get("intervalMs");
             long ms;
             if (value == null) {
@@ -57,7 +66,7 @@ public final class CounterRobot implements Robot {
             if (ms < 1) {
                 throw new IllegalArgumentException("intervalMs " + ms + " must be at least 1");
             }
-            return new CounterRobot(Duration.ofMillis(ms));
+            return Duration.ofMillis(ms);
         }
     }
 }

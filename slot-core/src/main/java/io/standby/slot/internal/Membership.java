@@ -74,7 +74,7 @@ final class Membership {
         double memory = gauge.memory();
         NodeRegistry.NodeRecord record = new NodeRegistry.NodeRecord(config.node(), config.instance(), config.host(), state,
                 List.copyOf(slots), config.maxSlots(), robots.running(), robots.failed(), cpu, memory,
-                Load.score(cpu, slots.size(), config.maxSlots(), memory), version, Duration.ofNanos(writeEveryNanos));
+                Load.score(cpu, slots.size(), config.maxSlots(), memory), version, Duration.ofNanos(writeEveryNanos), robots.types());
         try {
             drainRequested = registry.write(record, !registered);
             registered = true;

@@ -49,6 +49,7 @@ public final class MongoNodeRegistry implements NodeRegistry {
                 Updates.set("robots", new Document("running", node.robotsRunning()).append("failed", node.robotsFailed())),
                 Updates.set("load", new Document("cpu", round(node.cpu())).append("memory", round(node.memory())).append("score", node.load())),
                 Updates.set("version", node.version()), Updates.set("interval", node.interval().toMillis()),
+                Updates.set("types", node.types()),
                 Updates.currentDate("time")));
         if (first) {
             // A new process: its own start, and no drain request meant for the process before it.
@@ -117,7 +118,7 @@ public final class MongoNodeRegistry implements NodeRegistry {
                     number(robots.get("running")), number(robots.get("failed")), decimal(load.get("cpu")), decimal(load.get("memory")),
                     number(load.get("score")), doc.getString("version"), Duration.ofMillis(number(doc.get("interval"))),
                     doc.get("started") instanceof Date started ? started.toInstant() : null, time, Duration.between(time, now),
-                    doc.get("drain") != null);
+                    doc.get("drain") != null, doc.getList("types", String.class, List.of()));
         } catch (RuntimeException e) {
             return null;
         }

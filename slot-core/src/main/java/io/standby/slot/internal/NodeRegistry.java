@@ -51,7 +51,7 @@ public interface NodeRegistry {
     /** What a node writes about itself. */
     record NodeRecord(NodeId node, String instance, String host, NodeState state, List<String> slots,
                       int maxSlots, int robotsRunning, int robotsFailed, double cpu, double memory, int load, String version,
-                      Duration interval) {
+                      Duration interval, List<String> types) {
     }
 
     /** No registry: a node that takes part in no membership (tests of the protocol alone). */

@@ -41,7 +41,7 @@ class MongoNodeRegistryTest {
 
     private void write(int port, NodeState state, int maxSlots, int load) {
         registry.write(new NodeRegistry.NodeRecord(new NodeId("10.0.0.1", port), port + "-i@h", "h", state, List.of(), maxSlots,
-                0, 0, 0.5, 0.1, load, "dev", Duration.ofSeconds(10)), true);
+                0, 0, 0.5, 0.1, load, "dev", Duration.ofSeconds(10), List.of("counter")), true);
     }
 
     @Test
@@ -57,6 +57,7 @@ class MongoNodeRegistryTest {
                 Updates.set("time", Date.from(Instant.now().minusSeconds(31))));
 
         List<ClaimPlan.Member> live = registry.readLive();
+        assertEquals(List.of("counter"), registry.readAll().getFirst().types(), "the robot types a node can run, for 'robot add'");
 
         assertEquals(Set.of(new ClaimPlan.Member(new NodeId("10.0.0.1", 7001), 42, 3), new ClaimPlan.Member(new NodeId("10.0.0.1", 7002), 77, 1)),
                 Set.copyOf(live));

@@ -392,7 +392,7 @@ class SlotProtocolTest {
                         new ClaimPlan.Member(me, 0, 1)), g).contains("slot-0"))
                 .findFirst().orElseThrow();
         registry.write(new NodeRegistry.NodeRecord(ghost, "1-dead@elsewhere", "elsewhere", io.standby.slot.NodeState.STANDBY,
-                List.of(), 1, 0, 0, 0, 0, 0, "dev", Duration.ofSeconds(10)), true);
+                List.of(), 1, 0, 0, 0, 0, 0, "dev", Duration.ofSeconds(10), List.of("counter")), true);
         SlotProtocol a = member(7001, 1);
 
         assertEquals(0, a.poll(), "the plan gives slot-0 to the other node: it goes first");
@@ -417,7 +417,7 @@ class SlotProtocolTest {
                 })
                 .findFirst().orElseThrow();
         new MongoNodeRegistry(db.database()).write(new NodeRegistry.NodeRecord(other, "1-slow@elsewhere", "elsewhere",
-                io.standby.slot.NodeState.STANDBY, List.of(), 1, 0, 0, 0, 0, 0, "dev", Duration.ofSeconds(10)), true);
+                io.standby.slot.NodeState.STANDBY, List.of(), 1, 0, 0, 0, 0, 0, "dev", Duration.ofSeconds(10), List.of("counter")), true);
         List<String> reads = new CopyOnWriteArrayList<>();
         CommandListener readsOfCollections = new CommandListener() {
             @Override
