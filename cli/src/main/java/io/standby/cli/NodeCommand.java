@@ -34,7 +34,8 @@ import java.util.concurrent.CountDownLatch;
             "  standby node --ip 127.0.0.1 --port 7701",
             "  standby node --ip 10.0.0.5 --port 7700 --max-slots 4",
             "  standby node --ip 10.0.0.5 --port 7700 --heartbeat 3s --lease 20s",
-            "  standby node --ip 10.0.0.5 --port 7700 --plugins ./plugins"}, subcommands = NodeCommand.Drain.class,
+            "  standby node --ip 10.0.0.5 --port 7700 --plugins ./plugins",
+            "  standby node --config /etc/standby/node.properties"}, subcommands = NodeCommand.Drain.class,
         description = {"Runs a node until SIGTERM or Ctrl-C, then lets its robots checkpoint and releases its slots.",
             "Binds ip:port for its HTTP endpoint (/health), claims up to --max-slots slots, renews them every "
                     + "--heartbeat, takes over slots whose --lease ran out by the database's clock, and runs the robots "
@@ -75,12 +76,24 @@ final class NodeCommand implements Callable<Integer> {
                     + "META-INF/services/io.standby.robot.RobotFactory. The built-in types are always there.")
     Path plugins;
 
+    @Option(names = "--config", paramLabel = "FILE",
+            description = "A properties file of these settings, keyed by the option names without '--' "
+                    + "(heartbeat=3s, max-slots=4, mongo=...); options on the command line win.")
+    Path config;
+
     @Option(names = "--stop-timeout", paramLabel = "DURATION", defaultValue = "10s", converter = DurationConverter.class,
             description = "On SIGTERM, how long robots get for a final checkpoint before they are interrupted (default: ${DEFAULT-VALUE}).")
     Duration stopTimeout;
 
     @Override
     public Integer call() throws Exception {
+        if (config != null) {
+            // The file's settings as options, through the parser like typed ones: run again with them.
+            CommandLine again = StandbyCli.commandLine();
+            again.setOut(spec.commandLine().getOut());
+            again.setErr(spec.commandLine().getErr());
+            return again.execute(ConfigFile.expand(config, spec));
+        }
         // Every check that needs no network comes first, so bad input changes nothing.
         if (ip == null || port == null) {
             throw new CommandLine.ParameterException(spec.commandLine(), "Missing required options: "

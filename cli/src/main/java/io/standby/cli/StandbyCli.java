@@ -1,6 +1,7 @@
 package io.standby.cli;
 
 import io.standby.slot.StandbyDatabase;
+import picocli.AutoComplete;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -61,11 +62,21 @@ public final class StandbyCli {
         cli.setExecutionExceptionHandler(StandbyCli::onFailure);
         cli.setParameterExceptionHandler(StandbyCli::onBadArguments);
         cli.setCaseInsensitiveEnumValuesAllowed(true);
+        CommandLine completion = new CommandLine(new AutoComplete.GenerateCompletion());
+        completion.getCommandSpec().name("completion").usageMessage()
+                .description("Prints a bash/zsh completion script for standby: TAB then completes commands and options.")
+                .footerHeading("%nExamples:%n").footer(
+                        "  standby completion > /etc/bash_completion.d/standby",
+                        "  source <(standby completion)                  # bash or zsh, this shell only");
+        cli.addSubcommand("completion", completion);
         withExitCodes(cli);
-        // The embedded server is not a client of any database: --mongo and --db would be silently ignored.
-        CommandLine.Model.CommandSpec mongo = cli.getSubcommands().get("mongo").getCommandSpec();
-        for (String option : List.of("--mongo", "--db")) {
-            mongo.remove(mongo.findOption(option));
+        // Neither the embedded server nor the completion script is a client of any database: --mongo and
+        // --db would be silently ignored.
+        for (String command : List.of("mongo", "completion")) {
+            CommandLine.Model.CommandSpec spec = cli.getSubcommands().get(command).getCommandSpec();
+            for (String option : List.of("--mongo", "--db")) {
+                spec.remove(spec.findOption(option));
+            }
         }
         return cli;
     }

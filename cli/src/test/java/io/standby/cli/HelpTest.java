@@ -45,6 +45,13 @@ class HelpTest {
     }
 
     @Test
+    void completionPrintsAScriptForBashAndZsh() {
+        CliRun run = CliRun.of("completion");
+        assertEquals(0, run.exitCode(), run.err());
+        assertTrue(run.out().contains("complete -F _complete_standby") && run.out().contains("robot"), run.out());
+    }
+
+    @Test
     void theEmbeddedServerTakesOnlyTheOptionsItUses() {
         String help = CliRun.of("mongo", "--help").out();
         assertFalse(help.contains("--mongo") || help.contains("--db"), help);
