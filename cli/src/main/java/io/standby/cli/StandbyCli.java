@@ -31,7 +31,8 @@ import java.util.Properties;
             "  standby nodes"},
         versionProvider = StandbyCli.Version.class,
         description = "Runs long-lived robots on interchangeable nodes, coordinated only through MongoDB slots.",
-        subcommands = {DemoCommand.class, MongoCommand.class, SlotsCommand.class, RobotCommand.class, NodeCommand.class, NodesCommand.class, StatusCommand.class,
+        subcommands = {DemoCommand.class, MongoCommand.class, SlotsCommand.class, RobotCommand.class, NodeCommand.class,
+            NodesCommand.class, StatusCommand.class, EventsCommand.class,
             CommandLine.HelpCommand.class})
 public final class StandbyCli {
 

@@ -289,7 +289,7 @@ public final class StandbyNode implements AutoCloseable {
                 log.info("Robot types: {}", robotTypes.names().isEmpty() ? "none" : String.join(", ", robotTypes.names()));
                 RobotRuntime robots = RobotRuntime.create(robotsDb, config.node(), runtimeConfig, robotTypes).start();
                 opened.add(robots);
-                SlotNode slots = SlotNode.create(slotsDb, config, new InOrder(listener, robots), robots::workload).start();
+                SlotNode slots = SlotNode.create(slotsDb, config, SlotListener.inOrder(listener, robots), robots::workload).start();
                 StandbyNode node = new StandbyNode(config, slots, robots, http, connections);
                 if (http != null) {
                     http.json("/health", node::health);

@@ -15,6 +15,15 @@ public interface SlotListener {
     }
 
     /**
+     * The same call with the slot as this node claimed it, for whoever records how the slot changed hands:
+     * {@code claimed.owner()} is the former owner (null if it was free) and {@code claimed.time()} its last
+     * heartbeat. The protocol calls this one; by default it calls {@link #acquired(Lease)}.
+     */
+    default void acquired(Lease lease, SlotView claimed) {
+        acquired(lease);
+    }
+
+    /**
      * The node is shutting down gracefully and will release this slot when this method returns.
      * Stop the slot's work and persist its final state here; the lease keeps being renewed meanwhile.
      * If the lease ends during this call, {@link #lost} is called concurrently.
@@ -34,6 +43,14 @@ public interface SlotListener {
      * robot runtime reads the slot's robots again when {@link SlotView#changes()} moved.
      */
     default void observed(Lease lease, SlotView slot) {
+    }
+
+    /**
+     * Both listeners, {@code first} then {@code second} for every call; the second is called even if the
+     * first throws.
+     */
+    static SlotListener inOrder(SlotListener first, SlotListener second) {
+        return new InOrder(first, second);
     }
 
     /** A listener that does nothing. */

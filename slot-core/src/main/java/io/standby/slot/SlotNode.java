@@ -1,5 +1,7 @@
 package io.standby.slot;
 
+import io.standby.slot.internal.EventLog;
+import io.standby.slot.internal.EventRecorder;
 import io.standby.slot.internal.Load;
 import io.standby.slot.internal.MongoNodeRegistry;
 import io.standby.slot.internal.MongoSlotStore;
@@ -44,12 +46,16 @@ public final class SlotNode implements AutoCloseable {
     private final ScheduledExecutorService heartbeat = Executors.newSingleThreadScheduledExecutor(daemon("standby-heartbeat"));
     private final ScheduledExecutorService fence = Executors.newSingleThreadScheduledExecutor(daemon("standby-fence"));
     private final CompletableFuture<Void> drained = new CompletableFuture<>();
+    private final EventLog events;
 
+    /** @param events where this node records how its slots change hands, or null */
     SlotNode(SlotStore store, NodeRegistry registry, NodeConfig config, MonotonicClock clock, SlotListener listener,
-             Supplier<Workload> workload) {
+             Supplier<Workload> workload, EventLog events) {
         this.config = config;
-        this.protocol = new SlotProtocol(store, registry, config, clock, listener, d -> Thread.sleep(d.toMillis()),
-                SlotProtocol.Fanout.PARALLEL, workload, Load.Gauge.SYSTEM);
+        this.events = events;
+        this.protocol = new SlotProtocol(store, registry, config, clock,
+                events == null ? listener : SlotListener.inOrder(new EventRecorder(events), listener),
+                d -> Thread.sleep(d.toMillis()), SlotProtocol.Fanout.PARALLEL, workload, Load.Gauge.SYSTEM);
     }
 
     /**
@@ -62,11 +68,13 @@ public final class SlotNode implements AutoCloseable {
 
     /**
      * Creates a node that writes itself into the {@code nodes} registry, with what {@code workload}
-     * reports of its robots, and plans its claims from the registry. Not started yet.
+     * reports of its robots, plans its claims from the registry, and records in the {@code events}
+     * collection how its slots change hands. Not started yet.
      */
     public static SlotNode create(StandbyDatabase database, NodeConfig config, SlotListener listener, Supplier<Workload> workload) {
         return new SlotNode(new MongoSlotStore(database.datastore()), new MongoNodeRegistry(database.database()), config,
-                new SuspendAwareClock(MonotonicClock.system(), System::currentTimeMillis), listener, workload);
+                new SuspendAwareClock(MonotonicClock.system(), System::currentTimeMillis), listener, workload,
+                new EventLog(database.database()));
     }
 
     /**
@@ -104,6 +112,10 @@ public final class SlotNode implements AutoCloseable {
             state.set(State.CLOSED);
             Thread.currentThread().interrupt();
             throw new IllegalStateException("Interrupted while joining", e);
+        }
+        if (events != null) {
+            // After the join: a node refused at the join records nothing.
+            events.start();
         }
         SlotTiming timing = config.timing();
         heartbeat.scheduleAtFixedRate(guard("renew", protocol::renewAll),
@@ -164,6 +176,10 @@ public final class SlotNode implements AutoCloseable {
         fence.shutdownNow();
         awaitQuietly(heartbeat);
         awaitQuietly(fence);
+        if (events != null) {
+            // After the last release and loss: they are recorded too.
+            events.close();
+        }
         log.info("Node {} stopped", config.node());
     }
 

@@ -382,7 +382,7 @@ public final class SlotProtocol {
                     if (store.reclaim(slot, me)) {
                         log.info("Took back {} held by instance {} of this node ({}), epoch {}",
                                 slot.id(), slot.instance(), config.node(), slot.epoch() + 1);
-                        acquire(slot.id(), slot.epoch() + 1, sent);
+                        acquire(slot, sent);
                         won++;
                     }
                 } else if (store.release(slot.id(), slot.epoch(), slot.instance())) {
@@ -431,17 +431,19 @@ public final class SlotProtocol {
             log.info("Took over {} from {} (lease {} expired), epoch {}",
                     slot.id(), slot.owner(), Durations.format(slot.lease()), slot.epoch() + 1);
         }
-        acquire(slot.id(), slot.epoch() + 1, sent);
+        acquire(slot, sent);
         return true;
     }
 
-    private void acquire(String slotId, long epoch, long claimSentNanos) {
-        OwnedLease lease = new OwnedLease(slotId, epoch, config.node(), clock, validNanos, claimSentNanos);
-        log.info("Acquired {} at epoch {}", slotId, epoch);
+    /** The slot won, as it was claimed: at the next epoch. */
+    private void acquire(SlotView claimed, long claimSentNanos) {
+        long epoch = claimed.epoch() + 1;
+        OwnedLease lease = new OwnedLease(claimed.id(), epoch, config.node(), clock, validNanos, claimSentNanos);
+        log.info("Acquired {} at epoch {}", claimed.id(), epoch);
         // Held while the listener runs, so that a loss found meanwhile is reported after acquired().
         synchronized (lease) {
-            owned.put(slotId, lease);
-            notify("acquired", lease, () -> listener.acquired(lease));
+            owned.put(claimed.id(), lease);
+            notify("acquired", lease, () -> listener.acquired(lease, claimed));
         }
     }
 

@@ -147,6 +147,37 @@ class SlotProtocolTest {
     }
 
     @Test
+    void howASlotChangesHandsIsRecordedWithTheServersTimesAndTheTakeoverGap() throws Exception {
+        new SlotTable(db).init(1);
+        EventLog events = new EventLog(db.database()).start();
+        SlotProtocol a = new SlotProtocol(store, new NodeConfig(new NodeId("127.0.0.1", 7001), 1, TIMING, NodeConfig.newInstanceId()),
+                clock, new EventRecorder(events), sleeps::add);
+        SlotProtocol b = new SlotProtocol(store, new NodeConfig(new NodeId("127.0.0.1", 7002), 1, TIMING, NodeConfig.newInstanceId()),
+                clock, new EventRecorder(events), sleeps::add);
+        assertEquals(1, a.poll());
+        ageHeartbeat("slot-0");
+        Instant lastHeartbeat = slot("slot-0").time();
+        b.poll();
+        clock.tick(Duration.ofSeconds(5));
+        assertEquals(1, b.poll());
+        a.renewAll();
+        b.releaseAll();
+        events.close(Duration.ofSeconds(10));
+
+        List<io.standby.slot.EventView> recorded = new io.standby.slot.EventTable(db).list(null, null, null);
+        assertEquals(List.of("claimed 7001 1", "took-over 7002 2", "lost 7001 1", "released 7002 2"),
+                recorded.stream().map(e -> e.type() + " " + e.node().split(":")[1] + " " + e.epoch()).toList());
+        io.standby.slot.EventView takeover = recorded.get(1);
+        assertEquals("127.0.0.1:7001", takeover.from());
+        assertEquals(lastHeartbeat, takeover.heartbeat());
+        assertTrue(takeover.unowned().orElseThrow().compareTo(Duration.ofSeconds(59)) >= 0,
+                "from the aged heartbeat to the claim, by the server's clock: " + takeover.unowned());
+        assertEquals("taken", recorded.get(2).reason());
+        assertEquals(1, new io.standby.slot.EventTable(db).list(null, "slot-0", takeover.time()).stream()
+                .filter(e -> e.type().equals("took-over")).count(), "a follow from the take-over's time sees it");
+    }
+
+    @Test
     void aRenewalRestartsTheStandbysWait() throws Exception {
         new SlotTable(db).init(1);
         SlotProtocol a = node(7001, 1);

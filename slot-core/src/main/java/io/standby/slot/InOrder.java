@@ -1,9 +1,4 @@
-package io.standby.node;
-
-import io.standby.slot.Lease;
-import io.standby.slot.LossReason;
-import io.standby.slot.SlotListener;
-import io.standby.slot.SlotView;
+package io.standby.slot;
 
 /**
  * Two listeners, called one after the other. The second is called even if the first throws: the robot
@@ -16,6 +11,15 @@ record InOrder(SlotListener first, SlotListener second) implements SlotListener 
             first.acquired(lease);
         } finally {
             second.acquired(lease);
+        }
+    }
+
+    @Override
+    public void acquired(Lease lease, SlotView claimed) {
+        try {
+            first.acquired(lease, claimed);
+        } finally {
+            second.acquired(lease, claimed);
         }
     }
 

@@ -1,0 +1,102 @@
+package io.standby.cli;
+
+import com.mongodb.client.model.Filters;
+import com.mongodb.client.model.Updates;
+import io.standby.slot.StandbyDatabase;
+import io.standby.slot.internal.EventLog;
+import io.standby.testing.TestMongo;
+import org.bson.Document;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.io.CleanupMode;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Date;
+import java.util.List;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** {@code standby events}: what the nodes recorded, filtered by slot and age, and followed as a real process. */
+class EventsCommandTest {
+
+    @TempDir(cleanup = CleanupMode.ON_SUCCESS)
+    Path dir;
+
+    private String db;
+    private StandbyDatabase admin;
+
+    @BeforeEach
+    void setUp(TestInfo test) {
+        db = TestMongo.freshDatabase(test.getTestMethod().orElseThrow().getName());
+        admin = StandbyDatabase.connect(TestMongo.uri(), db, Duration.ofSeconds(10), null);
+    }
+
+    @AfterEach
+    void tearDown() {
+        admin.database().drop();
+        admin.close();
+    }
+
+    /** Records events the way nodes do, and waits until they are written. */
+    private void record(Document... events) {
+        EventLog log = new EventLog(admin.database()).start();
+        for (Document event : events) {
+            log.record(event);
+        }
+        log.close(Duration.ofSeconds(10));
+    }
+
+    private static Document event(String type, String slot, long epoch, String node) {
+        return new Document("type", type).append("slot", slot).append("epoch", epoch).append("node", node);
+    }
+
+    @Test
+    void listsClaimsTakeoversWithTheirGapAndLossesOldestFirstAndFilters() {
+        assertEquals("No events.", CliRun.against(db, "events").out().strip());
+        record(event("claimed", "slot-0", 1, "10.0.0.1:7700"),
+                event("claimed", "slot-1", 1, "10.0.0.2:7700"),
+                event("took-over", "slot-0", 2, "10.0.0.3:7700").append("from", "10.0.0.1:7700")
+                        .append("heartbeat", Date.from(Instant.now().minusSeconds(6))),
+                event("lost", "slot-0", 1, "10.0.0.1:7700").append("reason", "taken"));
+        List<String> lines = CliRun.against(db, "events").out().strip().lines().toList();
+        assertEquals(4, lines.size(), String.join("\n", lines));
+        assertTrue(lines.get(0).matches("\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d\\.\\d{3}  slot-0\\s+10\\.0\\.0\\.1:7700\\s+epoch 1\\s+claimed"), lines.get(0));
+        assertTrue(lines.get(2).matches(".*slot-0\\s+10\\.0\\.0\\.3:7700\\s+epoch 2\\s+took over from 10\\.0\\.0\\.1:7700 \\(no heartbeat for \\d+ms\\)"),
+                lines.get(2));
+        assertTrue(lines.get(3).endsWith("lost (taken)"), lines.get(3));
+
+        List<String> slot1 = CliRun.against(db, "events", "--slot", "slot-1").out().strip().lines().toList();
+        assertEquals(1, slot1.size(), String.join("\n", slot1));
+
+        admin.database().getCollection(EventLog.COLLECTION).updateMany(Filters.eq("slot", "slot-1"),
+                Updates.set("time", Date.from(Instant.now().minusSeconds(3600))));
+        List<String> recent = CliRun.against(db, "events", "--since", "10m").out().strip().lines().toList();
+        assertEquals(3, recent.size(), "the hour-old event is left out:\n" + String.join("\n", recent));
+
+        CliRun zero = CliRun.against(db, "events", "--since", "0s");
+        assertEquals(2, zero.exitCode());
+    }
+
+    @Test
+    void followPrintsNewEventsUntilCtrlC() throws Exception {
+        record(event("claimed", "slot-0", 1, "10.0.0.1:7700"));
+        try (StandbyProcess follow = StandbyProcess.start(dir, "events-follow", "events", "--follow", "--mongo", TestMongo.uri(), "--db", db)) {
+            await().atMost(Duration.ofSeconds(60)).until(() -> follow.output().contains("claimed"));
+            record(event("released", "slot-0", 1, "10.0.0.1:7700"));
+            await().atMost(Duration.ofSeconds(60)).until(() -> follow.output().contains("released"));
+            follow.signal("INT");
+            assertEquals(130, follow.waitFor(Duration.ofSeconds(30)));
+            String output = follow.output();
+            assertEquals(1, output.lines().filter(l -> l.endsWith("claimed")).count(), "printed once:\n" + output);
+            assertFalse(output.contains("\tat ") || output.contains(" ERROR ["), output);
+        }
+    }
+}

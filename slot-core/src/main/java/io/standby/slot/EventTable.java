@@ -1,0 +1,52 @@
+package io.standby.slot;
+
+import com.mongodb.client.model.Filters;
+import com.mongodb.client.model.Sorts;
+import io.standby.slot.internal.EventLog;
+import org.bson.Document;
+import org.bson.conversions.Bson;
+import org.bson.types.ObjectId;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Date;
+import java.util.List;
+
+/** What operators read of the {@code events} collection: how slots changed hands, oldest first. */
+public final class EventTable {
+
+    private final StandbyDatabase database;
+
+    public EventTable(StandbyDatabase database) {
+        this.database = database;
+    }
+
+    /**
+     * The events of the last {@code since} by the database's clock (all if null), of one slot (all if
+     * null), stamped at {@code notBefore} or later (all if null), oldest first.
+     */
+    public List<EventView> list(Duration since, String slot, Instant notBefore) {
+        List<Bson> conditions = new ArrayList<>();
+        if (since != null) {
+            conditions.add(Filters.expr(new Document("$gte", List.of("$time",
+                    new Document("$subtract", List.of("$$NOW", since.toMillis()))))));
+        }
+        if (slot != null) {
+            conditions.add(Filters.eq("slot", slot));
+        }
+        if (notBefore != null) {
+            conditions.add(Filters.gte("time", Date.from(notBefore)));
+        }
+        List<EventView> events = new ArrayList<>();
+        for (Document doc : StandbyDatabase.safe(database.database().getCollection(EventLog.COLLECTION))
+                .find(conditions.isEmpty() ? new Document() : Filters.and(conditions)).sort(Sorts.ascending("time", "_id"))) {
+            if (doc.get("_id") instanceof ObjectId id && doc.get("time") instanceof Date time) {
+                events.add(new EventView(id.toHexString(), time.toInstant(), doc.getString("type"), doc.getString("slot"),
+                        doc.get("epoch") instanceof Number n ? n.longValue() : 0, doc.getString("node"), doc.getString("from"),
+                        doc.get("heartbeat") instanceof Date beat ? beat.toInstant() : null, doc.getString("reason")));
+            }
+        }
+        return events;
+    }
+}

@@ -1,0 +1,168 @@
+package io.standby.slot.internal;
+
+import com.mongodb.MongoCommandException;
+import com.mongodb.client.MongoCollection;
+import com.mongodb.client.MongoDatabase;
+import com.mongodb.client.model.BulkWriteOptions;
+import com.mongodb.client.model.CreateCollectionOptions;
+import com.mongodb.client.model.Filters;
+import com.mongodb.client.model.UpdateOneModel;
+import com.mongodb.client.model.UpdateOptions;
+import com.mongodb.client.model.Updates;
+import com.mongodb.client.model.WriteModel;
+import io.standby.slot.StandbyDatabase;
+import org.bson.Document;
+import org.bson.types.ObjectId;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The {@code events} collection, written off the protocol's threads: {@link #record} only queues, and one
+ * thread sends what is queued as one bulk write, each event stamped with the server's clock. A full queue
+ * (the database unreachable for long) drops events and counts them: the protocol never waits for its
+ * history. It stays bounded two ways: it is created capped at {@link #CAPPED_BYTES} where the server can
+ * (MongoDB can, the embedded server cannot), and every writer deletes events older than {@link #RETENTION}
+ * when it starts and every ten minutes.
+ */
+public final class EventLog implements AutoCloseable {
+
+    public static final String COLLECTION = "events";
+    /** About 50,000 events. */
+    static final long CAPPED_BYTES = 16L << 20;
+    static final Duration RETENTION = Duration.ofDays(7);
+    private static final long SWEEP_EVERY_NANOS = Duration.ofMinutes(10).toNanos();
+    private static final int QUEUE = 10_000;
+    private static final Logger log = LoggerFactory.getLogger(EventLog.class);
+    private static final Document STOP = new Document();
+
+    private final MongoDatabase database;
+    private final MongoCollection<Document> events;
+    private final BlockingQueue<Document> queue = new ArrayBlockingQueue<>(QUEUE);
+    private final AtomicLong dropped = new AtomicLong();
+    private final Thread writer;
+    private final long cappedBytes;
+
+    public EventLog(MongoDatabase database) {
+        this(database, CAPPED_BYTES);
+    }
+
+    EventLog(MongoDatabase database, long cappedBytes) {
+        this.cappedBytes = cappedBytes;
+        this.database = database;
+        this.events = StandbyDatabase.safe(database.getCollection(COLLECTION));
+        this.writer = Thread.ofPlatform().daemon().name("standby-events").unstarted(this::run);
+    }
+
+    public EventLog start() {
+        writer.start();
+        return this;
+    }
+
+    /** Queues an event; {@code time} is added by the server when it is written. Never blocks. */
+    public void record(Document event) {
+        if (!queue.offer(event)) {
+            dropped.incrementAndGet();
+        }
+    }
+
+    private void run() {
+        ensureCapped();
+        long swept = System.nanoTime() - SWEEP_EVERY_NANOS;
+        List<Document> batch = new ArrayList<>();
+        while (true) {
+            if (System.nanoTime() - swept >= SWEEP_EVERY_NANOS) {
+                sweep();
+                swept = System.nanoTime();
+            }
+            try {
+                Document first = queue.poll(1, TimeUnit.SECONDS);
+                if (first == null) {
+                    continue;
+                }
+                batch.add(first);
+                queue.drainTo(batch, 999);
+                boolean stop = batch.remove(STOP);
+                write(batch);
+                batch.clear();
+                if (stop) {
+                    return;
+                }
+            } catch (InterruptedException e) {
+                return;
+            }
+        }
+    }
+
+    private void ensureCapped() {
+        try {
+            database.createCollection(COLLECTION, new CreateCollectionOptions().capped(true).sizeInBytes(cappedBytes));
+        } catch (MongoCommandException e) {
+            // 48: it exists already (capped by whoever created it first).
+            if (e.getErrorCode() != 48) {
+                log.debug("Cannot create the events collection: {}", e.getMessage());
+            }
+        } catch (RuntimeException e) {
+            log.debug("Cannot create the events collection: {}", e.toString());
+        }
+    }
+
+    /** Deletes the events older than the retention, by the server's clock. */
+    private void sweep() {
+        try {
+            events.deleteMany(Filters.expr(new Document("$lt", List.of("$time",
+                    new Document("$subtract", List.of("$$NOW", RETENTION.toMillis()))))));
+        } catch (RuntimeException e) {
+            log.debug("Cannot sweep old events: {}", e.toString());
+        }
+    }
+
+    private void write(List<Document> batch) {
+        if (batch.isEmpty()) {
+            return;
+        }
+        // An upsert per event, so that the server stamps its time; one command for the batch.
+        List<WriteModel<Document>> writes = new ArrayList<>(batch.size());
+        for (Document event : batch) {
+            Document fields = new Document(event);
+            writes.add(new UpdateOneModel<>(Filters.eq("_id", new ObjectId()),
+                    Updates.combine(Updates.currentDate("time"), Updates.setOnInsert(fields)), new UpdateOptions().upsert(true)));
+        }
+        try {
+            events.bulkWrite(writes, new BulkWriteOptions().ordered(false));
+        } catch (RuntimeException e) {
+            log.debug("Lost {} event(s): {}", batch.size(), e.toString());
+            dropped.addAndGet(batch.size());
+        }
+        long lost = dropped.getAndSet(0);
+        if (lost > 0) {
+            log.info("{} event(s) could not be recorded (the database was unreachable or the queue full)", lost);
+        }
+    }
+
+    /** Writes what is queued, waiting up to {@code atMost}, then stops. */
+    public void close(Duration atMost) {
+        if (!writer.isAlive()) {
+            return;
+        }
+        queue.offer(STOP);
+        try {
+            writer.join(atMost.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        writer.interrupt();
+    }
+
+    @Override
+    public void close() {
+        close(Duration.ofSeconds(2));
+    }
+}

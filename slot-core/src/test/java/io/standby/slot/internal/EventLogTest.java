@@ -1,0 +1,52 @@
+package io.standby.slot.internal;
+
+import com.mongodb.client.MongoCollection;
+import io.standby.slot.EventTable;
+import io.standby.slot.StandbyDatabase;
+import io.standby.testing.TestMongo;
+import org.bson.Document;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Date;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/** The events collection stays bounded: its writers delete what is older than the retention. */
+class EventLogTest {
+
+    private StandbyDatabase db;
+
+    @BeforeEach
+    void setUp(TestInfo test) {
+        db = StandbyDatabase.connect(TestMongo.uri(), TestMongo.freshDatabase(test.getTestMethod().orElseThrow().getName()),
+                Duration.ofSeconds(10), null);
+    }
+
+    @AfterEach
+    void tearDown() {
+        db.database().drop();
+        db.close();
+    }
+
+    @Test
+    void aWriterDeletesEventsOlderThanTheRetentionWhenItStarts() {
+        MongoCollection<Document> events = db.database().getCollection(EventLog.COLLECTION);
+        Instant old = Instant.now().minus(EventLog.RETENTION).minus(Duration.ofHours(1));
+        Instant recent = Instant.now().minus(EventLog.RETENTION).plus(Duration.ofHours(1));
+        events.insertOne(new Document("type", "claimed").append("slot", "old").append("time", Date.from(old)));
+        events.insertOne(new Document("type", "claimed").append("slot", "recent").append("time", Date.from(recent)));
+
+        EventLog log = new EventLog(db.database()).start();
+        log.record(new Document("type", "claimed").append("slot", "new").append("epoch", 1L).append("node", "10.0.0.1:7700"));
+        log.close(Duration.ofSeconds(30));
+
+        assertEquals(List.of("recent", "new"), new EventTable(db).list(null, null, null).stream().map(e -> e.slot()).toList(),
+                "bounded by age, with nothing newer lost");
+    }
+}
