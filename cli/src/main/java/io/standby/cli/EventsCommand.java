@@ -20,9 +20,11 @@ import java.util.Map;
 @Command(name = "events", mixinStandardHelpOptions = true,
         footerHeading = "%nExamples:%n", footer = {
             "  standby events --since 10m",
-            "  standby events --slot slot-0 --follow"},
+            "  standby events --slot slot-0 --follow",
+            "  standby events --robot c1 --since 1h"},
         description = {"Lists how slots changed hands: claims, take-overs (with how long the slot went without a "
-                + "heartbeat), take-backs, releases, and losses with their reason.",
+                + "heartbeat), take-backs, releases, and losses with their reason; and how robots' runs went: starts, "
+                + "restarts, failures, stops, moves.",
             "Times are the database's. Nodes record them in the capped 'events' collection (about the last 50,000)."})
 final class EventsCommand extends AdminCommand {
 
@@ -37,6 +39,9 @@ final class EventsCommand extends AdminCommand {
     @Option(names = "--slot", paramLabel = "SLOT", description = "Only the events of this slot.")
     String slot;
 
+    @Option(names = "--robot", paramLabel = "ID", description = "Only the events of this robot.")
+    String robot;
+
     @Option(names = "--follow", description = "Keep printing new events until Ctrl-C.")
     boolean follow;
 
@@ -48,9 +53,10 @@ final class EventsCommand extends AdminCommand {
         try (StandbyDatabase db = connect()) {
             EventTable table = new EventTable(db);
             PrintWriter out = out();
-            List<EventView> events = table.list(since, slot, null);
+            List<EventView> events = table.list(since, slot, robot, null);
             if (events.isEmpty() && !follow) {
-                out.println("No events" + (slot == null ? "" : " of " + slot) + (since == null ? "" : " in the last " + Durations.format(since)) + ".");
+                out.println("No events" + (slot == null ? "" : " of " + slot) + (robot == null ? "" : " of robot " + robot)
+                    + (since == null ? "" : " in the last " + Durations.format(since)) + ".");
             }
             events.forEach(event -> out.println(line(event)));
             out.flush();
@@ -67,7 +73,7 @@ final class EventsCommand extends AdminCommand {
             while (!Thread.currentThread().isInterrupted()) {
                 Thread.sleep(500);
                 Instant from = last == null ? null : last.minus(OVERLAP);
-                for (EventView event : table.list(last == null ? since : null, slot, from)) {
+                for (EventView event : table.list(last == null ? since : null, slot, robot, from)) {
                     if (printed.putIfAbsent(event.id(), event.time()) == null) {
                         out.println(line(event));
                         last = last == null || event.time().isAfter(last) ? event.time() : last;
@@ -82,12 +88,19 @@ final class EventsCommand extends AdminCommand {
         }
     }
 
+    private static String firstLine(String text) {
+        return text == null ? "" : text.lines().findFirst().orElse("");
+    }
+
     static String line(EventView e) {
         String what = switch (e.type()) {
             case "took-over" -> "took over from " + e.from() + e.unowned().map(gap -> " (no heartbeat for " + Durations.format(gap) + ")").orElse("");
             case "took-back" -> "took back from an earlier process of the same node";
             case "lost" -> "lost (" + e.reason() + ")";
-            default -> e.type();
+            case "robot-restarting" -> "robot " + e.robot() + " failed, restarting: " + firstLine(e.error());
+            case "robot-failed" -> "robot " + e.robot() + " failed for good: " + firstLine(e.error());
+            case "robot-moved" -> "robot " + e.robot() + " moved to " + e.to();
+            default -> e.robot() != null ? "robot " + e.robot() + " " + e.type().substring("robot-".length()) : e.type();
         };
         return String.format("%s  %-8s %-16s epoch %-4d %s", TIME.format(e.time()), e.slot(), e.node(), e.epoch(), what);
     }

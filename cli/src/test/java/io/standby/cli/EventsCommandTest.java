@@ -86,6 +86,20 @@ class EventsCommandTest {
     }
 
     @Test
+    void aRobotsEventsShowItsRunsAndItsErrorsAndFilterByRobot() {
+        record(event("robot-started", "slot-0", 1, "10.0.0.1:7700").append("robot", "c1"),
+                event("robot-restarting", "slot-0", 1, "10.0.0.1:7700").append("robot", "c1")
+                        .append("detail", new Document("error", "java.lang.IllegalStateException: boom\n\tat x").append("inMs", 1000)),
+                event("robot-moved", "slot-0", 1, "10.0.0.1:7700").append("robot", "c1").append("detail", new Document("to", "slot-1")),
+                event("robot-started", "slot-0", 1, "10.0.0.1:7700").append("robot", "c2"));
+        List<String> lines = CliRun.against(db, "events", "--robot", "c1").out().strip().lines().toList();
+        assertEquals(3, lines.size(), String.join("\n", lines));
+        assertTrue(lines.get(0).endsWith("robot c1 started"), lines.get(0));
+        assertTrue(lines.get(1).endsWith("robot c1 failed, restarting: java.lang.IllegalStateException: boom"), lines.get(1));
+        assertTrue(lines.get(2).endsWith("robot c1 moved to slot-1"), lines.get(2));
+    }
+
+    @Test
     void followPrintsNewEventsUntilCtrlC() throws Exception {
         record(event("claimed", "slot-0", 1, "10.0.0.1:7700"));
         try (StandbyProcess follow = StandbyProcess.start(dir, "events-follow", "events", "--follow", "--mongo", TestMongo.uri(), "--db", db)) {

@@ -23,10 +23,10 @@ public final class EventTable {
     }
 
     /**
-     * The events of the last {@code since} by the database's clock (all if null), of one slot (all if
-     * null), stamped at {@code notBefore} or later (all if null), oldest first.
+     * The events of the last {@code since} by the database's clock (all if null), of one slot and one robot
+     * (all if null), stamped at {@code notBefore} or later (all if null), oldest first.
      */
-    public List<EventView> list(Duration since, String slot, Instant notBefore) {
+    public List<EventView> list(Duration since, String slot, String robot, Instant notBefore) {
         List<Bson> conditions = new ArrayList<>();
         if (since != null) {
             conditions.add(Filters.expr(new Document("$gte", List.of("$time",
@@ -35,6 +35,9 @@ public final class EventTable {
         if (slot != null) {
             conditions.add(Filters.eq("slot", slot));
         }
+        if (robot != null) {
+            conditions.add(Filters.eq("robot", robot));
+        }
         if (notBefore != null) {
             conditions.add(Filters.gte("time", Date.from(notBefore)));
         }
@@ -42,9 +45,11 @@ public final class EventTable {
         for (Document doc : StandbyDatabase.safe(database.database().getCollection(EventLog.COLLECTION))
                 .find(conditions.isEmpty() ? new Document() : Filters.and(conditions)).sort(Sorts.ascending("time", "_id"))) {
             if (doc.get("_id") instanceof ObjectId id && doc.get("time") instanceof Date time) {
+                Document detail = doc.get("detail") instanceof Document d ? d : new Document();
                 events.add(new EventView(id.toHexString(), time.toInstant(), doc.getString("type"), doc.getString("slot"),
-                        doc.get("epoch") instanceof Number n ? n.longValue() : 0, doc.getString("node"), doc.getString("from"),
-                        doc.get("heartbeat") instanceof Date beat ? beat.toInstant() : null, doc.getString("reason")));
+                        doc.get("epoch") instanceof Number n ? n.longValue() : 0, doc.getString("node"), doc.getString("robot"),
+                        doc.getString("from"), doc.get("heartbeat") instanceof Date beat ? beat.toInstant() : null,
+                        doc.getString("reason"), detail.getString("error"), detail.getString("to")));
             }
         }
         return events;

@@ -136,6 +136,7 @@ final class RobotRun implements Run {
                 return stoppedBy();
             }
             status.send(new Document(STATE, RobotState.RUNNING.name()).append(NODE, runs.node()).append(RESTARTS, restarts));
+            runs.event(this, "robot-started", restarts == 0 ? new Document() : new Document("restarts", restarts));
             Throwable failure = null;
             try {
                 instance.run(context);
@@ -161,6 +162,7 @@ final class RobotRun implements Run {
             }
             log.warn("Robot {} failed; restarting in {} ms (restart {})", robot.id(), backoff.get().toMillis(), restarts, failure);
             status.send(new Document(RESTARTS, restarts).append(LAST_ERROR, lastError));
+            runs.event(this, "robot-restarting", new Document("error", lastError).append("inMs", backoff.get().toMillis()));
             if (!control.sleep(backoff.get())) {
                 return stoppedBy();
             }
@@ -193,6 +195,11 @@ final class RobotRun implements Run {
                     .append(RESTARTS, restarts).append(LAST_ERROR, lastError);
             case MOVED, REMOVED, LOST -> null;
         };
+        runs.event(this, "robot-" + outcome.name().toLowerCase(), switch (outcome) {
+            case FAILED -> new Document("error", lastError);
+            case MOVED -> new Document("to", control.moveTarget());
+            default -> new Document();
+        });
         try {
             if (fields != null) {
                 status.finalWrite(fields, FINAL_WRITE);

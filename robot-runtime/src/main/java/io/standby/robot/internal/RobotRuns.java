@@ -1,13 +1,15 @@
 package io.standby.robot.internal;
 
-import io.standby.robot.runtime.RobotTypes;
 import io.standby.robot.admin.RobotView;
+import io.standby.robot.runtime.RobotTypes;
 import io.standby.robot.runtime.RuntimeConfig;
 import io.standby.slot.Lease;
 import io.standby.slot.MonotonicClock;
+import org.bson.Document;
 
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 
 /**
  * Starts robots on this node, each in a {@link RobotRun} of its own thread, and keeps the registry of
@@ -26,12 +28,17 @@ public final class RobotRuns implements Run.Launcher {
 
     private final MonotonicClock clock;
     private final Runnable runEnded;
+    private final Consumer<Document> events;
 
-    /** @param runEnded told whenever a run ends: something may wait for it (its slot's owner re-reads then) */
+    /**
+     * @param runEnded told whenever a run ends: something may wait for it (its slot's owner re-reads then)
+     * @param events   where the runs' starts, failures and ends go as events ({@code EventLog#record}); must not block
+     */
     public RobotRuns(RobotStore store, RobotWrites writes, WriteSequence sequence, RuntimeConfig config, RobotTypes types,
-                     String node, MonotonicClock clock, Runnable runEnded) {
+                     String node, MonotonicClock clock, Runnable runEnded, Consumer<Document> events) {
         this.clock = clock;
         this.runEnded = runEnded;
+        this.events = events;
         this.store = store;
         this.writes = writes;
         this.sequence = sequence;
@@ -52,6 +59,12 @@ public final class RobotRuns implements Run.Launcher {
     public boolean aliveOnNode(String robotId) {
         RobotRun run = alive.get(robotId);
         return run != null && run.isAlive();
+    }
+
+    /** Records what happened to a run of a robot, with the run's slot, epoch and this node. */
+    void event(RobotRun run, String type, Document details) {
+        events.accept(new Document("type", type).append("slot", run.token().slotId()).append("epoch", run.token().epoch())
+                .append("node", node).append("robot", run.token().robotId()).append("detail", details.isEmpty() ? null : details));
     }
 
     void ended(RobotRun run) {

@@ -16,6 +16,7 @@ import io.standby.slot.SlotListener;
 import io.standby.slot.SlotView;
 import io.standby.slot.StandbyDatabase;
 import io.standby.slot.Workload;
+import io.standby.slot.internal.EventLog;
 
 import java.util.List;
 import java.util.Map;
@@ -46,6 +47,7 @@ public final class RobotRuntime implements SlotListener, AutoCloseable {
     private final SlotRuns slots;
     private final SyncLoop sync;
     private final WriteBatcher writes;
+    private final EventLog events;
     private final AtomicReference<State> state = new AtomicReference<>(State.LATENT);
 
     private RobotRuntime(StandbyDatabase database, NodeId node, RuntimeConfig config, RobotTypes types) {
@@ -55,7 +57,9 @@ public final class RobotRuntime implements SlotListener, AutoCloseable {
         this.sync = new SyncLoop(database, config.poll());
         WriteSequence sequence = new WriteSequence();
         MonotonicClock clock = MonotonicClock.system();
-        RobotRuns runs = new RobotRuns(store, writes, sequence, config, types, node.toString(), clock, sync::changed);
+        this.events = new EventLog(database.database());
+        RobotRuns runs = new RobotRuns(store, writes, sequence, config, types, node.toString(), clock, sync::changed,
+                events::record);
         this.slots = new SlotRuns(new RuntimeCore(store, writes, sequence, node.toString(), runs, clock),
                 config.stopTimeout(), SlotRuns.RESYNC, sync::slotsChanged, sync::wake);
     }
@@ -78,6 +82,7 @@ public final class RobotRuntime implements SlotListener, AutoCloseable {
         } catch (RuntimeException e) {
             log.warn("Could not create the robots index (queries still work): {}", e.toString());
         }
+        events.start();
         sync.start(slots);
         return this;
     }
@@ -123,5 +128,7 @@ public final class RobotRuntime implements SlotListener, AutoCloseable {
         }
         sync.close();
         writes.close();
+        // After the last run ended: its last event is recorded too.
+        events.close();
     }
 }

@@ -7,6 +7,8 @@ import io.standby.robot.admin.RobotView;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Updates;
+import io.standby.slot.EventTable;
+import io.standby.slot.EventView;
 import io.standby.slot.SlotTable;
 import io.standby.slot.SlotView;
 import io.standby.slot.StandbyDatabase;
@@ -153,6 +155,29 @@ class RobotRuntimeTest {
         assertEquals(Map.of("slot-0", List.of("a0", "a1", "a2", "a3", "a4", "a5", "a6", "a7"),
                 "slot-1", List.of("b0", "b1", "b2", "b3", "b4", "b5", "b6", "b7")), node.running());
         tracker.assertNoOverlap();
+    }
+
+    @Test
+    void aRobotsRunsAreRecordedAsEventsBesideTheSlotsChangesOfHands() {
+        new SlotTable(admin).init(1);
+        add("e1", "slot-0", 0, new Document("intervalMs", 100));
+        TestNode node = node(7391, 1);
+        await().atMost(WAIT).until(() -> robot("e1").state() == RobotState.RUNNING);
+        table.stop("e1");
+        await().atMost(WAIT).until(() -> robot("e1").state() == RobotState.STOPPED);
+        node.close();
+
+        EventTable events = new EventTable(admin);
+        await().atMost(WAIT).until(() -> events.list(null, null, null, null).size() >= 4);
+        List<EventView> all = events.list(null, null, null, null);
+        assertEquals(List.of("robot-started", "robot-stopped"), events.list(null, null, "e1", null).stream().map(EventView::type).toList(),
+                "the robot's own, in order: " + all);
+        assertEquals(List.of("claimed", "released"), all.stream().filter(e -> e.robot() == null).map(EventView::type).toList());
+        for (EventView event : all) {
+            assertEquals("slot-0", event.slot(), event.toString());
+            assertEquals(node.name, event.node(), event.toString());
+            assertEquals(1, event.epoch(), event.toString());
+        }
     }
 
     @Test

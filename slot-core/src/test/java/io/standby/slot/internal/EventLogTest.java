@@ -46,7 +46,7 @@ class EventLogTest {
         log.record(new Document("type", "claimed").append("slot", "new").append("epoch", 1L).append("node", "10.0.0.1:7700"));
         log.close(Duration.ofSeconds(30));
 
-        assertEquals(List.of("recent", "new"), new EventTable(db).list(null, null, null).stream().map(e -> e.slot()).toList(),
+        assertEquals(List.of("recent", "new"), new EventTable(db).list(null, null, null, null).stream().map(e -> e.slot()).toList(),
                 "bounded by age, with nothing newer lost");
     }
 }

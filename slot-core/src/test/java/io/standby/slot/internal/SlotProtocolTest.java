@@ -164,7 +164,7 @@ class SlotProtocolTest {
         b.releaseAll();
         events.close(Duration.ofSeconds(10));
 
-        List<io.standby.slot.EventView> recorded = new io.standby.slot.EventTable(db).list(null, null, null);
+        List<io.standby.slot.EventView> recorded = new io.standby.slot.EventTable(db).list(null, null, null, null);
         assertEquals(List.of("claimed 7001 1", "took-over 7002 2", "lost 7001 1", "released 7002 2"),
                 recorded.stream().map(e -> e.type() + " " + e.node().split(":")[1] + " " + e.epoch()).toList());
         io.standby.slot.EventView takeover = recorded.get(1);
@@ -173,7 +173,7 @@ class SlotProtocolTest {
         assertTrue(takeover.unowned().orElseThrow().compareTo(Duration.ofSeconds(59)) >= 0,
                 "from the aged heartbeat to the claim, by the server's clock: " + takeover.unowned());
         assertEquals("taken", recorded.get(2).reason());
-        assertEquals(1, new io.standby.slot.EventTable(db).list(null, "slot-0", takeover.time()).stream()
+        assertEquals(1, new io.standby.slot.EventTable(db).list(null, "slot-0", null, takeover.time()).stream()
                 .filter(e -> e.type().equals("took-over")).count(), "a follow from the take-over's time sees it");
     }
 
