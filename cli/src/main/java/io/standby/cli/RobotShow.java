@@ -2,6 +2,8 @@ package io.standby.cli;
 
 import io.standby.robot.admin.RobotTable;
 import io.standby.robot.admin.RobotView;
+import io.standby.slot.EventTable;
+import io.standby.slot.EventView;
 import io.standby.slot.StandbyDatabase;
 import org.bson.Document;
 import org.bson.json.JsonMode;
@@ -11,6 +13,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 import java.io.PrintWriter;
+import java.util.List;
 
 /** {@code standby robot show ID}: one robot whole, with its full last error, its config and its context. */
 @Command(name = "show", mixinStandardHelpOptions = true,
@@ -18,10 +21,12 @@ import java.io.PrintWriter;
             "  standby robot show c1",
             "  standby robot show c1 --json | jq .context"},
         description = {"Shows one robot whole: where it runs, what is wanted of it, its full last error, its "
-                + "config and its context.",
+                + "config, its context, and its last events (starts, restarts with their errors, stops, moves).",
             "'robot list' cuts long values to fit a table; this does not."})
 final class RobotShow extends AdminCommand {
 
+    /** The robot's last events shown: its recent starts, restarts and failures. */
+    private static final int RECENT = 10;
     private static final JsonWriterSettings PRETTY = JsonWriterSettings.builder().outputMode(JsonMode.RELAXED).indent(true).build();
 
     @Parameters(paramLabel = "ID", description = "The robot to show.")
@@ -56,6 +61,10 @@ final class RobotShow extends AdminCommand {
             section(out, "last error", robot.lastError() == null ? "none" : robot.lastError());
             section(out, "config", robot.config().toJson(PRETTY));
             section(out, "context", robot.context().toJson(PRETTY));
+            List<EventView> events = new EventTable(db).list(null, null, id, null);
+            List<String> recent = events.subList(Math.max(0, events.size() - RECENT), events.size()).stream()
+                    .map(EventsCommand::line).toList();
+            section(out, "recent events (standby events --robot " + id + ")", recent.isEmpty() ? "none" : String.join("\n", recent));
             out.flush();
             return 0;
         }

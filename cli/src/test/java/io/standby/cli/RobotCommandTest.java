@@ -223,6 +223,12 @@ class RobotCommandTest {
         assertTrue(shown.contains("\"intervalMs\": 250"), "the config:\n" + shown);
         assertTrue(shown.lines().anyMatch(l -> l.matches("restarts\\s+3")), shown);
         assertTrue(shown.lines().anyMatch(l -> l.matches("slot\\s+slot-0")), shown);
+        assertTrue(shown.contains("recent events (standby events --robot r1):\n  none"), shown);
+        io.standby.slot.internal.EventLog events = new io.standby.slot.internal.EventLog(admin.database()).start();
+        events.record(new Document("type", "robot-restarting").append("slot", "slot-0").append("epoch", 1L)
+                .append("node", "10.0.0.1:7700").append("robot", "r1").append("detail", new Document("error", "java.lang.IllegalStateException: boom")));
+        events.close(Duration.ofSeconds(10));
+        assertTrue(ok("robot", "show", "r1").contains("robot r1 failed, restarting: java.lang.IllegalStateException: boom"), "its history");
 
         // Relaxed JSON, as jq likes it: small longs read back as ints, so both sides go through it.
         Document stored = admin.database().getCollection("robots").find(Filters.eq("_id", "r1")).first();
