@@ -120,7 +120,7 @@ public final class StandbyCli {
         String prefix = parent.isEmpty() ? "" : parent + " ";
         // picocli's suggestions are loose ('bogus' -> 'robot'): only one that starts like the word is offered.
         List<String> close = unmatched.getSuggestions().stream()
-                .filter(s -> cli.getSubcommands().containsKey(s) && s.charAt(0) == word.charAt(0)).toList();
+                .filter(s -> cli.getSubcommands().containsKey(s) && !word.isEmpty() && s.charAt(0) == word.charAt(0)).toList();
         return Optional.of("unknown command '" + prefix + word + "'"
                 + (close.isEmpty() ? "" : " (did you mean '" + prefix + close.getFirst() + "'?)"));
     }

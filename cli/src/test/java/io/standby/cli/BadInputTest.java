@@ -193,6 +193,7 @@ class BadInputTest {
         CliRun run = run("slot", "list");
         assertUsageError(run, "unknown command 'slot'", "did you mean 'slots'?");
         assertUsageError(run("bogus"), "unknown command 'bogus'", "see 'standby --help'");
+        assertUsageError(run(""), "unknown command ''");
     }
 
     @Test
