@@ -15,7 +15,7 @@ import java.util.List;
         footerHeading = "%nExamples:%n", footer = {
             "  standby nodes",
             "  standby nodes --mongo mongodb://db1,db2,db3/?replicaSet=rs0"},
-        description = {"Lists the nodes: who owns which slots, who stands by, their robots and load.",
+        description = {"Lists the nodes: who owns which slots, who stands by, their robots, load and robot types.",
             "From the nodes registry, which every node writes every few heartbeats; a node not seen for three of "
                     + "its intervals shows as offline, and goes from the registry after 30 intervals (at least ten minutes)."})
 final class NodesCommand extends AdminCommand {
@@ -29,14 +29,14 @@ final class NodesCommand extends AdminCommand {
                 out().flush();
                 return 0;
             }
-            Table table = new Table("NODE", "STATE", "SLOTS", "ROBOTS", "FAILED", "LOAD", "CPU", "MEMORY", "VERSION", "UP", "SEEN");
+            Table table = new Table("NODE", "STATE", "SLOTS", "ROBOTS", "FAILED", "LOAD", "CPU", "MEMORY", "VERSION", "UP", "SEEN", "TYPES");
             for (NodeView n : nodes) {
                 String state = n.offline() ? "offline" : n.drain() && n.state() != NodeState.DRAINING
                         ? "drain requested" : n.state().name().toLowerCase();
                 table.row(n.id(), state, n.slots().isEmpty() ? "-" : String.join(",", n.slots()) + " (of " + n.maxSlots() + ")",
                         n.robotsRunning(), n.robotsFailed(), n.load(), percent(n.cpu()), percent(n.memory()), n.version(),
                         n.started() == null ? null : Durations.approximately(Duration.between(n.started(), n.time().plus(n.age()))),
-                        Durations.approximately(n.age()) + " ago");
+                        Durations.approximately(n.age()) + " ago", n.types().isEmpty() ? null : String.join(",", n.types()));
             }
             table.print(out());
             return 0;

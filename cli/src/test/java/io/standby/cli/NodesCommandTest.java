@@ -64,7 +64,7 @@ class NodesCommandTest {
         assertEquals(0, nodes.exitCode(), nodes.err());
         List<String> lines = nodes.out().strip().lines().toList();
         assertEquals(4, lines.size(), nodes.out());
-        assertTrue(lines.get(1).matches("10\\.0\\.0\\.1:7700\\s+owner\\s+slot-0,slot-1 \\(of 2\\)\\s+6\\s+0\\s+40\\s+25%\\s+50%\\s+0\\.1\\.0.*"), lines.get(1));
+        assertTrue(lines.get(1).matches("10\\.0\\.0\\.1:7700\\s+owner\\s+slot-0,slot-1 \\(of 2\\)\\s+6\\s+0\\s+40\\s+25%\\s+50%\\s+0\\.1\\.0.*\\s+counter"), lines.get(1));
         assertTrue(lines.get(2).matches("10\\.0\\.0\\.2:7700\\s+standby\\s+-\\s+0.*"), lines.get(2));
         assertTrue(lines.get(3).matches("10\\.0\\.0\\.3:7700\\s+offline\\s+.*"), lines.get(3));
     }
