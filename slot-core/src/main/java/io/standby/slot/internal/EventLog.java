@@ -89,7 +89,8 @@ public final class EventLog implements AutoCloseable {
                 }
                 batch.add(first);
                 queue.drainTo(batch, 999);
-                boolean stop = batch.remove(STOP);
+                // By identity: STOP is an empty document, and equals() compares contents.
+                boolean stop = batch.removeIf(event -> event == STOP);
                 write(batch);
                 batch.clear();
                 if (stop) {
