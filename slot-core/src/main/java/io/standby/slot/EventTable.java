@@ -3,6 +3,7 @@ package io.standby.slot;
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Sorts;
 import io.standby.slot.internal.EventLog;
+import io.standby.slot.internal.ServerAge;
 import org.bson.Document;
 import org.bson.conversions.Bson;
 import org.bson.types.ObjectId;
@@ -29,8 +30,7 @@ public final class EventTable {
     public List<EventView> list(Duration since, String slot, String robot, Instant notBefore) {
         List<Bson> conditions = new ArrayList<>();
         if (since != null) {
-            conditions.add(Filters.expr(new Document("$gte", List.of("$time",
-                    new Document("$subtract", List.of("$$NOW", since.toMillis()))))));
+            conditions.add(ServerAge.notOlderThan("time", since));
         }
         if (slot != null) {
             conditions.add(Filters.eq("slot", slot));

@@ -118,8 +118,7 @@ public final class EventLog implements AutoCloseable {
     /** Deletes the events older than the retention, by the server's clock. */
     private void sweep() {
         try {
-            events.deleteMany(Filters.expr(new Document("$lt", List.of("$time",
-                    new Document("$subtract", List.of("$$NOW", RETENTION.toMillis()))))));
+            events.deleteMany(ServerAge.olderThan("time", RETENTION));
         } catch (RuntimeException e) {
             log.debug("Cannot sweep old events: {}", e.toString());
         }

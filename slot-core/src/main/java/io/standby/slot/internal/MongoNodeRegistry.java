@@ -134,8 +134,7 @@ public final class MongoNodeRegistry implements NodeRegistry {
 
     @Override
     public long sweep(Duration olderThan) {
-        return nodes.deleteMany(Filters.expr(new Document("$lt", List.of(
-                new Document("$add", List.of("$time", olderThan.toMillis())), "$$NOW")))).getDeletedCount();
+        return nodes.deleteMany(ServerAge.olderThan("time", olderThan)).getDeletedCount();
     }
 
     @Override

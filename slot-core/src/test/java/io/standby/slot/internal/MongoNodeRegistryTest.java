@@ -45,6 +45,17 @@ class MongoNodeRegistryTest {
     }
 
     @Test
+    void aSweepRemovesOnlyNodesNotSeenForLongByTheServersClock() {
+        write(7001, NodeState.STANDBY, 1, 0);
+        write(7002, NodeState.STANDBY, 1, 0);
+        db.database().getCollection(MongoNodeRegistry.COLLECTION).updateOne(Filters.eq("_id", "10.0.0.1:7002"),
+                Updates.set("time", Date.from(Instant.now().minus(Duration.ofMinutes(11)))));
+
+        assertEquals(1, registry.sweep(Duration.ofMinutes(10)));
+        assertEquals(List.of(new NodeId("10.0.0.1", 7001)), registry.readAll().stream().map(io.standby.slot.NodeView::id).toList());
+    }
+
+    @Test
     void thePlanReadsOnlyLiveNodesThatAreNotDrainingAndAgreesWithTheFullRead() {
         write(7001, NodeState.STANDBY, 3, 42);
         write(7002, NodeState.OWNER, 1, 77);
