@@ -227,10 +227,10 @@ final class DemoCommand implements Callable<Integer> {
     }
 
     private boolean allOwnedAndRunning(StandbyDatabase db) {
-        sample(db);
-        List<SlotView> all = new SlotTable(db).list();
-        return all.stream().allMatch(s -> s.owner() != null && !s.expired())
-                && new RobotTable(db).list(null).stream().allMatch(r -> r.state() == RobotState.RUNNING);
+        List<RobotView> all = new RobotTable(db).list(null);
+        sample(all);
+        return new SlotTable(db).list().stream().allMatch(s -> s.owner() != null && !s.expired())
+                && all.stream().allMatch(r -> r.state() == RobotState.RUNNING);
     }
 
     private static boolean ownedAnew(StandbyDatabase db, SlotView before) {
@@ -255,8 +255,12 @@ final class DemoCommand implements Callable<Integer> {
     }
 
     private static Map<String, Long> counts(StandbyDatabase db) {
+        return counts(new RobotTable(db).list(null));
+    }
+
+    private static Map<String, Long> counts(List<RobotView> robots) {
         Map<String, Long> counts = new LinkedHashMap<>();
-        for (RobotView robot : new RobotTable(db).list(null)) {
+        for (RobotView robot : robots) {
             counts.put(robot.id(), robot.context().get("count") instanceof Number n ? n.longValue() : 0L);
         }
         return counts;
@@ -265,16 +269,20 @@ final class DemoCommand implements Callable<Integer> {
     /** Reads every counter and remembers any that is lower than one read before. */
     private void sample(StandbyDatabase db) {
         try {
-            counts(db).forEach((id, count) -> {
-                long before = highest.merge(id, count, Math::max);
-                if (count < before) {
-                    wentBack.putIfAbsent(id, before + " -> " + count);
-                }
-            });
-            samples++;
+            sample(new RobotTable(db).list(null));
         } catch (RuntimeException e) {
             // The database is going away at the end; the samples so far stand.
         }
+    }
+
+    private void sample(List<RobotView> robots) {
+        counts(robots).forEach((id, count) -> {
+            long before = highest.merge(id, count, Math::max);
+            if (count < before) {
+                wentBack.putIfAbsent(id, before + " -> " + count);
+            }
+        });
+        samples++;
     }
 
     private NodeProcess node(NodeId id) {
@@ -293,7 +301,8 @@ final class DemoCommand implements Callable<Integer> {
         return new NodeProcess(new NodeId("127.0.0.1", port), process, log);
     }
 
-    private static List<Integer> freePorts(int count) throws IOException {
+    /** Ports free right now and distinct from each other (holding all sockets until every port is chosen). */
+    static List<Integer> freePorts(int count) throws IOException {
         List<ServerSocket> held = new ArrayList<>();
         try {
             for (int i = 0; i < count; i++) {

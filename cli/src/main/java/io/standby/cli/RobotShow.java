@@ -39,9 +39,9 @@ final class RobotShow extends AdminCommand {
     public Integer call() {
         try (StandbyDatabase db = connect()) {
             RobotTable robots = new RobotTable(db);
-            Document stored = robots.document(id).orElseThrow(() -> new IllegalArgumentException("unknown robot '" + id + "'"));
             PrintWriter out = out();
             if (json) {
+                Document stored = robots.document(id).orElseThrow(() -> new IllegalArgumentException("unknown robot '" + id + "'"));
                 out.println(stored.toJson(PRETTY));
                 out.flush();
                 return 0;

@@ -1,8 +1,6 @@
 package io.standby.cli;
 
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -49,19 +47,9 @@ final class StandbyProcess implements AutoCloseable {
         return new StandbyProcess(process, output);
     }
 
-    /** Ports free right now and distinct from each other (holding all sockets until every port is chosen). */
+    /** Ports free right now and distinct from each other: the demo's own choice of ports. */
     static List<Integer> freePorts(int count) throws IOException {
-        List<ServerSocket> sockets = new ArrayList<>();
-        try {
-            for (int i = 0; i < count; i++) {
-                sockets.add(new ServerSocket(0, 1, InetAddress.getLoopbackAddress()));
-            }
-            return sockets.stream().map(ServerSocket::getLocalPort).toList();
-        } finally {
-            for (ServerSocket socket : sockets) {
-                socket.close();
-            }
-        }
+        return DemoCommand.freePorts(count);
     }
 
     long pid() {

@@ -145,7 +145,7 @@ public final class RobotTable {
     }
 
     public Optional<RobotView> get(String id) {
-        return Optional.ofNullable(robots.find(Filters.eq(ID, id)).first()).map(RobotCodec::parse);
+        return document(id).map(RobotCodec::parse);
     }
 
     /** The robot's document exactly as stored, every field included. */
