@@ -4,6 +4,7 @@ import io.standby.slot.SlotTable;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.function.BiFunction;
 import java.util.function.Supplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -42,18 +43,7 @@ final class Flags {
      * that names the command line's options.
      */
     static <T> T usage(Supplier<T> check) {
-        try {
-            return check.get();
-        } catch (IllegalArgumentException e) {
-            throw new UsageError(named(e.getMessage()), e);
-        }
-    }
-
-    static void usage(Runnable check) {
-        usage(() -> {
-            check.run();
-            return null;
-        });
+        return naming(check, UsageError::new);
     }
 
     /** A usage error (exit code 2) with this message. */
@@ -72,19 +62,17 @@ final class Flags {
      * Runs an operation that may refuse what the user asked for: its complaint names the command line's
      * options, and the command fails with exit code 1.
      */
-    static <T> T checked(Supplier<T> check) {
-        try {
-            return check.get();
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException(named(e.getMessage()), e);
-        }
+    static <T> T checked(Supplier<T> operation) {
+        return naming(operation, IllegalArgumentException::new);
     }
 
-    static void checked(Runnable check) {
-        checked(() -> {
-            check.run();
-            return null;
-        });
+    /** Runs {@code call}; its complaint is thrown again, in the command line's names, as {@code as} makes it. */
+    private static <T> T naming(Supplier<T> call, BiFunction<String, Throwable, ? extends IllegalArgumentException> as) {
+        try {
+            return call.get();
+        } catch (IllegalArgumentException e) {
+            throw as.apply(named(e.getMessage()), e);
+        }
     }
 
     static String named(String message) {

@@ -106,13 +106,14 @@ final class RobotCommand {
             }
             Document document = RobotConfigArguments.parse(configJson, config);
             RobotTypes builtIn = RobotTypes.builtIn();
-            builtIn.get(type).ifPresent(factory -> Flags.usage(() -> {
+            builtIn.get(type).ifPresent(factory -> {
                 try {
                     factory.validate(document);
                 } catch (IllegalArgumentException e) {
-                    throw new IllegalArgumentException("invalid config for a " + type + " robot: " + e.getMessage(), e);
+                    // The factory's own words, about its config: not mapped to option names like ours.
+                    throw Flags.invalid("invalid config for a " + type + " robot: " + e.getMessage());
                 }
-            }));
+            });
             try (StandbyDatabase db = connect()) {
                 if (builtIn.get(type).isEmpty() && !allowUnknownType) {
                     requireKnownType(db, builtIn);
