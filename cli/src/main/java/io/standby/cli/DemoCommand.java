@@ -293,11 +293,15 @@ final class DemoCommand implements Callable<Integer> {
     private NodeProcess startNode(int port, String uri, Path logs) throws IOException {
         String java = ProcessHandle.current().info().command().orElse("java");
         Path log = logs.resolve("node-" + port + ".log");
-        Process process = new ProcessBuilder(java, "-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
-                "-cp", System.getProperty("java.class.path"), StandbyCli.class.getName(),
+        List<String> command = new ArrayList<>(List.of(java, "-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"));
+        if (Runtime.version().feature() >= 25) {
+            // As the launcher does: exit without HotSpot's wait for threads parked in native code (docs/BENCHMARKS.md).
+            command.add("-XX:UserThreadWaitAttemptsAtExit=0");
+        }
+        command.addAll(List.of("-cp", System.getProperty("java.class.path"), StandbyCli.class.getName(),
                 "node", "--ip", "127.0.0.1", "--port", Integer.toString(port), "--mongo", uri,
-                "--heartbeat", HEARTBEAT, "--lease", LEASE, "--poll", POLL)
-                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+                "--heartbeat", HEARTBEAT, "--lease", LEASE, "--poll", POLL));
+        Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
         return new NodeProcess(new NodeId("127.0.0.1", port), process, log);
     }
 

@@ -98,6 +98,7 @@ public final class StandbyNode implements AutoCloseable {
         if (!closed.compareAndSet(false, true)) {
             return;
         }
+        long began = System.nanoTime();
         // Closing the slot node asks the runtime to stop each slot's robots and waits for them; only then
         // is the slot released. So the runtime, and the connections both use, close only after it.
         slots.close();
@@ -112,6 +113,8 @@ public final class StandbyNode implements AutoCloseable {
                 log.debug("Closing a connection failed: {}", e.toString());
             }
         }
+        log.info("Node {} closed: robots stopped, slots released, connections closed ({} ms)", config.node(),
+                (System.nanoTime() - began) / 1_000_000);
     }
 
     /**
