@@ -134,7 +134,7 @@ final class DemoCommand implements Callable<Integer> {
                 started.add(startNode(port, uri, logs));
             }
             for (NodeProcess node : started) {
-                out.println("  node " + node.id() + ": pid " + node.process().pid());
+                out.println("  node " + node.id() + ": pid " + node.process().pid() + ", dashboard http://" + node.id() + "/");
             }
             out.flush();
 
