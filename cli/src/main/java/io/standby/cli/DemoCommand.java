@@ -3,6 +3,7 @@ package io.standby.cli;
 import com.mongodb.MongoInterruptedException;
 import de.bwaldvogel.mongo.MongoServer;
 import io.standby.robot.admin.RobotState;
+import io.standby.robot.admin.ClusterStatus;
 import io.standby.robot.admin.RobotTable;
 import io.standby.robot.admin.RobotView;
 import io.standby.slot.Durations;
@@ -141,7 +142,7 @@ final class DemoCommand implements Callable<Integer> {
                 waitFor(() -> allOwnedAndRunning(db), deadline, "every slot owned and every robot running");
                 sample(db);
                 say(out, "Every slot has an owner, every robot runs:");
-                StatusCommand.Snapshot.read(db).print(out, Map.of(), false);
+                StatusCommand.Screen.print(ClusterStatus.read(db, 0), out, Map.of(), false);
 
                 waitFor(() -> counts(db).values().stream().allMatch(count -> count >= 3), deadline, "the counters counting");
                 Map<String, Long> before = counts(db);
@@ -177,7 +178,7 @@ final class DemoCommand implements Callable<Integer> {
                 say(out, new SlotTable(db).get(stopping.id()).orElseThrow().owner() + " took " + stopping.id() + " over, "
                         + Durations.format(handover) + " after SIGTERM, without waiting for the lease.");
                 waitFor(() -> allOwnedAndRunning(db), deadline, "every robot running again");
-                StatusCommand.Snapshot.read(db).print(out, Map.of(), false);
+                StatusCommand.Screen.print(ClusterStatus.read(db, 0), out, Map.of(), false);
                 say(out, duration == null ? "Watching the counters; Ctrl-C ends the demo." : "Watching the counters until the end.");
                 long nextLine = 0;
                 while (System.nanoTime() < deadline) {

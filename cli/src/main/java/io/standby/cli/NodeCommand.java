@@ -1,5 +1,15 @@
 package io.standby.cli;
 
+import io.micrometer.core.instrument.binder.MeterBinder;
+import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
+import io.micrometer.core.instrument.binder.system.FileDescriptorMetrics;
+import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
+import io.micrometer.core.instrument.binder.system.UptimeMetrics;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.standby.node.StandbyNode;
 import io.standby.robot.runtime.RobotTypes;
 import io.standby.slot.Durations;
@@ -22,6 +32,7 @@ import picocli.CommandLine.Spec;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 
@@ -110,7 +121,8 @@ final class NodeCommand implements Callable<Integer> {
                 .mongo(root.mongo).database(root.db)
                 .node(ip, port).maxSlots(maxSlots).timing(timing).stopTimeout(stopTimeout)
                 .robotTypes(types)
-                .listener(new LoggingListener(stopTimeout));
+                .listener(new LoggingListener(stopTimeout))
+                .meterRegistry(meters());
         // The builder throws IllegalArgumentException only for a setting, before it binds or connects.
         StandbyNode node = Flags.usage(builder::start);
         CountDownLatch stopped = new CountDownLatch(1);
@@ -128,6 +140,16 @@ final class NodeCommand implements Callable<Integer> {
         stopped.await();
         // Drained: the shutdown hook closes the node (nothing left to release) as the JVM exits.
         return 0;
+    }
+
+    /** Prometheus' registry, for the node's {@code /metrics}, with the JVM's and the process's own meters. */
+    private static PrometheusMeterRegistry meters() {
+        PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        for (MeterBinder binder : List.<MeterBinder>of(new ClassLoaderMetrics(), new JvmMemoryMetrics(), new JvmGcMetrics(),
+                new JvmThreadMetrics(), new ProcessorMetrics(), new UptimeMetrics(), new FileDescriptorMetrics())) {
+            binder.bindTo(registry);
+        }
+        return registry;
     }
 
     /** The node's own story in its log. */

@@ -1,17 +1,12 @@
 package io.standby.cli;
 
+import io.standby.robot.admin.ClusterStatus;
 import io.standby.robot.admin.RobotState;
-import io.standby.robot.admin.RobotTable;
 import io.standby.robot.admin.RobotView;
 import io.standby.slot.Durations;
-import io.standby.slot.NodeId;
-import io.standby.slot.NodeState;
-import io.standby.slot.NodeTable;
 import io.standby.slot.NodeView;
-import io.standby.slot.SlotTable;
 import io.standby.slot.SlotView;
 import io.standby.slot.StandbyDatabase;
-import org.bson.Document;
 import org.bson.json.JsonMode;
 import org.bson.json.JsonWriterSettings;
 import picocli.CommandLine.Command;
@@ -20,7 +15,6 @@ import picocli.CommandLine.Option;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.time.Duration;
-import java.time.Instant;
 import java.time.LocalTime;
 import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
@@ -71,21 +65,21 @@ final class StatusCommand extends AdminCommand {
         try (StandbyDatabase db = connect()) {
             PrintWriter out = out();
             if (json) {
-                out.println(Snapshot.read(db).toDocument().toJson(JSON));
+                out.println(ClusterStatus.read(db, 0).toDocument().toJson(JSON));
                 out.flush();
                 return 0;
             }
             if (!watch) {
-                Snapshot.read(db).print(out, Map.of(), false);
+                Screen.print(ClusterStatus.read(db, 0), out, Map.of(), false);
                 out.flush();
                 return 0;
             }
             boolean terminal = System.console() != null;
             Map<String, String> owners = new HashMap<>();
             while (!Thread.currentThread().isInterrupted()) {
-                Snapshot snapshot;
+                ClusterStatus snapshot;
                 try {
-                    snapshot = Snapshot.read(db);
+                    snapshot = ClusterStatus.read(db, 0);
                 } catch (RuntimeException e) {
                     out.println(LocalTime.now().withNano(0) + "  cannot read the cluster: " + e.getMessage());
                     out.flush();
@@ -97,7 +91,7 @@ final class StatusCommand extends AdminCommand {
                 }
                 out.println("standby status, " + LocalTime.now(ZoneId.systemDefault()).format(DateTimeFormatter.ofPattern("HH:mm:ss"))
                         + " (every " + Durations.format(interval) + ", Ctrl-C to stop)");
-                snapshot.print(out, owners, terminal);
+                Screen.print(snapshot, out, owners, terminal);
                 out.println();
                 out.flush();
                 owners = snapshot.owners();
@@ -107,85 +101,73 @@ final class StatusCommand extends AdminCommand {
         }
     }
 
-    /** One reading of the slots, the nodes and the robots. */
-    record Snapshot(List<SlotView> slots, List<NodeView> nodes, List<RobotView> robots) {
+    /** How {@code standby status} prints one reading of the cluster. */
+    static final class Screen {
 
-        static Snapshot read(StandbyDatabase db) {
-            return new Snapshot(new SlotTable(db).list(), new NodeTable(db).list(), new RobotTable(db).list(null));
-        }
-
-        Map<String, String> owners() {
-            Map<String, String> owners = new HashMap<>();
-            slots.forEach(slot -> owners.put(slot.id(), String.valueOf(slot.owner())));
-            return owners;
-        }
-
-        private Map<String, Map<RobotState, Long>> robotsBySlot() {
-            return robots.stream().collect(Collectors.groupingBy(RobotView::slotId,
-                    Collectors.groupingBy(RobotView::state, TreeMap::new, Collectors.counting())));
+        private Screen() {
         }
 
         /**
          * @param before the owners at the previous frame (empty at the first): a slot whose owner changed is marked
          * @param ansi   whether to also show the mark in bold
          */
-        void print(PrintWriter out, Map<String, String> before, boolean ansi) {
-            if (slots.isEmpty()) {
+        static void print(ClusterStatus status, PrintWriter out, Map<String, String> before, boolean ansi) {
+            if (status.slots().isEmpty()) {
                 out.println("No slots. Create them with: standby slots init --count 3");
             } else {
-                Map<String, Map<RobotState, Long>> bySlot = robotsBySlot();
                 Table table = new Table("", "SLOT", "OWNER", "EPOCH", "HEARTBEAT", "LEASE", "ROBOTS");
-                for (SlotView slot : slots) {
+                for (SlotView slot : status.slots()) {
                     boolean changed = before.containsKey(slot.id()) && !before.get(slot.id()).equals(String.valueOf(slot.owner()));
                     table.row(changed ? "*" : "", slot.id(), slot.owner() == null ? slot.state().name().toLowerCase() : slot.owner(),
                             slot.epoch(), slot.released() ? null : Durations.approximately(slot.age()) + (slot.expired() ? " (expired)" : ""),
-                            slot.lease().isZero() ? null : Durations.format(slot.lease()), counts(bySlot.get(slot.id())));
+                            slot.lease().isZero() ? null : Durations.format(slot.lease()), counts(status.robotsBySlot().get(slot.id())));
                 }
                 StringWriter buffer = new StringWriter();
                 table.print(new PrintWriter(buffer, true));
                 buffer.toString().lines().forEach(line -> out.println(ansi && line.startsWith("*") ? BOLD + line + PLAIN : line));
             }
             out.println();
-            printNodes(out);
-            List<RobotView> notRunning = robots.stream().filter(r -> r.state() != RobotState.RUNNING).toList();
+            printNodes(status, out);
             out.println();
-            if (robots.isEmpty()) {
+            long total = status.robots();
+            long notRunning = total - status.running();
+            if (total == 0) {
                 out.println("No robots. Add one with: standby robot add ID --type counter");
-            } else if (notRunning.isEmpty()) {
-                out.println("All " + robots.size() + " robot(s) running.");
+            } else if (notRunning == 0) {
+                out.println("All " + total + " robot(s) running.");
             } else {
-                out.println("Not running (" + notRunning.size() + " of " + robots.size() + "):");
+                out.println("Not running (" + notRunning + " of " + total + "):");
                 Table table = new Table("ROBOT", "SLOT", "STATE", "DESIRED", "LAST ERROR");
-                for (RobotView robot : notRunning) {
+                for (RobotView robot : status.notRunning()) {
                     table.row(robot.id(), robot.slotId(), robot.state().name(), robot.desired().value(),
                             robot.lastError() == null ? null : Json.truncate(robot.lastError().lines().findFirst().orElse(""), 60));
                 }
                 table.print(out);
+                if (notRunning > status.notRunning().size()) {
+                    out.println("(the first " + status.notRunning().size() + " shown)");
+                }
             }
         }
 
-        /**
-         * Each node's part from the slot table, the truth, rather than its last report: a node shown as owning
-         * holds a slot whose lease runs; the others stand by (or drain). A node that died shows as standing by
-         * until it goes offline, so every node shows when it was last seen.
-         */
-        private void printNodes(PrintWriter out) {
-            if (nodes.isEmpty()) {
+        /** Each node's part from the slot table (see {@link ClusterStatus#role}), and when it was last seen. */
+        private static void printNodes(ClusterStatus status, PrintWriter out) {
+            if (status.nodes().isEmpty()) {
                 out.println("Nodes: none in the registry.");
                 return;
             }
-            Map<NodeId, List<String>> owning = new HashMap<>();
-            slots.stream().filter(slot -> slot.owner() != null && !slot.expired())
-                    .forEach(slot -> owning.computeIfAbsent(slot.owner(), o -> new ArrayList<>()).add(slot.id()));
             Map<String, List<String>> byRole = new TreeMap<>();
-            for (NodeView node : nodes) {
-                String role = node.offline() ? "offline" : owning.containsKey(node.id()) ? "owning slots"
-                        : node.state() == NodeState.DRAINING ? "draining" : "standing by";
+            for (NodeView node : status.nodes()) {
+                String role = switch (status.role(node)) {
+                    case "OFFLINE" -> "offline";
+                    case "OWNER" -> "owning slots";
+                    case "DRAINING" -> "draining";
+                    default -> "standing by";
+                };
                 String seen = "seen " + Durations.approximately(node.age()) + " ago";
                 byRole.computeIfAbsent(role, r -> new ArrayList<>())
                         .add(node.id() + (node.offline() ? " (" + seen + ")" : " (load " + node.load() + ", " + seen + ")"));
             }
-            out.println("Nodes: " + nodes.size());
+            out.println("Nodes: " + status.nodes().size());
             byRole.forEach((role, names) -> out.println("  " + role + ": " + String.join(", ", names)));
         }
 
@@ -195,27 +177,6 @@ final class StatusCommand extends AdminCommand {
             }
             return counts.entrySet().stream().map(e -> e.getValue() + " " + e.getKey().name().toLowerCase())
                     .collect(Collectors.joining(", "));
-        }
-
-        Document toDocument() {
-            Map<String, Map<RobotState, Long>> bySlot = robotsBySlot();
-            List<Document> slotDocs = slots.stream().map(slot -> {
-                Document robotsDoc = new Document();
-                bySlot.getOrDefault(slot.id(), Map.of()).forEach((state, n) -> robotsDoc.append(state.name(), n));
-                return new Document("id", slot.id()).append("owner", slot.owner() == null ? null : slot.owner().toString())
-                        .append("state", slot.state().name().toLowerCase()).append("epoch", slot.epoch())
-                        .append("heartbeatAgeMs", slot.released() ? null : slot.age().toMillis())
-                        .append("leaseMs", slot.lease().toMillis()).append("robots", robotsDoc);
-            }).toList();
-            List<Document> nodeDocs = nodes.stream().map(node -> new Document("id", node.id().toString())
-                    .append("state", node.offline() ? "OFFLINE" : node.state().name()).append("slots", node.slots())
-                    .append("load", node.load()).append("seenAgoMs", node.age().toMillis())).toList();
-            List<Document> notRunning = robots.stream().filter(r -> r.state() != RobotState.RUNNING)
-                    .map(r -> new Document("id", r.id()).append("slot", r.slotId()).append("state", r.state().name())
-                            .append("desired", r.desired().value()).append("lastError", r.lastError())).toList();
-            return new Document("time", Instant.now().toString()).append("slots", slotDocs).append("nodes", nodeDocs)
-                    .append("robots", new Document("total", robots.size())
-                            .append("running", robots.size() - notRunning.size()).append("notRunning", notRunning));
         }
     }
 }

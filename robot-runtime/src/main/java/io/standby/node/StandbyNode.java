@@ -1,7 +1,10 @@
 package io.standby.node;
 
 import com.mongodb.MongoClientSettings;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.standby.robot.RobotFactory;
+import io.standby.robot.admin.ClusterStatus;
+import io.standby.robot.runtime.RobotListener;
 import io.standby.robot.runtime.RobotRuntime;
 import io.standby.robot.runtime.RobotTypes;
 import io.standby.robot.runtime.RuntimeConfig;
@@ -13,7 +16,6 @@ import io.standby.slot.SlotNode;
 import io.standby.slot.SlotTable;
 import io.standby.slot.SlotTiming;
 import io.standby.slot.StandbyDatabase;
-import org.bson.Document;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -22,6 +24,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
@@ -38,7 +41,9 @@ import java.util.function.Consumer;
  *
  * <p>{@link #close()} is the graceful stop: no more claims; every robot checkpoints and returns (up to
  * the stop timeout); every slot is released so that a standby takes it at its next poll. The node's
- * identity is its ip:port, which it binds for its HTTP endpoint ({@code /health}): binding proves that
+ * identity is its ip:port, which it binds for its HTTP endpoint: {@code /health} (alive), {@code /ready}
+ * (taking part in the protocol), {@code /status} (its slots and robots, and the cluster as it reads it),
+ * the dashboard at {@code /}, and {@code /metrics} given a Prometheus registry. Binding proves that
  * no other live process on this host has the identity, which is what lets a restarted node take its
  * own slots back at once. An application that listens on that address itself says so with
  * {@link Builder#endpoint(boolean) endpoint(false)}.
@@ -149,6 +154,7 @@ public final class StandbyNode implements AutoCloseable {
         private final List<RobotFactory> factories = new ArrayList<>();
         private SlotListener listener = SlotListener.NONE;
         private boolean endpoint = true;
+        private MeterRegistry meterRegistry;
 
         private Builder() {
         }
@@ -245,6 +251,18 @@ public final class StandbyNode implements AutoCloseable {
         }
 
         /**
+         * Where the node's meters go ({@link StandbyMeters}): its slots, claims, renewals, losses, takeover
+         * gaps, robots, checkpoints, fenced writes, write batches, and every database command of the
+         * connections it opens itself (not of those given to {@link #databases}). Default none: then the
+         * node measures nothing and needs no Micrometer on its class path. Given a Prometheus registry,
+         * the node's endpoint also serves {@code /metrics}.
+         */
+        public Builder meterRegistry(MeterRegistry registry) {
+            this.meterRegistry = Objects.requireNonNull(registry, "registry");
+            return this;
+        }
+
+        /**
          * Whether the node binds its ip:port for its own HTTP endpoint (default true). Pass false when the
          * application listens on that address itself: then its listener is the proof of identity.
          */
@@ -273,6 +291,8 @@ public final class StandbyNode implements AutoCloseable {
             // What is opened here is closed again, last first, if a later step fails.
             List<AutoCloseable> opened = new ArrayList<>();
             List<AutoCloseable> connections = new ArrayList<>();
+            NodeMetrics metrics = meterRegistry == null ? null : new NodeMetrics(meterRegistry);
+            Consumer<MongoClientSettings.Builder> settings = metrics == null ? clientSettings : metrics.instrument(clientSettings);
             try {
                 NodeEndpoint http = endpoint ? NodeEndpoint.bind(ip, port) : null;
                 if (http != null) {
@@ -282,20 +302,28 @@ public final class StandbyNode implements AutoCloseable {
                 StandbyDatabase robotsDb = robotDatabase;
                 if (slotsDb == null) {
                     checkDatabase();
-                    slotsDb = StandbyDatabase.connect(uri, database, timing.operationTimeout(), clientSettings);
+                    slotsDb = StandbyDatabase.connect(uri, database, timing.operationTimeout(), settings);
                     connections.add(slotsDb);
                     opened.add(slotsDb);
-                    robotsDb = StandbyDatabase.connect(uri, database, ROBOT_OPERATION_TIMEOUT, clientSettings);
+                    robotsDb = StandbyDatabase.connect(uri, database, ROBOT_OPERATION_TIMEOUT, settings);
                     connections.add(robotsDb);
                     opened.add(robotsDb);
                 }
                 log.info("Robot types: {}", robotTypes.names().isEmpty() ? "none" : String.join(", ", robotTypes.names()));
-                RobotRuntime robots = RobotRuntime.create(robotsDb, config.node(), runtimeConfig, robotTypes).start();
+                RobotRuntime robots = RobotRuntime.create(robotsDb, config.node(), runtimeConfig, robotTypes,
+                        metrics == null ? RobotListener.NONE : metrics).start();
                 opened.add(robots);
-                SlotNode slots = SlotNode.create(slotsDb, config, SlotListener.inOrder(listener, robots), robots::workload).start();
+                SlotListener listeners = SlotListener.inOrder(listener, robots);
+                if (metrics != null) {
+                    metrics.robots(robots::workload);
+                    listeners = SlotListener.inOrder(metrics, listeners);
+                }
+                SlotNode slots = SlotNode.create(slotsDb, config, listeners, robots::workload).start();
                 StandbyNode node = new StandbyNode(config, slots, robots, http, connections);
                 if (http != null) {
-                    http.json("/health", node::health);
+                    StandbyDatabase viewDb = robotsDb;
+                    new NodeStatus(config, slots, robots, new ClusterView(() -> ClusterStatus.read(viewDb, ClusterView.EVENTS)))
+                            .serve(http, metrics == null ? Optional.empty() : PrometheusText.of(meterRegistry));
                 }
                 return node;
             } catch (RuntimeException e) {
@@ -321,12 +349,4 @@ public final class StandbyNode implements AutoCloseable {
         }
     }
 
-    /** {@code /health}: the node's identity, the slots it holds, and the robots running under each. */
-    private Document health() {
-        List<Document> held = leases().stream().map(l -> new Document("slot", l.slotId()).append("epoch", l.epoch())).toList();
-        Document robotsBySlot = new Document();
-        running().forEach(robotsBySlot::append);
-        return new Document("status", "UP").append("node", config.node().toString()).append("instance", config.instance())
-                .append("maxSlots", config.maxSlots()).append("slots", held).append("robots", robotsBySlot);
-    }
 }

@@ -23,6 +23,11 @@ public final class EventTable {
         this.database = database;
     }
 
+    /** The newest {@code limit} events, newest first. */
+    public List<EventView> recent(int limit) {
+        return read(new Document(), Sorts.descending("time", "_id"), limit);
+    }
+
     /**
      * The events of the last {@code since} by the database's clock (all if null), of one slot and one robot
      * (all if null), stamped at {@code notBefore} or later (all if null), oldest first.
@@ -41,9 +46,14 @@ public final class EventTable {
         if (notBefore != null) {
             conditions.add(Filters.gte("time", Date.from(notBefore)));
         }
+        return read(conditions.isEmpty() ? new Document() : Filters.and(conditions), Sorts.ascending("time", "_id"), 0);
+    }
+
+    /** @param limit at most this many; 0 for all */
+    private List<EventView> read(Bson filter, Bson order, int limit) {
         List<EventView> events = new ArrayList<>();
         for (Document doc : StandbyDatabase.safe(database.database().getCollection(EventLog.COLLECTION))
-                .find(conditions.isEmpty() ? new Document() : Filters.and(conditions)).sort(Sorts.ascending("time", "_id"))) {
+                .find(filter).sort(order).limit(limit)) {
             if (doc.get("_id") instanceof ObjectId id && doc.get("time") instanceof Date time) {
                 Document detail = doc.get("detail") instanceof Document d ? d : new Document();
                 events.add(new EventView(id.toHexString(), time.toInstant(), doc.getString("type"), doc.getString("slot"),

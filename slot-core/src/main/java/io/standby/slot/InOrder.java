@@ -1,5 +1,7 @@
 package io.standby.slot;
 
+import java.time.Duration;
+
 /**
  * Two listeners, called one after the other. The second is called even if the first throws: the robot
  * runtime must hear of every loss, whatever happens to a log line.
@@ -47,6 +49,42 @@ record InOrder(SlotListener first, SlotListener second) implements SlotListener 
             first.lost(lease, reason);
         } finally {
             second.lost(lease, reason);
+        }
+    }
+
+    @Override
+    public void claimed(SlotView slot, ClaimOutcome outcome) {
+        try {
+            first.claimed(slot, outcome);
+        } finally {
+            second.claimed(slot, outcome);
+        }
+    }
+
+    @Override
+    public void tookOver(Lease lease, SlotView claimed, Duration unowned) {
+        try {
+            first.tookOver(lease, claimed, unowned);
+        } finally {
+            second.tookOver(lease, claimed, unowned);
+        }
+    }
+
+    @Override
+    public void renewed(Lease lease, Duration latency) {
+        try {
+            first.renewed(lease, latency);
+        } finally {
+            second.renewed(lease, latency);
+        }
+    }
+
+    @Override
+    public void renewalFailed(Lease lease) {
+        try {
+            first.renewalFailed(lease);
+        } finally {
+            second.renewalFailed(lease);
         }
     }
 }

@@ -1,5 +1,7 @@
 package io.standby.slot;
 
+import java.time.Duration;
+
 /**
  * This node's ownership of one slot, from the claim that won it until it ends.
  *
@@ -24,4 +26,10 @@ public interface Lease {
 
     /** True until the lease ends or the node's local deadline passes, whichever comes first. */
     boolean isValid();
+
+    /**
+     * How long ago, on this node's clock, the last successful renewal was sent (the winning claim, before
+     * the first renewal): the lease is valid for {@code lease - fenceMargin} from then.
+     */
+    Duration sinceRenewal();
 }

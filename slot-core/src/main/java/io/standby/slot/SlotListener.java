@@ -1,5 +1,7 @@
 package io.standby.slot;
 
+import java.time.Duration;
+
 /**
  * Hooks into the life of this node's leases; the robot runtime implements it to start and stop robots.
  *
@@ -43,6 +45,32 @@ public interface SlotListener {
      * robot runtime reads the slot's robots again when {@link SlotView#changes()} moved.
      */
     default void observed(Lease lease, SlotView slot) {
+    }
+
+    /**
+     * A claim of a slot this node does not hold, and how it went: for metrics. A win is also reported to
+     * {@link #acquired(Lease, SlotView)}, after this.
+     */
+    default void claimed(SlotView slot, ClaimOutcome outcome) {
+    }
+
+    /**
+     * This node took the slot over from another owner whose lease had run out, after {@code unowned}
+     * without a heartbeat: from the former owner's last heartbeat (by the database's clock, at the read
+     * that found the slot claimable) to the claim. Called after {@link #acquired(Lease, SlotView)}.
+     */
+    default void tookOver(Lease lease, SlotView claimed, Duration unowned) {
+    }
+
+    /** A renewal of the lease succeeded; {@code latency} is its round trip. */
+    default void renewed(Lease lease, Duration latency) {
+    }
+
+    /**
+     * A renewal got no answer (an error or a timeout). Not a loss yet: the lease ends only when its
+     * deadline passes without a successful renewal, and then {@link #lost} says so.
+     */
+    default void renewalFailed(Lease lease) {
     }
 
     /**

@@ -14,6 +14,8 @@ import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -47,12 +49,14 @@ public final class SlotNode implements AutoCloseable {
     private final ScheduledExecutorService fence = Executors.newSingleThreadScheduledExecutor(daemon("standby-fence"));
     private final CompletableFuture<Void> drained = new CompletableFuture<>();
     private final EventLog events;
+    private final MonotonicClock clock;
 
     /** @param events where this node records how its slots change hands, or null */
     SlotNode(SlotStore store, NodeRegistry registry, NodeConfig config, MonotonicClock clock, SlotListener listener,
              Supplier<Workload> workload, EventLog events) {
         this.config = config;
         this.events = events;
+        this.clock = clock;
         this.protocol = new SlotProtocol(store, registry, config, clock,
                 events == null ? listener : SlotListener.inOrder(new EventRecorder(events), listener),
                 d -> Thread.sleep(d.toMillis()), SlotProtocol.Fanout.PARALLEL, workload, Load.Gauge.SYSTEM);
@@ -148,6 +152,32 @@ public final class SlotNode implements AutoCloseable {
 
     public NodeConfig config() {
         return config;
+    }
+
+    /** What this node does now: drains, owns slots, or stands by. */
+    public NodeState state() {
+        return protocol.state();
+    }
+
+    /**
+     * Whether this node takes part in the protocol right now: started, not closed, and its last read of
+     * the slots succeeded within two polls plus one operation timeout (so a hung or unreachable database
+     * shows). Empty when ready; otherwise why not, in a few words.
+     */
+    public Optional<String> notReady() {
+        State now = state.get();
+        if (now != State.STARTED) {
+            return Optional.of(now == State.LATENT ? "not started" : "stopped");
+        }
+        SlotTiming timing = config.timing();
+        long allowed = timing.poll().multipliedBy(2).plus(timing.operationTimeout()).toNanos();
+        OptionalLong lastRead = protocol.lastRead();
+        if (lastRead.isEmpty()) {
+            return Optional.of("has not read the slots yet");
+        }
+        long since = clock.nanoTime() - lastRead.getAsLong();
+        return since <= allowed ? Optional.empty()
+                : Optional.of("no answer from the database for " + Durations.approximately(Duration.ofNanos(since)));
     }
 
     /** The leases this node holds right now, by slot id. */

@@ -3,7 +3,10 @@ package io.standby.robot.admin;
 import com.mongodb.ErrorCategory;
 import com.mongodb.MongoWriteException;
 import com.mongodb.client.MongoCollection;
+import com.mongodb.client.model.Accumulators;
+import com.mongodb.client.model.Aggregates;
 import com.mongodb.client.model.Filters;
+import com.mongodb.client.model.Projections;
 import com.mongodb.client.model.Updates;
 import io.standby.robot.internal.FlatFilter;
 import io.standby.robot.internal.Placement;
@@ -17,11 +20,13 @@ import org.bson.conversions.Bson;
 
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalDouble;
+import java.util.TreeMap;
 import java.util.regex.Pattern;
 
 import static io.standby.robot.internal.RobotFields.*;
@@ -162,6 +167,38 @@ public final class RobotTable {
         Bson filter = slotId == null ? new Document() : Filters.eq(SLOT, requireSlot(slotId));
         List<RobotView> list = new ArrayList<>();
         for (Document doc : robots.find(filter)) {
+            RobotView robot = RobotCodec.parse(doc);
+            if (robot != null) {
+                list.add(robot);
+            }
+        }
+        list.sort(ORDER);
+        return list;
+    }
+
+    /**
+     * How many robots each slot has in each state, counted by the database: one short reply however many
+     * robots there are, where {@link #list} would carry every context.
+     */
+    public Map<String, Map<RobotState, Long>> countsBySlot() {
+        Map<String, Map<RobotState, Long>> counts = new TreeMap<>(SlotTable.ID_ORDER);
+        for (Document group : robots.aggregate(List.of(Aggregates.group(
+                new Document("slot", "$" + SLOT).append("state", "$" + STATE), Accumulators.sum("n", 1))))) {
+            Document key = group.get("_id", Document.class);
+            RobotState state = RobotCodec.state(key.getString("state"));
+            if (key.getString("slot") != null && state != null) {
+                counts.computeIfAbsent(key.getString("slot"), k -> new EnumMap<>(RobotState.class))
+                        .merge(state, ((Number) group.get("n")).longValue(), Long::sum);
+            }
+        }
+        return counts;
+    }
+
+    /** Up to {@code limit} robots not RUNNING, by slot then id, without their config and context. */
+    public List<RobotView> notRunning(int limit) {
+        List<RobotView> list = new ArrayList<>();
+        for (Document doc : robots.find(Filters.ne(STATE, RobotState.RUNNING.name()))
+                .projection(Projections.exclude(CONFIG, CONTEXT)).limit(limit)) {
             RobotView robot = RobotCodec.parse(doc);
             if (robot != null) {
                 list.add(robot);

@@ -92,6 +92,18 @@ public final class RobotCodec {
         }
     }
 
+    /** A stored {@code state}: PENDING when missing (as {@link #parse} reads it), null when it names no state. */
+    public static RobotState state(String stored) {
+        if (stored == null) {
+            return RobotState.PENDING;
+        }
+        try {
+            return RobotState.valueOf(stored);
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
+    }
+
     private static int intOf(Document doc, String key, int fallback) {
         Object value = doc.get(key);
         return value == null ? fallback : Math.toIntExact(integral(key, value));

@@ -54,7 +54,8 @@ final class RobotRun implements Run {
         this.runs = runs;
         this.status = new RunStatus(token, runs.writes(), runs.sequence(), this::reject);
         this.context = new RunContext(token, lease, robot.type(), robot.config(), robot.context(), control,
-                runs.writes(), runs.sequence(), this::reject);
+                runs.writes(), runs.sequence(), this::reject, runs.clock(),
+                latency -> runs.tell(l -> l.checkpointed(robot.id(), latency)));
         this.supervisor = new Supervisor(runs.config(), runs.clock());
         this.restarts = robot.restarts();
         this.lastError = robot.lastError();
@@ -163,6 +164,7 @@ final class RobotRun implements Run {
             log.warn("Robot {} failed; restarting in {} ms (restart {})", robot.id(), backoff.get().toMillis(), restarts, failure);
             status.send(new Document(RESTARTS, restarts).append(LAST_ERROR, lastError));
             runs.event(this, "robot-restarting", new Document("error", lastError).append("inMs", backoff.get().toMillis()));
+            runs.tell(l -> l.restarting(robot.id()));
             if (!control.sleep(backoff.get())) {
                 return stoppedBy();
             }
@@ -195,6 +197,9 @@ final class RobotRun implements Run {
                     .append(RESTARTS, restarts).append(LAST_ERROR, lastError);
             case MOVED, REMOVED, LOST -> null;
         };
+        if (outcome == Outcome.FAILED) {
+            runs.tell(l -> l.failed(robot.id()));
+        }
         runs.event(this, "robot-" + outcome.name().toLowerCase(), switch (outcome) {
             case FAILED -> new Document("error", lastError);
             case MOVED -> new Document("to", control.moveTarget());
@@ -218,6 +223,7 @@ final class RobotRun implements Run {
 
     /** A write under this run's token was rejected: another runner has the robot now. Stop at once. */
     private void reject() {
+        runs.tell(l -> l.fenced(robot.id()));
         if (!control.interrupted()) {
             log.warn("Robot {} was fenced at epoch {} of {}: stopping it", robot.id(), lease.epoch(), lease.slotId());
             interrupt(false);

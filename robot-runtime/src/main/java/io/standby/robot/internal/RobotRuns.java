@@ -1,11 +1,14 @@
 package io.standby.robot.internal;
 
 import io.standby.robot.admin.RobotView;
+import io.standby.robot.runtime.RobotListener;
 import io.standby.robot.runtime.RobotTypes;
 import io.standby.robot.runtime.RuntimeConfig;
 import io.standby.slot.Lease;
 import io.standby.slot.MonotonicClock;
 import org.bson.Document;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -18,6 +21,8 @@ import java.util.function.Consumer;
  */
 public final class RobotRuns implements Run.Launcher {
 
+    private static final Logger log = LoggerFactory.getLogger(RobotRuns.class);
+
     private final RobotStore store;
     private final RobotWrites writes;
     private final WriteSequence sequence;
@@ -29,16 +34,19 @@ public final class RobotRuns implements Run.Launcher {
     private final MonotonicClock clock;
     private final Runnable runEnded;
     private final Consumer<Document> events;
+    private final RobotListener listener;
 
     /**
      * @param runEnded told whenever a run ends: something may wait for it (its slot's owner re-reads then)
      * @param events   where the runs' starts, failures and ends go as events ({@code EventLog#record}); must not block
+     * @param listener told of checkpoints, fenced writes, restarts and failures, for metrics
      */
     public RobotRuns(RobotStore store, RobotWrites writes, WriteSequence sequence, RuntimeConfig config, RobotTypes types,
-                     String node, MonotonicClock clock, Runnable runEnded, Consumer<Document> events) {
+                     String node, MonotonicClock clock, Runnable runEnded, Consumer<Document> events, RobotListener listener) {
         this.clock = clock;
         this.runEnded = runEnded;
         this.events = events;
+        this.listener = listener;
         this.store = store;
         this.writes = writes;
         this.sequence = sequence;
@@ -65,6 +73,15 @@ public final class RobotRuns implements Run.Launcher {
     void event(RobotRun run, String type, Document details) {
         events.accept(new Document("type", type).append("slot", run.token().slotId()).append("epoch", run.token().epoch())
                 .append("node", node).append("robot", run.token().robotId()).append("detail", details.isEmpty() ? null : details));
+    }
+
+    /** Tells the listener; what it throws is logged, never the run's problem. */
+    void tell(Consumer<RobotListener> call) {
+        try {
+            call.accept(listener);
+        } catch (RuntimeException e) {
+            log.warn("Robot listener failed: {}", e.toString());
+        }
     }
 
     void ended(RobotRun run) {

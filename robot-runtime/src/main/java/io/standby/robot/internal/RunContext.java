@@ -3,6 +3,7 @@ package io.standby.robot.internal;
 import io.standby.robot.FencedException;
 import io.standby.robot.RobotContext;
 import io.standby.slot.Lease;
+import io.standby.slot.MonotonicClock;
 import org.bson.Document;
 import org.bson.RawBsonDocument;
 import org.bson.codecs.DocumentCodec;
@@ -11,6 +12,7 @@ import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
 import java.util.concurrent.ExecutionException;
+import java.util.function.Consumer;
 
 /**
  * What a running robot sees: its identity, configuration and last checkpoint, and the checkpoint itself,
@@ -27,6 +29,8 @@ final class RunContext implements RobotContext {
     private final RobotWrites writes;
     private final WriteSequence sequence;
     private final Runnable onRejected;
+    private final MonotonicClock clock;
+    private final Consumer<Duration> onAcknowledged;
     private final Logger robotLog;
     /** The robot's configuration, immutable; decoded afresh for every {@link #config()} call. */
     private final RawBsonDocument config;
@@ -34,13 +38,16 @@ final class RunContext implements RobotContext {
     private volatile RawBsonDocument state;
 
     RunContext(RobotToken token, Lease lease, String type, Document config, Document context, RunControl control,
-               RobotWrites writes, WriteSequence sequence, Runnable onRejected) {
+               RobotWrites writes, WriteSequence sequence, Runnable onRejected, MonotonicClock clock,
+               Consumer<Duration> onAcknowledged) {
         this.token = token;
         this.lease = lease;
         this.control = control;
         this.writes = writes;
         this.sequence = sequence;
         this.onRejected = onRejected;
+        this.clock = clock;
+        this.onAcknowledged = onAcknowledged;
         this.robotLog = LoggerFactory.getLogger("robot." + type);
         this.config = new RawBsonDocument(config == null ? new Document() : config, CODEC);
         this.state = new RawBsonDocument(context == null ? new Document() : context, CODEC);
@@ -78,6 +85,7 @@ final class RunContext implements RobotContext {
         // One sequence number for every attempt: a retry is the same write, and whichever copy lands
         // first wins; a late copy of it after a newer checkpoint matches nothing.
         RobotWrite write = RobotWrite.checkpoint(token, sequence.next(), snapshot);
+        long began = clock.nanoTime();
         Duration retry = Duration.ofMillis(50);
         while (true) {
             if (control.interrupted() || !lease.isValid()) {
@@ -86,6 +94,7 @@ final class RunContext implements RobotContext {
             try {
                 if (writes.submit(write).get()) {
                     state = snapshot;
+                    onAcknowledged.accept(Duration.ofNanos(clock.nanoTime() - began));
                     return;
                 }
                 onRejected.run();

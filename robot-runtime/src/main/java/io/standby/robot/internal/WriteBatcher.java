@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntConsumer;
 
 /**
  * Sends the runners' checkpoints and status changes on one thread of its own: everything queued while
@@ -18,6 +19,7 @@ public final class WriteBatcher implements RobotWrites, AutoCloseable {
     static final Duration CLOSE_WAIT = Duration.ofSeconds(3);
 
     private final RobotStore store;
+    private final IntConsumer batchSent;
     private final LinkedBlockingQueue<WriteBatch.Pending> queue = new LinkedBlockingQueue<>();
     private final Thread sender;
     private volatile boolean closed;
@@ -25,7 +27,13 @@ public final class WriteBatcher implements RobotWrites, AutoCloseable {
     private volatile boolean abandoned;
 
     public WriteBatcher(RobotStore store) {
+        this(store, writes -> { });
+    }
+
+    /** @param batchSent told the number of writes in each bulk sent, for metrics; must return at once */
+    public WriteBatcher(RobotStore store, IntConsumer batchSent) {
         this.store = store;
+        this.batchSent = batchSent;
         this.sender = Thread.ofVirtual().name("standby-robot-writes").start(this::run);
     }
 
@@ -51,6 +59,7 @@ public final class WriteBatcher implements RobotWrites, AutoCloseable {
                 batch.add(first);
                 queue.drainTo(batch);
                 WriteBatch.send(store, batch);
+                batchSent.accept(batch.size());
             } catch (InterruptedException e) {
                 if (abandoned) {
                     break;

@@ -50,16 +50,16 @@ public final class RobotRuntime implements SlotListener, AutoCloseable {
     private final EventLog events;
     private final AtomicReference<State> state = new AtomicReference<>(State.LATENT);
 
-    private RobotRuntime(StandbyDatabase database, NodeId node, RuntimeConfig config, RobotTypes types) {
+    private RobotRuntime(StandbyDatabase database, NodeId node, RuntimeConfig config, RobotTypes types, RobotListener listener) {
         this.typeNames = types.names();
         this.store = new MongoRobotStore(database.database());
-        this.writes = new WriteBatcher(store);
+        this.writes = new WriteBatcher(store, listener::batchSent);
         this.sync = new SyncLoop(database, config.poll());
         WriteSequence sequence = new WriteSequence();
         MonotonicClock clock = MonotonicClock.system();
         this.events = new EventLog(database.database());
         RobotRuns runs = new RobotRuns(store, writes, sequence, config, types, node.toString(), clock, sync::changed,
-                events::record);
+                events::record, listener);
         this.slots = new SlotRuns(new RuntimeCore(store, writes, sequence, node.toString(), runs, clock),
                 config.stopTimeout(), SlotRuns.RESYNC, sync::slotsChanged, sync::wake);
     }
@@ -69,7 +69,13 @@ public final class RobotRuntime implements SlotListener, AutoCloseable {
      * writing robots (seconds), not the protocol's short one.
      */
     public static RobotRuntime create(StandbyDatabase database, NodeId node, RuntimeConfig config, RobotTypes types) {
-        return new RobotRuntime(database, node, config, types);
+        return create(database, node, config, types, RobotListener.NONE);
+    }
+
+    /** The same, telling {@code listener} of checkpoints, fenced writes, restarts, failures and write batches. */
+    public static RobotRuntime create(StandbyDatabase database, NodeId node, RuntimeConfig config, RobotTypes types,
+                                      RobotListener listener) {
+        return new RobotRuntime(database, node, config, types, listener);
     }
 
     /** Starts the sync loop. @throws IllegalStateException if started before or closed */

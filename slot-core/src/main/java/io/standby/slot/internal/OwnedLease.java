@@ -5,6 +5,7 @@ import io.standby.slot.LossReason;
 import io.standby.slot.MonotonicClock;
 import io.standby.slot.NodeId;
 
+import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -51,6 +52,11 @@ final class OwnedLease implements Lease {
     @Override
     public boolean isValid() {
         return ended.get() == null && !deadlinePassed(clock.nanoTime());
+    }
+
+    @Override
+    public Duration sinceRenewal() {
+        return Duration.ofNanos(Math.max(0, clock.nanoTime() - lastRenewalSentNanos.get()));
     }
 
     boolean deadlinePassed(long nowNanos) {

@@ -1,6 +1,7 @@
 package io.standby.slot.internal;
 
 import io.standby.slot.ClaimCounts;
+import io.standby.slot.ClaimOutcome;
 import io.standby.slot.Durations;
 import io.standby.slot.Lease;
 import io.standby.slot.LossReason;
@@ -20,6 +21,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
@@ -102,6 +104,8 @@ public final class SlotProtocol {
     private final AtomicLong claimsWon = new AtomicLong();
     private final AtomicLong claimsLost = new AtomicLong();
     private final AtomicLong claimsFailed = new AtomicLong();
+    /** When the slots were last read successfully, on this node's clock; 0 before the first read. */
+    private volatile long lastReadNanos;
 
     /** A node that takes part in no membership: it claims every claimable slot at once. */
     public SlotProtocol(SlotStore store, NodeConfig config, MonotonicClock clock, SlotListener listener, Sleeper sleeper) {
@@ -126,6 +130,15 @@ public final class SlotProtocol {
         this.membership = new Membership(registry, config, workload, gauge, clock,
                 config.timing().heartbeat().multipliedBy(REGISTRY_WRITE_HEARTBEATS), Membership.version());
         this.withMembership = registry != NodeRegistry.NONE;
+    }
+
+    /**
+     * When this node last read the slots successfully, on its own clock ({@link MonotonicClock#nanoTime()}),
+     * or empty before its first read: how its readiness is judged. From any thread.
+     */
+    public OptionalLong lastRead() {
+        long last = lastReadNanos;
+        return last == 0 ? OptionalLong.empty() : OptionalLong.of(last);
     }
 
     /** Claims won, lost to another node, and failed (no answer), since the node started; from any thread. */
@@ -324,7 +337,8 @@ public final class SlotProtocol {
         return mine;
     }
 
-    private NodeState state() {
+    /** What this node does now: drains, owns slots, or stands by. From any thread. */
+    public NodeState state() {
         if (draining) {
             return NodeState.DRAINING;
         }
@@ -355,7 +369,9 @@ public final class SlotProtocol {
         }
         outage.succeeded();
         // Taken after the read returned: no earlier than the moment each document got its version.
-        observations.update(slots, clock.nanoTime());
+        long read = clock.nanoTime();
+        observations.update(slots, read);
+        lastReadNanos = read == 0 ? 1 : read;
         return slots;
     }
 
@@ -419,24 +435,32 @@ public final class SlotProtocol {
             // and takes it back.
             claimsFailed.incrementAndGet();
             outage.failed("Claim of " + slot.id() + " failed", e);
+            notify("claimed", slot.id(), () -> listener.claimed(slot, ClaimOutcome.FAILED));
             return false;
         }
         if (!won) {
             claimsLost.incrementAndGet();
             log.debug("Lost the race for {}", slot.id());
+            notify("claimed", slot.id(), () -> listener.claimed(slot, ClaimOutcome.CONFLICT));
             return false;
         }
         claimsWon.incrementAndGet();
+        notify("claimed", slot.id(), () -> listener.claimed(slot, ClaimOutcome.WON));
         if (slot.owner() != null) {
             log.info("Took over {} from {} (lease {} expired), epoch {}",
                     slot.id(), slot.owner(), Durations.format(slot.lease()), slot.epoch() + 1);
         }
-        acquire(slot, sent);
+        OwnedLease lease = acquire(slot, sent);
+        if (slot.owner() != null) {
+            // The age was the server's at the read; what passed since, this node's clock tells.
+            Duration unowned = slot.age().plusNanos(Math.max(0, sent - lastReadNanos));
+            notify("tookOver", lease, () -> listener.tookOver(lease, slot, unowned));
+        }
         return true;
     }
 
     /** The slot won, as it was claimed: at the next epoch. */
-    private void acquire(SlotView claimed, long claimSentNanos) {
+    private OwnedLease acquire(SlotView claimed, long claimSentNanos) {
         long epoch = claimed.epoch() + 1;
         OwnedLease lease = new OwnedLease(claimed.id(), epoch, config.node(), clock, validNanos, claimSentNanos);
         log.info("Acquired {} at epoch {}", claimed.id(), epoch);
@@ -445,6 +469,7 @@ public final class SlotProtocol {
             owned.put(claimed.id(), lease);
             notify("acquired", lease, () -> listener.acquired(lease, claimed));
         }
+        return lease;
     }
 
     /**
@@ -471,13 +496,17 @@ public final class SlotProtocol {
         } catch (RuntimeException e) {
             // Not a loss yet: the fence deadline decides when to give up.
             outage.failed("Renewal of " + lease.slotId() + " failed", e);
+            notify("renewalFailed", lease, () -> listener.renewalFailed(lease));
             return;
         }
         outage.succeeded();
+        long answered = clock.nanoTime();
         if (!renewed) {
             lose(lease, whyGone(lease));
-        } else if (!lease.renewed(sent, clock.nanoTime())) {
+        } else if (!lease.renewed(sent, answered)) {
             lose(lease, LossReason.FENCED);
+        } else {
+            notify("renewed", lease, () -> listener.renewed(lease, Duration.ofNanos(answered - sent)));
         }
     }
 
@@ -588,11 +617,11 @@ public final class SlotProtocol {
         };
     }
 
-    private static void notify(String event, Lease lease, Runnable call) {
+    private static void notify(String event, Object about, Runnable call) {
         try {
             call.run();
         } catch (RuntimeException e) {
-            log.error("Slot listener failed on {} for {}", event, lease, e);
+            log.error("Slot listener failed on {} for {}", event, about, e);
         }
     }
 }

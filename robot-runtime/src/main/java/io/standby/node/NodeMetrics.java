@@ -1,0 +1,149 @@
+package io.standby.node;
+
+import com.mongodb.MongoClientSettings;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.binder.mongodb.MongoMetricsCommandListener;
+import io.micrometer.core.instrument.binder.mongodb.MongoMetricsConnectionPoolListener;
+import io.standby.robot.runtime.RobotListener;
+import io.standby.slot.ClaimOutcome;
+import io.standby.slot.Lease;
+import io.standby.slot.LossReason;
+import io.standby.slot.SlotListener;
+import io.standby.slot.SlotView;
+import io.standby.slot.Workload;
+
+import java.time.Duration;
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+
+/**
+ * The node's meters ({@link StandbyMeters}) on a Micrometer registry, fed by the protocol's and the
+ * runtime's listeners. Loaded only when a node is given a registry, so Micrometer stays optional.
+ */
+final class NodeMetrics implements SlotListener, RobotListener {
+
+    private final MeterRegistry registry;
+    private final AtomicInteger owned = new AtomicInteger();
+    private final Map<ClaimOutcome, Counter> claims = new EnumMap<>(ClaimOutcome.class);
+    private final Map<LossReason, Counter> losses = new EnumMap<>(LossReason.class);
+    private final Timer renewals;
+    private final Counter renewalFailures;
+    private final Timer takeoverGap;
+    private final Counter restarts;
+    private final Counter failures;
+    private final Timer checkpoints;
+    private final Counter fenced;
+    private final DistributionSummary batches;
+
+    NodeMetrics(MeterRegistry registry) {
+        this.registry = registry;
+        Gauge.builder(StandbyMeters.SLOTS_OWNED, owned, AtomicInteger::get).description("Slots this node owns").register(registry);
+        for (ClaimOutcome outcome : ClaimOutcome.values()) {
+            claims.put(outcome, Counter.builder(StandbyMeters.CLAIMS).tag("outcome", outcome.name().toLowerCase())
+                    .description("Claims of slots, by how they went").register(registry));
+        }
+        for (LossReason reason : LossReason.values()) {
+            losses.put(reason, reason == LossReason.RELEASED
+                    ? Counter.builder(StandbyMeters.RELEASES).description("Slots released gracefully").register(registry)
+                    : Counter.builder(StandbyMeters.LOSSES).tag("reason", reason.name().toLowerCase())
+                    .description("Leases that ended other than by a graceful release").register(registry));
+        }
+        renewals = Timer.builder(StandbyMeters.RENEWALS).description("Round trip of successful lease renewals")
+                .publishPercentileHistogram().minimumExpectedValue(Duration.ofMillis(1)).maximumExpectedValue(Duration.ofSeconds(10))
+                .register(registry);
+        renewalFailures = Counter.builder(StandbyMeters.RENEWAL_FAILURES).description("Renewals that got no answer").register(registry);
+        takeoverGap = Timer.builder(StandbyMeters.TAKEOVER_GAP).description("How long a taken-over slot went without a heartbeat")
+                .publishPercentileHistogram().minimumExpectedValue(Duration.ofMillis(100)).maximumExpectedValue(Duration.ofMinutes(2))
+                .register(registry);
+        restarts = Counter.builder(StandbyMeters.ROBOT_RESTARTS).description("Robots restarted after a failure").register(registry);
+        failures = Counter.builder(StandbyMeters.ROBOT_FAILURES).description("Robots that failed for good").register(registry);
+        checkpoints = Timer.builder(StandbyMeters.CHECKPOINTS).description("From checkpoint() to its acknowledgement")
+                .publishPercentileHistogram().minimumExpectedValue(Duration.ofMillis(1)).maximumExpectedValue(Duration.ofSeconds(10))
+                .register(registry);
+        fenced = Counter.builder(StandbyMeters.FENCED_WRITES).description("Robot writes rejected: another runner holds the robot")
+                .register(registry);
+        batches = DistributionSummary.builder(StandbyMeters.WRITE_BATCHES).description("Writes per bulk sent").register(registry);
+    }
+
+    /** The robots gauges, once the runtime that counts them exists. */
+    void robots(Supplier<Workload> workload) {
+        Gauge.builder(StandbyMeters.ROBOTS, () -> workload.get().running()).tag("state", "running")
+                .description("Robots of this node's slots, by state").register(registry);
+        Gauge.builder(StandbyMeters.ROBOTS, () -> workload.get().failed()).tag("state", "failed")
+                .description("Robots of this node's slots, by state").register(registry);
+    }
+
+    /** Counts every database command and watches the connection pools of a client built with these settings. */
+    Consumer<MongoClientSettings.Builder> instrument(Consumer<MongoClientSettings.Builder> settings) {
+        return builder -> {
+            if (settings != null) {
+                settings.accept(builder);
+            }
+            builder.addCommandListener(new MongoMetricsCommandListener(registry))
+                    .applyToConnectionPoolSettings(pool -> pool.addConnectionPoolListener(new MongoMetricsConnectionPoolListener(registry)));
+        };
+    }
+
+    @Override
+    public void acquired(Lease lease) {
+        owned.incrementAndGet();
+    }
+
+    @Override
+    public void lost(Lease lease, LossReason reason) {
+        owned.decrementAndGet();
+        losses.get(reason).increment();
+    }
+
+    @Override
+    public void claimed(SlotView slot, ClaimOutcome outcome) {
+        claims.get(outcome).increment();
+    }
+
+    @Override
+    public void tookOver(Lease lease, SlotView claimed, Duration unowned) {
+        takeoverGap.record(unowned);
+    }
+
+    @Override
+    public void renewed(Lease lease, Duration latency) {
+        renewals.record(latency);
+    }
+
+    @Override
+    public void renewalFailed(Lease lease) {
+        renewalFailures.increment();
+    }
+
+    @Override
+    public void checkpointed(String robotId, Duration latency) {
+        checkpoints.record(latency);
+    }
+
+    @Override
+    public void fenced(String robotId) {
+        fenced.increment();
+    }
+
+    @Override
+    public void restarting(String robotId) {
+        restarts.increment();
+    }
+
+    @Override
+    public void failed(String robotId) {
+        failures.increment();
+    }
+
+    @Override
+    public void batchSent(int writes) {
+        batches.record(writes);
+    }
+}

@@ -1,0 +1,51 @@
+package io.standby.node;
+
+/**
+ * The names of the meters a node registers when given a Micrometer registry
+ * ({@link StandbyNode.Builder#meterRegistry}). Prometheus shows them with dots as underscores, counters
+ * ending in {@code _total} and timers in {@code _seconds} (for example {@code standby_slot_claims_total}).
+ */
+public final class StandbyMeters {
+
+    /** Gauge: the slots this node owns now. */
+    public static final String SLOTS_OWNED = "standby.slots.owned";
+    /** Counter, tag {@code outcome}: won, conflict (another node's compare-and-set went first), failed (no answer). */
+    public static final String CLAIMS = "standby.slot.claims";
+    /** Timer: the round trip of each successful lease renewal. */
+    public static final String RENEWALS = "standby.lease.renewals";
+    /** Counter: renewals that got no answer (error or timeout); the lease ends only when its deadline passes. */
+    public static final String RENEWAL_FAILURES = "standby.lease.renewal.failures";
+    /**
+     * Counter, tag {@code reason}: leases that ended other than by a graceful release. {@code fenced} is a
+     * self-fence (no renewal within the lease minus the fence margin); {@code taken} and {@code revoked}
+     * mean another node or an operator took the slot; {@code vanished}, the slot document is gone.
+     */
+    public static final String LOSSES = "standby.slot.losses";
+    /** Counter: slots this node released gracefully (a stop or a drain). */
+    public static final String RELEASES = "standby.slot.releases";
+    /**
+     * Timer: for each takeover of a slot whose owner stopped renewing, how long the slot went without a
+     * heartbeat, from the former owner's last one (by the database's clock) to the claim.
+     */
+    public static final String TAKEOVER_GAP = "standby.slot.takeover.gap";
+    /** Gauge, tag {@code state} (running, failed): the robots of this node's slots. */
+    public static final String ROBOTS = "standby.robots";
+    /** Counter: robots that threw and were restarted after a backoff. */
+    public static final String ROBOT_RESTARTS = "standby.robot.restarts";
+    /** Counter: robots that failed for good (FAILED until started again). */
+    public static final String ROBOT_FAILURES = "standby.robot.failures";
+    /** Timer: from a robot's {@code checkpoint()} call to its acknowledgement by a majority, retries included. */
+    public static final String CHECKPOINTS = "standby.robot.checkpoints";
+    /** Counter: writes of a robot's run the database rejected because another runner holds the robot (fenced). */
+    public static final String FENCED_WRITES = "standby.robot.writes.fenced";
+    /** Distribution summary: the checkpoints and status changes in each bulk write the node sends. */
+    public static final String WRITE_BATCHES = "standby.robot.write.batches";
+    /**
+     * Timer, tags {@code command}, {@code collection}, {@code status}: every database command of the node,
+     * from Micrometer's driver command listener (its name, not ours).
+     */
+    public static final String DATABASE_COMMANDS = "mongodb.driver.commands";
+
+    private StandbyMeters() {
+    }
+}
