@@ -86,7 +86,7 @@
     const role = node.state === 'OWNER' ? 'owner' : node.state === 'DRAINING' ? 'draining' : 'standby';
     const parts = [el('span', { class: 'label' }, 'This page is served by'), el('strong', { class: 'id' }, node.id),
       badge(role, 'role-' + role)];
-    if (!node.ready) parts.push(badge('not ready', 'warn'));
+    if (!node.ready) parts.push(badge(node.notReady ? 'not ready: ' + node.notReady : 'not ready', 'warn'));
     const slots = node.slots || [];
     if (slots.length === 0) {
       parts.push(el('span', { class: 'muted' }, 'holds no slot (room for ' + node.maxSlots + ')'));
@@ -252,6 +252,7 @@
     $('cluster').classList.toggle('stale', !status.cluster);
     if (status.cluster) lastCluster = status.cluster;
     if (!lastCluster) return;
+    $('cluster').dataset.readAt = lastCluster.time;   // when the view shown was read: for tests and curious readers
     const slots = lastCluster.slots || [];
     if (status.cluster) noteSlotChanges(slots, now);
     renderSlots(slots, now);
