@@ -1,0 +1,243 @@
+package io.standby.cli;
+
+import io.standby.robot.admin.RobotState;
+import io.standby.robot.admin.RobotTable;
+import io.standby.slot.NodeId;
+import io.standby.slot.NodeState;
+import io.standby.slot.NodeTable;
+import io.standby.slot.NodeView;
+import io.standby.slot.SlotState;
+import io.standby.slot.SlotTable;
+import io.standby.slot.SlotView;
+import io.standby.slot.StandbyDatabase;
+import io.standby.testing.TestMongo;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.extension.AfterTestExecutionCallback;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.CleanupMode;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicReference;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The dashboard in a real browser against a real cluster: three node processes, two slots, four counter
+ * robots. The page must show what the slot documents say, and follow a takeover by itself: no reload.
+ */
+class DashboardBrowserTest {
+
+    private static final Duration WAIT = Duration.ofSeconds(60);
+    private static final Duration POLL = Duration.ofMillis(100);
+    private static final int ROBOTS = 4;
+    /** Each slot row as the page shows it: id, owner, epoch, and its change mark. */
+    private static final String READ_SLOTS = """
+            return Array.from(document.querySelectorAll('[data-slot]')).map(row => ({
+              slot: row.dataset.slot,
+              owner: row.querySelector('.owner').textContent,
+              epoch: row.querySelector('.epoch').textContent,
+              changed: row.classList.contains('changed'),
+              marker: row.querySelector('.marker') ? row.querySelector('.marker').textContent : ''
+            }));""";
+
+    /** Kept when the test fails, with the nodes' logs and chromedriver's. */
+    @TempDir(cleanup = CleanupMode.ON_SUCCESS)
+    Path dir;
+
+    private String db;
+    private StandbyDatabase admin;
+    private HeadlessChromium browser;
+    private final Map<Integer, StandbyProcess> nodes = new HashMap<>();
+
+    @RegisterExtension
+    final AfterTestExecutionCallback dumpOnFailure = context -> {
+        if (context.getExecutionException().isPresent()) {
+            nodes.forEach((port, node) -> System.out.println("----- node " + port + " (pid " + node.pid() + ")\n" + node.output()));
+            System.out.println("----- slots\n" + new SlotTable(admin).list());
+            if (browser != null) {
+                System.out.println("----- page\n" + browser.script("return document.body.innerText"));
+                browser.screenshot(module().resolve("target/dashboard.png"));
+            }
+        }
+    };
+
+    /** One slot row of the page. */
+    record SlotRow(String slot, String owner, long epoch, boolean changed, String marker) {
+    }
+
+    @BeforeEach
+    void setUp(TestInfo test) {
+        HeadlessChromium.assumeInstalled();
+        db = TestMongo.freshDatabase(test.getTestMethod().orElseThrow().getName());
+        admin = StandbyDatabase.connect(TestMongo.uri(), db, Duration.ofSeconds(10), null);
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        try {
+            if (browser != null) {
+                browser.close();
+            }
+        } finally {
+            for (StandbyProcess node : nodes.values()) {
+                node.close();
+            }
+            if (admin != null) {
+                admin.database().drop();
+                admin.close();
+            }
+        }
+    }
+
+    @Test
+    void thePageShowsTheOwnersTheSlotDocumentsHoldAndFollowsATakeoverWithoutAReload() throws Exception {
+        new SlotTable(admin).init(2);
+        List<Integer> ports = StandbyProcess.freePorts(3);
+        for (int port : ports) {
+            node(port);
+        }
+        await().atMost(WAIT).until(() -> owned().size() == 2);
+        for (int i = 1; i <= ROBOTS; i++) {
+            CliRun added = CliRun.against(db, "robot", "add", "c" + i, "--type", "counter", "--config", "intervalMs=200");
+            assertEquals(0, added.exitCode(), added.err());
+        }
+        List<Integer> owners = owned().stream().map(slot -> slot.owner().port()).toList();
+        int page = owners.get(0);
+        int victim = owners.get(1);
+
+        browser = HeadlessChromium.start(dir);
+        browser.open("http://127.0.0.1:" + page + "/");
+        await("the page shows every slot owned, by the owner and at the epoch of its document").atMost(WAIT).pollInterval(POLL)
+                .until(() -> {
+                    Map<String, SlotRow> shown = pageSlots();
+                    return shown.size() == 2 && shown.values().stream().noneMatch(row -> row.owner().equals("–"))
+                            && ownersAndEpochs(shown).equals(ownersAndEpochs(documents()));
+                });
+        await("the page shows every robot running").atMost(WAIT).pollInterval(POLL)
+                .until(() -> allRobotsRunning() && ("all " + ROBOTS + " running").equals(text("robots-summary")));
+
+        SlotView before = owned().stream().filter(slot -> slot.owner().port() == victim).findFirst().orElseThrow();
+        browser.script("window.__marker = 1");
+        nodes.get(victim).kill9();
+
+        AtomicReference<SlotRow> takenOver = new AtomicReference<>();
+        await("the page shows " + before.id() + " owned by another node at a higher epoch").atMost(WAIT).pollInterval(POLL)
+                .until(() -> {
+                    SlotRow row = pageSlots().get(before.id());
+                    boolean moved = row != null && row.epoch() > before.epoch() && !row.owner().equals(before.owner().toString())
+                            && !row.owner().equals("–");
+                    takenOver.set(row);
+                    return moved;
+                });
+        SlotRow row = takenOver.get();
+        assertEquals(1L, browser.script("return window.__marker"), "the same page, never reloaded");
+        assertTrue(row.changed(), "the change is highlighted: " + row);
+        assertTrue(row.marker().contains("new owner (was " + before.owner() + ")"), row.marker());
+        SlotView after = new SlotTable(admin).get(before.id()).orElseThrow();
+        assertEquals(after.owner().toString(), row.owner(), "the owner of the slot's document");
+        assertEquals(after.epoch(), row.epoch(), "the epoch of the slot's document");
+        assertNotEquals(page, after.owner().port());
+        await("a takeover event from the killed node at the top of the events").atMost(WAIT).pollInterval(POLL)
+                .until(() -> browser.script("""
+                        const event = document.querySelector('#events li[data-type="took-over"]');
+                        return event ? event.textContent : '';""").toString().contains(before.id()));
+        String event = browser.script("return document.querySelector('#events li[data-type=\"took-over\"]').textContent").toString();
+        assertTrue(event.contains(after.owner() + ": from " + before.owner()), event);
+
+        // Back as a standby, so the screenshot shows a full cluster: two owners, a standby, robots and events.
+        node(victim).awaitOutput("started", WAIT);
+        AtomicReference<NodeView> back = new AtomicReference<>();
+        await("the restarted node stands by").atMost(WAIT).pollInterval(POLL).until(() -> {
+            back.set(new NodeTable(admin).get(new NodeId("127.0.0.1", victim)).orElse(null));
+            return back.get() != null && back.get().state() == NodeState.STANDBY;
+        });
+        await("the page shows it standing by, and every robot running again").atMost(WAIT).pollInterval(POLL)
+                .until(() -> allRobotsRunning() && ("all " + ROBOTS + " running").equals(text("robots-summary"))
+                        && pageReadClusterAfter(back.get().time()) && browser.script("""
+                                const row = document.querySelector('[data-node="127.0.0.1:%d"]');
+                                return row !== null && row.classList.contains('role-standby');""".formatted(victim)).equals(true));
+        assertEquals(1L, browser.script("return window.__marker"), "still the same page");
+        screenshot();
+    }
+
+    private StandbyProcess node(int port) throws Exception {
+        StandbyProcess node = StandbyProcess.start(dir, "node-" + port + "-" + System.nanoTime(),
+                "node", "--ip", "127.0.0.1", "--port", Integer.toString(port),
+                "--heartbeat", "200ms", "--lease", "1s", "--poll", "200ms", "--max-slots", "1",
+                "--mongo", TestMongo.uri(), "--db", db);
+        StandbyProcess earlier = nodes.put(port, node);
+        if (earlier != null && earlier.isAlive()) {
+            throw new IllegalStateException("port " + port + " is still held by a node of this test");
+        }
+        return node;
+    }
+
+    private List<SlotView> owned() {
+        return new SlotTable(admin).list().stream().filter(slot -> slot.state() == SlotState.OWNED).toList();
+    }
+
+    private Map<String, SlotRow> documents() {
+        Map<String, SlotRow> rows = new TreeMap<>();
+        for (SlotView slot : new SlotTable(admin).list()) {
+            rows.put(slot.id(), new SlotRow(slot.id(), slot.owner() == null ? "–" : slot.owner().toString(), slot.epoch(), false, ""));
+        }
+        return rows;
+    }
+
+    @SuppressWarnings("unchecked")
+    private Map<String, SlotRow> pageSlots() {
+        Map<String, SlotRow> rows = new TreeMap<>();
+        for (Map<String, Object> row : (List<Map<String, Object>>) browser.script(READ_SLOTS)) {
+            String slot = (String) row.get("slot");
+            rows.put(slot, new SlotRow(slot, (String) row.get("owner"), Long.parseLong((String) row.get("epoch")),
+                    (Boolean) row.get("changed"), (String) row.get("marker")));
+        }
+        return rows;
+    }
+
+    private static Map<String, String> ownersAndEpochs(Map<String, SlotRow> rows) {
+        Map<String, String> result = new TreeMap<>();
+        rows.forEach((slot, row) -> result.put(slot, row.owner() + " at epoch " + row.epoch()));
+        return result;
+    }
+
+    private String text(String id) {
+        return String.valueOf(browser.script("const e = document.getElementById('" + id + "'); return e ? e.textContent : '';"));
+    }
+
+    private boolean allRobotsRunning() {
+        return new RobotTable(admin).list(null).stream().filter(robot -> robot.state() == RobotState.RUNNING).count() == ROBOTS;
+    }
+
+    /** Whether the view the page shows was read after {@code time}. */
+    private boolean pageReadClusterAfter(Instant time) {
+        Object readAt = browser.script("return document.getElementById('cluster').dataset.readAt || null");
+        return readAt != null && Instant.parse(readAt.toString()).isAfter(time);
+    }
+
+    /** To target/dashboard.png (as when the test fails); to the repository's docs/ as well with -Dstandby.docs.screenshot=true. */
+    private void screenshot() throws Exception {
+        browser.screenshot(module().resolve("target/dashboard.png"));
+        if (Boolean.getBoolean("standby.docs.screenshot")) {
+            browser.screenshot(module().resolveSibling("docs").resolve("dashboard.png"));
+        }
+    }
+
+    /** The cli module's directory, where surefire runs the test. */
+    private static Path module() {
+        return Path.of(System.getProperty("basedir", ".")).toAbsolutePath();
+    }
+}
