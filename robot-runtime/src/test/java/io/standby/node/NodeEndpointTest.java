@@ -122,6 +122,13 @@ class NodeEndpointTest {
                 metrics.text);
         assertEquals(0, metrics.value("standby_slot_losses_total", "reason=\"fenced\""));
 
+        HttpResponse<String> page = get(port, "/");
+        assertEquals(200, page.statusCode());
+        assertEquals("text/html; charset=utf-8", page.headers().firstValue("Content-Type").orElseThrow());
+        assertTrue(page.body().contains("dashboard.js"), page.body());
+        assertEquals("text/javascript; charset=utf-8", get(port, "/dashboard.js").headers().firstValue("Content-Type").orElseThrow());
+        assertEquals("text/css; charset=utf-8", get(port, "/dashboard.css").headers().firstValue("Content-Type").orElseThrow());
+
         assertEquals(404, get(port, "/nowhere").statusCode());
         assertEquals(404, get(port, "/status/more").statusCode());
     }
