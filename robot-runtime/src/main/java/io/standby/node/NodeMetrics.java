@@ -14,6 +14,7 @@ import io.standby.slot.Lease;
 import io.standby.slot.LossReason;
 import io.standby.slot.SlotListener;
 import io.standby.slot.SlotView;
+import io.standby.slot.Takeover;
 import io.standby.slot.Workload;
 
 import java.time.Duration;
@@ -35,7 +36,7 @@ final class NodeMetrics implements SlotListener, RobotListener {
     private final Map<LossReason, Counter> losses = new EnumMap<>(LossReason.class);
     private final Timer renewals;
     private final Counter renewalFailures;
-    private final Timer takeoverGap;
+    private final Map<Takeover, Timer> takeoverGaps = new EnumMap<>(Takeover.class);
     private final Counter restarts;
     private final Counter failures;
     private final Timer checkpoints;
@@ -59,9 +60,12 @@ final class NodeMetrics implements SlotListener, RobotListener {
                 .publishPercentileHistogram().minimumExpectedValue(Duration.ofMillis(1)).maximumExpectedValue(Duration.ofSeconds(10))
                 .register(registry);
         renewalFailures = Counter.builder(StandbyMeters.RENEWAL_FAILURES).description("Renewals that got no answer").register(registry);
-        takeoverGap = Timer.builder(StandbyMeters.TAKEOVER_GAP).description("How long a taken-over slot went without a heartbeat")
-                .publishPercentileHistogram().minimumExpectedValue(Duration.ofMillis(100)).maximumExpectedValue(Duration.ofMinutes(2))
-                .register(registry);
+        for (Takeover how : Takeover.values()) {
+            takeoverGaps.put(how, Timer.builder(StandbyMeters.TAKEOVER_GAP).tag("how", how.name().toLowerCase())
+                    .description("How long a taken-over slot went without a heartbeat")
+                    .publishPercentileHistogram().minimumExpectedValue(Duration.ofMillis(100)).maximumExpectedValue(Duration.ofMinutes(2))
+                    .register(registry));
+        }
         restarts = Counter.builder(StandbyMeters.ROBOT_RESTARTS).description("Robots restarted after a failure").register(registry);
         failures = Counter.builder(StandbyMeters.ROBOT_FAILURES).description("Robots that failed for good").register(registry);
         checkpoints = Timer.builder(StandbyMeters.CHECKPOINTS).description("From checkpoint() to its acknowledgement")
@@ -108,8 +112,8 @@ final class NodeMetrics implements SlotListener, RobotListener {
     }
 
     @Override
-    public void tookOver(Lease lease, SlotView claimed, Duration unowned) {
-        takeoverGap.record(unowned);
+    public void tookOver(Lease lease, SlotView claimed, Duration unowned, Takeover how, String evidence) {
+        takeoverGaps.get(how).record(unowned);
     }
 
     @Override

@@ -18,6 +18,9 @@ import java.util.function.Supplier;
  */
 final class NodeStatus {
 
+    /** A system property: {@code true} adds {@code /test/close-listener}, which closes the node's listener. Tests only. */
+    static final String TEST_HOOKS = "standby.testHooks";
+
     private final NodeConfig config;
     private final SlotNode slots;
     private final RobotRuntime robots;
@@ -36,6 +39,20 @@ final class NodeStatus {
         http.json("/status", this::status);
         prometheus.ifPresent(scrape -> http.route("/metrics",
                 () -> NodeEndpoint.Response.text(PrometheusText.CONTENT_TYPE, scrape.get())));
+        if (Boolean.getBoolean(TEST_HOOKS)) {
+            // For tests of fast failover only: the listener goes away while the node lives.
+            http.route("/test/close-listener", () -> {
+                Thread.startVirtualThread(() -> {
+                    try {
+                        Thread.sleep(100);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                    http.close();
+                });
+                return NodeEndpoint.Response.json(202, new Document("closing", config.node().toString()));
+            });
+        }
     }
 
     /** {@code /health}: the node's identity, the slots it holds, and the robots running under each. */

@@ -24,8 +24,10 @@ public final class StandbyMeters {
     /** Counter: slots this node released gracefully (a stop or a drain). */
     public static final String RELEASES = "standby.slot.releases";
     /**
-     * Timer: for each takeover of a slot whose owner stopped renewing, how long the slot went without a
-     * heartbeat, from the former owner's last one (by the database's clock) to the claim.
+     * Timer, tag {@code how} ({@code expired}: the lease ran out; {@code owner_gone}: the owner's process
+     * was found gone, see {@code --fast-failover}): for each takeover of a slot whose owner stopped
+     * renewing, how long the slot went without a heartbeat, from the former owner's last one (by the
+     * database's clock) to the claim.
      */
     public static final String TAKEOVER_GAP = "standby.slot.takeover.gap";
     /** Gauge, tag {@code state} (running, failed): the robots of this node's slots. */

@@ -89,6 +89,15 @@ public final class StandbyNode implements AutoCloseable {
         return slots.drained();
     }
 
+    /**
+     * Completes, with the reason, if this node's address stops accepting connects while it runs (with
+     * fast failover): it has fenced every lease and claims nothing more, since other nodes would take it
+     * for dead. The application should close it, and find out what closed its listener.
+     */
+    public CompletableFuture<String> identityLost() {
+        return slots.identityLost();
+    }
+
     /** The robots running on this node, by slot. */
     public Map<String, List<String>> running() {
         return robots.running();
@@ -154,6 +163,7 @@ public final class StandbyNode implements AutoCloseable {
         private final List<RobotFactory> factories = new ArrayList<>();
         private SlotListener listener = SlotListener.NONE;
         private boolean endpoint = true;
+        private boolean fastFailover = true;
         private MeterRegistry meterRegistry;
 
         private Builder() {
@@ -263,6 +273,26 @@ public final class StandbyNode implements AutoCloseable {
         }
 
         /**
+         * Whether to take a slot over before its lease runs out when its owner's process is found gone
+         * (default true): the owner's heartbeat is late by half a heartbeat and its address, which accepted
+         * this node's connects before, refuses two connects in a row. A crash then costs about a heartbeat
+         * and a half plus a poll instead of the whole lease, so a long lease can ride through database
+         * elections without slowing crash takeovers. The node also checks its own address every half
+         * heartbeat and fences every lease at once if it refuses (see {@link #identityLost()}).
+         *
+         * <p>It relies on the node's ip:port being the address other nodes reach it at, held by a
+         * listener for the node's whole life. What can make a refusal wrong: a firewall rule changed, while
+         * the owner lives, to reject its port with a TCP reset, or its ip moved to another machine; and the
+         * owner late on its heartbeat at the same time. Then its slots are taken at once, every write of
+         * the owner is rejected from that moment (a new epoch), and it stops its robots at its next
+         * renewal, within one heartbeat. Turn it off to always wait out the lease.
+         */
+        public Builder fastFailover(boolean fastFailover) {
+            this.fastFailover = fastFailover;
+            return this;
+        }
+
+        /**
          * Whether the node binds its ip:port for its own HTTP endpoint (default true). Pass false when the
          * application listens on that address itself: then its listener is the proof of identity.
          */
@@ -318,7 +348,7 @@ public final class StandbyNode implements AutoCloseable {
                     metrics.robots(robots::workload);
                     listeners = SlotListener.inOrder(metrics, listeners);
                 }
-                SlotNode slots = SlotNode.create(slotsDb, config, listeners, robots::workload).start();
+                SlotNode slots = SlotNode.create(slotsDb, config, listeners, robots::workload, fastFailover).start();
                 StandbyNode node = new StandbyNode(config, slots, robots, http, connections);
                 if (http != null) {
                     StandbyDatabase viewDb = robotsDb;

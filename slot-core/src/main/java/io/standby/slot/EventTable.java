@@ -59,7 +59,8 @@ public final class EventTable {
                 events.add(new EventView(id.toHexString(), time.toInstant(), doc.getString("type"), doc.getString("slot"),
                         doc.get("epoch") instanceof Number n ? n.longValue() : 0, doc.getString("node"), doc.getString("robot"),
                         doc.getString("from"), doc.get("heartbeat") instanceof Date beat ? beat.toInstant() : null,
-                        doc.getString("reason"), detail.getString("error"), detail.getString("to")));
+                        doc.getString("reason"), detail.getString("error"), detail.getString("to"), doc.getString("how"),
+                        doc.getString("evidence")));
             }
         }
         return events;

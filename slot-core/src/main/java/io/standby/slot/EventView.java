@@ -18,9 +18,12 @@ import java.util.Optional;
  * @param reason    for a loss: why (taken, revoked, fenced, vanished)
  * @param error     for a robot that failed or restarts: its error
  * @param to        for a robot that moved: its new slot
+ * @param how       for a take-over: {@code expired} (the lease ran out) or {@code owner-gone} (the owner's
+ *                  process was found gone before; {@code evidence} says how)
+ * @param evidence  for a take-over: what showed the slot could be taken
  */
 public record EventView(String id, Instant time, String type, String slot, long epoch, String node, String robot, String from,
-                        Instant heartbeat, String reason, String error, String to) {
+                        Instant heartbeat, String reason, String error, String to, String how, String evidence) {
 
     /** For a take-over: how long the slot went without a heartbeat, from the former owner's last one to the claim. */
     public Optional<Duration> unowned() {

@@ -62,11 +62,11 @@ record InOrder(SlotListener first, SlotListener second) implements SlotListener 
     }
 
     @Override
-    public void tookOver(Lease lease, SlotView claimed, Duration unowned) {
+    public void tookOver(Lease lease, SlotView claimed, Duration unowned, Takeover how, String evidence) {
         try {
-            first.tookOver(lease, claimed, unowned);
+            first.tookOver(lease, claimed, unowned, how, evidence);
         } finally {
-            second.tookOver(lease, claimed, unowned);
+            second.tookOver(lease, claimed, unowned, how, evidence);
         }
     }
 

@@ -55,11 +55,12 @@ public interface SlotListener {
     }
 
     /**
-     * This node took the slot over from another owner whose lease had run out, after {@code unowned}
-     * without a heartbeat: from the former owner's last heartbeat (by the database's clock, at the read
-     * that found the slot claimable) to the claim. Called after {@link #acquired(Lease, SlotView)}.
+     * This node took the slot over from another owner, after {@code unowned} without a heartbeat: from the
+     * former owner's last heartbeat (by the database's clock, at the read that found the slot) to the
+     * claim; {@code how} says whether the lease had run out or the owner's process was found gone, and
+     * {@code evidence} what showed it. Called after {@link #acquired(Lease, SlotView)}.
      */
-    default void tookOver(Lease lease, SlotView claimed, Duration unowned) {
+    default void tookOver(Lease lease, SlotView claimed, Duration unowned, Takeover how, String evidence) {
     }
 
     /** A renewal of the lease succeeded; {@code latency} is its round trip. */

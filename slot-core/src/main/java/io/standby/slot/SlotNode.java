@@ -2,10 +2,12 @@ package io.standby.slot;
 
 import io.standby.slot.internal.EventLog;
 import io.standby.slot.internal.EventRecorder;
+import io.standby.slot.internal.GoneOwners;
 import io.standby.slot.internal.Load;
 import io.standby.slot.internal.MongoNodeRegistry;
 import io.standby.slot.internal.MongoSlotStore;
 import io.standby.slot.internal.NodeRegistry;
+import io.standby.slot.internal.OwnerProbe;
 import io.standby.slot.internal.SlotProtocol;
 import io.standby.slot.internal.SlotStore;
 import io.standby.slot.internal.SuspendAwareClock;
@@ -48,18 +50,27 @@ public final class SlotNode implements AutoCloseable {
     private final ScheduledExecutorService heartbeat = Executors.newSingleThreadScheduledExecutor(daemon("standby-heartbeat"));
     private final ScheduledExecutorService fence = Executors.newSingleThreadScheduledExecutor(daemon("standby-fence"));
     private final CompletableFuture<Void> drained = new CompletableFuture<>();
+    private final CompletableFuture<String> identityLost = new CompletableFuture<>();
+    private final boolean fastFailover;
     private final EventLog events;
     private final MonotonicClock clock;
 
-    /** @param events where this node records how its slots change hands, or null */
+    /**
+     * @param events       where this node records how its slots change hands, or null
+     * @param fastFailover whether to take over slots of owners found gone before their lease runs out
+     */
     SlotNode(SlotStore store, NodeRegistry registry, NodeConfig config, MonotonicClock clock, SlotListener listener,
-             Supplier<Workload> workload, EventLog events) {
+             Supplier<Workload> workload, EventLog events, boolean fastFailover) {
         this.config = config;
         this.events = events;
         this.clock = clock;
+        this.fastFailover = fastFailover;
+        SlotProtocol.Sleeper sleeper = d -> Thread.sleep(d.toMillis());
+        GoneOwners gone = fastFailover ? new GoneOwners(OwnerProbe.TCP, sleeper, clock,
+                GoneOwners.connectTimeout(config.timing().heartbeat()), GoneOwners.GAP) : GoneOwners.OFF;
         this.protocol = new SlotProtocol(store, registry, config, clock,
                 events == null ? listener : SlotListener.inOrder(new EventRecorder(events), listener),
-                d -> Thread.sleep(d.toMillis()), SlotProtocol.Fanout.PARALLEL, workload, Load.Gauge.SYSTEM);
+                sleeper, SlotProtocol.Fanout.PARALLEL, workload, Load.Gauge.SYSTEM, gone);
     }
 
     /**
@@ -76,9 +87,32 @@ public final class SlotNode implements AutoCloseable {
      * collection how its slots change hands. Not started yet.
      */
     public static SlotNode create(StandbyDatabase database, NodeConfig config, SlotListener listener, Supplier<Workload> workload) {
+        return create(database, config, listener, workload, false);
+    }
+
+    /**
+     * The same, with fast failover on or off. On, the node takes a slot over before its lease runs out
+     * when the owner's heartbeat is late and the owner's address, which accepted this node's connects
+     * before, refuses two connects in a row: the owner's process is gone. And it checks its own address
+     * every half heartbeat: if that refuses connects while this node lives, it fences every lease at once
+     * ({@link #identityLost()}). The node's ip:port must then be held by a listener for its whole life
+     * (the node's HTTP endpoint, or the application's own), and must be the address other nodes reach it
+     * at. A firewall that rejects connects to a live node with a TCP reset makes a late node look gone:
+     * its slots are taken and its writes fenced at once, and it stops its robots at its next renewal.
+     */
+    public static SlotNode create(StandbyDatabase database, NodeConfig config, SlotListener listener, Supplier<Workload> workload,
+                                  boolean fastFailover) {
         return new SlotNode(new MongoSlotStore(database.datastore()), new MongoNodeRegistry(database.database()), config,
                 new SuspendAwareClock(MonotonicClock.system(), System::currentTimeMillis), listener, workload,
-                new EventLog(database.database()));
+                new EventLog(database.database()), fastFailover);
+    }
+
+    /**
+     * Completes, with the reason, if this node's own address refuses connects while it runs (with fast
+     * failover): it has fenced every lease and claims nothing more, since other nodes take it for dead.
+     */
+    public CompletableFuture<String> identityLost() {
+        return identityLost;
     }
 
     /**
@@ -126,6 +160,11 @@ public final class SlotNode implements AutoCloseable {
                 timing.heartbeat().toNanos(), timing.heartbeat().toNanos(), TimeUnit.NANOSECONDS);
         long check = fenceCheckInterval(timing).toNanos();
         fence.scheduleAtFixedRate(guard("fence", protocol::checkFences), check, check, TimeUnit.NANOSECONDS);
+        if (fastFailover) {
+            long half = Math.max(Duration.ofMillis(50).toNanos(), timing.heartbeat().toNanos() / 2);
+            fence.scheduleAtFixedRate(guard("identity", () -> protocol.checkIdentity().ifPresent(identityLost::complete)),
+                    half, half, TimeUnit.NANOSECONDS);
+        }
         poller.scheduleWithFixedDelay(guard("poll", () -> {
             try {
                 protocol.poll();
@@ -136,9 +175,9 @@ public final class SlotNode implements AutoCloseable {
                 Thread.currentThread().interrupt();
             }
         }), 0, timing.poll().toNanos(), TimeUnit.NANOSECONDS);
-        log.info("Node {} started (instance {}, max slots {}, heartbeat {}, lease {}, poll {})",
+        log.info("Node {} started (instance {}, max slots {}, heartbeat {}, lease {}, poll {}, fast failover {})",
                 config.node(), config.instance(), config.maxSlots(), Durations.format(timing.heartbeat()),
-                Durations.format(timing.lease()), Durations.format(timing.poll()));
+                Durations.format(timing.lease()), Durations.format(timing.poll()), fastFailover ? "on" : "off");
         return this;
     }
 

@@ -113,7 +113,8 @@ public record ClusterStatus(Instant time, List<SlotView> slots, List<NodeView> n
                 .append("type", e.type()).append("slot", e.slot()).append("epoch", e.epoch()).append("node", e.node())
                 .append("robot", e.robot()).append("from", e.from())
                 .append("gapMs", e.unowned().map(gap -> gap.toMillis()).orElse(null))
-                .append("reason", e.reason()).append("error", e.error()).append("to", e.to())).toList();
+                .append("reason", e.reason()).append("error", e.error()).append("to", e.to())
+                .append("how", e.how()).append("evidence", e.evidence())).toList();
         return new Document("time", time.toString()).append("slots", slotDocs).append("nodes", nodeDocs)
                 .append("robots", new Document("total", robots()).append("running", running()).append("byState", byState)
                         .append("notRunning", notRunningDocs))

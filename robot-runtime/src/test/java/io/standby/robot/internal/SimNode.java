@@ -8,6 +8,7 @@ import io.standby.slot.NodeConfig;
 import io.standby.slot.NodeId;
 import io.standby.slot.SlotListener;
 import io.standby.slot.SlotTiming;
+import io.standby.slot.internal.GoneOwners;
 import io.standby.slot.internal.Load;
 import io.standby.slot.internal.SlotProtocol;
 
@@ -90,7 +91,10 @@ final class SimNode {
         slots = new SlotRuns(core, Duration.ofSeconds(2), SlotRuns.RESYNC, slotIds -> { }, () -> scheduleSync(0));
         SlotRuns runs = slots;
         protocol = new SlotProtocol(slotStore, world.registry, config, clock, new Listener(slots), duration -> { },
-                SlotProtocol.Fanout.SEQUENTIAL, runs::workload, Load.Gauge.IDLE);
+                SlotProtocol.Fanout.SEQUENTIAL, runs::workload, Load.Gauge.IDLE, world.fastFailover
+                        // The two connects in one instant: a process is not restarted between them here.
+                        ? new GoneOwners((node, timeout) -> world.probe(node), duration -> { }, clock, Duration.ofMillis(50), GoneOwners.GAP)
+                        : GoneOwners.OFF);
         sim.note(this + " starts (instance " + config.instance() + ")");
         int gen = generation;
         after(0, () -> poll(gen));

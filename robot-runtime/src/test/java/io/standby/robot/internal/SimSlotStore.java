@@ -60,6 +60,20 @@ final class SimSlotStore implements SlotStore {
     }
 
     @Override
+    public boolean claimFromGone(SlotView seen, Ownership owner) {
+        return db.write("claim from gone " + seen.id() + "@" + seen.epoch() + " by " + owner.node(), () -> {
+            SlotDoc doc = db.slots.get(seen.id());
+            boolean matches = seen.owner() != null && seen.instance() != null && doc != null && doc.epoch == seen.epoch()
+                    && doc.timeMs == seen.time().toEpochMilli() && seen.owner().ip().equals(doc.ip)
+                    && Objects.equals(seen.owner().port(), doc.port) && seen.instance().equals(doc.instance);
+            if (matches) {
+                take(doc, owner);
+            }
+            return matches;
+        });
+    }
+
+    @Override
     public boolean reclaim(SlotView seen, Ownership owner) {
         return db.write("reclaim " + seen.id() + "@" + seen.epoch() + " by " + owner.node(), () -> {
             SlotDoc doc = db.slots.get(seen.id());

@@ -2,6 +2,7 @@ package io.standby.robot.internal;
 
 import io.standby.slot.NodeId;
 import io.standby.slot.SlotTiming;
+import io.standby.slot.internal.OwnerProbe;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -24,6 +25,11 @@ final class SimWorld {
     final SimNodeRegistry registry;
     final SimChecker checker;
     final List<SimNode> nodes = new ArrayList<>();
+    /**
+     * Whether nodes take over from owners found gone (fast failover): on for even seeds, so that both
+     * ways of taking a slot over run under the same faults, without a draw that would change every seed.
+     */
+    final boolean fastFailover;
     private final SimOperator operator;
     private final int slotCount;
     private final int maxRobots;
@@ -36,6 +42,7 @@ final class SimWorld {
         this.db = new SimDatabase(sim);
         this.registry = new SimNodeRegistry(db, SimNodeRegistry.newContents());
         this.checker = new SimChecker(sim, this);
+        this.fastFailover = seed % 2 == 0;
         int nodeCount = 3 + sim.random.nextInt(4);
         this.slotCount = 2 + sim.random.nextInt(4);
         int maxSlots = 1 + sim.random.nextInt(2);
@@ -55,7 +62,8 @@ final class SimWorld {
             double rate = 1 + (sim.random.nextDouble() * 2 - 1) * MAX_DRIFT;
             nodes.add(new SimNode(this, new NodeId("10.0.0." + (i + 1), 7700), maxSlots, TIMING, rate));
         }
-        sim.note("world: " + nodeCount + " nodes (max " + maxSlots + " slots each), " + slotCount + " slots, up to " + maxRobots + " robots");
+        sim.note("world: " + nodeCount + " nodes (max " + maxSlots + " slots each), " + slotCount + " slots, up to " + maxRobots
+                + " robots, fast failover " + (fastFailover ? "on" : "off"));
     }
 
     /**
@@ -159,4 +167,14 @@ final class SimWorld {
         });
     }
 
+
+    /**
+     * A connect to a node's address: a live process accepts, a paused one too (its kernel does); a killed
+     * one, until it is started again, refuses. Nobody listens at an address that is no node's.
+     */
+    OwnerProbe.Result probe(NodeId node) {
+        return nodes.stream().filter(n -> n.id.equals(node)).findFirst()
+                .map(n -> n.up ? OwnerProbe.Result.ACCEPTED : OwnerProbe.Result.REFUSED)
+                .orElse(OwnerProbe.Result.REFUSED);
+    }
 }

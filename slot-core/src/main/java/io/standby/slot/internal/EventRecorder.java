@@ -4,14 +4,17 @@ import io.standby.slot.Lease;
 import io.standby.slot.LossReason;
 import io.standby.slot.SlotListener;
 import io.standby.slot.SlotView;
+import io.standby.slot.Takeover;
 import org.bson.Document;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Date;
 
 /**
  * How this node's slots change hands, as events: {@code claimed} (a free or released slot),
- * {@code took-over} (from an owner whose lease ran out, with that owner and its last heartbeat),
+ * {@code took-over} (from an owner whose lease ran out or whose process was found gone: {@code how} is
+ * {@code expired} or {@code owner-gone}, with that owner, its last heartbeat and the evidence),
  * {@code took-back} (from an earlier process of this node), {@code released} and {@code lost} (with the
  * reason). Only queues ({@link EventLog#record}).
  */
@@ -25,17 +28,26 @@ public final class EventRecorder implements SlotListener {
 
     @Override
     public void acquired(Lease lease, SlotView claimed) {
-        Document event = event(lease);
         if (claimed.owner() == null) {
-            event.put("type", "claimed");
-        } else {
-            event.put("type", claimed.owner().equals(lease.node()) ? "took-back" : "took-over");
-            event.put("from", claimed.owner().toString());
-            if (!claimed.time().equals(Instant.EPOCH)) {
-                event.put("heartbeat", Date.from(claimed.time()));
-            }
+            log.record(event(lease).append("type", "claimed"));
+        } else if (claimed.owner().equals(lease.node())) {
+            log.record(from(event(lease).append("type", "took-back"), claimed));
         }
-        log.record(event);
+        // A take-over is recorded by tookOver, which knows how it came about.
+    }
+
+    @Override
+    public void tookOver(Lease lease, SlotView claimed, Duration unowned, Takeover how, String evidence) {
+        log.record(from(event(lease).append("type", "took-over"), claimed)
+                .append("how", how.name().toLowerCase().replace('_', '-')).append("evidence", evidence));
+    }
+
+    private static Document from(Document event, SlotView claimed) {
+        event.put("from", claimed.owner().toString());
+        if (!claimed.time().equals(Instant.EPOCH)) {
+            event.put("heartbeat", Date.from(claimed.time()));
+        }
+        return event;
     }
 
     @Override

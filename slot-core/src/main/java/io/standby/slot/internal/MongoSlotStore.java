@@ -213,6 +213,20 @@ public final class MongoSlotStore implements SlotStore {
     }
 
     @Override
+    public boolean claimFromGone(SlotView seen, Ownership owner) {
+        if (seen.owner() == null || seen.instance() == null) {
+            return false;
+        }
+        return update(slot(seen.id(), seen.epoch()).filter(
+                        gte(TIME, seen.time()),
+                        lt(TIME, seen.time().plusMillis(1)),
+                        eq(IP, seen.owner().ip()),
+                        eq(PORT, seen.owner().port()),
+                        eq(INSTANCE, seen.instance())),
+                take(owner));
+    }
+
+    @Override
     public boolean reclaim(SlotView seen, Ownership owner) {
         return update(slot(seen.id(), seen.epoch()).filter(
                         eq(IP, owner.node().ip()),

@@ -7,13 +7,19 @@ import io.standby.slot.Lease;
 import io.standby.slot.LossReason;
 import io.standby.slot.MonotonicClock;
 import io.standby.slot.NodeConfig;
+import io.standby.slot.NodeId;
 import io.standby.slot.NodeState;
 import io.standby.slot.SlotListener;
 import io.standby.slot.SlotView;
+import io.standby.slot.Takeover;
 import io.standby.slot.Workload;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.net.InetAddress;
+import java.net.NetworkInterface;
+import java.net.SocketException;
+import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -21,6 +27,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -106,19 +113,29 @@ public final class SlotProtocol {
     private final AtomicLong claimsFailed = new AtomicLong();
     /** When the slots were last read successfully, on this node's clock; 0 before the first read. */
     private volatile long lastReadNanos;
+    /** Finds owners whose process is gone, for fast failover; {@link GoneOwners#OFF} without it. */
+    private final GoneOwners gone;
+    /** Whether each owner address is one of this machine's (loopback included); poll thread only. */
+    private final Map<NodeId, Boolean> local = new HashMap<>();
+    private volatile String identityLost;
+    /** Whether this node's own address has accepted a connect: only then can a refusal mean it was lost. */
+    private volatile boolean listened;
 
     /** A node that takes part in no membership: it claims every claimable slot at once. */
     public SlotProtocol(SlotStore store, NodeConfig config, MonotonicClock clock, SlotListener listener, Sleeper sleeper) {
-        this(store, NodeRegistry.NONE, config, clock, listener, sleeper, Fanout.SEQUENTIAL, () -> Workload.NONE, Load.Gauge.IDLE);
+        this(store, NodeRegistry.NONE, config, clock, listener, sleeper, Fanout.SEQUENTIAL, () -> Workload.NONE, Load.Gauge.IDLE,
+                GoneOwners.OFF);
     }
 
     /**
      * @param registry the nodes registry this node writes itself into and plans its claims from
      * @param workload what this node's robots amount to, for its registry document
      * @param gauge    the machine's CPU and memory, for its load score
+     * @param gone     finds owners whose process is gone, to take their slots over before the lease runs
+     *                 out; {@link GoneOwners#OFF} to always wait for the lease
      */
     public SlotProtocol(SlotStore store, NodeRegistry registry, NodeConfig config, MonotonicClock clock, SlotListener listener,
-                        Sleeper sleeper, Fanout fanout, Supplier<Workload> workload, Load.Gauge gauge) {
+                        Sleeper sleeper, Fanout fanout, Supplier<Workload> workload, Load.Gauge gauge, GoneOwners gone) {
         this.store = store;
         this.config = config;
         this.clock = clock;
@@ -130,6 +147,7 @@ public final class SlotProtocol {
         this.membership = new Membership(registry, config, workload, gauge, clock,
                 config.timing().heartbeat().multipliedBy(REGISTRY_WRITE_HEARTBEATS), Membership.version());
         this.withMembership = registry != NodeRegistry.NONE;
+        this.gone = gone;
     }
 
     /**
@@ -285,6 +303,9 @@ public final class SlotProtocol {
             return 0;
         }
         int won = takeBackOwn(slots);
+        if (claiming && owned.size() < config.maxSlots()) {
+            won += takeFromGone(slots);
+        }
         if (!claiming || owned.size() >= config.maxSlots()) {
             claimableSince.clear();
             return won;
@@ -312,7 +333,7 @@ public final class SlotProtocol {
             if (!claiming || owned.size() >= config.maxSlots()) {
                 break;
             }
-            if (claim(slot)) {
+            if (claim(slot, Takeover.EXPIRED, null)) {
                 won++;
             }
         }
@@ -424,12 +445,89 @@ public final class SlotProtocol {
         return candidates;
     }
 
+    /**
+     * Fast failover: a slot whose owner's heartbeat is late (older than one and a half heartbeats) and
+     * whose owner's process {@link GoneOwners} finds gone is claimed at once, before its lease runs out,
+     * with a compare-and-set on the exact version read, owner instance included. The new epoch fences the
+     * former owner's writes whatever happens. Owners with a timely heartbeat only teach this node that
+     * their address accepts connects (see {@link GoneOwners#learn}). An address of this machine is
+     * probed only for an owner on this host: on another host it would be someone else's.
+     */
+    private int takeFromGone(List<SlotView> slots) throws InterruptedException {
+        if (gone == GoneOwners.OFF) {
+            return 0;
+        }
+        long late = config.timing().heartbeat().toNanos() * 3 / 2;
+        int won = 0;
+        for (SlotView slot : slots) {
+            if (slot.owner() == null || slot.instance() == null || config.node().equals(slot.owner())
+                    || owned.containsKey(slot.id()) || !probeable(slot)) {
+                continue;
+            }
+            if (slot.age().toNanos() <= late) {
+                gone.learn(slot.owner());
+                continue;
+            }
+            if (!claiming || owned.size() >= config.maxSlots()) {
+                break;
+            }
+            Optional<String> evidence = gone.gone(slot.owner());
+            if (evidence.isPresent() && claim(slot, Takeover.OWNER_GONE, evidence.get())) {
+                won++;
+            }
+        }
+        return won;
+    }
+
+    private boolean probeable(SlotView slot) {
+        boolean onThisMachine = local.computeIfAbsent(slot.owner(), SlotProtocol::isLocalAddress);
+        return !onThisMachine || config.host() != null && config.host().equals(NodeConfig.hostOf(slot.instance()));
+    }
+
+    private static boolean isLocalAddress(NodeId node) {
+        try {
+            InetAddress address = InetAddress.getByName(node.ip());
+            return address.isLoopbackAddress() || address.isAnyLocalAddress() || NetworkInterface.getByInetAddress(address) != null;
+        } catch (UnknownHostException | SocketException e) {
+            // Cannot tell: treat it as this machine's, which probes it only for an owner on this host.
+            return true;
+        }
+    }
+
+    /**
+     * With fast failover, other nodes read a refused connect to this node's address as the death of its
+     * process. So if this node's own listener is gone while it lives, it fences every lease at once and
+     * claims nothing more: before any standby can see its heartbeat late, let alone probe it twice.
+     * Like other nodes, it counts a refusal only once its address has accepted (an application that
+     * listens on it itself may start listening after the node). Returns the reason once the identity is
+     * lost, else empty. From the fence thread.
+     */
+    public Optional<String> checkIdentity() {
+        if (gone == GoneOwners.OFF || identityLost != null) {
+            return Optional.ofNullable(identityLost);
+        }
+        OwnerProbe.Result self = gone.probe(config.node());
+        if (self == OwnerProbe.Result.ACCEPTED) {
+            listened = true;
+        } else if (self == OwnerProbe.Result.REFUSED && listened) {
+            identityLost = "this node's address " + config.node() + " refuses connects: its listener is gone";
+            log.error("{}; fencing every slot now, and claiming no more (other nodes would take this node for dead)", identityLost);
+            stopClaiming();
+            for (OwnedLease lease : owned.values()) {
+                if (lease.endReason() == null) {
+                    lose(lease, LossReason.FENCED);
+                }
+            }
+        }
+        return Optional.ofNullable(identityLost);
+    }
+
     /** One claim of one slot, exactly as it was read; true if this node won it. */
-    private boolean claim(SlotView slot) {
+    private boolean claim(SlotView slot, Takeover how, String evidence) {
         long sent = clock.nanoTime();
         boolean won;
         try {
-            won = store.claim(slot, me);
+            won = how == Takeover.OWNER_GONE ? store.claimFromGone(slot, me) : store.claim(slot, me);
         } catch (RuntimeException e) {
             // The claim may have landed; if so the next poll finds the slot under this node's identity
             // and takes it back.
@@ -440,13 +538,17 @@ public final class SlotProtocol {
         }
         if (!won) {
             claimsLost.incrementAndGet();
-            log.debug("Lost the race for {}", slot.id());
+            log.debug("Lost the race for {} (or, after its owner was found gone, it renewed)", slot.id());
             notify("claimed", slot.id(), () -> listener.claimed(slot, ClaimOutcome.CONFLICT));
             return false;
         }
         claimsWon.incrementAndGet();
         notify("claimed", slot.id(), () -> listener.claimed(slot, ClaimOutcome.WON));
-        if (slot.owner() != null) {
+        if (how == Takeover.OWNER_GONE) {
+            log.warn("Took over {} from {} before its lease ran out (heartbeat {} old, lease {}): {}; epoch {}",
+                    slot.id(), slot.owner(), Durations.approximately(slot.age()), Durations.format(slot.lease()), evidence,
+                    slot.epoch() + 1);
+        } else if (slot.owner() != null) {
             log.info("Took over {} from {} (lease {} expired), epoch {}",
                     slot.id(), slot.owner(), Durations.format(slot.lease()), slot.epoch() + 1);
         }
@@ -454,7 +556,8 @@ public final class SlotProtocol {
         if (slot.owner() != null) {
             // The age was the server's at the read; what passed since, this node's clock tells.
             Duration unowned = slot.age().plusNanos(Math.max(0, sent - lastReadNanos));
-            notify("tookOver", lease, () -> listener.tookOver(lease, slot, unowned));
+            String why = how == Takeover.OWNER_GONE ? evidence : "lease " + Durations.format(slot.lease()) + " expired";
+            notify("tookOver", lease, () -> listener.tookOver(lease, slot, unowned, how, why));
         }
         return true;
     }

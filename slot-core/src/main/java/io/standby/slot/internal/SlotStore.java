@@ -33,6 +33,14 @@ public interface SlotStore {
     boolean claim(SlotView seen, Ownership owner);
 
     /**
+     * Takes {@code seen} for {@code owner} before its lease ran out, because its owner's process was found
+     * gone: only if it is still exactly that version, owner included (epoch, time, ip, port and instance),
+     * so any renewal since makes it match nothing. Sets the owner, increments the epoch (fencing every
+     * write of the former owner), stamps the server time. Returns true if this call won.
+     */
+    boolean claimFromGone(SlotView seen, Ownership owner);
+
+    /**
      * Takes back a slot that {@code seen} shows held by the claimer's own identity, without waiting for
      * its lease: only valid because the node proved by binding its address that no other live process
      * holds that identity. Increments the epoch, so the earlier instance is fenced.

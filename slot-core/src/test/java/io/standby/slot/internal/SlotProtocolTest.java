@@ -83,7 +83,7 @@ class SlotProtocolTest {
         NodeConfig config = new NodeConfig(new NodeId("127.0.0.1", port), maxSlots, TIMING, NodeConfig.newInstanceId());
         return new SlotProtocol(store, new MongoNodeRegistry(db.database()), config, clock,
                 new RecordingListener("n" + port, log), sleeps::add, SlotProtocol.Fanout.SEQUENTIAL,
-                () -> io.standby.slot.Workload.NONE, Load.Gauge.IDLE);
+                () -> io.standby.slot.Workload.NONE, Load.Gauge.IDLE, GoneOwners.OFF);
     }
 
     private SlotView slot(String id) {
@@ -463,7 +463,7 @@ class SlotProtocolTest {
             NodeConfig config = new NodeConfig(me, 2, TIMING, NodeConfig.newInstanceId());
             SlotProtocol a = new SlotProtocol(new MongoSlotStore(watched.datastore()), new MongoNodeRegistry(watched.database()),
                     config, clock, new RecordingListener("n7001", log), sleeps::add, SlotProtocol.Fanout.SEQUENTIAL,
-                    () -> io.standby.slot.Workload.NONE, Load.Gauge.IDLE);
+                    () -> io.standby.slot.Workload.NONE, Load.Gauge.IDLE, GoneOwners.OFF);
 
             assertEquals(1, a.poll(), "this node's planned slot; the other's waits for its head start");
             assertEquals(List.of("nodes", "slots"), reads, "a cold start: registered and settled, then the registry first");
@@ -512,7 +512,7 @@ class SlotProtocolTest {
         };
         NodeConfig config = new NodeConfig(new NodeId("127.0.0.1", 7001), 1, TIMING, NodeConfig.newInstanceId());
         SlotProtocol a = new SlotProtocol(store, counting, config, clock, new RecordingListener("n7001", log), sleeps::add,
-                SlotProtocol.Fanout.SEQUENTIAL, () -> io.standby.slot.Workload.NONE, Load.Gauge.IDLE);
+                SlotProtocol.Fanout.SEQUENTIAL, () -> io.standby.slot.Workload.NONE, Load.Gauge.IDLE, GoneOwners.OFF);
         assertEquals(1, a.poll());
         NodeView registered = registry.readAll().getFirst();
         assertEquals(new NodeId("127.0.0.1", 7001), registered.id());

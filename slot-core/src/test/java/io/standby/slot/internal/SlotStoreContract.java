@@ -163,6 +163,30 @@ abstract class SlotStoreContract {
     }
 
     @Test
+    void aClaimFromAGoneOwnerWinsALiveSlotOnlyInTheExactVersionOwnerIncludedThatItSaw() {
+        new SlotTable(db).init(1);
+        assertFalse(store.claimFromGone(slot("slot-0"), owner(7002, "b")), "a free slot has no owner to be gone");
+        store.claim(slot("slot-0"), owner(7001, "a"));
+        SlotView seen = slot("slot-0");
+        assertFalse(seen.expired());
+
+        SlotView otherInstance = new SlotView(seen.id(), seen.owner(), "a-restarted", seen.time(), seen.lease(), seen.epoch(),
+                seen.age(), seen.changes());
+        assertFalse(store.claimFromGone(otherInstance, owner(7002, "b")), "another process of that identity holds it");
+        assertTrue(store.renew("slot-0", 1, owner(7001, "a")));
+        assertFalse(store.claimFromGone(seen, owner(7002, "b")), "the owner renewed since the read: it is not gone");
+
+        SlotView renewed = slot("slot-0");
+        assertTrue(store.claimFromGone(renewed, owner(7002, "b")));
+        SlotView taken = slot("slot-0");
+        assertEquals(new NodeId("127.0.0.1", 7002), taken.owner());
+        assertEquals("b", taken.instance());
+        assertEquals(2, taken.epoch());
+        assertFalse(store.renew("slot-0", 1, owner(7001, "a")), "the former owner is fenced");
+        assertFalse(store.claimFromGone(renewed, owner(7003, "c")), "one winner");
+    }
+
+    @Test
     void onlyTheSameIdentityTakesBackALiveSlot() {
         new SlotTable(db).init(1);
         store.claim(slot("slot-0"), owner(7001, "a"));

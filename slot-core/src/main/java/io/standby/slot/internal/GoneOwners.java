@@ -1,0 +1,121 @@
+package io.standby.slot.internal;
+
+import io.standby.slot.MonotonicClock;
+import io.standby.slot.NodeId;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Decides whether a slot's owner process is gone, from TCP connects to its ip:port (its identity, which
+ * only a live process holds, because a node binds it before it claims anything and keeps it until it has
+ * released everything). The owner is gone only if its address refused two connects a short gap apart
+ * <em>and</em> accepted one of this node's connects before: that earlier acceptance proves that this
+ * node reaches that very address (not a local twin of it, not through a firewall that rejects), so a
+ * refusal now means the process that listened there has exited. Anything else (an acceptance, a timeout,
+ * another error, an address never seen accepting) proves nothing, and the slot waits for its lease.
+ *
+ * <p>Runs on the poll thread only.
+ */
+public final class GoneOwners {
+
+    private static final Logger log = LoggerFactory.getLogger(GoneOwners.class);
+    /** How often an address that has not accepted yet is tried again. */
+    static final Duration RETRY = Duration.ofSeconds(30);
+    /** Between the two connects that must both be refused. */
+    public static final Duration GAP = Duration.ofMillis(30);
+
+    /** Fast failover off: never probes, never finds an owner gone; a slot always waits for its lease. */
+    public static final GoneOwners OFF = new GoneOwners(OwnerProbe.NONE, d -> { }, () -> 0, Duration.ZERO, Duration.ZERO);
+
+    private final OwnerProbe probe;
+    private final SlotProtocol.Sleeper sleeper;
+    private final MonotonicClock clock;
+    private final Duration timeout;
+    private final Duration gap;
+    private final Set<NodeId> seenAccepting = new HashSet<>();
+    private final Map<NodeId, Long> lastTried = new HashMap<>();
+
+    /**
+     * @param timeout how long one connect may take
+     * @param gap     between the two connects that must both be refused
+     */
+    public GoneOwners(OwnerProbe probe, SlotProtocol.Sleeper sleeper, MonotonicClock clock, Duration timeout, Duration gap) {
+        this.probe = probe;
+        this.sleeper = sleeper;
+        this.clock = clock;
+        this.timeout = timeout;
+        this.gap = gap;
+    }
+
+    /**
+     * Connects once to an owner's address not yet seen accepting (at most once per {@link #RETRY}), so
+     * that a later refusal from it can count.
+     */
+    public void learn(NodeId owner) {
+        if (seenAccepting.contains(owner)) {
+            return;
+        }
+        long now = clock.nanoTime();
+        Long tried = lastTried.get(owner);
+        if (tried != null && now - tried < RETRY.toNanos()) {
+            return;
+        }
+        lastTried.put(owner, now);
+        if (probe.probe(owner, timeout) == OwnerProbe.Result.ACCEPTED) {
+            seenAccepting.add(owner);
+            lastTried.remove(owner);
+        }
+    }
+
+    /**
+     * How long one connect may take, for a node with this heartbeat: a quarter of it, between 50 and
+     * 250 ms. A live peer on a network that can carry a heartbeat answers a connect well within that.
+     */
+    public static Duration connectTimeout(Duration heartbeat) {
+        Duration quarter = heartbeat.dividedBy(4);
+        Duration min = Duration.ofMillis(50);
+        Duration max = Duration.ofMillis(250);
+        return quarter.compareTo(min) < 0 ? min : quarter.compareTo(max) > 0 ? max : quarter;
+    }
+
+    /** One connect to an address, e.g. this node's own, to see that it still listens. */
+    public OwnerProbe.Result probe(NodeId node) {
+        return probe.probe(node, timeout);
+    }
+
+    /** Whether {@code owner}'s address has accepted a connect of this node's. */
+    public boolean seenAccepting(NodeId owner) {
+        return seenAccepting.contains(owner);
+    }
+
+    /**
+     * The evidence that the process at {@code owner} is gone, or empty if there is none: two connects a
+     * gap apart, both refused, to an address that accepted before.
+     *
+     * @throws InterruptedException if interrupted between the two connects
+     */
+    public Optional<String> gone(NodeId owner) throws InterruptedException {
+        if (!seenAccepting.contains(owner)) {
+            return Optional.empty();
+        }
+        OwnerProbe.Result first = probe.probe(owner, timeout);
+        if (first != OwnerProbe.Result.REFUSED) {
+            log.debug("{} answered {} to a probe: no evidence", owner, first);
+            return Optional.empty();
+        }
+        sleeper.sleep(gap);
+        OwnerProbe.Result second = probe.probe(owner, timeout);
+        if (second != OwnerProbe.Result.REFUSED) {
+            log.debug("{} refused, then answered {}: no evidence", owner, second);
+            return Optional.empty();
+        }
+        return Optional.of("connects to " + owner + " refused twice, " + gap.toMillis() + " ms apart, by an address that accepted before");
+    }
+}

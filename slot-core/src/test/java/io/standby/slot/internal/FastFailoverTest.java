@@ -1,0 +1,225 @@
+package io.standby.slot.internal;
+
+import com.mongodb.client.MongoCollection;
+import com.mongodb.client.model.Filters;
+import com.mongodb.client.model.Updates;
+import io.standby.slot.LossReason;
+import io.standby.slot.ManualClock;
+import io.standby.slot.NodeConfig;
+import io.standby.slot.NodeId;
+import io.standby.slot.RecordingListener;
+import io.standby.slot.RecordingListener.Event;
+import io.standby.slot.RecordingListener.Kind;
+import io.standby.slot.SlotTable;
+import io.standby.slot.SlotTiming;
+import io.standby.slot.SlotView;
+import io.standby.slot.StandbyDatabase;
+import io.standby.slot.Workload;
+import io.standby.testing.TestMongo;
+import org.bson.Document;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Date;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import static io.standby.slot.internal.OwnerProbe.Result.ACCEPTED;
+import static io.standby.slot.internal.OwnerProbe.Result.REFUSED;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Fast failover in the protocol, against the real wire server, with scripted connects: a late owner
+ * whose address refuses is taken over at once with a compare-and-set on the version read; one whose
+ * address accepts (a frozen process) keeps its slot until the lease runs out; a node whose own listener
+ * is gone fences itself. Heartbeat ages are set up by writing the slot document, never by sleeping.
+ */
+class FastFailoverTest {
+
+    private static final SlotTiming TIMING = SlotTiming.of(Duration.ofSeconds(2), Duration.ofSeconds(5), Duration.ofSeconds(1));
+    private static final NodeId A = new NodeId("127.0.0.1", 7001);
+    private static final NodeId B = new NodeId("127.0.0.1", 7002);
+
+    private StandbyDatabase db;
+    private MongoSlotStore store;
+    private MongoCollection<Document> slots;
+    private final ManualClock clock = new ManualClock();
+    private final List<Event> log = new CopyOnWriteArrayList<>();
+    private final List<Duration> sleeps = new ArrayList<>();
+    private final ScriptedProbe probe = new ScriptedProbe();
+
+    @BeforeEach
+    void setUp(TestInfo test) {
+        db = StandbyDatabase.connect(TestMongo.uri(), TestMongo.freshDatabase(test.getTestMethod().orElseThrow().getName()),
+                Duration.ofSeconds(10), null);
+        store = new MongoSlotStore(db.datastore());
+        slots = db.database().getCollection("slots");
+        new SlotTable(db).init(1);
+    }
+
+    @AfterEach
+    void tearDown() {
+        db.database().drop();
+        db.close();
+    }
+
+    /** A node whose connects the test scripts; fast failover on. */
+    private SlotProtocol node(NodeId id, String instance) {
+        NodeConfig config = new NodeConfig(id, 1, TIMING, instance);
+        return new SlotProtocol(store, NodeRegistry.NONE, config, clock, new RecordingListener("n" + id.port(), log), sleeps::add,
+                SlotProtocol.Fanout.SEQUENTIAL, () -> Workload.NONE, Load.Gauge.IDLE,
+                new GoneOwners(probe, sleeps::add, clock, Duration.ofMillis(100), GoneOwners.GAP));
+    }
+
+    private SlotProtocol node(NodeId id) {
+        return node(id, NodeConfig.newInstanceId());
+    }
+
+    private SlotView slot() {
+        return store.read("slot-0").orElseThrow();
+    }
+
+    /** The server sees the last heartbeat 4 s ago: two missed renewals, well within the 5 s lease. */
+    private void lateHeartbeat() {
+        slots.updateOne(Filters.eq("_id", "slot-0"), Updates.set("time", Date.from(Instant.now().minusSeconds(4))));
+        assertFalse(slot().expired());
+    }
+
+    @Test
+    void aLateOwnerWhoseAddressRefusesTwiceAfterAcceptingBeforeIsTakenOverAtOnce() throws Exception {
+        SlotProtocol owner = node(A);
+        SlotProtocol standby = node(B);
+        probe.then(A, ACCEPTED);
+        assertEquals(1, owner.poll());
+        assertEquals(0, standby.poll(), "a timely owner: the standby only learns that its address accepts");
+        assertEquals(1, probe.probesOf(A));
+
+        // The owner's process dies: its heartbeat goes late, and its host refuses connects to its port.
+        probe.always(A, REFUSED);
+        lateHeartbeat();
+        SlotView seen = slot();
+        assertEquals(1, standby.poll());
+
+        SlotView taken = slot();
+        assertEquals(B, taken.owner());
+        assertEquals(seen.epoch() + 1, taken.epoch(), "a new epoch fences the former owner's writes");
+        assertEquals(3, probe.probesOf(A), "one to learn, two refused");
+        assertTrue(sleeps.contains(GoneOwners.GAP), "a gap between the two refused connects: " + sleeps);
+        assertEquals(1, standby.claims().won());
+
+        owner.renewAll();
+        assertEquals(LossReason.TAKEN, new RecordingListener("n7001", log).mine().stream()
+                .filter(e -> e.kind() == Kind.LOST).findFirst().orElseThrow().reason());
+    }
+
+    @Test
+    void aLateOwnerWhoseAddressStillAcceptsKeepsItsSlotUntilTheLeaseRunsOut() throws Exception {
+        // A frozen process (SIGSTOP, a long pause): the kernel still accepts connects on its socket.
+        SlotProtocol owner = node(A);
+        SlotProtocol standby = node(B);
+        probe.always(A, ACCEPTED);
+        owner.poll();
+        standby.poll();
+        lateHeartbeat();
+
+        assertEquals(0, standby.poll());
+        clock.tick(Duration.ofSeconds(1));
+        assertEquals(0, standby.poll());
+
+        assertEquals(A, slot().owner());
+        assertEquals(1, slot().epoch());
+    }
+
+    @Test
+    void refusalsFromAnAddressThatNeverAcceptedProveNothing() throws Exception {
+        // A firewall that rejects with a TCP reset, or an identity this node does not reach, looks like this.
+        SlotProtocol owner = node(A);
+        SlotProtocol standby = node(B);
+        probe.always(A, REFUSED);
+        owner.poll();
+        standby.poll();
+        lateHeartbeat();
+
+        assertEquals(0, standby.poll());
+        assertEquals(A, slot().owner());
+    }
+
+    @Test
+    void aTimelyOwnerIsNeverProbedForItsDeath() throws Exception {
+        SlotProtocol owner = node(A);
+        SlotProtocol standby = node(B);
+        probe.then(A, ACCEPTED).always(A, REFUSED);
+        owner.poll();
+        for (int i = 0; i < 3; i++) {
+            owner.renewAll();
+            assertEquals(0, standby.poll());
+        }
+        assertEquals(1, probe.probesOf(A), "only the connect that learnt the address");
+        assertEquals(A, slot().owner());
+    }
+
+    @Test
+    void anOwnerOnAnotherHostUnderAnAddressOfThisMachineIsNeverProbed() throws Exception {
+        // 127.0.0.1 on another host is not this machine's 127.0.0.1: a connect here says nothing about it.
+        SlotProtocol owner = node(A, "4242-0a0b0c0d@elsewhere:0f0e0d0c:4026531840");
+        SlotProtocol standby = node(B);
+        probe.always(A, REFUSED);
+        owner.poll();
+        standby.poll();
+        lateHeartbeat();
+
+        assertEquals(0, standby.poll());
+        assertEquals(0, probe.probesOf(A));
+    }
+
+    @Test
+    void anOwnerThatRenewedBetweenTheReadAndTheClaimKeepsItsSlot() {
+        SlotProtocol owner = node(A);
+        probe.always(A, ACCEPTED);
+        try {
+            owner.poll();
+        } catch (InterruptedException e) {
+            throw new AssertionError(e);
+        }
+        SlotView seen = slot();
+        owner.renewAll();
+
+        assertFalse(store.claimFromGone(seen, new SlotStore.Ownership(B, NodeConfig.newInstanceId(), TIMING.lease())));
+        assertEquals(A, slot().owner());
+    }
+
+    @Test
+    void aNodeWhoseOwnListenerIsGoneFencesEveryLeaseAtOnceAndClaimsNoMore() throws Exception {
+        SlotProtocol owner = node(A);
+        probe.then(A, ACCEPTED, REFUSED);
+        owner.poll();
+
+        assertTrue(owner.checkIdentity().isEmpty(), "its address accepts");
+        String lost = owner.checkIdentity().orElseThrow();
+
+        assertTrue(lost.contains("refuses connects"), lost);
+        assertTrue(owner.leases().isEmpty());
+        assertEquals(LossReason.FENCED, new RecordingListener("n7001", log).mine().stream()
+                .filter(e -> e.kind() == Kind.LOST).findFirst().orElseThrow().reason());
+        assertEquals(0, owner.poll(), "claims no more");
+        assertTrue(owner.leases().isEmpty());
+    }
+
+    @Test
+    void aNodeWhoseAddressHasNotListenedYetIsNotFenced() throws Exception {
+        // An application that listens on the node's address itself may start listening after the node.
+        SlotProtocol owner = node(A);
+        probe.always(A, REFUSED);
+        owner.poll();
+
+        assertTrue(owner.checkIdentity().isEmpty());
+        assertEquals(1, owner.leases().size());
+    }
+}
