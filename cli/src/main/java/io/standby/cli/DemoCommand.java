@@ -7,6 +7,8 @@ import io.standby.robot.admin.ClusterStatus;
 import io.standby.robot.admin.RobotTable;
 import io.standby.robot.admin.RobotView;
 import io.standby.slot.Durations;
+import io.standby.slot.EventTable;
+import io.standby.slot.EventView;
 import io.standby.slot.NodeId;
 import io.standby.slot.SlotTable;
 import io.standby.slot.SlotView;
@@ -149,15 +151,19 @@ final class DemoCommand implements Callable<Integer> {
                 SlotView victim = new SlotTable(db).get("slot-0").orElseThrow();
                 NodeProcess owner = node(victim.owner());
                 say(out, "kill -9 " + owner.process().pid() + ": " + owner.id() + ", the owner of slot-0 (epoch " + victim.epoch()
-                        + "). Its standbys wait for its lease to run out, by the database's clock.");
+                        + "). Its standbys see its heartbeat late and its port refusing connects: its process is gone, so they "
+                        + "take over without waiting out the lease (fast failover; a frozen owner would still get its lease).");
                 long killed = System.nanoTime();
                 owner.process().destroyForcibly();
                 waitFor(() -> ownedAnew(db, victim), deadline, "a new owner of slot-0");
                 Duration takeover = Duration.ofNanos(System.nanoTime() - killed);
                 SlotView taken = new SlotTable(db).get("slot-0").orElseThrow();
-                measured.add("takeover after kill -9: " + Durations.format(takeover) + " (lease " + LEASE + ")");
+                String how = new EventTable(db).list(null, "slot-0", null, null).stream()
+                        .filter(e -> "took-over".equals(e.type()) && e.epoch() == taken.epoch()).map(EventView::how)
+                        .findFirst().map(h -> "owner-gone".equals(h) ? ", its owner found gone" : ", its lease expired").orElse("");
+                measured.add("takeover after kill -9: " + Durations.format(takeover) + " (lease " + LEASE + ")" + how);
                 say(out, taken.owner() + " took slot-0 over at epoch " + taken.epoch() + ", " + Durations.format(takeover)
-                        + " after the kill.");
+                        + " after the kill" + how + ".");
                 waitFor(() -> allOwnedAndRunning(db), deadline, "the robots of slot-0 running again");
                 waitFor(() -> grewSince(db, before, "slot-0"), deadline, "the counters of slot-0 counting again");
                 say(out, "The counters of slot-0 go on from their last checkpoints:");

@@ -94,7 +94,8 @@ final class EventsCommand extends AdminCommand {
 
     static String line(EventView e) {
         String what = switch (e.type()) {
-            case "took-over" -> "took over from " + e.from() + e.unowned().map(gap -> " (no heartbeat for " + Durations.format(gap) + ")").orElse("");
+            case "took-over" -> "took over from " + e.from() + e.unowned().map(gap -> " (no heartbeat for " + Durations.format(gap) + ")").orElse("")
+                    + ("owner-gone".equals(e.how()) ? ", before its lease ran out: " + e.evidence() : "");
             case "took-back" -> "took back from an earlier process of the same node";
             case "lost" -> "lost (" + e.reason() + ")";
             case "robot-restarting" -> "robot " + e.robot() + " failed, restarting: " + firstLine(e.error());

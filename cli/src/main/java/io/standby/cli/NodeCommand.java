@@ -48,9 +48,10 @@ import java.util.concurrent.CountDownLatch;
             "  standby node --ip 10.0.0.5 --port 7700 --plugins ./plugins",
             "  standby node --config /etc/standby/node.properties"}, subcommands = NodeCommand.Drain.class,
         description = {"Runs a node until SIGTERM or Ctrl-C, then lets its robots checkpoint and releases its slots.",
-            "Binds ip:port for its HTTP endpoint (/health), claims up to --max-slots slots, renews them every "
-                    + "--heartbeat, takes over slots whose --lease ran out by the database's clock, and runs the robots "
-                    + "of the slots it owns."})
+            "Binds ip:port for its HTTP endpoint (/health, /ready, /status, /metrics, and the dashboard at /), claims "
+                    + "up to --max-slots slots, renews them every --heartbeat, takes over slots whose --lease ran out by the "
+                    + "database's clock or whose owner's process is gone (--fast-failover), and runs the robots of the "
+                    + "slots it owns. Exits 1 if its own address stops accepting connects while it runs."})
 final class NodeCommand implements Callable<Integer> {
 
     private static final Logger log = LoggerFactory.getLogger(NodeCommand.class);
@@ -92,6 +93,14 @@ final class NodeCommand implements Callable<Integer> {
                     + "(heartbeat=3s, max-slots=4, mongo=...); options on the command line win.")
     Path config;
 
+    @Option(names = "--fast-failover", negatable = true, arity = "0..1", paramLabel = "BOOLEAN", defaultValue = "true",
+            fallbackValue = "true",
+            description = "Take a slot over before its lease runs out when its owner's heartbeat is late and its address, "
+                    + "which accepted this node's connects before, refuses two in a row: its process is gone (default: "
+                    + "${DEFAULT-VALUE}). Needs --ip to be the address other nodes reach this node at. --no-fast-failover "
+                    + "always waits out the lease.")
+    boolean fastFailover;
+
     @Option(names = "--stop-timeout", paramLabel = "DURATION", defaultValue = "10s", converter = DurationConverter.class,
             description = "On SIGTERM, how long robots get for a final checkpoint before they are interrupted (default: ${DEFAULT-VALUE}).")
     Duration stopTimeout;
@@ -122,6 +131,7 @@ final class NodeCommand implements Callable<Integer> {
                 .node(ip, port).maxSlots(maxSlots).timing(timing).stopTimeout(stopTimeout)
                 .robotTypes(types)
                 .listener(new LoggingListener(stopTimeout))
+                .fastFailover(fastFailover)
                 .meterRegistry(meters());
         // The builder throws IllegalArgumentException only for a setting, before it binds or connects.
         StandbyNode node = Flags.usage(builder::start);
@@ -137,7 +147,13 @@ final class NodeCommand implements Callable<Integer> {
             log.info("Drained: every slot is with a standby; stopping");
             stopped.countDown();
         });
+        node.identityLost().thenRun(stopped::countDown);
         stopped.await();
+        if (node.identityLost().isDone()) {
+            // Every lease is fenced already; other nodes take this one for dead, so it must not go on.
+            log.error("Stopping: {}", node.identityLost().join());
+            return 1;
+        }
         // Drained: the shutdown hook closes the node (nothing left to release) as the JVM exits.
         return 0;
     }

@@ -76,11 +76,12 @@ class NodeProcessTest {
         return node(port, heartbeat, lease, poll, 1);
     }
 
-    private StandbyProcess node(int port, String heartbeat, String lease, String poll, int maxSlots) throws Exception {
-        StandbyProcess node = StandbyProcess.start(dir, "node-" + port + "-" + System.nanoTime(),
-                "node", "--ip", "127.0.0.1", "--port", Integer.toString(port),
+    private StandbyProcess node(int port, String heartbeat, String lease, String poll, int maxSlots, String... more) throws Exception {
+        List<String> args = new java.util.ArrayList<>(List.of("node", "--ip", "127.0.0.1", "--port", Integer.toString(port),
                 "--heartbeat", heartbeat, "--lease", lease, "--poll", poll, "--max-slots", Integer.toString(maxSlots),
-                "--mongo", TestMongo.uri(), "--db", db);
+                "--mongo", TestMongo.uri(), "--db", db));
+        args.addAll(List.of(more));
+        StandbyProcess node = StandbyProcess.start(dir, "node-" + port + "-" + System.nanoTime(), args.toArray(String[]::new));
         StandbyProcess earlier = nodes.put(port, node);
         if (earlier != null && earlier.isAlive()) {
             throw new IllegalStateException("port " + port + " is still held by a node of this test");
@@ -105,7 +106,8 @@ class NodeProcessTest {
         new SlotTable(admin).init(3);
         List<Integer> ports = StandbyProcess.freePorts(5);
         for (int port : ports) {
-            node(port, "300ms", "2s", "300ms");
+            // The lease's path: without fast failover, a killed owner's slot waits for its lease (FastFailoverProcessTest has the other).
+            node(port, "300ms", "2s", "300ms", 1, "--no-fast-failover");
         }
         await().atMost(WAIT).until(() -> owned().size() == 3);
         assertEquals(3, owned().stream().map(SlotView::owner).collect(Collectors.toSet()).size());
@@ -206,16 +208,17 @@ class NodeProcessTest {
         List<Integer> ports = StandbyProcess.freePorts(2);
         int a = ports.get(0);
         int b = ports.get(1);
-        node(a, "1s", "30s", "200ms");
+        // Without fast failover: with it, the standby usually finds the killed owner gone before it is back.
+        node(a, "1s", "30s", "200ms", 1, "--no-fast-failover");
         await().atMost(WAIT).until(() -> owned().size() == 1);
-        node(b, "1s", "30s", "200ms").awaitOutput("started", WAIT);
+        node(b, "1s", "30s", "200ms", 1, "--no-fast-failover").awaitOutput("started", WAIT);
         int owner = slot("slot-0").owner().port();
         int standby = owner == a ? b : a;
         SlotView before = slot("slot-0");
 
         nodes.get(owner).kill9();
         long restartedAt = System.nanoTime();
-        node(owner, "1s", "30s", "200ms");
+        node(owner, "1s", "30s", "200ms", 1, "--no-fast-failover");
         await().atMost(WAIT).until(() -> !before.instance().equals(slot("slot-0").instance()));
         long back = System.nanoTime() - restartedAt;
 

@@ -1,0 +1,169 @@
+package io.standby.cli;
+
+import io.standby.slot.EventTable;
+import io.standby.slot.EventView;
+import io.standby.slot.SlotTable;
+import io.standby.slot.SlotView;
+import io.standby.slot.StandbyDatabase;
+import io.standby.testing.TestMongo;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.extension.AfterTestExecutionCallback;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.CleanupMode;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Fast failover with real node processes and a lease of 20 s: a killed owner's slot is taken over within
+ * seconds, a frozen owner's only once its lease has run out, and an owner whose listener is closed
+ * fences itself. Facts come from the slot documents and the events, stamped by the database's clock.
+ */
+class FastFailoverProcessTest {
+
+    private static final Duration LEASE = Duration.ofSeconds(20);
+    private static final Duration WAIT = Duration.ofSeconds(90);
+
+    @TempDir(cleanup = CleanupMode.ON_SUCCESS)
+    Path dir;
+
+    private String db;
+    private StandbyDatabase admin;
+    private final Map<Integer, StandbyProcess> nodes = new HashMap<>();
+
+    @RegisterExtension
+    final AfterTestExecutionCallback dumpOnFailure = context -> {
+        if (context.getExecutionException().isPresent()) {
+            nodes.forEach((port, node) -> System.out.println("----- node " + port + " (pid " + node.pid() + ")\n" + node.output()));
+            System.out.println("----- slots\n" + new SlotTable(admin).list());
+        }
+    };
+
+    @BeforeEach
+    void setUp(TestInfo test) {
+        db = TestMongo.freshDatabase(test.getTestMethod().orElseThrow().getName());
+        admin = StandbyDatabase.connect(TestMongo.uri(), db, Duration.ofSeconds(10), null);
+        new SlotTable(admin).init(1);
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        for (StandbyProcess node : nodes.values()) {
+            node.close();
+        }
+        admin.database().drop();
+        admin.close();
+    }
+
+    private StandbyProcess node(int port, List<String> jvmArgs) throws Exception {
+        StandbyProcess node = StandbyProcess.start(dir, "node-" + port + "-" + System.nanoTime(), jvmArgs,
+                "node", "--ip", "127.0.0.1", "--port", Integer.toString(port),
+                "--heartbeat", "1s", "--lease", "20s", "--poll", "500ms",
+                "--mongo", TestMongo.uri(), "--db", db);
+        nodes.put(port, node);
+        return node;
+    }
+
+    private SlotView slot() {
+        return new SlotTable(admin).get("slot-0").orElseThrow();
+    }
+
+    /** Starts two nodes, and returns the owner's port once the standby has watched it for a few polls. */
+    private int ownerWithAStandby(List<String> jvmArgs) throws Exception {
+        List<Integer> ports = StandbyProcess.freePorts(2);
+        node(ports.get(0), jvmArgs);
+        await().atMost(WAIT).until(() -> slot().owner() != null);
+        int owner = slot().owner().port();
+        int standby = ports.get(1);
+        node(standby, jvmArgs).awaitOutput("started", WAIT);
+        // A few polls, in which the standby connects once to the owner's address and finds it accepting.
+        Thread.sleep(2_000);
+        assertEquals(owner, slot().owner().port());
+        return owner;
+    }
+
+    /** The take-over event of {@code epoch}, once the node that made it has written it. */
+    private EventView takeover(long epoch) {
+        await().atMost(WAIT).until(() -> new EventTable(admin).list(null, "slot-0", null, null).stream()
+                .anyMatch(e -> e.type().equals("took-over") && e.epoch() == epoch));
+        return new EventTable(admin).list(null, "slot-0", null, null).stream()
+                .filter(e -> e.type().equals("took-over") && e.epoch() == epoch).findFirst().orElseThrow();
+    }
+
+    @Test
+    void aKilledOwnersSlotIsTakenOverWithinSecondsNotAfterItsLease() throws Exception {
+        int owner = ownerWithAStandby(List.of());
+        SlotView before = slot();
+
+        long killed = System.nanoTime();
+        nodes.get(owner).kill9();
+        await().atMost(WAIT).until(() -> slot().epoch() > before.epoch());
+        Duration took = Duration.ofNanos(System.nanoTime() - killed);
+
+        SlotView after = slot();
+        assertEquals(before.epoch() + 1, after.epoch(), "one new epoch fences the dead owner");
+        assertTrue(after.owner().port() != owner);
+        EventView event = takeover(after.epoch());
+        assertEquals("owner-gone", event.how(), event.toString());
+        assertTrue(event.evidence().contains("refused twice"), event.evidence());
+        Duration unowned = event.unowned().orElseThrow();
+        assertTrue(unowned.compareTo(LEASE.dividedBy(2)) < 0,
+                "no heartbeat for " + unowned + " by the database's clock: far less than the 20s lease");
+        assertTrue(took.compareTo(LEASE.dividedBy(2)) < 0, "taken over " + took + " after the kill");
+    }
+
+    @Test
+    void aFrozenOwnerWhoseSocketStillAcceptsKeepsItsSlotUntilItsLeaseRunsOut() throws Exception {
+        int owner = ownerWithAStandby(List.of());
+        SlotView before = slot();
+
+        nodes.get(owner).signal("STOP");
+        await().atMost(WAIT).until(() -> slot().epoch() > before.epoch());
+        SlotView after = slot();
+
+        EventView event = takeover(after.epoch());
+        assertEquals("expired", event.how(), event.toString());
+        Duration unowned = event.unowned().orElseThrow();
+        assertTrue(unowned.compareTo(LEASE) >= 0,
+                "taken " + unowned + " after the frozen owner's last heartbeat, by the database's clock: not before its lease");
+        nodes.get(owner).signal("CONT");
+        nodes.get(owner).awaitOutput("Lost slot-0 at epoch " + before.epoch(), WAIT);
+    }
+
+    @Test
+    void anOwnerWhoseListenerIsClosedFencesItselfAndStops() throws Exception {
+        int owner = ownerWithAStandby(List.of("-Dstandby.testHooks=true"));
+        SlotView before = slot();
+
+        HttpResponse<String> closing = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                        URI.create("http://127.0.0.1:" + owner + "/test/close-listener")).POST(HttpRequest.BodyPublishers.noBody())
+                .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
+        assertEquals(202, closing.statusCode());
+
+        StandbyProcess closed = nodes.get(owner);
+        assertEquals(1, closed.waitFor(WAIT), "a node that lost its identity stops with 1:\n" + closed.output());
+        String log = closed.output();
+        assertTrue(log.contains("refuses connects: its listener is gone"), log);
+        int fenced = log.indexOf("Stopped slot-0 (epoch " + before.epoch() + "): fenced");
+        assertTrue(fenced >= 0, log);
+        List<String> afterFence = new ArrayList<>(log.substring(fenced).lines().toList());
+        assertTrue(afterFence.stream().noneMatch(line -> line.contains("Acquired")), "it claimed nothing after:\n" + log);
+        await().atMost(WAIT).until(() -> slot().epoch() > before.epoch() && slot().owner() != null && slot().owner().port() != owner);
+    }
+}
