@@ -1,10 +1,15 @@
 package io.standby.slot.internal;
 
 import io.standby.slot.MonotonicClock;
+import io.standby.slot.NodeConfig;
 import io.standby.slot.NodeId;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.net.InetAddress;
+import java.net.NetworkInterface;
+import java.net.SocketException;
+import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -41,6 +46,8 @@ public final class GoneOwners {
     private final Duration gap;
     private final Set<NodeId> seenAccepting = new HashSet<>();
     private final Map<NodeId, Long> lastTried = new HashMap<>();
+    /** Whether each owner address is one of this machine's (loopback included). */
+    private final Map<NodeId, Boolean> local = new HashMap<>();
 
     /**
      * @param timeout how long one connect may take
@@ -52,6 +59,26 @@ public final class GoneOwners {
         this.clock = clock;
         this.timeout = timeout;
         this.gap = gap;
+    }
+
+    /**
+     * Whether connects to {@code owner} can tell anything about the process with instance id
+     * {@code instance}: not if the address is one of this machine's (loopback included) while the
+     * instance runs on another host, whose address it is too. {@code host} is this node's host fingerprint.
+     */
+    public boolean canJudge(NodeId owner, String instance, String host) {
+        boolean onThisMachine = local.computeIfAbsent(owner, GoneOwners::isLocalAddress);
+        return !onThisMachine || host != null && host.equals(NodeConfig.hostOf(instance));
+    }
+
+    private static boolean isLocalAddress(NodeId node) {
+        try {
+            InetAddress address = InetAddress.getByName(node.ip());
+            return address.isLoopbackAddress() || address.isAnyLocalAddress() || NetworkInterface.getByInetAddress(address) != null;
+        } catch (UnknownHostException | SocketException e) {
+            // Cannot tell: taken as this machine's, which is judged only for an owner on this host.
+            return true;
+        }
     }
 
     /**

@@ -16,10 +16,6 @@ import io.standby.slot.Workload;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.net.InetAddress;
-import java.net.NetworkInterface;
-import java.net.SocketException;
-import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -115,8 +111,6 @@ public final class SlotProtocol {
     private volatile long lastReadNanos;
     /** Finds owners whose process is gone, for fast failover; {@link GoneOwners#OFF} without it. */
     private final GoneOwners gone;
-    /** Whether each owner address is one of this machine's (loopback included); poll thread only. */
-    private final Map<NodeId, Boolean> local = new HashMap<>();
     private volatile String identityLost;
     /** Whether this node's own address has accepted a connect: only then can a refusal mean it was lost. */
     private volatile boolean listened;
@@ -450,8 +444,7 @@ public final class SlotProtocol {
      * whose owner's process {@link GoneOwners} finds gone is claimed at once, before its lease runs out,
      * with a compare-and-set on the exact version read, owner instance included. The new epoch fences the
      * former owner's writes whatever happens. Owners with a timely heartbeat only teach this node that
-     * their address accepts connects (see {@link GoneOwners#learn}). An address of this machine is
-     * probed only for an owner on this host: on another host it would be someone else's.
+     * their address accepts connects (see {@link GoneOwners#learn}).
      */
     private int takeFromGone(List<SlotView> slots) throws InterruptedException {
         if (gone == GoneOwners.OFF) {
@@ -461,7 +454,7 @@ public final class SlotProtocol {
         int won = 0;
         for (SlotView slot : slots) {
             if (slot.owner() == null || slot.instance() == null || config.node().equals(slot.owner())
-                    || owned.containsKey(slot.id()) || !probeable(slot)) {
+                    || owned.containsKey(slot.id()) || !gone.canJudge(slot.owner(), slot.instance(), config.host())) {
                 continue;
             }
             if (slot.age().toNanos() <= late) {
@@ -477,21 +470,6 @@ public final class SlotProtocol {
             }
         }
         return won;
-    }
-
-    private boolean probeable(SlotView slot) {
-        boolean onThisMachine = local.computeIfAbsent(slot.owner(), SlotProtocol::isLocalAddress);
-        return !onThisMachine || config.host() != null && config.host().equals(NodeConfig.hostOf(slot.instance()));
-    }
-
-    private static boolean isLocalAddress(NodeId node) {
-        try {
-            InetAddress address = InetAddress.getByName(node.ip());
-            return address.isLoopbackAddress() || address.isAnyLocalAddress() || NetworkInterface.getByInetAddress(address) != null;
-        } catch (UnknownHostException | SocketException e) {
-            // Cannot tell: treat it as this machine's, which probes it only for an owner on this host.
-            return true;
-        }
     }
 
     /**
