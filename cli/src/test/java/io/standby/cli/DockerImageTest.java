@@ -78,7 +78,7 @@ class DockerImageTest {
             try (GenericContainer<?> node = new GenericContainer<>(image).withNetwork(network)
                     .withCommand("node", "--ip", "auto", "--port", "7700", "--heartbeat", "1s", "--lease", "3s", "--poll", "500ms",
                             "--plugins", "/opt/standby/plugins", "--mongo", inside, "--db", "standby")
-                    .waitingFor(Wait.forLogMessage(".*Robot types: counter, hello, ledger, poller.*", 1).withStartupTimeout(WAIT));
+                    .waitingFor(Wait.forLogMessage("(?s).*Robot types: counter, hello, ledger, poller.*", 1).withStartupTimeout(WAIT));
                  StandbyDatabase db = StandbyDatabase.connect(mongo.getReplicaSetUrl(), "standby", Duration.ofSeconds(10), null)) {
                 node.start();
 

@@ -92,7 +92,7 @@ public final class PollerRobot implements Robot {
     }
 
     /** One conditional GET, and what the target knows after it. */
-    Target fetch(HttpClient http, Target target) throws InterruptedException {
+    private Target fetch(HttpClient http, Target target) throws InterruptedException {
         Instant sent = time.instant();
         HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(target.url())).timeout(config.timeout())
                 .header("User-Agent", USER_AGENT).GET();
