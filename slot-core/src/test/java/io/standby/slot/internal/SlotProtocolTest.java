@@ -92,7 +92,11 @@ class SlotProtocolTest {
 
     /** Makes the server see the slot's last heartbeat as long past, as a dead owner would leave it. */
     private void ageHeartbeat(String id) {
-        slots.updateOne(Filters.eq("_id", id), Updates.set("time", Date.from(Instant.now().minusSeconds(60))));
+        ageHeartbeat(id, Duration.ofSeconds(60));
+    }
+
+    private void ageHeartbeat(String id, Duration ago) {
+        slots.updateOne(Filters.eq("_id", id), Updates.set("time", Date.from(Instant.now().minus(ago))));
     }
 
     @Test
@@ -186,9 +190,10 @@ class SlotProtocolTest {
         ageHeartbeat("slot-0");
         b.poll();
         clock.tick(Duration.ofSeconds(3));
-        // The owner renews (a new version of the document), then falls silent again.
+        // The owner renews (a new version of the document), then falls silent again. Aged a second less than
+        // before: the same instant twice, within one millisecond, would look like no new version at all.
         a.renewAll();
-        ageHeartbeat("slot-0");
+        ageHeartbeat("slot-0", Duration.ofSeconds(59));
         b.poll();
         clock.tick(Duration.ofSeconds(3));
 
