@@ -30,8 +30,9 @@ import java.util.function.Supplier;
  * stops on its own before a lease could expire, and releases its slots when closed.
  *
  * <p>Three threads of its own: one polls and claims, one renews every heartbeat, one checks the local
- * fence deadlines (so a hung database call can delay neither renewals nor self-fencing). Started once,
- * closed once; {@link #close()} is the graceful stop.
+ * fence deadlines (so a hung database call can delay neither renewals nor self-fencing); with fast
+ * failover a fourth connects to the node's own address. Started once, closed once; {@link #close()} is
+ * the graceful stop.
  *
  * <p>Before starting a node, bind its ip:port (the CLI binds its HTTP endpoint there): that proves no
  * other live process has this identity, which is what makes taking back this identity's slots at once
@@ -49,6 +50,8 @@ public final class SlotNode implements AutoCloseable {
     private final ScheduledExecutorService poller = Executors.newSingleThreadScheduledExecutor(daemon("standby-poll"));
     private final ScheduledExecutorService heartbeat = Executors.newSingleThreadScheduledExecutor(daemon("standby-heartbeat"));
     private final ScheduledExecutorService fence = Executors.newSingleThreadScheduledExecutor(daemon("standby-fence"));
+    /** Its own thread: a slow connect to this node's address must never delay a fence check. */
+    private final ScheduledExecutorService identity = Executors.newSingleThreadScheduledExecutor(daemon("standby-identity"));
     private final CompletableFuture<Void> drained = new CompletableFuture<>();
     private final CompletableFuture<String> identityLost = new CompletableFuture<>();
     private final boolean fastFailover;
@@ -162,7 +165,7 @@ public final class SlotNode implements AutoCloseable {
         fence.scheduleAtFixedRate(guard("fence", protocol::checkFences), check, check, TimeUnit.NANOSECONDS);
         if (fastFailover) {
             long half = Math.max(Duration.ofMillis(50).toNanos(), timing.heartbeat().toNanos() / 2);
-            fence.scheduleAtFixedRate(guard("identity", () -> protocol.checkIdentity().ifPresent(identityLost::complete)),
+            identity.scheduleAtFixedRate(guard("identity", () -> protocol.checkIdentity().ifPresent(identityLost::complete)),
                     half, half, TimeUnit.NANOSECONDS);
         }
         poller.scheduleWithFixedDelay(guard("poll", () -> {
@@ -243,8 +246,10 @@ public final class SlotNode implements AutoCloseable {
         }
         heartbeat.shutdownNow();
         fence.shutdownNow();
+        identity.shutdownNow();
         awaitQuietly(heartbeat);
         awaitQuietly(fence);
+        awaitQuietly(identity);
         if (events != null) {
             // After the last release and loss: they are recorded too.
             events.close();
