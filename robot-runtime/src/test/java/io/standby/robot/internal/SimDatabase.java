@@ -112,6 +112,8 @@ final class SimDatabase {
     private long lastLateDelivery;
     int lateDeliveries;
     int rollbacks;
+    /** Slots taken over from an owner found gone (fast failover), before their lease ran out. */
+    int fastTakeovers;
 
     SimDatabase(Sim sim) {
         this.sim = sim;

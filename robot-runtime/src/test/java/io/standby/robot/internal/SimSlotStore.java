@@ -68,6 +68,7 @@ final class SimSlotStore implements SlotStore {
                     && Objects.equals(seen.owner().port(), doc.port) && seen.instance().equals(doc.instance);
             if (matches) {
                 take(doc, owner);
+                db.fastTakeovers++;
             }
             return matches;
         });

@@ -8,6 +8,7 @@ import org.junit.jupiter.api.Test;
 import org.slf4j.LoggerFactory;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 /**
@@ -79,6 +80,7 @@ class SimulationTest {
         long acks = 0;
         long rollbacks = 0;
         long late = 0;
+        long fast = 0;
         for (long seed = only != null ? only : 1; steps < STEPS; seed++) {
             SimWorld world = new SimWorld(seed);
             try {
@@ -94,14 +96,18 @@ class SimulationTest {
             acks += world.checker.acknowledgements;
             rollbacks += world.db.rollbacks;
             late += world.db.lateDeliveries;
+            fast += world.db.fastTakeovers;
             if (only != null) {
                 break;
             }
         }
         double seconds = (System.nanoTime() - started) / 1e9;
         System.out.printf("SIMULATION %d steps, %d seeds, %.1f s (%.0f steps/s): %d robot runs, %d checkpoints acknowledged, "
-                + "%d documents rolled back by failovers, %d late copies delivered%n",
-                steps, seeds, seconds, steps / seconds, launches, acks, rollbacks, late);
+                + "%d documents rolled back by failovers, %d late copies delivered, %d fast takeovers (even seeds)%n",
+                steps, seeds, seconds, steps / seconds, launches, acks, rollbacks, late, fast);
+        if (only == null && seeds >= 2) {
+            assertTrue(fast > 0, "fast failover never took a slot over: the even seeds do not exercise it");
+        }
     }
 
     @Test
