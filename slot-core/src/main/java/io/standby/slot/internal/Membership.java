@@ -2,6 +2,7 @@ package io.standby.slot.internal;
 
 import io.standby.slot.MonotonicClock;
 import io.standby.slot.NodeConfig;
+import io.standby.slot.NodeId;
 import io.standby.slot.NodeState;
 import io.standby.slot.Workload;
 import org.slf4j.Logger;
@@ -134,6 +135,19 @@ final class Membership {
             registry.remove(config.node(), config.instance());
         } catch (RuntimeException e) {
             log.warn("Could not remove this node's registry document; it shows as offline, then goes: {}", e.toString());
+        }
+    }
+
+    /**
+     * Removes the document of another node whose process was found gone (fast failover), if it is still
+     * that process's: views and plans stop counting it at once instead of after three of its intervals. If
+     * it lives after all, its next write puts the document back.
+     */
+    void forget(NodeId node, String instance) {
+        try {
+            registry.remove(node, instance);
+        } catch (RuntimeException e) {
+            log.debug("Could not remove the registry document of {}, found gone: {}", node, e.toString());
         }
     }
 

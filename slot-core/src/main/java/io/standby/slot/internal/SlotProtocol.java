@@ -526,6 +526,7 @@ public final class SlotProtocol {
             log.warn("Took over {} from {} before its lease ran out (heartbeat {} old, lease {}): {}; epoch {}",
                     slot.id(), slot.owner(), Durations.approximately(slot.age()), Durations.format(slot.lease()), evidence,
                     slot.epoch() + 1);
+            membership.forget(slot.owner(), slot.instance());
         } else if (slot.owner() != null) {
             log.info("Took over {} from {} (lease {} expired), epoch {}",
                     slot.id(), slot.owner(), Durations.format(slot.lease()), slot.epoch() + 1);

@@ -7,6 +7,7 @@ import io.standby.slot.LossReason;
 import io.standby.slot.ManualClock;
 import io.standby.slot.NodeConfig;
 import io.standby.slot.NodeId;
+import io.standby.slot.NodeView;
 import io.standby.slot.RecordingListener;
 import io.standby.slot.RecordingListener.Event;
 import io.standby.slot.RecordingListener.Kind;
@@ -25,6 +26,7 @@ import org.junit.jupiter.api.TestInfo;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.Date;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -82,6 +84,14 @@ class FastFailoverTest {
         return node(id, NodeConfig.newInstanceId());
     }
 
+    /** The same, writing itself into the nodes registry and planning its claims from it. */
+    private SlotProtocol member(NodeId id, NodeRegistry registry) {
+        NodeConfig config = new NodeConfig(id, 1, TIMING, NodeConfig.newInstanceId());
+        return new SlotProtocol(store, registry, config, clock, new RecordingListener("n" + id.port(), log), sleeps::add,
+                SlotProtocol.Fanout.SEQUENTIAL, () -> Workload.NONE, Load.Gauge.IDLE,
+                new GoneOwners(probe, sleeps::add, clock, Duration.ofMillis(100), GoneOwners.GAP));
+    }
+
     private SlotView slot() {
         return store.read("slot-0").orElseThrow();
     }
@@ -117,6 +127,24 @@ class FastFailoverTest {
         owner.renewAll();
         assertEquals(LossReason.TAKEN, new RecordingListener("n7001", log).mine().stream()
                 .filter(e -> e.kind() == Kind.LOST).findFirst().orElseThrow().reason());
+    }
+
+    @Test
+    void aGoneOwnersRegistryDocumentIsRemovedSoThatViewsAndPlansStopCountingItAtOnce() throws Exception {
+        MongoNodeRegistry registry = new MongoNodeRegistry(db.database());
+        SlotProtocol owner = member(A, registry);
+        SlotProtocol standby = member(B, registry);
+        probe.then(A, ACCEPTED);
+        assertEquals(1, owner.poll());
+        assertEquals(0, standby.poll());
+        assertEquals(List.of(A, B), registry.readAll().stream().map(NodeView::id).sorted(Comparator.comparing(NodeId::port)).toList());
+
+        probe.always(A, REFUSED);
+        lateHeartbeat();
+        assertEquals(1, standby.poll());
+
+        assertEquals(List.of(B), registry.readAll().stream().map(NodeView::id).toList(),
+                "the dead owner's document is gone; it would show as standing by for three of its intervals");
     }
 
     @Test
