@@ -9,21 +9,14 @@ import io.standby.slot.NodeView;
 import io.standby.slot.SlotState;
 import io.standby.slot.SlotTable;
 import io.standby.slot.SlotView;
-import io.standby.slot.StandbyDatabase;
-import io.standby.testing.TestMongo;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInfo;
-import org.junit.jupiter.api.extension.AfterTestExecutionCallback;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.CleanupMode;
-import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -53,72 +46,55 @@ class DashboardBrowserTest {
               marker: row.querySelector('.marker') ? row.querySelector('.marker').textContent : ''
             }));""";
 
-    /** Kept when the test fails, with the nodes' logs and chromedriver's. */
-    @TempDir(cleanup = CleanupMode.ON_SUCCESS)
-    Path dir;
-
-    private String db;
-    private StandbyDatabase admin;
-    private HeadlessChromium browser;
-    private final Map<Integer, StandbyProcess> nodes = new HashMap<>();
-
+    /** The nodes, their logs (chromedriver's too), kept when the test fails. */
     @RegisterExtension
-    final AfterTestExecutionCallback dumpOnFailure = context -> {
-        if (context.getExecutionException().isPresent()) {
-            nodes.forEach((port, node) -> System.out.println("----- node " + port + " (pid " + node.pid() + ")\n" + node.output()));
-            System.out.println("----- slots\n" + new SlotTable(admin).list());
-            if (browser != null) {
-                System.out.println("----- page\n" + browser.script("return document.body.innerText"));
-                browser.screenshot(module().resolve("target/dashboard.png"));
-            }
-        }
-    };
+    final NodeProcesses nodes = new NodeProcesses();
+
+    private HeadlessChromium browser;
 
     /** One slot row of the page. */
     record SlotRow(String slot, String owner, long epoch, boolean changed, String marker) {
     }
 
     @BeforeEach
-    void setUp(TestInfo test) {
+    void setUp() {
         HeadlessChromium.assumeInstalled();
-        db = TestMongo.freshDatabase(test.getTestMethod().orElseThrow().getName());
-        admin = StandbyDatabase.connect(TestMongo.uri(), db, Duration.ofSeconds(10), null);
+        nodes.onFailure(() -> {
+            if (browser != null) {
+                System.out.println("----- page\n" + browser.script("return document.body.innerText"));
+                try {
+                    browser.screenshot(module().resolve("target/dashboard.png"));
+                } catch (java.io.IOException e) {
+                    System.out.println("----- no screenshot: " + e);
+                }
+            }
+        });
     }
 
     @AfterEach
-    void tearDown() throws Exception {
-        try {
-            if (browser != null) {
-                browser.close();
-            }
-        } finally {
-            for (StandbyProcess node : nodes.values()) {
-                node.close();
-            }
-            if (admin != null) {
-                admin.database().drop();
-                admin.close();
-            }
+    void closeBrowser() {
+        if (browser != null) {
+            browser.close();
         }
     }
 
     @Test
     void thePageShowsTheOwnersTheSlotDocumentsHoldAndFollowsATakeoverWithoutAReload() throws Exception {
-        new SlotTable(admin).init(2);
+        new SlotTable(nodes.admin()).init(2);
         List<Integer> ports = StandbyProcess.freePorts(3);
         for (int port : ports) {
             node(port);
         }
         await().atMost(WAIT).until(() -> owned().size() == 2);
         for (int i = 1; i <= ROBOTS; i++) {
-            CliRun added = CliRun.against(db, "robot", "add", "c" + i, "--type", "counter", "--config", "intervalMs=200");
+            CliRun added = CliRun.against(nodes.db(), "robot", "add", "c" + i, "--type", "counter", "--config", "intervalMs=200");
             assertEquals(0, added.exitCode(), added.err());
         }
         List<Integer> owners = owned().stream().map(slot -> slot.owner().port()).toList();
         int page = owners.get(0);
         int victim = owners.get(1);
 
-        browser = HeadlessChromium.start(dir);
+        browser = HeadlessChromium.start(nodes.dir());
         browser.open("http://127.0.0.1:" + page + "/");
         await("the page shows every slot owned, by the owner and at the epoch of its document").atMost(WAIT).pollInterval(POLL)
                 .until(() -> {
@@ -146,7 +122,7 @@ class DashboardBrowserTest {
         assertEquals(1L, browser.script("return window.__marker"), "the same page, never reloaded");
         assertTrue(row.changed(), "the change is highlighted: " + row);
         assertTrue(row.marker().contains("new owner (was " + before.owner() + ")"), row.marker());
-        SlotView after = new SlotTable(admin).get(before.id()).orElseThrow();
+        SlotView after = new SlotTable(nodes.admin()).get(before.id()).orElseThrow();
         assertEquals(after.owner().toString(), row.owner(), "the owner of the slot's document");
         assertEquals(after.epoch(), row.epoch(), "the epoch of the slot's document");
         assertNotEquals(page, after.owner().port());
@@ -161,7 +137,7 @@ class DashboardBrowserTest {
         node(victim).awaitOutput("started", WAIT);
         AtomicReference<NodeView> back = new AtomicReference<>();
         await("the restarted node stands by").atMost(WAIT).pollInterval(POLL).until(() -> {
-            back.set(new NodeTable(admin).get(new NodeId("127.0.0.1", victim)).orElse(null));
+            back.set(new NodeTable(nodes.admin()).get(new NodeId("127.0.0.1", victim)).orElse(null));
             return back.get() != null && back.get().state() == NodeState.STANDBY;
         });
         await("the page shows it standing by, and every robot running again").atMost(WAIT).pollInterval(POLL)
@@ -174,24 +150,16 @@ class DashboardBrowserTest {
     }
 
     private StandbyProcess node(int port) throws Exception {
-        StandbyProcess node = StandbyProcess.start(dir, "node-" + port + "-" + System.nanoTime(),
-                "node", "--ip", "127.0.0.1", "--port", Integer.toString(port),
-                "--heartbeat", "200ms", "--lease", "1s", "--poll", "200ms", "--max-slots", "1",
-                "--mongo", TestMongo.uri(), "--db", db);
-        StandbyProcess earlier = nodes.put(port, node);
-        if (earlier != null && earlier.isAlive()) {
-            throw new IllegalStateException("port " + port + " is still held by a node of this test");
-        }
-        return node;
+        return nodes.node(port, "--heartbeat", "200ms", "--lease", "1s", "--poll", "200ms", "--max-slots", "1");
     }
 
     private List<SlotView> owned() {
-        return new SlotTable(admin).list().stream().filter(slot -> slot.state() == SlotState.OWNED).toList();
+        return new SlotTable(nodes.admin()).list().stream().filter(slot -> slot.state() == SlotState.OWNED).toList();
     }
 
     private Map<String, SlotRow> documents() {
         Map<String, SlotRow> rows = new TreeMap<>();
-        for (SlotView slot : new SlotTable(admin).list()) {
+        for (SlotView slot : new SlotTable(nodes.admin()).list()) {
             rows.put(slot.id(), new SlotRow(slot.id(), slot.owner() == null ? "–" : slot.owner().toString(), slot.epoch(), false, ""));
         }
         return rows;
@@ -219,7 +187,7 @@ class DashboardBrowserTest {
     }
 
     private boolean allRobotsRunning() {
-        return new RobotTable(admin).list(null).stream().filter(robot -> robot.state() == RobotState.RUNNING).count() == ROBOTS;
+        return new RobotTable(nodes.admin()).list(null).stream().filter(robot -> robot.state() == RobotState.RUNNING).count() == ROBOTS;
     }
 
     /** Whether the view the page shows was read after {@code time}. */

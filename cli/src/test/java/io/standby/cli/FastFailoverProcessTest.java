@@ -4,27 +4,17 @@ import io.standby.slot.EventTable;
 import io.standby.slot.EventView;
 import io.standby.slot.SlotTable;
 import io.standby.slot.SlotView;
-import io.standby.slot.StandbyDatabase;
-import io.standby.testing.TestMongo;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInfo;
-import org.junit.jupiter.api.extension.AfterTestExecutionCallback;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.CleanupMode;
-import org.junit.jupiter.api.io.TempDir;
 
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -40,48 +30,20 @@ class FastFailoverProcessTest {
     private static final Duration LEASE = Duration.ofSeconds(20);
     private static final Duration WAIT = Duration.ofSeconds(90);
 
-    @TempDir(cleanup = CleanupMode.ON_SUCCESS)
-    Path dir;
-
-    private String db;
-    private StandbyDatabase admin;
-    private final Map<Integer, StandbyProcess> nodes = new HashMap<>();
-
     @RegisterExtension
-    final AfterTestExecutionCallback dumpOnFailure = context -> {
-        if (context.getExecutionException().isPresent()) {
-            nodes.forEach((port, node) -> System.out.println("----- node " + port + " (pid " + node.pid() + ")\n" + node.output()));
-            System.out.println("----- slots\n" + new SlotTable(admin).list());
-        }
-    };
+    final NodeProcesses nodes = new NodeProcesses();
 
     @BeforeEach
-    void setUp(TestInfo test) {
-        db = TestMongo.freshDatabase(test.getTestMethod().orElseThrow().getName());
-        admin = StandbyDatabase.connect(TestMongo.uri(), db, Duration.ofSeconds(10), null);
-        new SlotTable(admin).init(1);
-    }
-
-    @AfterEach
-    void tearDown() throws Exception {
-        for (StandbyProcess node : nodes.values()) {
-            node.close();
-        }
-        admin.database().drop();
-        admin.close();
+    void setUp() {
+        new SlotTable(nodes.admin()).init(1);
     }
 
     private StandbyProcess node(int port, List<String> jvmArgs) throws Exception {
-        StandbyProcess node = StandbyProcess.start(dir, "node-" + port + "-" + System.nanoTime(), jvmArgs,
-                "node", "--ip", "127.0.0.1", "--port", Integer.toString(port),
-                "--heartbeat", "1s", "--lease", "20s", "--poll", "500ms",
-                "--mongo", TestMongo.uri(), "--db", db);
-        nodes.put(port, node);
-        return node;
+        return nodes.node(port, jvmArgs, "--heartbeat", "1s", "--lease", "20s", "--poll", "500ms");
     }
 
     private SlotView slot() {
-        return new SlotTable(admin).get("slot-0").orElseThrow();
+        return new SlotTable(nodes.admin()).get("slot-0").orElseThrow();
     }
 
     /** Starts two nodes, and returns the owner's port once the standby has watched it for a few polls. */
@@ -100,9 +62,9 @@ class FastFailoverProcessTest {
 
     /** The take-over event of {@code epoch}, once the node that made it has written it. */
     private EventView takeover(long epoch) {
-        await().atMost(WAIT).until(() -> new EventTable(admin).list(null, "slot-0", null, null).stream()
+        await().atMost(WAIT).until(() -> new EventTable(nodes.admin()).list(null, "slot-0", null, null).stream()
                 .anyMatch(e -> e.type().equals("took-over") && e.epoch() == epoch));
-        return new EventTable(admin).list(null, "slot-0", null, null).stream()
+        return new EventTable(nodes.admin()).list(null, "slot-0", null, null).stream()
                 .filter(e -> e.type().equals("took-over") && e.epoch() == epoch).findFirst().orElseThrow();
     }
 

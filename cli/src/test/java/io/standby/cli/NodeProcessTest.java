@@ -4,26 +4,15 @@ import io.standby.slot.NodeId;
 import io.standby.slot.SlotState;
 import io.standby.slot.SlotTable;
 import io.standby.slot.SlotView;
-import io.standby.slot.StandbyDatabase;
-import io.standby.testing.TestMongo;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInfo;
-import org.junit.jupiter.api.extension.AfterTestExecutionCallback;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.CleanupMode;
-import org.junit.jupiter.api.io.TempDir;
 
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Path;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
 
@@ -42,59 +31,26 @@ class NodeProcessTest {
     private static final Duration WAIT = Duration.ofSeconds(60);
 
     /** Kept when a test fails: the nodes' own logs are the first thing to read. */
-    @TempDir(cleanup = CleanupMode.ON_SUCCESS)
-    Path dir;
-
-    private String db;
-    private StandbyDatabase admin;
-    private final Map<Integer, StandbyProcess> nodes = new HashMap<>();
-
     @RegisterExtension
-    final AfterTestExecutionCallback dumpOnFailure = context -> {
-        if (context.getExecutionException().isPresent()) {
-            nodes.forEach((port, node) -> System.out.println("----- node " + port + " (pid " + node.pid() + ")\n" + node.output()));
-            System.out.println("----- slots\n" + slots());
-        }
-    };
-
-    @BeforeEach
-    void setUp(TestInfo test) {
-        db = TestMongo.freshDatabase(test.getTestMethod().orElseThrow().getName());
-        admin = StandbyDatabase.connect(TestMongo.uri(), db, Duration.ofSeconds(10), null);
-    }
-
-    @AfterEach
-    void tearDown() throws Exception {
-        for (StandbyProcess node : nodes.values()) {
-            node.close();
-        }
-        admin.database().drop();
-        admin.close();
-    }
+    final NodeProcesses nodes = new NodeProcesses();
 
     private StandbyProcess node(int port, String heartbeat, String lease, String poll) throws Exception {
         return node(port, heartbeat, lease, poll, 1);
     }
 
     private StandbyProcess node(int port, String heartbeat, String lease, String poll, int maxSlots, String... more) throws Exception {
-        List<String> args = new java.util.ArrayList<>(List.of("node", "--ip", "127.0.0.1", "--port", Integer.toString(port),
-                "--heartbeat", heartbeat, "--lease", lease, "--poll", poll, "--max-slots", Integer.toString(maxSlots),
-                "--mongo", TestMongo.uri(), "--db", db));
+        List<String> args = new java.util.ArrayList<>(List.of("--heartbeat", heartbeat, "--lease", lease, "--poll", poll,
+                "--max-slots", Integer.toString(maxSlots)));
         args.addAll(List.of(more));
-        StandbyProcess node = StandbyProcess.start(dir, "node-" + port + "-" + System.nanoTime(), args.toArray(String[]::new));
-        StandbyProcess earlier = nodes.put(port, node);
-        if (earlier != null && earlier.isAlive()) {
-            throw new IllegalStateException("port " + port + " is still held by a node of this test");
-        }
-        return node;
+        return nodes.node(port, args.toArray(String[]::new));
     }
 
     private List<SlotView> slots() {
-        return new SlotTable(admin).list();
+        return new SlotTable(nodes.admin()).list();
     }
 
     private SlotView slot(String id) {
-        return new SlotTable(admin).get(id).orElseThrow();
+        return new SlotTable(nodes.admin()).get(id).orElseThrow();
     }
 
     private List<SlotView> owned() {
@@ -103,7 +59,7 @@ class NodeProcessTest {
 
     @Test
     void fiveNodesShareThreeSlotsAndAStandbyTakesOverFromAKilledOwner() throws Exception {
-        new SlotTable(admin).init(3);
+        new SlotTable(nodes.admin()).init(3);
         List<Integer> ports = StandbyProcess.freePorts(5);
         for (int port : ports) {
             // The lease's path: without fast failover, a killed owner's slot waits for its lease (FastFailoverProcessTest has the other).
@@ -145,7 +101,7 @@ class NodeProcessTest {
 
     @Test
     void sigtermReleasesTheSlotAndAStandbyTakesItWithoutWaitingOutTheLease() throws Exception {
-        new SlotTable(admin).init(1);
+        new SlotTable(nodes.admin()).init(1);
         List<Integer> ports = StandbyProcess.freePorts(2);
         int a = ports.get(0);
         int b = ports.get(1);
@@ -172,7 +128,7 @@ class NodeProcessTest {
 
     @Test
     void aDrainedNodeHandsItsSlotsToTheStandbyOneAtATimeWithoutWaitingOutTheLeaseThenExits() throws Exception {
-        new SlotTable(admin).init(2);
+        new SlotTable(nodes.admin()).init(2);
         List<Integer> ports = StandbyProcess.freePorts(2);
         int owner = ports.get(0);
         int standby = ports.get(1);
@@ -180,7 +136,7 @@ class NodeProcessTest {
         await().atMost(WAIT).until(() -> owned().size() == 2);
         node(standby, "200ms", "10s", "200ms", 2).awaitOutput("started", WAIT);
 
-        CliRun drain = CliRun.against(db, "node", "drain", "127.0.0.1:" + owner);
+        CliRun drain = CliRun.against(nodes.db(), "node", "drain", "127.0.0.1:" + owner);
         assertEquals(0, drain.exitCode(), drain.err());
         long askedAt = System.nanoTime();
         int exit = nodes.get(owner).waitFor(WAIT);
@@ -198,13 +154,13 @@ class NodeProcessTest {
         }
         assertTrue(exitedAfter < Duration.ofSeconds(10).toNanos(), "drained in " + Duration.ofNanos(exitedAfter)
                 + ": each slot was taken at the standby's next poll, not after the 10s lease");
-        assertTrue(new io.standby.slot.NodeTable(admin).get(new NodeId("127.0.0.1", owner)).isEmpty(),
+        assertTrue(new io.standby.slot.NodeTable(nodes.admin()).get(new NodeId("127.0.0.1", owner)).isEmpty(),
                 "the drained node left the registry");
     }
 
     @Test
     void aRestartWithTheSameIdentityTakesItsSlotBackWithoutWaitingForTheLease() throws Exception {
-        new SlotTable(admin).init(1);
+        new SlotTable(nodes.admin()).init(1);
         List<Integer> ports = StandbyProcess.freePorts(2);
         int a = ports.get(0);
         int b = ports.get(1);
@@ -231,7 +187,7 @@ class NodeProcessTest {
 
     @Test
     void aStoppedOwnerIsTakenOverAndStandsDownWhenItWakesUp() throws Exception {
-        new SlotTable(admin).init(1);
+        new SlotTable(nodes.admin()).init(1);
         List<Integer> ports = StandbyProcess.freePorts(2);
         int a = ports.get(0);
         int b = ports.get(1);

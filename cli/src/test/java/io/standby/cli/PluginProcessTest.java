@@ -3,20 +3,13 @@ package io.standby.cli;
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Projections;
 import io.standby.robot.runtime.RobotTypes;
-import io.standby.slot.StandbyDatabase;
-import io.standby.testing.TestMongo;
 import org.bson.Document;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInfo;
-import org.junit.jupiter.api.io.CleanupMode;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 
 import static org.awaitility.Awaitility.await;
@@ -32,27 +25,8 @@ class PluginProcessTest {
 
     private static final Duration WAIT = Duration.ofSeconds(90);
 
-    @TempDir(cleanup = CleanupMode.ON_SUCCESS)
-    Path dir;
-
-    private String db;
-    private StandbyDatabase admin;
-    private final List<StandbyProcess> nodes = new ArrayList<>();
-
-    @BeforeEach
-    void setUp(TestInfo test) {
-        db = TestMongo.freshDatabase(test.getTestMethod().orElseThrow().getName());
-        admin = StandbyDatabase.connect(TestMongo.uri(), db, Duration.ofSeconds(10), null);
-    }
-
-    @AfterEach
-    void tearDown() throws Exception {
-        for (StandbyProcess node : nodes) {
-            node.close();
-        }
-        admin.database().drop();
-        admin.close();
-    }
+    @RegisterExtension
+    final NodeProcesses nodes = new NodeProcesses();
 
     /** The jar Maven built for samples/plugin-example, as the cli's pom copies it before the tests. */
     static Path pluginExampleJar() {
@@ -65,16 +39,12 @@ class PluginProcessTest {
     }
 
     private StandbyProcess node(int port, Path plugins) throws Exception {
-        StandbyProcess node = StandbyProcess.start(dir, "node-" + port, "node", "--ip", "127.0.0.1", "--port", Integer.toString(port),
-                "--heartbeat", "300ms", "--lease", "2s", "--poll", "300ms", "--plugins", plugins.toString(),
-                "--mongo", TestMongo.uri(), "--db", db);
-        nodes.add(node);
-        return node;
+        return nodes.node(port, "--heartbeat", "300ms", "--lease", "2s", "--poll", "300ms", "--plugins", plugins.toString());
     }
 
     private Document robot(String id) {
         // A projection: the embedded server copies the document, so no torn read of a concurrent checkpoint.
-        Document doc = admin.database().getCollection("robots").find(Filters.eq("_id", id))
+        Document doc = nodes.admin().database().getCollection("robots").find(Filters.eq("_id", id))
                 .projection(Projections.include("state", "node", "context")).first();
         return doc == null ? new Document() : doc;
     }
@@ -86,16 +56,16 @@ class PluginProcessTest {
     @Test
     void aRobotTypeFromAPluginJarRunsOnNodesStartedWithPluginsAndSurvivesATakeover() throws Exception {
         assertTrue(RobotTypes.builtIn().get("hello").isEmpty(), "the plugin is on no class path of this test");
-        Path plugins = Files.createDirectories(dir.resolve("plugins"));
+        Path plugins = Files.createDirectories(nodes.dir().resolve("plugins"));
         Files.copy(pluginExampleJar(), plugins.resolve("hello-robot.jar"));
 
-        assertEquals(0, CliRun.against(db, "slots", "init", "--count", "1").exitCode());
+        assertEquals(0, CliRun.against(nodes.db(), "slots", "init", "--count", "1").exitCode());
         List<Integer> ports = StandbyProcess.freePorts(2);
         StandbyProcess first = node(ports.get(0), plugins);
         first.awaitOutput("Robot types:", WAIT);
         assertTrue(first.output().matches("(?s).*Robot types: [^\\n]*\\bhello\\b.*"), first.output());
         // Added without --allow-unknown-type: a live node says it runs 'hello'.
-        await().atMost(WAIT).until(() -> CliRun.against(db, "robot", "add", "h1", "--type", "hello",
+        await().atMost(WAIT).until(() -> CliRun.against(nodes.db(), "robot", "add", "h1", "--type", "hello",
                 "--config", "name=plugins", "--config", "intervalMs=200").exitCode() == 0);
 
         await().atMost(WAIT).until(() -> "RUNNING".equals(robot("h1").getString("state")) && greetings("h1") >= 3);

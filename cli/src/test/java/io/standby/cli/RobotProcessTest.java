@@ -3,26 +3,18 @@ package io.standby.cli;
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Projections;
 import io.standby.slot.SlotTable;
-import io.standby.slot.StandbyDatabase;
 import io.standby.testing.TestMongo;
 import org.bson.Document;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInfo;
-import org.junit.jupiter.api.extension.AfterTestExecutionCallback;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.CleanupMode;
-import org.junit.jupiter.api.io.TempDir;
 
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Predicate;
@@ -47,12 +39,9 @@ class RobotProcessTest {
     private static final Pattern COUNTING_FROM = Pattern.compile("Counting from (\\d+) at epoch (\\d+)");
 
     /** Kept when a test fails: the nodes' own logs are the first thing to read. */
-    @TempDir(cleanup = CleanupMode.ON_SUCCESS)
-    Path dir;
+    @RegisterExtension
+    final NodeProcesses nodes = new NodeProcesses();
 
-    private String db;
-    private StandbyDatabase admin;
-    private final Map<Integer, StandbyProcess> nodes = new LinkedHashMap<>();
     private final List<Sample> samples = new ArrayList<>();
     private long startedAt;
 
@@ -63,10 +52,10 @@ class RobotProcessTest {
         }
     }
 
-    @RegisterExtension
-    final AfterTestExecutionCallback dumpOnFailure = context -> {
-        if (context.getExecutionException().isPresent()) {
-            nodes.forEach((port, node) -> System.out.println("----- node " + port + " (pid " + node.pid() + ")\n" + node.output()));
+    @BeforeEach
+    void setUp() {
+        startedAt = System.nanoTime();
+        nodes.onFailure(() -> {
             System.out.println("----- samples where something other than the time changed");
             Sample shown = null;
             for (Sample s : samples) {
@@ -75,42 +64,16 @@ class RobotProcessTest {
                     shown = s;
                 }
             }
-            admin.database().getCollection("robots").find().forEach(d -> System.out.println("----- robot " + d.toJson()));
-            new SlotTable(admin).list().forEach(s -> System.out.println("----- slot " + s));
-        }
-    };
-
-    @BeforeEach
-    void setUp(TestInfo test) {
-        db = TestMongo.freshDatabase(test.getTestMethod().orElseThrow().getName());
-        admin = StandbyDatabase.connect(TestMongo.uri(), db, Duration.ofSeconds(10), null);
-        startedAt = System.nanoTime();
-    }
-
-    @AfterEach
-    void tearDown() throws Exception {
-        for (StandbyProcess node : nodes.values()) {
-            node.close();
-        }
-        admin.database().drop();
-        admin.close();
+        });
     }
 
     private StandbyProcess node(int port) throws Exception {
-        StandbyProcess node = StandbyProcess.start(dir, "node-" + port + "-" + System.nanoTime(),
-                "node", "--ip", "127.0.0.1", "--port", Integer.toString(port),
-                "--heartbeat", "300ms", "--lease", "2s", "--poll", "300ms",
-                "--mongo", TestMongo.uri(), "--db", db);
-        StandbyProcess earlier = nodes.put(port, node);
-        if (earlier != null && earlier.isAlive()) {
-            throw new IllegalStateException("port " + port + " is still held by a node of this test");
-        }
-        return node;
+        return nodes.node(port, "--heartbeat", "300ms", "--lease", "2s", "--poll", "300ms");
     }
 
     private Sample sample() {
         // A projection makes the embedded server copy the document: no torn read of a concurrent update.
-        Document doc = admin.database().getCollection("robots").find(Filters.eq("_id", "c1"))
+        Document doc = nodes.admin().database().getCollection("robots").find(Filters.eq("_id", "c1"))
                 .projection(Projections.include("context", "node", "state", "epoch")).first();
         if (doc == null) {
             throw new AssertionError("robot c1 is gone");
@@ -176,7 +139,7 @@ class RobotProcessTest {
         for (Sample s : samples.subList(killedAt, samples.size())) {
             assertTrue(s.count() >= highestBeforeKill, s + " is below " + highestBeforeKill + ", seen before the kill");
         }
-        long slotEpoch = new SlotTable(admin).get("slot-0").orElseThrow().epoch();
+        long slotEpoch = new SlotTable(nodes.admin()).get("slot-0").orElseThrow().epoch();
         assertTrue(slotEpoch > running.contextEpoch(), "the takeover raised the slot's epoch");
         assertEquals(slotEpoch, resumed.contextEpoch(), "the standby checkpoints under its own epoch");
         assertEquals(slotEpoch, resumed.epoch(), "the robot is fenced at the standby's epoch");
@@ -240,14 +203,14 @@ class RobotProcessTest {
 
     @Test
     void aForcedReleaseRejectsTheOwnersCheckpointsBeforeTheCommandReturns() throws Exception {
-        new SlotTable(admin).init(1);
+        new SlotTable(nodes.admin()).init(1);
         CliRun added = CliRun.of("robot", "add", "c1", "--type", "counter", "--config", "intervalMs=20",
-                "--mongo", TestMongo.uri(), "--db", db);
+                "--mongo", TestMongo.uri(), "--db", nodes.db());
         assertEquals(0, added.exitCode(), added.err());
         node(StandbyProcess.freePorts(1).getFirst());
         Sample running = sampleUntil("c1 counts to 20", s -> s.count() >= 20 && "RUNNING".equals(s.state()));
 
-        CliRun released = CliRun.of("slots", "release", "slot-0", "--mongo", TestMongo.uri(), "--db", db);
+        CliRun released = CliRun.of("slots", "release", "slot-0", "--mongo", TestMongo.uri(), "--db", nodes.db());
         assertEquals(0, released.exitCode(), released.err());
         // From here on no checkpoint of the old owner (at the old epoch) may land: the count it left stays.
         Sample after = sample();
@@ -265,9 +228,9 @@ class RobotProcessTest {
 
     /** One slot, a counter {@code c1} checkpointing every {@code intervalMs}, two nodes; returns their ports. */
     private List<Integer> counterOnTwoNodes(int intervalMs) throws Exception {
-        new SlotTable(admin).init(1);
+        new SlotTable(nodes.admin()).init(1);
         CliRun added = CliRun.of("robot", "add", "c1", "--type", "counter", "--config", "intervalMs=" + intervalMs,
-                "--mongo", TestMongo.uri(), "--db", db);
+                "--mongo", TestMongo.uri(), "--db", nodes.db());
         assertEquals(0, added.exitCode(), added.err());
         List<Integer> ports = StandbyProcess.freePorts(2);
         for (int port : ports) {
