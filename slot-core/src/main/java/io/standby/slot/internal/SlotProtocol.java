@@ -532,7 +532,9 @@ public final class SlotProtocol {
                     slot.id(), slot.owner(), Durations.format(slot.lease()), slot.epoch() + 1);
         }
         OwnedLease lease = acquire(slot, sent);
-        if (slot.owner() != null) {
+        // From another owner: a slot held under this node's own identity (by a twin on another host) is
+        // recorded as taken back, as before.
+        if (slot.owner() != null && !config.node().equals(slot.owner())) {
             // The age was the server's at the read; what passed since, this node's clock tells.
             Duration unowned = slot.age().plusNanos(Math.max(0, sent - lastReadNanos));
             String why = how == Takeover.OWNER_GONE ? evidence : "lease " + Durations.format(slot.lease()) + " expired";
