@@ -72,12 +72,16 @@ class FastFailoverTest {
         db.close();
     }
 
-    /** A node whose connects the test scripts; fast failover on. */
-    private SlotProtocol node(NodeId id, String instance) {
+    /** A node whose connects the test scripts, fast failover on, in {@code registry} ({@link NodeRegistry#NONE}: none). */
+    private SlotProtocol node(NodeId id, String instance, NodeRegistry registry) {
         NodeConfig config = new NodeConfig(id, 1, TIMING, instance);
-        return new SlotProtocol(store, NodeRegistry.NONE, config, clock, new RecordingListener("n" + id.port(), log), sleeps::add,
+        return new SlotProtocol(store, registry, config, clock, new RecordingListener("n" + id.port(), log), sleeps::add,
                 SlotProtocol.Fanout.SEQUENTIAL, () -> Workload.NONE, Load.Gauge.IDLE,
                 new GoneOwners(probe, sleeps::add, clock, Duration.ofMillis(100), GoneOwners.GAP));
+    }
+
+    private SlotProtocol node(NodeId id, String instance) {
+        return node(id, instance, NodeRegistry.NONE);
     }
 
     private SlotProtocol node(NodeId id) {
@@ -86,10 +90,7 @@ class FastFailoverTest {
 
     /** The same, writing itself into the nodes registry and planning its claims from it. */
     private SlotProtocol member(NodeId id, NodeRegistry registry) {
-        NodeConfig config = new NodeConfig(id, 1, TIMING, NodeConfig.newInstanceId());
-        return new SlotProtocol(store, registry, config, clock, new RecordingListener("n" + id.port(), log), sleeps::add,
-                SlotProtocol.Fanout.SEQUENTIAL, () -> Workload.NONE, Load.Gauge.IDLE,
-                new GoneOwners(probe, sleeps::add, clock, Duration.ofMillis(100), GoneOwners.GAP));
+        return node(id, NodeConfig.newInstanceId(), registry);
     }
 
     private SlotView slot() {
