@@ -1,0 +1,59 @@
+package io.standby.bench;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+
+/**
+ * {@code bench}: the benchmarks and the chaos suite, each a subcommand that starts what it needs on
+ * 127.0.0.1 (the embedded database and node processes), prints its numbers, and stops everything it
+ * started. Run it with {@code ./bench TOOL --help}; docs/BENCHMARKS.md has the results and commands.
+ */
+@Command(name = "bench", mixinStandardHelpOptions = true,
+        description = "Benchmarks and the chaos suite of Standby, on real processes on 127.0.0.1.",
+        subcommands = {CommandLine.HelpCommand.class})
+public final class Bench implements Runnable {
+
+    public static void main(String[] args) {
+        System.exit(commandLine().execute(args));
+    }
+
+    /** The command line with every tool, and errors reported as one line. */
+    public static CommandLine commandLine() {
+        CommandLine cli = new CommandLine(new Bench());
+        cli.setExecutionExceptionHandler((e, line, parsed) -> {
+            line.getErr().println("bench " + line.getCommandName() + ": " + e.getMessage());
+            return 1;
+        });
+        return cli;
+    }
+
+    @Override
+    public void run() {
+        CommandLine.usage(this, System.out);
+    }
+
+    /** A fresh directory for one run's logs, kept afterwards so that a surprising number can be explained. */
+    static Path runDirectory(String tool) {
+        try {
+            Path base = Path.of(System.getProperty("java.io.tmpdir"));
+            return Files.createTempDirectory(base, "standby-bench-" + tool + "-");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    static void sleep(Duration duration) {
+        try {
+            Thread.sleep(duration);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        }
+    }
+}

@@ -1,0 +1,105 @@
+package io.standby.bench;
+
+import io.standby.slot.SlotTable;
+import io.standby.slot.StandbyDatabase;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The embedded database ({@code standby mongo}) in a process of its own on 127.0.0.1, in memory or on a
+ * data directory; the latter can be restarted on its data.
+ */
+public final class Database implements AutoCloseable {
+
+    private final Path logs;
+    private final Path data;
+    private final int port;
+    private Child process;
+    private int starts;
+
+    private Database(Path logs, Path data, int port) {
+        this.logs = logs;
+        this.data = data;
+        this.port = port;
+    }
+
+    /** In memory: gone when it stops. */
+    public static Database inMemory(Path logs) {
+        Database db = new Database(logs, null, Child.freePorts(1).getFirst());
+        db.start();
+        return db;
+    }
+
+    /** On {@code data}: a restart finds everything that was acknowledged. */
+    public static Database onDisk(Path logs, Path data) {
+        Database db = new Database(logs, data, Child.freePorts(1).getFirst());
+        db.start();
+        return db;
+    }
+
+    public int port() {
+        return port;
+    }
+
+    public String uri() {
+        return "mongodb://127.0.0.1:" + port;
+    }
+
+    /** A client of the bench itself, on database {@code name}. */
+    public StandbyDatabase connect(String name) {
+        return StandbyDatabase.connect(uri(), name, Duration.ofSeconds(10), null);
+    }
+
+    /** Creates slot-0 .. slot-(count-1) in database {@code name}. */
+    public void initSlots(String name, int count) {
+        try (StandbyDatabase db = connect(name)) {
+            new SlotTable(db).init(count);
+        }
+    }
+
+    public void start() {
+        List<String> args = new ArrayList<>(List.of("mongo", "--host", "127.0.0.1", "--port", Integer.toString(port)));
+        if (data == null) {
+            args.add("--in-memory");
+        } else {
+            args.addAll(List.of("--data", data.toString()));
+        }
+        process = Child.standby(logs, "mongo", List.of("-Xmx2g"), args);
+        starts++;
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (true) {
+            try (StandbyDatabase db = StandbyDatabase.connect(uri(), "admin", Duration.ofSeconds(2), null)) {
+                db.ping();
+                return;
+            } catch (RuntimeException e) {
+                if (!process.isAlive() || System.nanoTime() > deadline) {
+                    throw new IllegalStateException("the database did not start (log: " + process.log() + ")", e);
+                }
+            }
+            Bench.sleep(Duration.ofMillis(100));
+        }
+    }
+
+    /** kill -9 and start again on the same data directory and port. */
+    public void restart() {
+        if (data == null) {
+            throw new IllegalStateException("an in-memory database cannot restart with its data");
+        }
+        process.kill9();
+        start();
+    }
+
+    public int starts() {
+        return starts;
+    }
+
+    @Override
+    public void close() {
+        if (process != null) {
+            process.close();
+        }
+    }
+}
