@@ -116,6 +116,11 @@ final class Membership {
         }
     }
 
+    /** Whether the registry was read within {@code maxAge}. */
+    boolean readWithin(Duration maxAge) {
+        return membersReadNanos != Long.MIN_VALUE && clock.nanoTime() - membersReadNanos < maxAge.toNanos();
+    }
+
     /** The live nodes as of the last {@link #refresh}, reading the registry if it was never read. */
     List<ClaimPlan.Member> live() {
         if (membersReadNanos == Long.MIN_VALUE) {

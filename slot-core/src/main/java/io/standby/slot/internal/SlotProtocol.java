@@ -305,6 +305,16 @@ public final class SlotProtocol {
             return won;
         }
         List<SlotView> candidates = claimable(slots);
+        if (!candidates.isEmpty() && withMembership && !membership.readWithin(config.timing().poll())) {
+            // Claimable without warning (a graceful release, say): a plan from an old registry read would
+            // count nodes that have left since, and this node would wait a head start for them. The
+            // registry, then the slots again, as read() does when it expects claims.
+            slots = read();
+            if (slots == null) {
+                return won;
+            }
+            candidates = claimable(slots);
+        }
         if (candidates.isEmpty()) {
             claimableSince.clear();
             return won;
@@ -649,6 +659,9 @@ public final class SlotProtocol {
         List<Runnable> releases = owned.values().stream().filter(l -> l.endReason() == null)
                 .<Runnable>map(lease -> () -> release(lease)).toList();
         if (!releases.isEmpty()) {
+            // Out of the plans first: the registry still counts this node as live, and once its slots are
+            // free it has room, so a standby whose plan ranks it first would wait a head start for it.
+            membership.report(NodeState.DRAINING, heldSlotIds());
             fanout.runAll(releases);
         }
     }

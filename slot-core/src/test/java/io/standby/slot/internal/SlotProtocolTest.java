@@ -418,6 +418,28 @@ class SlotProtocolTest {
     }
 
     @Test
+    void aGracefulStopTakesItsNodeOutOfThePlansBeforeItReleasesSoTheStandbyClaimsAtItsNextPoll() throws Exception {
+        new SlotTable(db).init(1);
+        NodeId standby = new NodeId("127.0.0.1", 7002);
+        // An owner the plan would prefer for slot-0 once it is free: were it still planned for after its
+        // release, the standby would wait a head start for a node that is on its way out.
+        int ownerPort = IntStream.range(7100, 7400)
+                .filter(p -> ClaimPlan.mine(store.readAll(), store.readAll(), List.of(new ClaimPlan.Member(new NodeId("127.0.0.1", p), 0, 1),
+                        new ClaimPlan.Member(standby, 0, 1)), new NodeId("127.0.0.1", p)).contains("slot-0"))
+                .findFirst().orElseThrow();
+        SlotProtocol a = member(ownerPort, 1);
+        SlotProtocol b = member(standby.port(), 1);
+        assertEquals(1, a.poll());
+        assertEquals(0, b.poll());
+        clock.tick(TIMING.poll());
+
+        a.releaseAll();
+
+        assertEquals(1, b.poll(), "the standby claims the released slot at its first poll after the release");
+        assertEquals(standby, slot("slot-0").owner());
+    }
+
+    @Test
     void aPlannedNodeThatIsDeadDelaysItsSlotByTheHeadStartOnly() throws Exception {
         new SlotTable(db).init(1);
         MongoNodeRegistry registry = new MongoNodeRegistry(db.database());
