@@ -1,0 +1,149 @@
+package io.standby.bench;
+
+import com.mongodb.client.MongoCollection;
+import com.mongodb.client.model.Filters;
+import io.standby.robot.admin.RobotTable;
+import org.bson.Document;
+import org.bson.conversions.Bson;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Date;
+import java.util.List;
+import java.util.Locale;
+import java.util.OptionalDouble;
+import java.util.Random;
+import java.util.concurrent.Callable;
+
+/**
+ * Graceful handover: one slot with counter robots, two node processes; SIGTERM the owner and measure the
+ * gap from its last robot stop to the standby's first robot start, from the robots' events.
+ */
+@Command(name = "handover", mixinStandardHelpOptions = true,
+        description = {"Graceful handover (SIGTERM): one slot with counter robots, two node processes. Each round",
+                "SIGTERMs the owner; the stopped node restarts as the next round's standby. Reports the gap from the",
+                "old owner's last robot stop to the new owner's first robot start (and to its last), p50, p99, max,",
+                "from the robots' events (stamped by the database as each node's event writer writes them)."})
+final class HandoverBench implements Callable<Integer> {
+
+    @Option(names = "--rounds", defaultValue = "30", description = "Handovers per profile (default: ${DEFAULT-VALUE}).")
+    int rounds;
+
+    @Option(names = "--robots", defaultValue = "10", description = "Counter robots on the slot (default: ${DEFAULT-VALUE}).")
+    int robots;
+
+    @Option(names = "--profiles", split = ",", defaultValue = "defaults,fast",
+            description = "defaults (heartbeat 2s, lease 5s, poll 1s) and/or fast (200ms, 600ms, 100ms) (default: ${DEFAULT-VALUE}).")
+    List<String> profiles;
+
+    @Option(names = "--seed", defaultValue = "1", description = "Seeds the stop times (default: ${DEFAULT-VALUE}).")
+    long seed;
+
+    record Result(Profile profile, Stats first, Stats all, Stats exit) {
+
+        long target() {
+            return profile.timing().poll().toMillis() + 100;
+        }
+    }
+
+    @Override
+    public Integer call() {
+        if (rounds < 1) {
+            throw new IllegalArgumentException("--rounds " + rounds + " must be at least 1");
+        }
+        if (robots < 1) {
+            throw new IllegalArgumentException("--robots " + robots + " must be at least 1");
+        }
+        List<Profile> chosen = Profile.parse(profiles, List.of("on"));
+        Path logs = Bench.runDirectory("handover");
+        System.out.printf("graceful handover: %d rounds per profile, %d counter robots, seed %d, logs in %s%n", rounds, robots, seed, logs);
+        List<Result> results = new ArrayList<>();
+        Random random = new Random(seed);
+        try (Database db = Database.inMemory(logs)) {
+            int n = 0;
+            for (Profile profile : chosen) {
+                results.add(run(logs, db, "handover" + (++n), profile, random));
+            }
+        }
+        System.out.println();
+        System.out.println("| profile | handovers | last stop to first start: p50 / p99 / max | to all started: p50 / p99 / max | SIGTERM to exit: p50 / p99 / max | target p99 <= poll + 100 ms |");
+        System.out.println("| --- | --- | --- | --- | --- | --- |");
+        for (Result r : results) {
+            System.out.printf(Locale.ROOT, "| %s | %d | %d / %d / %d ms | %d / %d / %d ms | %d / %d / %d ms | %d ms: %s |%n",
+                    r.profile.label(), r.first.count(), r.first.p50(), r.first.p99(), r.first.max(),
+                    r.all.p50(), r.all.p99(), r.all.max(), r.exit.p50(), r.exit.p99(), r.exit.max(),
+                    r.target(), r.first.p99() <= r.target() ? "met" : "not met");
+        }
+        return 0;
+    }
+
+    private Result run(Path logs, Database db, String dbName, Profile profile, Random random) {
+        System.out.println("== " + profile.label());
+        List<Long> first = new ArrayList<>();
+        List<Long> all = new ArrayList<>();
+        List<Long> exits = new ArrayList<>();
+        try (NodePair pair = new NodePair(logs, db, dbName, profile)) {
+            RobotTable table = new RobotTable(pair.client());
+            for (int i = 0; i < robots; i++) {
+                table.add(new RobotTable.NewRobot(String.format("counter-%03d", i), "counter", "slot-0", 0, 1.0,
+                        new Document("intervalMs", 100)), OptionalDouble.empty());
+            }
+            pair.start();
+            MongoCollection<Document> events = pair.client().database().getCollection("events");
+            for (int round = 1; round <= rounds; round++) {
+                int owner = pair.ownerPort();
+                long epoch = pair.watch().last().epoch();
+                awaitEvents(events, started(epoch, owner), robots);
+                Bench.sleep(profile.timing().poll().multipliedBy(2));
+                Bench.sleep(Duration.ofMillis((long) (random.nextDouble() * profile.timing().heartbeat().toMillis())));
+                long term = System.nanoTime();
+                int code = pair.node(owner).terminate(Duration.ofSeconds(60));
+                long exit = (System.nanoTime() - term) / 1_000_000;
+                if (code != 0 && code != 143) {
+                    throw new IllegalStateException("node " + owner + " exited " + code + " after SIGTERM (log: " + pair.node(owner).log() + ")");
+                }
+                SlotWatch.Change change = pair.watch().awaitChangeAfter(epoch, Duration.ofSeconds(60));
+                int taker = change.after().owner().port();
+                List<Document> stops = awaitEvents(events, Filters.and(Filters.eq("type", "robot-released"),
+                        Filters.eq("epoch", epoch), Filters.eq("node", "127.0.0.1:" + owner)), robots);
+                List<Document> starts = awaitEvents(events, started(change.after().epoch(), taker), robots);
+                long lastStop = stops.stream().mapToLong(HandoverBench::time).max().orElseThrow();
+                long firstStart = starts.stream().mapToLong(HandoverBench::time).min().orElseThrow();
+                long lastStart = starts.stream().mapToLong(HandoverBench::time).max().orElseThrow();
+                first.add(firstStart - lastStop);
+                all.add(lastStart - lastStop);
+                exits.add(exit);
+                System.out.printf(Locale.ROOT, "round %d: SIGTERM to %d (exit after %d ms); %d robots started on %d %d ms after the last stop (all %d ms)%n",
+                        round, owner, exit, robots, taker, firstStart - lastStop, lastStart - lastStop);
+                pair.start(owner);
+                pair.awaitStandbyReady();
+            }
+        }
+        return new Result(profile, Stats.of(first), Stats.of(all), Stats.of(exits));
+    }
+
+    private static Bson started(long epoch, int port) {
+        return Filters.and(Filters.eq("type", "robot-started"), Filters.eq("epoch", epoch), Filters.eq("node", "127.0.0.1:" + port));
+    }
+
+    private static List<Document> awaitEvents(MongoCollection<Document> events, Bson filter, int count) {
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (true) {
+            List<Document> found = events.find(filter).into(new ArrayList<>());
+            if (found.size() >= count) {
+                return found;
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("only " + found.size() + " of " + count + " events " + filter + " within 60 s");
+            }
+            Bench.sleep(Duration.ofMillis(20));
+        }
+    }
+
+    private static long time(Document event) {
+        return event.get("time", Date.class).getTime();
+    }
+}

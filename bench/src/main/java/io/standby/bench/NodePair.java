@@ -1,0 +1,88 @@
+package io.standby.bench;
+
+import io.standby.slot.StandbyDatabase;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Two {@code standby node} processes on one slot of a fresh database: one owns it, the other stands by.
+ * A stopped node is started again on its port, so that each round has an owner and a standby.
+ */
+final class NodePair implements AutoCloseable {
+
+    private final Path logs;
+    private final Database database;
+    private final String dbName;
+    private final Profile profile;
+    private final Map<Integer, Child> nodes = new LinkedHashMap<>();
+    private final StandbyDatabase client;
+    private final SlotWatch watch;
+    private int starts;
+
+    NodePair(Path logs, Database database, String dbName, Profile profile) {
+        this.logs = logs;
+        this.database = database;
+        this.dbName = dbName;
+        this.profile = profile;
+        database.initSlots(dbName, 1);
+        this.client = database.connect(dbName);
+        this.watch = new SlotWatch(client, "slot-0");
+        for (int port : Child.freePorts(2)) {
+            nodes.put(port, null);
+        }
+    }
+
+    StandbyDatabase client() {
+        return client;
+    }
+
+    SlotWatch watch() {
+        return watch;
+    }
+
+    /** Starts both nodes and waits until one owns the slot and the other reads it. */
+    void start() {
+        nodes.keySet().forEach(this::start);
+        watch.awaitOwner(Duration.ofSeconds(60));
+        awaitStandbyReady();
+    }
+
+    /** Starts the node of {@code port} (again). */
+    void start(int port) {
+        List<String> args = new ArrayList<>(List.of("node", "--ip", "127.0.0.1", "--port", Integer.toString(port),
+                "--mongo", database.uri(), "--db", dbName));
+        args.addAll(profile.nodeArgs());
+        nodes.put(port, Child.standby(logs, dbName + "-node-" + port + "-" + (++starts), List.of("-Xmx256m"), args));
+    }
+
+    int ownerPort() {
+        return watch.awaitOwner(Duration.ofSeconds(60)).port();
+    }
+
+    int standbyPort() {
+        int owner = ownerPort();
+        return nodes.keySet().stream().filter(p -> p != owner).findFirst().orElseThrow();
+    }
+
+    Child node(int port) {
+        return nodes.get(port);
+    }
+
+    /** The standby is up and has read the slot: from now on it would see the owner go. */
+    void awaitStandbyReady() {
+        int standby = standbyPort();
+        NodeHttp.awaitReady(nodes.get(standby), standby, Duration.ofSeconds(60));
+    }
+
+    @Override
+    public void close() {
+        watch.close();
+        nodes.values().stream().filter(n -> n != null).forEach(Child::close);
+        client.close();
+    }
+}

@@ -1,0 +1,55 @@
+package io.standby.bench;
+
+import io.standby.slot.SlotTiming;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * Node timing under test: {@code defaults} (what {@code standby node} uses unless told) or {@code fast}
+ * ({@code --heartbeat 200ms --lease 600ms --poll 100ms}), with fast failover on or off.
+ */
+record Profile(String name, SlotTiming timing, boolean fastFailover) {
+
+    static final SlotTiming FAST = SlotTiming.of(Duration.ofMillis(200), Duration.ofMillis(600), Duration.ofMillis(100));
+
+    /** Every combination of {@code names} (defaults, fast) and {@code failover} (on, off). */
+    static List<Profile> parse(List<String> names, List<String> failover) {
+        List<Profile> profiles = new ArrayList<>();
+        for (String name : names) {
+            SlotTiming timing = switch (name) {
+                case "defaults" -> SlotTiming.defaults();
+                case "fast" -> FAST;
+                default -> throw new IllegalArgumentException("unknown profile '" + name + "': use defaults or fast");
+            };
+            for (String on : failover) {
+                boolean fast = switch (on) {
+                    case "on" -> true;
+                    case "off" -> false;
+                    default -> throw new IllegalArgumentException("unknown --fast-failover '" + on + "': use on or off");
+                };
+                profiles.add(new Profile(name, timing, fast));
+            }
+        }
+        return profiles;
+    }
+
+    /** The node's command-line options for this profile. */
+    List<String> nodeArgs() {
+        List<String> args = new ArrayList<>(List.of("--heartbeat", ms(timing.heartbeat()), "--lease", ms(timing.lease()),
+                "--poll", ms(timing.poll())));
+        args.add(fastFailover ? "--fast-failover" : "--no-fast-failover");
+        return args;
+    }
+
+    String label() {
+        return String.format(Locale.ROOT, "%s (heartbeat %s, lease %s, poll %s), fast failover %s", name,
+                ms(timing.heartbeat()), ms(timing.lease()), ms(timing.poll()), fastFailover ? "on" : "off");
+    }
+
+    private static String ms(Duration d) {
+        return d.toMillis() + "ms";
+    }
+}

@@ -1,0 +1,117 @@
+package io.standby.bench;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.io.ByteArrayOutputStream;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Each of these tools once, at its smallest, so that they do not rot between benchmark runs: real node
+ * processes and the embedded database in its own process. Only generous correctness bounds are asserted;
+ * the numbers belong in docs/BENCHMARKS.md. About 30 s in all.
+ */
+class BenchToolsTest {
+
+    private final ByteArrayOutputStream captured = new ByteArrayOutputStream();
+    private PrintStream original;
+
+    @BeforeEach
+    void capture() {
+        original = System.out;
+        System.setOut(new PrintStream(new Tee(original, captured), true, StandardCharsets.UTF_8));
+    }
+
+    @AfterEach
+    void restore() {
+        System.setOut(original);
+    }
+
+    private String run(String... args) {
+        int code = Bench.commandLine().execute(args);
+        String out = captured.toString(StandardCharsets.UTF_8);
+        assertEquals(0, code, "bench " + String.join(" ", args) + " failed:\n" + out);
+        return out;
+    }
+
+    @Test
+    void takeoverTimesTheClaimAfterAKillByTheDatabasesClock() {
+        String out = run("takeover", "--rounds", "2", "--profiles", "fast", "--fast-failover", "on");
+        List<Long> takeovers = numbers(out, "round \\d+: kill -9 of \\d+, claimed by 127\\.0\\.0\\.1:\\d+ (-?\\d+) ms later");
+        assertEquals(2, takeovers.size(), out);
+        // After the kill, and well within the lease path's bound (lease + poll + slack for a loaded machine).
+        takeovers.forEach(ms -> assertTrue(ms > 0 && ms < 10_000, "takeover " + ms + " ms:\n" + out));
+        assertTrue(out.contains("| fast (heartbeat 200ms, lease 600ms, poll 100ms), fast failover on | 2 |"), out);
+    }
+
+    @Test
+    void handoverMeasuresFromTheLastRobotStopToTheFirstStart() {
+        String out = run("handover", "--rounds", "2", "--robots", "3", "--profiles", "fast");
+        List<Long> gaps = numbers(out, "3 robots started on \\d+ (-?\\d+) ms after the last stop");
+        assertEquals(2, gaps.size(), out);
+        gaps.forEach(ms -> assertTrue(ms >= 0 && ms < 10_000, "gap " + ms + " ms:\n" + out));
+    }
+
+    @Test
+    void stormFillsEverySlotOnceWithEachStrategy() {
+        String out = run("storm", "--nodes", "6", "--no-warm-up");
+        for (String strategy : List.of("standby, spread", "standby, one port", "naive: first free slot")) {
+            Matcher filled = Pattern.compile(Pattern.quote(strategy) + ".*: filled in [0-9.]+ s, \\d+ rounds, (\\d+) claims won").matcher(out);
+            assertTrue(filled.find(), strategy + ":\n" + out);
+            assertEquals(6, Long.parseLong(filled.group(1)), "one win per slot and node: " + strategy);
+        }
+    }
+
+    @Test
+    void badInputIsOneLineNamingTheValue() {
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        var cli = Bench.commandLine();
+        cli.setErr(new java.io.PrintWriter(err, true, StandardCharsets.UTF_8));
+        assertEquals(1, cli.execute("takeover", "--rounds", "0"));
+        assertEquals("bench takeover: --rounds 0 must be at least 1", err.toString(StandardCharsets.UTF_8).strip());
+        err.reset();
+        assertTrue(cli.execute("takeover", "--profiles", "slow") != 0);
+        assertEquals("bench takeover: unknown profile 'slow': use defaults or fast", err.toString(StandardCharsets.UTF_8).strip());
+    }
+
+    private static List<Long> numbers(String out, String regex) {
+        Matcher m = Pattern.compile(regex).matcher(out);
+        List<Long> found = new java.util.ArrayList<>();
+        while (m.find()) {
+            found.add(Long.parseLong(m.group(1)));
+        }
+        return found;
+    }
+
+    /** Writes to two streams: the test's report keeps the tool's output, and the test reads it. */
+    private static final class Tee extends OutputStream {
+        private final OutputStream a;
+        private final OutputStream b;
+
+        Tee(OutputStream a, OutputStream b) {
+            this.a = a;
+            this.b = b;
+        }
+
+        @Override
+        public void write(int c) throws java.io.IOException {
+            a.write(c);
+            b.write(c);
+        }
+
+        @Override
+        public void write(byte[] bytes, int off, int len) throws java.io.IOException {
+            a.write(bytes, off, len);
+            b.write(bytes, off, len);
+        }
+    }
+}
