@@ -123,6 +123,8 @@ public final class DbCostBench implements Callable<Integer> {
             await("the owner runs " + robotCount + " robots on " + free, Duration.ofMinutes(5),
                     () -> owns(table, free, ports.get(1)) && admin.database().getCollection("robots")
                             .countDocuments(new Document("slotId", free).append("state", "RUNNING")) == robotCount);
+            // Robots are marked running in bulks, and fenced in more; a loaded machine can still be at it.
+            awaitNoRobotWrites(ports.get(1));
             Child standby = node(dir, database, dbName, ports.get(2), 1);
             nodes.add(standby);
             await("the standby answers /metrics", Duration.ofMinutes(1), () -> {
@@ -148,6 +150,27 @@ public final class DbCostBench implements Callable<Integer> {
             return new Row(slotCount, robotCount, ownerTo.ratePerSecond(ownerFrom), standbyTo.ratePerSecond(standbyFrom),
                     ownerTo.breakdown(ownerFrom), standbyTo.breakdown(standbyFrom));
         }
+    }
+
+    /** Until the owner has sent no write to the robots for three seconds. */
+    private static void awaitNoRobotWrites(int port) {
+        long deadline = System.nanoTime() + Duration.ofMinutes(5).toNanos();
+        long before = robotWrites(CommandCount.scrape(port));
+        while (true) {
+            Bench.sleep(Duration.ofSeconds(3));
+            long now = robotWrites(CommandCount.scrape(port));
+            if (now == before) {
+                return;
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("the owner still writes to its robots after 5 min");
+            }
+            before = now;
+        }
+    }
+
+    private static long robotWrites(CommandCount count) {
+        return count.byKind().getOrDefault("update robots", 0L);
     }
 
     private static boolean owns(SlotTable table, String slot, int port) {

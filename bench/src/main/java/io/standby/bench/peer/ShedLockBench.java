@@ -66,7 +66,7 @@ public final class ShedLockBench implements Callable<Integer> {
     CommandSpec spec;
 
     @Option(names = "--rounds", paramLabel = "N", defaultValue = "10",
-            description = "Kills of the holder per contest (default: ${DEFAULT-VALUE}; the keep-alive contest takes about 25 s a round).")
+            description = "Kills of the holder per contest (default: ${DEFAULT-VALUE}; the keep-alive contest, the slowest, takes 25 to 45 s a round).")
     int rounds;
 
     @Option(names = "--window", paramLabel = "DURATION", defaultValue = "30s", converter = DurationOption.class,
