@@ -11,7 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * {@code bench dbcost} at its smallest: three slots, one robot, a 5 s window (about 20 s in all). The
+ * {@code bench dbcost} at its smallest: three slots, one robot, a 5 s window (20 to 30 s in all, with four JVMs). The
  * rates' bounds are generous; the targets are in docs/BENCHMARKS.md.
  */
 class DbCostBenchTest {

@@ -10,7 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * {@code bench shedlock} with one kill each of Standby at 1s/3s and ShedLock extending a 3 s lock every
- * second (about 25 s). Checks that it completes and reports numbers within generous bounds; the keep-alive
+ * second (20 to 30 s, with five JVMs). Checks that it completes and reports numbers within generous bounds; the keep-alive
  * contest takes 15 to 30 s a kill by its design, so it is left to the tool's own runs.
  */
 class ShedLockBenchTest {
