@@ -1,0 +1,213 @@
+package io.standby.bench;
+
+import io.standby.bench.peer.CommandCount;
+import io.standby.bench.peer.DurationOption;
+import io.standby.bench.peer.Machine;
+import io.standby.slot.SlotTable;
+import io.standby.slot.SlotView;
+import io.standby.slot.StandbyDatabase;
+import org.bson.Document;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import java.util.stream.IntStream;
+
+/**
+ * {@code bench dbcost}: database commands per second of an owner node and a standby node at the default
+ * timing, for each number of slots and robots asked for. Each node counts what its clients send
+ * (Micrometer's command listener, read from its {@code /metrics} at the start and the end of the window).
+ * A third node owns every other slot, so the owner and the standby are the nodes of one slot.
+ */
+@Command(name = "dbcost", mixinStandardHelpOptions = true,
+        description = {"Database commands per second of an owner and a standby node (default timing), by slots and robots.",
+            "The owner's robots are counter robots that never checkpoint in the window (intervalMs one day)."})
+public final class DbCostBench implements Callable<Integer> {
+
+    private static final long IDLE_INTERVAL_MS = Duration.ofDays(1).toMillis();
+    /** Past the standby's join and both nodes' first registry writes. */
+    private static final Duration SETTLE = Duration.ofSeconds(5);
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--slots", paramLabel = "N", split = ",", defaultValue = "3,300",
+            description = "Numbers of slots, one run each (default: ${DEFAULT-VALUE}).")
+    List<Integer> slots;
+
+    @Option(names = "--robots", paramLabel = "N", split = ",", defaultValue = "1,1000,10000",
+            description = "Numbers of robots on the owner's slot, one run each (default: ${DEFAULT-VALUE}).")
+    List<Integer> robots;
+
+    @Option(names = "--window", paramLabel = "DURATION", defaultValue = "30s", converter = DurationOption.class,
+            description = "How long commands are counted in each run (default: ${DEFAULT-VALUE}).")
+    Duration window;
+
+    /** One run's rates. */
+    record Row(int slots, int robots, double owner, double standby, String ownerKinds, String standbyKinds) {
+    }
+
+    @Override
+    public Integer call() {
+        for (int n : slots) {
+            if (n < 1) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "invalid --slots " + n + ": must be at least 1");
+            }
+        }
+        for (int n : robots) {
+            if (n < 0) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "invalid --robots " + n + ": must be 0 or more");
+            }
+        }
+        if (window.compareTo(Duration.ofSeconds(1)) < 0) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "invalid --window " + window.toMillis() + "ms: must be at least 1s");
+        }
+        Path dir = Bench.runDirectory("dbcost");
+        System.out.println("dbcost: default timing (heartbeat 2s, lease 5s, poll 1s), commands over " + window.toSeconds()
+                + " s per run; logs in " + dir);
+        System.out.println("machine at start: " + Machine.describe());
+        List<Row> rows = new ArrayList<>();
+        List<Child> nodes = new ArrayList<>();
+        Database database = Database.inMemory(dir);
+        Thread stop = new Thread(() -> {
+            nodes.forEach(Child::close);
+            database.close();
+        }, "dbcost-stop");
+        Runtime.getRuntime().addShutdownHook(stop);
+        try {
+            for (int s : slots) {
+                for (int r : robots) {
+                    rows.add(measure(dir, database, nodes, s, r));
+                    nodes.forEach(Child::close);
+                    nodes.clear();
+                }
+            }
+            System.out.println("machine at end: " + Machine.describe());
+            System.out.println();
+            System.out.println("| slots | robots | owner, commands/s | standby, commands/s |");
+            System.out.println("| --- | --- | --- | --- |");
+            rows.forEach(row -> System.out.printf(Locale.ROOT, "| %d | %,d | %.2f | %.2f |%n", row.slots(), row.robots(), row.owner(), row.standby()));
+            System.out.println();
+            rows.forEach(row -> System.out.printf(Locale.ROOT, "%d slots, %d robots: owner sent %s; standby sent %s%n",
+                    row.slots(), row.robots(), row.ownerKinds(), row.standbyKinds()));
+            return 0;
+        } finally {
+            stop.run();
+            Runtime.getRuntime().removeShutdownHook(stop);
+        }
+    }
+
+    private Row measure(Path dir, Database database, List<Child> nodes, int slotCount, int robotCount) {
+        String dbName = "dbcost_" + slotCount + "_" + robotCount;
+        database.initSlots(dbName, slotCount);
+        List<Integer> ports = Child.freePorts(3);
+        try (StandbyDatabase admin = StandbyDatabase.connect(database.uri(), dbName, Duration.ofSeconds(60), null)) {
+            SlotTable table = new SlotTable(admin);
+            if (slotCount > 1) {
+                nodes.add(node(dir, database, dbName, ports.get(0), slotCount - 1));
+                await("the filler node owns " + (slotCount - 1) + " slots", Duration.ofMinutes(2),
+                        () -> table.list().stream().filter(v -> v.owner() != null).count() == slotCount - 1);
+            }
+            String free = table.list().stream().filter(v -> v.owner() == null).findFirst().orElseThrow().id();
+            addIdleRobots(admin, free, robotCount);
+            Child owner = node(dir, database, dbName, ports.get(1), 1);
+            nodes.add(owner);
+            await("the owner runs " + robotCount + " robots on " + free, Duration.ofMinutes(5),
+                    () -> owns(table, free, ports.get(1)) && admin.database().getCollection("robots")
+                            .countDocuments(new Document("slotId", free).append("state", "RUNNING")) == robotCount);
+            // Robots are marked running in bulks, and fenced in more; a loaded machine can still be at it.
+            awaitNoRobotWrites(ports.get(1));
+            Child standby = node(dir, database, dbName, ports.get(2), 1);
+            nodes.add(standby);
+            await("the standby answers /metrics", Duration.ofMinutes(1), () -> {
+                try {
+                    CommandCount.scrape(ports.get(2));
+                    return true;
+                } catch (IllegalStateException e) {
+                    return false;
+                }
+            });
+            Bench.sleep(SETTLE);
+            CommandCount ownerFrom = CommandCount.scrape(ports.get(1));
+            CommandCount standbyFrom = CommandCount.scrape(ports.get(2));
+            Bench.sleep(window);
+            CommandCount ownerTo = CommandCount.scrape(ports.get(1));
+            CommandCount standbyTo = CommandCount.scrape(ports.get(2));
+            if (!owns(table, free, ports.get(1)) || table.list().stream().anyMatch(v -> ports.get(2).equals(portOf(v)))) {
+                throw new IllegalStateException("the owner lost " + free + " or the standby took a slot while commands were counted");
+            }
+            admin.database().drop();
+            System.out.printf(Locale.ROOT, "%d slots, %d robots: owner %.2f/s, standby %.2f/s%n", slotCount, robotCount,
+                    ownerTo.ratePerSecond(ownerFrom), standbyTo.ratePerSecond(standbyFrom));
+            return new Row(slotCount, robotCount, ownerTo.ratePerSecond(ownerFrom), standbyTo.ratePerSecond(standbyFrom),
+                    ownerTo.breakdown(ownerFrom), standbyTo.breakdown(standbyFrom));
+        }
+    }
+
+    /** Until the owner has sent no write to the robots for three seconds. */
+    private static void awaitNoRobotWrites(int port) {
+        long deadline = System.nanoTime() + Duration.ofMinutes(5).toNanos();
+        long before = robotWrites(CommandCount.scrape(port));
+        while (true) {
+            Bench.sleep(Duration.ofSeconds(3));
+            long now = robotWrites(CommandCount.scrape(port));
+            if (now == before) {
+                return;
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("the owner still writes to its robots after 5 min");
+            }
+            before = now;
+        }
+    }
+
+    private static long robotWrites(CommandCount count) {
+        return count.byKind().getOrDefault("update robots", 0L);
+    }
+
+    private static boolean owns(SlotTable table, String slot, int port) {
+        return table.get(slot).map(v -> Integer.valueOf(port).equals(portOf(v))).orElse(false);
+    }
+
+    private static Integer portOf(SlotView slot) {
+        return slot.owner() == null ? null : slot.owner().port();
+    }
+
+    private static Child node(Path dir, Database database, String dbName, int port, int maxSlots) {
+        return Child.standby(dir, dbName + "-" + port, List.of("-Xmx512m"), List.of("node", "--ip", "127.0.0.1",
+                "--port", Integer.toString(port), "--max-slots", Integer.toString(maxSlots),
+                "--mongo", database.uri(), "--db", dbName));
+    }
+
+    /** Counter robots that sleep a day between counts: running, never checkpointing while measured. */
+    private static void addIdleRobots(StandbyDatabase admin, String slot, int count) {
+        if (count == 0) {
+            return;
+        }
+        List<Document> docs = IntStream.range(0, count).mapToObj(i -> new Document("_id", String.format("idle-%05d", i))
+                .append("type", "counter").append("slotId", slot).append("priority", 0).append("weight", 1.0)
+                .append("config", new Document("intervalMs", IDLE_INTERVAL_MS))
+                .append("desired", "running").append("state", "PENDING").append("node", null)
+                .append("context", new Document()).append("epoch", 0L).append("restarts", 0)).toList();
+        admin.database().getCollection("robots").insertMany(docs);
+    }
+
+    private static void await(String what, Duration atMost, java.util.function.BooleanSupplier done) {
+        long deadline = System.nanoTime() + atMost.toNanos();
+        while (!done.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException(what + ": not within " + atMost.toSeconds() + " s");
+            }
+            // Every second, not faster: a count scans every robot on the embedded server.
+            Bench.sleep(Duration.ofSeconds(1));
+        }
+    }
+}

@@ -1,0 +1,31 @@
+package io.standby.bench.peer;
+
+import java.time.Duration;
+import java.util.function.BooleanSupplier;
+
+/** Waiting on a condition with a deadline, the only way the peer bench waits for something. */
+final class Waits {
+
+    private Waits() {
+    }
+
+    static void sleep(Duration duration) {
+        try {
+            Thread.sleep(duration);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        }
+    }
+
+    /** Polls every {@code every} until {@code done}, or fails naming {@code what} after {@code atMost}. */
+    static void until(String what, Duration atMost, Duration every, BooleanSupplier done) {
+        long deadline = System.nanoTime() + atMost.toNanos();
+        while (!done.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException(what + ": not within " + atMost.toMillis() + " ms");
+            }
+            sleep(every);
+        }
+    }
+}

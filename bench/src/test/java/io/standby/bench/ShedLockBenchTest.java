@@ -1,0 +1,48 @@
+package io.standby.bench;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@code bench shedlock} with one kill each of Standby at 1s/3s and ShedLock extending a 3 s lock every
+ * second (20 to 30 s, with five JVMs). Checks that it completes and reports numbers within generous bounds; the keep-alive
+ * contest takes 15 to 30 s a kill by its design, so it is left to the tool's own runs.
+ */
+class ShedLockBenchTest {
+
+    private static final Pattern ROW = Pattern.compile(
+            "^\\| (.+?) \\| n=1 p50 (\\d+) ms, p99 \\d+ ms, max \\d+ ms \\| (\\d+\\.\\d\\d) \\| (\\d+\\.\\d\\d) \\|$", Pattern.MULTILINE);
+
+    @Test
+    void bothTakeAKilledHoldersSlotOverWithinTheirLeaseAndReportTheirCommands() {
+        ToolRun run = ToolRun.of("shedlock", "--rounds", "1", "--window", "3s", "--contests", "standby-fast,shedlock-extend");
+        assertEquals(0, run.exitCode(), run.err());
+        Matcher row = ROW.matcher(run.out());
+        int rows = 0;
+        while (row.find()) {
+            rows++;
+            long takeover = Long.parseLong(row.group(2));
+            double holder = Double.parseDouble(row.group(3));
+            double waiter = Double.parseDouble(row.group(4));
+            // A 3 s lease and a 1 s retry: over by 4 s after the last renewal; 15 s leaves room for a loaded machine.
+            assertTrue(takeover > 0 && takeover < 15_000, row.group(1) + ": taken over after " + takeover + " ms");
+            assertTrue(holder > 0, row.group(1) + ": the holder renewed");
+            // Both waiters look once a second.
+            assertTrue(waiter >= 0.3 && waiter <= 3, row.group(1) + ": waiter " + waiter + "/s");
+        }
+        assertEquals(2, rows, "a row for each contest in:\n" + run.out());
+        assertTrue(run.out().contains("| shedlock extend 1s/3s / standby 1s/3s | "), "the ratios:\n" + run.out());
+    }
+
+    @Test
+    void anUnknownContestIsNamedInOneLine() {
+        ToolRun run = ToolRun.of("shedlock", "--contests", "zookeeper");
+        assertEquals(2, run.exitCode());
+        assertTrue(run.err().startsWith("unknown contest 'zookeeper': use one of standby-fast,"), run.err());
+    }
+}
