@@ -1,0 +1,44 @@
+package io.standby.cli;
+
+import de.bwaldvogel.mongo.MongoDatabase;
+import de.bwaldvogel.mongo.backend.CollectionOptions;
+import de.bwaldvogel.mongo.backend.CursorRegistry;
+import de.bwaldvogel.mongo.backend.Index;
+import de.bwaldvogel.mongo.backend.IndexKey;
+import de.bwaldvogel.mongo.backend.QueryResult;
+import de.bwaldvogel.mongo.backend.memory.MemoryCollection;
+import de.bwaldvogel.mongo.bson.Document;
+import de.bwaldvogel.mongo.bson.ObjectId;
+
+import java.util.List;
+
+/**
+ * An in-memory collection that finds a document by its {@code _id} index also when the filter has more
+ * conditions, {@code {_id: "a", epoch: 3, seq: {$lt: 9}}}: mongo-java-server uses the index only for a
+ * filter on {@code _id} alone and scans every document otherwise. Every fenced robot write has such a
+ * filter, so with N robots each write cost N document matches and a node's writes N² (10,000 robots:
+ * a bulk of their checkpoints took over 10 s). The other conditions are still checked on the document found.
+ */
+final class IdLookupCollection extends MemoryCollection {
+
+    IdLookupCollection(MongoDatabase database, String name, CollectionOptions options, CursorRegistry cursors) {
+        super(database, name, options, cursors);
+    }
+
+    @Override
+    protected QueryResult matchDocuments(Document query, Document orderBy, int skip, int limit, int batchSize,
+                                         Document fieldSelector) {
+        Object id = query.get("_id");
+        // Only plain equality on a scalar id: an operator document, a regex or an array mean something else.
+        if (id instanceof String || id instanceof ObjectId) {
+            for (Index<Integer> index : getIndexes()) {
+                List<IndexKey> keys = index.getKeys();
+                if (keys.size() == 1 && keys.getFirst().getKey().equals("_id")) {
+                    Iterable<Integer> positions = index.getPositions(new Document("_id", id));
+                    return matchDocuments(query, positions, orderBy, skip, limit, batchSize, fieldSelector);
+                }
+            }
+        }
+        return super.matchDocuments(query, orderBy, skip, limit, batchSize, fieldSelector);
+    }
+}
