@@ -142,7 +142,11 @@ final class RobotRun implements Run {
             try {
                 instance.run(context);
             } catch (FencedException e) {
-                control.interrupt(false);
+                // A checkpoint cut short by a graceful stop is no fence: the run still holds its token and
+                // ends as asked, with its final state. A real fence or an interrupt marked the run already.
+                if (control.stop() == null) {
+                    control.interrupt(false);
+                }
             } catch (Throwable t) {
                 failure = t;
             }
