@@ -30,7 +30,7 @@ final class RobotRun implements Run {
 
     private static final Logger log = LoggerFactory.getLogger(RobotRun.class);
     /** How long a final status write may take before the run gives up on it. */
-    private static final Duration FINAL_WRITE = Duration.ofSeconds(10);
+    static final Duration FINAL_WRITE = Duration.ofSeconds(10);
 
     /** How a run ended, which decides its last words. */
     private enum Outcome { STOPPED, RELEASED, MOVED, REMOVED, LOST, FINISHED, FAILED }
@@ -44,6 +44,7 @@ final class RobotRun implements Run {
     private final RunContext context;
     private final Supervisor supervisor;
     private volatile Thread thread;
+    private volatile boolean finishing;
     private int restarts;
     private String lastError;
 
@@ -95,6 +96,11 @@ final class RobotRun implements Run {
         if (!control.stopping()) {
             status.resend();
         }
+    }
+
+    @Override
+    public boolean finishing() {
+        return finishing;
     }
 
     @Override
@@ -189,6 +195,7 @@ final class RobotRun implements Run {
 
     /** The run's last words, under its token, before the thread ends. */
     private void finish(Outcome outcome) {
+        finishing = true;
         // The interrupt stopped the robot; it must not fail the run's own last words.
         Thread.interrupted();
         // No status write may follow, or overtake, the final one.

@@ -17,12 +17,14 @@ import java.util.stream.IntStream;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
 /**
  * A graceful stop of a node with many robots writes every robot's final state (PENDING, no node) before
  * the slot is released, also for robots whose last checkpoint was still being retried when the stop came.
- * Judged on the robots' documents, not on the node's logs. About 5 s.
+ * Nor does the stop timeout cut a final write short. Judged on the robots' and the slot's documents, not
+ * on the node's logs. About 5 s each.
  */
 class RobotStopTest {
 
@@ -49,12 +51,7 @@ class RobotStopTest {
 
     @Test
     void aGracefulStopWritesTheFinalStateOfRobotsWhoseCheckpointsWereRetrying() throws InterruptedException {
-        List<Document> docs = IntStream.range(0, ROBOTS).mapToObj(i -> new Document("_id", String.format("r-%03d", i))
-                .append("type", TrackedRobot.TYPE).append("slotId", "slot-0").append("priority", 0).append("weight", 1.0)
-                .append("config", new Document("intervalMs", 100))
-                .append("desired", "running").append("state", "PENDING").append("node", null)
-                .append("context", new Document()).append("epoch", 0L).append("restarts", 0)).toList();
-        admin.database().getCollection("robots").insertMany(docs);
+        addRobots(new Document("intervalMs", 100));
         // Only the robots' connection goes through the proxy: the slot's lease holds while their writes fail.
         TestNode node = TestNode.start(7431, TestMongo.uri(), dbName, 1, TestNode.config(),
                 RobotTypes.of(TrackedRobot.factory(tracker, "127.0.0.1:7431")), TestNode.Cut.ROBOTS_ONLY, Duration.ofMillis(500));
@@ -71,16 +68,54 @@ class RobotStopTest {
         stop.join(Duration.ofSeconds(30));
         assertFalse(stop.isAlive(), "the stop ended");
 
+        assertEquals(List.of(), notReleased(), "robots whose final state was not written (at most 5 shown)");
+        assertNull(slot().get("ip"), "slot released");
+    }
+
+    @Test
+    void theStopTimeoutNeverCutsAFinalWriteShortNorReleasesTheSlotBeforeIt() throws InterruptedException {
+        addRobots(new Document("checkpoint", false));
+        TestNode node = TestNode.start(7432, TestMongo.uri(), dbName, 1, TestNode.config().withStopTimeout(Duration.ofSeconds(1)),
+                RobotTypes.of(TrackedRobot.factory(tracker, "127.0.0.1:7432")), TestNode.Cut.ROBOTS_ONLY, Duration.ofSeconds(30));
+        nodes.add(node);
+        await().atMost(Duration.ofSeconds(30)).until(() -> running() == ROBOTS);
+
+        // The robots return at once, but their final writes cannot arrive for longer than the stop timeout.
+        node.proxy.pause();
+        Thread stop = Thread.ofPlatform().start(node.standby::close);
+        Thread.sleep(2_500);
+        Object ownerWhileUnwritten = slot().get("ip");
+        node.proxy.resume();
+        stop.join(Duration.ofSeconds(30));
+        assertFalse(stop.isAlive(), "the stop ended");
+
+        assertNotNull(ownerWhileUnwritten, "the slot was released before its robots' final states were written");
+        assertEquals(List.of(), notReleased(), "robots whose final state was not written");
+        assertNull(slot().get("ip"), "slot released");
+    }
+
+    private void addRobots(Document config) {
+        List<Document> docs = IntStream.range(0, ROBOTS).mapToObj(i -> new Document("_id", String.format("r-%03d", i))
+                .append("type", TrackedRobot.TYPE).append("slotId", "slot-0").append("priority", 0).append("weight", 1.0)
+                .append("config", config)
+                .append("desired", "running").append("state", "PENDING").append("node", null)
+                .append("context", new Document()).append("epoch", 0L).append("restarts", 0)).toList();
+        admin.database().getCollection("robots").insertMany(docs);
+    }
+
+    /** Read from the database: a final state that was never attempted leaves no log line. */
+    private List<String> notReleased() {
         List<String> notReleased = new ArrayList<>();
-        // Read from the database: a final state that was never attempted leaves no log line.
         admin.database().getCollection("robots").find().forEach(robot -> {
             if (!"PENDING".equals(robot.getString("state")) || robot.get("node") != null) {
                 notReleased.add(robot.getString("_id") + " " + robot.getString("state") + " on " + robot.get("node"));
             }
         });
-        assertEquals(0, notReleased.size(), "robots whose final state was not written: " + notReleased.size() + ", first "
-                + notReleased.subList(0, Math.min(5, notReleased.size())));
-        assertNull(admin.database().getCollection("slots").find(new Document("_id", "slot-0")).first().get("ip"), "slot released");
+        return notReleased.subList(0, Math.min(5, notReleased.size()));
+    }
+
+    private Document slot() {
+        return admin.database().getCollection("slots").find(new Document("_id", "slot-0")).first();
     }
 
     private long running() {
