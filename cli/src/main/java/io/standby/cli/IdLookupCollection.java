@@ -10,6 +10,7 @@ import de.bwaldvogel.mongo.backend.memory.MemoryCollection;
 import de.bwaldvogel.mongo.bson.Document;
 import de.bwaldvogel.mongo.bson.ObjectId;
 
+import java.util.Collection;
 import java.util.List;
 
 /**
@@ -17,7 +18,8 @@ import java.util.List;
  * conditions, {@code {_id: "a", epoch: 3, seq: {$lt: 9}}}: mongo-java-server uses the index only for a
  * filter on {@code _id} alone and scans every document otherwise. Every fenced robot write has such a
  * filter, so with N robots each write cost N document matches and a node's writes N² (10,000 robots:
- * a bulk of their checkpoints took over 10 s). The other conditions are still checked on the document found.
+ * a bulk of their checkpoints took over 10 s); so does the {@code $in} of ids with which a node takes its
+ * robots. The other conditions are still checked on the document found.
  */
 final class IdLookupCollection extends MemoryCollection {
 
@@ -29,16 +31,29 @@ final class IdLookupCollection extends MemoryCollection {
     protected QueryResult matchDocuments(Document query, Document orderBy, int skip, int limit, int batchSize,
                                          Document fieldSelector) {
         Object id = query.get("_id");
-        // Only plain equality on a scalar id: an operator document, a regex or an array mean something else.
-        if (id instanceof String || id instanceof ObjectId) {
+        // Only equality on a scalar id, or $in of scalar ids: other operators, a regex or an array mean something else.
+        if (isScalar(id) || isInOfScalars(id)) {
             for (Index<Integer> index : getIndexes()) {
                 List<IndexKey> keys = index.getKeys();
                 if (keys.size() == 1 && keys.getFirst().getKey().equals("_id")) {
                     Iterable<Integer> positions = index.getPositions(new Document("_id", id));
-                    return matchDocuments(query, positions, orderBy, skip, limit, batchSize, fieldSelector);
+                    // The index matched _id exactly; matching it again would compare each document with
+                    // every id of an $in.
+                    Document rest = new Document(query);
+                    rest.remove("_id");
+                    return matchDocuments(rest, positions, orderBy, skip, limit, batchSize, fieldSelector);
                 }
             }
         }
         return super.matchDocuments(query, orderBy, skip, limit, batchSize, fieldSelector);
+    }
+
+    private static boolean isScalar(Object id) {
+        return id instanceof String || id instanceof ObjectId;
+    }
+
+    private static boolean isInOfScalars(Object id) {
+        return id instanceof Document condition && condition.size() == 1
+                && condition.get("$in") instanceof Collection<?> ids && ids.stream().allMatch(IdLookupCollection::isScalar);
     }
 }
