@@ -61,6 +61,10 @@ public final class ScaleBench implements Runnable {
     @Option(names = "--node-heap", paramLabel = "SIZE", defaultValue = "2g", description = "The node's -Xmx (default: ${DEFAULT-VALUE}).")
     String nodeHeap;
 
+    @Option(names = "--node-java-option", paramLabel = "OPTION",
+            description = "One more JVM option for the node, repeatable (e.g. -XX:StartFlightRecording=filename=node.jfr to profile it).")
+    List<String> nodeJavaOptions = new ArrayList<>();
+
     @Override
     public void run() {
         validate();
@@ -218,7 +222,9 @@ public final class ScaleBench implements Runnable {
 
         private Child node() {
             int port = Child.freePorts(1).getFirst();
-            Child node = Child.standby(dir, "node-" + (++nodes), List.of("-Xmx" + nodeHeap),
+            List<String> jvm = new ArrayList<>(List.of("-Xmx" + nodeHeap));
+            jvm.addAll(nodeJavaOptions);
+            Child node = Child.standby(dir, "node-" + (++nodes), jvm,
                     List.of("node", "--ip", "127.0.0.1", "--port", Integer.toString(port), "--mongo", database.uri(), "--db", DB));
             started.add(node);
             return node;
@@ -308,12 +314,15 @@ public final class ScaleBench implements Runnable {
             }
             long finalWritten = robotsColl.countDocuments(Filters.and(Filters.eq("state", "PENDING"), Filters.eq("node", null)));
             long counted = robotsColl.countDocuments(Filters.and(Filters.gt("context.count", 0), Filters.eq("context.epoch", epoch)));
+            java.util.Map<String, Integer> states = new java.util.TreeMap<>();
+            robotsColl.find().projection(Projections.include("state", "node"))
+                    .forEach(d -> states.merge(d.getString("state") + (d.get("node") == null ? "" : " on a node"), 1, Integer::sum));
             String log = node.output();
             System.out.printf(Locale.ROOT, "stop: SIGTERM -> slot released %s, process exited %d ms (target: released within 2000 ms)%n",
                     released < 0 ? "never" : (released - sent) / 1_000_000 + " ms", (exited - sent) / 1_000_000);
             System.out.printf(Locale.ROOT, "stop: final state (PENDING, no node) written for %d of %d robots; %d kept a count checkpointed at epoch %d; "
-                            + "log lines: %d 'not written', %d 'did not stop within' (target: all written, none interrupted)%n",
-                    finalWritten, robots, counted, epoch, occurrences(log, "not written"), occurrences(log, "did not stop within"));
+                            + "log lines: %d 'not written', %d 'did not stop within' (target: all written, none interrupted); states %s%n",
+                    finalWritten, robots, counted, epoch, occurrences(log, "not written"), occurrences(log, "did not stop within"), states);
         }
 
         /** The same updates as checkpoints (flat filter by id and token fields, sequence, date), sent raw in bulks of all robots. */
