@@ -1,14 +1,30 @@
 package io.standby.cli;
 
+import de.bwaldvogel.mongo.backend.CollectionOptions;
 import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
+import de.bwaldvogel.mongo.backend.memory.MemoryCollection;
+import de.bwaldvogel.mongo.backend.memory.MemoryDatabase;
 import de.bwaldvogel.mongo.bson.Document;
 import de.bwaldvogel.mongo.wire.message.MongoMessage;
 
-/** The in-memory backend of {@code standby mongo --in-memory}, answering refused commands quietly ({@link QuietErrors}). */
+/**
+ * The in-memory backend of {@code standby mongo --in-memory}, answering refused commands quietly
+ * ({@link QuietErrors}), and finding documents by {@code _id} under filters with more conditions ({@link IdLookupCollection}).
+ */
 final class QuietMemoryBackend extends MemoryBackend {
 
     @Override
     public Document handleMessage(MongoMessage message) {
         return QuietErrors.handle(message, super::handleMessage);
+    }
+
+    @Override
+    public MemoryDatabase openOrCreateDatabase(String name) {
+        return new MemoryDatabase(name, getCursorRegistry()) {
+            @Override
+            protected MemoryCollection openOrCreateCollection(String collection, CollectionOptions options) {
+                return new IdLookupCollection(this, collection, options, cursorRegistry);
+            }
+        };
     }
 }

@@ -30,7 +30,7 @@ final class RobotRun implements Run {
 
     private static final Logger log = LoggerFactory.getLogger(RobotRun.class);
     /** How long a final status write may take before the run gives up on it. */
-    private static final Duration FINAL_WRITE = Duration.ofSeconds(10);
+    static final Duration FINAL_WRITE = Duration.ofSeconds(10);
 
     /** How a run ended, which decides its last words. */
     private enum Outcome { STOPPED, RELEASED, MOVED, REMOVED, LOST, FINISHED, FAILED }
@@ -44,6 +44,7 @@ final class RobotRun implements Run {
     private final RunContext context;
     private final Supervisor supervisor;
     private volatile Thread thread;
+    private volatile boolean finishing;
     private int restarts;
     private String lastError;
 
@@ -98,6 +99,11 @@ final class RobotRun implements Run {
     }
 
     @Override
+    public boolean finishing() {
+        return finishing;
+    }
+
+    @Override
     public boolean await(Duration atMost) throws InterruptedException {
         Thread t = thread;
         return t == null || t.join(atMost);
@@ -142,7 +148,11 @@ final class RobotRun implements Run {
             try {
                 instance.run(context);
             } catch (FencedException e) {
-                control.interrupt(false);
+                // A checkpoint cut short by a graceful stop is no fence: the run still holds its token and
+                // ends as asked, with its final state. A real fence or an interrupt marked the run already.
+                if (control.stop() == null) {
+                    control.interrupt(false);
+                }
             } catch (Throwable t) {
                 failure = t;
             }
@@ -185,6 +195,7 @@ final class RobotRun implements Run {
 
     /** The run's last words, under its token, before the thread ends. */
     private void finish(Outcome outcome) {
+        finishing = true;
         // The interrupt stopped the robot; it must not fail the run's own last words.
         Thread.interrupted();
         // No status write may follow, or overtake, the final one.

@@ -28,6 +28,14 @@ interface Run {
     /** If a status write of this run failed to arrive, sends the whole current status again. */
     void resendStatus();
 
+    /**
+     * The robot returned and the run is writing its last words (bounded by their own timeout): interrupting
+     * it now would only lose its final state.
+     */
+    default boolean finishing() {
+        return false;
+    }
+
     /** Waits for the run to end; true if it did. */
     boolean await(Duration atMost) throws InterruptedException;
 

@@ -234,7 +234,9 @@ public final class SlotRun {
 
     /**
      * Graceful stop: asks every robot to finish, waits up to {@code timeout} for their final checkpoints,
-     * interrupts the rest, and returns once every run has ended (or a second grace period passed).
+     * interrupts the robots still running then, and returns once every run has ended (or a second grace
+     * period passed). A run whose robot has returned is not interrupted: it is writing its final state,
+     * under a timeout of its own, and the slot must not be released before that write.
      */
     public void release(Duration timeout) {
         List<Run> stopping = end();
@@ -243,13 +245,16 @@ public final class SlotRun {
         try {
             for (Run run : stopping) {
                 long left = Math.max(0, deadline - core.clock().nanoTime());
-                if (!run.await(Duration.ofNanos(left))) {
+                if (!run.await(Duration.ofNanos(left)) && !run.finishing()) {
                     log.warn("Robot {} did not stop within {}; interrupting it", run.token().robotId(), timeout);
                     run.interrupt(false);
                 }
             }
+            // One deadline for all: the runs end together, and a final write gives up after its own timeout.
+            long graceEnd = core.clock().nanoTime() + RobotRun.FINAL_WRITE.toNanos();
             for (Run run : stopping) {
-                if (!run.await(Duration.ofSeconds(5))) {
+                long left = Math.max(0, graceEnd - core.clock().nanoTime());
+                if (!run.await(Duration.ofNanos(left))) {
                     log.error("Robot {} ignores interruption; its writes are fenced once another node owns {}",
                             run.token().robotId(), lease.slotId());
                 }

@@ -1,0 +1,59 @@
+package io.standby.cli;
+
+import de.bwaldvogel.mongo.MongoDatabase;
+import de.bwaldvogel.mongo.backend.CollectionOptions;
+import de.bwaldvogel.mongo.backend.CursorRegistry;
+import de.bwaldvogel.mongo.backend.Index;
+import de.bwaldvogel.mongo.backend.IndexKey;
+import de.bwaldvogel.mongo.backend.QueryResult;
+import de.bwaldvogel.mongo.backend.memory.MemoryCollection;
+import de.bwaldvogel.mongo.bson.Document;
+import de.bwaldvogel.mongo.bson.ObjectId;
+
+import java.util.Collection;
+import java.util.List;
+
+/**
+ * An in-memory collection that finds a document by its {@code _id} index also when the filter has more
+ * conditions, {@code {_id: "a", epoch: 3, seq: {$lt: 9}}}: mongo-java-server uses the index only for a
+ * filter on {@code _id} alone and scans every document otherwise. Every fenced robot write has such a
+ * filter, so with N robots each write cost N document matches and a node's writes N² (10,000 robots:
+ * a bulk of their checkpoints took over 10 s); so does the {@code $in} of ids with which a node takes its
+ * robots. The other conditions are still checked on the document found.
+ */
+final class IdLookupCollection extends MemoryCollection {
+
+    IdLookupCollection(MongoDatabase database, String name, CollectionOptions options, CursorRegistry cursors) {
+        super(database, name, options, cursors);
+    }
+
+    @Override
+    protected QueryResult matchDocuments(Document query, Document orderBy, int skip, int limit, int batchSize,
+                                         Document fieldSelector) {
+        Object id = query.get("_id");
+        // Only equality on a scalar id, or $in of scalar ids: other operators, a regex or an array mean something else.
+        if (isScalar(id) || isInOfScalars(id)) {
+            for (Index<Integer> index : getIndexes()) {
+                List<IndexKey> keys = index.getKeys();
+                if (keys.size() == 1 && keys.getFirst().getKey().equals("_id")) {
+                    Iterable<Integer> positions = index.getPositions(new Document("_id", id));
+                    // The index matched _id exactly; matching it again would compare each document with
+                    // every id of an $in.
+                    Document rest = new Document(query);
+                    rest.remove("_id");
+                    return matchDocuments(rest, positions, orderBy, skip, limit, batchSize, fieldSelector);
+                }
+            }
+        }
+        return super.matchDocuments(query, orderBy, skip, limit, batchSize, fieldSelector);
+    }
+
+    private static boolean isScalar(Object id) {
+        return id instanceof String || id instanceof ObjectId;
+    }
+
+    private static boolean isInOfScalars(Object id) {
+        return id instanceof Document condition && condition.size() == 1
+                && condition.get("$in") instanceof Collection<?> ids && ids.stream().allMatch(IdLookupCollection::isScalar);
+    }
+}

@@ -1,0 +1,124 @@
+package io.standby.robot.runtime;
+
+import io.standby.slot.SlotTable;
+import io.standby.slot.StandbyDatabase;
+import io.standby.testing.TestMongo;
+import org.bson.Document;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.IntStream;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+/**
+ * A graceful stop of a node with many robots writes every robot's final state (PENDING, no node) before
+ * the slot is released, also for robots whose last checkpoint was still being retried when the stop came.
+ * Nor does the stop timeout cut a final write short. Judged on the robots' and the slot's documents, not
+ * on the node's logs. About 5 s each.
+ */
+class RobotStopTest {
+
+    private static final int ROBOTS = 200;
+
+    private String dbName;
+    private StandbyDatabase admin;
+    private final Tracker tracker = new Tracker();
+    private final List<TestNode> nodes = new ArrayList<>();
+
+    @BeforeEach
+    void setUp(TestInfo test) {
+        dbName = TestMongo.freshDatabase(test.getTestMethod().orElseThrow().getName());
+        admin = StandbyDatabase.connect(TestMongo.uri(), dbName, Duration.ofSeconds(30), null);
+        new SlotTable(admin).init(1);
+    }
+
+    @AfterEach
+    void tearDown() {
+        nodes.forEach(TestNode::close);
+        admin.database().drop();
+        admin.close();
+    }
+
+    @Test
+    void aGracefulStopWritesTheFinalStateOfRobotsWhoseCheckpointsWereRetrying() throws InterruptedException {
+        addRobots(new Document("intervalMs", 100));
+        // Only the robots' connection goes through the proxy: the slot's lease holds while their writes fail.
+        TestNode node = TestNode.start(7431, TestMongo.uri(), dbName, 1, TestNode.config(),
+                RobotTypes.of(TrackedRobot.factory(tracker, "127.0.0.1:7431")), TestNode.Cut.ROBOTS_ONLY, Duration.ofMillis(500));
+        nodes.add(node);
+        await().atMost(Duration.ofSeconds(30)).until(() -> running() == ROBOTS);
+
+        // Every checkpoint times out and is retried; the stop comes while they wait to retry, then the
+        // database is back in time for the final writes.
+        node.proxy.pause();
+        Thread.sleep(1_500);
+        Thread stop = Thread.ofPlatform().start(node.standby::close);
+        Thread.sleep(300);
+        node.proxy.resume();
+        stop.join(Duration.ofSeconds(30));
+        assertFalse(stop.isAlive(), "the stop ended");
+
+        assertEquals(List.of(), notReleased(), "robots whose final state was not written (at most 5 shown)");
+        assertNull(slot().get("ip"), "slot released");
+    }
+
+    @Test
+    void theStopTimeoutNeverCutsAFinalWriteShortNorReleasesTheSlotBeforeIt() throws InterruptedException {
+        addRobots(new Document("checkpoint", false));
+        TestNode node = TestNode.start(7432, TestMongo.uri(), dbName, 1, TestNode.config().withStopTimeout(Duration.ofSeconds(1)),
+                RobotTypes.of(TrackedRobot.factory(tracker, "127.0.0.1:7432")), TestNode.Cut.ROBOTS_ONLY, Duration.ofSeconds(30));
+        nodes.add(node);
+        await().atMost(Duration.ofSeconds(30)).until(() -> running() == ROBOTS);
+
+        // The robots return at once, but their final writes cannot arrive for longer than the stop timeout.
+        node.proxy.pause();
+        Thread stop = Thread.ofPlatform().start(node.standby::close);
+        Thread.sleep(2_500);
+        Object ownerWhileUnwritten = slot().get("ip");
+        node.proxy.resume();
+        stop.join(Duration.ofSeconds(30));
+        assertFalse(stop.isAlive(), "the stop ended");
+
+        assertNotNull(ownerWhileUnwritten, "the slot was released before its robots' final states were written");
+        assertEquals(List.of(), notReleased(), "robots whose final state was not written");
+        assertNull(slot().get("ip"), "slot released");
+    }
+
+    private void addRobots(Document config) {
+        List<Document> docs = IntStream.range(0, ROBOTS).mapToObj(i -> new Document("_id", String.format("r-%03d", i))
+                .append("type", TrackedRobot.TYPE).append("slotId", "slot-0").append("priority", 0).append("weight", 1.0)
+                .append("config", config)
+                .append("desired", "running").append("state", "PENDING").append("node", null)
+                .append("context", new Document()).append("epoch", 0L).append("restarts", 0)).toList();
+        admin.database().getCollection("robots").insertMany(docs);
+    }
+
+    /** Read from the database: a final state that was never attempted leaves no log line. */
+    private List<String> notReleased() {
+        List<String> notReleased = new ArrayList<>();
+        admin.database().getCollection("robots").find().forEach(robot -> {
+            if (!"PENDING".equals(robot.getString("state")) || robot.get("node") != null) {
+                notReleased.add(robot.getString("_id") + " " + robot.getString("state") + " on " + robot.get("node"));
+            }
+        });
+        return notReleased.subList(0, Math.min(5, notReleased.size()));
+    }
+
+    private Document slot() {
+        return admin.database().getCollection("slots").find(new Document("_id", "slot-0")).first();
+    }
+
+    private long running() {
+        return admin.database().getCollection("robots").countDocuments(new Document("state", "RUNNING"));
+    }
+}
