@@ -48,7 +48,7 @@ public final class Chaos {
 
     /** The config of every chaos-ledger robot: the ledger's collections in their own database. */
     static List<String> robotConfig() {
-        return List.of("database=" + Producer.DATABASE, "input=" + Producer.INPUT, "output=ledger_out", "pollMs=100", "batch=50");
+        return List.of("database=" + Producer.DATABASE, "input=" + Producer.INPUT, "output=ledger_out", "pollMs=1000", "batch=100");
     }
 
     public static Cluster.Timing timing(Duration heartbeat, Duration lease, Duration poll) {
@@ -87,7 +87,11 @@ public final class Chaos {
             boolean caughtUp = awaitCaughtUp(cluster, robots, inputs, settings.catchUp());
             out.printf("Quiet: producer stopped at seq %d; every robot %s after %d ms%n", inputs,
                     caughtUp ? "caught up and RUNNING" : "NOT caught up", System.currentTimeMillis() - quiet);
-            Facts facts = facts(cluster, robots, faults.renewals(), dir.resolve("records"));
+            Map<String, String> states = states(cluster, robots);
+            // Frozen before the rest is read: a context read while nodes still write could be older than an
+            // acknowledgement recorded after it, and be taken for a lost one.
+            cluster.stopNodes();
+            Facts facts = facts(cluster, robots, states, faults.renewals(), dir.resolve("records"));
             Verdict verdict = Verdict.judge(facts);
             long outputs = facts.outputs().values().stream().mapToLong(List::size).sum();
             out.printf("Verdict (%d inputs, %d outputs, %d run starts and checkpoint calls recorded; every process on one host,"
@@ -155,7 +159,20 @@ public final class Chaos {
         }
     }
 
-    private static Facts facts(Cluster cluster, List<String> robots, List<Facts.Renewal> renewals, Path records) {
+    /** Each robot's state while the nodes still run. */
+    private static Map<String, String> states(Cluster cluster, List<String> robots) {
+        Map<String, String> states = new HashMap<>();
+        try (StandbyDatabase db = cluster.database().connect(Cluster.DB)) {
+            RobotTable table = new RobotTable(db);
+            for (String robot : robots) {
+                table.get(robot).ifPresent(v -> states.put(robot, v.state().name()));
+            }
+        }
+        return states;
+    }
+
+    private static Facts facts(Cluster cluster, List<String> robots, Map<String, String> states, List<Facts.Renewal> renewals,
+                               Path records) {
         TreeMap<Long, Long> input = new TreeMap<>();
         Map<String, List<Facts.Output>> outputs = new HashMap<>();
         Map<String, Facts.End> ends = new HashMap<>();
@@ -174,7 +191,7 @@ public final class Chaos {
             }
             RobotTable table = new RobotTable(db);
             for (String robot : robots) {
-                table.get(robot).ifPresent(v -> ends.put(robot, new Facts.End(v.state().name(),
+                table.get(robot).filter(v -> states.containsKey(robot)).ifPresent(v -> ends.put(robot, new Facts.End(states.get(robot),
                         v.context() == null ? 0 : ChaosLedger.offset(v.context()))));
             }
         }

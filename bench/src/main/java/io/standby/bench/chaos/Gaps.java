@@ -14,7 +14,7 @@ import java.util.TreeSet;
  * the end of the robot's first accepted checkpoint that began after it. Affected: for a node fault, the
  * robots that node had a checkpoint accepted for in the two leases before it; for a release, those of the
  * slot; for a move or rm+add, the robot; for a database restart, all of them. The ledger checkpoints
- * after every batch of new input (and polls every 100 ms), so an unaffected robot shows a gap of about
+ * after every batch of new input (and polls every second), so an unaffected robot shows a gap of about
  * one input period: that is the floor of these numbers.
  */
 final class Gaps {
