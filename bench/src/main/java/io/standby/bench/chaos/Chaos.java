@@ -46,9 +46,18 @@ public final class Chaos {
         this.out = out;
     }
 
-    /** The config of every chaos-ledger robot: the ledger's collections in their own database. */
-    static List<String> robotConfig() {
-        return List.of("database=" + Producer.DATABASE, "input=" + Producer.INPUT, "output=ledger_out", "pollMs=1000", "batch=100");
+    /**
+     * The config of a chaos-ledger robot: one input for all, an output of its own. One output for all
+     * would hold robots x inputs documents, and the embedded server scans a collection for each replayed
+     * output the ledger compares, which after takeovers kept it too busy to renew leases.
+     */
+    static List<String> robotConfig(String robot) {
+        return List.of("database=" + Producer.DATABASE, "input=" + Producer.INPUT, "output=" + output(robot), "pollMs=1000",
+                "batch=100");
+    }
+
+    static String output(String robot) {
+        return "out_" + robot;
     }
 
     public static Cluster.Timing timing(Duration heartbeat, Duration lease, Duration poll) {
@@ -108,14 +117,14 @@ public final class Chaos {
     }
 
     private void addRobots(Cluster cluster, List<String> robots) {
-        Document config = new Document();
-        for (String kv : robotConfig()) {
-            String[] p = kv.split("=", 2);
-            config.append(p[0], p[1].matches("\\d+") ? Integer.valueOf(p[1]) : p[1]);
-        }
         try (StandbyDatabase db = cluster.database().connect(Cluster.DB)) {
             RobotTable table = new RobotTable(db);
             for (int i = 0; i < robots.size(); i++) {
+                Document config = new Document();
+                for (String kv : robotConfig(robots.get(i))) {
+                    String[] p = kv.split("=", 2);
+                    config.append(p[0], p[1].matches("\\d+") ? Integer.valueOf(p[1]) : p[1]);
+                }
                 table.add(new RobotTable.NewRobot(robots.get(i), ChaosLedger.TYPE, "slot-" + (i % settings.slots()), 0, 1, config),
                         OptionalDouble.empty());
             }
@@ -145,7 +154,7 @@ public final class Chaos {
                 for (String robot : robots) {
                     Optional<RobotView> view = table.get(robot);
                     if (view.isEmpty() || !view.get().state().name().equals("RUNNING")
-                            || ledger.database().getCollection("ledger_out").countDocuments(Filters.eq("robot", robot)) < inputs) {
+                            || ledger.database().getCollection(output(robot)).countDocuments(Filters.eq("robot", robot)) < inputs) {
                         all = false;
                         break;
                     }
@@ -182,7 +191,7 @@ public final class Chaos {
             for (Document d : l.getCollection(Producer.INPUT).find()) {
                 input.put(((Number) d.get("seq")).longValue(), ((Number) d.get("amount")).longValue());
             }
-            for (Document d : l.getCollection("ledger_out").find()) {
+            for (Document d : robots.stream().flatMap(r -> l.getCollection(output(r)).find().into(new ArrayList<>()).stream()).toList()) {
                 Document entry = d.get("entry", Document.class);
                 Long amount = entry != null && entry.get("amount") instanceof Number n ? n.longValue() : null;
                 Long balance = d.get("balance") instanceof Number n ? n.longValue() : null;

@@ -145,7 +145,7 @@ final class Faults {
         int attempts = 0;
         while (add != 0 && attempts++ < 10) {
             List<String> args = new ArrayList<>(List.of("robot", "add", robot, "--type", ChaosLedger.TYPE, "--slot", "auto"));
-            for (String kv : Chaos.robotConfig()) {
+            for (String kv : Chaos.robotConfig(robot)) {
                 args.addAll(List.of("--config", kv));
             }
             add = cluster.cli(args.toArray(String[]::new));
