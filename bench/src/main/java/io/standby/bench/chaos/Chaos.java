@@ -1,0 +1,238 @@
+package io.standby.bench.chaos;
+
+import com.mongodb.client.MongoDatabase;
+import com.mongodb.client.model.Filters;
+import io.standby.robot.admin.RobotTable;
+import io.standby.robot.admin.RobotView;
+import io.standby.slot.StandbyDatabase;
+import org.bson.Document;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalDouble;
+import java.util.TreeMap;
+import java.util.stream.Stream;
+
+/**
+ * One chaos run: the database and the nodes, the ledger robots, the producer, faults from the seed for
+ * the duration, a quiet period, then the {@link Verdict} and the service gaps. Stops every process it
+ * started, also on failure.
+ */
+public final class Chaos {
+
+    /** The settings of a run. */
+    public record Settings(int nodes, int slots, int robots, Duration duration, long seed, Cluster.Timing timing,
+                           int inputPerSecond, Duration catchUp) {
+    }
+
+    /** What a run found: the verdict, the faults made and the outputs written. */
+    public record Result(Verdict verdict, List<Fault> faults, long inputs, long outputs) {
+    }
+
+    private final Settings settings;
+    private final PrintStream out;
+
+    public Chaos(Settings settings, PrintStream out) {
+        this.settings = settings;
+        this.out = out;
+    }
+
+    /**
+     * The config of a chaos-ledger robot: one input for all, an output of its own. One output for all
+     * would hold robots x inputs documents, and the embedded server scans a collection for each replayed
+     * output the ledger compares, which after takeovers kept it too busy to renew leases.
+     */
+    static List<String> robotConfig(String robot) {
+        return List.of("database=" + Producer.DATABASE, "input=" + Producer.INPUT, "output=" + output(robot), "pollMs=1000",
+                "batch=100");
+    }
+
+    static String output(String robot) {
+        return "out_" + robot;
+    }
+
+    public static Cluster.Timing timing(Duration heartbeat, Duration lease, Duration poll) {
+        return new Cluster.Timing(heartbeat, lease, poll);
+    }
+
+    public Result run(Path dir) {
+        List<String> robots = new ArrayList<>();
+        for (int i = 1; i <= settings.robots(); i++) {
+            robots.add(String.format("ledger-%02d", i));
+        }
+        Cluster cluster = new Cluster(dir, settings.nodes(), settings.timing());
+        Thread hook = new Thread(cluster::close);
+        Runtime.getRuntime().addShutdownHook(hook);
+        try (cluster) {
+            cluster.database().initSlots(Cluster.DB, settings.slots());
+            cluster.startNodes();
+            addRobots(cluster, robots);
+            Producer producer = new Producer(cluster.database().uri(), settings.inputPerSecond());
+            long origin = System.currentTimeMillis();
+            Faults faults;
+            long inputs;
+            try {
+                awaitRunning(cluster, robots, Duration.ofSeconds(120));
+                out.printf("Faults from %d s after the start, for %d s:%n", (System.currentTimeMillis() - origin) / 1000,
+                        settings.duration().toSeconds());
+                faults = new Faults(cluster, settings.seed(), settings.timing().lease(), settings.slots(), robots,
+                        f -> out.println(f.line(origin)));
+                faults.runUntil(System.currentTimeMillis() + settings.duration().toMillis());
+                cluster.heal();
+            } finally {
+                producer.close();
+                inputs = producer.produced();
+            }
+            long quiet = System.currentTimeMillis();
+            boolean caughtUp = awaitCaughtUp(cluster, robots, inputs, settings.catchUp());
+            out.printf("Quiet: producer stopped at seq %d; every robot %s after %d ms%n", inputs,
+                    caughtUp ? "caught up and RUNNING" : "NOT caught up", System.currentTimeMillis() - quiet);
+            Map<String, String> states = states(cluster, robots);
+            // Frozen before the rest is read: a context read while nodes still write could be older than an
+            // acknowledgement recorded after it, and be taken for a lost one.
+            cluster.stopNodes();
+            Facts facts = facts(cluster, robots, states, faults.renewals(), dir.resolve("records"));
+            Verdict verdict = Verdict.judge(facts);
+            long outputs = facts.outputs().values().stream().mapToLong(List::size).sum();
+            out.printf("Verdict (%d inputs, %d outputs, %d run starts and checkpoint calls recorded; every process on one host,"
+                            + " so one clock; a time-based violation is counted only when certain from the recorded intervals):%n",
+                    facts.input().size(), outputs, facts.records().size());
+            verdict.lines().forEach(out::println);
+            out.println("Service gaps, fault start to the affected robot's first accepted checkpoint after it:");
+            Gaps.table(faults.done(), facts.records(), robots, settings.timing().lease().toMillis()).forEach(out::println);
+            out.println(verdict.passed() ? "PASSED" : "FAILED: see the violations above; logs and records in " + dir);
+            return new Result(verdict, faults.done(), inputs, outputs);
+        } finally {
+            Runtime.getRuntime().removeShutdownHook(hook);
+        }
+    }
+
+    private void addRobots(Cluster cluster, List<String> robots) {
+        try (StandbyDatabase db = cluster.database().connect(Cluster.DB)) {
+            RobotTable table = new RobotTable(db);
+            for (int i = 0; i < robots.size(); i++) {
+                Document config = new Document();
+                for (String kv : robotConfig(robots.get(i))) {
+                    String[] p = kv.split("=", 2);
+                    config.append(p[0], p[1].matches("\\d+") ? Integer.valueOf(p[1]) : p[1]);
+                }
+                table.add(new RobotTable.NewRobot(robots.get(i), ChaosLedger.TYPE, "slot-" + (i % settings.slots()), 0, 1, config),
+                        OptionalDouble.empty());
+            }
+        }
+    }
+
+    private static void awaitRunning(Cluster cluster, List<String> robots, Duration atMost) {
+        long deadline = System.nanoTime() + atMost.toNanos();
+        try (StandbyDatabase db = cluster.database().connect(Cluster.DB)) {
+            RobotTable table = new RobotTable(db);
+            while (!robots.stream().allMatch(r -> table.get(r).map(v -> v.state().name().equals("RUNNING")).orElse(false))) {
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("the robots did not all start within " + atMost.toSeconds() + " s (logs: " + cluster.dir() + ")");
+                }
+                sleep(Duration.ofMillis(200));
+            }
+        }
+    }
+
+    private static boolean awaitCaughtUp(Cluster cluster, List<String> robots, long inputs, Duration atMost) {
+        long deadline = System.nanoTime() + atMost.toNanos();
+        try (StandbyDatabase db = cluster.database().connect(Cluster.DB);
+             StandbyDatabase ledger = cluster.database().connect(Producer.DATABASE)) {
+            RobotTable table = new RobotTable(db);
+            while (System.nanoTime() < deadline) {
+                boolean all = true;
+                for (String robot : robots) {
+                    Optional<RobotView> view = table.get(robot);
+                    if (view.isEmpty() || !view.get().state().name().equals("RUNNING")
+                            || ledger.database().getCollection(output(robot)).countDocuments(Filters.eq("robot", robot)) < inputs) {
+                        all = false;
+                        break;
+                    }
+                }
+                if (all) {
+                    return true;
+                }
+                sleep(Duration.ofMillis(500));
+            }
+            return false;
+        }
+    }
+
+    /** Each robot's state while the nodes still run. */
+    private static Map<String, String> states(Cluster cluster, List<String> robots) {
+        Map<String, String> states = new HashMap<>();
+        try (StandbyDatabase db = cluster.database().connect(Cluster.DB)) {
+            RobotTable table = new RobotTable(db);
+            for (String robot : robots) {
+                table.get(robot).ifPresent(v -> states.put(robot, v.state().name()));
+            }
+        }
+        return states;
+    }
+
+    private static Facts facts(Cluster cluster, List<String> robots, Map<String, String> states, List<Facts.Renewal> renewals,
+                               Path records) {
+        TreeMap<Long, Long> input = new TreeMap<>();
+        Map<String, List<Facts.Output>> outputs = new HashMap<>();
+        Map<String, Facts.End> ends = new HashMap<>();
+        try (StandbyDatabase db = cluster.database().connect(Cluster.DB);
+             StandbyDatabase ledger = cluster.database().connect(Producer.DATABASE)) {
+            MongoDatabase l = ledger.database();
+            for (Document d : l.getCollection(Producer.INPUT).find()) {
+                input.put(((Number) d.get("seq")).longValue(), ((Number) d.get("amount")).longValue());
+            }
+            for (Document d : robots.stream().flatMap(r -> l.getCollection(output(r)).find().into(new ArrayList<>()).stream()).toList()) {
+                Document entry = d.get("entry", Document.class);
+                Long amount = entry != null && entry.get("amount") instanceof Number n ? n.longValue() : null;
+                Long balance = d.get("balance") instanceof Number n ? n.longValue() : null;
+                outputs.computeIfAbsent(d.getString("robot"), r -> new ArrayList<>())
+                        .add(new Facts.Output(((Number) d.get("seq")).longValue(), amount, balance));
+            }
+            RobotTable table = new RobotTable(db);
+            for (String robot : robots) {
+                table.get(robot).filter(v -> states.containsKey(robot)).ifPresent(v -> ends.put(robot, new Facts.End(states.get(robot),
+                        v.context() == null ? 0 : ChaosLedger.offset(v.context()))));
+            }
+        }
+        return new Facts(input, outputs, readRecords(records), ends, robots, renewals);
+    }
+
+    private static List<Checkpoint> readRecords(Path dir) {
+        List<Checkpoint> all = new ArrayList<>();
+        if (!Files.isDirectory(dir)) {
+            return all;
+        }
+        try (Stream<Path> files = Files.list(dir)) {
+            for (Path file : files.toList()) {
+                for (String line : Files.readAllLines(file)) {
+                    Checkpoint c = Checkpoint.parse(line);
+                    if (c != null) {
+                        all.add(c);
+                    }
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return all;
+    }
+
+    static void sleep(Duration duration) {
+        try {
+            Thread.sleep(duration);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        }
+    }
+}

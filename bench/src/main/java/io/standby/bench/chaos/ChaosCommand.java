@@ -1,0 +1,83 @@
+package io.standby.bench.chaos;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.Callable;
+
+/**
+ * {@code bench chaos}: ledger robots on real node processes under seeded faults, then a verdict on the
+ * invariants. Exit code 0 only if no violation was found.
+ */
+@Command(name = "chaos", mixinStandardHelpOptions = true,
+        description = "Seeded faults (kill -9, SIGSTOP, SIGTERM, database restart, cut links, release, move, rm+add) "
+                + "on real node processes running ledger robots; then a verdict on the invariants. Exit 0 if none broke.")
+public final class ChaosCommand implements Callable<Integer> {
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Option(names = "--nodes", defaultValue = "6", description = "Node processes (default ${DEFAULT-VALUE}).")
+    int nodes;
+    @Option(names = "--slots", defaultValue = "3", description = "Slots (default ${DEFAULT-VALUE}).")
+    int slots;
+    @Option(names = "--robots", defaultValue = "30", description = "Ledger robots (default ${DEFAULT-VALUE}).")
+    int robots;
+    @Option(names = "--duration", defaultValue = "5m", converter = DurationArg.class, description = "How long faults go on (default ${DEFAULT-VALUE}).")
+    Duration duration;
+    @Option(names = "--seed", defaultValue = "1", description = "Seed of the fault schedule (default ${DEFAULT-VALUE}).")
+    long seed;
+    @Option(names = "--heartbeat", defaultValue = "300ms", converter = DurationArg.class, description = "Node heartbeat (default ${DEFAULT-VALUE}).")
+    Duration heartbeat;
+    @Option(names = "--lease", defaultValue = "1s", converter = DurationArg.class, description = "Node lease (default ${DEFAULT-VALUE}).")
+    Duration lease;
+    @Option(names = "--poll", defaultValue = "200ms", converter = DurationArg.class, description = "Node poll (default ${DEFAULT-VALUE}).")
+    Duration poll;
+    @Option(names = "--rate", defaultValue = "20", description = "Inputs per second (default ${DEFAULT-VALUE}).")
+    int rate;
+    @Option(names = "--catch-up", defaultValue = "120s", converter = DurationArg.class,
+            description = "How long the quiet period waits for every robot to catch up (default ${DEFAULT-VALUE}).")
+    Duration catchUp;
+
+    @Override
+    public Integer call() throws Exception {
+        require(nodes >= 2, "--nodes " + nodes + " must be at least 2");
+        require(slots >= 1 && slots < nodes, "--slots " + slots + " must be 1 to nodes - 1");
+        require(robots >= 1, "--robots " + robots + " must be at least 1");
+        require(rate >= 1 && rate <= 1000, "--rate " + rate + " must be 1-1000");
+        Path dir = Files.createTempDirectory(Path.of(System.getProperty("java.io.tmpdir")), "standby-bench-chaos-");
+        System.out.printf("bench chaos: %d nodes, %d slots, %d robots, %d s of faults, seed %d, --heartbeat %dms --lease %dms"
+                        + " --poll %dms, %d inputs/s; logs, data and records in %s%n", nodes, slots, robots, duration.toSeconds(), seed,
+                heartbeat.toMillis(), lease.toMillis(), poll.toMillis(), rate, dir);
+        Chaos.Settings settings = new Chaos.Settings(nodes, slots, robots, duration, seed, Chaos.timing(heartbeat, lease, poll),
+                rate, catchUp);
+        return new Chaos(settings, System.out).run(dir).verdict().passed() ? 0 : 3;
+    }
+
+    private void require(boolean ok, String message) {
+        if (!ok) {
+            throw new CommandLine.ParameterException(spec.commandLine(), message);
+        }
+    }
+
+    /** 300ms, 1s, 5m. */
+    static final class DurationArg implements CommandLine.ITypeConverter<Duration> {
+        @Override
+        public Duration convert(String value) {
+            var m = java.util.regex.Pattern.compile("(\\d+)(ms|s|m)").matcher(value);
+            if (!m.matches()) {
+                throw new CommandLine.TypeConversionException("'" + value + "' is not a duration like 300ms, 1s or 5m");
+            }
+            long n = Long.parseLong(m.group(1));
+            return switch (m.group(2)) {
+                case "ms" -> Duration.ofMillis(n);
+                case "s" -> Duration.ofSeconds(n);
+                default -> Duration.ofMinutes(n);
+            };
+        }
+    }
+}

@@ -1,0 +1,171 @@
+package io.standby.bench.chaos;
+
+import io.standby.bench.Child;
+import io.standby.robot.admin.RobotTable;
+import io.standby.slot.StandbyDatabase;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.function.Consumer;
+
+/**
+ * Makes faults one after another until a deadline, each chosen from the seed: its kind, target and
+ * durations are drawn in the same order whatever happens, so a seed gives the same schedule (the
+ * moments shift with how long the machine takes). One fault at a time, undone before the next: every
+ * node runs again and the link is back before the next fault is drawn.
+ */
+final class Faults {
+
+    private final Cluster cluster;
+    private final Random random;
+    private final Duration lease;
+    private final int slots;
+    private final List<String> robots;
+    private final Consumer<Fault> log;
+    private final List<Fault> done = new ArrayList<>();
+    private final List<Facts.Renewal> renewals = new ArrayList<>();
+
+    Faults(Cluster cluster, long seed, Duration lease, int slots, List<String> robots, Consumer<Fault> log) {
+        this.cluster = cluster;
+        this.random = new Random(seed);
+        this.lease = lease;
+        this.slots = slots;
+        this.robots = robots;
+        this.log = log;
+    }
+
+    List<Fault> done() {
+        return done;
+    }
+
+    List<Facts.Renewal> renewals() {
+        return renewals;
+    }
+
+    void runUntil(long deadlineMillis) {
+        while (System.currentTimeMillis() < deadlineMillis) {
+            Fault.Kind kind = draw();
+            int node = random.nextInt(cluster.nodes().size());
+            long hold = (long) (lease.toMillis() * (1 + 2 * random.nextDouble()));
+            boolean newPort = random.nextInt(3) == 0;
+            int slot = random.nextInt(slots);
+            int robot = random.nextInt(robots.size());
+            int step = 1 + random.nextInt(Math.max(1, slots - 1));
+            long pause = (long) (lease.toMillis() * (0.5 + 1.5 * random.nextDouble()));
+            long start = System.currentTimeMillis();
+            Fault fault = switch (kind) {
+                case KILL9, SIGSTOP, SIGTERM, CUT -> onNode(kind, cluster.nodes().get(node), hold, newPort);
+                case DB_RESTART -> {
+                    cluster.database().restart();
+                    yield fault(kind, "database", start, "kill -9 and start on its data, same port");
+                }
+                case RELEASE -> {
+                    int code = cluster.cli("slots", "release", "slot-" + slot);
+                    yield fault(kind, "slot-" + slot, start, "standby slots release: exit " + code);
+                }
+                case MOVE -> move(robots.get(robot), step, start);
+                case RM_ADD -> rmAdd(robots.get(robot), start);
+            };
+            done.add(fault);
+            log.accept(fault);
+            Chaos.sleep(Duration.ofMillis(pause));
+        }
+    }
+
+    private Fault.Kind draw() {
+        int total = 0;
+        for (Fault.Kind k : Fault.Kind.values()) {
+            total += k.weight;
+        }
+        int pick = random.nextInt(total);
+        for (Fault.Kind k : Fault.Kind.values()) {
+            pick -= k.weight;
+            if (pick < 0) {
+                return k;
+            }
+        }
+        throw new AssertionError();
+    }
+
+    /** The fault's start is when it took effect (the kill returned, the signal was sent, the link paused). */
+    private Fault onNode(Fault.Kind kind, Cluster.Node node, long hold, boolean newPort) {
+        String detail;
+        long start;
+        switch (kind) {
+            case KILL9 -> {
+                long pid = node.process.pid();
+                node.process.kill9();
+                start = System.currentTimeMillis();
+                Chaos.sleep(Duration.ofMillis(hold));
+                if (newPort) {
+                    node.port = Child.freePorts(1).getFirst();
+                }
+                node.start();
+                detail = "kill -9 pid " + pid + ", restarted after " + hold + " ms on "
+                        + (newPort ? "new " : "the same ") + "port " + node.port;
+            }
+            case SIGSTOP -> {
+                node.process.signal("STOP");
+                start = System.currentTimeMillis();
+                Chaos.sleep(Duration.ofMillis(hold));
+                node.process.signal("CONT");
+                detail = "SIGSTOP for " + hold + " ms, then SIGCONT";
+            }
+            case SIGTERM -> {
+                start = System.currentTimeMillis();
+                int code = node.process.terminate(Duration.ofSeconds(60));
+                node.start();
+                detail = "SIGTERM: exit " + code + " after " + (System.currentTimeMillis() - start) + " ms, restarted";
+            }
+            case CUT -> {
+                node.proxy.pause();
+                start = System.currentTimeMillis();
+                Chaos.sleep(Duration.ofMillis(hold));
+                node.proxy.resume();
+                detail = "cut off the database for " + hold + " ms";
+            }
+            default -> throw new IllegalArgumentException(kind.name());
+        }
+        return fault(kind, node.name, start, detail);
+    }
+
+    private Fault move(String robot, int step, long start) {
+        int from = currentSlot(robot);
+        String to = "slot-" + ((from + step) % slots);
+        int code = cluster.cli("robot", "move", robot, "--slot", to);
+        return fault(Fault.Kind.MOVE, robot, start, "standby robot move to " + to + ": exit " + code);
+    }
+
+    /** rm, then add again with the same config (retried: the id is free only once the old run has ended). */
+    private Fault rmAdd(String robot, long start) {
+        int rm = cluster.cli("robot", "rm", robot, "--wait", "20s");
+        int add = -1;
+        int attempts = 0;
+        while (add != 0 && attempts++ < 10) {
+            List<String> args = new ArrayList<>(List.of("robot", "add", robot, "--type", ChaosLedger.TYPE, "--slot", "auto"));
+            for (String kv : Chaos.robotConfig(robot)) {
+                args.addAll(List.of("--config", kv));
+            }
+            add = cluster.cli(args.toArray(String[]::new));
+            if (add != 0) {
+                Chaos.sleep(lease);
+            }
+        }
+        renewals.add(new Facts.Renewal(robot, start, System.currentTimeMillis()));
+        return fault(Fault.Kind.RM_ADD, robot, start, "standby robot rm: exit " + rm + ", robot add: exit " + add
+                + (attempts > 1 ? " (" + attempts + " attempts)" : ""));
+    }
+
+    private int currentSlot(String robot) {
+        try (StandbyDatabase db = cluster.database().connect(Cluster.DB)) {
+            return new RobotTable(db).get(robot)
+                    .map(r -> Integer.parseInt(r.slotId().substring("slot-".length()))).orElse(0);
+        }
+    }
+
+    private Fault fault(Fault.Kind kind, String target, long start, String detail) {
+        return new Fault(done.size() + 1, kind, target, start, System.currentTimeMillis(), detail);
+    }
+}
