@@ -440,6 +440,31 @@ class SlotProtocolTest {
     }
 
     @Test
+    void aDrainingNodeReleasesItsNextSlotOnlyOnceTheLastIsOwnedElsewhereOrTwoPollsHavePassed() throws Exception {
+        new SlotTable(db).init(3);
+        SlotProtocol a = member(7001, 3);
+        assertEquals(3, a.poll());
+        new io.standby.slot.NodeTable(db).drain(new NodeId("127.0.0.1", 7001));
+
+        a.poll();
+        assertNull(slot("slot-0").owner(), "the first slot is handed over");
+        assertEquals(2, store.readAll().stream().filter(v -> v.owner() != null).count());
+        clock.tick(TIMING.poll());
+        a.poll();
+        assertEquals(2, store.readAll().stream().filter(v -> v.owner() != null).count(), "one poll later, nobody has taken it: it waits");
+
+        SlotProtocol b = member(7002, 3);
+        assertEquals(1, b.poll());
+        a.poll();
+        assertNull(slot("slot-1").owner(), "the first is owned elsewhere: the second goes");
+        assertEquals(new NodeId("127.0.0.1", 7001), slot("slot-2").owner(), "one at a time");
+
+        clock.tick(TIMING.poll().multipliedBy(2));
+        a.poll();
+        assertNull(slot("slot-2").owner(), "two polls without a taker: the next goes anyway");
+    }
+
+    @Test
     void aPlannedNodeThatIsDeadDelaysItsSlotByTheHeadStartOnly() throws Exception {
         new SlotTable(db).init(1);
         MongoNodeRegistry registry = new MongoNodeRegistry(db.database());
