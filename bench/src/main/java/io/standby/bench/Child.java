@@ -8,15 +8,24 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 /**
  * A JVM this bench started from its own class path: a {@code standby} node, the embedded database, a
- * peer's job. Its output goes to a log file. The bench stops every child it started ({@link #close}).
+ * peer's job. Its output goes to a log file. The bench stops every child it started ({@link #close}), and a
+ * shutdown hook stops those still running if the bench itself is stopped (Ctrl-C, SIGTERM).
  */
 public final class Child implements AutoCloseable {
 
     private static final int JAVA_VERSION = Runtime.version().feature();
+    /** Every child still running: a bench stopped by Ctrl-C or SIGTERM takes them with it. */
+    private static final Set<Child> LIVE = ConcurrentHashMap.newKeySet();
+
+    static {
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> LIVE.forEach(Child::close), "bench-children"));
+    }
 
     private final String name;
     private final Process process;
@@ -46,7 +55,10 @@ public final class Child implements AutoCloseable {
                     .redirectErrorStream(true)
                     .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
                     .start();
-            return new Child(name, process, log);
+            Child child = new Child(name, process, log);
+            LIVE.add(child);
+            process.onExit().thenRun(() -> LIVE.remove(child));
+            return child;
         } catch (IOException e) {
             throw new UncheckedIOException("could not start " + name, e);
         }
