@@ -19,6 +19,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -30,7 +31,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 /**
  * A slot's start on the embedded server: the robots' documents are read once when the take confirms
  * every robot asked for, and read again when it does not, so that a robot an operator stopped between the
- * load and the take is never started. About a second, most of it the embedded server's start.
+ * load and the take is never started; a large slot is taken in chunks. About 2 s, most of it the embedded
+ * server's start and the last test's 1,003 robots.
  */
 class SlotRunTakeTest {
 
@@ -103,6 +105,30 @@ class SlotRunTakeTest {
         assertEquals(2, store.loads, "a partial take reads the robots again");
         assertEquals(List.of("r1", "r2"), launched.keySet().stream().sorted().toList());
         assertEquals("STOPPED", robots.find(Filters.eq("_id", "r3")).first().getString("state"));
+    }
+
+    @Test
+    void manyRobotsAreTakenInBoundedChunksAndOnlyAPartialChunkIsReadAgain() {
+        List<Document> more = new ArrayList<>();
+        for (int i = 0; i < 2 * SlotRun.TAKE_CHUNK; i++) {
+            more.add(RobotCodec.newRobot(String.format("m%05d", i), "counter", "slot-0", 0, 1, new Document()));
+        }
+        robots.insertMany(more);
+        int robotCount = 3 + more.size();
+        store.beforeTake = ids -> {
+            if (ids.contains("m00700")) {
+                robots.updateOne(Filters.eq("_id", "m00700"), Updates.set("desired", "stopped"));
+            }
+        };
+
+        slotRun().begin();
+
+        assertEquals(robotCount - 1, launched.size(), "every robot but the one stopped before its take");
+        assertEquals(false, launched.containsKey("m00700"));
+        assertEquals(3, store.takes.size(), "three takes of at most " + SlotRun.TAKE_CHUNK);
+        store.takes.forEach(take -> assertEquals(true, take <= SlotRun.TAKE_CHUNK));
+        assertEquals(2, store.loads, "the load, and the chunk whose take fell short read again");
+        assertEquals(robotCount - 1, robots.countDocuments(Filters.eq("state", "STARTING")));
     }
 
     private SlotRun slotRun() {
@@ -179,6 +205,7 @@ class SlotRunTakeTest {
     private static final class CountingStore implements RobotStore {
         private final RobotStore store;
         int loads;
+        final List<Integer> takes = new ArrayList<>();
         Consumer<Collection<String>> beforeTake = ids -> { };
 
         CountingStore(RobotStore store) {
@@ -203,6 +230,7 @@ class SlotRunTakeTest {
 
         @Override
         public long take(String slotId, long epoch, Collection<String> ids, String node) {
+            takes.add(ids.size());
             beforeTake.accept(ids);
             return store.take(slotId, epoch, ids, node);
         }
