@@ -73,10 +73,11 @@ public final class MongoRobotStore implements RobotStore {
     }
 
     @Override
-    public void take(String slotId, long epoch, Collection<String> ids, String node) {
+    public long take(String slotId, long epoch, Collection<String> ids, String node) {
         // Flat, so that a server that finds documents by _id does so for the ids' $in (the embedded one
         // otherwise matches every robot against every id: 10,000 robots took seconds).
-        robots.updateMany(FlatFilter.and(
+        // Matched, not modified: a robot already taken at this epoch is this node's all the same.
+        return robots.updateMany(FlatFilter.and(
                         Filters.in(ID, ids),
                         Filters.eq(SLOT, slotId),
                         Filters.eq(EPOCH, epoch),
@@ -85,7 +86,7 @@ public final class MongoRobotStore implements RobotStore {
                         Filters.nin(DESIRED, Desired.STOPPED.value(), Desired.REMOVED.value()),
                         Filters.ne(STATE, RobotState.FAILED.name())),
                 Updates.combine(Updates.set(NODE, node), Updates.set(STATE, RobotState.STARTING.name()),
-                        Updates.currentDate(UPDATED)));
+                        Updates.currentDate(UPDATED))).getMatchedCount();
     }
 
     @Override

@@ -32,8 +32,11 @@ public interface RobotStore {
      * Marks the listed robots as run by {@code node} (state STARTING), if they are fenced at this epoch,
      * runnable (wanted running, not failed, not moving) and run by nobody else. A robot is started only
      * after this: an operator's direct move or removal, which needs no runner, can then never slip in.
+     *
+     * @return how many of the listed robots matched those conditions and are now this node's, at this
+     *         epoch (robots it already held at this epoch included); {@code ids} has no duplicates
      */
-    void take(String slotId, long epoch, Collection<String> ids, String node);
+    long take(String slotId, long epoch, Collection<String> ids, String node);
 
     /** The watched fields of every robot in these slots, without config or context: one query. */
     List<RobotView> watch(Collection<String> slotIds);

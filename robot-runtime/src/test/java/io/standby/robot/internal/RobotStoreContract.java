@@ -86,13 +86,17 @@ abstract class RobotStoreContract {
         robots.updateOne(Filters.eq("_id", "r2"), new Document("$set", new Document("desired", "stopped")));
         robots.updateOne(Filters.eq("_id", "r3"), new Document("$set", new Document("node", "10.0.0.9:1")));
 
-        store.take("slot-0", 4, List.of("r1", "r2", "r3"), "127.0.0.1:1");
+        assertEquals(1, store.take("slot-0", 4, List.of("r1", "r2", "r3"), "127.0.0.1:1"),
+                "the count says how many it took, which lets a node skip reading them again");
 
         assertEquals("127.0.0.1:1", doc("r1").getString("node"));
         assertEquals(RobotState.STARTING.name(), doc("r1").getString("state"));
         assertNull(doc("r2").getString("node"), "a stopped robot is not taken");
         assertEquals("10.0.0.9:1", doc("r3").getString("node"), "a robot another node runs is not taken");
         assertEquals(3, store.load("slot-0", 4, null).size());
+        assertEquals(1, store.take("slot-0", 4, List.of("r1"), "127.0.0.1:1"), "a robot already taken at this epoch is still this node's");
+        assertEquals(0, store.take("slot-0", 4, List.of("r1"), "10.0.0.9:1"), "nor another node's");
+        assertEquals(0, store.take("slot-0", 3, List.of("r1"), "127.0.0.1:1"), "nor an earlier epoch's");
     }
 
     @Test

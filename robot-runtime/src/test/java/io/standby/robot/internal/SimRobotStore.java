@@ -65,8 +65,9 @@ final class SimRobotStore implements RobotStore {
     }
 
     @Override
-    public void take(String slotId, long epoch, Collection<String> ids, String node) {
-        db.write("take " + ids + " in " + slotId + "@" + epoch + " for " + node, () -> {
+    public long take(String slotId, long epoch, Collection<String> ids, String node) {
+        return db.write("take " + ids + " in " + slotId + "@" + epoch + " for " + node, () -> {
+            long taken = 0;
             for (String id : ids) {
                 RobotDoc doc = db.robots.get(id);
                 if (doc != null && doc.slotId.equals(slotId) && doc.epoch == epoch
@@ -75,9 +76,10 @@ final class SimRobotStore implements RobotStore {
                     doc.node = node;
                     doc.state = "STARTING";
                     db.touchRobot(id);
+                    taken++;
                 }
             }
-            return null;
+            return taken;
         });
     }
 
