@@ -98,6 +98,8 @@ public final class SlotProtocol {
     /** When each claimable slot became claimable for this node, on its clock; poll thread only. */
     private final Map<String, Long> claimableSince = new HashMap<>();
     private boolean settled;
+    /** Whether the last slot read came right after a registry read no older than a poll: a plan can use both. */
+    private boolean registryBeforeSlots;
     /** Whether the last read showed an expired slot this node does not hold: a plan is likely; poll thread only. */
     private boolean expectClaims;
     private volatile boolean draining;
@@ -278,6 +280,7 @@ public final class SlotProtocol {
             // Before the slots: a registry no newer than the slot table keeps the plan stable (see ClaimPlan).
             membership.refresh(config.timing().poll());
         }
+        registryBeforeSlots = withMembership && membership.readWithin(config.timing().poll());
         List<SlotView> slots = readAndObserve();
         if (slots != null) {
             expectClaims = slots.stream().anyMatch(slot -> slot.expired() && !owned.containsKey(slot.id()));
@@ -305,7 +308,7 @@ public final class SlotProtocol {
             return won;
         }
         List<SlotView> candidates = claimable(slots);
-        if (!candidates.isEmpty() && withMembership && !membership.readWithin(config.timing().poll())) {
+        if (!candidates.isEmpty() && withMembership && !registryBeforeSlots) {
             // Claimable without warning (a graceful release, say): a plan from an old registry read would
             // count nodes that have left since, and this node would wait a head start for them. The
             // registry, then the slots again, as read() does when it expects claims.
