@@ -279,8 +279,12 @@ public final class SlotProtocol {
         if (expectClaims && withMembership && claiming && owned.size() < config.maxSlots()) {
             // Before the slots: a registry no newer than the slot table keeps the plan stable (see ClaimPlan).
             membership.refresh(config.timing().poll());
+            // Fresh, or unreadable (no live members: the plan takes what it has room for): either way as
+            // current as it gets. Not judged again by the clock, which a paused thread could see move on.
+            registryBeforeSlots = true;
+        } else {
+            registryBeforeSlots = withMembership && membership.readWithin(config.timing().poll());
         }
-        registryBeforeSlots = withMembership && membership.readWithin(config.timing().poll());
         List<SlotView> slots = readAndObserve();
         if (slots != null) {
             expectClaims = slots.stream().anyMatch(slot -> slot.expired() && !owned.containsKey(slot.id()));
