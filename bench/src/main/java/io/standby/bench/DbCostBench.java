@@ -2,7 +2,6 @@ package io.standby.bench;
 
 import io.standby.bench.peer.CommandCount;
 import io.standby.bench.peer.DurationOption;
-import io.standby.bench.peer.Machine;
 import io.standby.slot.SlotTable;
 import io.standby.slot.SlotView;
 import io.standby.slot.StandbyDatabase;
@@ -77,11 +76,6 @@ public final class DbCostBench implements Callable<Integer> {
         List<Row> rows = new ArrayList<>();
         List<Child> nodes = new ArrayList<>();
         Database database = Database.inMemory(dir);
-        Thread stop = new Thread(() -> {
-            nodes.forEach(Child::close);
-            database.close();
-        }, "dbcost-stop");
-        Runtime.getRuntime().addShutdownHook(stop);
         try {
             for (int s : slots) {
                 for (int r : robots) {
@@ -100,8 +94,8 @@ public final class DbCostBench implements Callable<Integer> {
                     row.slots(), row.robots(), row.ownerKinds(), row.standbyKinds()));
             return 0;
         } finally {
-            stop.run();
-            Runtime.getRuntime().removeShutdownHook(stop);
+            nodes.forEach(Child::close);
+            database.close();
         }
     }
 

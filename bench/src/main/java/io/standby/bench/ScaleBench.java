@@ -70,24 +70,17 @@ public final class ScaleBench implements Runnable {
         validate();
         Path dir = Bench.runDirectory("scale");
         List<AutoCloseable> started = new ArrayList<>();
-        Thread hook = new Thread(() -> closeAll(started));
-        Runtime.getRuntime().addShutdownHook(hook);
         try (Database database = Database.inMemory(dir)) {
             started.add(database);
             System.out.printf(Locale.ROOT, "scale: %d counter robots, one node (-Xmx%s, default timing), embedded database in memory; "
-                    + "%d cores, load %s; logs in %s%n", robots, nodeHeap, Runtime.getRuntime().availableProcessors(), load(), dir);
+                    + "%d cores, load %s; logs in %s%n", robots, nodeHeap, Runtime.getRuntime().availableProcessors(), Machine.loadAverage(), dir);
             database.initSlots(DB, 1);
             try (StandbyDatabase admin = database.connect(DB)) {
                 new Measurement(database, admin, dir, started).run();
             }
-            System.out.printf("scale: done; load %s%n", load());
+            System.out.printf("scale: done; load %s%n", Machine.loadAverage());
         } finally {
             closeAll(started);
-            try {
-                Runtime.getRuntime().removeShutdownHook(hook);
-            } catch (IllegalStateException ignored) {
-                // already shutting down
-            }
         }
     }
 
@@ -113,15 +106,6 @@ public final class ScaleBench implements Runnable {
             } catch (Exception ignored) {
                 // stopping everything is all that matters here
             }
-        }
-    }
-
-    static String load() {
-        try {
-            String[] parts = Files.readString(Path.of("/proc/loadavg")).trim().split(" ");
-            return parts[0] + " " + parts[1] + " " + parts[2];
-        } catch (IOException | RuntimeException e) {
-            return "unknown";
         }
     }
 

@@ -79,6 +79,7 @@ final class StormBench implements Callable<Integer> {
         ((ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger("io.standby")).setLevel(ch.qos.logback.classic.Level.WARN);
         Duration latency = Duration.ofMillis(latencyMs);
         System.out.printf("claim storm: %d nodes for %d slots, %d ms per database call, default timing; logs in %s%n", count, count, latencyMs, logs);
+        System.out.println("machine at start: " + Machine.describe());
         List<Result> results = new ArrayList<>();
         try (Database db = Database.inMemory(logs)) {
             if (!noWarmUp) {
@@ -88,6 +89,7 @@ final class StormBench implements Callable<Integer> {
             results.add(standby(db, "one port", i -> new NodeId("10.1." + (i / 200) + "." + (i % 200 + 1), 7700), latency));
             results.add(naive(db, latency));
         }
+        System.out.println("machine at end: " + Machine.describe());
         System.out.println();
         System.out.println("| strategy | layout | fill | rounds | claims won | failed claims | half filled | 90 % filled | calls | call median | call p99 |");
         System.out.println("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");

@@ -54,6 +54,7 @@ final class TakeoverBench implements Callable<Integer> {
         List<Profile> chosen = Profile.parse(profiles, failover);
         Path logs = Bench.runDirectory("takeover");
         System.out.printf("takeover after kill -9: %d rounds per profile, seed %d, logs in %s%n", rounds, seed, logs);
+        System.out.println("machine at start: " + Machine.describe());
         List<Result> results = new ArrayList<>();
         Random random = new Random(seed);
         try (Database db = Database.inMemory(logs)) {
@@ -62,6 +63,7 @@ final class TakeoverBench implements Callable<Integer> {
                 results.add(run(logs, db, "takeover" + (++n), profile, random));
             }
         }
+        System.out.println("machine at end: " + Machine.describe());
         System.out.println();
         System.out.println("| profile | kills | kill to claim: p50 / p99 / max | past the lease: p50 / p99 / max | by owner-gone | target p99 <= lease + poll + 200 ms |");
         System.out.println("| --- | --- | --- | --- | --- | --- |");

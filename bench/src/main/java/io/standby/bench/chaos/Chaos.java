@@ -70,8 +70,6 @@ public final class Chaos {
             robots.add(String.format("ledger-%02d", i));
         }
         Cluster cluster = new Cluster(dir, settings.nodes(), settings.timing());
-        Thread hook = new Thread(cluster::close);
-        Runtime.getRuntime().addShutdownHook(hook);
         try (cluster) {
             cluster.database().initSlots(Cluster.DB, settings.slots());
             cluster.startNodes();
@@ -111,8 +109,6 @@ public final class Chaos {
             Gaps.table(faults.done(), facts.records(), robots, settings.timing().lease().toMillis()).forEach(out::println);
             out.println(verdict.passed() ? "PASSED" : "FAILED: see the violations above; logs and records in " + dir);
             return new Result(verdict, faults.done(), inputs, outputs);
-        } finally {
-            Runtime.getRuntime().removeShutdownHook(hook);
         }
     }
 

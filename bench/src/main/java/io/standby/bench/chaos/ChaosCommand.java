@@ -1,5 +1,6 @@
 package io.standby.bench.chaos;
 
+import io.standby.bench.Machine;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -55,7 +56,10 @@ public final class ChaosCommand implements Callable<Integer> {
                 heartbeat.toMillis(), lease.toMillis(), poll.toMillis(), rate, dir);
         Chaos.Settings settings = new Chaos.Settings(nodes, slots, robots, duration, seed, Chaos.timing(heartbeat, lease, poll),
                 rate, catchUp);
-        return new Chaos(settings, System.out).run(dir).verdict().passed() ? 0 : 3;
+        System.out.println("machine at start: " + Machine.describe());
+        boolean passed = new Chaos(settings, System.out).run(dir).verdict().passed();
+        System.out.println("machine at end: " + Machine.describe());
+        return passed ? 0 : 3;
     }
 
     private void require(boolean ok, String message) {

@@ -2,6 +2,7 @@ package io.standby.bench.peer;
 
 import io.standby.bench.Child;
 import io.standby.bench.Database;
+import io.standby.bench.Machine;
 import io.standby.bench.Stats;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -103,11 +104,6 @@ public final class ShedLockBench implements Callable<Integer> {
         System.out.println("machine at start: " + Machine.describe());
         List<Contest> contests = new ArrayList<>();
         Database database = Database.inMemory(dir);
-        Thread stop = new Thread(() -> {
-            contests.forEach(Contest::close);
-            database.close();
-        }, "shedlock-bench-stop");
-        Runtime.getRuntime().addShutdownHook(stop);
         ExecutorService threads = Executors.newFixedThreadPool(names.size());
         try {
             List<Future<Result>> futures = new ArrayList<>();
@@ -129,8 +125,8 @@ public final class ShedLockBench implements Callable<Integer> {
             return 0;
         } finally {
             threads.shutdownNow();
-            stop.run();
-            Runtime.getRuntime().removeShutdownHook(stop);
+            contests.forEach(Contest::close);
+            database.close();
         }
     }
 
