@@ -32,6 +32,12 @@ public final class Bench implements Runnable {
             line.getErr().println("bench " + line.getCommandName() + ": " + e.getMessage());
             return 1;
         });
+        // One line naming the bad value, not the whole usage: --help has that.
+        cli.setParameterExceptionHandler((e, args) -> {
+            CommandLine line = e.getCommandLine();
+            line.getErr().println("bench " + line.getCommandName() + ": " + e.getMessage() + " (see --help)");
+            return 2;
+        });
         return cli;
     }
 
@@ -50,7 +56,8 @@ public final class Bench implements Runnable {
         }
     }
 
-    static void sleep(Duration duration) {
+    /** Sleeps, or fails if interrupted: a bench stops at the first surprise. */
+    public static void sleep(Duration duration) {
         try {
             Thread.sleep(duration);
         } catch (InterruptedException e) {

@@ -1,7 +1,6 @@
 package io.standby.bench;
 
 import io.standby.bench.peer.CommandCount;
-import io.standby.bench.peer.DurationOption;
 import io.standby.slot.SlotTable;
 import io.standby.slot.SlotView;
 import io.standby.slot.StandbyDatabase;

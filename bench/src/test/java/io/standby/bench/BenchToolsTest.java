@@ -1,13 +1,8 @@
 package io.standby.bench;
 
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import java.io.ByteArrayOutputStream;
-import java.io.OutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -22,25 +17,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class BenchToolsTest {
 
-    private final ByteArrayOutputStream captured = new ByteArrayOutputStream();
-    private PrintStream original;
-
-    @BeforeEach
-    void capture() {
-        original = System.out;
-        System.setOut(new PrintStream(new Tee(original, captured), true, StandardCharsets.UTF_8));
-    }
-
-    @AfterEach
-    void restore() {
-        System.setOut(original);
-    }
-
-    private String run(String... args) {
-        int code = Bench.commandLine().execute(args);
-        String out = captured.toString(StandardCharsets.UTF_8);
-        assertEquals(0, code, "bench " + String.join(" ", args) + " failed:\n" + out);
-        return out;
+    private static String run(String... args) {
+        ToolRun run = ToolRun.of(args);
+        assertEquals(0, run.exitCode(), "bench " + String.join(" ", args) + " failed:\n" + run.out() + run.err());
+        return run.out();
     }
 
     @Test
@@ -73,45 +53,24 @@ class BenchToolsTest {
 
     @Test
     void badInputIsOneLineNamingTheValue() {
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        var cli = Bench.commandLine();
-        cli.setErr(new java.io.PrintWriter(err, true, StandardCharsets.UTF_8));
-        assertEquals(1, cli.execute("takeover", "--rounds", "0"));
-        assertEquals("bench takeover: --rounds 0 must be at least 1", err.toString(StandardCharsets.UTF_8).strip());
-        err.reset();
-        assertTrue(cli.execute("takeover", "--profiles", "slow") != 0);
-        assertEquals("bench takeover: unknown profile 'slow': use defaults or fast", err.toString(StandardCharsets.UTF_8).strip());
+        ToolRun zero = ToolRun.of("takeover", "--rounds", "0");
+        assertEquals(1, zero.exitCode());
+        assertEquals("bench takeover: --rounds 0 must be at least 1", zero.err().strip());
+        ToolRun slow = ToolRun.of("takeover", "--profiles", "slow");
+        assertTrue(slow.exitCode() != 0);
+        assertEquals("bench takeover: unknown profile 'slow': use defaults or fast", slow.err().strip());
+        ToolRun malformed = ToolRun.of("chaos", "--duration", "5x");
+        assertEquals(2, malformed.exitCode());
+        assertEquals("bench chaos: Invalid value for option '--duration': invalid duration '5x': use e.g. 500ms, 30s, 2m (see --help)",
+                malformed.err().strip());
     }
 
     private static List<Long> numbers(String out, String regex) {
         Matcher m = Pattern.compile(regex).matcher(out);
-        List<Long> found = new java.util.ArrayList<>();
+        List<Long> found = new ArrayList<>();
         while (m.find()) {
             found.add(Long.parseLong(m.group(1)));
         }
         return found;
-    }
-
-    /** Writes to two streams: the test's report keeps the tool's output, and the test reads it. */
-    private static final class Tee extends OutputStream {
-        private final OutputStream a;
-        private final OutputStream b;
-
-        Tee(OutputStream a, OutputStream b) {
-            this.a = a;
-            this.b = b;
-        }
-
-        @Override
-        public void write(int c) throws java.io.IOException {
-            a.write(c);
-            b.write(c);
-        }
-
-        @Override
-        public void write(byte[] bytes, int off, int len) throws java.io.IOException {
-            a.write(bytes, off, len);
-            b.write(bytes, off, len);
-        }
     }
 }

@@ -43,6 +43,7 @@ class ShedLockBenchTest {
     void anUnknownContestIsNamedInOneLine() {
         ToolRun run = ToolRun.of("shedlock", "--contests", "zookeeper");
         assertEquals(2, run.exitCode());
-        assertTrue(run.err().startsWith("unknown contest 'zookeeper': use one of standby-fast,"), run.err());
+        assertTrue(run.err().startsWith("bench shedlock: unknown contest 'zookeeper': use one of standby-fast,"), run.err());
+        assertEquals(1, run.err().strip().lines().count(), "one line: " + run.err());
     }
 }

@@ -1,5 +1,6 @@
 package io.standby.bench.chaos;
 
+import io.standby.bench.Bench;
 import com.mongodb.client.MongoDatabase;
 import com.mongodb.client.model.Filters;
 import io.standby.robot.admin.RobotTable;
@@ -135,7 +136,7 @@ public final class Chaos {
                 if (System.nanoTime() > deadline) {
                     throw new IllegalStateException("the robots did not all start within " + atMost.toSeconds() + " s (logs: " + cluster.dir() + ")");
                 }
-                sleep(Duration.ofMillis(200));
+                Bench.sleep(Duration.ofMillis(200));
             }
         }
     }
@@ -158,7 +159,7 @@ public final class Chaos {
                 if (all) {
                     return true;
                 }
-                sleep(Duration.ofMillis(500));
+                Bench.sleep(Duration.ofMillis(500));
             }
             return false;
         }
@@ -221,14 +222,5 @@ public final class Chaos {
             throw new UncheckedIOException(e);
         }
         return all;
-    }
-
-    static void sleep(Duration duration) {
-        try {
-            Thread.sleep(duration);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted", e);
-        }
     }
 }

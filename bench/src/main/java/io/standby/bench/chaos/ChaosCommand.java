@@ -1,5 +1,6 @@
 package io.standby.bench.chaos;
 
+import io.standby.bench.DurationOption;
 import io.standby.bench.Machine;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -28,19 +29,19 @@ public final class ChaosCommand implements Callable<Integer> {
     int slots;
     @Option(names = "--robots", defaultValue = "30", description = "Ledger robots (default ${DEFAULT-VALUE}).")
     int robots;
-    @Option(names = "--duration", defaultValue = "5m", converter = DurationArg.class, description = "How long faults go on (default ${DEFAULT-VALUE}).")
+    @Option(names = "--duration", defaultValue = "5m", converter = DurationOption.class, description = "How long faults go on (default ${DEFAULT-VALUE}).")
     Duration duration;
     @Option(names = "--seed", defaultValue = "1", description = "Seed of the fault schedule (default ${DEFAULT-VALUE}).")
     long seed;
-    @Option(names = "--heartbeat", defaultValue = "300ms", converter = DurationArg.class, description = "Node heartbeat (default ${DEFAULT-VALUE}).")
+    @Option(names = "--heartbeat", defaultValue = "300ms", converter = DurationOption.class, description = "Node heartbeat (default ${DEFAULT-VALUE}).")
     Duration heartbeat;
-    @Option(names = "--lease", defaultValue = "1s", converter = DurationArg.class, description = "Node lease (default ${DEFAULT-VALUE}).")
+    @Option(names = "--lease", defaultValue = "1s", converter = DurationOption.class, description = "Node lease (default ${DEFAULT-VALUE}).")
     Duration lease;
-    @Option(names = "--poll", defaultValue = "200ms", converter = DurationArg.class, description = "Node poll (default ${DEFAULT-VALUE}).")
+    @Option(names = "--poll", defaultValue = "200ms", converter = DurationOption.class, description = "Node poll (default ${DEFAULT-VALUE}).")
     Duration poll;
     @Option(names = "--rate", defaultValue = "20", description = "Inputs per second (default ${DEFAULT-VALUE}).")
     int rate;
-    @Option(names = "--catch-up", defaultValue = "120s", converter = DurationArg.class,
+    @Option(names = "--catch-up", defaultValue = "120s", converter = DurationOption.class,
             description = "How long the quiet period waits for every robot to catch up (default ${DEFAULT-VALUE}).")
     Duration catchUp;
 
@@ -65,23 +66,6 @@ public final class ChaosCommand implements Callable<Integer> {
     private void require(boolean ok, String message) {
         if (!ok) {
             throw new CommandLine.ParameterException(spec.commandLine(), message);
-        }
-    }
-
-    /** 300ms, 1s, 5m. */
-    static final class DurationArg implements CommandLine.ITypeConverter<Duration> {
-        @Override
-        public Duration convert(String value) {
-            var m = java.util.regex.Pattern.compile("(\\d+)(ms|s|m)").matcher(value);
-            if (!m.matches()) {
-                throw new CommandLine.TypeConversionException("'" + value + "' is not a duration like 300ms, 1s or 5m");
-            }
-            long n = Long.parseLong(m.group(1));
-            return switch (m.group(2)) {
-                case "ms" -> Duration.ofMillis(n);
-                case "s" -> Duration.ofSeconds(n);
-                default -> Duration.ofMinutes(n);
-            };
         }
     }
 }

@@ -1,5 +1,6 @@
 package io.standby.bench.chaos;
 
+import io.standby.bench.Bench;
 import io.standby.bench.Child;
 import io.standby.robot.admin.RobotTable;
 import io.standby.slot.StandbyDatabase;
@@ -70,7 +71,7 @@ final class Faults {
             };
             done.add(fault);
             log.accept(fault);
-            Chaos.sleep(Duration.ofMillis(pause));
+            Bench.sleep(Duration.ofMillis(pause));
         }
     }
 
@@ -98,7 +99,7 @@ final class Faults {
                 long pid = node.process.pid();
                 node.process.kill9();
                 start = System.currentTimeMillis();
-                Chaos.sleep(Duration.ofMillis(hold));
+                Bench.sleep(Duration.ofMillis(hold));
                 if (newPort) {
                     node.port = Child.freePorts(1).getFirst();
                 }
@@ -109,7 +110,7 @@ final class Faults {
             case SIGSTOP -> {
                 node.process.signal("STOP");
                 start = System.currentTimeMillis();
-                Chaos.sleep(Duration.ofMillis(hold));
+                Bench.sleep(Duration.ofMillis(hold));
                 node.process.signal("CONT");
                 detail = "SIGSTOP for " + hold + " ms, then SIGCONT";
             }
@@ -122,7 +123,7 @@ final class Faults {
             case CUT -> {
                 node.proxy.pause();
                 start = System.currentTimeMillis();
-                Chaos.sleep(Duration.ofMillis(hold));
+                Bench.sleep(Duration.ofMillis(hold));
                 node.proxy.resume();
                 detail = "cut off the database for " + hold + " ms";
             }
@@ -150,7 +151,7 @@ final class Faults {
             }
             add = cluster.cli(args.toArray(String[]::new));
             if (add != 0) {
-                Chaos.sleep(lease);
+                Bench.sleep(lease);
             }
         }
         renewals.add(new Facts.Renewal(robot, start, System.currentTimeMillis()));

@@ -1,7 +1,9 @@
 package io.standby.bench.peer;
 
+import io.standby.bench.Bench;
 import io.standby.bench.Child;
 import io.standby.bench.Database;
+import io.standby.bench.DurationOption;
 import io.standby.bench.Machine;
 import io.standby.bench.Stats;
 import picocli.CommandLine;
@@ -133,11 +135,11 @@ public final class ShedLockBench implements Callable<Integer> {
     private Result run(Contest contest) {
         contest.start();
         Child holder = contest.holder(Duration.ofMinutes(2));
-        Waits.sleep(SETTLE);
+        Bench.sleep(SETTLE);
         Child waiter = contest.other(holder);
         CommandCount holderFrom = contest.commands(holder);
         CommandCount waiterFrom = contest.commands(waiter);
-        Waits.sleep(window);
+        Bench.sleep(window);
         CommandCount holderTo = contest.commands(holder);
         CommandCount waiterTo = contest.commands(waiter);
         if (contest.holder(Duration.ofSeconds(10)) != holder) {
@@ -156,7 +158,7 @@ public final class ShedLockBench implements Callable<Integer> {
     /** Kills the holder at a random point of its renewal period; milliseconds until the database shows another. */
     private static long killTheHolder(Contest contest) {
         Child holder = contest.holder(contest.bound().plusMinutes(1));
-        Waits.sleep(SETTLE.plusMillis(ThreadLocalRandom.current().nextLong(contest.renewal().toMillis())));
+        Bench.sleep(SETTLE.plusMillis(ThreadLocalRandom.current().nextLong(contest.renewal().toMillis())));
         long before = contest.holding();
         long killed = System.nanoTime();
         holder.kill9();

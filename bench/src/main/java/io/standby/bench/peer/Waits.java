@@ -1,5 +1,7 @@
 package io.standby.bench.peer;
 
+import io.standby.bench.Bench;
+
 import java.time.Duration;
 import java.util.function.BooleanSupplier;
 
@@ -9,15 +11,6 @@ final class Waits {
     private Waits() {
     }
 
-    static void sleep(Duration duration) {
-        try {
-            Thread.sleep(duration);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted", e);
-        }
-    }
-
     /** Polls every {@code every} until {@code done}, or fails naming {@code what} after {@code atMost}. */
     static void until(String what, Duration atMost, Duration every, BooleanSupplier done) {
         long deadline = System.nanoTime() + atMost.toNanos();
@@ -25,7 +18,7 @@ final class Waits {
             if (System.nanoTime() > deadline) {
                 throw new IllegalStateException(what + ": not within " + atMost.toMillis() + " ms");
             }
-            sleep(every);
+            Bench.sleep(every);
         }
     }
 }

@@ -1,4 +1,4 @@
-package io.standby.bench.peer;
+package io.standby.bench;
 
 import picocli.CommandLine;
 
