@@ -58,19 +58,9 @@ final class HandoverBench implements Callable<Integer> {
             throw new IllegalArgumentException("--robots " + robots + " must be at least 1");
         }
         List<Profile> chosen = Profile.parse(profiles, List.of("on"));
-        Path logs = Bench.runDirectory("handover");
-        System.out.printf("graceful handover: %d rounds per profile, %d counter robots, seed %d, logs in %s%n", rounds, robots, seed, logs);
-        System.out.println("machine at start: " + Machine.describe());
-        List<Result> results = new ArrayList<>();
         Random random = new Random(seed);
-        try (Database db = Database.inMemory(logs)) {
-            int n = 0;
-            for (Profile profile : chosen) {
-                results.add(run(logs, db, "handover" + (++n), profile, random));
-            }
-        }
-        System.out.println("machine at end: " + Machine.describe());
-        System.out.println();
+        List<Result> results = Profile.runEach("handover", String.format("graceful handover: %d rounds per profile, %d counter robots,"
+                + " seed %d", rounds, robots, seed), chosen, (logs, db, dbName, profile) -> run(logs, db, dbName, profile, random));
         System.out.println("| profile | handovers | last stop to first start: p50 / p99 / max | to all started: p50 / p99 / max | SIGTERM to exit: p50 / p99 / max | target p99 <= poll + 100 ms |");
         System.out.println("| --- | --- | --- | --- | --- | --- |");
         for (Result r : results) {

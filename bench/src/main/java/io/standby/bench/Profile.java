@@ -2,6 +2,7 @@ package io.standby.bench;
 
 import io.standby.slot.SlotTiming;
 
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -34,6 +35,31 @@ record Profile(String name, SlotTiming timing, boolean fastFailover) {
             }
         }
         return profiles;
+    }
+
+    /** One profile's rounds, on a database of its own ({@code dbName}) of the run's server. */
+    interface Rounds<R> {
+        R run(Path logs, Database db, String dbName, Profile profile);
+    }
+
+    /**
+     * Runs {@code rounds} for each profile on one embedded database, between the run's header (with the
+     * log directory) and the machine's state at its start and end; returns the results in order.
+     */
+    static <R> List<R> runEach(String tool, String header, List<Profile> profiles, Rounds<R> rounds) {
+        Path logs = Bench.runDirectory(tool);
+        System.out.println(header + ", logs in " + logs);
+        System.out.println("machine at start: " + Machine.describe());
+        List<R> results = new ArrayList<>();
+        try (Database db = Database.inMemory(logs)) {
+            int n = 0;
+            for (Profile profile : profiles) {
+                results.add(rounds.run(logs, db, tool + (++n), profile));
+            }
+        }
+        System.out.println("machine at end: " + Machine.describe());
+        System.out.println();
+        return results;
     }
 
     /** The node's command-line options for this profile. */

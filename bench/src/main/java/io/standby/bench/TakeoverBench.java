@@ -52,19 +52,9 @@ final class TakeoverBench implements Callable<Integer> {
             throw new IllegalArgumentException("--rounds " + rounds + " must be at least 1");
         }
         List<Profile> chosen = Profile.parse(profiles, failover);
-        Path logs = Bench.runDirectory("takeover");
-        System.out.printf("takeover after kill -9: %d rounds per profile, seed %d, logs in %s%n", rounds, seed, logs);
-        System.out.println("machine at start: " + Machine.describe());
-        List<Result> results = new ArrayList<>();
         Random random = new Random(seed);
-        try (Database db = Database.inMemory(logs)) {
-            int n = 0;
-            for (Profile profile : chosen) {
-                results.add(run(logs, db, "takeover" + (++n), profile, random));
-            }
-        }
-        System.out.println("machine at end: " + Machine.describe());
-        System.out.println();
+        List<Result> results = Profile.runEach("takeover", String.format("takeover after kill -9: %d rounds per profile, seed %d",
+                rounds, seed), chosen, (logs, db, dbName, profile) -> run(logs, db, dbName, profile, random));
         System.out.println("| profile | kills | kill to claim: p50 / p99 / max | past the lease: p50 / p99 / max | by owner-gone | target p99 <= lease + poll + 200 ms |");
         System.out.println("| --- | --- | --- | --- | --- | --- |");
         for (Result r : results) {
