@@ -4,6 +4,7 @@ import io.standby.bench.peer.CommandCount;
 import io.standby.slot.SlotTable;
 import io.standby.slot.SlotView;
 import io.standby.slot.StandbyDatabase;
+import io.standby.robot.internal.RobotCodec;
 import org.bson.Document;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -185,11 +186,9 @@ public final class DbCostBench implements Callable<Integer> {
         if (count == 0) {
             return;
         }
-        List<Document> docs = IntStream.range(0, count).mapToObj(i -> new Document("_id", String.format("idle-%05d", i))
-                .append("type", "counter").append("slotId", slot).append("priority", 0).append("weight", 1.0)
-                .append("config", new Document("intervalMs", IDLE_INTERVAL_MS))
-                .append("desired", "running").append("state", "PENDING").append("node", null)
-                .append("context", new Document()).append("epoch", 0L).append("restarts", 0)).toList();
+        List<Document> docs = IntStream.range(0, count).mapToObj(i ->
+                RobotCodec.newRobot(String.format("idle-%05d", i), "counter", slot, 0, 1.0,
+                        new Document("intervalMs", IDLE_INTERVAL_MS))).toList();
         admin.database().getCollection("robots").insertMany(docs);
     }
 

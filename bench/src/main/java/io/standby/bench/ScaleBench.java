@@ -9,6 +9,7 @@ import com.mongodb.client.model.UpdateOneModel;
 import com.mongodb.client.model.Updates;
 import com.mongodb.client.model.WriteModel;
 import io.standby.slot.StandbyDatabase;
+import io.standby.robot.internal.RobotCodec;
 import org.bson.Document;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -215,11 +216,9 @@ public final class ScaleBench implements Runnable {
         }
 
         private void insertCounters(int interval) {
-            List<Document> docs = IntStream.range(0, robots).mapToObj(i -> new Document("_id", String.format("counter-%05d", i))
-                    .append("type", "counter").append("slotId", "slot-0").append("priority", 0).append("weight", 1.0)
-                    .append("config", new Document("intervalMs", interval))
-                    .append("desired", "running").append("state", "PENDING").append("node", null)
-                    .append("context", new Document()).append("epoch", 0L).append("restarts", 0)).toList();
+            List<Document> docs = IntStream.range(0, robots).mapToObj(i ->
+                    RobotCodec.newRobot(String.format("counter-%05d", i), "counter", "slot-0", 0, 1.0,
+                            new Document("intervalMs", interval))).toList();
             for (int from = 0; from < docs.size(); from += 1000) {
                 robotsColl.insertMany(docs.subList(from, Math.min(docs.size(), from + 1000)));
             }

@@ -3,6 +3,7 @@ package io.standby.robot.runtime;
 import io.standby.slot.SlotTable;
 import io.standby.slot.StandbyDatabase;
 import io.standby.testing.TestMongo;
+import io.standby.robot.internal.RobotCodec;
 import org.bson.Document;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -57,11 +58,8 @@ class RobotScaleTest {
     }
 
     private void addRobots(int count, Document config) {
-        List<Document> docs = IntStream.range(0, count).mapToObj(i -> new Document("_id", String.format("idle-%04d", i))
-                .append("type", TrackedRobot.TYPE).append("slotId", "slot-0").append("priority", 0).append("weight", 1.0)
-                .append("config", config)
-                .append("desired", "running").append("state", "PENDING").append("node", null)
-                .append("context", new Document()).append("epoch", 0L).append("restarts", 0)).toList();
+        List<Document> docs = IntStream.range(0, count).mapToObj(i ->
+                RobotCodec.newRobot(String.format("idle-%04d", i), TrackedRobot.TYPE, "slot-0", 0, 1.0, config)).toList();
         if (!docs.isEmpty()) {
             admin.database().getCollection("robots").insertMany(docs);
         }
