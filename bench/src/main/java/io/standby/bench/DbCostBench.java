@@ -34,6 +34,8 @@ public final class DbCostBench implements Callable<Integer> {
     private static final long IDLE_INTERVAL_MS = Duration.ofDays(1).toMillis();
     /** Past the standby's join and both nodes' first registry writes. */
     private static final Duration SETTLE = Duration.ofSeconds(5);
+    /** How often a wait looks again: every second, not faster, since a count scans every robot on the embedded server. */
+    private static final Duration EVERY = Duration.ofSeconds(1);
 
     @Spec
     CommandSpec spec;
@@ -107,21 +109,21 @@ public final class DbCostBench implements Callable<Integer> {
             SlotTable table = new SlotTable(admin);
             if (slotCount > 1) {
                 nodes.add(node(dir, database, dbName, ports.get(0), slotCount - 1));
-                await("the filler node owns " + (slotCount - 1) + " slots", Duration.ofMinutes(2),
+                Waits.until("the filler node owns " + (slotCount - 1) + " slots", Duration.ofMinutes(2), EVERY,
                         () -> table.list().stream().filter(v -> v.owner() != null).count() == slotCount - 1);
             }
             String free = table.list().stream().filter(v -> v.owner() == null).findFirst().orElseThrow().id();
             addIdleRobots(admin, free, robotCount);
             Child owner = node(dir, database, dbName, ports.get(1), 1);
             nodes.add(owner);
-            await("the owner runs " + robotCount + " robots on " + free, Duration.ofMinutes(5),
+            Waits.until("the owner runs " + robotCount + " robots on " + free, Duration.ofMinutes(5), EVERY,
                     () -> owns(table, free, ports.get(1)) && admin.database().getCollection("robots")
                             .countDocuments(new Document("slotId", free).append("state", "RUNNING")) == robotCount);
             // Robots are marked running in bulks, and fenced in more; a loaded machine can still be at it.
             awaitNoRobotWrites(ports.get(1));
             Child standby = node(dir, database, dbName, ports.get(2), 1);
             nodes.add(standby);
-            await("the standby answers /metrics", Duration.ofMinutes(1), () -> {
+            Waits.until("the standby answers /metrics", Duration.ofMinutes(1), EVERY, () -> {
                 try {
                     CommandCount.scrape(ports.get(2));
                     return true;
@@ -190,16 +192,5 @@ public final class DbCostBench implements Callable<Integer> {
                 RobotCodec.newRobot(String.format("idle-%05d", i), "counter", slot, 0, 1.0,
                         new Document("intervalMs", IDLE_INTERVAL_MS))).toList();
         admin.database().getCollection("robots").insertMany(docs);
-    }
-
-    private static void await(String what, Duration atMost, java.util.function.BooleanSupplier done) {
-        long deadline = System.nanoTime() + atMost.toNanos();
-        while (!done.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new IllegalStateException(what + ": not within " + atMost.toSeconds() + " s");
-            }
-            // Every second, not faster: a count scans every robot on the embedded server.
-            Bench.sleep(Duration.ofSeconds(1));
-        }
     }
 }

@@ -6,6 +6,7 @@ import io.standby.bench.Database;
 import io.standby.bench.DurationOption;
 import io.standby.bench.Machine;
 import io.standby.bench.Stats;
+import io.standby.bench.Waits;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;

@@ -2,6 +2,7 @@ package io.standby.bench.peer;
 
 import io.standby.bench.Child;
 import io.standby.bench.Database;
+import io.standby.bench.Waits;
 import io.standby.slot.StandbyDatabase;
 import org.bson.Document;
 

@@ -1,18 +1,16 @@
-package io.standby.bench.peer;
-
-import io.standby.bench.Bench;
+package io.standby.bench;
 
 import java.time.Duration;
 import java.util.function.BooleanSupplier;
 
-/** Waiting on a condition with a deadline, the only way the peer bench waits for something. */
-final class Waits {
+/** Waiting on a condition with a deadline. */
+public final class Waits {
 
     private Waits() {
     }
 
     /** Polls every {@code every} until {@code done}, or fails naming {@code what} after {@code atMost}. */
-    static void until(String what, Duration atMost, Duration every, BooleanSupplier done) {
+    public static void until(String what, Duration atMost, Duration every, BooleanSupplier done) {
         long deadline = System.nanoTime() + atMost.toNanos();
         while (!done.getAsBoolean()) {
             if (System.nanoTime() > deadline) {
