@@ -21,10 +21,13 @@ import java.util.Set;
  * Decides whether a slot's owner process is gone, from TCP connects to its ip:port (its identity, which
  * only a live process holds, because a node binds it before it claims anything and keeps it until it has
  * released everything). The owner is gone only if its address refused two connects a short gap apart
- * <em>and</em> accepted one of this node's connects before: that earlier acceptance proves that this
- * node reaches that very address (not a local twin of it, not through a firewall that rejects), so a
- * refusal now means the process that listened there has exited. Anything else (an acceptance, a timeout,
- * another error, an address never seen accepting) proves nothing, and the slot waits for its lease.
+ * <em>and</em> accepted one of this node's connects before <em>while that same owner instance held
+ * it</em>: that earlier acceptance proves that this node reaches that very process (not a local twin of
+ * it, not through a firewall that rejects), so a refusal now means that process has exited. The evidence
+ * is kept per (address, instance), never per address alone: the next process under the same address may
+ * sit behind a rule that rejects this node from its start, and an acceptance of its predecessor says
+ * nothing about it. Anything else (an acceptance, a timeout, another error, an instance never seen
+ * accepting) proves nothing, and the slot waits for its lease.
  *
  * <p>Runs on the poll thread only.
  */
@@ -44,10 +47,15 @@ public final class GoneOwners {
     private final MonotonicClock clock;
     private final Duration timeout;
     private final Duration gap;
-    private final Set<NodeId> seenAccepting = new HashSet<>();
-    private final Map<NodeId, Long> lastTried = new HashMap<>();
+    /** Owner instances whose address accepted a connect of this node's. */
+    private final Set<Owner> seenAccepting = new HashSet<>();
+    /** When each owner instance not seen accepting was last tried. */
+    private final Map<Owner, Long> lastTried = new HashMap<>();
     /** Whether each owner address is one of this machine's (loopback included). */
     private final Map<NodeId, Boolean> local = new HashMap<>();
+
+    /** One owner process: the address it binds and the instance id of that process start. */
+    private record Owner(NodeId node, String instance) { }
 
     /**
      * @param timeout how long one connect may take
@@ -82,22 +90,24 @@ public final class GoneOwners {
     }
 
     /**
-     * Connects once to an owner's address not yet seen accepting (at most once per {@link #RETRY}), so
-     * that a later refusal from it can count.
+     * Connects once to the address of owner instance {@code instance} at {@code owner} if that instance
+     * has not been seen accepting yet (at most once per {@link #RETRY} and instance), so that a later
+     * refusal from it can count.
      */
-    public void learn(NodeId owner) {
-        if (seenAccepting.contains(owner)) {
+    public void learn(NodeId owner, String instance) {
+        Owner key = new Owner(owner, instance);
+        if (seenAccepting.contains(key)) {
             return;
         }
         long now = clock.nanoTime();
-        Long tried = lastTried.get(owner);
+        Long tried = lastTried.get(key);
         if (tried != null && now - tried < RETRY.toNanos()) {
             return;
         }
-        lastTried.put(owner, now);
+        lastTried.put(key, now);
         if (probe.probe(owner, timeout) == OwnerProbe.Result.ACCEPTED) {
-            seenAccepting.add(owner);
-            lastTried.remove(owner);
+            seenAccepting.add(key);
+            lastTried.remove(key);
         }
     }
 
@@ -117,19 +127,20 @@ public final class GoneOwners {
         return probe.probe(node, timeout);
     }
 
-    /** Whether {@code owner}'s address has accepted a connect of this node's. */
-    public boolean seenAccepting(NodeId owner) {
-        return seenAccepting.contains(owner);
+    /** Whether {@code owner}'s address has accepted a connect of this node's while instance {@code instance} held it. */
+    public boolean seenAccepting(NodeId owner, String instance) {
+        return seenAccepting.contains(new Owner(owner, instance));
     }
 
     /**
-     * The evidence that the process at {@code owner} is gone, or empty if there is none: two connects a
-     * gap apart, both refused, to an address that accepted before.
+     * The evidence that owner instance {@code instance} at {@code owner} is gone, or empty if there is
+     * none: two connects a gap apart, both refused, to an address that accepted before while that
+     * instance held it.
      *
      * @throws InterruptedException if interrupted between the two connects
      */
-    public Optional<String> gone(NodeId owner) throws InterruptedException {
-        if (!seenAccepting.contains(owner)) {
+    public Optional<String> gone(NodeId owner, String instance) throws InterruptedException {
+        if (!seenAccepting(owner, instance)) {
             return Optional.empty();
         }
         OwnerProbe.Result first = probe.probe(owner, timeout);
@@ -143,6 +154,7 @@ public final class GoneOwners {
             log.debug("{} refused, then answered {}: no evidence", owner, second);
             return Optional.empty();
         }
-        return Optional.of("connects to " + owner + " refused twice, " + gap.toMillis() + " ms apart, by an address that accepted before");
+        return Optional.of("connects to " + owner + " refused twice, " + gap.toMillis() + " ms apart, by an address that accepted before while instance "
+                + instance + " held it");
     }
 }

@@ -475,13 +475,13 @@ public final class SlotProtocol {
                 continue;
             }
             if (slot.age().toNanos() <= late) {
-                gone.learn(slot.owner());
+                gone.learn(slot.owner(), slot.instance());
                 continue;
             }
             if (!claiming || owned.size() >= config.maxSlots()) {
                 break;
             }
-            Optional<String> evidence = gone.gone(slot.owner());
+            Optional<String> evidence = gone.gone(slot.owner(), slot.instance());
             if (evidence.isPresent() && claim(slot, Takeover.OWNER_GONE, evidence.get())) {
                 won++;
             }

@@ -149,6 +149,28 @@ class FastFailoverTest {
     }
 
     @Test
+    void aNextInstanceUnderTheSameAddressThatRefusesFromItsStartIsNotTakenForGoneWhenLate() throws Exception {
+        SlotProtocol first = node(A);
+        SlotProtocol standby = node(B);
+        probe.then(A, ACCEPTED);
+        assertEquals(1, first.poll());
+        assertEquals(0, standby.poll(), "the standby learns that the first instance's address accepts");
+
+        // The first process exits. The next one binds the same address behind a rule that rejects this
+        // standby's connects from its start, and takes its slot back.
+        probe.always(A, REFUSED);
+        SlotProtocol next = node(A);
+        assertEquals(1, next.poll());
+        String nextInstance = slot().instance();
+        assertEquals(0, standby.poll(), "a timely owner");
+        lateHeartbeat();
+
+        assertEquals(0, standby.poll(), "the acceptance belonged to the first instance: no evidence against the next");
+        assertEquals(A, slot().owner());
+        assertEquals(nextInstance, slot().instance());
+    }
+
+    @Test
     void aLateOwnerWhoseAddressStillAcceptsKeepsItsSlotUntilTheLeaseRunsOut() throws Exception {
         // A frozen process (SIGSTOP, a long pause): the kernel still accepts connects on its socket.
         SlotProtocol owner = node(A);

@@ -20,6 +20,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class GoneOwnersTest {
 
     private static final NodeId OWNER = new NodeId("10.0.0.5", 7700);
+    /** The process that owns the slot under {@link #OWNER}, and a later one under the same address. */
+    private static final String FIRST = "4242-0a0b0c0d@worker-3:5c3e1a7f:4026531840";
+    private static final String NEXT = "4343-0e0f1011@worker-3:5c3e1a7f:4026531840";
     private static final Duration GAP = Duration.ofMillis(30);
 
     private final ScriptedProbe probe = new ScriptedProbe();
@@ -29,8 +32,8 @@ class GoneOwnersTest {
 
     private void seenAcceptingOnce() {
         probe.then(OWNER, ACCEPTED);
-        gone.learn(OWNER);
-        assertTrue(gone.seenAccepting(OWNER));
+        gone.learn(OWNER, FIRST);
+        assertTrue(gone.seenAccepting(OWNER, FIRST));
     }
 
     @Test
@@ -38,7 +41,7 @@ class GoneOwnersTest {
         seenAcceptingOnce();
         probe.then(OWNER, REFUSED, REFUSED);
 
-        String evidence = gone.gone(OWNER).orElseThrow();
+        String evidence = gone.gone(OWNER, FIRST).orElseThrow();
 
         assertTrue(evidence.contains("refused twice"), evidence);
         assertEquals(List.of(GAP), sleeps, "the two connects are a gap apart");
@@ -50,7 +53,7 @@ class GoneOwnersTest {
         seenAcceptingOnce();
         probe.then(OWNER, REFUSED, ACCEPTED);
 
-        assertTrue(gone.gone(OWNER).isEmpty());
+        assertTrue(gone.gone(OWNER, FIRST).isEmpty());
     }
 
     @Test
@@ -58,7 +61,7 @@ class GoneOwnersTest {
         seenAcceptingOnce();
         probe.then(OWNER, TIMEOUT);
 
-        assertTrue(gone.gone(OWNER).isEmpty());
+        assertTrue(gone.gone(OWNER, FIRST).isEmpty());
         assertEquals(2, probe.probesOf(OWNER));
         assertEquals(List.of(), sleeps);
     }
@@ -68,8 +71,8 @@ class GoneOwnersTest {
         seenAcceptingOnce();
         probe.then(OWNER, REFUSED, TIMEOUT, REFUSED, ERROR);
 
-        assertTrue(gone.gone(OWNER).isEmpty());
-        assertTrue(gone.gone(OWNER).isEmpty());
+        assertTrue(gone.gone(OWNER, FIRST).isEmpty());
+        assertTrue(gone.gone(OWNER, FIRST).isEmpty());
     }
 
     @Test
@@ -77,39 +80,64 @@ class GoneOwnersTest {
         seenAcceptingOnce();
         probe.always(OWNER, ACCEPTED);
 
-        assertTrue(gone.gone(OWNER).isEmpty());
+        assertTrue(gone.gone(OWNER, FIRST).isEmpty());
     }
 
     @Test
     void refusalsFromAnAddressNeverSeenAcceptingProveNothing() throws Exception {
         probe.always(OWNER, REFUSED);
-        gone.learn(OWNER);
+        gone.learn(OWNER, FIRST);
 
-        assertFalse(gone.seenAccepting(OWNER));
-        assertTrue(gone.gone(OWNER).isEmpty(), "a firewall that rejects, or an address this node does not reach, looks like this");
+        assertFalse(gone.seenAccepting(OWNER, FIRST));
+        assertTrue(gone.gone(OWNER, FIRST).isEmpty(), "a firewall that rejects, or an address this node does not reach, looks like this");
         assertEquals(1, probe.probesOf(OWNER), "no connect for the verdict: the address is not known to accept");
     }
 
     @Test
     void anAddressThatHasNotAcceptedIsTriedAgainOnlyAfterTheRetryInterval() {
         probe.then(OWNER, TIMEOUT, ACCEPTED);
-        gone.learn(OWNER);
-        gone.learn(OWNER);
+        gone.learn(OWNER, FIRST);
+        gone.learn(OWNER, FIRST);
         assertEquals(1, probe.probesOf(OWNER));
 
         clock.tick(GoneOwners.RETRY);
-        gone.learn(OWNER);
+        gone.learn(OWNER, FIRST);
 
         assertEquals(2, probe.probesOf(OWNER));
-        assertTrue(gone.seenAccepting(OWNER));
-        gone.learn(OWNER);
+        assertTrue(gone.seenAccepting(OWNER, FIRST));
+        gone.learn(OWNER, FIRST);
         assertEquals(2, probe.probesOf(OWNER), "a known address is not probed while its owner is timely");
     }
 
     @Test
+    void anAddressSeenAcceptingUnderOneInstanceIsNoEvidenceAgainstTheNextInstanceThere() throws Exception {
+        // The next process under the same address sits behind a rule that rejects from its start: this
+        // node never reached it, so its refusals say nothing about whether it lives.
+        seenAcceptingOnce();
+        probe.always(OWNER, REFUSED);
+        gone.learn(OWNER, NEXT);
+
+        assertFalse(gone.seenAccepting(OWNER, NEXT));
+        assertTrue(gone.gone(OWNER, NEXT).isEmpty(), "the acceptance belonged to the former instance");
+        assertEquals(2, probe.probesOf(OWNER), "one to learn each instance, none for a verdict");
+    }
+
+    @Test
+    void theRetryIntervalIsCountedPerInstance() {
+        // The former instance never accepted; the next one under the same address is tried at once.
+        probe.then(OWNER, TIMEOUT, ACCEPTED);
+        gone.learn(OWNER, FIRST);
+        gone.learn(OWNER, NEXT);
+
+        assertEquals(2, probe.probesOf(OWNER));
+        assertTrue(gone.seenAccepting(OWNER, NEXT));
+        assertFalse(gone.seenAccepting(OWNER, FIRST));
+    }
+
+    @Test
     void offNeverProbes() throws Exception {
-        GoneOwners.OFF.learn(OWNER);
-        assertTrue(GoneOwners.OFF.gone(OWNER).isEmpty());
+        GoneOwners.OFF.learn(OWNER, FIRST);
+        assertTrue(GoneOwners.OFF.gone(OWNER, FIRST).isEmpty());
     }
 
     @Test
