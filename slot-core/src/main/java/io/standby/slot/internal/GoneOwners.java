@@ -12,10 +12,8 @@ import java.net.SocketException;
 import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 
 /**
  * Decides whether a slot's owner process is gone, from TCP connects to its ip:port (its identity, which
@@ -26,16 +24,33 @@ import java.util.Set;
  * it, not through a firewall that rejects), so a refusal now means that process has exited. The evidence
  * is kept per (address, instance), never per address alone: the next process under the same address may
  * sit behind a rule that rejects this node from its start, and an acceptance of its predecessor says
- * nothing about it. Anything else (an acceptance, a timeout, another error, an instance never seen
- * accepting) proves nothing, and the slot waits for its lease.
+ * nothing about it. And it ages: an acceptance counts for {@link #EVIDENCE_AGE} on this node's monotonic
+ * clock, is renewed by {@link #learn} while the owner is timely, and is forgotten at once when a timely
+ * owner's address refuses (its refusals then say nothing about its death). Anything else (an acceptance,
+ * a timeout, another error, an instance never seen accepting, an acceptance too old) proves nothing, and
+ * the slot waits for its lease.
  *
  * <p>Runs on the poll thread only.
  */
 public final class GoneOwners {
 
     private static final Logger log = LoggerFactory.getLogger(GoneOwners.class);
-    /** How often an address that has not accepted yet is tried again. */
+    /**
+     * How often an owner instance that has not accepted yet is tried again, and how old an acceptance of a
+     * timely owner may grow before {@link #learn} renews it.
+     */
     static final Duration RETRY = Duration.ofSeconds(30);
+    /**
+     * How long an acceptance counts as evidence, on this node's monotonic clock. It proves that this node
+     * reached that process then; the network between them can change while it lives (a rule that rejects,
+     * its ip moved), so it must not count forever. Renewed every {@link #RETRY} while the owner is timely,
+     * it is at most {@code RETRY + poll} old when the owner dies, so one minute still covers every poll
+     * of the late window up to the end of a lease of up to about {@code 30 s - poll} (the default 5 s, or
+     * a 20 s lease that rides through an election). Past it a fast takeover finds no evidence and the
+     * slot waits for its lease: slower, never less safe. Shorter would cost more connects to timely
+     * owners; longer would trust an older path.
+     */
+    static final Duration EVIDENCE_AGE = Duration.ofSeconds(60);
     /** Between the two connects that must both be refused. */
     public static final Duration GAP = Duration.ofMillis(30);
 
@@ -47,12 +62,14 @@ public final class GoneOwners {
     private final MonotonicClock clock;
     private final Duration timeout;
     private final Duration gap;
-    /** Owner instances whose address accepted a connect of this node's. */
-    private final Set<Owner> seenAccepting = new HashSet<>();
-    /** When each owner instance not seen accepting was last tried. */
+    /** When each owner instance's address last accepted a connect of this node's (clock nanos). */
+    private final Map<Owner, Long> seenAccepting = new HashMap<>();
+    /** When each owner instance without young evidence was last tried. */
     private final Map<Owner, Long> lastTried = new HashMap<>();
     /** Whether each owner address is one of this machine's (loopback included). */
     private final Map<NodeId, Boolean> local = new HashMap<>();
+    /** When aged-out entries were last forgotten. */
+    private long swept;
 
     /** One owner process: the address it binds and the instance id of that process start. */
     private record Owner(NodeId node, String instance) { }
@@ -67,6 +84,7 @@ public final class GoneOwners {
         this.clock = clock;
         this.timeout = timeout;
         this.gap = gap;
+        this.swept = clock.nanoTime();
     }
 
     /**
@@ -75,6 +93,7 @@ public final class GoneOwners {
      * instance runs on another host, whose address it is too. {@code host} is this node's host fingerprint.
      */
     public boolean canJudge(NodeId owner, String instance, String host) {
+        forgetAgedOut(clock.nanoTime());
         boolean onThisMachine = local.computeIfAbsent(owner, GoneOwners::isLocalAddress);
         return !onThisMachine || host != null && host.equals(NodeConfig.hostOf(instance));
     }
@@ -90,25 +109,53 @@ public final class GoneOwners {
     }
 
     /**
-     * Connects once to the address of owner instance {@code instance} at {@code owner} if that instance
-     * has not been seen accepting yet (at most once per {@link #RETRY} and instance), so that a later
-     * refusal from it can count.
+     * For an owner whose heartbeat is timely: connects once to the address of owner instance
+     * {@code instance} at {@code owner} unless that instance was seen accepting less than {@link #RETRY}
+     * ago (and at most once per {@code RETRY} and instance), so that a later refusal from it can count.
+     * An acceptance is remembered with its time; a refusal forgets what was seen, since a timely owner
+     * that refuses is alive behind something that rejects.
      */
     public void learn(NodeId owner, String instance) {
+        long now = clock.nanoTime();
+        forgetAgedOut(now);
         Owner key = new Owner(owner, instance);
-        if (seenAccepting.contains(key)) {
+        Long seen = seenAccepting.get(key);
+        if (seen != null && now - seen < RETRY.toNanos()) {
             return;
         }
-        long now = clock.nanoTime();
         Long tried = lastTried.get(key);
         if (tried != null && now - tried < RETRY.toNanos()) {
             return;
         }
         lastTried.put(key, now);
-        if (probe.probe(owner, timeout) == OwnerProbe.Result.ACCEPTED) {
-            seenAccepting.add(key);
+        OwnerProbe.Result result = probe.probe(owner, timeout);
+        if (result == OwnerProbe.Result.ACCEPTED) {
+            seenAccepting.put(key, now);
             lastTried.remove(key);
+        } else if (result == OwnerProbe.Result.REFUSED) {
+            seenAccepting.remove(key);
         }
+    }
+
+    /**
+     * Forgets, once per {@link #RETRY}, evidence that has aged out and retry marks that no longer hold
+     * anything back, so that memory follows the owners of the last minute, not every instance ever
+     * seen. The local-address cache goes too: an owner's address is often new with each instance (a pod
+     * ip), and an address can be added to or removed from this machine meanwhile.
+     */
+    private void forgetAgedOut(long now) {
+        if (now - swept < RETRY.toNanos()) {
+            return;
+        }
+        swept = now;
+        seenAccepting.values().removeIf(seen -> now - seen >= EVIDENCE_AGE.toNanos());
+        lastTried.values().removeIf(tried -> now - tried >= RETRY.toNanos());
+        local.clear();
+    }
+
+    /** How many entries this node keeps, for tests of its memory. */
+    int remembered() {
+        return seenAccepting.size() + lastTried.size() + local.size();
     }
 
     /**
@@ -127,15 +174,19 @@ public final class GoneOwners {
         return probe.probe(node, timeout);
     }
 
-    /** Whether {@code owner}'s address has accepted a connect of this node's while instance {@code instance} held it. */
+    /**
+     * Whether {@code owner}'s address accepted a connect of this node's while instance {@code instance}
+     * held it, less than {@link #EVIDENCE_AGE} ago.
+     */
     public boolean seenAccepting(NodeId owner, String instance) {
-        return seenAccepting.contains(new Owner(owner, instance));
+        Long seen = seenAccepting.get(new Owner(owner, instance));
+        return seen != null && clock.nanoTime() - seen < EVIDENCE_AGE.toNanos();
     }
 
     /**
      * The evidence that owner instance {@code instance} at {@code owner} is gone, or empty if there is
      * none: two connects a gap apart, both refused, to an address that accepted before while that
-     * instance held it.
+     * instance held it, less than {@link #EVIDENCE_AGE} ago.
      *
      * @throws InterruptedException if interrupted between the two connects
      */

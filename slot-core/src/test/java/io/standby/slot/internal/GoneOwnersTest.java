@@ -106,7 +106,7 @@ class GoneOwnersTest {
         assertEquals(2, probe.probesOf(OWNER));
         assertTrue(gone.seenAccepting(OWNER, FIRST));
         gone.learn(OWNER, FIRST);
-        assertEquals(2, probe.probesOf(OWNER), "a known address is not probed while its owner is timely");
+        assertEquals(2, probe.probesOf(OWNER), "an instance seen accepting is not probed again while its owner is timely and its evidence young");
     }
 
     @Test
@@ -132,6 +132,63 @@ class GoneOwnersTest {
         assertEquals(2, probe.probesOf(OWNER));
         assertTrue(gone.seenAccepting(OWNER, NEXT));
         assertFalse(gone.seenAccepting(OWNER, FIRST));
+    }
+
+    @Test
+    void evidenceAsOldAsTheBoundNoLongerCounts() throws Exception {
+        seenAcceptingOnce();
+        clock.tick(GoneOwners.EVIDENCE_AGE);
+        probe.always(OWNER, REFUSED);
+
+        assertFalse(gone.seenAccepting(OWNER, FIRST));
+        assertTrue(gone.gone(OWNER, FIRST).isEmpty(), "what this node reached a minute ago it may not reach now");
+        assertEquals(1, probe.probesOf(OWNER), "no connect for the verdict");
+    }
+
+    @Test
+    void aTimelyOwnerIsLearntAgainSoThatItsEvidenceStaysYoung() throws Exception {
+        seenAcceptingOnce();
+        clock.tick(GoneOwners.RETRY.minusMillis(1));
+        gone.learn(OWNER, FIRST);
+        assertEquals(1, probe.probesOf(OWNER), "young evidence is not renewed");
+
+        clock.tick(Duration.ofMillis(1));
+        probe.then(OWNER, ACCEPTED);
+        gone.learn(OWNER, FIRST);
+        assertEquals(2, probe.probesOf(OWNER), "evidence as old as the retry interval is renewed");
+
+        clock.tick(GoneOwners.EVIDENCE_AGE.minus(GoneOwners.RETRY));
+        probe.then(OWNER, REFUSED, REFUSED);
+        assertTrue(gone.gone(OWNER, FIRST).isPresent(), "the first acceptance has aged out, the renewed one has not");
+    }
+
+    @Test
+    void aTimelyOwnerWhoseAddressRefusesLosesItsEvidenceAtOnce() throws Exception {
+        // A rule that rejects, added while the owner lives: its refusals no longer say anything about its death.
+        seenAcceptingOnce();
+        clock.tick(GoneOwners.RETRY);
+        probe.always(OWNER, REFUSED);
+        gone.learn(OWNER, FIRST);
+
+        assertFalse(gone.seenAccepting(OWNER, FIRST));
+        assertTrue(gone.gone(OWNER, FIRST).isEmpty());
+    }
+
+    @Test
+    void whatHasAgedOutIsForgottenSoThatManyInstancesOverTimeTakeNoMoreMemory() {
+        for (int i = 0; i < 1000; i++) {
+            probe.then(OWNER, i % 2 == 0 ? ACCEPTED : TIMEOUT);
+            gone.learn(OWNER, i + "-0a0b0c0d@worker-3:5c3e1a7f:4026531840");
+            gone.canJudge(new NodeId("10.1." + i / 256 + "." + i % 256, 7700), FIRST, "worker-3:5c3e1a7f:4026531840");
+        }
+        assertTrue(gone.remembered() >= 2000, "remembered: " + gone.remembered());
+
+        clock.tick(GoneOwners.EVIDENCE_AGE);
+        probe.then(OWNER, ACCEPTED);
+        gone.learn(OWNER, NEXT);
+
+        assertEquals(1, gone.remembered(), "only the instance just learnt");
+        assertTrue(gone.seenAccepting(OWNER, NEXT));
     }
 
     @Test
