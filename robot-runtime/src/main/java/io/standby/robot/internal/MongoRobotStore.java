@@ -76,7 +76,8 @@ public final class MongoRobotStore implements RobotStore {
     public long take(String slotId, long epoch, Collection<String> ids, String node) {
         // Flat, so that a server that finds documents by _id does so for the ids' $in (the embedded one
         // otherwise matches every robot against every id: 10,000 robots took seconds).
-        // Matched, not modified: a robot already taken at this epoch is this node's all the same.
+        // A robot already taken at this epoch is this node's all the same, and taken again: every take counts
+        // as a fence, so each run of a robot under one lease has a token of its own.
         return robots.updateMany(FlatFilter.and(
                         Filters.in(ID, ids),
                         Filters.eq(SLOT, slotId),
@@ -86,6 +87,7 @@ public final class MongoRobotStore implements RobotStore {
                         Filters.nin(DESIRED, Desired.STOPPED.value(), Desired.REMOVED.value()),
                         Filters.ne(STATE, RobotState.FAILED.name())),
                 Updates.combine(Updates.set(NODE, node), Updates.set(STATE, RobotState.STARTING.name()),
+                        Updates.inc(FENCES, 1L), Updates.set(SEQ, 0L), Updates.set(STATUS_SEQ, 0L),
                         Updates.currentDate(UPDATED))).getMatchedCount();
     }
 

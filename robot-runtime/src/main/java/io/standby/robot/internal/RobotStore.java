@@ -32,6 +32,9 @@ public interface RobotStore {
      * Marks the listed robots as run by {@code node} (state STARTING), if they are fenced at this epoch,
      * runnable (wanted running, not failed, not moving) and run by nobody else. A robot is started only
      * after this: an operator's direct move or removal, which needs no runner, can then never slip in.
+     * Every take counts as a fence ({@code fences} + 1, write sequences restarted), so every run has a
+     * token of its own: a late write of an earlier run of the robot under the same lease (stopped and
+     * started, or paused and resumed) matches nothing.
      *
      * @return how many of the listed robots matched those conditions and are now this node's, at this
      *         epoch (robots it already held at this epoch included); {@code ids} has no duplicates

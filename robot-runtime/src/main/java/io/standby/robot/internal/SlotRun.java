@@ -182,11 +182,12 @@ public final class SlotRun {
                 }
                 case MARK_STOPPED -> core.writes().submit(RobotWrite.status(token, core.sequence().next(),
                         new Document(STATE, RobotState.STOPPED.name()).append(NODE, null)));
-                case TAKE -> {
+                // Taken again even when an earlier take of this lease left it STARTING here: the take gives the
+                // run a token of its own, which no earlier run of it on this node ever held.
+                case TAKE, LAUNCH -> {
                     toTake.add(robot.id());
                     toStart.add(robot.id());
                 }
-                case LAUNCH -> toStart.add(robot.id());
                 default -> {
                 }
             }
@@ -238,14 +239,14 @@ public final class SlotRun {
      * A taken robot as a read after the take would show it, without that read of N whole documents.
      * Sound only when the database confirmed the take of every robot of the chunk (a majority-acknowledged
      * update whose filter held each at this epoch, runnable, run by nobody else): then each one is
-     * its loaded document plus the take's own changes (and no target, which the take required). After
+     * its loaded document plus the take's own changes (a fence more, and no target, which the take required). After
      * the fence at this epoch no earlier runner can write to them, and no run of this lease exists for
      * them yet; an operator's change in between (stop, remove, move) fails the take's conditions and so
      * the count, and then act reads them again. Only {@code updated} stays as loaded: nothing here reads it.
      */
     private RobotView asTaken(RobotView r) {
         return new RobotView(r.id(), r.incarnation(), r.type(), r.slotId(), r.priority(), r.weight(), r.config(), r.desired(),
-                RobotState.STARTING, core.node(), r.context(), r.epoch(), r.fences(), r.restarts(), r.lastError(), null, r.updated());
+                RobotState.STARTING, core.node(), r.context(), r.epoch(), r.fences() + 1, r.restarts(), r.lastError(), null, r.updated());
     }
 
     private void start(RobotView robot) {

@@ -99,6 +99,32 @@ abstract class RobotStoreContract {
         assertEquals(0, store.take("slot-0", 3, List.of("r1"), "127.0.0.1:1"), "nor an earlier epoch's");
     }
 
+    /**
+     * Two runs of one robot under one lease (stopped and started, or paused and resumed) must not share a
+     * token: a late final status of the first, landing after the second's take, would otherwise say the
+     * robot is not running while the second runs, and a move or removal would go ahead.
+     */
+    @Test
+    void everyTakeGivesTheRobotANewTokenSoAnEarlierRunsLateWritesMatchNothing() throws Exception {
+        store.fence("slot-0", 4, null);
+        assertEquals(1, store.take("slot-0", 4, List.of("r1"), "127.0.0.1:1"));
+        RobotToken first = RobotToken.of(store.load("slot-0", 4, List.of("r1")).getFirst());
+        assertEquals(1, store.write(List.of(RobotWrite.status(first, 5, new Document("state", "RUNNING")))));
+        assertEquals(1, store.write(List.of(checkpoint(first, 6, 1))));
+
+        assertEquals(1, store.take("slot-0", 4, List.of("r1"), "127.0.0.1:1"), "taken again by the same node, under the same lease");
+        RobotToken second = RobotToken.of(store.load("slot-0", 4, List.of("r1")).getFirst());
+
+        assertNotEquals(first, second, "a second run has a token of its own");
+        assertEquals(0, store.write(List.of(RobotWrite.status(first, 7, new Document("state", "STOPPED").append("node", null)))),
+                "the first run's late final status matches nothing");
+        assertEquals("127.0.0.1:1", doc("r1").getString("node"));
+        assertEquals(1, store.write(List.of(RobotWrite.status(second, 1, new Document("state", "RUNNING")))),
+                "the second run's writes start their sequences anew");
+        assertEquals(1, store.write(List.of(checkpoint(second, 1, 2))));
+        assertEquals(2, countOf("r1"), "and its checkpoint lands");
+    }
+
     @Test
     void aWriteUnderAStaleTokenIsRejectedAndChangesNothing() throws Exception {
         store.fence("slot-0", 1, null);

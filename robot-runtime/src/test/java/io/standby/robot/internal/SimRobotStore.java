@@ -75,6 +75,9 @@ final class SimRobotStore implements RobotStore {
                         && doc.desired.equals("running") && !doc.state.equals("FAILED")) {
                     doc.node = node;
                     doc.state = "STARTING";
+                    doc.fences++;
+                    doc.seq = 0;
+                    doc.statusSeq = 0;
                     db.touchRobot(id);
                     taken++;
                 }
