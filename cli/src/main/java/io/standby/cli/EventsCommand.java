@@ -98,6 +98,8 @@ final class EventsCommand extends AdminCommand {
                     + ("owner-gone".equals(e.how()) ? ", before its lease ran out: " + e.evidence() : "");
             case "took-back" -> "took back from an earlier process of the same node";
             case "lost" -> "lost (" + e.reason() + ")";
+            case "paused" -> "paused its robots: no renewal acknowledged for the late mark, the slot kept";
+            case "resumed" -> "resumed its robots: a renewal was acknowledged in time";
             case "robot-restarting" -> "robot " + e.robot() + " failed, restarting: " + firstLine(e.error());
             case "robot-failed" -> "robot " + e.robot() + " failed for good: " + firstLine(e.error());
             case "robot-moved" -> "robot " + e.robot() + " moved to " + e.to();

@@ -53,6 +53,24 @@ record InOrder(SlotListener first, SlotListener second) implements SlotListener 
     }
 
     @Override
+    public void paused(Lease lease) {
+        try {
+            first.paused(lease);
+        } finally {
+            second.paused(lease);
+        }
+    }
+
+    @Override
+    public void resumed(Lease lease) {
+        try {
+            first.resumed(lease);
+        } finally {
+            second.resumed(lease);
+        }
+    }
+
+    @Override
     public void claimed(SlotView slot, ClaimOutcome outcome) {
         try {
             first.claimed(slot, outcome);

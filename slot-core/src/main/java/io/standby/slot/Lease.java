@@ -9,7 +9,10 @@ import java.time.Duration;
  * new claim, a new lease and a higher epoch. {@link #isValid()} turns false at the latest when the
  * node's own deadline passes ({@code lease - fenceMargin} after the last successful renewal was sent),
  * which is before any other node can take the slot, so work checked against it never overlaps with
- * the next owner's.
+ * the next owner's. With fast failover it is also not valid while it is <em>paused</em>: no renewal
+ * has been acknowledged for the late mark minus its margin, after which other nodes may take the slot
+ * over early from an owner whose address refuses connects. A renewal acknowledged in time ends the pause
+ * under the same epoch ({@link SlotListener#paused}, {@link SlotListener#resumed}).
  */
 public interface Lease {
 
@@ -24,7 +27,10 @@ public interface Lease {
     /** The node holding the lease. */
     NodeId node();
 
-    /** True until the lease ends or the node's local deadline passes, whichever comes first. */
+    /**
+     * True until the lease ends or the node's local deadline passes, whichever comes first; false while
+     * the lease is paused.
+     */
     boolean isValid();
 
     /**

@@ -8,7 +8,9 @@ import java.time.Duration;
  * <p>Calls come from the protocol's own threads, possibly concurrently for different slots, so an
  * implementation must be thread-safe and must return quickly, except {@link #releasing(Lease)}.
  * For every lease, {@link #acquired} is called once, then at most one {@link #releasing}, then
- * {@link #lost} exactly once. An exception thrown by a listener is logged and otherwise ignored.
+ * {@link #lost} exactly once; between {@link #acquired} and {@link #lost}, pairs of {@link #paused} and
+ * {@link #resumed} (the last pause may end with {@link #lost} instead). An exception thrown by a listener
+ * is logged and otherwise ignored.
  */
 public interface SlotListener {
 
@@ -38,6 +40,22 @@ public interface SlotListener {
      * work at once: another node may take the slot over as soon as it can see the lease expired.
      */
     default void lost(Lease lease, LossReason reason) {
+    }
+
+    /**
+     * No renewal of the lease has been acknowledged for the late mark minus its margin: stop every piece of
+     * the slot's work at once, as for {@link #lost}, because other nodes may take the slot over early if a
+     * connect to this node is refused, which happens to live processes too. The lease is kept: if a renewal
+     * is acknowledged in time, {@link #resumed} follows, under the same epoch. Only with fast failover.
+     */
+    default void paused(Lease lease) {
+    }
+
+    /**
+     * A renewal was acknowledged in time after {@link #paused}: the lease is valid again under the same
+     * epoch; start the slot's work again from its persisted state.
+     */
+    default void resumed(Lease lease) {
     }
 
     /**

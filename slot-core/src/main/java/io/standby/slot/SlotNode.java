@@ -186,7 +186,9 @@ public final class SlotNode implements AutoCloseable {
 
     /** Often enough that a deadline is noticed well within the fence margin. */
     static Duration fenceCheckInterval(SlotTiming timing) {
-        Duration quarter = timing.fenceMargin().dividedBy(4);
+        // The smaller of the two margins: a pause at the late mark must be as timely as a fence.
+        Duration margin = timing.lateMargin().compareTo(timing.fenceMargin()) < 0 ? timing.lateMargin() : timing.fenceMargin();
+        Duration quarter = margin.dividedBy(4);
         Duration min = Duration.ofMillis(5);
         Duration max = Duration.ofMillis(100);
         return quarter.compareTo(min) < 0 ? min : quarter.compareTo(max) > 0 ? max : quarter;

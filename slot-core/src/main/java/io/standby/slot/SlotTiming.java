@@ -65,6 +65,28 @@ public record SlotTiming(Duration heartbeat, Duration lease, Duration poll, Dura
     }
 
     /**
+     * How old an owner's heartbeat is, by the database's clock, when the owner counts as late: two
+     * heartbeats, so that the owner's renewal has most of a heartbeat to be answered before it must pause
+     * (with one and a half, a renewal slower than a third of a heartbeat paused the robots). With fast failover, a standby may take a late slot over early if its owner's process
+     * refuses connects; since a live process can be refused too (a REJECT rule, a moved address, a closed
+     * listener), the owner itself pauses its robots before its heartbeat is this old (see
+     * {@link #lateMargin()}), so that an early takeover never overlaps with its robots.
+     */
+    public Duration late() {
+        return heartbeat.multipliedBy(2);
+    }
+
+    /**
+     * An owner with fast failover pauses its robots once no renewal has been acknowledged for
+     * {@code late - lateMargin}, counted from when the last acknowledged one was sent: a tenth of the late
+     * mark, as the fence margin is a tenth of the lease. It covers clock rates and the fence timer's
+     * granularity; it leaves a renewal {@code 0.8 × heartbeat} to be answered before robots pause.
+     */
+    public Duration lateMargin() {
+        return late().dividedBy(10);
+    }
+
+    /**
      * How long every database call on the renewal path may take: less than the heartbeat, so a hung call
      * never delays the next renewal.
      */

@@ -15,9 +15,27 @@ import java.time.Instant;
  * @param age      how long ago {@code time} was, by the server's clock at the read
  * @param changes  raised by every operator change to the slot's robots and every robot handed over into
  *                 it, so that the owner re-reads its robots only when they changed
+ * @param lateMark the owner's late mark, or null: its owner pauses its robots before its heartbeat is this
+ *                 old, so other nodes may take the slot over once it is that late and its process is
+ *                 found gone (fast failover); without it they wait for the lease
  */
 public record SlotView(String id, NodeId owner, String instance, Instant time, Duration lease, long epoch, Duration age,
-                       long changes) {
+                       long changes, Duration lateMark) {
+
+    /** A slot whose owner declared no late mark: it is taken over only once its lease has run out. */
+    public SlotView(String id, NodeId owner, String instance, Instant time, Duration lease, long epoch, Duration age,
+                    long changes) {
+        this(id, owner, instance, time, lease, epoch, age, changes, null);
+    }
+
+    /**
+     * Owned, and its owner's heartbeat older than the late mark the owner declared, by the server's clock at
+     * the read: the owner has paused its robots, so the slot may be taken over early if its process is
+     * found gone. False when the owner declared no late mark.
+     */
+    public boolean late() {
+        return owner != null && lateMark != null && age.compareTo(lateMark) > 0;
+    }
 
     /** Free, or owned but not renewed within its lease, by the server's clock at the read. */
     public boolean expired() {

@@ -9,7 +9,7 @@ import java.util.function.Predicate;
 /** Records every listener call with the JVM's monotonic time, for assertions on the order of facts. */
 public final class RecordingListener implements SlotListener {
 
-    public enum Kind { ACQUIRED, RELEASING, LOST }
+    public enum Kind { ACQUIRED, RELEASING, LOST, PAUSED, RESUMED }
 
     public record Event(Kind kind, String node, String slotId, long epoch, LossReason reason, long nanos) {
     }
@@ -40,6 +40,16 @@ public final class RecordingListener implements SlotListener {
     @Override
     public void lost(Lease lease, LossReason reason) {
         events.add(new Event(Kind.LOST, name, lease.slotId(), lease.epoch(), reason, System.nanoTime()));
+    }
+
+    @Override
+    public void paused(Lease lease) {
+        events.add(new Event(Kind.PAUSED, name, lease.slotId(), lease.epoch(), null, System.nanoTime()));
+    }
+
+    @Override
+    public void resumed(Lease lease) {
+        events.add(new Event(Kind.RESUMED, name, lease.slotId(), lease.epoch(), null, System.nanoTime()));
     }
 
     public List<Event> events() {

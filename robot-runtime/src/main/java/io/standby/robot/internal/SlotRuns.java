@@ -84,6 +84,23 @@ public final class SlotRuns {
         }
     }
 
+    /**
+     * The lease paused (no renewal acknowledged for the late mark minus its margin): the slot's robots stop
+     * at once, as for a loss, because another node may take the slot over early. The slot stays this node's.
+     */
+    public void paused(Lease lease) {
+        lost(lease);
+    }
+
+    /**
+     * The lease resumed under the same epoch: the slot's robots are taken and started again from their
+     * context at the next sync, as after a win. Each take gives a run a new token, so nothing the paused
+     * runs still send can land; a robot whose paused run has not ended yet waits for it.
+     */
+    public void resumed(Lease lease) {
+        acquired(lease);
+    }
+
     /** The slot protocol's poll read this node's slot: if its robots changed, they are read at the next sync. */
     public void observed(Lease lease, SlotView slot) {
         SlotRun run = bySlot.get(slot.id());

@@ -113,6 +113,16 @@ public final class RobotRuntime implements SlotListener, AutoCloseable {
         slots.lost(lease);
     }
 
+    @Override
+    public void paused(Lease lease) {
+        slots.paused(lease);
+    }
+
+    @Override
+    public void resumed(Lease lease) {
+        slots.resumed(lease);
+    }
+
     /** How many robots run on this node and how many of its slots' robots failed, for its registry document. */
     public Workload workload() {
         return slots.workload().withTypes(typeNames);

@@ -38,6 +38,8 @@ final class SimDatabase {
         String instance;
         long timeMs;
         long leaseMs;
+        /** The owner's late mark, or null. */
+        Long lateMs;
         long epoch;
         long changes;
 
@@ -49,6 +51,7 @@ final class SimDatabase {
             c.instance = instance;
             c.timeMs = timeMs;
             c.leaseMs = leaseMs;
+            c.lateMs = lateMs;
             c.epoch = epoch;
             c.changes = changes;
             return c;

@@ -45,6 +45,8 @@ final class SimNode {
     boolean up;
     private boolean stopping;
     long pausedUntil;
+    /** Until when connects to this node's address are refused while its process may live (a REJECT rule). */
+    long rejectingUntil;
     SlotProtocol protocol;
     private SlotRuns slots;
     WriteSequence sequence;
@@ -171,6 +173,12 @@ final class SimNode {
         sim.note(this + " paused for " + nanos / Sim.MS + " ms");
     }
 
+    /** Connects to this node's address are refused for {@code nanos}, whether its process lives or not. */
+    void reject(long nanos) {
+        rejectingUntil = Math.max(rejectingUntil, sim.now() + nanos);
+        sim.note(this + " refuses connects for " + nanos / Sim.MS + " ms (its process " + (up ? "lives" : "is down") + ")");
+    }
+
     /** kill -9: the process and its robots stop this instant. */
     void kill() {
         sim.note(this + " killed");
@@ -250,6 +258,18 @@ final class SimNode {
         @Override
         public void observed(Lease lease, io.standby.slot.SlotView slot) {
             slots.observed(lease, slot);
+        }
+
+        @Override
+        public void paused(Lease lease) {
+            sim.note(SimNode.this + " paused " + lease.slotId() + "@" + lease.epoch());
+            slots.paused(lease);
+        }
+
+        @Override
+        public void resumed(Lease lease) {
+            sim.note(SimNode.this + " resumed " + lease.slotId() + "@" + lease.epoch());
+            slots.resumed(lease);
         }
 
         @Override

@@ -43,7 +43,7 @@ final class SimSlotStore implements SlotStore {
     private static SlotView view(SlotDoc doc, long nowMs) {
         NodeId owner = doc.ip == null ? null : new NodeId(doc.ip, doc.port);
         return new SlotView(doc.id, owner, doc.instance, Instant.ofEpochMilli(doc.timeMs), Duration.ofMillis(doc.leaseMs),
-                doc.epoch, Duration.ofMillis(nowMs - doc.timeMs), doc.changes);
+                doc.epoch, Duration.ofMillis(nowMs - doc.timeMs), doc.changes, doc.lateMs == null ? null : Duration.ofMillis(doc.lateMs));
     }
 
     @Override
@@ -65,7 +65,8 @@ final class SimSlotStore implements SlotStore {
             SlotDoc doc = db.slots.get(seen.id());
             boolean matches = seen.owner() != null && seen.instance() != null && doc != null && doc.epoch == seen.epoch()
                     && doc.timeMs == seen.time().toEpochMilli() && seen.owner().ip().equals(doc.ip)
-                    && Objects.equals(seen.owner().port(), doc.port) && seen.instance().equals(doc.instance);
+                    && Objects.equals(seen.owner().port(), doc.port) && seen.instance().equals(doc.instance)
+                    && doc.lateMs != null && doc.lateMs > 0 && doc.timeMs + doc.lateMs < db.serverNowMs();
             if (matches) {
                 take(doc, owner);
                 db.fastTakeovers++;
@@ -92,6 +93,7 @@ final class SimSlotStore implements SlotStore {
         doc.port = owner.node().port();
         doc.instance = owner.instance();
         doc.leaseMs = owner.lease().toMillis();
+        doc.lateMs = owner.late() == null ? null : owner.late().toMillis();
         doc.epoch++;
         doc.timeMs = db.serverNowMs();
         db.touchSlot(doc.id);
@@ -104,6 +106,7 @@ final class SimSlotStore implements SlotStore {
             boolean matches = doc != null && doc.epoch == epoch && Objects.equals(owner.instance(), doc.instance);
             if (matches) {
                 doc.leaseMs = owner.lease().toMillis();
+                doc.lateMs = owner.late() == null ? null : owner.late().toMillis();
                 doc.timeMs = db.serverNowMs();
                 db.touchSlot(slotId);
             }
@@ -120,6 +123,7 @@ final class SimSlotStore implements SlotStore {
                 doc.ip = null;
                 doc.port = null;
                 doc.instance = null;
+                doc.lateMs = null;
                 doc.timeMs = 0;
                 db.touchSlot(slotId);
             }
@@ -136,6 +140,7 @@ final class SimSlotStore implements SlotStore {
                 doc.ip = null;
                 doc.port = null;
                 doc.instance = null;
+                doc.lateMs = null;
                 doc.epoch++;
                 db.touchSlot(doc.id);
             }

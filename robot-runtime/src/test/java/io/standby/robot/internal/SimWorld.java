@@ -156,6 +156,19 @@ final class SimWorld {
             db.failover(sim.between(LEASE / 20, 3 * LEASE / 2));
         } else if (r < 0.44) {
             db.jumpServerClock(sim.between(LEASE / 2, 3 * LEASE) / Sim.MS);
+            if (sim.chance(0.5)) {
+                // Every live owner looks late at once: with a false refusal, only a standby's own clock
+                // tells a timely owner from a late one.
+                long rejecting = sim.between(LEASE / 2, 3 * LEASE);
+                nodes.forEach(n -> n.reject(rejecting));
+            }
+        } else if (r < 0.52) {
+            // A live process refused all the same: a REJECT rule, an address moved to another host, a
+            // listener closed while the process lives. Often with a pause, the case that made two runners.
+            node.reject(sim.between(LEASE / 2, 3 * LEASE));
+            if (node.up && sim.chance(0.5)) {
+                node.pause(sim.between(LEASE / 3, 3 * LEASE));
+            }
         }
     }
 
@@ -170,11 +183,16 @@ final class SimWorld {
 
     /**
      * A connect to a node's address: a live process accepts, a paused one too (its kernel does); a killed
-     * one, until it is started again, refuses. Nobody listens at an address that is no node's.
+     * one, until it is started again, refuses. Nobody listens at an address that is no node's. False
+     * refusals: an address under a REJECT rule refuses whether its process lives or not, and in a storm a
+     * connect may also time out or fail, which proves nothing either way.
      */
     OwnerProbe.Result probe(NodeId node) {
+        if (storming && sim.chance(0.05)) {
+            return sim.chance(0.5) ? OwnerProbe.Result.TIMEOUT : OwnerProbe.Result.ERROR;
+        }
         return nodes.stream().filter(n -> n.id.equals(node)).findFirst()
-                .map(n -> n.up ? OwnerProbe.Result.ACCEPTED : OwnerProbe.Result.REFUSED)
+                .map(n -> n.up && sim.now() >= n.rejectingUntil ? OwnerProbe.Result.ACCEPTED : OwnerProbe.Result.REFUSED)
                 .orElse(OwnerProbe.Result.REFUSED);
     }
 }

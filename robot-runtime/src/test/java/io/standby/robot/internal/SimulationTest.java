@@ -22,7 +22,8 @@ import static org.junit.jupiter.api.Assertions.fail;
  * stores' conditions as in the Mongo stores and {@code RobotWrite.appliesTo}, which the contract suites
  * check against real servers), the network (lost requests and replies, late and duplicated deliveries,
  * writes applied but not confirmed), the nodes' clocks (each drifting by up to 1 %) and processes
- * (pauses, kill -9, SIGTERM), the robots ({@link SimRun}, a counter following {@code RobotRun}'s
+ * (pauses, kill -9, SIGTERM), false refusals (an address that rejects connects while its process lives,
+ * probes that time out or fail), the robots ({@link SimRun}, a counter following {@code RobotRun}'s
  * contract) and an operator ({@link SimOperator}: add, rm, move, stop, start, slots release).
  * The protocol's claim preemption wait is skipped (a node claims at once); it only orders claims.
  *
@@ -44,6 +45,10 @@ import static org.junit.jupiter.api.Assertions.fail;
  *   <li>tokens without their count of fences: seed 2, step 103249, a robot left unstarted after a late
  *       hand-over. Before that count existed, this simulation found the hole itself: a robot that left a
  *       slot and came back under the same lease got the same token again (seeds 11 and 45 of a longer run).</li>
+ *   <li>fast failover trusting a refused connect (2026-11-25, found here once probes could be refused by a
+ *       live process): seed 2, step 57925, "two runners at once", a standby took the slot of a live owner
+ *       behind a REJECT rule. With the owner's pause at its late mark removed again: seed 2, step 38059;
+ *       with the standby's wait for the late mark on its own clock removed: seed 2, step 86779.</li>
  * </ul>
  *
  * <p>{@code -Dstandby.sim.steps=N} sets the number of steps (default 1,000,000); {@code -Dstandby.sim.seed=S}

@@ -59,6 +59,16 @@ public final class EventRecorder implements SlotListener {
         log.record(event);
     }
 
+    @Override
+    public void paused(Lease lease) {
+        log.record(event(lease).append("type", "paused"));
+    }
+
+    @Override
+    public void resumed(Lease lease) {
+        log.record(event(lease).append("type", "resumed"));
+    }
+
     private static Document event(Lease lease) {
         return new Document("slot", lease.slotId()).append("epoch", lease.epoch()).append("node", lease.node().toString());
     }

@@ -36,16 +36,19 @@ import static dev.morphia.aggregation.expressions.MathExpressions.add;
 import static dev.morphia.aggregation.expressions.SystemVariables.NOW;
 import static dev.morphia.query.filters.Filters.eq;
 import static dev.morphia.query.filters.Filters.expr;
+import static dev.morphia.query.filters.Filters.gt;
 import static dev.morphia.query.filters.Filters.gte;
 import static dev.morphia.query.filters.Filters.lt;
 import static dev.morphia.query.filters.Filters.ne;
 import static dev.morphia.query.updates.UpdateOperators.currentDate;
 import static dev.morphia.query.updates.UpdateOperators.inc;
 import static dev.morphia.query.updates.UpdateOperators.set;
+import static dev.morphia.query.updates.UpdateOperators.unset;
 import static io.standby.slot.internal.SlotDocument.CHANGES;
 import static io.standby.slot.internal.SlotDocument.EPOCH;
 import static io.standby.slot.internal.SlotDocument.INSTANCE;
 import static io.standby.slot.internal.SlotDocument.IP;
+import static io.standby.slot.internal.SlotDocument.LATE;
 import static io.standby.slot.internal.SlotDocument.LEASE;
 import static io.standby.slot.internal.SlotDocument.PORT;
 import static io.standby.slot.internal.SlotDocument.TIME;
@@ -123,7 +126,7 @@ public final class MongoSlotStore implements SlotStore {
      */
     @Override
     public Optional<SlotView> read(String slotId) {
-        Document doc = raw.find(Filters.eq("_id", slotId)).projection(Projections.include(IP, PORT, TIME, LEASE, EPOCH, INSTANCE, CHANGES)).first();
+        Document doc = raw.find(Filters.eq("_id", slotId)).projection(Projections.include(IP, PORT, TIME, LEASE, LATE, EPOCH, INSTANCE, CHANGES)).first();
         return doc == null ? Optional.empty() : Optional.ofNullable(parse(doc, serverNow()));
     }
 
@@ -156,7 +159,8 @@ public final class MongoSlotStore implements SlotStore {
         return new SlotView((String) id, owner, doc.getString(INSTANCE), time,
                 Duration.ofMillis(((Number) doc.get(LEASE)).longValue()),
                 ((Number) doc.get(EPOCH)).longValue(), Duration.between(time, now),
-                doc.get(CHANGES) instanceof Number changes ? changes.longValue() : 0);
+                doc.get(CHANGES) instanceof Number changes ? changes.longValue() : 0,
+                doc.get(LATE) instanceof Number late && late.longValue() > 0 ? Duration.ofMillis(late.longValue()) : null);
     }
 
     private static String problem(Document doc) {
@@ -214,7 +218,7 @@ public final class MongoSlotStore implements SlotStore {
 
     @Override
     public boolean claimFromGone(SlotView seen, Ownership owner) {
-        if (seen.owner() == null || seen.instance() == null) {
+        if (seen.owner() == null || seen.instance() == null || seen.lateMark() == null) {
             return false;
         }
         return update(slot(seen.id(), seen.epoch()).filter(
@@ -222,7 +226,11 @@ public final class MongoSlotStore implements SlotStore {
                         lt(TIME, seen.time().plusMillis(1)),
                         eq(IP, seen.owner().ip()),
                         eq(PORT, seen.owner().port()),
-                        eq(INSTANCE, seen.instance())),
+                        eq(INSTANCE, seen.instance()),
+                        // A mark must be there: time + a missing field is null, which sorts below any date.
+                        gt(LATE, 0),
+                        // Late by the server's clock now, by the mark the owner wrote: the owner has paused.
+                        expr(ComparisonExpressions.lt(add(field(TIME), field(LATE)), NOW))),
                 take(owner));
     }
 
@@ -241,14 +249,20 @@ public final class MongoSlotStore implements SlotStore {
             set(PORT, owner.node().port()),
             set(INSTANCE, owner.instance()),
             set(LEASE, owner.lease().toMillis()),
+            lateMark(owner),
             inc(EPOCH, 1L),
             currentDate(TIME)};
+    }
+
+    private static UpdateOperator lateMark(Ownership owner) {
+        return owner.late() == null ? unset(LATE) : set(LATE, owner.late().toMillis());
     }
 
     @Override
     public boolean renew(String slotId, long epoch, Ownership owner) {
         return update(slot(slotId, epoch).filter(eq(INSTANCE, owner.instance())),
                 set(LEASE, owner.lease().toMillis()),
+                lateMark(owner),
                 currentDate(TIME));
     }
 
@@ -258,6 +272,7 @@ public final class MongoSlotStore implements SlotStore {
                 set(IP, null),
                 set(PORT, null),
                 set(INSTANCE, null),
+                unset(LATE),
                 set(TIME, Instant.EPOCH));
     }
 
@@ -267,6 +282,7 @@ public final class MongoSlotStore implements SlotStore {
                 set(IP, null),
                 set(PORT, null),
                 set(INSTANCE, null),
+                unset(LATE),
                 inc(EPOCH, 1L));
     }
 

@@ -2,6 +2,7 @@ package io.standby.slot.internal;
 
 import io.standby.slot.SlotView;
 
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -45,12 +46,16 @@ final class Observations {
 
     /** True if this node may try to claim {@code slot} at {@code nowNanos}, as far as its own clock goes. */
     boolean waitedOut(SlotView slot, long nowNanos) {
-        if (slot.released()) {
-            return true;
-        }
+        return slot.released() || seenFor(slot, nowNanos, slot.lease());
+    }
+
+    /**
+     * True if this node has itself seen {@code slot} in its current version for {@code wait} at
+     * {@code nowNanos}: for a takeover before the lease ends, the owner's late mark.
+     */
+    boolean seenFor(SlotView slot, long nowNanos, Duration wait) {
         Seen s = seen.get(slot.id());
-        return s != null && s.version().equals(Version.of(slot))
-                && nowNanos - s.sinceNanos() >= slot.lease().toNanos();
+        return s != null && s.version().equals(Version.of(slot)) && nowNanos - s.sinceNanos() >= wait.toNanos();
     }
 
 }

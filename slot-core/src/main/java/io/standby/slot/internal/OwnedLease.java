@@ -6,6 +6,7 @@ import io.standby.slot.MonotonicClock;
 import io.standby.slot.NodeId;
 
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -14,6 +15,11 @@ import java.util.concurrent.atomic.AtomicReference;
  * renewal was <em>sent</em> (for the first one: after the winning claim was sent). The server stamped
  * that renewal no earlier than it was sent, so no other node can see the lease expire before the
  * deadline, as long as the two clocks advance at about the same rate.
+ *
+ * <p>With fast failover, other nodes may take the slot early once its heartbeat is older than the late
+ * mark the owner wrote. The lease therefore has a second, earlier point, {@code late - lateMargin} after
+ * the same send: from there it is <em>paused</em> (not valid, its robots stopped) until a renewal sent
+ * later is acknowledged in time, which makes it valid again under the same epoch.
  */
 final class OwnedLease implements Lease {
 
@@ -22,15 +28,26 @@ final class OwnedLease implements Lease {
     private final NodeId node;
     private final MonotonicClock clock;
     private final long validNanos;
+    /** Long.MAX_VALUE for a lease without a late mark: it never pauses. */
+    private final long pauseNanos;
+    private final AtomicBoolean paused = new AtomicBoolean();
+    /** Set when a graceful release begins: a paused lease then stays paused, its robots stopped. */
+    private volatile boolean releasing;
     private final AtomicLong lastRenewalSentNanos;
     private final AtomicReference<LossReason> ended = new AtomicReference<>();
 
     OwnedLease(String slotId, long epoch, NodeId node, MonotonicClock clock, long validNanos, long claimSentNanos) {
+        this(slotId, epoch, node, clock, validNanos, Long.MAX_VALUE, claimSentNanos);
+    }
+
+    /** @param pauseNanos how long after a renewal's send the lease pauses, if no later one was acknowledged */
+    OwnedLease(String slotId, long epoch, NodeId node, MonotonicClock clock, long validNanos, long pauseNanos, long claimSentNanos) {
         this.slotId = slotId;
         this.epoch = epoch;
         this.node = node;
         this.clock = clock;
         this.validNanos = validNanos;
+        this.pauseNanos = Math.min(pauseNanos, validNanos);
         this.lastRenewalSentNanos = new AtomicLong(claimSentNanos);
     }
 
@@ -51,7 +68,8 @@ final class OwnedLease implements Lease {
 
     @Override
     public boolean isValid() {
-        return ended.get() == null && !deadlinePassed(clock.nanoTime());
+        long now = clock.nanoTime();
+        return ended.get() == null && !deadlinePassed(now) && !pauseDue(now);
     }
 
     @Override
@@ -61,6 +79,34 @@ final class OwnedLease implements Lease {
 
     boolean deadlinePassed(long nowNanos) {
         return nowNanos - lastRenewalSentNanos.get() >= validNanos;
+    }
+
+    private boolean pauseDue(long nowNanos) {
+        return pauseNanos != Long.MAX_VALUE && nowNanos - lastRenewalSentNanos.get() >= pauseNanos;
+    }
+
+    /** Pauses the lease if its late point passed at {@code nowNanos}; true for the one caller that paused it. */
+    boolean pauseIfDue(long nowNanos) {
+        return ended.get() == null && pauseDue(nowNanos) && paused.compareAndSet(false, true);
+    }
+
+    /**
+     * Ends the pause if a renewal acknowledged since made the lease timely at {@code nowNanos}; true for the
+     * one caller that resumed it.
+     */
+    boolean resumeIfTimely(long nowNanos) {
+        return ended.get() == null && !releasing && !pauseDue(nowNanos) && !deadlinePassed(nowNanos)
+                && paused.compareAndSet(true, false);
+    }
+
+    /** A graceful release of this lease begins: it never resumes from a pause again. */
+    void releasing() {
+        releasing = true;
+    }
+
+    /** Whether the lease is paused: its late point passed and no renewal has made it timely since. */
+    boolean paused() {
+        return paused.get();
     }
 
     /**

@@ -7,7 +7,7 @@ import java.time.Instant;
 
 /**
  * The slot document as stored in the {@code slots} collection. Field names follow the seed so that
- * mongosh shows the model: {@code {_id: "slot-0", ip, port, time, lease, epoch, instance, changes}}.
+ * mongosh shows the model: {@code {_id: "slot-0", ip, port, time, lease, late, epoch, instance, changes}}.
  */
 @Entity(value = SlotDocument.COLLECTION, useDiscriminator = false)
 public class SlotDocument {
@@ -21,6 +21,7 @@ public class SlotDocument {
     public static final String EPOCH = "epoch";
     public static final String INSTANCE = "instance";
     public static final String CHANGES = "changes";
+    public static final String LATE = "late";
 
     @Id
     String id;
@@ -32,6 +33,12 @@ public class SlotDocument {
     long lease;
     long epoch;
     String instance;
+    /**
+     * The owner's late mark in milliseconds, or null: an owner that writes it stops its robots before its
+     * heartbeat is this old, so that a standby may take the slot early once the owner is that late and
+     * its process refuses connects (fast failover). Without it, the slot waits for its lease.
+     */
+    Long late;
     /** Raised by every change to the slot's robots that its owner must see. */
     long changes;
 

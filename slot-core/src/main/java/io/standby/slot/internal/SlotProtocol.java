@@ -87,6 +87,8 @@ public final class SlotProtocol {
     private final Fanout fanout;
     private final SlotStore.Ownership me;
     private final long validNanos;
+    /** When a lease pauses, after its last acknowledged renewal was sent; Long.MAX_VALUE without fast failover. */
+    private final long pauseNanos;
     private final Map<String, OwnedLease> owned = new ConcurrentHashMap<>();
     private final Observations observations = new Observations();
     private final Outage outage = new Outage();
@@ -138,8 +140,14 @@ public final class SlotProtocol {
         this.listener = listener;
         this.sleeper = sleeper;
         this.fanout = fanout;
-        this.me = new SlotStore.Ownership(config.node(), config.instance(), config.timing().lease());
+        // With fast failover, the late mark is written into the slot, and this owner keeps to it: it pauses
+        // its robots before its heartbeat is that old. Other nodes take a slot over early only from an
+        // owner that wrote one, by the mark it wrote, so nodes with other settings never misjudge it.
+        this.me = new SlotStore.Ownership(config.node(), config.instance(), config.timing().lease(),
+                gone == GoneOwners.OFF ? null : config.timing().late());
         this.validNanos = config.timing().lease().minus(config.timing().fenceMargin()).toNanos();
+        this.pauseNanos = gone == GoneOwners.OFF ? Long.MAX_VALUE
+                : config.timing().late().minus(config.timing().lateMargin()).toNanos();
         this.membership = new Membership(registry, config, workload, gauge, clock,
                 config.timing().heartbeat().multipliedBy(REGISTRY_WRITE_HEARTBEATS), Membership.version());
         this.withMembership = registry != NodeRegistry.NONE;
@@ -457,25 +465,32 @@ public final class SlotProtocol {
     }
 
     /**
-     * Fast failover: a slot whose owner's heartbeat is late (older than one and a half heartbeats) and
-     * whose owner's process {@link GoneOwners} finds gone is claimed at once, before its lease runs out,
-     * with a compare-and-set on the exact version read, owner instance included. The new epoch fences the
-     * former owner's writes whatever happens. Owners with a timely heartbeat only teach this node that
+     * Fast failover: a slot whose owner's heartbeat is late, by the late mark that owner wrote into it (an
+     * owner that wrote none is never taken over early), and whose owner's process {@link GoneOwners} finds
+     * gone is claimed at once, before its lease runs out, with a compare-and-set on the exact version read,
+     * owner instance included, and late by the server's clock. The owner paused its robots before it got
+     * that late, so even a false refusal (a live process behind a REJECT rule) costs a pause, not a second
+     * runner. As for a lease, this node must also have seen that version for the whole late mark on its own
+     * clock, so a jump of the database's clock cannot make a timely owner look late. The new epoch fences
+     * the former owner's writes whatever happens. Owners with a timely heartbeat only teach this node that
      * their address accepts connects (see {@link GoneOwners#learn}).
      */
     private int takeFromGone(List<SlotView> slots) throws InterruptedException {
         if (gone == GoneOwners.OFF) {
             return 0;
         }
-        long late = config.timing().heartbeat().toNanos() * 3 / 2;
+        long now = clock.nanoTime();
         int won = 0;
         for (SlotView slot : slots) {
-            if (slot.owner() == null || slot.instance() == null || config.node().equals(slot.owner())
+            if (slot.owner() == null || slot.instance() == null || slot.lateMark() == null || config.node().equals(slot.owner())
                     || owned.containsKey(slot.id()) || !gone.canJudge(slot.owner(), slot.instance(), config.host())) {
                 continue;
             }
-            if (slot.age().toNanos() <= late) {
+            if (!slot.late()) {
                 gone.learn(slot.owner(), slot.instance());
+                continue;
+            }
+            if (!observations.seenFor(slot, now, slot.lateMark())) {
                 continue;
             }
             if (!claiming || owned.size() >= config.maxSlots()) {
@@ -563,7 +578,7 @@ public final class SlotProtocol {
     /** The slot won, as it was claimed: at the next epoch. */
     private OwnedLease acquire(SlotView claimed, long claimSentNanos) {
         long epoch = claimed.epoch() + 1;
-        OwnedLease lease = new OwnedLease(claimed.id(), epoch, config.node(), clock, validNanos, claimSentNanos);
+        OwnedLease lease = new OwnedLease(claimed.id(), epoch, config.node(), clock, validNanos, pauseNanos, claimSentNanos);
         log.info("Acquired {} at epoch {}", claimed.id(), epoch);
         // Held while the listener runs, so that a loss found meanwhile is reported after acquired().
         synchronized (lease) {
@@ -604,10 +619,36 @@ public final class SlotProtocol {
         long answered = clock.nanoTime();
         if (!renewed) {
             lose(lease, whyGone(lease));
-        } else if (!lease.renewed(sent, answered)) {
-            lose(lease, LossReason.FENCED);
-        } else {
-            notify("renewed", lease, () -> listener.renewed(lease, Duration.ofNanos(answered - sent)));
+            return;
+        }
+        synchronized (lease) {
+            // An answer after the late point: the robots may have seen the lease invalid, so they pause
+            // (if the fence check has not paused them yet) and resume, under one rule.
+            pauseIfLate(lease, answered);
+            if (!lease.renewed(sent, answered)) {
+                lose(lease, LossReason.FENCED);
+                return;
+            }
+            if (lease.resumeIfTimely(answered)) {
+                log.info("Renewed {} at epoch {} after a pause: its robots start again", lease.slotId(), lease.epoch());
+                notify("resumed", lease, () -> listener.resumed(lease));
+            }
+        }
+        notify("renewed", lease, () -> listener.renewed(lease, Duration.ofNanos(answered - sent)));
+    }
+
+    /**
+     * Pauses a lease whose late point has passed: other nodes may take its slot over early from here on,
+     * if a connect to this node is refused. Callers hold the lease's lock, so that its listener hears
+     * paused and resumed in order.
+     */
+    private void pauseIfLate(OwnedLease lease, long now) {
+        if (lease.pauseIfDue(now)) {
+            log.warn("No renewal of {} acknowledged for {} (late mark {} minus {}): pausing its robots; it keeps the slot "
+                            + "until its lease ends and resumes them when a renewal is acknowledged", lease.slotId(),
+                    Durations.format(Duration.ofNanos(pauseNanos)), Durations.format(config.timing().late()),
+                    Durations.format(config.timing().lateMargin()));
+            notify("paused", lease, () -> listener.paused(lease));
         }
     }
 
@@ -631,6 +672,10 @@ public final class SlotProtocol {
         for (OwnedLease lease : owned.values()) {
             if (lease.endReason() == null && lease.deadlinePassed(now)) {
                 lose(lease, LossReason.FENCED);
+            } else if (pauseNanos != Long.MAX_VALUE && lease.endReason() == null && !lease.paused()) {
+                synchronized (lease) {
+                    pauseIfLate(lease, now);
+                }
             }
         }
     }
@@ -674,6 +719,9 @@ public final class SlotProtocol {
     }
 
     private void release(OwnedLease lease) {
+        synchronized (lease) {
+            lease.releasing();
+        }
         notify("releasing", lease, () -> listener.releasing(lease));
         // The lease ends, and the listener hears so, before the slot is released: nobody can take the
         // slot while this node still counts it as its own.

@@ -69,7 +69,15 @@ public interface SlotStore {
     /** Creates a slot nobody has owned, claimable at once; false if it exists already. */
     boolean create(String slotId);
 
-    /** Who owns a slot: identity, process instance, and the lease it writes. */
-    record Ownership(NodeId node, String instance, Duration lease) {
+    /**
+     * Who owns a slot: identity, process instance, the lease it writes, and its late mark (null for an
+     * owner that does not pause its robots at that mark, whose slot is then never taken over early).
+     */
+    record Ownership(NodeId node, String instance, Duration lease, Duration late) {
+
+        /** An owner without a late mark. */
+        public Ownership(NodeId node, String instance, Duration lease) {
+            this(node, instance, lease, null);
+        }
     }
 }

@@ -45,7 +45,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class FastFailoverTest {
 
-    private static final SlotTiming TIMING = SlotTiming.of(Duration.ofSeconds(2), Duration.ofSeconds(5), Duration.ofSeconds(1));
+    /** Late at 4 s; a lease long enough that a slot set late never expires while a test runs on a loaded machine. */
+    private static final SlotTiming TIMING = SlotTiming.of(Duration.ofSeconds(2), Duration.ofSeconds(10), Duration.ofSeconds(1));
     private static final NodeId A = new NodeId("127.0.0.1", 7001);
     private static final NodeId B = new NodeId("127.0.0.1", 7002);
 
@@ -97,10 +98,17 @@ class FastFailoverTest {
         return store.read("slot-0").orElseThrow();
     }
 
-    /** The server sees the last heartbeat 4 s ago: two missed renewals, well within the 5 s lease. */
-    private void lateHeartbeat() {
-        slots.updateOne(Filters.eq("_id", "slot-0"), Updates.set("time", Date.from(Instant.now().minusSeconds(4))));
+    /**
+     * The server sees the last heartbeat 5 s ago: past the owner's late mark (4 s), well within the 10 s
+     * lease. The standby reads that version, claims nothing yet, and then watches it
+     * unchanged for the late mark on its own clock, as it must before any early takeover.
+     */
+    private void lateHeartbeat(SlotProtocol standby) throws InterruptedException {
+        slots.updateOne(Filters.eq("_id", "slot-0"), Updates.set("time", Date.from(Instant.now().minusSeconds(5))));
         assertFalse(slot().expired());
+        assertTrue(slot().late());
+        assertEquals(0, standby.poll(), "late by the server's clock, but not yet watched for the late mark on the standby's own");
+        clock.tick(TIMING.late());
     }
 
     @Test
@@ -114,7 +122,7 @@ class FastFailoverTest {
 
         // The owner's process dies: its heartbeat goes late, and its host refuses connects to its port.
         probe.always(A, REFUSED);
-        lateHeartbeat();
+        lateHeartbeat(standby);
         SlotView seen = slot();
         assertEquals(1, standby.poll());
 
@@ -141,7 +149,7 @@ class FastFailoverTest {
         assertEquals(List.of(A, B), registry.readAll().stream().map(NodeView::id).sorted(Comparator.comparing(NodeId::port)).toList());
 
         probe.always(A, REFUSED);
-        lateHeartbeat();
+        lateHeartbeat(standby);
         assertEquals(1, standby.poll());
 
         assertEquals(List.of(B), registry.readAll().stream().map(NodeView::id).toList(),
@@ -163,7 +171,7 @@ class FastFailoverTest {
         assertEquals(1, next.poll());
         String nextInstance = slot().instance();
         assertEquals(0, standby.poll(), "a timely owner");
-        lateHeartbeat();
+        lateHeartbeat(standby);
 
         assertEquals(0, standby.poll(), "the acceptance belonged to the first instance: no evidence against the next");
         assertEquals(A, slot().owner());
@@ -184,7 +192,7 @@ class FastFailoverTest {
         }
 
         probe.always(A, REFUSED);
-        lateHeartbeat();
+        lateHeartbeat(standby);
         assertEquals(1, standby.poll());
         assertEquals(B, slot().owner());
     }
@@ -201,7 +209,7 @@ class FastFailoverTest {
         clock.tick(GoneOwners.EVIDENCE_AGE);
 
         probe.always(A, REFUSED);
-        lateHeartbeat();
+        lateHeartbeat(standby);
         assertEquals(0, standby.poll());
         assertEquals(A, slot().owner());
     }
@@ -214,7 +222,7 @@ class FastFailoverTest {
         probe.always(A, ACCEPTED);
         owner.poll();
         standby.poll();
-        lateHeartbeat();
+        lateHeartbeat(standby);
 
         assertEquals(0, standby.poll());
         clock.tick(Duration.ofSeconds(1));
@@ -232,7 +240,7 @@ class FastFailoverTest {
         probe.always(A, REFUSED);
         owner.poll();
         standby.poll();
-        lateHeartbeat();
+        lateHeartbeat(standby);
 
         assertEquals(0, standby.poll());
         assertEquals(A, slot().owner());
@@ -260,7 +268,7 @@ class FastFailoverTest {
         probe.always(A, REFUSED);
         owner.poll();
         standby.poll();
-        lateHeartbeat();
+        lateHeartbeat(standby);
 
         assertEquals(0, standby.poll());
         assertEquals(0, probe.probesOf(A));
@@ -308,5 +316,102 @@ class FastFailoverTest {
 
         assertTrue(owner.checkIdentity().isEmpty());
         assertEquals(1, owner.leases().size());
+    }
+
+    private List<Kind> kindsOf(String node) {
+        return new RecordingListener(node, log).mine().stream().map(Event::kind).toList();
+    }
+
+    /**
+     * The owner side of fast failover: cut off from the database for the late mark minus its margin, an
+     * owner pauses its robots (its lease not valid), because a standby may take the slot early from here on
+     * if a connect to it is refused, which happens to live processes too. It keeps the slot, and a renewal
+     * acknowledged in time resumes it under the same epoch. Its own clock decides, from the send of its
+     * last acknowledged renewal.
+     */
+    @Test
+    void anOwnerWithoutAnAcknowledgedRenewalForTheLateMarkPausesKeepsTheSlotAndResumesUnderTheSameEpoch() throws Exception {
+        SlotProtocol owner = node(A);
+        probe.always(A, ACCEPTED);
+        assertEquals(1, owner.poll());
+        var lease = owner.leases().getFirst();
+        Duration pauseAt = TIMING.late().minus(TIMING.lateMargin());
+
+        clock.tick(pauseAt.minusMillis(1));
+        owner.checkFences();
+        assertTrue(lease.isValid(), "before the late point");
+        assertEquals(List.of(Kind.ACQUIRED), kindsOf("n7001"));
+
+        clock.tick(Duration.ofMillis(1));
+        assertFalse(lease.isValid(), "not valid from the late point on, before any check");
+        owner.checkFences();
+        owner.checkFences();
+        assertEquals(List.of(Kind.ACQUIRED, Kind.PAUSED), kindsOf("n7001"), "paused once");
+        assertEquals(List.of(lease), owner.leases(), "the slot is kept");
+        assertEquals(A, slot().owner());
+
+        owner.renewAll();
+        assertTrue(lease.isValid());
+        assertEquals(List.of(Kind.ACQUIRED, Kind.PAUSED, Kind.RESUMED), kindsOf("n7001"));
+        assertEquals(1, slot().epoch(), "no new epoch: nobody else ran the robots");
+        assertEquals(1, lease.epoch());
+
+        clock.tick(pauseAt);
+        owner.checkFences();
+        clock.tick(TIMING.lease().minus(TIMING.fenceMargin()).minus(pauseAt));
+        owner.checkFences();
+        assertEquals(List.of(Kind.ACQUIRED, Kind.PAUSED, Kind.RESUMED, Kind.PAUSED, Kind.LOST), kindsOf("n7001"),
+                "a pause that lasts to the lease's own deadline ends the lease");
+        assertTrue(owner.leases().isEmpty());
+    }
+
+    /** A renewal acknowledged after the late point: the robots may have seen the lease invalid, so they pause and resume. */
+    @Test
+    void aRenewalAnsweredAfterTheLatePointPausesAndResumesEvenBeforeAFenceCheck() throws Exception {
+        SlotProtocol owner = node(A);
+        assertEquals(1, owner.poll());
+        clock.tick(TIMING.late());
+        owner.renewAll();
+        assertEquals(List.of(Kind.ACQUIRED, Kind.PAUSED, Kind.RESUMED), kindsOf("n7001"));
+        assertTrue(owner.leases().getFirst().isValid());
+    }
+
+    /** A graceful release of a paused lease keeps its robots stopped: it never resumes on the way out. */
+    @Test
+    void aPausedLeaseBeingReleasedNeverResumes() throws Exception {
+        SlotProtocol owner = node(A);
+        assertEquals(1, owner.poll());
+        clock.tick(TIMING.late());
+        owner.checkFences();
+        owner.releaseAll();
+        owner.renewAll();
+        assertEquals(List.of(Kind.ACQUIRED, Kind.PAUSED, Kind.RELEASING, Kind.LOST), kindsOf("n7001"));
+        assertEquals(null, slot().owner());
+    }
+
+    /**
+     * Without fast failover an owner writes no late mark and never pauses; a standby with fast failover
+     * then waits for its lease however late it is and whatever its connects say: the owner never promised
+     * to stop at the mark.
+     */
+    @Test
+    void anOwnerWithoutFastFailoverIsNeverTakenOverEarlyAndNeverPauses() throws Exception {
+        SlotProtocol owner = new SlotProtocol(store, NodeRegistry.NONE, new NodeConfig(A, 1, TIMING, NodeConfig.newInstanceId()),
+                clock, new RecordingListener("n7001", log), sleeps::add, SlotProtocol.Fanout.SEQUENTIAL, () -> Workload.NONE,
+                Load.Gauge.IDLE, GoneOwners.OFF);
+        SlotProtocol standby = node(B);
+        probe.then(A, ACCEPTED).always(A, REFUSED);
+        assertEquals(1, owner.poll());
+        assertEquals(null, slot().lateMark());
+        assertEquals(0, standby.poll());
+
+        clock.tick(TIMING.late());
+        owner.checkFences();
+        assertEquals(List.of(Kind.ACQUIRED), kindsOf("n7001"), "no pause without a late mark");
+        slots.updateOne(Filters.eq("_id", "slot-0"), Updates.set("time", Date.from(Instant.now().minusSeconds(5))));
+        assertEquals(0, standby.poll());
+        clock.tick(TIMING.late());
+        assertEquals(0, standby.poll(), "no early takeover of an owner that wrote no late mark");
+        assertEquals(A, slot().owner());
     }
 }

@@ -162,28 +162,73 @@ abstract class SlotStoreContract {
         assertEquals(List.of(), store.readHeldBy(new NodeId("127.0.0.1", 7009)));
     }
 
+    /** An owner with fast failover: it writes its late mark (3 s) and pauses its robots before it is that late. */
+    private static SlotStore.Ownership pausingOwner(int port, String instance) {
+        return new SlotStore.Ownership(new NodeId("127.0.0.1", port), instance, LEASE, Duration.ofSeconds(3));
+    }
+
+    /** The server sees the slot's last heartbeat {@code seconds} ago, version otherwise unchanged. */
+    private SlotView heartbeatAgo(int seconds) {
+        db.database().getCollection("slots").updateOne(Filters.eq("_id", "slot-0"),
+                Updates.set("time", Date.from(Instant.now().minusSeconds(seconds))));
+        return slot("slot-0");
+    }
+
     @Test
     void aClaimFromAGoneOwnerWinsALiveSlotOnlyInTheExactVersionOwnerIncludedThatItSaw() {
         new SlotTable(db).init(1);
-        assertFalse(store.claimFromGone(slot("slot-0"), owner(7002, "b")), "a free slot has no owner to be gone");
-        store.claim(slot("slot-0"), owner(7001, "a"));
-        SlotView seen = slot("slot-0");
+        assertFalse(store.claimFromGone(slot("slot-0"), pausingOwner(7002, "b")), "a free slot has no owner to be gone");
+        store.claim(slot("slot-0"), pausingOwner(7001, "a"));
+        SlotView seen = heartbeatAgo(4);
         assertFalse(seen.expired());
+        assertTrue(seen.late());
+        assertEquals(Duration.ofSeconds(3), seen.lateMark(), "the owner's late mark, as it wrote it");
 
         SlotView otherInstance = new SlotView(seen.id(), seen.owner(), "a-restarted", seen.time(), seen.lease(), seen.epoch(),
-                seen.age(), seen.changes());
-        assertFalse(store.claimFromGone(otherInstance, owner(7002, "b")), "another process of that identity holds it");
-        assertTrue(store.renew("slot-0", 1, owner(7001, "a")));
-        assertFalse(store.claimFromGone(seen, owner(7002, "b")), "the owner renewed since the read: it is not gone");
+                seen.age(), seen.changes(), seen.lateMark());
+        assertFalse(store.claimFromGone(otherInstance, pausingOwner(7002, "b")), "another process of that identity holds it");
+        assertTrue(store.renew("slot-0", 1, pausingOwner(7001, "a")));
+        assertFalse(store.claimFromGone(seen, pausingOwner(7002, "b")), "the owner renewed since the read: it is not gone");
 
         SlotView renewed = slot("slot-0");
-        assertTrue(store.claimFromGone(renewed, owner(7002, "b")));
+        assertFalse(store.claimFromGone(renewed, pausingOwner(7002, "b")),
+                "a version the server does not see late yet: its owner may still be running its robots");
+
+        SlotView late = heartbeatAgo(4);
+        assertTrue(store.claimFromGone(late, pausingOwner(7002, "b")));
         SlotView taken = slot("slot-0");
         assertEquals(new NodeId("127.0.0.1", 7002), taken.owner());
         assertEquals("b", taken.instance());
         assertEquals(2, taken.epoch());
-        assertFalse(store.renew("slot-0", 1, owner(7001, "a")), "the former owner is fenced");
-        assertFalse(store.claimFromGone(renewed, owner(7003, "c")), "one winner");
+        assertEquals(Duration.ofSeconds(3), taken.lateMark());
+        assertFalse(store.renew("slot-0", 1, pausingOwner(7001, "a")), "the former owner is fenced");
+        assertFalse(store.claimFromGone(late, pausingOwner(7003, "c")), "one winner");
+    }
+
+    /**
+     * An owner that wrote no late mark (fast failover off on it, or a version before marks existed) never
+     * paused its robots at one, so no standby takes its slot before the lease ends, however late it is
+     * and whatever its view says.
+     */
+    @Test
+    void aClaimFromAGoneOwnerNeverWinsASlotWhoseOwnerWroteNoLateMark() {
+        new SlotTable(db).init(1);
+        store.claim(slot("slot-0"), owner(7001, "a"));
+        SlotView late = heartbeatAgo(4);
+        assertNull(late.lateMark());
+        assertFalse(late.late());
+
+        SlotView claimedLate = new SlotView(late.id(), late.owner(), late.instance(), late.time(), late.lease(), late.epoch(),
+                late.age(), late.changes(), Duration.ofSeconds(3));
+        assertFalse(store.claimFromGone(claimedLate, pausingOwner(7002, "b")), "the document has no mark, whatever the view says");
+        assertEquals("a", slot("slot-0").instance());
+
+        assertTrue(store.renew("slot-0", 1, pausingOwner(7001, "a")), "an owner that turns fast failover on");
+        assertEquals(Duration.ofSeconds(3), slot("slot-0").lateMark());
+        assertTrue(store.renew("slot-0", 1, owner(7001, "a")), "and off again");
+        assertNull(slot("slot-0").lateMark(), "its renewal removes the mark");
+        store.release("slot-0", 1, "a");
+        assertNull(slot("slot-0").lateMark());
     }
 
     @Test
