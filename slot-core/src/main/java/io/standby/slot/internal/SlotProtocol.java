@@ -379,9 +379,13 @@ public final class SlotProtocol {
         return mine;
     }
 
-    /** What this node does now: drains, owns slots, or stands by. From any thread. */
+    /**
+     * What this node does now: drains, owns slots, or stands by. A node that lost its identity says it
+     * drains: it claims nothing more, and draining is what plans leave out (see {@link NodeRegistry#readLive()}).
+     * From any thread.
+     */
     public NodeState state() {
-        if (draining) {
+        if (draining || identityLost != null) {
             return NodeState.DRAINING;
         }
         return owned.isEmpty() ? NodeState.STANDBY : NodeState.OWNER;
@@ -518,7 +522,8 @@ public final class SlotProtocol {
             listened = true;
         } else if (self == OwnerProbe.Result.REFUSED && listened) {
             identityLost = "this node's address " + config.node() + " refuses connects: its listener is gone";
-            log.error("{}; fencing every slot now, and claiming no more (other nodes would take this node for dead)", identityLost);
+            log.error("{}; fencing every slot now, claiming no more and leaving the plans (other nodes would take this node for dead)",
+                    identityLost);
             stopClaiming();
             for (OwnedLease lease : owned.values()) {
                 if (lease.endReason() == null) {
