@@ -46,7 +46,8 @@ import java.util.function.Consumer;
  * the dashboard at {@code /}, and {@code /metrics} given a Prometheus registry. Binding proves that
  * no other live process on this host has the identity, which is what lets a restarted node take its
  * own slots back at once. An application that listens on that address itself says so with
- * {@link Builder#endpoint(boolean) endpoint(false)}.
+ * {@link Builder#endpoint(boolean) endpoint(false)}, and with {@link Builder#addressBound(boolean)} if it
+ * has bound it before starting the node.
  */
 public final class StandbyNode implements AutoCloseable {
 
@@ -163,6 +164,7 @@ public final class StandbyNode implements AutoCloseable {
         private final List<RobotFactory> factories = new ArrayList<>();
         private SlotListener listener = SlotListener.NONE;
         private boolean endpoint = true;
+        private boolean addressBound;
         private boolean fastFailover = true;
         private MeterRegistry meterRegistry;
 
@@ -294,10 +296,25 @@ public final class StandbyNode implements AutoCloseable {
 
         /**
          * Whether the node binds its ip:port for its own HTTP endpoint (default true). Pass false when the
-         * application listens on that address itself: then its listener is the proof of identity.
+         * application listens on that address itself. Then nothing proves that an earlier process with this
+         * ip:port on this host is gone, unless the application bound it before {@link #start()} (see
+         * {@link #addressBound}): the node waits out the leases such a process left, and refuses to start
+         * while one of them is live, since the process may still run their robots.
          */
         public Builder endpoint(boolean endpoint) {
             this.endpoint = endpoint;
+            return this;
+        }
+
+        /**
+         * With {@link #endpoint(boolean) endpoint(false)}: whether the application has bound the node's
+         * ip:port itself before {@link #start()}, and holds it until the node is closed (default false). That
+         * proves the earlier processes with this identity on this host gone, so the node takes their slots
+         * back at once, as it does when it binds its own endpoint. An application that binds later gets no
+         * such proof: a restart after a crash waits out the lease.
+         */
+        public Builder addressBound(boolean addressBound) {
+            this.addressBound = addressBound;
             return this;
         }
 
@@ -307,14 +324,16 @@ public final class StandbyNode implements AutoCloseable {
          *
          * @throws IllegalArgumentException naming the bad setting; nothing was bound or connected
          * @throws IllegalStateException    if the address is taken, the database cannot be reached or is
-         *                                  too old, or this identity holds a live lease from another host;
-         *                                  everything opened so far is closed again
+         *                                  too old, or this identity holds a live lease of a process the
+         *                                  node cannot prove gone (on another host, or on this one without
+         *                                  a bound address); everything opened so far is closed again
          */
         public StandbyNode start() {
             if (ip == null) {
                 throw new IllegalArgumentException("the node's identity (ip and port) is required");
             }
-            NodeConfig config = NodeConfig.of(new NodeId(ip, port), maxSlots, timing);
+            // The endpoint is bound below before the node starts, or the start fails: either way a proof.
+            NodeConfig config = NodeConfig.of(new NodeId(ip, port), maxSlots, timing).withAddressBound(endpoint || addressBound);
             RuntimeConfig runtimeConfig = new RuntimeConfig(timing.poll(), stopTimeout, restartBackoff, maxRestartBackoff,
                     failureLimit, failureWindow);
             RobotTypes robotTypes = (types != null ? types : RobotTypes.builtIn()).with(factories);

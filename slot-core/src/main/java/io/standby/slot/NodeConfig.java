@@ -16,8 +16,13 @@ import java.util.Objects;
  * @param timing      heartbeat, lease, poll and fence margin
  * @param instance    unique per process start, with this host's fingerprint after an {@code @} (see
  *                    {@link #newInstanceId()}); written into owned slot documents
+ * @param addressBound whether this process bound {@code node} itself before starting the node, and holds it
+ *                    until the node has stopped: the proof that the earlier processes with this identity on
+ *                    this host are gone, which lets it take their slots back at once. Without it, a slot held
+ *                    under this identity by another process is waited out like any other, and the node
+ *                    refuses to start while such a slot holds a live lease.
  */
-public record NodeConfig(NodeId node, int maxSlots, SlotTiming timing, String instance) {
+public record NodeConfig(NodeId node, int maxSlots, SlotTiming timing, String instance, boolean addressBound) {
 
     public static final int DEFAULT_MAX_SLOTS = 1;
 
@@ -34,9 +39,19 @@ public record NodeConfig(NodeId node, int maxSlots, SlotTiming timing, String in
         }
     }
 
-    /** A configuration with a fresh instance id. */
+    /** A configuration whose process has not bound its address (see {@link #addressBound()}). */
+    public NodeConfig(NodeId node, int maxSlots, SlotTiming timing, String instance) {
+        this(node, maxSlots, timing, instance, false);
+    }
+
+    /** A configuration with a fresh instance id, whose process has not bound its address. */
     public static NodeConfig of(NodeId node, int maxSlots, SlotTiming timing) {
         return new NodeConfig(node, maxSlots, timing, newInstanceId());
+    }
+
+    /** The same configuration, with {@link #addressBound()} as given. */
+    public NodeConfig withAddressBound(boolean bound) {
+        return new NodeConfig(node, maxSlots, timing, instance, bound);
     }
 
     /** The host part of the instance id (after the last {@code @}), or null if it has none. */
@@ -53,9 +68,9 @@ public record NodeConfig(NodeId node, int maxSlots, SlotTiming timing, String in
     /**
      * The process id and a random suffix, unique across restarts, and after an {@code @} the host's
      * fingerprint (host name, boot id, network namespace): readable in mongosh, e.g.
-     * {@code 4242-9f1c2ab0@worker-3:5c3e1a7f:4026531840}. A restarted node takes its slots back without
-     * waiting only from an instance with the same fingerprint: binding an address proves that no other
-     * process holds it only within one network namespace of one running kernel.
+     * {@code 4242-9f1c2ab0@worker-3:5c3e1a7f:4026531840}. A restarted node that bound its address takes its
+     * slots back without waiting only from an instance with the same fingerprint: binding an address proves
+     * that no other process holds it only within one network namespace of one running kernel.
      */
     public static String newInstanceId() {
         byte[] random = new byte[4];

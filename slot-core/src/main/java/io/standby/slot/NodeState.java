@@ -6,6 +6,9 @@ public enum NodeState {
     STANDBY,
     /** Owns at least one slot. */
     OWNER,
-    /** Hands its slots to standbys, one at a time, then stops. */
+    /**
+     * Hands its slots to standbys, one at a time, then stops; or lost its identity and claims nothing more.
+     * Either way, claim plans count no room on it.
+     */
     DRAINING
 }

@@ -34,9 +34,10 @@ import java.util.function.Supplier;
  * failover a fourth connects to the node's own address. Started once, closed once; {@link #close()} is
  * the graceful stop.
  *
- * <p>Before starting a node, bind its ip:port (the CLI binds its HTTP endpoint there): that proves no
- * other live process has this identity, which is what makes taking back this identity's slots at once
- * safe.
+ * <p>Before starting a node, bind its ip:port (the CLI binds its HTTP endpoint there), hold it until the
+ * node is closed, and say so with {@link NodeConfig#addressBound()}: that proves that no earlier process
+ * with this identity on this host lives, which is what makes taking back their slots at once safe.
+ * Without it, the node waits out those leases like any standby, and refuses to start while one is live.
  */
 public final class SlotNode implements AutoCloseable {
 
@@ -138,7 +139,9 @@ public final class SlotNode implements AutoCloseable {
      * slots before claiming others.
      *
      * @throws IllegalStateException if started before or closed, or if this node's ip:port holds a live
-     *                               lease from another host (two nodes must not share an identity)
+     *                               lease of another process it cannot take back from: on another host,
+     *                               or on this one without {@link NodeConfig#addressBound()} (two live
+     *                               nodes must not share an identity)
      */
     public SlotNode start() {
         if (!state.compareAndSet(State.LATENT, State.STARTED)) {

@@ -88,7 +88,8 @@ final class SimNode {
         alive.clear();
         sequence = new WriteSequence();
         writes = new Writes();
-        NodeConfig config = new NodeConfig(id, maxSlots, timing, id.port() + "-" + generation + "@simhost:1:1");
+        // A process that binds its address before it starts, as the node command does: the earlier one is gone.
+        NodeConfig config = new NodeConfig(id, maxSlots, timing, id.port() + "-" + generation + "@simhost:1:1", true);
         RuntimeCore core = new RuntimeCore(robotStore, writes, sequence, name(), new Launcher(), clock);
         slots = new SlotRuns(core, Duration.ofSeconds(2), SlotRuns.RESYNC, slotIds -> { }, () -> scheduleSync(0));
         SlotRuns runs = slots;

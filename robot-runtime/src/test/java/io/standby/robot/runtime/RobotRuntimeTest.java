@@ -292,6 +292,32 @@ class RobotRuntimeTest {
     }
 
     @Test
+    void aSecondNodeWithTheSameAddressThatDidNotBindItRefusesToStartAndNeverRunsTheRobots() {
+        new SlotTable(admin).init(1);
+        add("t1", "slot-0", 0, new Document("intervalMs", 10));
+        TestNode first = node(7441, 1);
+        await().atMost(WAIT).until(() -> robot("t1").state() == RobotState.RUNNING);
+
+        // One JVM, so one host; neither node binds 127.0.0.1:7441 (endpoint(false)): nothing proves the first gone.
+        IllegalStateException refused = null;
+        try {
+            node(7441, 1);
+        } catch (IllegalStateException e) {
+            refused = e;
+        }
+
+        await().during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
+            assertEquals(1, slotEpoch("slot-0"), "the slot never changes hands");
+            assertEquals(1, tracker.runs("t1").size(), "one run: " + tracker.runs("t1"));
+        });
+        assertEquals(List.of("slot-0"), first.slotIds());
+        tracker.assertNoOverlap();
+        assertNotNull(refused, "the second node started");
+        String message = refused.getCause().getMessage();
+        assertTrue(message.contains("127.0.0.1:7441") && message.contains(first.standby.config().instance()), message);
+    }
+
+    @Test
     void runsNeverOverlapAcrossNodesWhileRobotsMoveBackAndForth() {
         new SlotTable(admin).init(2);
         for (int i = 0; i < 6; i++) {

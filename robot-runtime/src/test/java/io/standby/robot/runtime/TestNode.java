@@ -85,7 +85,7 @@ final class TestNode implements AutoCloseable {
         this.protocolDb = StandbyDatabase.connect(via, db, TIMING.operationTimeout(), s -> s.addCommandListener(counter));
         this.runtimeDb = StandbyDatabase.connect(robotsVia, db, robotTimeout,
                 s -> s.addCommandListener(counter).addCommandListener(outcomes));
-        this.standby = StandbyNode.builder()
+        StandbyNode.Builder builder = StandbyNode.builder()
                 .databases(protocolDb, runtimeDb)
                 .node(id.ip(), id.port()).maxSlots(maxSlots).timing(TIMING)
                 .stopTimeout(config.stopTimeout())
@@ -102,8 +102,18 @@ final class TestNode implements AutoCloseable {
                     public void acquired(Lease lease) {
                         acquiredAt.set(System.nanoTime());
                     }
-                })
-                .start();
+                });
+        try {
+            this.standby = builder.start();
+        } catch (RuntimeException e) {
+            // A node refused at its start leaves no connections behind.
+            protocolDb.close();
+            runtimeDb.close();
+            if (proxy != null) {
+                proxy.close();
+            }
+            throw e;
+        }
     }
 
     static TestNode start(int port, String uri, String db, int maxSlots, RuntimeConfig config, RobotTypes types, boolean proxied) {

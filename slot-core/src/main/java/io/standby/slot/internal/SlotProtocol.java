@@ -93,8 +93,14 @@ public final class SlotProtocol {
     private final Observations observations = new Observations();
     private final Outage outage = new Outage();
     private volatile boolean claiming = true;
-    /** Instances of another host seen holding this identity, warned about once each; poll thread only. */
+    /** Instances seen holding this identity that this process cannot take back from, warned about once each; poll thread only. */
     private final Set<String> twinsWarned = new HashSet<>();
+    /**
+     * The other instances of this identity on this host that held slots at this process's first read of
+     * them, if it bound its address before: the earlier processes that binding proved gone. Empty without
+     * that proof; null before the first read. Set by the join or the first poll, which run one after the other.
+     */
+    private Set<String> earlier;
     private final Membership membership;
     private final boolean withMembership;
     /** When each claimable slot became claimable for this node, on its clock; poll thread only. */
@@ -238,28 +244,32 @@ public final class SlotProtocol {
 
     /**
      * Joins the cluster before the first poll: refuses to go on if this node's ip:port holds a live lease
-     * from another host, then registers this node and lets nodes starting with it register too (see
-     * {@link #settle()}). Two nodes that share one identity (the same address on two machines, or behind
-     * NAT) would not fight, since neither takes the other's slots back without waiting, but every log,
-     * table and take-back that names a node by its address would be ambiguous; the check comes first so
-     * that a refused node writes nothing. If the slots cannot be read, the check is skipped.
+     * of a process it cannot take back from (on another host, or on this host without the proof of a
+     * bound address), then registers this node and lets nodes starting with it register too (see
+     * {@link #settle()}). Two nodes that share one identity would not fight, since neither takes the
+     * other's slots back without waiting, but the second would stand by for the first's slots for
+     * as long as it lives, and every log, table and take-back that names a node by its address would be
+     * ambiguous; the check comes first so that a refused node writes nothing. If the slots cannot be
+     * read, the check is skipped.
      *
-     * @throws IllegalStateException naming both hosts
+     * @throws IllegalStateException naming the address and the instance that holds the lease
      * @throws InterruptedException  if the thread is interrupted while it lets the registry settle
      */
     public void join() throws InterruptedException {
         List<SlotView> slots;
         try {
             slots = store.readHeldBy(config.node());
+            rememberEarlier(slots);
         } catch (RuntimeException e) {
             outage.failed("Cannot read slots", e);
             slots = List.of();
         }
         for (SlotView slot : slots) {
             if (heldByTwin(slot) && !slot.expired()) {
-                throw new IllegalStateException(config.node() + " holds a live lease on " + slot.id()
-                        + " from another host (instance " + slot.instance() + "); this node is on " + config.host()
-                        + ": give every node its own ip:port");
+                throw new IllegalStateException(config.node() + " holds a live lease on " + slot.id() + " from "
+                        + twinOf(slot) + ": " + (onThisHost(slot)
+                        ? "bind the address before starting the node, or give every node its own ip:port"
+                        : "give every node its own ip:port"));
             }
         }
         settle();
@@ -377,9 +387,13 @@ public final class SlotProtocol {
         return mine;
     }
 
-    /** What this node does now: drains, owns slots, or stands by. From any thread. */
+    /**
+     * What this node does now: drains, owns slots, or stands by. A node that lost its identity says it
+     * drains: it claims nothing more, and draining is what plans leave out (see {@link NodeRegistry#readLive()}).
+     * From any thread.
+     */
     public NodeState state() {
-        if (draining) {
+        if (draining || identityLost != null) {
             return NodeState.DRAINING;
         }
         return owned.isEmpty() ? NodeState.STANDBY : NodeState.OWNER;
@@ -416,20 +430,22 @@ public final class SlotProtocol {
     }
 
     /**
-     * Slots held under this node's ip:port on this host that this process does not count as its own:
-     * held by an earlier process with this identity (which binding the address proved gone), or by this
-     * process after a claim whose reply was lost or a lease that fenced itself. Taking them back needs no
-     * waiting, because nobody else can be running their robots. A slot held under this ip:port from
-     * another host is someone else's: it is claimed like any other, once its lease has run out.
+     * Slots held under this node's ip:port that this process does not count as its own and takes back
+     * without waiting (see {@link #takenBackAtOnce}): held by this process after a claim whose reply was
+     * lost or a lease that fenced itself, or by an earlier process on this host that binding the address
+     * proved gone. Nobody else can be running their robots. A slot held under this ip:port by any other
+     * process (on another host, or on this one without that proof) is someone else's: it is claimed like
+     * any other, once its lease has run out.
      */
     private int takeBackOwn(List<SlotView> slots) {
+        rememberEarlier(slots);
         int won = 0;
         for (SlotView slot : slots) {
             if (heldByTwin(slot) && !slot.expired() && twinsWarned.add(slot.instance())) {
-                log.warn("{} is held by {} under this node's identity from another host (instance {}); this node is on {}: "
-                        + "give every node its own ip:port", slot.id(), config.node(), slot.instance(), config.host());
+                log.warn("{} is held by {} under this node's identity by {}: this node waits out that lease; "
+                        + "give every node its own ip:port", slot.id(), config.node(), twinOf(slot));
             }
-            if (!heldByThisHost(slot) || owned.containsKey(slot.id())) {
+            if (!takenBackAtOnce(slot) || owned.containsKey(slot.id())) {
                 continue;
             }
             try {
@@ -456,7 +472,7 @@ public final class SlotProtocol {
         long now = clock.nanoTime();
         List<SlotView> candidates = new ArrayList<>();
         for (SlotView slot : slots) {
-            if (slot.expired() && !heldByThisHost(slot) && !owned.containsKey(slot.id())
+            if (slot.expired() && !takenBackAtOnce(slot) && !owned.containsKey(slot.id())
                     && observations.waitedOut(slot, now)) {
                 candidates.add(slot);
             }
@@ -521,7 +537,8 @@ public final class SlotProtocol {
             listened = true;
         } else if (self == OwnerProbe.Result.REFUSED && listened) {
             identityLost = "this node's address " + config.node() + " refuses connects: its listener is gone";
-            log.error("{}; fencing every slot now, and claiming no more (other nodes would take this node for dead)", identityLost);
+            log.error("{}; fencing every slot now, claiming no more and leaving the plans (other nodes would take this node for dead)",
+                    identityLost);
             stopClaiming();
             for (OwnedLease lease : owned.values()) {
                 if (lease.endReason() == null) {
@@ -680,15 +697,47 @@ public final class SlotProtocol {
         }
     }
 
-    /** Held under this ip:port by an instance on this host (this process, or an earlier one that binding proved gone). */
-    private boolean heldByThisHost(SlotView slot) {
-        return config.node().equals(slot.owner()) && config.host() != null
-                && config.host().equals(NodeConfig.hostOf(slot.instance()));
+    /**
+     * Held under this ip:port by this process, or by an earlier process on this host that binding the
+     * address proved gone. Only a process that holds a bound address proves anything: without one, another
+     * process with this identity may be alive and running its robots, and two such processes would take the
+     * slots back from each other at every poll. A bound one proves gone only the processes that were
+     * there at its first read: a later process with its address cannot have bound it, so it proves nothing.
+     */
+    private boolean takenBackAtOnce(SlotView slot) {
+        if (!config.node().equals(slot.owner())) {
+            return false;
+        }
+        Set<String> provenGone = earlier;
+        return config.instance().equals(slot.instance()) || provenGone != null && provenGone.contains(slot.instance());
     }
 
-    /** Held under this ip:port by an instance on another host, or one whose host is not known. */
+    /** Once, at the first read of the slots: the other instances of this identity on this host that binding proved gone. */
+    private void rememberEarlier(List<SlotView> slots) {
+        if (earlier == null) {
+            earlier = !config.addressBound() ? Set.of() : slots.stream()
+                    .filter(slot -> config.node().equals(slot.owner()) && onThisHost(slot) && !config.instance().equals(slot.instance()))
+                    .map(SlotView::instance)
+                    .collect(Collectors.toUnmodifiableSet());
+        }
+    }
+
+    /** Held under this ip:port by another process that this one cannot take back from: it waits out the lease. */
     private boolean heldByTwin(SlotView slot) {
-        return config.node().equals(slot.owner()) && !heldByThisHost(slot);
+        return config.node().equals(slot.owner()) && !takenBackAtOnce(slot);
+    }
+
+    private boolean onThisHost(SlotView slot) {
+        return config.host() != null && config.host().equals(NodeConfig.hostOf(slot.instance()));
+    }
+
+    /** Who holds a twin's slot, for a log line or an error. */
+    private String twinOf(SlotView slot) {
+        return onThisHost(slot)
+                ? "another process on this host (instance " + slot.instance() + "), which "
+                        + (config.addressBound() ? "started after this one bound the address, so never bound it"
+                                : "this one cannot prove gone since it did not bind the address itself")
+                : "another host (instance " + slot.instance() + "); this node is on " + config.host();
     }
 
     /** Removes this node from the registry: the end of a graceful stop. */

@@ -30,6 +30,7 @@ import java.util.Comparator;
 import java.util.Date;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.stream.IntStream;
 
 import static io.standby.slot.internal.OwnerProbe.Result.ACCEPTED;
 import static io.standby.slot.internal.OwnerProbe.Result.REFUSED;
@@ -305,6 +306,30 @@ class FastFailoverTest {
                 .filter(e -> e.kind() == Kind.LOST).findFirst().orElseThrow().reason());
         assertEquals(0, owner.poll(), "claims no more");
         assertTrue(owner.leases().isEmpty());
+    }
+
+    @Test
+    void aNodeThatLostItsIdentityLeavesThePlansSoThatNoStandbyWaitsAHeadStartForIt() throws Exception {
+        MongoNodeRegistry registry = new MongoNodeRegistry(db.database());
+        // A standby that a plan counting the lost node would make wait a head start for it.
+        NodeId standbyId = IntStream.range(7100, 7400).mapToObj(port -> new NodeId("127.0.0.1", port))
+                .filter(b -> !ClaimPlan.mine(List.of(slot()), List.of(slot()), List.of(new ClaimPlan.Member(A, 0, 1),
+                        new ClaimPlan.Member(b, 0, 1)), b).contains("slot-0"))
+                .findFirst().orElseThrow();
+        SlotProtocol owner = member(A, registry);
+        probe.then(A, ACCEPTED, REFUSED);
+        assertEquals(1, owner.poll());
+        assertTrue(owner.checkIdentity().isEmpty());
+        owner.checkIdentity().orElseThrow();
+
+        // It polls on until its application closes it: it says what it is now, and hands back the slot it fenced.
+        clock.tick(TIMING.poll());
+        assertEquals(0, owner.poll());
+        assertTrue(slot().released());
+
+        assertEquals(List.of(), registry.readLive(), "a node that claims nothing more offers no room to the plans");
+        SlotProtocol standby = member(standbyId, registry);
+        assertEquals(1, standby.poll(), "the standby claims at its first poll, without waiting for the lost node");
     }
 
     @Test

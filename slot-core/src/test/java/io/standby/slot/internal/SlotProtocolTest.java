@@ -74,7 +74,16 @@ class SlotProtocolTest {
     }
 
     private SlotProtocol node(int port, int maxSlots, String instance) {
-        NodeConfig config = new NodeConfig(new NodeId("127.0.0.1", port), maxSlots, TIMING, instance);
+        return node(port, maxSlots, instance, false);
+    }
+
+    /** A node whose process bound its ip:port before it started: it proved the earlier processes with it gone. */
+    private SlotProtocol bound(int port, int maxSlots) {
+        return node(port, maxSlots, NodeConfig.newInstanceId(), true);
+    }
+
+    private SlotProtocol node(int port, int maxSlots, String instance, boolean addressBound) {
+        NodeConfig config = new NodeConfig(new NodeId("127.0.0.1", port), maxSlots, TIMING, instance, addressBound);
         return new SlotProtocol(store, config, clock, new RecordingListener("n" + port, log), sleeps::add);
     }
 
@@ -354,7 +363,7 @@ class SlotProtocolTest {
     }
 
     @Test
-    void aRestartWithTheSameIdentityTakesItsSlotsBackAtOnce() throws Exception {
+    void aRestartThatBoundItsAddressTakesItsSlotsBackAtOnce() throws Exception {
         new SlotTable(db).init(3);
         SlotProtocol before = node(7001, 2);
         before.poll();
@@ -363,8 +372,9 @@ class SlotProtocolTest {
         standby.poll();
         assertEquals(1, standby.leases().size());
 
-        // Same ip:port, new process: its lease is live, yet the new instance takes it back at once.
-        SlotProtocol after = node(7001, 2);
+        // Same ip:port, new process that bound it: its lease is live, yet the new instance takes it back at once.
+        SlotProtocol after = bound(7001, 2);
+        after.join();
         assertEquals(2, after.poll());
 
         assertEquals(held, after.leases().stream().map(Lease::slotId).toList());
@@ -374,6 +384,70 @@ class SlotProtocolTest {
         }
         before.renewAll();
         assertEquals(2, log.stream().filter(e -> e.node().equals("n7001") && e.reason() == LossReason.TAKEN).count());
+    }
+
+    @Test
+    void aSecondProcessWithOneAddressOnThisHostThatDidNotBindItRefusesToStartAndNeverTakesTheSlot() throws Exception {
+        new SlotTable(db).init(1);
+        // Two processes on this host with one ip:port, neither of which bound it (an embedder that binds
+        // late, or none at all): nothing proves the first one gone.
+        SlotProtocol first = node(7001, 1);
+        first.join();
+        assertEquals(1, first.poll());
+        SlotProtocol second = node(7001, 1);
+
+        IllegalStateException refused = org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class, second::join);
+        assertTrue(refused.getMessage().contains("127.0.0.1:7001") && refused.getMessage().contains(first.config().instance()),
+                refused.getMessage());
+
+        // Polled all the same (an embedder that ignored the refusal): it stands by, as for a twin's slot.
+        for (int i = 0; i < 3; i++) {
+            assertEquals(0, second.poll());
+            first.renewAll();
+            clock.tick(TIMING.heartbeat());
+        }
+        assertEquals(first.config().instance(), slot("slot-0").instance());
+        assertEquals(1, slot("slot-0").epoch(), "no take-back, no take-back of the take-back");
+        assertTrue(log.stream().noneMatch(e -> e.kind() == Kind.LOST), "nobody lost a slot: " + log);
+
+        // The first process dies: the second claims its slot once the lease has run out, like any standby.
+        ageHeartbeat("slot-0");
+        assertEquals(0, second.poll());
+        clock.tick(TIMING.lease());
+        assertEquals(1, second.poll());
+        assertEquals(2, slot("slot-0").epoch());
+    }
+
+    @Test
+    void aProcessNeverTakesBackAtOnceTheSlotOfAProcessWithItsAddressThatStartedAfterIt() throws Exception {
+        aLaterProcessKeepsItsSlot(false);
+    }
+
+    @Test
+    void aProcessThatBoundItsAddressNeverTakesBackAtOnceTheSlotOfAProcessThatStartedAfterItWithoutBinding() throws Exception {
+        // Binding proves gone only the processes that were there before: a later one could not bind the address.
+        aLaterProcessKeepsItsSlot(true);
+    }
+
+    private void aLaterProcessKeepsItsSlot(boolean firstBound) throws Exception {
+        new SlotTable(db).init(1);
+        SlotProtocol other = node(7002, 1);
+        assertEquals(1, other.poll());
+        // The first process stands by; the second, on this host with the same ip:port, starts while the
+        // first owns nothing, so nothing shows it the first.
+        SlotProtocol first = node(7001, 1, NodeConfig.newInstanceId(), firstBound);
+        first.join();
+        assertEquals(0, first.poll());
+        SlotProtocol second = node(7001, 1);
+        second.join();
+        other.releaseAll();
+        assertEquals(1, second.poll(), "the released slot");
+
+        assertEquals(0, first.poll(), "the second process's slot is not the first's to take back");
+        second.renewAll();
+        assertEquals(second.config().instance(), slot("slot-0").instance());
+        assertEquals(2, slot("slot-0").epoch());
+        assertTrue(log.stream().noneMatch(e -> e.kind() == Kind.LOST && e.node().equals("n7001")), "nobody lost a slot: " + log);
     }
 
     @Test
@@ -395,7 +469,7 @@ class SlotProtocolTest {
         assertEquals(1, hostA.leases().size(), "a does not take b's slot back either");
 
         // Once a's lease has run out (by the server's clock and b's own), b may take a's slot as any standby would.
-        SlotProtocol hostB2 = node(7001, 2, "3-cccc@host-b:2222:1");
+        SlotProtocol hostB2 = node(7001, 2, "3-cccc@host-b:2222:1", true);
         ageHeartbeat(slotOfA);
         assertEquals(1, hostB2.poll(), "b's restart takes back b's own slot at once");
         clock.tick(Duration.ofSeconds(5));
@@ -414,7 +488,7 @@ class SlotProtocolTest {
         assertTrue(refused.getMessage().contains("127.0.0.1:7001") && refused.getMessage().contains("host-a:1111:1")
                 && refused.getMessage().contains("host-b:2222:1"), refused.getMessage());
         node(7002, 1).join();
-        node(7001, 1, "3-cccc@host-a:1111:1").join();
+        node(7001, 1, "3-cccc@host-a:1111:1", true).join();
     }
 
     @Test
@@ -595,7 +669,8 @@ class SlotProtocolTest {
     void aNodeTakesBackAClaimWhoseReplyItNeverSaw() throws Exception {
         new SlotTable(db).init(1);
         SlotProtocol a = node(7001, 1);
-        // The claim landed but its reply was lost: the database says a owns slot-0, a does not know.
+        // The claim landed but its reply was lost: the database says a owns slot-0, a does not know. Its
+        // own instance: taken back at once, bound address or not.
         assertTrue(store.claim(slot("slot-0"), new SlotStore.Ownership(a.config().node(), a.config().instance(), TIMING.lease())));
 
         assertEquals(1, a.poll());
@@ -605,16 +680,31 @@ class SlotProtocolTest {
     @Test
     void aNodeWithoutRoomReleasesSlotsHeldUnderItsIdentity() throws Exception {
         new SlotTable(db).init(2);
-        SlotProtocol a = node(7001, 1);
-        a.poll();
-        // An earlier instance of this node, on this host, left a second slot behind.
-        store.claim(slot("slot-1"), new SlotStore.Ownership(a.config().node(), "earlier@" + a.config().host(), TIMING.lease()));
+        SlotProtocol a = bound(7001, 1);
+        // An earlier instance of this node, on this host, held two slots; this one has room for one.
+        var earlier = new SlotStore.Ownership(a.config().node(), "earlier@" + a.config().host(), TIMING.lease());
+        store.claim(slot("slot-0"), earlier);
+        store.claim(slot("slot-1"), earlier);
+
+        assertEquals(1, a.poll());
+
         String other = a.leases().getFirst().slotId().equals("slot-0") ? "slot-1" : "slot-0";
-
-        a.poll();
-
         assertTrue(slot(other).released());
         assertEquals(1, a.leases().size());
+    }
+
+    @Test
+    void aNodeThatDidNotBindItsAddressNeitherTakesBackNorReleasesTheSlotsOfAnotherProcessWithIt() throws Exception {
+        new SlotTable(db).init(2);
+        SlotProtocol a = node(7001, 1);
+        // Another process on this host with this ip:port, perhaps alive: its slot is its own.
+        store.claim(slot("slot-1"), new SlotStore.Ownership(a.config().node(), "other@" + a.config().host(), TIMING.lease()));
+
+        assertEquals(1, a.poll(), "the free slot");
+        assertEquals(0, a.poll(), "and, without room, it releases nothing either");
+        assertEquals(List.of("slot-0"), a.leases().stream().map(Lease::slotId).toList());
+        assertEquals("other@" + a.config().host(), slot("slot-1").instance());
+        assertFalse(slot("slot-1").released());
     }
 
     @Test
