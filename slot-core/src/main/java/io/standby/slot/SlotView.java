@@ -15,9 +15,29 @@ import java.time.Instant;
  * @param age      how long ago {@code time} was, by the server's clock at the read
  * @param changes  raised by every operator change to the slot's robots and every robot handed over into
  *                 it, so that the owner re-reads its robots only when they changed
+ * @param drain    an operator's request that the owner instance it names drain, or null; it means nothing to
+ *                 any other instance (a later owner, or the same address restarted)
  */
 public record SlotView(String id, NodeId owner, String instance, Instant time, Duration lease, long epoch, Duration age,
-                       long changes) {
+                       long changes, Drain drain) {
+
+    /** A slot without a drain request on it. */
+    public SlotView(String id, NodeId owner, String instance, Instant time, Duration lease, long epoch, Duration age,
+                    long changes) {
+        this(id, owner, instance, time, lease, epoch, age, changes, null);
+    }
+
+    /**
+     * An operator asked {@code instance}, while it held this slot, to hand its slots over and stop; with
+     * {@code force}, even when no other live node has room for them.
+     */
+    public record Drain(String instance, boolean force) {
+    }
+
+    /** Whether an operator asked this instance to drain while it held this slot. */
+    public boolean drainAsked(String instance) {
+        return drain != null && drain.instance().equals(instance);
+    }
 
     /** Free, or owned but not renewed within its lease, by the server's clock at the read. */
     public boolean expired() {

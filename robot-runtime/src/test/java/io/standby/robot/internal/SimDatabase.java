@@ -1,5 +1,7 @@
 package io.standby.robot.internal;
 
+import io.standby.slot.SlotView;
+
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
@@ -40,6 +42,8 @@ final class SimDatabase {
         long leaseMs;
         long epoch;
         long changes;
+        /** The drain request on the slot, or null. */
+        SlotView.Drain drain;
 
         SlotDoc copy() {
             SlotDoc c = new SlotDoc();
@@ -51,6 +55,7 @@ final class SimDatabase {
             c.leaseMs = leaseMs;
             c.epoch = epoch;
             c.changes = changes;
+            c.drain = drain;
             return c;
         }
     }

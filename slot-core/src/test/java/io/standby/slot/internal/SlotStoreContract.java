@@ -187,6 +187,31 @@ abstract class SlotStoreContract {
     }
 
     @Test
+    void aDrainRequestMarksOnlyTheSlotsOfThatInstanceAndChangesNothingOfTheirLeases() {
+        new SlotTable(db).init(3);
+        assertTrue(store.claim(slot("slot-0"), owner(7001, "a")));
+        assertTrue(store.claim(slot("slot-1"), owner(7001, "a")));
+        assertTrue(store.claim(slot("slot-2"), owner(7002, "b")));
+        SlotView before = slot("slot-0");
+
+        assertEquals(0, store.markDrain(new NodeId("127.0.0.1", 7001), "a-restarted", true), "another instance of that address");
+        assertEquals(2, store.markDrain(new NodeId("127.0.0.1", 7001), "a", false));
+
+        SlotView after = slot("slot-0");
+        assertEquals(new SlotView.Drain("a", false), after.drain());
+        assertTrue(after.drainAsked("a"));
+        assertFalse(after.drainAsked("a-restarted"));
+        assertEquals(List.of(before.owner(), before.instance(), before.epoch(), before.time(), before.lease(), before.changes()),
+                List.of(after.owner(), after.instance(), after.epoch(), after.time(), after.lease(), after.changes()));
+        assertEquals(after.drain(), store.readAll().getFirst().drain(), "the poll's read shows it too");
+        assertNull(slot("slot-2").drain());
+        assertTrue(store.renew("slot-0", 1, owner(7001, "a")), "the lease renews as before");
+        assertTrue(store.release("slot-0", 1, "a"));
+        assertNull(slot("slot-0").drain(), "a release clears it: it is not the next owner's");
+        assertEquals(new SlotView.Drain("a", false), slot("slot-1").drain());
+    }
+
+    @Test
     void onlyTheSameIdentityTakesBackALiveSlot() {
         new SlotTable(db).init(1);
         store.claim(slot("slot-0"), owner(7001, "a"));
