@@ -42,6 +42,15 @@ class BenchToolsTest {
     }
 
     @Test
+    void handoverByDrainMeasuresFromTheRequestToTheClaimElsewhere() {
+        String out = run("handover", "--how", "drain", "--rounds", "2", "--robots", "3", "--profiles", "fast");
+        List<Long> claims = numbers(out, "drain request to \\d+ \\(exit after \\d+ ms, claimed elsewhere after (-?\\d+) ms\\)");
+        assertEquals(2, claims.size(), out);
+        // Seen at the owner's next poll, not at its registry write ten heartbeats (2 s) later; slack for a loaded machine.
+        claims.forEach(ms -> assertTrue(ms >= 0 && ms < 1_000, "claimed " + ms + " ms after the request:\n" + out));
+    }
+
+    @Test
     void stormFillsEverySlotOnceWithEachStrategy() {
         String out = run("storm", "--nodes", "6", "--no-warm-up");
         for (String strategy : List.of("standby, spread", "standby, one port", "naive: first free slot")) {

@@ -195,14 +195,21 @@ final class NodeCommand implements Callable<Integer> {
 
     @Command(name = "drain", mixinStandardHelpOptions = true,
             footerHeading = "%nExamples:%n", footer = {
-                "  standby node drain 10.0.0.5:7700"},
+                "  standby node drain 10.0.0.5:7700",
+                "  standby node drain 10.0.0.5:7700 --force     # even if no other node has room for its slots"},
             description = {"Asks a node to hand its slots to standbys one at a time, then stop.",
-                "The node sees the request at its next registry write (within ten heartbeats), releases one slot, waits "
-                        + "for a standby to take it, then the next; then it exits. SIGTERM stops a node gracefully too, "
-                        + "releasing all its slots at once."})
+                "The node sees the request at its next poll (a node without slots at its next registry write), "
+                        + "releases one slot, waits for a standby to take it, then the next; then it exits. Refused, "
+                        + "changing nothing, unless the other live nodes have room for every slot it holds; should the "
+                        + "room go meanwhile, the node keeps serving its slots and waits until there is room again. "
+                        + "SIGTERM stops a node gracefully too, releasing all its slots at once."})
     static final class Drain extends AdminCommand {
         @Parameters(paramLabel = "IP:PORT", description = "The node to drain, as 'standby nodes' lists it.")
         String node;
+
+        @Option(names = "--force", description = "Hand the slots over even if no other live node has room for them: "
+                + "those stay unowned until one has. Also forces a drain that waits for room.")
+        boolean force;
 
         @Override
         public Integer call() {
@@ -214,9 +221,20 @@ final class NodeCommand implements Callable<Integer> {
                 throw Flags.invalid(e.getMessage());
             }
             try (StandbyDatabase db = connect()) {
-                NodeView view = new NodeTable(db).drain(id);
-                out().printf("Asked %s to drain: it hands its %d slot(s) to standbys one at a time, then stops.%n",
-                        id, view.slots().size());
+                NodeView view;
+                try {
+                    view = new NodeTable(db).drain(id, force);
+                } catch (NodeTable.Refused e) {
+                    throw new StandbyCli.UserError("cannot drain " + e.reason()
+                            + "; start a node with room, or use --force to release them anyway");
+                }
+                if (force) {
+                    out().printf("Asked %s to drain, forced: it hands its %d slot(s) over even with nowhere to go, then stops.%n",
+                            id, view.slots().size());
+                } else {
+                    out().printf("Asked %s to drain: it hands its %d slot(s) to standbys one at a time, then stops.%n",
+                            id, view.slots().size());
+                }
                 out().flush();
                 return 0;
             }

@@ -7,6 +7,9 @@ import io.standby.slot.StandbyDatabase;
 import io.standby.slot.internal.MongoNodeRegistry;
 import io.standby.slot.internal.NodeRegistry;
 import io.standby.testing.TestMongo;
+import io.standby.slot.SlotTable;
+import io.standby.slot.SlotView;
+import io.standby.slot.internal.MongoSlotStore;
 import org.bson.Document;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -98,6 +101,40 @@ class NodesCommandTest {
         assertEquals(1, offline.exitCode());
         assertTrue(offline.errorLine().contains("is offline"), offline.errorLine());
         assertFalse(new NodeTable(admin).get(new NodeId("10.0.0.2", 7700)).orElseThrow().drain(), "nothing changed");
+    }
+
+    /** Makes {@code ip}'s node (as {@link #register} writes it) hold {@code slot} with a live lease. */
+    private void hold(String ip, String slot) {
+        admin.database().getCollection("slots").updateOne(new Document("_id", slot), new Document("$set",
+                new Document("ip", ip).append("port", 7700).append("instance", "1-a@host:1:1").append("epoch", 1L)
+                        .append("lease", 60_000L).append("time", new Date())));
+    }
+
+    @Test
+    void drainRefusesANodeWhoseSlotsHaveNowhereToGoUnlessForced() {
+        new SlotTable(admin).init(4);
+        register("10.0.0.1", NodeState.OWNER, List.of("slot-0", "slot-1"));
+        register("10.0.0.2", NodeState.OWNER, List.of("slot-2", "slot-3"));
+        hold("10.0.0.1", "slot-0");
+        hold("10.0.0.1", "slot-1");
+        hold("10.0.0.2", "slot-2");
+        hold("10.0.0.2", "slot-3");
+        NodeId full = new NodeId("10.0.0.1", 7700);
+
+        CliRun refused = run("node", "drain", "10.0.0.1:7700");
+        assertEquals(1, refused.exitCode(), refused.out());
+        assertEquals("standby: cannot drain 10.0.0.1:7700: it holds 2 slots and the other live nodes have room for 0; "
+                + "start a node with room, or use --force to release them anyway", refused.errorLine());
+        assertEquals("", refused.out());
+        assertFalse(new NodeTable(admin).get(full).orElseThrow().drain(), "nothing written");
+        assertEquals(null, new MongoSlotStore(admin.datastore()).read("slot-0").orElseThrow().drain());
+
+        CliRun forced = run("node", "drain", "10.0.0.1:7700", "--force");
+        assertEquals(0, forced.exitCode(), forced.err());
+        assertTrue(forced.out().contains("Asked 10.0.0.1:7700 to drain, forced: it hands its 2 slot(s) over even with nowhere to go"),
+                forced.out());
+        assertTrue(new NodeTable(admin).get(full).orElseThrow().drain());
+        assertEquals(new SlotView.Drain("1-a@host:1:1", true), new MongoSlotStore(admin.datastore()).read("slot-0").orElseThrow().drain());
     }
 
     @Test

@@ -1,7 +1,11 @@
 package io.standby.slot;
 
+import io.standby.slot.internal.ClaimPlan;
+import io.standby.slot.internal.DrainRoom;
 import io.standby.slot.internal.MongoNodeRegistry;
+import io.standby.slot.internal.MongoSlotStore;
 import io.standby.slot.internal.NodeRegistry;
+import io.standby.slot.internal.SlotStore;
 
 import java.util.List;
 import java.util.Optional;
@@ -10,9 +14,11 @@ import java.util.Optional;
 public final class NodeTable {
 
     private final NodeRegistry registry;
+    private final SlotStore store;
 
     public NodeTable(StandbyDatabase database) {
         this.registry = new MongoNodeRegistry(database.database());
+        this.store = new MongoSlotStore(database.datastore());
     }
 
     /** Every node in the registry, offline ones too, by identity. */
@@ -25,25 +31,75 @@ public final class NodeTable {
     }
 
     /**
-     * Asks a node to hand its slots to standbys one at a time, then stop. It sees the request at its next
-     * registry write (within ten heartbeats).
-     *
-     * @return the node as it was
-     * @throws IllegalArgumentException if the node is unknown, offline, or already draining
+     * Asks a node to hand its slots to standbys one at a time, then stop; {@link #drain(NodeId, boolean)}
+     * without force.
      */
     public NodeView drain(NodeId node) {
+        return drain(node, false);
+    }
+
+    /**
+     * Asks a node to hand its slots to standbys one at a time, then stop. The request goes on its registry
+     * document and on every slot it holds: a node reads its slots at every poll, so it sees the request at
+     * its next poll (a node that holds none sees it at its next registry write, within ten heartbeats).
+     *
+     * <p>Without {@code force}, the drain is refused, and nothing written, unless the other live nodes have
+     * room for every slot the node holds ({@link DrainRoom}); the node itself then still hands a slot over
+     * only while there is room, and otherwise keeps serving it and waits. With {@code force} it hands them
+     * over anyway: a slot with nowhere to go stays unserved until some node has room. Forcing a drain that
+     * was asked without force makes it forced.
+     *
+     * @return the node as it was
+     * @throws IllegalArgumentException if the node is unknown, offline, or already draining (forced, with {@code force})
+     * @throws Refused                  without {@code force}, if the other live nodes have no room for its slots
+     */
+    public NodeView drain(NodeId node, boolean force) {
         NodeView view = get(node).orElseThrow(() -> new IllegalArgumentException("unknown node '" + node + "'" + knownNodes()));
-        if (view.state() == NodeState.DRAINING || view.drain()) {
+        boolean asked = view.state() == NodeState.DRAINING || view.drain();
+        // The registry, then the slots: every slot a live node has won by then is counted against its room.
+        List<ClaimPlan.Member> live = registry.readLive();
+        List<SlotView> slots = store.readAll();
+        if (asked && !(force && slots.stream().anyMatch(s -> s.drainAsked(view.instance()) && !s.drain().force()))) {
             throw new IllegalArgumentException("node " + node + " is already draining");
         }
         if (view.offline()) {
             throw new IllegalArgumentException("node " + node + " is offline (last seen " + Durations.approximately(view.age())
                     + " ago): there is nothing to drain");
         }
-        if (!registry.requestDrain(node)) {
+        int held = DrainRoom.heldBy(node, slots);
+        DrainRoom room = DrainRoom.of(node, live, slots);
+        if (!force && room.room() < held) {
+            throw new Refused(node, held, room);
+        }
+        if (!asked && !registry.requestDrain(node)) {
             throw new IllegalArgumentException("unknown node '" + node + "': it left the registry just now");
         }
+        store.markDrain(node, view.instance(), force);
         return view;
+    }
+
+    /** A drain refused because the other live nodes have no room for the node's slots; nothing was written. */
+    public static final class Refused extends IllegalStateException {
+        private final String reason;
+
+        Refused(NodeId node, int held, DrainRoom room) {
+            this(node + ": it holds " + slots(held) + " and the other live nodes have room for " + room.room()
+                    + (room.waiting() > 0 ? " (" + room.free() + " free, " + slots(room.waiting()) + " already waiting for one)" : ""));
+        }
+
+        private Refused(String reason) {
+            super("cannot drain " + reason + "; start a node with room, or force the drain to release its slots anyway");
+            this.reason = reason;
+        }
+
+        /** Which node, and the numbers: "10.0.0.5:7700: it holds 2 slots and the other live nodes have room for 1". */
+        public String reason() {
+            return reason;
+        }
+
+        private static String slots(int n) {
+            return n + (n == 1 ? " slot" : " slots");
+        }
     }
 
     private String knownNodes() {

@@ -18,14 +18,16 @@ import java.time.Instant;
  * @param lateMark the owner's late mark, or null: its owner pauses its robots before its heartbeat is this
  *                 old, so other nodes may take the slot over once it is that late and its process is
  *                 found gone (fast failover); without it they wait for the lease
+ * @param drain    an operator's request that the owner instance it names drain, or null; it means nothing to
+ *                 any other instance (a later owner, or the same address restarted)
  */
 public record SlotView(String id, NodeId owner, String instance, Instant time, Duration lease, long epoch, Duration age,
-                       long changes, Duration lateMark) {
+                       long changes, Duration lateMark, Drain drain) {
 
-    /** A slot whose owner declared no late mark: it is taken over only once its lease has run out. */
+    /** A slot whose owner declared no late mark, without a drain request on it. */
     public SlotView(String id, NodeId owner, String instance, Instant time, Duration lease, long epoch, Duration age,
                     long changes) {
-        this(id, owner, instance, time, lease, epoch, age, changes, null);
+        this(id, owner, instance, time, lease, epoch, age, changes, null, null);
     }
 
     /**
@@ -35,6 +37,18 @@ public record SlotView(String id, NodeId owner, String instance, Instant time, D
      */
     public boolean late() {
         return owner != null && lateMark != null && age.compareTo(lateMark) > 0;
+    }
+
+    /**
+     * An operator asked {@code instance}, while it held this slot, to hand its slots over and stop; with
+     * {@code force}, even when no other live node has room for them.
+     */
+    public record Drain(String instance, boolean force) {
+    }
+
+    /** Whether an operator asked this instance to drain while it held this slot. */
+    public boolean drainAsked(String instance) {
+        return drain != null && drain.instance().equals(instance);
     }
 
     /** Free, or owned but not renewed within its lease, by the server's clock at the read. */

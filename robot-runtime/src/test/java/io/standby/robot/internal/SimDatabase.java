@@ -1,5 +1,7 @@
 package io.standby.robot.internal;
 
+import io.standby.slot.SlotView;
+
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
@@ -42,6 +44,8 @@ final class SimDatabase {
         Long lateMs;
         long epoch;
         long changes;
+        /** The drain request on the slot, or null. */
+        SlotView.Drain drain;
 
         SlotDoc copy() {
             SlotDoc c = new SlotDoc();
@@ -54,6 +58,7 @@ final class SimDatabase {
             c.lateMs = lateMs;
             c.epoch = epoch;
             c.changes = changes;
+            c.drain = drain;
             return c;
         }
     }

@@ -43,7 +43,8 @@ final class SimSlotStore implements SlotStore {
     private static SlotView view(SlotDoc doc, long nowMs) {
         NodeId owner = doc.ip == null ? null : new NodeId(doc.ip, doc.port);
         return new SlotView(doc.id, owner, doc.instance, Instant.ofEpochMilli(doc.timeMs), Duration.ofMillis(doc.leaseMs),
-                doc.epoch, Duration.ofMillis(nowMs - doc.timeMs), doc.changes, doc.lateMs == null ? null : Duration.ofMillis(doc.lateMs));
+                doc.epoch, Duration.ofMillis(nowMs - doc.timeMs), doc.changes, doc.lateMs == null ? null : Duration.ofMillis(doc.lateMs),
+                doc.drain);
     }
 
     @Override
@@ -125,6 +126,7 @@ final class SimSlotStore implements SlotStore {
                 doc.instance = null;
                 doc.lateMs = null;
                 doc.timeMs = 0;
+                doc.drain = null;
                 db.touchSlot(slotId);
             }
             return matches;
@@ -145,6 +147,21 @@ final class SimSlotStore implements SlotStore {
                 db.touchSlot(doc.id);
             }
             return matches;
+        });
+    }
+
+    @Override
+    public long markDrain(NodeId node, String instance, boolean force) {
+        return db.write("mark drain of " + node, () -> {
+            long marked = 0;
+            for (SlotDoc doc : db.slots.values()) {
+                if (node.ip().equals(doc.ip) && Objects.equals(node.port(), doc.port) && instance.equals(doc.instance)) {
+                    doc.drain = new SlotView.Drain(instance, force);
+                    db.touchSlot(doc.id);
+                    marked++;
+                }
+            }
+            return marked;
         });
     }
 

@@ -45,6 +45,7 @@ import static dev.morphia.query.updates.UpdateOperators.inc;
 import static dev.morphia.query.updates.UpdateOperators.set;
 import static dev.morphia.query.updates.UpdateOperators.unset;
 import static io.standby.slot.internal.SlotDocument.CHANGES;
+import static io.standby.slot.internal.SlotDocument.DRAIN;
 import static io.standby.slot.internal.SlotDocument.EPOCH;
 import static io.standby.slot.internal.SlotDocument.INSTANCE;
 import static io.standby.slot.internal.SlotDocument.IP;
@@ -126,7 +127,7 @@ public final class MongoSlotStore implements SlotStore {
      */
     @Override
     public Optional<SlotView> read(String slotId) {
-        Document doc = raw.find(Filters.eq("_id", slotId)).projection(Projections.include(IP, PORT, TIME, LEASE, LATE, EPOCH, INSTANCE, CHANGES)).first();
+        Document doc = raw.find(Filters.eq("_id", slotId)).projection(Projections.include(IP, PORT, TIME, LEASE, LATE, EPOCH, INSTANCE, CHANGES, DRAIN)).first();
         return doc == null ? Optional.empty() : Optional.ofNullable(parse(doc, serverNow()));
     }
 
@@ -160,7 +161,13 @@ public final class MongoSlotStore implements SlotStore {
                 Duration.ofMillis(((Number) doc.get(LEASE)).longValue()),
                 ((Number) doc.get(EPOCH)).longValue(), Duration.between(time, now),
                 doc.get(CHANGES) instanceof Number changes ? changes.longValue() : 0,
-                doc.get(LATE) instanceof Number late && late.longValue() > 0 ? Duration.ofMillis(late.longValue()) : null);
+                doc.get(LATE) instanceof Number late && late.longValue() > 0 ? Duration.ofMillis(late.longValue()) : null, drain(doc));
+    }
+
+    /** The drain request on a slot; one that is not well-formed is no request (the slot itself is fine). */
+    private static SlotView.Drain drain(Document doc) {
+        return doc.get(DRAIN) instanceof Document drain && drain.get("instance") instanceof String instance
+                ? new SlotView.Drain(instance, Boolean.TRUE.equals(drain.get("force"))) : null;
     }
 
     private static String problem(Document doc) {
@@ -273,7 +280,8 @@ public final class MongoSlotStore implements SlotStore {
                 set(PORT, null),
                 set(INSTANCE, null),
                 unset(LATE),
-                set(TIME, Instant.EPOCH));
+                set(TIME, Instant.EPOCH),
+                unset(DRAIN));
     }
 
     @Override
@@ -284,6 +292,16 @@ public final class MongoSlotStore implements SlotStore {
                 set(INSTANCE, null),
                 unset(LATE),
                 inc(EPOCH, 1L));
+    }
+
+    /**
+     * One {@code updateMany} on the owner's ip, port and instance: slots another instance holds are not
+     * touched, and a slot released or taken meanwhile no longer matches.
+     */
+    @Override
+    public long markDrain(NodeId node, String instance, boolean force) {
+        return raw.updateMany(Filters.and(Filters.eq(IP, node.ip()), Filters.eq(PORT, node.port()), Filters.eq(INSTANCE, instance)),
+                com.mongodb.client.model.Updates.set(DRAIN, new Document("instance", instance).append("force", force))).getMatchedCount();
     }
 
     @Override

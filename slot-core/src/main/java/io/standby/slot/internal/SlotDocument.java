@@ -7,7 +7,8 @@ import java.time.Instant;
 
 /**
  * The slot document as stored in the {@code slots} collection. Field names follow the seed so that
- * mongosh shows the model: {@code {_id: "slot-0", ip, port, time, lease, late, epoch, instance, changes}}.
+ * mongosh shows the model: {@code {_id: "slot-0", ip, port, time, lease, late, epoch, instance, changes}}, and
+ * {@code drain: {instance, force}} while an operator asks the owner to drain.
  */
 @Entity(value = SlotDocument.COLLECTION, useDiscriminator = false)
 public class SlotDocument {
@@ -22,6 +23,8 @@ public class SlotDocument {
     public static final String INSTANCE = "instance";
     public static final String CHANGES = "changes";
     public static final String LATE = "late";
+    /** An operator's drain request, {@code {instance, force}}: written only by {@code markDrain}, cleared by a release. */
+    public static final String DRAIN = "drain";
 
     @Id
     String id;
@@ -41,6 +44,8 @@ public class SlotDocument {
     Long late;
     /** Raised by every change to the slot's robots that its owner must see. */
     long changes;
+    /** Mapped only so that a release may clear it; written with the driver by {@code markDrain}. */
+    java.util.Map<String, Object> drain;
 
     SlotDocument() {
         // for Morphia

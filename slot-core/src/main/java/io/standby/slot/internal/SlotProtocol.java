@@ -47,7 +47,8 @@ public final class SlotProtocol {
     /**
      * Heartbeats between registry writes when nothing changed. Ten keeps an owner at the defaults under
      * 1.6 commands a second (a poll a second, a renewal every 2 s, this write every 20 s, the robots'
-     * re-read every 30 s); the cost is that a drain request waits up to 20 s to be seen.
+     * re-read every 30 s). A drain request reaches an owner sooner, on its slots (see {@link #noticeDrain});
+     * only a node that holds no slot waits for this write, up to 20 s, to see one.
      */
     static final int REGISTRY_WRITE_HEARTBEATS = 10;
 
@@ -111,6 +112,10 @@ public final class SlotProtocol {
     /** Whether the last read showed an expired slot this node does not hold: a plan is likely; poll thread only. */
     private boolean expectClaims;
     private volatile boolean draining;
+    /** Whether the operator forced the drain: slots go even with nowhere to go; poll thread only. */
+    private boolean forced;
+    /** Whether a drain waits for room, so that it says so once; poll thread only. */
+    private boolean waitingForRoom;
     /** The slot a drain released last and waits to see taken; poll thread only. */
     private String inTransit;
     private long inTransitSince;
@@ -201,12 +206,37 @@ public final class SlotProtocol {
         // First, so that the claims of a storm do not wait behind the registry writes of its winners: the
         // registry shows each poll's outcome one poll later. Writes only when due or changed.
         if (membership.report(state(), heldSlotIds()) && !draining) {
-            log.info("An operator asked this node to drain: it hands its slots to standbys one at a time, then stops");
-            draining = true;
-            stopClaiming();
-            membership.report(state(), heldSlotIds());
+            startDrain();
         }
         return readAndClaim();
+    }
+
+    /**
+     * Whether an operator asked this node to drain, as the slots just read show it: the request is put on
+     * every slot the node holds ({@link SlotStore#markDrain}), which it reads at every poll anyway, so it is
+     * seen within a poll at no cost; the registry write that also carries it is up to ten heartbeats away.
+     * Only with a membership: without a registry no room can be judged.
+     */
+    private void noticeDrain(List<SlotView> slots) {
+        for (SlotView slot : slots) {
+            if (withMembership && owned.containsKey(slot.id()) && slot.drainAsked(config.instance())) {
+                if (!draining) {
+                    startDrain();
+                }
+                if (slot.drain().force() && !forced) {
+                    log.warn("The drain is forced: this node hands its slots over even if no other node has room for them");
+                    forced = true;
+                }
+            }
+        }
+    }
+
+    private void startDrain() {
+        log.info("An operator asked this node to drain: it hands its slots to standbys one at a time, then stops");
+        draining = true;
+        stopClaiming();
+        // Out of every plan before the first release, as in releaseAll().
+        membership.report(state(), heldSlotIds());
     }
 
     /** Whether this node drains: it claims nothing and hands its slots over, one a poll. */
@@ -221,8 +251,17 @@ public final class SlotProtocol {
 
     /**
      * One step of a drain: once the slot handed over last is owned by someone else (or two polls have
-     * passed), releases the next one gracefully, its robots stopping first. Each slot is taken by a
-     * standby at its next poll: a released slot needs no waiting.
+     * passed), releases the next one gracefully, its robots stopping first, if some other live node has
+     * room for it ({@link DrainRoom}). Each slot is taken by a standby at its next poll: a released slot
+     * needs no waiting. So a slot is owned elsewhere about two polls after the drain was asked: one for
+     * this node to see it, one for the standby.
+     *
+     * <p>Without room the node keeps the slot, serving it, and waits, checking again at every poll, for as
+     * long as it takes: releasing would leave the slot unserved (the void the drain exists to avoid), and
+     * giving up would undo the operator's request behind their back. Any bound would do one or the other.
+     * The node shows DRAINING meanwhile and says why in its log; the operator can start a node with room,
+     * force the drain, or stop the node. Waiting costs a registry read and a second slot read a poll, on
+     * this node only. A forced drain releases without looking.
      */
     private void drainStep(List<SlotView> slots) {
         if (inTransit != null) {
@@ -232,14 +271,39 @@ public final class SlotProtocol {
             }
             inTransit = null;
         }
-        owned.values().stream().filter(l -> l.endReason() == null)
-                .min(Comparator.comparing(Lease::slotId, SlotIds.NATURAL))
-                .ifPresent(lease -> {
-                    log.info("Draining: handing {} over", lease.slotId());
-                    inTransit = lease.slotId();
-                    inTransitSince = clock.nanoTime();
-                    release(lease);
-                });
+        Optional<OwnedLease> next = owned.values().stream().filter(l -> l.endReason() == null)
+                .min(Comparator.comparing(Lease::slotId, SlotIds.NATURAL));
+        if (next.isEmpty() || !forced && !roomElsewhere()) {
+            return;
+        }
+        log.info("Draining: handing {} over", next.get().slotId());
+        inTransit = next.get().slotId();
+        inTransitSince = clock.nanoTime();
+        release(next.get());
+    }
+
+    /**
+     * Whether another live node has room for one more slot: the registry, then the slots again, so that
+     * every slot a registered node has won counts against its room. Logs when a drain starts and stops
+     * waiting. Unreadable registry or slots: no room, as far as this node can tell.
+     */
+    private boolean roomElsewhere() {
+        membership.refresh(Duration.ZERO);
+        List<SlotView> slots = readAndObserve();
+        DrainRoom room = slots == null ? new DrainRoom(0, 0) : DrainRoom.of(config.node(), membership.live(), slots);
+        if (room.room() > 0) {
+            if (waitingForRoom) {
+                log.info("Draining: another node has room now; handing the next slot over");
+                waitingForRoom = false;
+            }
+            return true;
+        }
+        if (!waitingForRoom) {
+            log.warn("Draining: no other live node has room ({} free, {} slot(s) already waiting for one); this node keeps "
+                    + "serving its slots until one has, or until the drain is forced", room.free(), room.waiting());
+            waitingForRoom = true;
+        }
+        return false;
     }
 
     /**
@@ -317,6 +381,7 @@ public final class SlotProtocol {
             return 0;
         }
         reportOwned(slots);
+        noticeDrain(slots);
         if (draining) {
             drainStep(slots);
             return 0;

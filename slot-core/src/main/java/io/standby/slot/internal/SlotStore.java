@@ -51,8 +51,8 @@ public interface SlotStore {
     boolean renew(String slotId, long epoch, Ownership owner);
 
     /**
-     * Gives up a slot this instance owns at this epoch, after its work stopped: clears the owner, keeps
-     * the epoch, and sets time to 1970 so that standbys may take it at once.
+     * Gives up a slot this instance owns at this epoch, after its work stopped: clears the owner and any
+     * drain request on it, keeps the epoch, and sets time to 1970 so that standbys may take it at once.
      */
     boolean release(String slotId, long epoch, String instance);
 
@@ -62,6 +62,14 @@ public interface SlotStore {
      * epoch are rejected, but keeps {@code time}, so standbys still wait out the lease.
      */
     boolean revoke(SlotView seen);
+
+    /**
+     * Puts an operator's drain request ({@link SlotView#drain()}) on every slot {@code instance} of
+     * {@code node} holds, so that the owner, which reads its slots at every poll, sees it at its next one.
+     * Writes nothing else: owner, epoch, time and lease stay as they are, so no lease is weakened and no
+     * compare-and-set of the owner or of a standby is disturbed. Returns how many slots it marked.
+     */
+    long markDrain(NodeId node, String instance, boolean force);
 
     /** Raises the slot's {@code changes}: its robots changed, and its owner should read them again. */
     void touch(String slotId);

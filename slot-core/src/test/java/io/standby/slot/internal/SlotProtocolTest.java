@@ -518,6 +518,8 @@ class SlotProtocolTest {
         new SlotTable(db).init(3);
         SlotProtocol a = member(7001, 3);
         assertEquals(3, a.poll());
+        SlotProtocol b = member(7002, 3);
+        assertEquals(0, b.poll(), "a standby with room for all three");
         new io.standby.slot.NodeTable(db).drain(new NodeId("127.0.0.1", 7001));
 
         a.poll();
@@ -527,7 +529,6 @@ class SlotProtocolTest {
         a.poll();
         assertEquals(2, store.readAll().stream().filter(v -> v.owner() != null).count(), "one poll later, nobody has taken it: it waits");
 
-        SlotProtocol b = member(7002, 3);
         assertEquals(1, b.poll());
         a.poll();
         assertNull(slot("slot-1").owner(), "the first is owned elsewhere: the second goes");
@@ -536,6 +537,93 @@ class SlotProtocolTest {
         clock.tick(TIMING.poll().multipliedBy(2));
         a.poll();
         assertNull(slot("slot-2").owner(), "two polls without a taker: the next goes anyway");
+    }
+
+    @Test
+    void anOwnerSeesADrainAtItsNextPollNotAtItsNextRegistryWrite() throws Exception {
+        new SlotTable(db).init(1);
+        SlotProtocol a = member(7001, 1);
+        SlotProtocol b = member(7002, 1);
+        assertEquals(1, a.poll());
+        assertEquals(0, b.poll());
+        for (int i = 0; i < 3; i++) {
+            // Past the registry writes that followed the claim: from now on a's next write is ten heartbeats away.
+            clock.tick(TIMING.poll());
+            a.poll();
+            b.poll();
+        }
+        new io.standby.slot.NodeTable(db).drain(new NodeId("127.0.0.1", 7001), false);
+
+        clock.tick(TIMING.poll());
+        a.poll();
+        assertTrue(a.draining(), "seen at the next poll, not at the registry write due 20 s later");
+        assertNull(slot("slot-0").owner(), "and the slot handed over at once");
+        clock.tick(TIMING.poll());
+        assertEquals(1, b.poll(), "the standby takes it at its next poll");
+        a.poll();
+        assertTrue(a.drained());
+    }
+
+    @Test
+    void aDrainNeverReleasesASlotWhileNoOtherLiveNodeHasRoomForIt() throws Exception {
+        new SlotTable(db).init(2);
+        SlotProtocol a = member(7001, 1);
+        SlotProtocol b = member(7002, 1);
+        assertEquals(1, a.poll());
+        clock.tick(TIMING.poll());
+        assertEquals(1, b.poll());
+        NodeId full = new NodeId("127.0.0.1", 7002);
+        // Asked while there was room, say, which then went: straight through the registry, as the command
+        // line would refuse it now.
+        new MongoNodeRegistry(db.database()).requestDrain(full);
+
+        for (int i = 0; i < 4; i++) {
+            clock.tick(TIMING.poll());
+            a.poll();
+            b.poll();
+        }
+        assertTrue(b.draining());
+        assertEquals(full, slot("slot-1").owner(), "the only other node is full: b keeps its slot and serves it");
+        assertFalse(b.drained(), "and does not report drained");
+
+        SlotProtocol c = member(7003, 1);
+        assertEquals(0, c.poll(), "room appears");
+        clock.tick(TIMING.poll());
+        b.poll();
+        assertNull(slot("slot-1").owner(), "now it goes");
+        assertEquals(1, c.poll());
+        clock.tick(TIMING.poll());
+        b.poll();
+        assertTrue(b.drained());
+    }
+
+    @Test
+    void aForcedDrainReleasesEvenWithoutRoomAndAnUnforcedOneIsRefusedWritingNothing() throws Exception {
+        new SlotTable(db).init(2);
+        SlotProtocol a = member(7001, 1);
+        SlotProtocol b = member(7002, 1);
+        assertEquals(1, a.poll());
+        clock.tick(TIMING.poll());
+        assertEquals(1, b.poll());
+        NodeId full = new NodeId("127.0.0.1", 7002);
+        io.standby.slot.NodeTable nodes = new io.standby.slot.NodeTable(db);
+
+        IllegalStateException refused = org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class,
+                () -> nodes.drain(full, false));
+        assertEquals("cannot drain 127.0.0.1:7002: it holds 1 slot and the other live nodes have room for 0; "
+                + "start a node with room, or force the drain to release its slots anyway", refused.getMessage());
+        assertFalse(nodes.get(full).orElseThrow().drain(), "nothing written");
+        assertNull(slot("slot-1").drain());
+        clock.tick(TIMING.poll());
+        b.poll();
+        assertFalse(b.draining());
+
+        nodes.drain(full, true);
+        clock.tick(TIMING.poll());
+        b.poll();
+        assertTrue(b.draining());
+        assertNull(slot("slot-1").owner(), "forced: released with nowhere to go, as the operator asked");
+        assertEquals(new NodeId("127.0.0.1", 7001), slot("slot-0").owner());
     }
 
     @Test

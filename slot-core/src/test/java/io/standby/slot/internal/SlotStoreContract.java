@@ -185,7 +185,7 @@ abstract class SlotStoreContract {
         assertEquals(Duration.ofSeconds(3), seen.lateMark(), "the owner's late mark, as it wrote it");
 
         SlotView otherInstance = new SlotView(seen.id(), seen.owner(), "a-restarted", seen.time(), seen.lease(), seen.epoch(),
-                seen.age(), seen.changes(), seen.lateMark());
+                seen.age(), seen.changes(), seen.lateMark(), seen.drain());
         assertFalse(store.claimFromGone(otherInstance, pausingOwner(7002, "b")), "another process of that identity holds it");
         assertTrue(store.renew("slot-0", 1, pausingOwner(7001, "a")));
         assertFalse(store.claimFromGone(seen, pausingOwner(7002, "b")), "the owner renewed since the read: it is not gone");
@@ -219,7 +219,7 @@ abstract class SlotStoreContract {
         assertFalse(late.late());
 
         SlotView claimedLate = new SlotView(late.id(), late.owner(), late.instance(), late.time(), late.lease(), late.epoch(),
-                late.age(), late.changes(), Duration.ofSeconds(3));
+                late.age(), late.changes(), Duration.ofSeconds(3), late.drain());
         assertFalse(store.claimFromGone(claimedLate, pausingOwner(7002, "b")), "the document has no mark, whatever the view says");
         assertEquals("a", slot("slot-0").instance());
 
@@ -229,6 +229,31 @@ abstract class SlotStoreContract {
         assertNull(slot("slot-0").lateMark(), "its renewal removes the mark");
         store.release("slot-0", 1, "a");
         assertNull(slot("slot-0").lateMark());
+    }
+
+    @Test
+    void aDrainRequestMarksOnlyTheSlotsOfThatInstanceAndChangesNothingOfTheirLeases() {
+        new SlotTable(db).init(3);
+        assertTrue(store.claim(slot("slot-0"), owner(7001, "a")));
+        assertTrue(store.claim(slot("slot-1"), owner(7001, "a")));
+        assertTrue(store.claim(slot("slot-2"), owner(7002, "b")));
+        SlotView before = slot("slot-0");
+
+        assertEquals(0, store.markDrain(new NodeId("127.0.0.1", 7001), "a-restarted", true), "another instance of that address");
+        assertEquals(2, store.markDrain(new NodeId("127.0.0.1", 7001), "a", false));
+
+        SlotView after = slot("slot-0");
+        assertEquals(new SlotView.Drain("a", false), after.drain());
+        assertTrue(after.drainAsked("a"));
+        assertFalse(after.drainAsked("a-restarted"));
+        assertEquals(List.of(before.owner(), before.instance(), before.epoch(), before.time(), before.lease(), before.changes()),
+                List.of(after.owner(), after.instance(), after.epoch(), after.time(), after.lease(), after.changes()));
+        assertEquals(after.drain(), store.readAll().getFirst().drain(), "the poll's read shows it too");
+        assertNull(slot("slot-2").drain());
+        assertTrue(store.renew("slot-0", 1, owner(7001, "a")), "the lease renews as before");
+        assertTrue(store.release("slot-0", 1, "a"));
+        assertNull(slot("slot-0").drain(), "a release clears it: it is not the next owner's");
+        assertEquals(new SlotView.Drain("a", false), slot("slot-1").drain());
     }
 
     @Test
