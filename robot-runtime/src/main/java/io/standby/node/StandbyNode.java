@@ -283,11 +283,11 @@ public final class StandbyNode implements AutoCloseable {
          * heartbeat and fences every lease at once if it refuses (see {@link #identityLost()}).
          *
          * <p>It relies on the node's ip:port being the address other nodes reach it at, held by a
-         * listener for the node's whole life. What can make a refusal wrong: a firewall rule changed, while
-         * the owner lives, to reject its port with a TCP reset, or its ip moved to another machine; and the
-         * owner late on its heartbeat at the same time. Then its slots are taken at once, every write of
-         * the owner is rejected from that moment (a new epoch), and it stops its robots at its next
-         * renewal, within one heartbeat. Turn it off to always wait out the lease.
+         * listener for the node's whole life. A refusal can be wrong (a firewall REJECT rule, a moved ip, a
+         * closed listener): the owner therefore writes its late mark into its slots and pauses its robots
+         * before it is that late, so a wrong refusal costs it its slots, never a second runner. Turn it off
+         * to always wait out the lease: the node then writes no late mark, never pauses at one, and is never
+         * taken over early.
          */
         public Builder fastFailover(boolean fastFailover) {
             this.fastFailover = fastFailover;

@@ -17,10 +17,11 @@ import java.util.Objects;
  *       the granularity of the local timer. Default: a tenth of the lease.</li>
  * </ul>
  *
- * <p>A MongoDB replica-set election takes up to about 12 s, during which no renewal succeeds. To ride
- * through one without stopping robots, choose {@code lease - fenceMargin} above that (for example
- * {@code --heartbeat 3s --lease 20s}); with the defaults, robots pause during an election and resume
- * when a node claims the slot again.
+ * <p>A MongoDB replica-set election typically completes within about 12 s (a typical bound, not a
+ * maximum), during which no renewal succeeds. With fast failover an owner pauses its robots at its late
+ * mark ({@link #late()}) and resumes them, same node and epoch, when a renewal is acknowledged within the
+ * lease; without it, choose {@code lease - fenceMargin} above the election time to ride through one
+ * without stopping robots (for example {@code --heartbeat 3s --lease 20s}).
  */
 public record SlotTiming(Duration heartbeat, Duration lease, Duration poll, Duration fenceMargin) {
 

@@ -18,8 +18,10 @@ import java.util.concurrent.atomic.AtomicReference;
  * Wakes the robot sync loop when a robot of this node's slots changes the way only an operator or a
  * hand-over changes it ({@link RobotChanges}), through one change stream kept open by one virtual thread.
  *
- * <p>It is only an accelerator: the sync loop re-reads its slots' robots every poll anyway, so a missed
- * event costs at most a poll, never correctness. Hence:
+ * <p>It is only an accelerator, never needed for correctness: the sync loop re-reads a slot's robots
+ * when the slot's {@code changes} moved (which every operator command and hand-over raises), and all of
+ * them every 30 s ({@code SlotRuns.RESYNC}). A missed event therefore costs at most a poll when its change
+ * also raised {@code changes}, and at most 30 s when it did not (an edit by hand). Hence:
  * <ul>
  *   <li>each time a stream opens, the loop is woken once: changes may have gone unseen while none was open;</li>
  *   <li>a failed stream is reopened after a backoff (0.5 s, doubling up to 30 s, back to 0.5 s once a

@@ -106,13 +106,35 @@ public final class EventLog implements AutoCloseable {
         try {
             database.createCollection(COLLECTION, new CreateCollectionOptions().capped(true).sizeInBytes(cappedBytes));
         } catch (MongoCommandException e) {
-            // 48: it exists already (capped by whoever created it first).
-            if (e.getErrorCode() != 48) {
+            String warning = createFailure(e.getErrorCode(), e.getErrorMessage());
+            if (warning != null) {
+                log.warn(warning);
+            } else if (e.getErrorCode() != NAMESPACE_EXISTS) {
                 log.debug("Cannot create the events collection: {}", e.getMessage());
             }
         } catch (RuntimeException e) {
             log.debug("Cannot create the events collection: {}", e.toString());
         }
+    }
+
+    /** The server's code for a collection that exists already (capped by whoever created it first). */
+    static final int NAMESPACE_EXISTS = 48;
+    private static final int UNAUTHORIZED = 13;
+
+    /**
+     * What an operator must hear when the capped collection could not be created, or null when there is
+     * nothing to say: a user without {@code convertToCapped} (which a capped {@code create} needs besides
+     * {@code createCollection}) gets no capped collection, and the first event then creates an uncapped
+     * one, bounded only by the 7-day sweep. Other failures (the embedded server has no capped
+     * collections) are logged at DEBUG.
+     */
+    static String createFailure(int code, String message) {
+        if (code != UNAUTHORIZED) {
+            return null;
+        }
+        return "Cannot create the capped '" + COLLECTION + "' collection (" + message + "): a capped create needs "
+                + "createCollection and convertToCapped on it. Events now go to an uncapped collection, kept 7 days; "
+                + "create it capped by hand or grant those actions (docs/MONGODB.md)";
     }
 
     /** Deletes the events older than the retention, by the server's clock. */

@@ -16,6 +16,9 @@ import java.util.Date;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The events collection stays bounded: its writers delete what is older than the retention. */
 class EventLogTest {
@@ -48,5 +51,19 @@ class EventLogTest {
 
         assertEquals(List.of("recent", "new"), new EventTable(db).list(null, null, null, null).stream().map(e -> e.slot()).toList(),
                 "bounded by age, with nothing newer lost");
+    }
+
+    /**
+     * A node whose user may not create capped collections said so only at DEBUG, and its events went to an
+     * uncapped collection unseen. The embedded server has no users, so the decision is tested on its own.
+     */
+    @Test
+    void aCappedCreateRefusedForWantOfPrivilegesIsAWarningThatNamesWhatIsMissing() {
+        String warning = EventLog.createFailure(13, "not authorized on standby to execute command { create: \"events\" }");
+        assertNotNull(warning);
+        assertTrue(warning.contains("convertToCapped") && warning.contains("createCollection"), warning);
+        assertTrue(warning.contains("not authorized"), "the server's own words: " + warning);
+        assertNull(EventLog.createFailure(EventLog.NAMESPACE_EXISTS, "collection already exists"), "capped by whoever created it first");
+        assertNull(EventLog.createFailure(115, "capped collections are not supported"), "the embedded server: nothing to warn about");
     }
 }

@@ -76,7 +76,8 @@ class FastFailoverTest {
 
     /** A node whose connects the test scripts, fast failover on, in {@code registry} ({@link NodeRegistry#NONE}: none). */
     private SlotProtocol node(NodeId id, String instance, NodeRegistry registry) {
-        NodeConfig config = new NodeConfig(id, 1, TIMING, instance);
+        // Bound: a node process binds its address before it claims, which is what fast failover relies on.
+        NodeConfig config = new NodeConfig(id, 1, TIMING, instance, true);
         return new SlotProtocol(store, registry, config, clock, new RecordingListener("n" + id.port(), log), sleeps::add,
                 SlotProtocol.Fanout.SEQUENTIAL, () -> Workload.NONE, Load.Gauge.IDLE,
                 new GoneOwners(probe, sleeps::add, clock, Duration.ofMillis(100), GoneOwners.GAP));
