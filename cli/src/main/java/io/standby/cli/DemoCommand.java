@@ -55,7 +55,7 @@ final class DemoCommand implements Callable<Integer> {
 
     /** Demo timing: a takeover within seconds, slow enough to watch. */
     private static final String HEARTBEAT = "1s";
-    private static final String LEASE = "3s";
+    private static final String LEASE = "5s";
     private static final String POLL = "500ms";
     private static final Duration WAIT = Duration.ofSeconds(90);
 

@@ -47,7 +47,7 @@ class DemoProcessTest {
             List<Long> pids = nodePids(output);
             assertEquals(3, pids.size(), output);
             assertTrue(output.contains("npx -y mongosh@1 mongodb://127.0.0.1:"), "the mongosh line:\n" + output);
-            assertTrue(Pattern.compile("takeover after kill -9: \\d+ms \\(lease 3s\\)").matcher(output).find(), output);
+            assertTrue(Pattern.compile("takeover after kill -9: \\d+ms \\(lease 5s\\)").matcher(output).find(), output);
             assertTrue(Pattern.compile("handover after SIGTERM: \\d+ms \\(poll 500ms\\)").matcher(output).find(), output);
             assertTrue(output.contains("no counter ever went back ("), output);
             assertFalse(output.contains("\tat ") || output.contains(" ERROR ["), output);
