@@ -87,11 +87,11 @@ final class PauseBench implements Callable<Integer> {
     }
 
     /**
-     * One freeze. Times in ms, -1 when it did not happen: robots gone from /health after the freeze and
+     * One freeze. Times in ms, -1 when it did not happen: how long the link was frozen; robots gone from /health after the freeze and
      * after the last renewal's stamp; the owner's "pausing its robots" line after that stamp; the renewal
      * stamped and every robot running again after the link came back.
      */
-    record Round(int n, long freezeToGone, long stampToGone, long stampToLogged, long backToRenewal, long backToRunning,
+    record Round(int n, long frozenFor, long freezeToGone, long stampToGone, long stampToLogged, long backToRenewal, long backToRunning,
                  boolean kept) {
 
         boolean paused() {
@@ -246,6 +246,7 @@ final class PauseBench implements Callable<Integer> {
         Instant gone = null;
         Instant until = frozen.plus(setting.freeze());
         while (Instant.now().isBefore(until)) {
+            // Timed when /health answered: what it told was true at some point before, at the latest then.
             if (gone == null && running(ownerPort) == 0) {
                 gone = Instant.now();
             }
@@ -258,8 +259,8 @@ final class PauseBench implements Callable<Integer> {
         Instant ranAgain = null;
         Duration atMost = timing.lease().multipliedBy(3).plusSeconds(30);
         while (ranAgain == null) {
-            Instant now = Instant.now();
             int running = running(ownerPort);
+            Instant now = Instant.now();
             if (gone == null && running == 0) {
                 gone = now; // after the link came back: late, but a pause
             } else if (gone != null && running == robots) {
@@ -279,18 +280,18 @@ final class PauseBench implements Callable<Integer> {
             Bench.sleep(EVERY);
         }
         Instant logged = pauseLogged(owner, renewed.time());
-        return new Round(n, gone == null ? -1 : ms(frozen, gone), gone == null ? -1 : ms(renewed.time(), gone),
+        return new Round(n, ms(frozen, back), gone == null ? -1 : ms(frozen, gone), gone == null ? -1 : ms(renewed.time(), gone),
                 logged == null ? -1 : ms(renewed.time(), logged), renewal == null ? -1 : ms(back, renewal), ranAgain == null ? -1 : ms(back, ranAgain), facts.keptThisRound());
     }
 
     private String describe(Round r, Facts facts) {
         if (!r.paused()) {
-            return String.format(Locale.ROOT, "round %d: the robots did NOT pause; renewal stamped %d ms after the link came back; %s",
-                    r.n, r.backToRenewal, facts.kept());
+            return String.format(Locale.ROOT, "round %d: the robots did NOT pause; link back after %d ms, renewal stamped %d ms later; %s",
+                    r.n, r.frozenFor, r.backToRenewal, facts.kept());
         }
         return String.format(Locale.ROOT, "round %d: robots gone %d ms after the freeze, %d ms after the last renewal was stamped"
-                        + " (pause logged %d ms after it); link back: renewal stamped %d ms and all %d robots running %d ms later; %s",
-                r.n, r.freezeToGone, r.stampToGone, r.stampToLogged, r.backToRenewal, robots, r.backToRunning, facts.kept());
+                        + " (pause logged %d ms after it); link back after %d ms: renewal stamped %d ms and all %d robots running %d ms later; %s",
+                r.n, r.freezeToGone, r.stampToGone, r.stampToLogged, r.frozenFor, r.backToRenewal, robots, r.backToRunning, facts.kept());
     }
 
     /**
