@@ -26,8 +26,10 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.OptionalDouble;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.ToLongFunction;
 
 /**
@@ -239,13 +241,21 @@ final class PauseBench implements Callable<Integer> {
         Instant previous = slot(slots).time();
         Waits.until("round " + n + ": a renewal stamped", timing.heartbeat().multipliedBy(3).plusSeconds(5), Duration.ofMillis(2),
                 () -> slot(slots).time().isAfter(previous));
-        SlotView renewed = slot(slots);
         Bench.sleep(AFTER_RENEWAL);
         Instant frozen = Instant.now();
         proxy.pause();
+        // The last renewal stamped before the freeze: on a loaded machine the wait above can outlast a fast
+        // heartbeat, and another renewal land meanwhile. None lands while the link is frozen.
+        SlotView renewed = slot(slots);
+        // The link comes back on a thread of its own, so that a slow read of /health cannot lengthen the freeze.
+        CompletableFuture<Instant> linkBack = new CompletableFuture<>();
+        Thread.ofPlatform().daemon().name("pause-resume").start(() -> {
+            Bench.sleep(setting.freeze());
+            proxy.resume();
+            linkBack.complete(Instant.now());
+        });
         Instant gone = null;
-        Instant until = frozen.plus(setting.freeze());
-        while (Instant.now().isBefore(until)) {
+        while (!linkBack.isDone()) {
             // Timed when /health answered: what it told was true at some point before, at the latest then.
             if (gone == null && running(ownerPort) == 0) {
                 gone = Instant.now();
@@ -253,8 +263,7 @@ final class PauseBench implements Callable<Integer> {
             facts.check();
             Bench.sleep(EVERY);
         }
-        proxy.resume();
-        Instant back = Instant.now();
+        Instant back = linkBack.join();
         Instant renewal = null;
         Instant ranAgain = null;
         Duration atMost = timing.lease().multipliedBy(3).plusSeconds(30);
@@ -287,11 +296,11 @@ final class PauseBench implements Callable<Integer> {
     private String describe(Round r, Facts facts) {
         if (!r.paused()) {
             return String.format(Locale.ROOT, "round %d: the robots did NOT pause; link back after %d ms, renewal stamped %d ms later; %s",
-                    r.n, r.frozenFor, r.backToRenewal, facts.kept());
+                    r.n, r.frozenFor, r.backToRenewal, facts.kept(r.kept()));
         }
         return String.format(Locale.ROOT, "round %d: robots gone %d ms after the freeze, %d ms after the last renewal was stamped"
                         + " (pause logged %d ms after it); link back after %d ms: renewal stamped %d ms and all %d robots running %d ms later; %s",
-                r.n, r.freezeToGone, r.stampToGone, r.stampToLogged, r.frozenFor, r.backToRenewal, robots, r.backToRunning, facts.kept());
+                r.n, r.freezeToGone, r.stampToGone, r.stampToLogged, r.frozenFor, r.backToRenewal, robots, r.backToRunning, facts.kept(r.kept()));
     }
 
     /**
@@ -301,8 +310,8 @@ final class PauseBench implements Callable<Integer> {
     private static final class Facts {
         private final StandbyDatabase client;
         private final SlotTable slots;
-        private final NodeId owner;
-        private final long epoch;
+        private NodeId owner;
+        private long epoch;
         private final Map<String, Long> highest = new HashMap<>();
         final List<String> violations = new ArrayList<>();
         private int violationsSeen;
@@ -319,8 +328,11 @@ final class PauseBench implements Callable<Integer> {
         /** Reads the slot and the counts; records what broke a fact. Returns the slot. */
         SlotView check() {
             SlotView slot = slot(slots);
-            if (!owner.equals(slot.owner()) || slot.epoch() != epoch) {
+            if (!Objects.equals(owner, slot.owner()) || slot.epoch() != epoch) {
                 violated("the slot moved from " + owner + " at epoch " + epoch + " to " + slot.owner() + " at epoch " + slot.epoch());
+                // Each move counts once, in the round it happened in.
+                owner = slot.owner();
+                epoch = slot.epoch();
             }
             last = slot;
             // A projection makes the embedded server copy the document: no torn read of a concurrent update.
@@ -353,8 +365,9 @@ final class PauseBench implements Callable<Integer> {
             return kept;
         }
 
-        String kept() {
-            return "slot with " + last.owner() + " at epoch " + last.epoch() + (violations.isEmpty() ? "" : " (" + violations.getLast() + ")");
+        /** The slot as last read, and what broke last if {@code kept} is false (the round that just ended broke something). */
+        String kept(boolean kept) {
+            return "slot with " + last.owner() + " at epoch " + last.epoch() + (kept ? "" : " (" + violations.getLast() + ")");
         }
     }
 
