@@ -7,7 +7,10 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 
-/** A node's own HTTP endpoints (on its identity port): /ready tells that it reads its slots. */
+/**
+ * A node's own HTTP endpoints (on its identity port): /ready tells that it reads its slots, /health lists
+ * the robots it runs, by slot.
+ */
 final class NodeHttp {
 
     private static final HttpClient CLIENT = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
@@ -26,6 +29,21 @@ final class NodeHttp {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return -1;
+        }
+    }
+
+    /** The body of {@code GET path} if it answered 200, or null when nothing (or something else) answers. */
+    static String body(int port, String path) {
+        try {
+            HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                    .timeout(Duration.ofSeconds(2)).build();
+            HttpResponse<String> response = CLIENT.send(request, HttpResponse.BodyHandlers.ofString());
+            return response.statusCode() == 200 ? response.body() : null;
+        } catch (IOException e) {
+            return null;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return null;
         }
     }
 

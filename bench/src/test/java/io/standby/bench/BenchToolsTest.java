@@ -13,7 +13,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Each of these tools once, at its smallest, so that they do not rot between benchmark runs: real node
  * processes and the embedded database in its own process. Only generous correctness bounds are asserted;
- * the numbers belong in docs/BENCHMARKS.md. About 30 s in all.
+ * the numbers belong in docs/BENCHMARKS.md. About 45 s in all.
  */
 class BenchToolsTest {
 
@@ -48,6 +48,27 @@ class BenchToolsTest {
         assertEquals(2, claims.size(), out);
         // Seen at the owner's next poll, not at its registry write ten heartbeats (2 s) later; slack for a loaded machine.
         claims.forEach(ms -> assertTrue(ms >= 0 && ms < 1_000, "claimed " + ms + " ms after the request:\n" + out));
+    }
+
+    @Test
+    void pauseStopsTheRobotsOfAFrozenOwnerAndRunsThemAgainUnderTheSameEpoch() {
+        String out = run("pause", "--rounds", "2", "--robots", "3", "--profiles", "fast");
+        Matcher round = Pattern.compile("round \\d+: robots gone (-?\\d+) ms after the freeze.*all 3 robots running (-?\\d+) ms later;"
+                + " slot with (127\\.0\\.0\\.1:\\d+) at epoch (\\d+)\n").matcher(out);
+        List<String> kept = new ArrayList<>();
+        while (round.find()) {
+            long gone = Long.parseLong(round.group(1));
+            long running = Long.parseLong(round.group(2));
+            // Paused during the 600 ms freeze (the owner's deadline is 360 ms after its last acknowledged
+            // send), and running again once the link is back; slack for a loaded machine.
+            assertTrue(gone >= 0 && gone < 10_000, "gone " + gone + " ms after the freeze:\n" + out);
+            assertTrue(running >= 0 && running < 10_000, "running " + running + " ms after the link came back:\n" + out);
+            kept.add(round.group(3) + " at epoch " + round.group(4));
+        }
+        assertEquals(2, kept.size(), "two rounds that paused and ran again:\n" + out);
+        assertEquals(kept.getFirst(), kept.getLast(), "the same owner and epoch throughout:\n" + out);
+        assertTrue(out.contains("| 600 ms | 2 | 2 / 2 | 2 |"), "2 paused, 2 ran again, 2 kept the slot and epoch:\n" + out);
+        assertTrue(out.contains("verdict fast: OK: 2 of 2 freezes paused the robots"), out);
     }
 
     @Test
