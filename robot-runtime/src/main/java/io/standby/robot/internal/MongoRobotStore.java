@@ -11,23 +11,19 @@ import com.mongodb.MongoTimeoutException;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.MongoDatabase;
 import com.mongodb.client.model.BulkWriteOptions;
-import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.IndexOptions;
 import com.mongodb.client.model.Indexes;
 import com.mongodb.client.model.Projections;
 import com.mongodb.client.model.UpdateOneModel;
-import com.mongodb.client.model.Updates;
 import com.mongodb.client.model.WriteModel;
-import io.standby.robot.admin.Desired;
-import io.standby.robot.admin.RobotState;
 import io.standby.robot.admin.RobotView;
 import io.standby.slot.SlotTable;
 import io.standby.slot.StandbyDatabase;
+import io.standby.slot.internal.SlotRules;
 import org.bson.Document;
 import org.bson.conversions.Bson;
 
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
@@ -37,7 +33,8 @@ import static io.standby.robot.internal.RobotFields.*;
 
 /**
  * The robot store on MongoDB, through the driver directly: Morphia has no conditional bulk update, and
- * decoding must skip a malformed robot instead of failing the whole read.
+ * decoding must skip a malformed robot instead of failing the whole read. Every filter and update is
+ * {@link RobotRules}'s (or the token's and the write's own), the documents the simulation evaluates too.
  *
  * <p>Every read goes to the primary with read concern {@code majority}, and every write waits for a
  * majority, whatever the connection string asks for: a read from a lagging secondary could show a
@@ -45,8 +42,7 @@ import static io.standby.robot.internal.RobotFields.*;
  */
 public final class MongoRobotStore implements RobotStore {
 
-    /** The fields a node watches each poll: enough to notice additions, removals, moves and operator changes. */
-    private static final Bson WATCHED = Projections.include(INCARNATION, SLOT, EPOCH, FENCES, DESIRED, STATE, NODE, TARGET);
+    private static final Bson WATCHED = Projections.include(RobotRules.WATCHED);
 
     private final MongoCollection<Document> robots;
     private final MongoCollection<Document> slots;
@@ -63,45 +59,22 @@ public final class MongoRobotStore implements RobotStore {
 
     @Override
     public long fence(String slotId, long epoch, Collection<String> onlyIds) {
-        Bson filter = onlyIds == null
-                ? Filters.and(Filters.eq(SLOT, slotId), Filters.lt(EPOCH, epoch))
-                : FlatFilter.and(Filters.in(ID, onlyIds), Filters.eq(SLOT, slotId), Filters.lt(EPOCH, epoch));
-        return robots.updateMany(filter, Updates.combine(
-                Updates.set(EPOCH, epoch), Updates.inc(FENCES, 1L), Updates.set(NODE, null), Updates.set(SEQ, 0L),
-                Updates.set(STATUS_SEQ, 0L),
-                Updates.currentDate(UPDATED))).getModifiedCount();
+        return robots.updateMany(RobotRules.fenceFilter(slotId, epoch, onlyIds), RobotRules.fenceUpdate(epoch)).getModifiedCount();
     }
 
     @Override
     public long take(String slotId, long epoch, Collection<String> ids, String node) {
-        // Flat, so that a server that finds documents by _id does so for the ids' $in (the embedded one
-        // otherwise matches every robot against every id: 10,000 robots took seconds).
-        // A robot already taken at this epoch is this node's all the same, and taken again: every take counts
-        // as a fence, so each run of a robot under one lease has a token of its own.
-        return robots.updateMany(FlatFilter.and(
-                        Filters.in(ID, ids),
-                        Filters.eq(SLOT, slotId),
-                        Filters.eq(EPOCH, epoch),
-                        Filters.in(NODE, Arrays.asList(null, node)),
-                        Filters.eq(TARGET, null),
-                        Filters.nin(DESIRED, Desired.STOPPED.value(), Desired.REMOVED.value()),
-                        Filters.ne(STATE, RobotState.FAILED.name())),
-                Updates.combine(Updates.set(NODE, node), Updates.set(STATE, RobotState.STARTING.name()),
-                        Updates.inc(FENCES, 1L), Updates.set(SEQ, 0L), Updates.set(STATUS_SEQ, 0L),
-                        Updates.currentDate(UPDATED))).getMatchedCount();
+        return robots.updateMany(RobotRules.takeFilter(slotId, epoch, ids, node), RobotRules.takeUpdate(node)).getMatchedCount();
     }
 
     @Override
     public List<RobotView> load(String slotId, long epoch, Collection<String> onlyIds) {
-        Bson filter = onlyIds == null
-                ? Filters.and(Filters.eq(SLOT, slotId), Filters.eq(EPOCH, epoch))
-                : FlatFilter.and(Filters.in(ID, onlyIds), Filters.eq(SLOT, slotId), Filters.eq(EPOCH, epoch));
-        return decode(robots.find(filter).batchSize(10_000));
+        return decode(robots.find(RobotRules.loadFilter(slotId, epoch, onlyIds)).batchSize(10_000));
     }
 
     @Override
     public List<RobotView> watch(Collection<String> slotIds) {
-        return decode(robots.find(Filters.in(SLOT, slotIds)).projection(WATCHED).batchSize(100_000));
+        return decode(robots.find(RobotRules.watchFilter(slotIds)).projection(WATCHED).batchSize(100_000));
     }
 
     private static List<RobotView> decode(Iterable<Document> docs) {
@@ -117,24 +90,17 @@ public final class MongoRobotStore implements RobotStore {
 
     @Override
     public boolean handOver(RobotToken token, String toSlot) {
-        return robots.updateOne(token.filter(), Updates.combine(
-                Updates.set(SLOT, toSlot),
-                Updates.set(EPOCH, 0L),
-                Updates.set(NODE, null),
-                Updates.set(STATE, RobotState.PENDING.name()),
-                Updates.unset(TARGET),
-                Updates.currentDate(UPDATED))).getMatchedCount() == 1;
+        return robots.updateOne(RobotRules.handOverFilter(token), RobotRules.handOverUpdate(toSlot)).getMatchedCount() == 1;
     }
 
     @Override
     public void touchSlot(String slotId) {
-        slots.updateOne(Filters.eq(ID, slotId), Updates.inc(SlotTable.CHANGES, 1L));
+        slots.updateOne(SlotRules.touchFilter(slotId), SlotRules.touchUpdate());
     }
 
     @Override
     public boolean delete(RobotToken token) {
-        return robots.deleteOne(FlatFilter.and(token.filter(), Filters.eq(DESIRED, Desired.REMOVED.value())))
-                .getDeletedCount() == 1;
+        return robots.deleteOne(RobotRules.deleteFilter(token)).getDeletedCount() == 1;
     }
 
     @Override
@@ -170,7 +136,7 @@ public final class MongoRobotStore implements RobotStore {
     public Map<String, Stored> stored(Collection<String> ids) {
         Map<String, Stored> stored = new HashMap<>();
         Bson fields = Projections.include(INCARNATION, SLOT, EPOCH, FENCES, SEQ, STATUS_SEQ);
-        for (Document doc : robots.find(Filters.in(ID, ids)).projection(fields)) {
+        for (Document doc : robots.find(RobotRules.storedFilter(ids)).projection(fields)) {
             String id = String.valueOf(doc.get(ID));
             stored.put(id, new Stored(new RobotToken(id, doc.getString(INCARNATION), doc.getString(SLOT), number(doc.get(EPOCH)),
                     number(doc.get(FENCES))), number(doc.get(SEQ)), number(doc.get(STATUS_SEQ))));

@@ -1,13 +1,25 @@
 package io.standby.robot.internal;
 
-import io.standby.robot.internal.SimDatabase.RobotDoc;
 import io.standby.slot.Lease;
+import org.bson.BsonDocument;
+import org.bson.BsonValue;
 
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+
+import static io.standby.robot.internal.RobotFields.CONTEXT;
+import static io.standby.robot.internal.RobotFields.DESIRED;
+import static io.standby.robot.internal.RobotFields.EPOCH;
+import static io.standby.robot.internal.RobotFields.INCARNATION;
+import static io.standby.robot.internal.RobotFields.NODE;
+import static io.standby.robot.internal.RobotFields.SLOT;
+import static io.standby.robot.internal.RobotFields.STATE;
+import static io.standby.robot.internal.RobotFields.TARGET;
+import static io.standby.robot.internal.SimDatabase.number;
+import static io.standby.robot.internal.SimDatabase.string;
 
 /**
  * The invariants, checked after every step of the simulation:
@@ -117,11 +129,11 @@ final class SimChecker {
         for (Map.Entry<String, Long> entry : acked.entrySet()) {
             String key = entry.getKey();
             String id = key.substring(0, key.indexOf('/'));
-            RobotDoc doc = world.db.committedRobots.get(id);
-            if (doc == null || !key.equals(id + "/" + doc.incarnation)) {
+            BsonDocument doc = world.db.robots.committed.get(id);
+            if (doc == null || !key.equals(id + "/" + string(doc, INCARNATION))) {
                 continue;   // removed: its context went with it
             }
-            long count = doc.count == null ? 0 : doc.count;
+            long count = count(doc);
             if (count < entry.getValue()) {
                 throw new Violation(key + ": committed count " + count + " is below the acknowledged " + entry.getValue());
             }
@@ -133,7 +145,7 @@ final class SimChecker {
     }
 
     private void everySlotServed() {
-        for (String slot : world.db.committedSlots.keySet()) {
+        for (String slot : world.db.slots.committed.keySet()) {
             boolean served = false;
             for (SimNode node : world.nodes) {
                 for (Lease lease : node.validLeases()) {
@@ -156,34 +168,43 @@ final class SimChecker {
         }
     }
 
-    private String describe(RobotDoc doc) {
-        SimDatabase.SlotDoc slot = world.db.committedSlots.get(doc.slotId);
-        return "robot {desired " + doc.desired + ", state " + doc.state + ", node " + doc.node + ", epoch " + doc.epoch
-                + ", target " + doc.target + ", count " + doc.count + "}, slot {" + slot.ip + ":" + slot.port + ", epoch " + slot.epoch
-                + ", instance " + slot.instance + "}; " + world.nodes.stream().map(SimNode::describe).toList();
+    /** The committed {@code context.count} of a robot: 0 before its first checkpoint. */
+    private static long count(BsonDocument doc) {
+        BsonValue count = doc.get(CONTEXT) instanceof BsonDocument context ? context.get("count") : null;
+        return count == null ? 0 : count.asNumber().longValue();
+    }
+
+    private String describe(BsonDocument doc) {
+        BsonDocument slot = world.db.slots.committed.get(string(doc, SLOT));
+        return "robot {desired " + string(doc, DESIRED) + ", state " + string(doc, STATE) + ", node " + string(doc, NODE)
+                + ", epoch " + number(doc, EPOCH) + ", target " + string(doc, TARGET) + ", count " + count(doc) + "}, slot "
+                + slot.toJson() + "; " + world.nodes.stream().map(SimNode::describe).toList();
     }
 
     /** After a calm period: the robots are where the operator wants them, and nothing is left half-done. */
     void settled() {
-        for (RobotDoc doc : world.db.committedRobots.values()) {
-            List<SimRun> runs = alive.getOrDefault(doc.id, List.of()).stream().filter(r -> !r.ended()).toList();
+        for (BsonDocument doc : world.db.robots.committed.values()) {
+            String id = SimDatabase.id(doc);
+            String slotId = string(doc, SLOT);
+            String desired = string(doc, DESIRED);
+            List<SimRun> runs = alive.getOrDefault(id, List.of()).stream().filter(r -> !r.ended()).toList();
             String owner = world.nodes.stream()
-                    .filter(n -> n.validLeases().stream().anyMatch(l -> l.slotId().equals(doc.slotId)))
+                    .filter(n -> n.validLeases().stream().anyMatch(l -> l.slotId().equals(slotId)))
                     .map(SimNode::name).findFirst().orElse(null);
-            if (doc.desired.equals("removed")) {
-                throw new Violation(doc.id + " was never deleted after its removal (on " + doc.node + ", runs " + runs + ")");
+            if ("removed".equals(desired)) {
+                throw new Violation(id + " was never deleted after its removal (on " + string(doc, NODE) + ", runs " + runs + ")");
             }
-            if (doc.target != null) {
-                throw new Violation(doc.id + " never moved from " + doc.slotId + " to " + doc.target);
+            if (string(doc, TARGET) != null) {
+                throw new Violation(id + " never moved from " + slotId + " to " + string(doc, TARGET));
             }
-            if (doc.desired.equals("running")) {
+            if ("running".equals(desired)) {
                 if (runs.size() != 1 || !runs.getFirst().node.name().equals(owner)
-                        || !runs.getFirst().token.incarnation().equals(doc.incarnation)) {
-                    throw new Violation(doc.id + "/" + doc.incarnation + " in " + doc.slotId + " (owner " + owner
+                        || !runs.getFirst().token.incarnation().equals(string(doc, INCARNATION))) {
+                    throw new Violation(id + "/" + string(doc, INCARNATION) + " in " + slotId + " (owner " + owner
                             + ") should run there once, runs: " + runs + "; " + describe(doc));
                 }
             } else if (!runs.isEmpty()) {
-                throw new Violation(doc.id + " is " + doc.desired + " but runs: " + runs);
+                throw new Violation(id + " is " + desired + " but runs: " + runs);
             }
         }
     }

@@ -1,8 +1,14 @@
 package io.standby.robot.internal;
 
-import io.standby.slot.SlotView;
+import org.bson.BsonArray;
+import org.bson.BsonDocument;
+import org.bson.BsonString;
+import org.bson.BsonValue;
+import org.bson.conversions.Bson;
 
+import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -33,72 +39,167 @@ final class SimDatabase {
 
     enum Fault { NONE, LOST_REQUEST, LOST_REPLY, DELAYED, DUPLICATE, UNCONFIRMED }
 
-    static final class SlotDoc {
-        String id;
-        String ip;
-        Integer port;
-        String instance;
-        long timeMs;
-        long leaseMs;
-        /** The owner's late mark, or null. */
-        Long lateMs;
-        long epoch;
-        long changes;
-        /** The drain request on the slot, or null. */
-        SlotView.Drain drain;
+    /**
+     * One collection: its documents on the primary, and the majority-committed copies reads see. The
+     * documents are what MongoDB would hold ({@link BsonDocument}s, so int32, int64, dates, null and missing
+     * fields are told apart as the server does) and are values: a write puts a new document, so a
+     * committed copy is the same object until the next write.
+     *
+     * <p>Writes evaluate the filter and update documents the Mongo stores send ({@link BsonEval}), with
+     * {@code $$NOW} and {@code $currentDate} at the server's clock when the request is delivered.
+     */
+    final class Collection {
+        final Map<String, BsonDocument> primary = new TreeMap<>();
+        final Map<String, BsonDocument> committed = new TreeMap<>();
+        private final Set<String> dirty = new HashSet<>();
 
-        SlotDoc copy() {
-            SlotDoc c = new SlotDoc();
-            c.id = id;
-            c.ip = ip;
-            c.port = port;
-            c.instance = instance;
-            c.timeMs = timeMs;
-            c.leaseMs = leaseMs;
-            c.lateMs = lateMs;
-            c.epoch = epoch;
-            c.changes = changes;
-            c.drain = drain;
-            return c;
+        /** The documents {@code filter} matches on the primary, found by {@code _id} when the filter names it. */
+        private List<BsonDocument> matching(BsonDocument filter) {
+            List<BsonDocument> matched = new ArrayList<>();
+            for (BsonDocument doc : candidates(filter, primary)) {
+                if (BsonEval.matches(filter, doc, serverNowMs())) {
+                    matched.add(doc);
+                }
+            }
+            return matched;
+        }
+
+        /** An {@code updateOne} ({@code many} false) or {@code updateMany} on the primary: how many matched and changed. */
+        Written update(Bson filter, Bson update, boolean many) {
+            BsonDocument query = BsonEval.bson(filter);
+            BsonDocument change = BsonEval.bson(update);
+            long matched = 0;
+            long modified = 0;
+            for (BsonDocument doc : matching(query)) {
+                BsonDocument after = BsonEval.apply(change, doc, serverNowMs());
+                matched++;
+                if (!after.equals(doc)) {
+                    modified++;
+                    put(after);
+                }
+                if (!many) {
+                    break;
+                }
+            }
+            return new Written(matched, modified);
+        }
+
+        /** A {@code deleteOne} on the primary: whether it deleted. */
+        boolean deleteOne(Bson filter) {
+            List<BsonDocument> matched = matching(BsonEval.bson(filter));
+            if (matched.isEmpty()) {
+                return false;
+            }
+            remove(id(matched.getFirst()));
+            return true;
+        }
+
+        /** An insert on the primary: false for a duplicate key. */
+        boolean insert(BsonDocument doc) {
+            if (primary.containsKey(id(doc))) {
+                return false;
+            }
+            put(doc);
+            return true;
+        }
+
+        /** A read (read concern majority): the committed documents {@code filter} matches, in _id order. */
+        List<BsonDocument> find(Bson filter) {
+            BsonDocument query = BsonEval.bson(filter);
+            List<BsonDocument> found = new ArrayList<>();
+            for (BsonDocument doc : candidates(query, committed)) {
+                if (BsonEval.matches(query, doc, serverNowMs())) {
+                    found.add(doc);
+                }
+            }
+            return found;
+        }
+
+        void put(BsonDocument doc) {
+            primary.put(id(doc), doc);
+            dirty.add(id(doc));
+        }
+
+        void remove(String id) {
+            primary.remove(id);
+            dirty.add(id);
+        }
+
+        private void commit() {
+            for (String id : dirty) {
+                BsonDocument doc = primary.get(id);
+                if (doc == null) {
+                    committed.remove(id);
+                } else {
+                    committed.put(id, doc);
+                }
+            }
+            dirty.clear();
+        }
+
+        private int rollBack() {
+            int lost = dirty.size();
+            for (String id : dirty) {
+                BsonDocument doc = committed.get(id);
+                if (doc == null) {
+                    primary.remove(id);
+                } else {
+                    primary.put(id, doc);
+                }
+            }
+            dirty.clear();
+            return lost;
         }
     }
 
-    static final class RobotDoc {
-        String id;
-        String incarnation;
-        String slotId;
-        int priority;
-        long intervalMs;
-        String desired = "running";
-        String state = "PENDING";
-        String node;
-        Long count;
-        long seq;
-        long statusSeq;
-        long epoch;
-        long fences;
-        int restarts;
-        String target;
+    /** What an update matched and changed, as the driver's {@code UpdateResult} reports it. */
+    record Written(long matched, long modified) {
+    }
 
-        RobotDoc copy() {
-            RobotDoc c = new RobotDoc();
-            c.id = id;
-            c.incarnation = incarnation;
-            c.slotId = slotId;
-            c.priority = priority;
-            c.intervalMs = intervalMs;
-            c.desired = desired;
-            c.state = state;
-            c.node = node;
-            c.count = count;
-            c.seq = seq;
-            c.statusSeq = statusSeq;
-            c.epoch = epoch;
-            c.fences = fences;
-            c.restarts = restarts;
-            c.target = target;
-            return c;
+    /**
+     * The documents worth evaluating: those a top-level {@code _id} (a string or an {@code $in} of strings)
+     * names, as an index on {@code _id} would find them, or all; the whole filter is evaluated on each.
+     */
+    private static java.util.Collection<BsonDocument> candidates(BsonDocument filter, Map<String, BsonDocument> docs) {
+        BsonValue id = filter.get("_id");
+        if (id instanceof BsonString one) {
+            BsonDocument doc = docs.get(one.getValue());
+            return doc == null ? List.of() : List.of(doc);
         }
+        if (id instanceof BsonDocument in && in.size() == 1 && in.get("$in") instanceof BsonArray ids) {
+            java.util.TreeSet<String> named = new java.util.TreeSet<>();
+            for (BsonValue each : ids) {
+                if (!each.isString()) {
+                    return docs.values();
+                }
+                named.add(each.asString().getValue());
+            }
+            List<BsonDocument> found = new ArrayList<>();
+            for (String each : named) {
+                BsonDocument doc = docs.get(each);
+                if (doc != null) {
+                    found.add(doc);
+                }
+            }
+            return found;
+        }
+        return docs.values();
+    }
+
+    static String id(BsonDocument doc) {
+        return doc.getString("_id").getValue();
+    }
+
+    /** A string field, null when missing or null. */
+    static String string(BsonDocument doc, String field) {
+        BsonValue value = doc.get(field);
+        return value == null || value.isNull() ? null : value.asString().getValue();
+    }
+
+    /** A number field, null when missing or null. */
+    static Long number(BsonDocument doc, String field) {
+        BsonValue value = doc.get(field);
+        return value == null || value.isNull() ? null : value.asNumber().longValue();
     }
 
     /** How likely each fault is on one call while faults are on. */
@@ -108,12 +209,8 @@ final class SimDatabase {
     }
 
     private final Sim sim;
-    final Map<String, SlotDoc> slots = new TreeMap<>();
-    final Map<String, RobotDoc> robots = new TreeMap<>();
-    final Map<String, SlotDoc> committedSlots = new TreeMap<>();
-    final Map<String, RobotDoc> committedRobots = new TreeMap<>();
-    private final Set<String> dirtySlots = new HashSet<>();
-    private final Set<String> dirtyRobots = new HashSet<>();
+    final Collection slots = new Collection();
+    final Collection robots = new Collection();
     private Faults faults = Faults.NONE;
     private long serverOffsetMs = 1_800_000_000_000L;
     private long noPrimaryUntil;
@@ -249,57 +346,15 @@ final class SimDatabase {
         });
     }
 
-    void touchSlot(String id) {
-        dirtySlots.add(id);
-    }
-
-    void touchRobot(String id) {
-        dirtyRobots.add(id);
-    }
-
     /** Everything applied so far reached a majority. */
     void commit() {
-        for (String id : dirtySlots) {
-            SlotDoc doc = slots.get(id);
-            if (doc == null) {
-                committedSlots.remove(id);
-            } else {
-                committedSlots.put(id, doc.copy());
-            }
-        }
-        for (String id : dirtyRobots) {
-            RobotDoc doc = robots.get(id);
-            if (doc == null) {
-                committedRobots.remove(id);
-            } else {
-                committedRobots.put(id, doc.copy());
-            }
-        }
-        dirtySlots.clear();
-        dirtyRobots.clear();
+        slots.commit();
+        robots.commit();
     }
 
     /** The primary steps down: what no majority had is rolled back, and nobody can write for a while. */
     void failover(long electionNanos) {
-        int lost = dirtySlots.size() + dirtyRobots.size();
-        for (String id : dirtySlots) {
-            SlotDoc doc = committedSlots.get(id);
-            if (doc == null) {
-                slots.remove(id);
-            } else {
-                slots.put(id, doc.copy());
-            }
-        }
-        for (String id : dirtyRobots) {
-            RobotDoc doc = committedRobots.get(id);
-            if (doc == null) {
-                robots.remove(id);
-            } else {
-                robots.put(id, doc.copy());
-            }
-        }
-        dirtySlots.clear();
-        dirtyRobots.clear();
+        int lost = slots.rollBack() + robots.rollBack();
         rollbacks += lost;
         noPrimaryUntil = sim.now() + electionNanos;
         sim.note("db: failover, " + lost + " unconfirmed document(s) rolled back, no primary for " + electionNanos / Sim.MS + " ms");

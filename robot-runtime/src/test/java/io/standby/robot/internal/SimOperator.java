@@ -1,16 +1,30 @@
 package io.standby.robot.internal;
 
-import io.standby.robot.internal.SimDatabase.RobotDoc;
 import io.standby.slot.SlotView;
+import org.bson.BsonDocument;
+import org.bson.Document;
 
 import java.util.ArrayList;
+import java.util.Date;
 import java.util.List;
 import java.util.Objects;
+
+import static io.standby.robot.internal.RobotFields.DESIRED;
+import static io.standby.robot.internal.RobotFields.EPOCH;
+import static io.standby.robot.internal.RobotFields.INCARNATION;
+import static io.standby.robot.internal.RobotFields.NODE;
+import static io.standby.robot.internal.RobotFields.REQUEST;
+import static io.standby.robot.internal.RobotFields.SLOT;
+import static io.standby.robot.internal.RobotFields.STATE;
+import static io.standby.robot.internal.RobotFields.TARGET;
+import static io.standby.robot.internal.SimDatabase.number;
+import static io.standby.robot.internal.SimDatabase.string;
 
 /**
  * An operator at the command line, issuing {@code RobotTable}'s commands with the same conditions:
  * each one reads (majority), then writes one compare-and-set, and each can be lost, late or duplicated
- * like any other request. Removal is the handshake (a running robot is only marked), and a forced
+ * like any other request. Unlike the stores' rules, these conditions are still a copy of
+ * {@code RobotTable}'s, written here by hand; the robots it adds have {@code RobotCodec.newRobot}'s shape. Removal is the handshake (a running robot is only marked), and a forced
  * release fences the slot's robots at the new epoch once the slot is revoked.
  */
 final class SimOperator {
@@ -39,20 +53,22 @@ final class SimOperator {
 
     /** A robot straight into the database, before any node starts. */
     void seed(String id) {
-        RobotDoc doc = newRobot(id, randomSlot());
-        db.robots.put(id, doc);
-        db.touchRobot(id);
+        db.robots.insert(newRobot(id, randomSlot()));
         db.commit();
     }
 
-    private RobotDoc newRobot(String id, String slotId) {
-        RobotDoc doc = new RobotDoc();
-        doc.id = id;
-        doc.incarnation = "i" + nextIncarnation++;
-        doc.slotId = slotId;
-        doc.priority = sim.random.nextInt(3);
-        doc.intervalMs = 20 + sim.random.nextInt(180);
-        return doc;
+    /** The document {@code robot add} writes, with an incarnation and a request time the seed decides. */
+    private BsonDocument newRobot(String id, String slotId) {
+        int priority = sim.random.nextInt(3);
+        long intervalMs = 20 + sim.random.nextInt(180);
+        return BsonEval.bson(RobotCodec.newRobot(id, "sim", slotId, priority, 1, new Document("intervalMs", intervalMs))
+                .append(INCARNATION, "i" + nextIncarnation++)
+                .append(REQUEST, new Document("slot", slotId).append("at", new Date(db.serverNowMs()))));
+    }
+
+    /** {@code doc} with {@code $set} of these fields, on the primary. */
+    private void set(BsonDocument doc, Document fields) {
+        db.robots.put(BsonEval.apply(new Document("$set", fields), doc, db.serverNowMs()));
     }
 
     String newId() {
@@ -69,7 +85,7 @@ final class SimOperator {
     void act() {
         try {
             double r = sim.random.nextDouble();
-            List<String> ids = new ArrayList<>(db.committedRobots.keySet());
+            List<String> ids = new ArrayList<>(db.robots.committed.keySet());
             String id = ids.isEmpty() ? null : ids.get(sim.random.nextInt(ids.size()));
             if ((r < 0.20 || id == null) && ids.size() < maxRobots) {
                 // Often an id removed a moment ago: rm followed by add is what hole 3 was about.
@@ -93,142 +109,135 @@ final class SimOperator {
         }
     }
 
-    private RobotDoc read(String id) {
-        return db.read("robot " + id, () -> {
-            RobotDoc doc = db.committedRobots.get(id);
-            return doc == null ? null : doc.copy();
-        });
+    private BsonDocument read(String id) {
+        return db.read("robot " + id, () -> db.robots.committed.get(id));
     }
 
     void add(String id, String slotId) {
         if (read(id) != null) {
             return;
         }
-        RobotDoc doc = newRobot(id, slotId);
-        sim.note("operator: add " + id + "/" + doc.incarnation + " to " + slotId);
-        if (db.writeOnce("add " + id, () -> {
-            if (db.robots.containsKey(id)) {
-                return false;
-            }
-            db.robots.put(id, doc.copy());
-            db.touchRobot(id);
-            return true;
-        })) {
+        BsonDocument doc = newRobot(id, slotId);
+        sim.note("operator: add " + id + "/" + string(doc, INCARNATION) + " to " + slotId);
+        if (db.writeOnce("add " + id, () -> db.robots.insert(doc))) {
             slots.touch(slotId);
         }
     }
 
     void remove(String id) {
-        RobotDoc seen = read(id);
+        BsonDocument seen = read(id);
         if (seen == null) {
             return;
         }
-        sim.note("operator: rm " + id + "/" + seen.incarnation + (seen.node == null ? " (idle)" : " (on " + seen.node + ")"));
+        String seenNode = string(seen, NODE);
+        sim.note("operator: rm " + id + "/" + string(seen, INCARNATION) + (seenNode == null ? " (idle)" : " (on " + seenNode + ")"));
         boolean done = db.write("rm " + id, () -> {
-            RobotDoc doc = db.robots.get(id);
-            if (doc == null || !Objects.equals(doc.incarnation, seen.incarnation)) {
+            BsonDocument doc = db.robots.primary.get(id);
+            if (doc == null || !Objects.equals(string(doc, INCARNATION), string(seen, INCARNATION))) {
                 return false;
             }
-            if (seen.node == null) {
-                if (doc.node != null) {
+            if (seenNode == null) {
+                if (string(doc, NODE) != null) {
                     return false;
                 }
                 db.robots.remove(id);
             } else {
-                if (doc.node == null) {
+                if (string(doc, NODE) == null) {
                     return false;
                 }
-                doc.desired = "removed";
+                set(doc, new Document(DESIRED, "removed"));
             }
-            db.touchRobot(id);
             return true;
         });
         if (done) {
             removedIds.add(id);
-            if (seen.node != null) {
-                slots.touch(seen.slotId);
+            if (seenNode != null) {
+                slots.touch(string(seen, SLOT));
             }
         }
     }
 
+    private static boolean removed(BsonDocument doc) {
+        return "removed".equals(string(doc, DESIRED));
+    }
+
     void move(String id, String to) {
-        RobotDoc seen = read(id);
-        if (seen == null || seen.desired.equals("removed")) {
+        BsonDocument seen = read(id);
+        if (seen == null || removed(seen)) {
             return;
         }
-        sim.note("operator: move " + id + " from " + seen.slotId + " to " + to);
+        String from = string(seen, SLOT);
+        String seenNode = string(seen, NODE);
+        sim.note("operator: move " + id + " from " + from + " to " + to);
         boolean moved = db.write("move " + id, () -> {
-            RobotDoc doc = db.robots.get(id);
-            if (doc == null || !Objects.equals(doc.incarnation, seen.incarnation) || !doc.slotId.equals(seen.slotId)) {
+            BsonDocument doc = db.robots.primary.get(id);
+            if (doc == null || !Objects.equals(string(doc, INCARNATION), string(seen, INCARNATION)) || !string(doc, SLOT).equals(from)) {
                 return false;
             }
-            if (seen.slotId.equals(to)) {
-                doc.target = null;
-            } else if (seen.node == null) {
-                if (doc.epoch != seen.epoch || doc.node != null) {
+            if (from.equals(to)) {
+                db.robots.put(BsonEval.apply(new Document("$unset", new Document(TARGET, "")), doc, db.serverNowMs()));
+            } else if (seenNode == null) {
+                if (!Objects.equals(number(doc, EPOCH), number(seen, EPOCH)) || string(doc, NODE) != null) {
                     return false;
                 }
-                doc.slotId = to;
-                doc.epoch = 0;
-                doc.target = null;
+                db.robots.put(BsonEval.apply(new Document("$set", new Document(SLOT, to).append(EPOCH, 0L))
+                        .append("$unset", new Document(TARGET, "")), doc, db.serverNowMs()));
             } else {
-                if (doc.node == null) {
+                if (string(doc, NODE) == null) {
                     return false;
                 }
-                doc.target = to;
+                set(doc, new Document(TARGET, to));
             }
-            db.touchRobot(id);
             return true;
         });
         if (moved) {
-            slots.touch(seen.node == null ? to : seen.slotId);
+            slots.touch(seenNode == null ? to : from);
         }
     }
 
     void stop(String id) {
-        RobotDoc seen = read(id);
-        if (seen == null || seen.desired.equals("removed")) {
+        BsonDocument seen = read(id);
+        if (seen == null || removed(seen)) {
             return;
         }
         sim.note("operator: stop " + id);
         boolean stopped = db.write("stop " + id, () -> {
-            RobotDoc doc = db.robots.get(id);
-            if (doc == null || doc.desired.equals("removed")) {
+            BsonDocument doc = db.robots.primary.get(id);
+            if (doc == null || removed(doc)) {
                 return false;
             }
-            doc.desired = "stopped";
-            if (doc.node == null) {
-                doc.state = "STOPPED";
+            Document fields = new Document(DESIRED, "stopped");
+            if (string(doc, NODE) == null) {
+                fields.append(STATE, "STOPPED");
             }
-            db.touchRobot(id);
+            set(doc, fields);
             return true;
         });
         if (stopped) {
-            slots.touch(seen.slotId);
+            slots.touch(string(seen, SLOT));
         }
     }
 
     void start(String id) {
-        RobotDoc seen = read(id);
-        if (seen == null || seen.desired.equals("removed")) {
+        BsonDocument seen = read(id);
+        if (seen == null || removed(seen)) {
             return;
         }
         sim.note("operator: start " + id);
         boolean started = db.write("start " + id, () -> {
-            RobotDoc doc = db.robots.get(id);
-            if (doc == null || doc.desired.equals("removed")) {
+            BsonDocument doc = db.robots.primary.get(id);
+            if (doc == null || removed(doc)) {
                 return false;
             }
-            doc.desired = "running";
-            db.touchRobot(id);
+            set(doc, new Document(DESIRED, "running"));
             return true;
         });
         if (started) {
-            slots.touch(seen.slotId);
+            slots.touch(string(seen, SLOT));
         }
     }
 
-    /** {@code standby slots release}: revoke the slot, then fence its robots at the new epoch. */
+    /** {@code standby slots release}: revoke the slot, then fence its robots at the new epoch, as {@code RobotTable} does. */
     void forceRelease(String slotId) {
         SlotView seen = slots.read(slotId).orElse(null);
         if (seen == null || seen.owner() == null) {
@@ -238,15 +247,9 @@ final class SimOperator {
         if (slots.revoke(seen)) {
             checker.revoked(slotId);
             long epoch = seen.epoch() + 1;
-            db.write("fence robots of " + slotId + " to " + epoch, () -> {
-                for (RobotDoc doc : db.robots.values()) {
-                    if (doc.slotId.equals(slotId) && doc.epoch < epoch) {
-                        doc.epoch = epoch;
-                        db.touchRobot(doc.id);
-                    }
-                }
-                return null;
-            });
+            db.write("fence robots of " + slotId + " to " + epoch, () -> db.robots.update(
+                    FlatFilter.and(com.mongodb.client.model.Filters.eq(SLOT, slotId), com.mongodb.client.model.Filters.lt(EPOCH, epoch)),
+                    new Document("$set", new Document(EPOCH, epoch)).append("$currentDate", new Document(RobotFields.UPDATED, true)), true));
         }
     }
 }

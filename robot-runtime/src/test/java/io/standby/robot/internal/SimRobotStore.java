@@ -1,10 +1,12 @@
 package io.standby.robot.internal;
 
-import io.standby.robot.admin.Desired;
-import io.standby.robot.admin.RobotState;
+import com.mongodb.MongoClientSettings;
 import io.standby.robot.admin.RobotView;
-import io.standby.robot.internal.SimDatabase.RobotDoc;
+import org.bson.BsonDocument;
+import org.bson.BsonDocumentReader;
 import org.bson.Document;
+import org.bson.codecs.DecoderContext;
+import org.bson.codecs.DocumentCodec;
 
 import java.util.ArrayList;
 import java.util.Collection;
@@ -12,13 +14,25 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
+import static io.standby.robot.internal.RobotFields.EPOCH;
+import static io.standby.robot.internal.RobotFields.FENCES;
+import static io.standby.robot.internal.RobotFields.INCARNATION;
+import static io.standby.robot.internal.RobotFields.SEQ;
+import static io.standby.robot.internal.RobotFields.SLOT;
+import static io.standby.robot.internal.RobotFields.STATUS_SEQ;
+import static io.standby.robot.internal.SimDatabase.number;
+import static io.standby.robot.internal.SimDatabase.string;
+
 /**
- * The robot store's operations on the simulated database, with {@code MongoRobotStore}'s conditions. A
- * run's writes apply exactly when {@link RobotWrite#appliesTo} says so: the contract suite checks that
- * predicate against the filter on real servers, and this drives the runtime's real batching and
- * read-back ({@link WriteBatch}) over it.
+ * The robot store's operations on the simulated database, with {@code MongoRobotStore}'s own filter and
+ * update documents ({@link RobotRules}, {@link RobotToken#filter()}, {@link RobotWrite#filter()} and
+ * {@link RobotWrite#update()}), evaluated by {@link BsonEval} as they are sent; reads decode with
+ * {@link RobotCodec}, as the Mongo store does. {@link RobotWrite#appliesTo} is not used here: what a write
+ * does is what its filter says, and the contract suite checks that predicate against real servers.
  */
 final class SimRobotStore implements RobotStore {
+
+    private static final DocumentCodec CODEC = new DocumentCodec(MongoClientSettings.getDefaultCodecRegistry());
 
     private final SimDatabase db;
     private final SimSlotStore slots;
@@ -34,98 +48,56 @@ final class SimRobotStore implements RobotStore {
 
     @Override
     public long fence(String slotId, long epoch, Collection<String> onlyIds) {
-        return db.write("fence " + slotId + " to " + epoch, () -> {
-            long fenced = 0;
-            for (RobotDoc doc : db.robots.values()) {
-                if (doc.slotId.equals(slotId) && doc.epoch < epoch && (onlyIds == null || onlyIds.contains(doc.id))) {
-                    doc.epoch = epoch;
-                    doc.node = null;
-                    doc.fences++;
-                    doc.seq = 0;
-                    doc.statusSeq = 0;
-                    db.touchRobot(doc.id);
-                    fenced++;
-                }
-            }
-            return fenced;
-        });
+        return db.write("fence " + slotId + " to " + epoch,
+                () -> db.robots.update(RobotRules.fenceFilter(slotId, epoch, onlyIds), RobotRules.fenceUpdate(epoch), true).modified());
     }
 
     @Override
     public List<RobotView> load(String slotId, long epoch, Collection<String> onlyIds) {
-        return db.read("load " + slotId, () -> {
-            List<RobotView> views = new ArrayList<>();
-            for (RobotDoc doc : db.committedRobots.values()) {
-                if (doc.slotId.equals(slotId) && doc.epoch == epoch && (onlyIds == null || onlyIds.contains(doc.id))) {
-                    views.add(view(doc, true));
-                }
-            }
-            return views;
-        });
+        return db.read("load " + slotId, () -> decode(db.robots.find(RobotRules.loadFilter(slotId, epoch, onlyIds)), false));
     }
 
     @Override
     public long take(String slotId, long epoch, Collection<String> ids, String node) {
-        return db.write("take " + ids + " in " + slotId + "@" + epoch + " for " + node, () -> {
-            long taken = 0;
-            for (String id : ids) {
-                RobotDoc doc = db.robots.get(id);
-                if (doc != null && doc.slotId.equals(slotId) && doc.epoch == epoch
-                        && (doc.node == null || doc.node.equals(node)) && doc.target == null
-                        && doc.desired.equals("running") && !doc.state.equals("FAILED")) {
-                    doc.node = node;
-                    doc.state = "STARTING";
-                    doc.fences++;
-                    doc.seq = 0;
-                    doc.statusSeq = 0;
-                    db.touchRobot(id);
-                    taken++;
-                }
-            }
-            return taken;
-        });
+        return db.write("take " + ids + " in " + slotId + "@" + epoch + " for " + node,
+                () -> db.robots.update(RobotRules.takeFilter(slotId, epoch, ids, node), RobotRules.takeUpdate(node), true).matched());
     }
 
     @Override
     public List<RobotView> watch(Collection<String> slotIds) {
-        return db.read("watch " + slotIds, () -> {
-            List<RobotView> views = new ArrayList<>();
-            for (RobotDoc doc : db.committedRobots.values()) {
-                if (slotIds.contains(doc.slotId)) {
-                    views.add(view(doc, false));
-                }
+        return db.read("watch " + slotIds, () -> decode(db.robots.find(RobotRules.watchFilter(slotIds)), true));
+    }
+
+    /** As {@code MongoRobotStore} decodes them; a watch reads the watched fields only, as its projection does. */
+    private static List<RobotView> decode(List<BsonDocument> docs, boolean watched) {
+        List<RobotView> views = new ArrayList<>();
+        for (BsonDocument doc : docs) {
+            RobotView view = RobotCodec.parse(document(watched ? project(doc) : doc));
+            if (view != null) {
+                views.add(view);
             }
-            return views;
-        });
+        }
+        return views;
     }
 
-    static RobotView view(RobotDoc doc, boolean whole) {
-        Document context = whole && doc.count != null ? new Document("count", doc.count) : new Document();
-        Document config = whole ? new Document("intervalMs", doc.intervalMs) : new Document();
-        return new RobotView(doc.id, doc.incarnation, "sim", doc.slotId, whole ? doc.priority : 0, 1, config,
-                Desired.of(doc.desired), RobotState.valueOf(doc.state), doc.node, context, doc.epoch, doc.fences,
-                doc.restarts, null, doc.target, null);
+    private static BsonDocument project(BsonDocument doc) {
+        BsonDocument projected = new BsonDocument("_id", doc.get("_id"));
+        for (String field : RobotRules.WATCHED) {
+            if (doc.containsKey(field)) {
+                projected.put(field, doc.get(field));
+            }
+        }
+        return projected;
     }
 
-    private static boolean holds(RobotDoc doc, RobotToken token) {
-        return doc != null && stored(doc).token().equals(token);
+    static Document document(BsonDocument doc) {
+        return CODEC.decode(new BsonDocumentReader(doc), DecoderContext.builder().build());
     }
 
     @Override
     public boolean handOver(RobotToken token, String toSlot) {
-        return db.write("hand over " + token + " to " + toSlot, () -> {
-            RobotDoc doc = db.robots.get(token.robotId());
-            if (!holds(doc, token)) {
-                return false;
-            }
-            doc.slotId = toSlot;
-            doc.epoch = 0;
-            doc.node = null;
-            doc.state = "PENDING";
-            doc.target = null;
-            db.touchRobot(doc.id);
-            return true;
-        });
+        return db.write("hand over " + token + " to " + toSlot,
+                () -> db.robots.update(RobotRules.handOverFilter(token), RobotRules.handOverUpdate(toSlot), false).matched() == 1);
     }
 
     @Override
@@ -135,29 +107,17 @@ final class SimRobotStore implements RobotStore {
 
     @Override
     public boolean delete(RobotToken token) {
-        return db.write("delete " + token, () -> {
-            RobotDoc doc = db.robots.get(token.robotId());
-            if (!holds(doc, token) || !doc.desired.equals("removed")) {
-                return false;
-            }
-            db.robots.remove(doc.id);
-            db.touchRobot(doc.id);
-            return true;
-        });
+        return db.write("delete " + token, () -> db.robots.deleteOne(RobotRules.deleteFilter(token)));
     }
 
+    /** One unordered bulk of {@code updateOne}s, each with the write's own filter and update. */
     @Override
     public int write(List<RobotWrite> writes) {
         try {
             return db.write("bulk of " + writes.size(), () -> {
                 int matched = 0;
                 for (RobotWrite write : writes) {
-                    RobotDoc doc = db.robots.get(write.token().robotId());
-                    if (doc != null && write.appliesTo(stored(doc))) {
-                        apply(doc, write);
-                        db.touchRobot(doc.id);
-                        matched++;
-                    }
+                    matched += (int) db.robots.update(write.filter(), write.update(), false).matched();
                 }
                 return matched;
             });
@@ -166,41 +126,23 @@ final class SimRobotStore implements RobotStore {
         }
     }
 
-    private static void apply(RobotDoc doc, RobotWrite write) {
-        if (write.kind() == RobotWrite.Kind.CHECKPOINT) {
-            doc.count = ((Number) ((Document) write.fields().get(RobotFields.CONTEXT)).get("count")).longValue();
-            doc.seq = write.seq();
-            return;
-        }
-        Document fields = write.fields();
-        if (fields.containsKey(RobotFields.STATE)) {
-            doc.state = fields.getString(RobotFields.STATE);
-        }
-        if (fields.containsKey(RobotFields.NODE)) {
-            doc.node = fields.getString(RobotFields.NODE);
-        }
-        if (fields.containsKey(RobotFields.DESIRED)) {
-            doc.desired = fields.getString(RobotFields.DESIRED);
-        }
-        if (fields.get(RobotFields.RESTARTS) instanceof Number restarts) {
-            doc.restarts = restarts.intValue();
-        }
-        doc.statusSeq = write.seq();
+    /** As {@code MongoRobotStore} reads it: a missing number is -1. */
+    static Stored stored(BsonDocument doc) {
+        return new Stored(new RobotToken(SimDatabase.id(doc), string(doc, INCARNATION), string(doc, SLOT), orMinusOne(doc, EPOCH),
+                orMinusOne(doc, FENCES)), orMinusOne(doc, SEQ), orMinusOne(doc, STATUS_SEQ));
     }
 
-    private static Stored stored(RobotDoc doc) {
-        return new Stored(new RobotToken(doc.id, doc.incarnation, doc.slotId, doc.epoch, doc.fences), doc.seq, doc.statusSeq);
+    private static long orMinusOne(BsonDocument doc, String field) {
+        Long value = number(doc, field);
+        return value == null ? -1 : value;
     }
 
     @Override
     public Map<String, Stored> stored(Collection<String> ids) {
         return db.read("stored " + ids, () -> {
             Map<String, Stored> stored = new TreeMap<>();
-            for (String id : ids) {
-                RobotDoc doc = db.committedRobots.get(id);
-                if (doc != null) {
-                    stored.put(id, stored(doc));
-                }
+            for (BsonDocument doc : db.robots.find(RobotRules.storedFilter(ids))) {
+                stored.put(SimDatabase.id(doc), stored(doc));
             }
             return stored;
         });

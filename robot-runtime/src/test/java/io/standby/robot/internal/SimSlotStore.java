@@ -1,21 +1,37 @@
 package io.standby.robot.internal;
 
-import io.standby.robot.internal.SimDatabase.SlotDoc;
 import io.standby.slot.NodeId;
 import io.standby.slot.SlotView;
+import io.standby.slot.internal.SlotRules;
 import io.standby.slot.internal.SlotStore;
+import org.bson.BsonBoolean;
+import org.bson.BsonDocument;
+import org.bson.BsonString;
+import org.bson.conversions.Bson;
 
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Objects;
 import java.util.Optional;
 
+import static io.standby.robot.internal.SimDatabase.number;
+import static io.standby.robot.internal.SimDatabase.string;
+import static io.standby.slot.internal.SlotDocument.CHANGES;
+import static io.standby.slot.internal.SlotDocument.DRAIN;
+import static io.standby.slot.internal.SlotDocument.EPOCH;
+import static io.standby.slot.internal.SlotDocument.INSTANCE;
+import static io.standby.slot.internal.SlotDocument.IP;
+import static io.standby.slot.internal.SlotDocument.LATE;
+import static io.standby.slot.internal.SlotDocument.LEASE;
+import static io.standby.slot.internal.SlotDocument.PORT;
+import static io.standby.slot.internal.SlotDocument.TIME;
+
 /**
- * The slot store's operations on the simulated database, with the conditions of {@code MongoSlotStore}'s
- * filters: the contract suite checks those against real servers, this checks the protocol built on them.
- * Reads see the majority-committed state; writes are compare-and-sets on the primary.
+ * The slot store's operations on the simulated database, with {@code MongoSlotStore}'s own filter and
+ * update documents ({@link SlotRules}), evaluated by {@link BsonEval} as they are sent: a change to a rule
+ * there changes what the simulation sees. Reads see the majority-committed state; writes are
+ * compare-and-sets on the primary.
  */
 final class SimSlotStore implements SlotStore {
 
@@ -30,164 +46,95 @@ final class SimSlotStore implements SlotStore {
         return db.read("slots", () -> {
             List<SlotView> views = new ArrayList<>();
             long now = db.serverNowMs();
-            db.committedSlots.values().forEach(doc -> views.add(view(doc, now)));
+            db.slots.committed.values().forEach(doc -> views.add(view(doc, now)));
             return views;
         });
     }
 
     @Override
     public Optional<SlotView> read(String slotId) {
-        return db.read(slotId, () -> Optional.ofNullable(db.committedSlots.get(slotId)).map(doc -> view(doc, db.serverNowMs())));
+        return db.read(slotId, () -> Optional.ofNullable(db.slots.committed.get(slotId)).map(doc -> view(doc, db.serverNowMs())));
     }
 
-    private static SlotView view(SlotDoc doc, long nowMs) {
-        NodeId owner = doc.ip == null ? null : new NodeId(doc.ip, doc.port);
-        return new SlotView(doc.id, owner, doc.instance, Instant.ofEpochMilli(doc.timeMs), Duration.ofMillis(doc.leaseMs),
-                doc.epoch, Duration.ofMillis(nowMs - doc.timeMs), doc.changes, doc.lateMs == null ? null : Duration.ofMillis(doc.lateMs),
-                doc.drain);
+    /** As {@code MongoSlotStore} decodes a slot (the simulation writes only well-formed ones). */
+    static SlotView view(BsonDocument doc, long nowMs) {
+        String ip = string(doc, IP);
+        NodeId owner = ip == null ? null : new NodeId(ip, number(doc, PORT).intValue());
+        long timeMs = doc.getDateTime(TIME).getValue();
+        Long late = number(doc, LATE);
+        Long changes = number(doc, CHANGES);
+        return new SlotView(SimDatabase.id(doc), owner, string(doc, INSTANCE), Instant.ofEpochMilli(timeMs),
+                Duration.ofMillis(number(doc, LEASE)), number(doc, EPOCH), Duration.ofMillis(nowMs - timeMs),
+                changes == null ? 0 : changes, late == null || late <= 0 ? null : Duration.ofMillis(late), drain(doc));
+    }
+
+    private static SlotView.Drain drain(BsonDocument doc) {
+        return doc.get(DRAIN) instanceof BsonDocument drain && drain.get("instance") instanceof BsonString instance
+                ? new SlotView.Drain(instance.getValue(), drain.get("force") instanceof BsonBoolean force && force.getValue()) : null;
     }
 
     @Override
     public boolean claim(SlotView seen, Ownership owner) {
-        return db.write("claim " + seen.id() + "@" + seen.epoch() + " by " + owner.node(), () -> {
-            SlotDoc doc = db.slots.get(seen.id());
-            boolean matches = doc != null && doc.epoch == seen.epoch() && doc.timeMs == seen.time().toEpochMilli()
-                    && doc.timeMs + doc.leaseMs < db.serverNowMs();
-            if (matches) {
-                take(doc, owner);
-            }
-            return matches;
-        });
+        return update("claim " + seen.id() + "@" + seen.epoch() + " by " + owner.node(),
+                SlotRules.claimFilter(seen), SlotRules.takeUpdate(owner), false);
     }
 
     @Override
     public boolean claimFromGone(SlotView seen, Ownership owner) {
-        return db.write("claim from gone " + seen.id() + "@" + seen.epoch() + " by " + owner.node(), () -> {
-            SlotDoc doc = db.slots.get(seen.id());
-            boolean matches = seen.owner() != null && seen.instance() != null && doc != null && doc.epoch == seen.epoch()
-                    && doc.timeMs == seen.time().toEpochMilli() && seen.owner().ip().equals(doc.ip)
-                    && Objects.equals(seen.owner().port(), doc.port) && seen.instance().equals(doc.instance)
-                    && doc.lateMs != null && doc.lateMs > 0 && doc.timeMs + doc.lateMs < db.serverNowMs();
-            if (matches) {
-                take(doc, owner);
-                db.fastTakeovers++;
-            }
-            return matches;
-        });
+        if (seen.owner() == null || seen.instance() == null || seen.lateMark() == null) {
+            return false;
+        }
+        return update("claim from gone " + seen.id() + "@" + seen.epoch() + " by " + owner.node(),
+                SlotRules.claimFromGoneFilter(seen), SlotRules.takeUpdate(owner), true);
     }
 
     @Override
     public boolean reclaim(SlotView seen, Ownership owner) {
-        return db.write("reclaim " + seen.id() + "@" + seen.epoch() + " by " + owner.node(), () -> {
-            SlotDoc doc = db.slots.get(seen.id());
-            boolean matches = doc != null && doc.epoch == seen.epoch() && owner.node().ip().equals(doc.ip)
-                    && Objects.equals(owner.node().port(), doc.port) && Objects.equals(seen.instance(), doc.instance);
-            if (matches) {
-                take(doc, owner);
-            }
-            return matches;
-        });
-    }
-
-    private void take(SlotDoc doc, Ownership owner) {
-        doc.ip = owner.node().ip();
-        doc.port = owner.node().port();
-        doc.instance = owner.instance();
-        doc.leaseMs = owner.lease().toMillis();
-        doc.lateMs = owner.late() == null ? null : owner.late().toMillis();
-        doc.epoch++;
-        doc.timeMs = db.serverNowMs();
-        db.touchSlot(doc.id);
+        return update("reclaim " + seen.id() + "@" + seen.epoch() + " by " + owner.node(),
+                SlotRules.reclaimFilter(seen, owner), SlotRules.takeUpdate(owner), false);
     }
 
     @Override
     public boolean renew(String slotId, long epoch, Ownership owner) {
-        return db.write("renew " + slotId + "@" + epoch + " by " + owner.node(), () -> {
-            SlotDoc doc = db.slots.get(slotId);
-            boolean matches = doc != null && doc.epoch == epoch && Objects.equals(owner.instance(), doc.instance);
-            if (matches) {
-                doc.leaseMs = owner.lease().toMillis();
-                doc.lateMs = owner.late() == null ? null : owner.late().toMillis();
-                doc.timeMs = db.serverNowMs();
-                db.touchSlot(slotId);
-            }
-            return matches;
-        });
+        return update("renew " + slotId + "@" + epoch + " by " + owner.node(),
+                SlotRules.renewFilter(slotId, epoch, owner.instance()), SlotRules.renewUpdate(owner), false);
     }
 
     @Override
     public boolean release(String slotId, long epoch, String instance) {
-        return db.write("release " + slotId + "@" + epoch, () -> {
-            SlotDoc doc = db.slots.get(slotId);
-            boolean matches = doc != null && doc.epoch == epoch && Objects.equals(instance, doc.instance);
-            if (matches) {
-                doc.ip = null;
-                doc.port = null;
-                doc.instance = null;
-                doc.lateMs = null;
-                doc.timeMs = 0;
-                doc.drain = null;
-                db.touchSlot(slotId);
-            }
-            return matches;
-        });
+        return update("release " + slotId + "@" + epoch, SlotRules.releaseFilter(slotId, epoch, instance), SlotRules.releaseUpdate(), false);
     }
 
     @Override
     public boolean revoke(SlotView seen) {
-        return db.write("revoke " + seen.id() + "@" + seen.epoch(), () -> {
-            SlotDoc doc = db.slots.get(seen.id());
-            boolean matches = doc != null && doc.epoch == seen.epoch() && doc.ip != null;
-            if (matches) {
-                doc.ip = null;
-                doc.port = null;
-                doc.instance = null;
-                doc.lateMs = null;
-                doc.epoch++;
-                db.touchSlot(doc.id);
+        return update("revoke " + seen.id() + "@" + seen.epoch(), SlotRules.revokeFilter(seen), SlotRules.revokeUpdate(), false);
+    }
+
+    /** One compare-and-set, as {@code MongoSlotStore} sends it; a fast takeover is counted for the report. */
+    private boolean update(String what, Bson filter, Bson update, boolean fromGone) {
+        return db.write(what, () -> {
+            boolean matched = db.slots.update(filter, update, false).matched() == 1;
+            if (matched && fromGone) {
+                db.fastTakeovers++;
             }
-            return matches;
+            return matched;
         });
     }
 
     @Override
     public long markDrain(NodeId node, String instance, boolean force) {
-        return db.write("mark drain of " + node, () -> {
-            long marked = 0;
-            for (SlotDoc doc : db.slots.values()) {
-                if (node.ip().equals(doc.ip) && Objects.equals(node.port(), doc.port) && instance.equals(doc.instance)) {
-                    doc.drain = new SlotView.Drain(instance, force);
-                    db.touchSlot(doc.id);
-                    marked++;
-                }
-            }
-            return marked;
-        });
+        return db.write("mark drain of " + node, () -> db.slots.update(SlotRules.markDrainFilter(node, instance),
+                SlotRules.markDrainUpdate(instance, force), true).matched());
     }
 
     @Override
     public void touch(String slotId) {
-        db.write("touch " + slotId, () -> {
-            SlotDoc doc = db.slots.get(slotId);
-            if (doc != null) {
-                doc.changes++;
-                db.touchSlot(slotId);
-            }
-            return null;
-        });
+        db.write("touch " + slotId, () -> db.slots.update(SlotRules.touchFilter(slotId), SlotRules.touchUpdate(), false));
     }
 
     @Override
     public boolean create(String slotId) {
-        return db.write("create " + slotId, () -> {
-            if (db.slots.containsKey(slotId)) {
-                return false;
-            }
-            SlotDoc doc = new SlotDoc();
-            doc.id = slotId;
-            db.slots.put(slotId, doc);
-            db.touchSlot(slotId);
-            return true;
-        });
+        BsonDocument doc = BsonEval.bson(SlotRules.unowned(slotId));
+        return db.write("create " + slotId, () -> db.slots.insert(doc));
     }
 }

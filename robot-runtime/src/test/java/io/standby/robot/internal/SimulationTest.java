@@ -19,8 +19,9 @@ import static org.junit.jupiter.api.Assertions.fail;
  * {@code SlotRuns}/{@code SlotRun} with {@code RobotDecision} (every decision about a robot), and
  * {@code WriteBatch} (merging, read-back). Simulated: the database ({@link SimDatabase}: the primary, the
  * majority-committed state, failovers that roll back what no majority had, server clock jumps; the
- * stores' conditions as in the Mongo stores and {@code RobotWrite.appliesTo}, which the contract suites
- * check against real servers), the network (lost requests and replies, late and duplicated deliveries,
+ * stores' own filter and update documents, {@code SlotRules}, {@code RobotRules}, {@link RobotToken#filter()}
+ * and {@link RobotWrite#filter()}/{@link RobotWrite#update()}, applied as sent by {@link BsonEval}, which
+ * {@link BsonEvalTest} checks against the embedded server), the network (lost requests and replies, late and duplicated deliveries,
  * writes applied but not confirmed), the nodes' clocks (each drifting by up to 1 %) and processes
  * (pauses, kill -9, SIGTERM), false refusals (an address that rejects connects while its process lives,
  * probes that time out or fail), the robots ({@link SimRun}, a counter following {@code RobotRun}'s
@@ -49,6 +50,26 @@ import static org.junit.jupiter.api.Assertions.fail;
  *       live process): seed 2, step 57925, "two runners at once", a standby took the slot of a live owner
  *       behind a REJECT rule. With the owner's pause at its late mark removed again: seed 2, step 38059;
  *       with the standby's wait for the late mark on its own clock removed: seed 2, step 86779.</li>
+ * </ul>
+ *
+ * <p>Mutants of the rules the Mongo stores send, each put in {@code SlotRules}/{@code RobotRules}/
+ * {@code RobotWrite} alone, with the default run (2026-11-25). A mutant it misses is a condition the rest of
+ * the protocol duplicates here, or a hole it cannot see; either way it is listed:
+ * <ul>
+ *   <li>caught: a write's filter without {@code seq < n}: seed 1, step 6100, "committed count 4 is below
+ *       the acknowledged 11";</li>
+ *   <li>caught: a revoke that does not raise the slot's epoch: seed 5, step 110945, a robot left marked as
+ *       run by the former owner at the new owner's epoch, never started ("should run there once, runs: []");</li>
+ *   <li>missed: the claim without {@code time + lease < $$NOW}, with not one outcome changed (the same counts
+ *       as the run without it): a claimer only tries a slot its read showed expired and that it has itself
+ *       watched for a full lease, and any renewal since changes the version the filter asks for. The server
+ *       check would matter for a claimer that misjudges; the simulation's server clock only jumps forward;</li>
+ *   <li>missed: the renewal without {@code epoch} (outcomes changed, no invariant broke), we think because
+ *       every change of owner also changes or clears {@code instance}, which the filter keeps;</li>
+ *   <li>missed: the take without {@code node ∈ {null, me}}, with not one outcome changed: a robot fenced at the
+ *       slot's epoch can only have been taken by that epoch's owner;</li>
+ *   <li>missed: the fence without {@code epoch < e} (outcomes changed, no invariant broke), we think because a
+ *       stale fence that lowers a robot's epoch still raises {@code fences}, so no earlier token comes back.</li>
  * </ul>
  *
  * <p>{@code -Dstandby.sim.steps=N} sets the number of steps (default 1,000,000); {@code -Dstandby.sim.seed=S}

@@ -2,18 +2,12 @@ package io.standby.slot.internal;
 
 import com.mongodb.ErrorCategory;
 import com.mongodb.MongoWriteException;
-import com.mongodb.WriteConcern;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.Aggregates;
 import com.mongodb.client.model.Field;
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Projections;
 import dev.morphia.Datastore;
-import dev.morphia.InsertOneOptions;
-import dev.morphia.UpdateOptions;
-import dev.morphia.aggregation.expressions.ComparisonExpressions;
-import dev.morphia.query.Query;
-import dev.morphia.query.updates.UpdateOperator;
 import io.standby.slot.NodeId;
 import io.standby.slot.SlotView;
 import io.standby.slot.StandbyDatabase;
@@ -31,19 +25,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 
-import static dev.morphia.aggregation.expressions.Expressions.field;
-import static dev.morphia.aggregation.expressions.MathExpressions.add;
-import static dev.morphia.aggregation.expressions.SystemVariables.NOW;
-import static dev.morphia.query.filters.Filters.eq;
-import static dev.morphia.query.filters.Filters.expr;
-import static dev.morphia.query.filters.Filters.gt;
-import static dev.morphia.query.filters.Filters.gte;
-import static dev.morphia.query.filters.Filters.lt;
-import static dev.morphia.query.filters.Filters.ne;
-import static dev.morphia.query.updates.UpdateOperators.currentDate;
-import static dev.morphia.query.updates.UpdateOperators.inc;
-import static dev.morphia.query.updates.UpdateOperators.set;
-import static dev.morphia.query.updates.UpdateOperators.unset;
 import static io.standby.slot.internal.SlotDocument.CHANGES;
 import static io.standby.slot.internal.SlotDocument.DRAIN;
 import static io.standby.slot.internal.SlotDocument.EPOCH;
@@ -55,12 +36,13 @@ import static io.standby.slot.internal.SlotDocument.PORT;
 import static io.standby.slot.internal.SlotDocument.TIME;
 
 /**
- * The slot protocol on MongoDB. Writes go through Morphia; the filters hold every safety condition,
- * including expiry by the server's clock ({@code $expr} with {@code $$NOW}).
+ * The slot protocol on MongoDB, through the driver. Every write sends the documents {@link SlotRules}
+ * builds, the one definition of the protocol's conditions, which the simulation evaluates as well; the
+ * filters hold every safety condition, including expiry by the server's clock ({@code $expr} with
+ * {@code $$NOW}). Every write waits for a majority: an acknowledged renewal must survive a failover.
  *
- * <p>Reads are the one place that uses the driver directly: Morphia cannot decode a collection that
- * holds a malformed document without failing the whole read, and a hand-edited slot must not stop a
- * node. The read also projects the server's {@code $$NOW}, so ages are judged by the database's clock,
+ * <p>Reads decode by hand: Morphia cannot decode a collection that holds a malformed document without
+ * failing the whole read, and a hand-edited slot must not stop a node. The read also projects the server's {@code $$NOW}, so ages are judged by the database's clock,
  * and its explicit projection makes the embedded server copy each document instead of handing out
  * one a concurrent update is changing.
  */
@@ -71,13 +53,11 @@ public final class MongoSlotStore implements SlotStore {
     /** Documents per reply: all of them, up to the server's 16 MB a batch (about 100,000 slots). */
     static final int ONE_BATCH = 1_000_000;
 
-    private final Datastore datastore;
     private final MongoCollection<Document> raw;
     /** Slots already warned about, with the reason, so that a poll loop does not repeat it. */
     private final Map<String, String> warned = new ConcurrentHashMap<>();
 
     public MongoSlotStore(Datastore datastore) {
-        this.datastore = datastore;
         this.raw = StandbyDatabase.safe(datastore.getDatabase().getCollection(SlotDocument.COLLECTION));
     }
 
@@ -212,15 +192,7 @@ public final class MongoSlotStore implements SlotStore {
 
     @Override
     public boolean claim(SlotView seen, Ownership owner) {
-        // Exactly the version the claimer observed, and expired by the server's clock right now: a
-        // renewal, release or competing claim since the read changes time or epoch and this matches nothing.
-        return update(slot(seen.id(), seen.epoch()).filter(
-                        // The heartbeat as read: a millisecond on the wire. The embedded server keeps
-                        // $currentDate with finer precision in memory, so equality would never match there.
-                        gte(TIME, seen.time()),
-                        lt(TIME, seen.time().plusMillis(1)),
-                        expr(ComparisonExpressions.lt(add(field(TIME), field(LEASE)), NOW))),
-                take(owner));
+        return update(SlotRules.claimFilter(seen), SlotRules.takeUpdate(owner));
     }
 
     @Override
@@ -228,70 +200,27 @@ public final class MongoSlotStore implements SlotStore {
         if (seen.owner() == null || seen.instance() == null || seen.lateMark() == null) {
             return false;
         }
-        return update(slot(seen.id(), seen.epoch()).filter(
-                        gte(TIME, seen.time()),
-                        lt(TIME, seen.time().plusMillis(1)),
-                        eq(IP, seen.owner().ip()),
-                        eq(PORT, seen.owner().port()),
-                        eq(INSTANCE, seen.instance()),
-                        // A mark must be there: time + a missing field is null, which sorts below any date.
-                        gt(LATE, 0),
-                        // Late by the server's clock now, by the mark the owner wrote: the owner has paused.
-                        expr(ComparisonExpressions.lt(add(field(TIME), field(LATE)), NOW))),
-                take(owner));
+        return update(SlotRules.claimFromGoneFilter(seen), SlotRules.takeUpdate(owner));
     }
 
     @Override
     public boolean reclaim(SlotView seen, Ownership owner) {
-        return update(slot(seen.id(), seen.epoch()).filter(
-                        eq(IP, owner.node().ip()),
-                        eq(PORT, owner.node().port()),
-                        eq(INSTANCE, seen.instance())),
-                take(owner));
-    }
-
-    private static UpdateOperator[] take(Ownership owner) {
-        return new UpdateOperator[]{
-            set(IP, owner.node().ip()),
-            set(PORT, owner.node().port()),
-            set(INSTANCE, owner.instance()),
-            set(LEASE, owner.lease().toMillis()),
-            lateMark(owner),
-            inc(EPOCH, 1L),
-            currentDate(TIME)};
-    }
-
-    private static UpdateOperator lateMark(Ownership owner) {
-        return owner.late() == null ? unset(LATE) : set(LATE, owner.late().toMillis());
+        return update(SlotRules.reclaimFilter(seen, owner), SlotRules.takeUpdate(owner));
     }
 
     @Override
     public boolean renew(String slotId, long epoch, Ownership owner) {
-        return update(slot(slotId, epoch).filter(eq(INSTANCE, owner.instance())),
-                set(LEASE, owner.lease().toMillis()),
-                lateMark(owner),
-                currentDate(TIME));
+        return update(SlotRules.renewFilter(slotId, epoch, owner.instance()), SlotRules.renewUpdate(owner));
     }
 
     @Override
     public boolean release(String slotId, long epoch, String instance) {
-        return update(slot(slotId, epoch).filter(eq(INSTANCE, instance)),
-                set(IP, null),
-                set(PORT, null),
-                set(INSTANCE, null),
-                unset(LATE),
-                set(TIME, Instant.EPOCH),
-                unset(DRAIN));
+        return update(SlotRules.releaseFilter(slotId, epoch, instance), SlotRules.releaseUpdate());
     }
 
     @Override
     public boolean revoke(SlotView seen) {
-        return update(slot(seen.id(), seen.epoch()).filter(ne(IP, null)),
-                set(IP, null),
-                set(PORT, null),
-                set(INSTANCE, null),
-                unset(LATE),
-                inc(EPOCH, 1L));
+        return update(SlotRules.revokeFilter(seen), SlotRules.revokeUpdate());
     }
 
     /**
@@ -300,19 +229,18 @@ public final class MongoSlotStore implements SlotStore {
      */
     @Override
     public long markDrain(NodeId node, String instance, boolean force) {
-        return raw.updateMany(Filters.and(Filters.eq(IP, node.ip()), Filters.eq(PORT, node.port()), Filters.eq(INSTANCE, instance)),
-                com.mongodb.client.model.Updates.set(DRAIN, new Document("instance", instance).append("force", force))).getMatchedCount();
+        return raw.updateMany(SlotRules.markDrainFilter(node, instance), SlotRules.markDrainUpdate(instance, force)).getMatchedCount();
     }
 
     @Override
     public void touch(String slotId) {
-        raw.updateOne(Filters.eq("_id", slotId), com.mongodb.client.model.Updates.inc(CHANGES, 1L));
+        raw.updateOne(SlotRules.touchFilter(slotId), SlotRules.touchUpdate());
     }
 
     @Override
     public boolean create(String slotId) {
         try {
-            datastore.insert(SlotDocument.unowned(slotId), new InsertOneOptions().writeConcern(WriteConcern.MAJORITY));
+            raw.insertOne(SlotRules.unowned(slotId));
             return true;
         } catch (MongoWriteException e) {
             if (e.getError().getCategory() != ErrorCategory.DUPLICATE_KEY) {
@@ -322,12 +250,8 @@ public final class MongoSlotStore implements SlotStore {
         }
     }
 
-    private Query<SlotDocument> slot(String slotId, long epoch) {
-        return datastore.find(SlotDocument.class).filter(eq("_id", slotId), eq(EPOCH, epoch));
-    }
-
-    private static boolean update(Query<SlotDocument> query, UpdateOperator... operators) {
-        // Majority even on a datastore of another client: an acknowledged renewal must survive a failover.
-        return query.update(new UpdateOptions().writeConcern(WriteConcern.MAJORITY), operators).getMatchedCount() == 1;
+    /** A compare-and-set: true if it matched (w: majority, from {@link StandbyDatabase#safe}, even on another client's collection). */
+    private boolean update(Bson filter, Bson update) {
+        return raw.updateOne(filter, update).getMatchedCount() == 1;
     }
 }

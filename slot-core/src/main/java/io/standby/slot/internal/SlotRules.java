@@ -1,0 +1,163 @@
+package io.standby.slot.internal;
+
+import io.standby.slot.NodeId;
+import io.standby.slot.SlotView;
+import org.bson.Document;
+import org.bson.conversions.Bson;
+
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.Date;
+import java.util.List;
+
+import static io.standby.slot.internal.SlotDocument.CHANGES;
+import static io.standby.slot.internal.SlotDocument.DRAIN;
+import static io.standby.slot.internal.SlotDocument.EPOCH;
+import static io.standby.slot.internal.SlotDocument.INSTANCE;
+import static io.standby.slot.internal.SlotDocument.IP;
+import static io.standby.slot.internal.SlotDocument.LATE;
+import static io.standby.slot.internal.SlotDocument.LEASE;
+import static io.standby.slot.internal.SlotDocument.PORT;
+import static io.standby.slot.internal.SlotDocument.TIME;
+
+/**
+ * Every filter and update of the slot protocol, written once, as the documents sent to MongoDB. The
+ * {@link MongoSlotStore} sends them; the simulation evaluates these very documents on its own database
+ * (with {@code $$NOW} from its server clock), so that a change to a rule here changes what both see, and
+ * the simulation cannot keep a condition the database does not check.
+ *
+ * <p>They read as they would in mongosh: one flat filter document per write, so that a server finds the
+ * slot by {@code _id}. Every safety condition is in the filter, expiry by the server's clock included.
+ */
+public final class SlotRules {
+
+    private SlotRules() {
+    }
+
+    /** The document a new slot is inserted as: nobody has owned it, claimable at once; nulls are shown, as in the seed. */
+    public static Document unowned(String slotId) {
+        return new Document("_id", slotId).append(IP, null).append(PORT, null).append(TIME, Date.from(Instant.EPOCH))
+                .append(LEASE, 0L).append(EPOCH, 0L).append(INSTANCE, null).append(LATE, null).append(CHANGES, 0L)
+                .append(DRAIN, null);
+    }
+
+    /**
+     * A claim of an expired slot: exactly the version the claimer observed (epoch and time), and expired by
+     * the server's clock right now. A renewal, release or competing claim since changes time or epoch, and
+     * then this matches nothing.
+     */
+    public static Bson claimFilter(SlotView seen) {
+        return version(seen).append("$expr", before(TIME, LEASE));
+    }
+
+    /**
+     * A takeover from an owner found gone, before its lease ran out: the same version, owner included, and
+     * late by the server's clock by the mark the owner itself wrote (so the owner has paused its robots).
+     */
+    public static Bson claimFromGoneFilter(SlotView seen) {
+        return version(seen)
+                .append(IP, seen.owner().ip())
+                .append(PORT, seen.owner().port())
+                .append(INSTANCE, seen.instance())
+                // A mark must be there: time + a missing field is null, which sorts below any date.
+                .append(LATE, new Document("$gt", 0))
+                .append("$expr", before(TIME, LATE));
+    }
+
+    /** Taking back a slot held by the claimer's own identity, proven by its bound address: at the epoch seen. */
+    public static Bson reclaimFilter(SlotView seen, SlotStore.Ownership owner) {
+        return slot(seen.id(), seen.epoch())
+                .append(IP, owner.node().ip())
+                .append(PORT, owner.node().port())
+                .append(INSTANCE, seen.instance());
+    }
+
+    /** What every way of taking a slot writes: the owner, its lease and late mark, a new epoch, the server's time. */
+    public static Bson takeUpdate(SlotStore.Ownership owner) {
+        Document set = new Document(IP, owner.node().ip()).append(PORT, owner.node().port())
+                .append(INSTANCE, owner.instance()).append(LEASE, owner.lease().toMillis());
+        return lateMark(set, owner)
+                .append("$inc", new Document(EPOCH, 1L))
+                .append("$currentDate", new Document(TIME, true));
+    }
+
+    /** A renewal: this instance still owns the slot at this epoch. */
+    public static Bson renewFilter(String slotId, long epoch, String instance) {
+        return slot(slotId, epoch).append(INSTANCE, instance);
+    }
+
+    public static Bson renewUpdate(SlotStore.Ownership owner) {
+        return lateMark(new Document(LEASE, owner.lease().toMillis()), owner)
+                .append("$currentDate", new Document(TIME, true));
+    }
+
+    /** A graceful release: the same condition as a renewal. */
+    public static Bson releaseFilter(String slotId, long epoch, String instance) {
+        return renewFilter(slotId, epoch, instance);
+    }
+
+    /** Clears the owner and any drain request, keeps the epoch, and dates the heartbeat 1970: claimable at once. */
+    public static Bson releaseUpdate() {
+        return new Document("$set", new Document(IP, null).append(PORT, null).append(INSTANCE, null)
+                .append(TIME, Date.from(Instant.EPOCH)))
+                .append("$unset", new Document(LATE, "").append(DRAIN, ""));
+    }
+
+    /** An operator's forced release: the version seen, while it has an owner. */
+    public static Bson revokeFilter(SlotView seen) {
+        return slot(seen.id(), seen.epoch()).append(IP, new Document("$ne", null));
+    }
+
+    /** Clears the owner and raises the epoch, but keeps {@code time}: standbys still wait out the lease. */
+    public static Bson revokeUpdate() {
+        return new Document("$set", new Document(IP, null).append(PORT, null).append(INSTANCE, null))
+                .append("$unset", new Document(LATE, ""))
+                .append("$inc", new Document(EPOCH, 1L));
+    }
+
+    /** Every slot one instance of a node holds (an {@code updateMany}). */
+    public static Bson markDrainFilter(NodeId node, String instance) {
+        return new Document(IP, node.ip()).append(PORT, node.port()).append(INSTANCE, instance);
+    }
+
+    /** Writes the drain request alone: owner, epoch, time and lease stay as they are. */
+    public static Bson markDrainUpdate(String instance, boolean force) {
+        return new Document("$set", new Document(DRAIN, new Document("instance", instance).append("force", force)));
+    }
+
+    /** The slot, whatever its state: for {@link #touchUpdate()}. */
+    public static Bson touchFilter(String slotId) {
+        return new Document("_id", slotId);
+    }
+
+    /** Raises {@code changes}: the slot's robots changed, and its owner should read them again. */
+    public static Bson touchUpdate() {
+        return new Document("$inc", new Document(CHANGES, 1L));
+    }
+
+    private static Document slot(String slotId, long epoch) {
+        return new Document("_id", slotId).append(EPOCH, epoch);
+    }
+
+    /**
+     * The version as read: epoch, and the heartbeat to the millisecond of the wire (the embedded server keeps
+     * {@code $currentDate} finer in memory, so equality would never match there).
+     */
+    private static Document version(SlotView seen) {
+        Date time = Date.from(seen.time());
+        return slot(seen.id(), seen.epoch())
+                .append(TIME, new Document("$gte", time).append("$lt", new Date(time.getTime() + 1)));
+    }
+
+    /** {@code time + mark < $$NOW}, by the server's clock. */
+    private static Document before(String time, String mark) {
+        return new Document("$lt", List.of(new Document("$add", Arrays.asList("$" + time, "$" + mark)), "$$NOW"));
+    }
+
+    private static Document lateMark(Document set, SlotStore.Ownership owner) {
+        if (owner.late() == null) {
+            return new Document("$set", set).append("$unset", new Document(LATE, ""));
+        }
+        return new Document("$set", set.append(LATE, owner.late().toMillis()));
+    }
+}
