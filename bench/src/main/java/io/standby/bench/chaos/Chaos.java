@@ -5,6 +5,7 @@ import com.mongodb.client.MongoDatabase;
 import com.mongodb.client.model.Filters;
 import io.standby.robot.admin.RobotTable;
 import io.standby.robot.admin.RobotView;
+import io.standby.slot.SlotTiming;
 import io.standby.slot.StandbyDatabase;
 import org.bson.Document;
 
@@ -30,9 +31,18 @@ import java.util.stream.Stream;
  */
 public final class Chaos {
 
-    /** The settings of a run. */
+    /**
+     * The settings of a run. {@code fastFailover} false starts the nodes with {@code --no-fast-failover}:
+     * only to show that the verdict's late-mark row can fail.
+     */
     public record Settings(int nodes, int slots, int robots, Duration duration, long seed, Cluster.Timing timing,
-                           int inputPerSecond, Duration catchUp) {
+                           int inputPerSecond, Duration catchUp, boolean fastFailover) {
+
+        /** With fast failover, the nodes' default. */
+        public Settings(int nodes, int slots, int robots, Duration duration, long seed, Cluster.Timing timing,
+                        int inputPerSecond, Duration catchUp) {
+            this(nodes, slots, robots, duration, seed, timing, inputPerSecond, catchUp, true);
+        }
     }
 
     /** What a run found: the verdict, the faults made and the outputs written. */
@@ -70,7 +80,7 @@ public final class Chaos {
         for (int i = 1; i <= settings.robots(); i++) {
             robots.add(String.format("ledger-%02d", i));
         }
-        Cluster cluster = new Cluster(dir, settings.nodes(), settings.timing());
+        Cluster cluster = new Cluster(dir, settings.nodes(), settings.timing(), settings.fastFailover());
         try (cluster) {
             cluster.database().initSlots(Cluster.DB, settings.slots());
             cluster.startNodes();
@@ -99,13 +109,19 @@ public final class Chaos {
             // Frozen before the rest is read: a context read while nodes still write could be older than an
             // acknowledgement recorded after it, and be taken for a lost one.
             cluster.stopNodes();
-            Facts facts = facts(cluster, robots, states, faults.renewals(), dir.resolve("records"));
+            List<Facts.Cut> cuts = faults.done().stream().filter(f -> f.kind() == Fault.Kind.CUT)
+                    .map(f -> new Facts.Cut(f.target(), f.pid(), f.start(), f.end(), f.alive())).toList();
+            long lateMark = SlotTiming.of(settings.timing().heartbeat(), settings.timing().lease(), settings.timing().poll())
+                    .late().toMillis();
+            Facts facts = facts(cluster, robots, states, faults.renewals(), cuts, lateMark, dir.resolve("records"));
             Verdict verdict = Verdict.judge(facts);
             long outputs = facts.outputs().values().stream().mapToLong(List::size).sum();
-            out.printf("Verdict (%d inputs, %d outputs, %d run starts and checkpoint calls recorded; every process on one host,"
-                            + " so one clock; a time-based violation is counted only when certain from the recorded intervals):%n",
-                    facts.input().size(), outputs, facts.records().size());
+            out.printf("Verdict (%d inputs, %d outputs, %d run starts, ends and checkpoint calls recorded; every process on one host,"
+                            + " so one clock; a time-based violation is counted only when certain from the recorded intervals;"
+                            + " late mark %d ms, fast failover %s):%n",
+                    facts.input().size(), outputs, facts.records().size(), lateMark, settings.fastFailover() ? "on" : "OFF");
             verdict.lines().forEach(out::println);
+            out.println("Cuts: " + verdict.cutSummary(lateMark));
             out.println("Service gaps, fault start to the affected robot's first accepted checkpoint after it:");
             Gaps.table(faults.done(), facts.records(), robots, settings.timing().lease().toMillis()).forEach(out::println);
             out.println(verdict.passed() ? "PASSED" : "FAILED: see the violations above; logs and records in " + dir);
@@ -178,7 +194,7 @@ public final class Chaos {
     }
 
     private static Facts facts(Cluster cluster, List<String> robots, Map<String, String> states, List<Facts.Renewal> renewals,
-                               Path records) {
+                               List<Facts.Cut> cuts, long lateMark, Path records) {
         TreeMap<Long, Long> input = new TreeMap<>();
         Map<String, List<Facts.Output>> outputs = new HashMap<>();
         Map<String, Facts.End> ends = new HashMap<>();
@@ -201,7 +217,7 @@ public final class Chaos {
                         v.context() == null ? 0 : ChaosLedger.offset(v.context()))));
             }
         }
-        return new Facts(input, outputs, readRecords(records), ends, robots, renewals);
+        return new Facts(input, outputs, readRecords(records), ends, robots, renewals, cuts, lateMark);
     }
 
     private static List<Checkpoint> readRecords(Path dir) {

@@ -16,7 +16,8 @@ import java.util.concurrent.Callable;
  * invariants. Exit code 0 only if no violation was found.
  */
 @Command(name = "chaos", mixinStandardHelpOptions = true,
-        description = "Seeded faults (kill -9, SIGSTOP, SIGTERM, database restart, cut links, release, move, rm+add) "
+        description = "Seeded faults (kill -9, SIGSTOP, SIGTERM, database restart, frozen links, release, move, rm+add, drain, "
+                + "stop+start) "
                 + "on real node processes running ledger robots; then a verdict on the invariants. Exit 0 if none broke.")
 public final class ChaosCommand implements Callable<Integer> {
 
@@ -41,6 +42,11 @@ public final class ChaosCommand implements Callable<Integer> {
     Duration poll;
     @Option(names = "--rate", defaultValue = "20", description = "Inputs per second (default ${DEFAULT-VALUE}).")
     int rate;
+    @Option(names = "--fast-failover", negatable = true, defaultValue = "true", fallbackValue = "true",
+            description = "Nodes with fast failover, their default (default ${DEFAULT-VALUE}). --no-fast-failover starts them "
+                    + "with it off, so that they stop their robots only near the lease's end: to show that the verdict's "
+                    + "late-mark row can fail.")
+    boolean fastFailover;
     @Option(names = "--catch-up", defaultValue = "120s", converter = DurationOption.class,
             description = "How long the quiet period waits for every robot to catch up (default ${DEFAULT-VALUE}).")
     Duration catchUp;
@@ -53,10 +59,10 @@ public final class ChaosCommand implements Callable<Integer> {
         require(rate >= 1 && rate <= 1000, "--rate " + rate + " must be 1-1000");
         Path dir = Files.createTempDirectory(Path.of(System.getProperty("java.io.tmpdir")), "standby-bench-chaos-");
         System.out.printf("bench chaos: %d nodes, %d slots, %d robots, %d s of faults, seed %d, --heartbeat %dms --lease %dms"
-                        + " --poll %dms, %d inputs/s; logs, data and records in %s%n", nodes, slots, robots, duration.toSeconds(), seed,
-                heartbeat.toMillis(), lease.toMillis(), poll.toMillis(), rate, dir);
+                        + " --poll %dms, %d inputs/s, fast failover %s; logs, data and records in %s%n", nodes, slots, robots,
+                duration.toSeconds(), seed, heartbeat.toMillis(), lease.toMillis(), poll.toMillis(), rate, fastFailover ? "on" : "OFF", dir);
         Chaos.Settings settings = new Chaos.Settings(nodes, slots, robots, duration, seed, Chaos.timing(heartbeat, lease, poll),
-                rate, catchUp);
+                rate, catchUp, fastFailover);
         System.out.println("machine at start: " + Machine.describe());
         boolean passed = new Chaos(settings, System.out).run(dir).verdict().passed();
         System.out.println("machine at end: " + Machine.describe());

@@ -13,8 +13,8 @@ import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * {@code chaos-ledger}: the real {@code ledger} robot, with every run start and every checkpoint call
- * recorded ({@link Checkpoint}) to {@code <standby.chaos.record>/<standby.chaos.node>-<pid>.tsv}, so that
+ * {@code chaos-ledger}: the real {@code ledger} robot, with every run start, every checkpoint call and
+ * every run's end (its return from {@code Robot.run}, normal or not) recorded ({@link Checkpoint}) to {@code <standby.chaos.record>/<standby.chaos.node>-<pid>.tsv}, so that
  * the chaos verdict can judge run overlaps, stale writes and lost acknowledgements from facts. The
  * ledger's own collections are reached through {@code standby.chaos.mongo} (the node's proxy), so that
  * cutting a node off the database cuts its robots off too. Without {@code standby.chaos.record} it
@@ -50,7 +50,16 @@ public final class ChaosLedger implements RobotFactory {
             long now = System.currentTimeMillis();
             to.record(new Checkpoint(Checkpoint.Kind.START, ctx.robotId(), node, run, ctx.slotId(), ctx.epoch(),
                     offset(ctx.state()), now, now, "start"));
-            ledger.run(new Recording(ctx, to, node, run));
+            String how = "threw";
+            try {
+                ledger.run(new Recording(ctx, to, node, run));
+                how = "returned";
+            } finally {
+                // Once run has returned, the ledger's client is closed: this run sends nothing more.
+                long end = System.currentTimeMillis();
+                to.record(new Checkpoint(Checkpoint.Kind.END, ctx.robotId(), node, run, ctx.slotId(), ctx.epoch(),
+                        offset(ctx.state()), end, end, how));
+            }
         };
     }
 

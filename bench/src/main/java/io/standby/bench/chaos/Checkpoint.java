@@ -2,20 +2,22 @@ package io.standby.bench.chaos;
 
 /**
  * One recorded fact of a chaos-ledger run, as a line of a node's record file: a run's start (the offset
- * of the context it was given) or a checkpoint call (the offset it wrote, and whether it was accepted).
+ * of the context it was given), a checkpoint call (the offset it wrote, and whether it was accepted), or
+ * the run's end (its return from {@code Robot.run}; a run of a process killed while it ran has none).
  * Times are the node's wall clock in milliseconds just before and just after the call; every process runs
  * on one host, so all records share one clock. An accepted write landed somewhere inside
  * {@code [before, after]}.
  *
- * @param kind   {@link Kind#START} or {@link Kind#WRITE}
+ * @param kind   {@link Kind#START}, {@link Kind#WRITE} or {@link Kind#END}
  * @param run    node, pid and a counter: one call of {@code Robot.run}
- * @param result for a write: {@code ok}, {@code fenced} or {@code error}; for a start: {@code start}
+ * @param result for a write: {@code ok}, {@code fenced} or {@code error}; for a start: {@code start}; for an
+ *               end: {@code returned} or {@code threw} ({@code before} = {@code after} = just after the return)
  */
 public record Checkpoint(Kind kind, String robot, String node, String run, String slot, long epoch, long offset,
                          long before, long after, String result) {
 
     /** What a line records. */
-    public enum Kind { START, WRITE }
+    public enum Kind { START, WRITE, END }
 
     public boolean accepted() {
         return kind == Kind.WRITE && "ok".equals(result);

@@ -24,6 +24,7 @@ final class Cluster implements AutoCloseable {
 
     private final Path dir;
     private final Timing timing;
+    private final boolean fastFailover;
     private final Database database;
     private final List<Node> nodes = new ArrayList<>();
 
@@ -54,6 +55,10 @@ final class Cluster implements AutoCloseable {
             List<String> args = new ArrayList<>(List.of("node", "--ip", "127.0.0.1", "--port", Integer.toString(port),
                     "--mongo", proxy.uri(), "--db", DB));
             args.addAll(timing.flags());
+            if (!fastFailover) {
+                // Only for the run that shows the verdict can fail: fast failover is the nodes' default.
+                args.add("--no-fast-failover");
+            }
             process = Child.standby(dir, name, jvm, args);
         }
 
@@ -62,9 +67,10 @@ final class Cluster implements AutoCloseable {
         }
     }
 
-    Cluster(Path dir, int nodeCount, Timing timing) {
+    Cluster(Path dir, int nodeCount, Timing timing, boolean fastFailover) {
         this.dir = dir;
         this.timing = timing;
+        this.fastFailover = fastFailover;
         this.database = Database.onDisk(dir, dir.resolve("data"));
         try {
             for (int i = 1; i <= nodeCount; i++) {

@@ -58,6 +58,7 @@ final class Faults {
             long start = System.currentTimeMillis();
             Fault fault = switch (kind) {
                 case KILL9, SIGSTOP, SIGTERM, CUT -> onNode(kind, cluster.nodes().get(node), hold, newPort);
+                case DRAIN -> drain(cluster.nodes().get(node));
                 case DB_RESTART -> {
                     cluster.database().restart();
                     yield fault(kind, "database", start, "kill -9 and start on its data, same port");
@@ -68,6 +69,8 @@ final class Faults {
                 }
                 case MOVE -> move(robots.get(robot), step, start);
                 case RM_ADD -> rmAdd(robots.get(robot), start);
+                // Started again 0 to 2 leases after the stop, from the hold already drawn.
+                case STOP_START -> stopStart(robots.get(robot), hold - lease.toMillis(), start);
             };
             done.add(fault);
             log.accept(fault);
@@ -94,9 +97,9 @@ final class Faults {
     private Fault onNode(Fault.Kind kind, Cluster.Node node, long hold, boolean newPort) {
         String detail;
         long start;
+        long pid = node.process.pid();
         switch (kind) {
             case KILL9 -> {
-                long pid = node.process.pid();
                 node.process.kill9();
                 start = System.currentTimeMillis();
                 Bench.sleep(Duration.ofMillis(hold));
@@ -124,12 +127,52 @@ final class Faults {
                 node.proxy.pause();
                 start = System.currentTimeMillis();
                 Bench.sleep(Duration.ofMillis(hold));
+                // Read before the link resumes: frozen through all of [start, end] for the verdict.
+                long end = System.currentTimeMillis();
+                boolean alive = node.running();
                 node.proxy.resume();
-                detail = "cut off the database for " + hold + " ms";
+                return new Fault(done.size() + 1, kind, node.name, start, end, "cut off the database for " + hold + " ms",
+                        pid, alive);
             }
             default -> throw new IllegalArgumentException(kind.name());
         }
-        return fault(kind, node.name, start, detail);
+        return new Fault(done.size() + 1, kind, node.name, start, System.currentTimeMillis(), detail, pid, false);
+    }
+
+    /**
+     * {@code standby node drain}, then the node's exit (it hands its slot to a standby, then exits 0) and
+     * its restart, as after a SIGTERM. A drain the CLI refuses (no room elsewhere, or the node not yet
+     * registered after a restart) changes nothing and is logged as such. A node that has not exited after
+     * a minute is stopped with SIGTERM, and the detail says so.
+     */
+    private Fault drain(Cluster.Node node) {
+        long pid = node.process.pid();
+        long start = System.currentTimeMillis();
+        int code = cluster.cli("node", "drain", "127.0.0.1:" + node.port);
+        String detail;
+        if (code != 0) {
+            detail = "standby node drain: exit " + code + " (refused, see cli.log), node left running";
+        } else {
+            String exit;
+            try {
+                exit = "exit " + node.process.awaitExit(Duration.ofSeconds(60));
+            } catch (IllegalStateException e) {
+                exit = "still running after 60 s, SIGTERM: exit " + node.process.terminate(Duration.ofSeconds(60));
+            }
+            long gone = System.currentTimeMillis() - start;
+            node.start();
+            detail = "standby node drain: exit 0; node " + exit + " after " + gone + " ms, restarted";
+        }
+        return new Fault(done.size() + 1, Fault.Kind.DRAIN, node.name, start, System.currentTimeMillis(), detail, pid, false);
+    }
+
+    /** {@code standby robot stop}, then {@code standby robot start} of the same robot {@code later} ms after. */
+    private Fault stopStart(String robot, long later, long start) {
+        int stop = cluster.cli("robot", "stop", robot);
+        Bench.sleep(Duration.ofMillis(later));
+        int started = cluster.cli("robot", "start", robot);
+        return fault(Fault.Kind.STOP_START, robot, start, "standby robot stop: exit " + stop + ", robot start " + later
+                + " ms later: exit " + started);
     }
 
     private Fault move(String robot, int step, long start) {
@@ -167,6 +210,6 @@ final class Faults {
     }
 
     private Fault fault(Fault.Kind kind, String target, long start, String detail) {
-        return new Fault(done.size() + 1, kind, target, start, System.currentTimeMillis(), detail);
+        return new Fault(done.size() + 1, kind, target, start, System.currentTimeMillis(), detail, 0, false);
     }
 }

@@ -13,7 +13,7 @@ import java.util.TreeSet;
  * Service gaps per kind of fault: for each robot a fault affected, the time from the fault's start to
  * the end of the robot's first accepted checkpoint that began after it. Affected: for a node fault, the
  * robots that node had a checkpoint accepted for in the two leases before it; for a release, those of the
- * slot; for a move or rm+add, the robot; for a database restart, all of them. The ledger checkpoints
+ * slot; for a move, rm+add or stop+start, the robot; for a database restart, all of them. The ledger checkpoints
  * after every batch of new input (and polls every second), so an unaffected robot shows a gap of about
  * one input period: that is the floor of these numbers.
  */
@@ -56,7 +56,7 @@ final class Gaps {
         long from = fault.start() - 2 * leaseMillis;
         switch (fault.kind()) {
             case DB_RESTART -> affected.addAll(robots);
-            case MOVE, RM_ADD -> affected.add(fault.target());
+            case MOVE, RM_ADD, STOP_START -> affected.add(fault.target());
             case RELEASE -> accepted.stream().filter(c -> c.slot().equals(fault.target()) && c.after() >= from && c.after() <= fault.start())
                     .forEach(c -> affected.add(c.robot()));
             default -> accepted.stream().filter(c -> c.node().equals(fault.target()) && c.after() >= from && c.after() <= fault.start())

@@ -24,6 +24,7 @@ public final class Verdict {
         OVERLAP("runs of one robot accepted at the same time"),
         STALE_EPOCH("writes accepted at an epoch after a later epoch of the slot had written"),
         LOST_ACK("runs or final contexts behind an acknowledged checkpoint"),
+        PAST_LATE_MARK("robot ran on a node cut off from the database past its late mark"),
         NOT_RUNNING("robots not RUNNING at the end");
 
         final String meaning;
@@ -52,6 +53,7 @@ public final class Verdict {
         verdict.overlaps(runs);
         verdict.staleEpochs(facts.records());
         verdict.lostAcks(facts, runs);
+        verdict.pastLateMark(facts);
         verdict.notRunning(facts);
         return verdict;
     }
@@ -68,7 +70,7 @@ public final class Verdict {
     public List<String> lines() {
         List<String> lines = new ArrayList<>();
         for (Violation v : Violation.values()) {
-            lines.add(String.format("  %-12s %6d  (%s)", v.name().toLowerCase().replace('_', '-'), counts.get(v), v.meaning));
+            lines.add(String.format("  %-14s %6d  (%s)", v.name().toLowerCase().replace('_', '-'), counts.get(v), v.meaning));
         }
         for (Violation v : Violation.values()) {
             for (String example : examples.get(v)) {
@@ -235,6 +237,95 @@ public final class Verdict {
             }
         }
         return done;
+    }
+
+    /**
+     * Recording granularity allowed past the late mark, in ms: the facts are wall-clock milliseconds (one
+     * clock, every process is on one host), a run's end is recorded just after {@code Robot.run} returned
+     * (the ledger has closed its client by then), and the cut's start is read just after the link froze.
+     */
+    static final long LATE_TOLERANCE_MS = 100;
+
+    /** The runs judged against a cut, and how late the latest of them ended (see {@link #cutSummary}). */
+    private int cutsJudged;
+    private int runsJudged;
+    private long latestEndAfterFreeze = Long.MIN_VALUE;
+
+    /**
+     * No robot runs on a node cut off from the database past its late mark. For a cut of node N's whole
+     * link (its slot protocol, its checkpoints and its robots' own collections, frozen through all of
+     * {@code [from, to]}), let {@code mark = from + late + LATE_TOLERANCE_MS}, {@code late} being the mark
+     * the nodes write (2 heartbeats). The owner pauses its slot's robots once no renewal was acknowledged
+     * for {@code late - late/10} since the send of its last acknowledged one; that send came before
+     * {@code from} (a renewal sent after the freeze is not answered before {@code to}), so the pause is due
+     * before {@code from + late - late/10}, and the tenth of the mark covers the fence check (a quarter of it
+     * at most), the interrupt and the run's return. A cut no longer than {@code mark - from} is not judged.
+     * Every run of the process N ran then ({@code N/pid/n}) that began before {@code to} is a violation if
+     * <ul>
+     *   <li>any of its recorded facts falls in {@code (mark, to]}: a start, a checkpoint attempt (the time the
+     *       call began, whether or not it was accepted) or its end (it was still running past the mark); or</li>
+     *   <li>it began by {@code mark} and its end was recorded after {@code to}, or not at all while the
+     *       process still ran at {@code to}: it ran through the cut.</li>
+     * </ul>
+     * Why a run's end and not only its checkpoints and outputs: through a frozen link a run's side effects
+     * cannot land before {@code to}, and the ledger blocks in its first call after the freeze, so a run
+     * that was never paused shows no checkpoint during the cut; what it sent would land when the link came
+     * back. What shows it ran is that it had not returned. A run that has returned sends nothing more: the
+     * ledger closes its client before it returns.
+     */
+    private void pastLateMark(Facts facts) {
+        Map<String, List<Checkpoint>> byRun = new HashMap<>();
+        for (Checkpoint c : facts.records()) {
+            byRun.computeIfAbsent(c.run(), r -> new ArrayList<>()).add(c);
+        }
+        for (Facts.Cut cut : facts.cuts()) {
+            long mark = cut.from() + facts.lateMark() + LATE_TOLERANCE_MS;
+            if (cut.to() <= mark) {
+                continue;
+            }
+            cutsJudged++;
+            String prefix = cut.node() + "/" + cut.pid() + "/";
+            for (Map.Entry<String, List<Checkpoint>> run : byRun.entrySet()) {
+                if (!run.getKey().startsWith(prefix)) {
+                    continue;
+                }
+                List<Checkpoint> ofRun = run.getValue();
+                long began = ofRun.stream().mapToLong(Checkpoint::before).min().orElseThrow();
+                if (began >= cut.to()) {
+                    continue;
+                }
+                Long end = ofRun.stream().filter(c -> c.kind() == Checkpoint.Kind.END).map(Checkpoint::after).findFirst().orElse(null);
+                if (end != null && end < cut.from()) {
+                    continue;
+                }
+                runsJudged++;
+                if (end != null) {
+                    latestEndAfterFreeze = Math.max(latestEndAfterFreeze, end - cut.from());
+                }
+                String where = ofRun.getFirst().robot() + ": run " + run.getKey() + " (" + ofRun.getFirst().slot() + ":"
+                        + ofRun.getFirst().epoch() + ") on " + cut.node() + ", whose link was frozen from " + cut.from() + " to "
+                        + cut.to() + " (late mark " + facts.lateMark() + " ms, so stopped by " + mark + ")";
+                Checkpoint late = ofRun.stream().filter(c -> c.before() > mark && c.before() <= cut.to())
+                        .min(Comparator.comparingLong(Checkpoint::before)).orElse(null);
+                if (late != null) {
+                    found(Violation.PAST_LATE_MARK, where + ": " + late.kind().name().toLowerCase() + " at " + late.before()
+                            + " (" + (late.before() - cut.from()) + " ms into the cut)");
+                } else if (began <= mark && (end == null ? cut.alive() : end > cut.to())) {
+                    found(Violation.PAST_LATE_MARK, where + ": " + (end == null ? "no end recorded, its process still ran at "
+                            + cut.to() : "ended at " + end + ", after the link was back"));
+                }
+            }
+        }
+    }
+
+    /**
+     * How the cuts went, for the run's report: how many were judged, the runs they cut off, and how long
+     * after the freeze the latest of those runs returned.
+     */
+    public String cutSummary(long lateMark) {
+        return String.format("%d cuts judged (longer than the late mark %d ms + %d ms), %d runs cut off; the latest returned %s",
+                cutsJudged, lateMark, LATE_TOLERANCE_MS, runsJudged,
+                latestEndAfterFreeze == Long.MIN_VALUE ? "-" : latestEndAfterFreeze + " ms after its link froze");
     }
 
     private void notRunning(Facts facts) {

@@ -12,15 +12,16 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The short chaos run of {@code mvn verify}: 3 node processes, 2 slots, 6 ledger robots, 30 s of faults
- * from a fixed seed, then the verdict, which must find no violation. Seed 77 draws
- * every kind of fault in its first eight. 44 to 49 s in five runs at load average 6 to 13.
+ * The short chaos run of {@code mvn verify}: 3 node processes, 2 slots, 6 ledger robots, 25 s of faults
+ * from a fixed seed, then the verdict, which must find no violation. Seed 312348 draws
+ * every kind of fault in its first ten, a frozen link first and the database restart second (its
+ * robots' catch-up overlaps the faults after it rather than the quiet period), in about 23 s.
  */
 class ChaosRunTest {
 
     @Test
     void noInvariantBreaksUnderSeededFaults(@TempDir Path dir) {
-        Chaos.Settings settings = new Chaos.Settings(3, 2, 6, Duration.ofSeconds(30), 77,
+        Chaos.Settings settings = new Chaos.Settings(3, 2, 6, Duration.ofSeconds(25), 312348,
                 Chaos.timing(Duration.ofMillis(300), Duration.ofSeconds(1), Duration.ofMillis(200)), 20, Duration.ofSeconds(60));
         Chaos.Result result = new Chaos(settings, System.out).run(dir);
 

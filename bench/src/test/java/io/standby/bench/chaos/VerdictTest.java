@@ -24,16 +24,17 @@ class VerdictTest {
     private final List<Checkpoint> records = new ArrayList<>();
     private final Map<String, Facts.End> ends = new HashMap<>();
     private final List<Facts.Renewal> renewals = new ArrayList<>();
+    private final List<Facts.Cut> cuts = new ArrayList<>();
 
     /** r1 ran on n1 at slot-0:1 (writes at 100-110 ms, 200-210), then on n2 at slot-0:2 (from 300 ms). */
     VerdictTest() {
         outputs.put("r1", new ArrayList<>(List.of(out(1, 10, 10), out(2, 20, 30), out(3, 30, 60))));
-        start("r1", "n1/1", "slot-0", 1, 1, 90);
-        write("r1", "n1/1", "slot-0", 1, 1, 100, 110);
-        write("r1", "n1/1", "slot-0", 1, 3, 200, 210);
-        start("r1", "n2/1", "slot-0", 2, 3, 300);
-        write("r1", "n2/1", "slot-0", 2, 3, 310, 320);
-        write("r1", "n2/1", "slot-0", 2, 4, 400, 410);
+        start("r1", "n1/11/1", "slot-0", 1, 1, 90);
+        write("r1", "n1/11/1", "slot-0", 1, 1, 100, 110);
+        write("r1", "n1/11/1", "slot-0", 1, 3, 200, 210);
+        start("r1", "n2/21/1", "slot-0", 2, 3, 300);
+        write("r1", "n2/21/1", "slot-0", 2, 3, 310, 320);
+        write("r1", "n2/21/1", "slot-0", 2, 4, 400, 410);
         ends.put("r1", new Facts.End("RUNNING", 4));
     }
 
@@ -65,7 +66,7 @@ class VerdictTest {
     void anEarlierRunAcceptedAfterALaterRunWroteOverlaps() {
         // n1's run at epoch 1 is accepted again after n2's run at epoch 2 was: two runners at once, and a
         // write at a stale epoch.
-        write("r1", "n1/1", "slot-0", 1, 4, 330, 340);
+        write("r1", "n1/11/1", "slot-0", 1, 4, 330, 340);
         Verdict verdict = judge();
         assertEquals(1, verdict.count(Violation.OVERLAP), String.join("\n", verdict.lines()));
         assertEquals(1, verdict.count(Violation.STALE_EPOCH));
@@ -75,7 +76,7 @@ class VerdictTest {
     @Test
     void writesThatMightHaveBeenConcurrentAreNoOverlap() {
         // Begins before n2's first write ended: it may have landed before it, so nothing is certain.
-        write("r1", "n1/1", "slot-0", 1, 3, 215, 315);
+        write("r1", "n1/11/1", "slot-0", 1, 3, 215, 315);
         assertTrue(judge().passed(), String.join("\n", judge().lines()));
     }
 
@@ -83,8 +84,8 @@ class VerdictTest {
     void aStaleEpochWriteOfAnotherRobotOfTheSlotIsReported() {
         outputs.put("r2", new ArrayList<>(List.of(out(1, 10, 10), out(2, 20, 30), out(3, 30, 60))));
         ends.put("r2", new Facts.End("RUNNING", 4));
-        start("r2", "n1/2", "slot-0", 1, 1, 90);
-        write("r2", "n1/2", "slot-0", 1, 4, 350, 360);
+        start("r2", "n1/11/2", "slot-0", 1, 1, 90);
+        write("r2", "n1/11/2", "slot-0", 1, 4, 350, 360);
         Verdict verdict = judge("r1", "r2");
         assertEquals(1, verdict.count(Violation.STALE_EPOCH), String.join("\n", verdict.lines()));
         assertEquals(0, verdict.count(Violation.OVERLAP));
@@ -92,7 +93,7 @@ class VerdictTest {
 
     @Test
     void aRunStartedBehindAnAcknowledgedCheckpointLostIt() {
-        start("r1", "n3/1", "slot-0", 3, 2, 500);
+        start("r1", "n3/31/1", "slot-0", 3, 2, 500);
         assertOnly(Violation.LOST_ACK, 1);
     }
 
@@ -105,8 +106,8 @@ class VerdictTest {
     @Test
     void aRemovedAndAddedRobotMayStartOver() {
         renewals.add(new Facts.Renewal("r1", 420, 450));
-        start("r1", "n2/2", "slot-0", 2, 1, 500);
-        write("r1", "n2/2", "slot-0", 2, 1, 510, 520);
+        start("r1", "n2/21/2", "slot-0", 2, 1, 500);
+        write("r1", "n2/21/2", "slot-0", 2, 1, 510, 520);
         ends.put("r1", new Facts.End("RUNNING", 1));
         assertTrue(judge().passed(), String.join("\n", judge().lines()));
     }
@@ -120,6 +121,51 @@ class VerdictTest {
         assertEquals(1, verdict.count(Violation.NOT_RUNNING));
     }
 
+    /** The late mark of these facts: 2 heartbeats of 300 ms. */
+    private static final long LATE = 600;
+
+    @Test
+    void aRunThatReturnedBeforeTheLateMarkOfACutPasses() {
+        // n2's run was paused 540 ms into a cut of n2 from 420 ms to 2000 ms, and resumed after it.
+        cuts.add(new Facts.Cut("n2", 21, 420, 2000, true));
+        end("r1", "n2/21/1", "slot-0", 2, 4, 420 + LATE + Verdict.LATE_TOLERANCE_MS);
+        start("r1", "n2/21/2", "slot-0", 2, 4, 2100);
+        assertTrue(judge().passed(), String.join("\n", judge().lines()));
+    }
+
+    @Test
+    void aRunThatReturnedPastTheLateMarkOfACutRanPastIt() {
+        cuts.add(new Facts.Cut("n2", 21, 420, 2000, true));
+        end("r1", "n2/21/1", "slot-0", 2, 4, 420 + LATE + Verdict.LATE_TOLERANCE_MS + 1);
+        assertOnly(Violation.PAST_LATE_MARK, 1);
+    }
+
+    @Test
+    void aCheckpointAttemptedPastTheLateMarkOfACutRanPastIt() {
+        // Not accepted (the link is frozen), but attempted: the run was not paused.
+        cuts.add(new Facts.Cut("n2", 21, 420, 2000, true));
+        records.add(new Checkpoint(Checkpoint.Kind.WRITE, "r1", "n2", "n2/21/1", "slot-0", 2, 5, 1500, 2100, "fenced"));
+        end("r1", "n2/21/1", "slot-0", 2, 4, 2100);
+        assertOnly(Violation.PAST_LATE_MARK, 1);
+    }
+
+    @Test
+    void aRunWithoutAnEndWhileItsProcessOutlivedTheCutRanThroughIt() {
+        cuts.add(new Facts.Cut("n2", 21, 420, 2000, true));
+        assertOnly(Violation.PAST_LATE_MARK, 1);
+        // The process died during the cut: when the run ended is unknown, and nothing is claimed.
+        cuts.set(0, new Facts.Cut("n2", 21, 420, 2000, false));
+        assertTrue(judge().passed(), String.join("\n", judge().lines()));
+    }
+
+    @Test
+    void aCutShorterThanTheLateMarkOrOfAnotherProcessIsNotJudged() {
+        cuts.add(new Facts.Cut("n2", 21, 420, 420 + LATE + Verdict.LATE_TOLERANCE_MS, true));
+        cuts.add(new Facts.Cut("n2", 22, 420, 2000, true));
+        cuts.add(new Facts.Cut("n3", 1, 500, 2000, true));
+        assertTrue(judge().passed(), String.join("\n", judge().lines()));
+    }
+
     private void assertOnly(Violation kind, long count) {
         Verdict verdict = judge();
         String report = String.join("\n", verdict.lines());
@@ -131,7 +177,7 @@ class VerdictTest {
 
     private Verdict judge(String... robots) {
         List<String> names = robots.length == 0 ? List.of("r1") : List.of(robots);
-        return Verdict.judge(new Facts(input, outputs, records, ends, names, renewals));
+        return Verdict.judge(new Facts(input, outputs, records, ends, names, renewals, cuts, LATE));
     }
 
     private static Facts.Output out(long seq, long amount, long balance) {
@@ -140,6 +186,10 @@ class VerdictTest {
 
     private void start(String robot, String run, String slot, long epoch, long offset, long at) {
         records.add(new Checkpoint(Checkpoint.Kind.START, robot, run.split("/")[0], run, slot, epoch, offset, at, at, "start"));
+    }
+
+    private void end(String robot, String run, String slot, long epoch, long offset, long at) {
+        records.add(new Checkpoint(Checkpoint.Kind.END, robot, run.split("/")[0], run, slot, epoch, offset, at, at, "returned"));
     }
 
     private void write(String robot, String run, String slot, long epoch, long offset, long before, long after) {
