@@ -107,6 +107,7 @@ final class SimChecker {
 
     void check() {
         oneRunnerPerRobot();
+        oneValidLeasePerSlot();
         noAcknowledgedProgressLost();
         if (sim.now() >= calmFrom) {
             everySlotServed();
@@ -121,6 +122,24 @@ final class SimChecker {
             List<SimRun> valid = runs.stream().filter(r -> !r.ended() && r.lease.isValid()).toList();
             if (valid.size() > 1) {
                 throw new Violation("two runners at once: " + valid);
+            }
+        }
+    }
+
+    /**
+     * At most one node believes, on its own clock, that it holds a valid lease on a slot at any instant,
+     * whether or not any robot of the slot runs: the leases' own deadlines (the lease's and, with fast
+     * failover, the late mark's) must close before any other node can win the slot by any path.
+     */
+    private void oneValidLeasePerSlot() {
+        Map<String, SimNode> holder = new HashMap<>();
+        for (SimNode node : world.nodes) {
+            for (Lease lease : node.validLeases()) {
+                SimNode other = holder.put(lease.slotId(), node);
+                if (other != null && other != node) {
+                    throw new Violation("two valid leases on " + lease.slotId() + " at once: " + other + " and " + node
+                            + " (epoch " + lease.epoch() + ")");
+                }
             }
         }
     }
