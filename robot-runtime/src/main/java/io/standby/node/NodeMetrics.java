@@ -20,6 +20,8 @@ import io.standby.slot.Workload;
 import java.time.Duration;
 import java.util.EnumMap;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
@@ -32,6 +34,9 @@ final class NodeMetrics implements SlotListener, RobotListener {
 
     private final MeterRegistry registry;
     private final AtomicInteger owned = new AtomicInteger();
+    /** The leases paused now: a lease that ends while paused leaves this set too. */
+    private final Set<Lease> paused = ConcurrentHashMap.newKeySet();
+    private final Counter pauses;
     private final Map<ClaimOutcome, Counter> claims = new EnumMap<>(ClaimOutcome.class);
     private final Map<LossReason, Counter> losses = new EnumMap<>(LossReason.class);
     private final Timer renewals;
@@ -59,6 +64,8 @@ final class NodeMetrics implements SlotListener, RobotListener {
         renewals = Timer.builder(StandbyMeters.RENEWALS).description("Round trip of successful lease renewals")
                 .publishPercentileHistogram().minimumExpectedValue(Duration.ofMillis(1)).maximumExpectedValue(Duration.ofSeconds(10))
                 .register(registry);
+        pauses = Counter.builder(StandbyMeters.PAUSES).description("Leases paused at the late mark").register(registry);
+        Gauge.builder(StandbyMeters.SLOTS_PAUSED, paused, Set::size).description("Slots whose robots are paused now").register(registry);
         renewalFailures = Counter.builder(StandbyMeters.RENEWAL_FAILURES).description("Renewals that got no answer").register(registry);
         for (Takeover how : Takeover.values()) {
             takeoverGaps.put(how, Timer.builder(StandbyMeters.TAKEOVER_GAP).tag("how", how.name().toLowerCase())
@@ -103,7 +110,19 @@ final class NodeMetrics implements SlotListener, RobotListener {
     @Override
     public void lost(Lease lease, LossReason reason) {
         owned.decrementAndGet();
+        paused.remove(lease);
         losses.get(reason).increment();
+    }
+
+    @Override
+    public void paused(Lease lease) {
+        pauses.increment();
+        paused.add(lease);
+    }
+
+    @Override
+    public void resumed(Lease lease) {
+        paused.remove(lease);
     }
 
     @Override

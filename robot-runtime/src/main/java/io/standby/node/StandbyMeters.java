@@ -21,6 +21,13 @@ public final class StandbyMeters {
      * mean another node or an operator took the slot; {@code vanished}, the slot document is gone.
      */
     public static final String LOSSES = "standby.slot.losses";
+    /**
+     * Counter: leases paused at the late mark (fast failover: no renewal acknowledged for the late mark
+     * minus its margin, so the slot's robots stopped while the node kept the slot).
+     */
+    public static final String PAUSES = "standby.slot.pauses";
+    /** Gauge: slots this node holds whose robots are paused right now, waiting for an acknowledged renewal. */
+    public static final String SLOTS_PAUSED = "standby.slots.paused";
     /** Counter: slots this node released gracefully (a stop or a drain). */
     public static final String RELEASES = "standby.slot.releases";
     /**

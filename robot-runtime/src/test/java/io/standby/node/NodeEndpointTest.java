@@ -162,6 +162,10 @@ class NodeEndpointTest {
             Metrics loser = new Metrics(get(first, "/metrics").body());
             assertEquals(0, loser.value("standby_slots_owned"));
             assertEquals(1, loser.value("standby_slot_losses_total", "reason=\"fenced\""));
+            // Cut off, it paused its robots at the late mark first, then its lease ended (a slow renewal
+            // on a loaded machine may have paused and resumed it before as well).
+            assertTrue(loser.value("standby_slot_pauses_total") >= 1, loser.text);
+            assertEquals(0, loser.value("standby_slots_paused"), loser.text);
             assertTrue(loser.value("standby_lease_renewal_failures_total") >= 1, loser.text);
         });
         await().atMost(WAIT).untilAsserted(() -> {
