@@ -220,8 +220,44 @@ final class SimDatabase {
     /** Slots taken over from an owner found gone (fast failover), before their lease ran out. */
     int fastTakeovers;
 
+    /**
+     * The process whose event is running, and its generation: a call that comes back after its process
+     * was killed fails, as nothing of a dead process reaches the database afterwards. Null for the
+     * operator and the world.
+     */
+    SimNode caller;
+    int callerGen;
+    /** In storms, the chance that a call takes time, and how long at most; zero: every call is instant. */
+    private double slowCalls;
+    private long maxLatency;
+
     SimDatabase(Sim sim) {
         this.sim = sim;
+    }
+
+    /**
+     * Calls that take time, in storms: while one is in flight (before its request reaches the primary, or
+     * after it applied and before its reply arrives), the rest of the world runs on, so that requests of
+     * different nodes interleave and reorder, and a node's other threads (renewals, fence checks, its
+     * robots) go on meanwhile. One level deep: a call made while another is in flight is instant.
+     */
+    void latency(double slowCalls, long maxLatency) {
+        this.slowCalls = slowCalls;
+        this.maxLatency = maxLatency;
+    }
+
+    /** Lets the world run while a call is in flight, then fails it if its process died meanwhile. */
+    private void inFlight(String what) {
+        if (slowCalls > 0 && faults != Faults.NONE && !sim.nested() && sim.chance(slowCalls)) {
+            SimNode node = caller;
+            int gen = callerGen;
+            sim.runNested(sim.now() + sim.between(Sim.MS, maxLatency), () -> false);
+            caller = node;
+            callerGen = gen;
+        }
+        if (caller != null && (caller.generation != callerGen || !caller.up)) {
+            throw new Unavailable(what + ": its process is gone");
+        }
     }
 
     void faults(Faults faults) {
@@ -254,6 +290,7 @@ final class SimDatabase {
 
     /** A read with read concern majority: it sees only committed state, or fails. */
     <T> T read(String what, Supplier<T> read) {
+        inFlight("read " + what);
         if (!hasPrimary() || sim.chance(faults.failedRead())) {
             throw new Unavailable("read " + what + " timed out");
         }
@@ -274,6 +311,7 @@ final class SimDatabase {
     }
 
     private <T> T write(String what, Supplier<T> apply, boolean mayRepeat) {
+        inFlight(what);
         if (!hasPrimary()) {
             throw new Unavailable("no primary for " + what);
         }
@@ -309,6 +347,8 @@ final class SimDatabase {
             default -> {
                 T result = apply.get();
                 commit();
+                // Applied; its reply may take time too, and never reach a process that died meanwhile.
+                inFlight(what);
                 return result;
             }
         }

@@ -53,6 +53,7 @@ final class SimNode {
     Writes writes;
     private final Map<String, SimRun> alive = new TreeMap<>();
     private boolean syncScheduled;
+    private boolean syncing;
 
     SimNode(SimWorld world, NodeId id, int maxSlots, SlotTiming timing, double rate) {
         this.sim = world.sim;
@@ -125,7 +126,21 @@ final class SimNode {
             sim.at(pausedUntil, () -> run(gen, action));
             return;
         }
-        action.run();
+        SimNode before = world.db.caller;
+        int beforeGen = world.db.callerGen;
+        world.db.caller = this;
+        world.db.callerGen = gen;
+        try {
+            action.run();
+        } catch (SimDatabase.Unavailable e) {
+            // A call of this process came back after it was killed: nothing more of it happens.
+            if (gen == generation && up) {
+                throw e;
+            }
+        } finally {
+            world.db.caller = before;
+            world.db.callerGen = beforeGen;
+        }
     }
 
     private void poll(int gen) {
@@ -160,6 +175,20 @@ final class SimNode {
 
     private void sync(int gen) {
         syncScheduled = false;
+        if (syncing) {
+            // The sync loop is one thread: a sync woken while one is in flight waits for it.
+            scheduleSync(Sim.MS);
+            return;
+        }
+        syncing = true;
+        try {
+            syncOnce();
+        } finally {
+            syncing = false;
+        }
+    }
+
+    private void syncOnce() {
         try {
             slots.sync();
         } catch (RuntimeException e) {
@@ -281,9 +310,16 @@ final class SimNode {
     }
 
     private final class Launcher implements Run.Launcher {
+        private final int gen = generation;
+
         @Override
         public Run launch(RobotView robot, Lease lease) {
             SimRun run = new SimRun(SimNode.this, robot, lease);
+            if (gen != generation || !up) {
+                // A launch of a process that was killed while a call of it was in flight: it never runs.
+                run.neverStarted();
+                return run;
+            }
             alive.put(robot.id(), run);
             run.start();
             return run;
@@ -300,6 +336,7 @@ final class SimNode {
     final class Writes implements RobotWrites {
         private final List<WriteBatch.Pending> queued = new ArrayList<>();
         private boolean flushScheduled;
+        private boolean flushing;
 
         @Override
         public CompletableFuture<Boolean> submit(RobotWrite write) {
@@ -313,7 +350,21 @@ final class SimNode {
         }
 
         private void flush() {
+            if (flushing) {
+                // One bulk in flight at a time, as WriteBatcher sends them.
+                after(Sim.MS, this::flush);
+                return;
+            }
             flushScheduled = false;
+            flushing = true;
+            try {
+                flushOnce();
+            } finally {
+                flushing = false;
+            }
+        }
+
+        private void flushOnce() {
             List<WriteBatch.Pending> batch = new ArrayList<>(queued);
             queued.clear();
             try {

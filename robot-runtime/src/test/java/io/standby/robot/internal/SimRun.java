@@ -245,6 +245,12 @@ final class SimRun implements Run {
     }
 
     /** The node's process was killed: the run stopped that instant, writing nothing more. */
+    /** Launched by a process that is gone: it ends before it ever ran. */
+    void neverStarted() {
+        ended = true;
+        finishing = true;
+    }
+
     void killed() {
         ended = true;
         finishing = true;
@@ -253,6 +259,12 @@ final class SimRun implements Run {
 
     boolean ended() {
         return ended;
+    }
+
+    /** The robot has returned: the run only says its last words now (a final status, a hand-over, a deletion). */
+    @Override
+    public boolean finishing() {
+        return finishing;
     }
 
     @Override

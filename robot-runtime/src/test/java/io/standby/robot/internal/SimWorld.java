@@ -38,8 +38,16 @@ final class SimWorld {
     private boolean over;
 
     SimWorld(long seed) {
-        this.sim = new Sim(seed, 80);
+        this(seed, false);
+    }
+
+    /** @param slowCalls whether database calls take time in storms, so that nodes' requests interleave */
+    SimWorld(long seed, boolean slowCalls) {
+        this.sim = new Sim(seed, Integer.getInteger("standby.sim.trace", 80));
         this.db = new SimDatabase(sim);
+        if (slowCalls) {
+            db.latency(0.05, LEASE / 4);
+        }
         this.registry = new SimNodeRegistry(db, SimNodeRegistry.newContents());
         this.checker = new SimChecker(sim, this);
         this.fastFailover = seed % 2 == 0;
