@@ -251,6 +251,9 @@ final class SimDatabase {
         if (slowCalls > 0 && faults != Faults.NONE && !sim.nested() && sim.chance(slowCalls)) {
             SimNode node = caller;
             int gen = callerGen;
+            // The world's events (the operator, faults) run as nobody's while the call is in flight; a
+            // node's events say whose they are themselves (SimNode.run).
+            caller = null;
             sim.runNested(sim.now() + sim.between(Sim.MS, maxLatency), () -> false);
             caller = node;
             callerGen = gen;
