@@ -21,7 +21,7 @@ import static io.standby.robot.internal.RobotFields.RESTARTS;
 import static io.standby.robot.internal.RobotFields.STATE;
 
 /**
- * One robot on this node, from its start until its thread ends: a virtual thread that creates the robot,
+ * One robot on this node, from its start until its thread ends: a thread of its own that creates the robot,
  * runs it with its {@link RunContext}, restarts it when it throws (as its {@link Supervisor} decides),
  * and then says its last words under its token: a final status, a hand-over, or the deletion of a
  * removed robot.
@@ -39,11 +39,11 @@ final class RobotRun implements Run {
     private final Lease lease;
     private final RobotToken token;
     private final RobotRuns runs;
-    private final RunControl control = new RunControl();
+    private final RunControl control;
     private final RunStatus status;
     private final RunContext context;
     private final Supervisor supervisor;
-    private volatile Thread thread;
+    private volatile RunThreads.Worker thread;
     private volatile boolean finishing;
     private int restarts;
     private String lastError;
@@ -53,9 +53,10 @@ final class RobotRun implements Run {
         this.lease = lease;
         this.token = RobotToken.of(robot);
         this.runs = runs;
-        this.status = new RunStatus(token, runs.writes(), runs.sequence(), this::reject);
+        this.control = new RunControl(runs.threads());
+        this.status = new RunStatus(token, runs.writes(), runs.threads(), runs.sequence(), this::reject);
         this.context = new RunContext(token, lease, robot.type(), robot.config(), robot.context(), control,
-                runs.writes(), runs.sequence(), this::reject, runs.clock(),
+                runs.writes(), runs.threads(), runs.sequence(), this::reject, runs.clock(),
                 latency -> runs.tell(l -> l.checkpointed(robot.id(), latency)));
         this.supervisor = new Supervisor(runs.config(), runs.clock());
         this.restarts = robot.restarts();
@@ -68,12 +69,12 @@ final class RobotRun implements Run {
     }
 
     void start() {
-        thread = Thread.ofVirtual().name("robot-" + robot.id()).start(this::supervise);
+        thread = runs.threads().start("robot-" + robot.id(), this::supervise);
     }
 
     @Override
     public boolean isAlive() {
-        Thread t = thread;
+        RunThreads.Worker t = thread;
         return t != null && t.isAlive();
     }
 
@@ -85,7 +86,7 @@ final class RobotRun implements Run {
     @Override
     public void interrupt(boolean removal) {
         control.interrupt(removal);
-        Thread t = thread;
+        RunThreads.Worker t = thread;
         if (t != null) {
             t.interrupt();
         }
@@ -105,7 +106,7 @@ final class RobotRun implements Run {
 
     @Override
     public boolean await(Duration atMost) throws InterruptedException {
-        Thread t = thread;
+        RunThreads.Worker t = thread;
         return t == null || t.join(atMost);
     }
 

@@ -25,6 +25,7 @@ public final class RobotRuns implements Run.Launcher {
 
     private final RobotStore store;
     private final RobotWrites writes;
+    private final RunThreads threads;
     private final WriteSequence sequence;
     private final RuntimeConfig config;
     private final RobotTypes types;
@@ -43,6 +44,14 @@ public final class RobotRuns implements Run.Launcher {
      */
     public RobotRuns(RobotStore store, RobotWrites writes, WriteSequence sequence, RuntimeConfig config, RobotTypes types,
                      String node, MonotonicClock clock, Runnable runEnded, Consumer<Document> events, RobotListener listener) {
+        this(store, writes, sequence, config, types, node, clock, RunThreads.VIRTUAL, runEnded, events, listener);
+    }
+
+    /** @param threads where the runs' threads come from and how they wait (the simulation's own, on virtual time) */
+    public RobotRuns(RobotStore store, RobotWrites writes, WriteSequence sequence, RuntimeConfig config, RobotTypes types,
+                     String node, MonotonicClock clock, RunThreads threads, Runnable runEnded, Consumer<Document> events,
+                     RobotListener listener) {
+        this.threads = threads;
         this.clock = clock;
         this.runEnded = runEnded;
         this.events = events;
@@ -95,6 +104,10 @@ public final class RobotRuns implements Run.Launcher {
 
     RobotWrites writes() {
         return writes;
+    }
+
+    RunThreads threads() {
+        return threads;
     }
 
     WriteSequence sequence() {

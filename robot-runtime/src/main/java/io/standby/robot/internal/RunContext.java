@@ -27,6 +27,7 @@ final class RunContext implements RobotContext {
     private final Lease lease;
     private final RunControl control;
     private final RobotWrites writes;
+    private final RunThreads threads;
     private final WriteSequence sequence;
     private final Runnable onRejected;
     private final MonotonicClock clock;
@@ -38,12 +39,13 @@ final class RunContext implements RobotContext {
     private volatile RawBsonDocument state;
 
     RunContext(RobotToken token, Lease lease, String type, Document config, Document context, RunControl control,
-               RobotWrites writes, WriteSequence sequence, Runnable onRejected, MonotonicClock clock,
+               RobotWrites writes, RunThreads threads, WriteSequence sequence, Runnable onRejected, MonotonicClock clock,
                Consumer<Duration> onAcknowledged) {
         this.token = token;
         this.lease = lease;
         this.control = control;
         this.writes = writes;
+        this.threads = threads;
         this.sequence = sequence;
         this.onRejected = onRejected;
         this.clock = clock;
@@ -92,7 +94,7 @@ final class RunContext implements RobotContext {
                 throw new FencedException("robot " + token.robotId() + " may no longer write at epoch " + lease.epoch() + " of " + lease.slotId());
             }
             try {
-                if (writes.submit(write).get()) {
+                if (threads.get(writes.submit(write))) {
                     state = snapshot;
                     onAcknowledged.accept(Duration.ofNanos(clock.nanoTime() - began));
                     return;

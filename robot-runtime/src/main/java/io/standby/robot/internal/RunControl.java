@@ -1,7 +1,6 @@
 package io.standby.robot.internal;
 
 import java.time.Duration;
-import java.util.concurrent.TimeUnit;
 
 /**
  * What is asked of one run: a graceful stop (the first request sticks, with its target for a move), or
@@ -11,10 +10,15 @@ import java.util.concurrent.TimeUnit;
 final class RunControl {
 
     private final Object monitor = new Object();
+    private final RunThreads.Signal changed;
     private volatile Run.Stop stop;
     private volatile String moveTarget;
     private volatile boolean interrupted;
     private volatile boolean removed;
+
+    RunControl(RunThreads threads) {
+        this.changed = threads.signal();
+    }
 
     void requestStop(Run.Stop why, String target) {
         synchronized (monitor) {
@@ -22,19 +26,20 @@ final class RunControl {
                 moveTarget = target;
                 stop = why;
             }
-            monitor.notifyAll();
         }
+        changed.wakeAll();
     }
 
     /** Marks the run interrupted; true the first time. The caller interrupts the thread. */
     boolean interrupt(boolean removal) {
+        boolean first;
         synchronized (monitor) {
-            boolean first = !interrupted;
+            first = !interrupted;
             interrupted = true;
             removed |= removal;
-            monitor.notifyAll();
-            return first;
         }
+        changed.wakeAll();
+        return first;
     }
 
     boolean stopping() {
@@ -63,20 +68,10 @@ final class RunControl {
      * @return true if the whole duration passed
      */
     boolean sleep(Duration duration) {
-        long deadline = System.nanoTime() + duration.toNanos();
-        synchronized (monitor) {
-            while (!stopping()) {
-                long left = deadline - System.nanoTime();
-                if (left <= 0) {
-                    return true;
-                }
-                try {
-                    TimeUnit.NANOSECONDS.timedWait(monitor, left);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    return false;
-                }
-            }
+        try {
+            return !changed.await(this::stopping, duration);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
             return false;
         }
     }

@@ -6,7 +6,6 @@ import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
@@ -20,6 +19,7 @@ final class RunStatus {
 
     private final RobotToken token;
     private final RobotWrites writes;
+    private final RunThreads threads;
     private final WriteSequence sequence;
     private final Runnable onRejected;
     private final Object lock = new Object();
@@ -30,9 +30,10 @@ final class RunStatus {
     private boolean finishing;
 
     /** @param onRejected called when a status write is rejected: the run's token is gone */
-    RunStatus(RobotToken token, RobotWrites writes, WriteSequence sequence, Runnable onRejected) {
+    RunStatus(RobotToken token, RobotWrites writes, RunThreads threads, WriteSequence sequence, Runnable onRejected) {
         this.token = token;
         this.writes = writes;
+        this.threads = threads;
         this.sequence = sequence;
         this.onRejected = onRejected;
     }
@@ -79,8 +80,7 @@ final class RunStatus {
     /** The final write, waited for up to {@code atMost}; the caller called {@link #finishing()} first. */
     void finalWrite(Document fields, Duration atMost) {
         try {
-            Boolean written = writes.submit(RobotWrite.status(token, sequence.next(), fields))
-                    .get(atMost.toMillis(), TimeUnit.MILLISECONDS);
+            Boolean written = threads.get(writes.submit(RobotWrite.status(token, sequence.next(), fields)), atMost);
             if (!written) {
                 log.debug("Final state of {} not written: fenced", token.robotId());
             }

@@ -4,8 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.function.IntConsumer;
 
 /**
@@ -17,11 +16,14 @@ import java.util.function.IntConsumer;
 public final class WriteBatcher implements RobotWrites, AutoCloseable {
 
     static final Duration CLOSE_WAIT = Duration.ofSeconds(3);
+    /** How often an idle sender looks at whether it was closed, in case a wake was missed. */
+    private static final Duration IDLE = Duration.ofMillis(100);
 
     private final RobotStore store;
     private final IntConsumer batchSent;
-    private final LinkedBlockingQueue<WriteBatch.Pending> queue = new LinkedBlockingQueue<>();
-    private final Thread sender;
+    private final ConcurrentLinkedQueue<WriteBatch.Pending> queue = new ConcurrentLinkedQueue<>();
+    private final RunThreads.Signal queued;
+    private final RunThreads.Worker sender;
     private volatile boolean closed;
     /** Set when close stops waiting: what is still queued fails instead of being sent. */
     private volatile boolean abandoned;
@@ -32,9 +34,15 @@ public final class WriteBatcher implements RobotWrites, AutoCloseable {
 
     /** @param batchSent told the number of writes in each bulk sent, for metrics; must return at once */
     public WriteBatcher(RobotStore store, IntConsumer batchSent) {
+        this(store, batchSent, RunThreads.VIRTUAL);
+    }
+
+    /** @param threads where the sender's thread comes from and how it waits (the simulation's own, on virtual time) */
+    public WriteBatcher(RobotStore store, IntConsumer batchSent, RunThreads threads) {
         this.store = store;
         this.batchSent = batchSent;
-        this.sender = Thread.ofVirtual().name("standby-robot-writes").start(this::run);
+        this.queued = threads.signal();
+        this.sender = threads.start("standby-robot-writes", this::run);
     }
 
     @Override
@@ -45,6 +53,7 @@ public final class WriteBatcher implements RobotWrites, AutoCloseable {
             return done;
         }
         queue.add(new WriteBatch.Pending(write, done));
+        queued.wakeAll();
         return done;
     }
 
@@ -52,12 +61,16 @@ public final class WriteBatcher implements RobotWrites, AutoCloseable {
         List<WriteBatch.Pending> batch = new ArrayList<>();
         while (!abandoned && (!closed || !queue.isEmpty())) {
             try {
-                WriteBatch.Pending first = queue.poll(100, TimeUnit.MILLISECONDS);
-                if (first == null) {
+                if (!queued.await(() -> !queue.isEmpty() || closed, IDLE)) {
                     continue;
                 }
-                batch.add(first);
-                queue.drainTo(batch);
+                WriteBatch.Pending next;
+                while ((next = queue.poll()) != null) {
+                    batch.add(next);
+                }
+                if (batch.isEmpty()) {
+                    continue;
+                }
                 WriteBatch.send(store, batch);
                 batchSent.accept(batch.size());
             } catch (InterruptedException e) {
@@ -83,6 +96,7 @@ public final class WriteBatcher implements RobotWrites, AutoCloseable {
     @Override
     public void close() {
         closed = true;
+        queued.wakeAll();
         try {
             if (!sender.join(CLOSE_WAIT)) {
                 abandoned = true;

@@ -34,6 +34,8 @@ final class Sim {
     private long now;
     private long steps;
     private int nesting;
+    /** The first invariant broken, or exception thrown, wherever it happened (a robot's thread may catch it). */
+    private SimChecker.Violation failure;
     /** Run after every step: the invariant checks. */
     private Runnable afterEachStep = () -> { };
 
@@ -79,6 +81,9 @@ final class Sim {
             now = event.at();
             steps++;
             event.action().run();
+            if (failure != null) {
+                throw failure;
+            }
             afterEachStep.run();
         }
         if (queue.isEmpty() || queue.peek().at() > until) {
@@ -101,6 +106,17 @@ final class Sim {
             nesting--;
         }
         return true;
+    }
+
+    /**
+     * Records {@code t} as the seed's failure (the first one stays) and returns it to be thrown: thrown on a
+     * robot's thread it may be caught there, but the loop throws it after the step.
+     */
+    SimChecker.Violation failed(Throwable t) {
+        if (failure == null) {
+            failure = t instanceof SimChecker.Violation v ? v : new SimChecker.Violation("unexpected " + t, t);
+        }
+        return failure;
     }
 
     boolean nested() {

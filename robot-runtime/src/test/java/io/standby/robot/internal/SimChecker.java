@@ -42,11 +42,15 @@ final class SimChecker {
         Violation(String message) {
             super(message);
         }
+
+        Violation(String message, Throwable cause) {
+            super(message, cause);
+        }
     }
 
     private final Sim sim;
     private final SimWorld world;
-    private final Map<String, List<SimRun>> alive = new TreeMap<>();
+    private final Map<String, List<SimRobot>> alive = new TreeMap<>();
     /** By robot id and incarnation: the highest count acknowledged to any run of it. */
     private final Map<String, Long> acked = new HashMap<>();
     /** By robot id and incarnation: the highest committed count seen. */
@@ -67,24 +71,24 @@ final class SimChecker {
         return token.robotId() + "/" + token.incarnation();
     }
 
-    void launched(SimRun run) {
+    void launched(SimRobot run) {
         launches++;
         long before = acked.getOrDefault(key(run.token), 0L);
         if (run.restored < before) {
-            throw new Violation(run + " restored " + run.restored + ", below the acknowledged " + before);
+            throw sim.failed(new Violation(run + " restored " + run.restored + ", below the acknowledged " + before));
         }
         alive.computeIfAbsent(run.token.robotId(), id -> new ArrayList<>()).add(run);
         check();
     }
 
-    void ended(SimRun run) {
-        List<SimRun> runs = alive.get(run.token.robotId());
+    void ended(SimRobot run) {
+        List<SimRobot> runs = alive.get(run.token.robotId());
         if (runs != null) {
             runs.remove(run);
         }
     }
 
-    void acked(SimRun run, long count) {
+    void acked(SimRobot run, long count) {
         acknowledgements++;
         acked.merge(key(run.token), count, Math::max);
     }
@@ -115,15 +119,15 @@ final class SimChecker {
     }
 
     private void oneRunnerPerRobot() {
-        for (List<SimRun> runs : alive.values()) {
+        for (List<SimRobot> runs : alive.values()) {
             if (runs.size() < 2) {
                 continue;
             }
             // A run whose robot has returned runs no robot code: its last words (a hand-over, a final status)
             // may still be in flight, under its token, while the next runner starts.
-            List<SimRun> valid = runs.stream().filter(r -> !r.ended() && !r.finishing() && r.lease.isValid()).toList();
+            List<SimRobot> valid = runs.stream().filter(r -> !r.ended() && !r.finishing() && r.lease.isValid()).toList();
             if (valid.size() > 1) {
-                throw new Violation("two runners at once: " + valid);
+                throw sim.failed(new Violation("two runners at once: " + valid));
             }
         }
     }
@@ -139,8 +143,8 @@ final class SimChecker {
             for (Lease lease : node.validLeases()) {
                 SimNode other = holder.put(lease.slotId(), node);
                 if (other != null && other != node) {
-                    throw new Violation("two valid leases on " + lease.slotId() + " at once: " + other + " and " + node
-                            + " (epoch " + lease.epoch() + ")");
+                    throw sim.failed(new Violation("two valid leases on " + lease.slotId() + " at once: " + other + " and " + node
+                            + " (epoch " + lease.epoch() + ")"));
                 }
             }
         }
@@ -156,11 +160,11 @@ final class SimChecker {
             }
             long count = count(doc);
             if (count < entry.getValue()) {
-                throw new Violation(key + ": committed count " + count + " is below the acknowledged " + entry.getValue());
+                throw sim.failed(new Violation(key + ": committed count " + count + " is below the acknowledged " + entry.getValue()));
             }
             Long before = committed.put(key, count);
             if (before != null && count < before) {
-                throw new Violation(key + ": committed count went back from " + before + " to " + count);
+                throw sim.failed(new Violation(key + ": committed count went back from " + before + " to " + count));
             }
         }
     }
@@ -184,7 +188,7 @@ final class SimChecker {
             long since = unservedSince.computeIfAbsent(slot, s -> sim.now());
             long gap = sim.now() - Math.max(since, calmFrom);
             if (gap > bound) {
-                throw new Violation(slot + " unserved for " + gap / Sim.MS + " ms in a calm period (bound " + bound / Sim.MS + " ms)");
+                throw sim.failed(new Violation(slot + " unserved for " + gap / Sim.MS + " ms in a calm period (bound " + bound / Sim.MS + " ms)"));
             }
         }
     }
@@ -208,24 +212,24 @@ final class SimChecker {
             String id = SimDatabase.id(doc);
             String slotId = string(doc, SLOT);
             String desired = string(doc, DESIRED);
-            List<SimRun> runs = alive.getOrDefault(id, List.of()).stream().filter(r -> !r.ended()).toList();
+            List<SimRobot> runs = alive.getOrDefault(id, List.of()).stream().filter(r -> !r.ended()).toList();
             String owner = world.nodes.stream()
                     .filter(n -> n.validLeases().stream().anyMatch(l -> l.slotId().equals(slotId)))
                     .map(SimNode::name).findFirst().orElse(null);
             if ("removed".equals(desired)) {
-                throw new Violation(id + " was never deleted after its removal (on " + string(doc, NODE) + ", runs " + runs + ")");
+                throw sim.failed(new Violation(id + " was never deleted after its removal (on " + string(doc, NODE) + ", runs " + runs + ")"));
             }
             if (string(doc, TARGET) != null) {
-                throw new Violation(id + " never moved from " + slotId + " to " + string(doc, TARGET));
+                throw sim.failed(new Violation(id + " never moved from " + slotId + " to " + string(doc, TARGET)));
             }
             if ("running".equals(desired)) {
                 if (runs.size() != 1 || !runs.getFirst().node.name().equals(owner)
                         || !runs.getFirst().token.incarnation().equals(string(doc, INCARNATION))) {
-                    throw new Violation(id + "/" + string(doc, INCARNATION) + " in " + slotId + " (owner " + owner
-                            + ") should run there once, runs: " + runs + "; " + describe(doc));
+                    throw sim.failed(new Violation(id + "/" + string(doc, INCARNATION) + " in " + slotId + " (owner " + owner
+                            + ") should run there once, runs: " + runs + "; " + describe(doc)));
                 }
             } else if (!runs.isEmpty()) {
-                throw new Violation(id + " is " + desired + " but runs: " + runs);
+                throw sim.failed(new Violation(id + " is " + desired + " but runs: " + runs));
             }
         }
     }

@@ -1,6 +1,9 @@
 package io.standby.robot.internal;
 
 import io.standby.robot.admin.RobotView;
+import io.standby.robot.runtime.RobotListener;
+import io.standby.robot.runtime.RobotTypes;
+import io.standby.robot.runtime.RuntimeConfig;
 import io.standby.slot.Lease;
 import io.standby.slot.LossReason;
 import io.standby.slot.MonotonicClock;
@@ -15,16 +18,16 @@ import io.standby.slot.internal.SlotProtocol;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.TreeMap;
-import java.util.concurrent.CompletableFuture;
 
 /**
  * One node of the simulation: the real {@link SlotProtocol}, {@link SlotRuns} and {@link SlotRun} (with
- * {@link RobotDecision}) and the real {@link WriteBatch}, scheduled as SlotNode and SyncLoop schedule
- * them, on a monotonic clock that drifts at its own rate. Only the robot runs are simulated
- * ({@link SimRun}). A node can be paused (its events wait, its clock goes on), killed (everything of
- * the process is gone at once) and stopped gracefully (the protocol's release, waiting for its robots).
+ * {@link RobotDecision}), scheduled as SlotNode and SyncLoop schedule them, and the real robot runtime:
+ * {@link RobotRuns} starting each {@link RobotRun} (with its {@link RunContext}, {@link RunStatus} and
+ * {@link Supervisor}) and the {@link WriteBatcher}, on threads that the simulation runs one at a time
+ * ({@link SimThreads}), all on a monotonic clock that drifts at its own rate. The robots are counters
+ * ({@link SimRobot}). A node can be paused (its events and threads wait, its clock goes on), killed
+ * (everything of the process is gone at once) and stopped gracefully (the protocol's release, waiting
+ * for its robots).
  */
 final class SimNode {
 
@@ -35,6 +38,11 @@ final class SimNode {
     final SlotTiming timing;
     final double rate;
     private final long clockOffset;
+    /** Restarts as a node's, scaled down: a crash-looping robot fails for good within a storm. */
+    private static final RuntimeConfig RUNTIME = RuntimeConfig.defaults(SimWorld.TIMING.poll())
+            .withRestarts(Duration.ofMillis(20), Duration.ofMillis(400), 4, Duration.ofSeconds(3));
+    private static final RobotTypes TYPES = RobotTypes.of(SimRobot.factory());
+
     final SimRobotStore robotStore;
     private final SimSlotStore slotStore;
     private final MonotonicClock clock;
@@ -50,8 +58,8 @@ final class SimNode {
     SlotProtocol protocol;
     private SlotRuns slots;
     WriteSequence sequence;
-    Writes writes;
-    private final Map<String, SimRun> alive = new TreeMap<>();
+    private SimThreads threads;
+    private RobotRuns runs;
     private boolean syncScheduled;
     private boolean syncing;
 
@@ -86,12 +94,14 @@ final class SimNode {
         stopping = false;
         pausedUntil = 0;
         syncScheduled = false;
-        alive.clear();
         sequence = new WriteSequence();
-        writes = new Writes();
+        threads = new SimThreads(this);
+        WriteBatcher writes = new WriteBatcher(robotStore, size -> { }, threads);
         // A process that binds its address before it starts, as the node command does: the earlier one is gone.
         NodeConfig config = new NodeConfig(id, maxSlots, timing, id.port() + "-" + generation + "@simhost:1:1", true);
-        RuntimeCore core = new RuntimeCore(robotStore, writes, sequence, name(), new Launcher(), clock);
+        runs = new RobotRuns(robotStore, writes, sequence, RUNTIME, TYPES, name(), clock, threads, this::runEnded, event -> { },
+                RobotListener.NONE);
+        RuntimeCore core = new RuntimeCore(robotStore, writes, sequence, name(), new Launcher(runs), clock);
         slots = new SlotRuns(core, Duration.ofSeconds(2), SlotRuns.RESYNC, slotIds -> { }, () -> scheduleSync(0));
         SlotRuns runs = slots;
         protocol = new SlotProtocol(slotStore, world.registry, config, clock, new Listener(slots), duration -> { },
@@ -214,8 +224,7 @@ final class SimNode {
         sim.note(this + " killed");
         up = false;
         generation++;
-        List.copyOf(alive.values()).forEach(SimRun::killed);
-        alive.clear();
+        threads.kill();
     }
 
     /**
@@ -232,10 +241,10 @@ final class SimNode {
         protocol.releaseAll();
         protocol.leave();
         if (up) {
+            // The process exits: whatever of it still runs stops here.
             up = false;
             generation++;
-            List.copyOf(alive.values()).forEach(SimRun::killed);
-            alive.clear();
+            threads.kill();
         }
         sim.note(this + " stopped");
         return true;
@@ -243,20 +252,14 @@ final class SimNode {
 
     /** What the node's runtime holds, for a violation's report. */
     String describe() {
-        return this + (up ? "" : " (down)") + ": " + slots + ", alive runs " + alive.values();
+        return this + (up ? "" : " (down)") + ": " + slots;
     }
 
-    void runEnded(SimRun run) {
-        alive.remove(run.token.robotId(), run);
-        world.checker.ended(run);
-        // As RobotRuns tells SyncLoop: something may have waited for this run.
+    private void runEnded() {
+        // As RobotRuntime tells SyncLoop: something may have waited for this run.
         if (slots != null) {
             slots.changed();
         }
-    }
-
-    List<SimRun> runs() {
-        return new ArrayList<>(alive.values());
     }
 
     /** The leases this process holds that are valid right now. */
@@ -309,73 +312,24 @@ final class SimNode {
         }
     }
 
+    /** The node's RobotRuns, telling each run's thread what its robot needs to know. */
     private final class Launcher implements Run.Launcher {
-        private final int gen = generation;
+        private final RobotRuns runs;
+
+        Launcher(RobotRuns runs) {
+            this.runs = runs;
+        }
 
         @Override
         public Run launch(RobotView robot, Lease lease) {
-            SimRun run = new SimRun(SimNode.this, robot, lease);
-            if (gen != generation || !up) {
-                // A launch of a process that was killed while a call of it was in flight: it never runs.
-                run.neverStarted();
-                return run;
-            }
-            alive.put(robot.id(), run);
-            run.start();
+            Run run = runs.launch(robot, lease);
+            threads.lastStarted.attachment = new SimRobot.Launch(SimNode.this, run.token(), lease);
             return run;
         }
 
         @Override
         public boolean aliveOnNode(String robotId) {
-            SimRun run = alive.get(robotId);
-            return run != null && !run.ended();
-        }
-    }
-
-    /** The node's write batcher: what is queued goes out as one {@link WriteBatch}, one batch at a time. */
-    final class Writes implements RobotWrites {
-        private final List<WriteBatch.Pending> queued = new ArrayList<>();
-        private boolean flushScheduled;
-        private boolean flushing;
-
-        @Override
-        public CompletableFuture<Boolean> submit(RobotWrite write) {
-            CompletableFuture<Boolean> done = new CompletableFuture<>();
-            queued.add(new WriteBatch.Pending(write, done));
-            if (!flushScheduled) {
-                flushScheduled = true;
-                after(sim.between(Sim.MS / 2, 3 * Sim.MS), this::flush);
-            }
-            return done;
-        }
-
-        private void flush() {
-            if (flushing) {
-                // One bulk in flight at a time, as WriteBatcher sends them.
-                after(Sim.MS, this::flush);
-                return;
-            }
-            flushScheduled = false;
-            flushing = true;
-            try {
-                flushOnce();
-            } finally {
-                flushing = false;
-            }
-        }
-
-        private void flushOnce() {
-            List<WriteBatch.Pending> batch = new ArrayList<>(queued);
-            queued.clear();
-            try {
-                WriteBatch.send(robotStore, batch);
-            } catch (RuntimeException e) {
-                batch.forEach(p -> p.done().completeExceptionally(e));
-            }
-            if (!queued.isEmpty() && !flushScheduled) {
-                flushScheduled = true;
-                after(sim.between(Sim.MS / 2, 3 * Sim.MS), this::flush);
-            }
+            return runs.aliveOnNode(robotId);
         }
     }
 }

@@ -24,7 +24,7 @@ import static org.junit.jupiter.api.Assertions.fail;
  * {@link BsonEvalTest} checks against the embedded server), the network (lost requests and replies, late and duplicated deliveries,
  * writes applied but not confirmed), the nodes' clocks (each drifting by up to 1 %) and processes
  * (pauses, kill -9, SIGTERM), false refusals (an address that rejects connects while its process lives,
- * probes that time out or fail), the robots ({@link SimRun}, a counter following {@code RobotRun}'s
+ * probes that time out or fail), the robots ({@link SimRobot}, a counter run by the real {@code RobotRun}
  * contract) and an operator ({@link SimOperator}: add, rm, move, stop, start, slots release).
  * The protocol's claim preemption wait is skipped (a node claims at once); it only orders claims.
  *
