@@ -26,7 +26,12 @@ public final class SlotTable {
     private final SlotStore store;
 
     public SlotTable(StandbyDatabase database) {
-        this.store = new MongoSlotStore(database.datastore());
+        this(new MongoSlotStore(database.datastore()));
+    }
+
+    /** Over any slot store: the simulation drives this very table over its own database. */
+    public SlotTable(SlotStore store) {
+        this.store = store;
     }
 
     /**

@@ -1,16 +1,12 @@
 package io.standby.robot.admin;
 
-import com.mongodb.ErrorCategory;
-import com.mongodb.MongoWriteException;
-import com.mongodb.client.MongoCollection;
-import com.mongodb.client.model.Accumulators;
-import com.mongodb.client.model.Aggregates;
 import com.mongodb.client.model.Filters;
-import com.mongodb.client.model.Projections;
 import com.mongodb.client.model.Updates;
 import io.standby.robot.internal.FlatFilter;
+import io.standby.robot.internal.MongoRobotStore;
 import io.standby.robot.internal.Placement;
 import io.standby.robot.internal.RobotCodec;
+import io.standby.robot.internal.RobotDocuments;
 import io.standby.slot.SlotState;
 import io.standby.slot.SlotTable;
 import io.standby.slot.SlotView;
@@ -69,12 +65,17 @@ public final class RobotTable {
     public record NewRobot(String id, String type, String slotId, int priority, double weight, Document config) {
     }
 
-    private final MongoCollection<Document> robots;
+    private final RobotDocuments robots;
     private final SlotTable slots;
 
     public RobotTable(StandbyDatabase database) {
-        this.robots = StandbyDatabase.safe(database.database().getCollection(COLLECTION));
-        this.slots = new SlotTable(database);
+        this(new MongoRobotStore(database.database()), new SlotTable(database));
+    }
+
+    /** Over any store of robots and slots: the simulation drives this very table over its own database. */
+    public RobotTable(RobotDocuments robots, SlotTable slots) {
+        this.robots = robots;
+        this.slots = slots;
     }
 
     /**
@@ -104,15 +105,10 @@ public final class RobotTable {
             throw new IllegalArgumentException("robot '" + robot.id() + "' already exists (in " + existing.slotId() + ")");
         });
         String slotId = robot.slotId() != null ? requireSlot(robot.slotId()) : placeAutomatically(robot, capacity);
-        try {
-            robots.insertOne(RobotCodec.newRobot(robot.id(), robot.type(), slotId, robot.priority(), robot.weight(), robot.config()));
-        } catch (MongoWriteException e) {
-            if (e.getError().getCategory() == ErrorCategory.DUPLICATE_KEY) {
-                throw new IllegalArgumentException("robot '" + robot.id() + "' already exists");
-            }
-            throw e;
+        if (!robots.insert(RobotCodec.newRobot(robot.id(), robot.type(), slotId, robot.priority(), robot.weight(), robot.config()))) {
+            throw new IllegalArgumentException("robot '" + robot.id() + "' already exists");
         }
-        robots.updateOne(Filters.eq(ID, robot.id()), Updates.currentDate(UPDATED));
+        robots.update(Filters.eq(ID, robot.id()), Updates.currentDate(UPDATED), false);
         tellOwner(slotId);
         return get(robot.id()).orElseThrow();
     }
@@ -155,7 +151,7 @@ public final class RobotTable {
 
     /** The robot's document exactly as stored, every field included. */
     public Optional<Document> document(String id) {
-        return Optional.ofNullable(robots.find(Filters.eq(ID, id)).first());
+        return robots.find(Filters.eq(ID, id), List.of(), 1).stream().findFirst();
     }
 
     private RobotView require(String id) {
@@ -166,7 +162,7 @@ public final class RobotTable {
     public List<RobotView> list(String slotId) {
         Bson filter = slotId == null ? new Document() : Filters.eq(SLOT, requireSlot(slotId));
         List<RobotView> list = new ArrayList<>();
-        for (Document doc : robots.find(filter)) {
+        for (Document doc : robots.find(filter, List.of(), 0)) {
             RobotView robot = RobotCodec.parse(doc);
             if (robot != null) {
                 list.add(robot);
@@ -182,8 +178,7 @@ public final class RobotTable {
      */
     public Map<String, Map<RobotState, Long>> countsBySlot() {
         Map<String, Map<RobotState, Long>> counts = new TreeMap<>(SlotTable.ID_ORDER);
-        for (Document group : robots.aggregate(List.of(Aggregates.group(
-                new Document("slot", "$" + SLOT).append("state", "$" + STATE), Accumulators.sum("n", 1))))) {
+        for (Document group : robots.countBySlotAndState()) {
             Document key = group.get("_id", Document.class);
             RobotState state = RobotCodec.state(key.getString("state"));
             if (key.getString("slot") != null && state != null) {
@@ -197,8 +192,7 @@ public final class RobotTable {
     /** Up to {@code limit} robots not RUNNING, by slot then id, without their config and context. */
     public List<RobotView> notRunning(int limit) {
         List<RobotView> list = new ArrayList<>();
-        for (Document doc : robots.find(Filters.ne(STATE, RobotState.RUNNING.name()))
-                .projection(Projections.exclude(CONFIG, CONTEXT)).limit(limit)) {
+        for (Document doc : robots.find(Filters.ne(STATE, RobotState.RUNNING.name()), List.of(CONFIG, CONTEXT), limit)) {
             RobotView robot = RobotCodec.parse(doc);
             if (robot != null) {
                 list.add(robot);
@@ -223,21 +217,21 @@ public final class RobotTable {
             Bson same = FlatFilter.and(Filters.eq(ID, id), Filters.eq(INCARNATION, robot.incarnation()), Filters.eq(SLOT, robot.slotId()));
             if (robot.slotId().equals(slotId)) {
                 if (robot.target() != null) {
-                    robots.updateOne(same, changed(robot, Updates.unset(TARGET)));
+                    robots.update(same, changed(robot, Updates.unset(TARGET)), false);
                     tellOwner(slotId);
                 }
                 return MoveResult.ALREADY_THERE;
             }
             if (robot.node() == null) {
                 // Nobody runs it: a runner must take it (set node) before starting it, so this cannot race one.
-                boolean moved = robots.updateOne(FlatFilter.and(same, Filters.eq(EPOCH, robot.epoch()), Filters.eq(NODE, null)),
-                        changed(robot, Updates.set(SLOT, slotId), Updates.set(EPOCH, 0L), Updates.unset(TARGET))).getMatchedCount() == 1;
+                boolean moved = robots.update(FlatFilter.and(same, Filters.eq(EPOCH, robot.epoch()), Filters.eq(NODE, null)),
+                        changed(robot, Updates.set(SLOT, slotId), Updates.set(EPOCH, 0L), Updates.unset(TARGET)), false) == 1;
                 if (moved) {
                     tellOwner(slotId);
                     return MoveResult.MOVED;
                 }
-            } else if (robots.updateOne(FlatFilter.and(same, Filters.ne(NODE, null)),
-                    changed(robot, Updates.set(TARGET, slotId))).getMatchedCount() == 1) {
+            } else if (robots.update(FlatFilter.and(same, Filters.ne(NODE, null)),
+                    changed(robot, Updates.set(TARGET, slotId)), false) == 1) {
                 tellOwner(robot.slotId());
                 return MoveResult.REQUESTED;
             }
@@ -251,11 +245,10 @@ public final class RobotTable {
         RobotView robot = require(id);
         requireNotRemoved(robot);
         // Nobody runs it: it is stopped now. Otherwise the runner stops it and records STOPPED.
-        if (robots.updateOne(FlatFilter.and(Filters.eq(ID, id), Filters.eq(NODE, null)),
-                changed(robot, Updates.set(DESIRED, Desired.STOPPED.value()), Updates.set(STATE, RobotState.STOPPED.name())))
-                .getMatchedCount() == 0) {
-            robots.updateOne(FlatFilter.and(Filters.eq(ID, id), Filters.ne(DESIRED, Desired.REMOVED.value())),
-                    changed(robot, Updates.set(DESIRED, Desired.STOPPED.value())));
+        if (robots.update(FlatFilter.and(Filters.eq(ID, id), Filters.eq(NODE, null)),
+                changed(robot, Updates.set(DESIRED, Desired.STOPPED.value()), Updates.set(STATE, RobotState.STOPPED.name())), false) == 0) {
+            robots.update(FlatFilter.and(Filters.eq(ID, id), Filters.ne(DESIRED, Desired.REMOVED.value())),
+                    changed(robot, Updates.set(DESIRED, Desired.STOPPED.value())), false);
         }
         tellOwner(robot.slotId());
     }
@@ -264,11 +257,11 @@ public final class RobotTable {
     public void start(String id) {
         RobotView robot = require(id);
         requireNotRemoved(robot);
-        robots.updateOne(FlatFilter.and(Filters.eq(ID, id), Filters.eq(STATE, RobotState.FAILED.name())),
+        robots.update(FlatFilter.and(Filters.eq(ID, id), Filters.eq(STATE, RobotState.FAILED.name())),
                 Updates.combine(Updates.set(STATE, RobotState.PENDING.name()), Updates.set(RESTARTS, 0),
-                        Updates.set(LAST_ERROR, null)));
-        robots.updateOne(FlatFilter.and(Filters.eq(ID, id), Filters.ne(DESIRED, Desired.REMOVED.value())),
-                changed(robot, Updates.set(DESIRED, Desired.RUNNING.value())));
+                        Updates.set(LAST_ERROR, null)), false);
+        robots.update(FlatFilter.and(Filters.eq(ID, id), Filters.ne(DESIRED, Desired.REMOVED.value())),
+                changed(robot, Updates.set(DESIRED, Desired.RUNNING.value())), false);
         tellOwner(robot.slotId());
     }
 
@@ -286,12 +279,12 @@ public final class RobotTable {
             Bson same = FlatFilter.and(Filters.eq(ID, id), Filters.eq(INCARNATION, robot.incarnation()));
             if (robot.node() == null) {
                 // Nobody runs it: a runner must take it (set node) before starting it, so this cannot race one.
-                if (robots.deleteOne(FlatFilter.and(same, Filters.eq(NODE, null))).getDeletedCount() == 1) {
+                if (robots.deleteOne(FlatFilter.and(same, Filters.eq(NODE, null)))) {
                     return RemoveResult.REMOVED;
                 }
             } else if (robot.desired() == Desired.REMOVED
-                    || robots.updateOne(FlatFilter.and(same, Filters.ne(NODE, null)),
-                    changed(robot, Updates.set(DESIRED, Desired.REMOVED.value()))).getMatchedCount() == 1) {
+                    || robots.update(FlatFilter.and(same, Filters.ne(NODE, null)),
+                    changed(robot, Updates.set(DESIRED, Desired.REMOVED.value())), false) == 1) {
                 tellOwner(robot.slotId());
                 return RemoveResult.REQUESTED;
             }
@@ -315,8 +308,8 @@ public final class RobotTable {
         Optional<SlotView> before = slots.forceRelease(slotId);
         before.ifPresent(slot -> {
             long epoch = slot.epoch() + 1;
-            robots.updateMany(FlatFilter.and(Filters.eq(SLOT, slotId), Filters.lt(EPOCH, epoch)),
-                    Updates.combine(Updates.set(EPOCH, epoch), Updates.currentDate(UPDATED)));
+            robots.update(FlatFilter.and(Filters.eq(SLOT, slotId), Filters.lt(EPOCH, epoch)),
+                    Updates.combine(Updates.set(EPOCH, epoch), Updates.currentDate(UPDATED)), true);
         });
         return before;
     }

@@ -8,8 +8,13 @@ import com.mongodb.MongoNotPrimaryException;
 import com.mongodb.MongoOperationTimeoutException;
 import com.mongodb.MongoSocketException;
 import com.mongodb.MongoTimeoutException;
+import com.mongodb.MongoWriteException;
+import com.mongodb.ErrorCategory;
+import com.mongodb.client.FindIterable;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.MongoDatabase;
+import com.mongodb.client.model.Accumulators;
+import com.mongodb.client.model.Aggregates;
 import com.mongodb.client.model.BulkWriteOptions;
 import com.mongodb.client.model.IndexOptions;
 import com.mongodb.client.model.Indexes;
@@ -40,7 +45,7 @@ import static io.standby.robot.internal.RobotFields.*;
  * majority, whatever the connection string asks for: a read from a lagging secondary could show a
  * robot as not yet fenced or a write as landed when it may still be rolled back.
  */
-public final class MongoRobotStore implements RobotStore {
+public final class MongoRobotStore implements RobotStore, RobotDocuments {
 
     private static final Bson WATCHED = Projections.include(RobotRules.WATCHED);
 
@@ -146,5 +151,43 @@ public final class MongoRobotStore implements RobotStore {
 
     private static long number(Object value) {
         return value instanceof Number n ? n.longValue() : -1;
+    }
+
+    @Override
+    public List<Document> find(Bson filter, List<String> exclude, int limit) {
+        FindIterable<Document> found = robots.find(filter).sort(Indexes.ascending(ID)).limit(limit);
+        if (!exclude.isEmpty()) {
+            found = found.projection(Projections.exclude(exclude));
+        }
+        return found.into(new ArrayList<>());
+    }
+
+    @Override
+    public boolean insert(Document robot) {
+        try {
+            robots.insertOne(robot);
+            return true;
+        } catch (MongoWriteException e) {
+            if (e.getError().getCategory() == ErrorCategory.DUPLICATE_KEY) {
+                return false;
+            }
+            throw e;
+        }
+    }
+
+    @Override
+    public long update(Bson filter, Bson update, boolean many) {
+        return (many ? robots.updateMany(filter, update) : robots.updateOne(filter, update)).getMatchedCount();
+    }
+
+    @Override
+    public boolean deleteOne(Bson filter) {
+        return robots.deleteOne(filter).getDeletedCount() == 1;
+    }
+
+    @Override
+    public List<Document> countBySlotAndState() {
+        return robots.aggregate(List.of(Aggregates.group(new Document("slot", "$" + SLOT).append("state", "$" + STATE),
+                Accumulators.sum("n", 1)))).into(new ArrayList<>());
     }
 }

@@ -59,6 +59,8 @@ final class SimChecker {
     private long calmFrom = Long.MAX_VALUE;
     private long bound;
     long launches;
+    long crashes;
+    long forcedReleases;
     long acknowledgements;
     long longestGapInCalm;
 
@@ -102,6 +104,7 @@ final class SimChecker {
 
     /** A forced release makes a slot wait out the lease: its bound counts from the release. */
     void revoked(String slotId) {
+        forcedReleases++;
         unservedSince.put(slotId, sim.now());
     }
 
@@ -222,7 +225,12 @@ final class SimChecker {
             if (string(doc, TARGET) != null) {
                 throw sim.failed(new Violation(id + " never moved from " + slotId + " to " + string(doc, TARGET)));
             }
-            if ("running".equals(desired)) {
+            if ("running".equals(desired) && "FAILED".equals(string(doc, STATE))) {
+                // A crash loop its supervisor gave up on: it runs again only after a start.
+                if (!runs.isEmpty()) {
+                    throw sim.failed(new Violation(id + " FAILED but runs: " + runs));
+                }
+            } else if ("running".equals(desired)) {
                 if (runs.size() != 1 || !runs.getFirst().node.name().equals(owner)
                         || !runs.getFirst().token.incarnation().equals(string(doc, INCARNATION))) {
                     throw sim.failed(new Violation(id + "/" + string(doc, INCARNATION) + " in " + slotId + " (owner " + owner

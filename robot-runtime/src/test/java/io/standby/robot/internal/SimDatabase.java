@@ -217,6 +217,8 @@ final class SimDatabase {
     private long lastLateDelivery;
     int lateDeliveries;
     int rollbacks;
+    /** The next robot incarnation: ObjectIds would not replay. */
+    int incarnations;
     /** Slots taken over from an owner found gone (fast failover), before their lease ran out. */
     int fastTakeovers;
 

@@ -68,6 +68,7 @@ final class SimRobot implements Robot {
                 context.checkpoint(new Document("count", count));
                 node.world.checker.acked(this, count);
                 if (crashEvery > 0 && count % crashEvery == 0) {
+                    node.world.checker.crashes++;
                     throw new IllegalStateException("crash at " + count);
                 }
             }

@@ -4,7 +4,9 @@ import com.mongodb.MongoClientSettings;
 import io.standby.robot.admin.RobotView;
 import org.bson.BsonDocument;
 import org.bson.BsonDocumentReader;
+import org.bson.BsonString;
 import org.bson.Document;
+import org.bson.conversions.Bson;
 import org.bson.codecs.DecoderContext;
 import org.bson.codecs.DocumentCodec;
 
@@ -17,6 +19,7 @@ import java.util.TreeMap;
 import static io.standby.robot.internal.RobotFields.EPOCH;
 import static io.standby.robot.internal.RobotFields.FENCES;
 import static io.standby.robot.internal.RobotFields.INCARNATION;
+import static io.standby.robot.internal.RobotFields.REQUEST;
 import static io.standby.robot.internal.RobotFields.SEQ;
 import static io.standby.robot.internal.RobotFields.SLOT;
 import static io.standby.robot.internal.RobotFields.STATUS_SEQ;
@@ -30,7 +33,7 @@ import static io.standby.robot.internal.SimDatabase.string;
  * {@link RobotCodec}, as the Mongo store does. {@link RobotWrite#appliesTo} is not used here: what a write
  * does is what its filter says, and the contract suite checks that predicate against real servers.
  */
-final class SimRobotStore implements RobotStore {
+final class SimRobotStore implements RobotStore, RobotDocuments {
 
     private static final DocumentCodec CODEC = new DocumentCodec(MongoClientSettings.getDefaultCodecRegistry());
 
@@ -145,6 +148,62 @@ final class SimRobotStore implements RobotStore {
                 stored.put(SimDatabase.id(doc), stored(doc));
             }
             return stored;
+        });
+    }
+
+    // The operator's commands (RobotTable), with its own filters and updates.
+
+    @Override
+    public List<Document> find(Bson filter, List<String> exclude, int limit) {
+        return db.read("find " + BsonEval.bson(filter).toJson(), () -> {
+            List<Document> found = new ArrayList<>();
+            for (BsonDocument doc : db.robots.find(filter)) {
+                if (limit > 0 && found.size() == limit) {
+                    break;
+                }
+                Document copy = document(doc);
+                exclude.forEach(copy::remove);
+                found.add(copy);
+            }
+            return found;
+        });
+    }
+
+    /**
+     * An insert nobody retries. A new robot's incarnation is an ObjectId, unique but not replayable: the
+     * simulation numbers them instead, and stamps the request with the server's clock.
+     */
+    @Override
+    public boolean insert(Document robot) {
+        BsonDocument doc = BsonEval.bson(robot);
+        doc.put(INCARNATION, new BsonString("i" + db.incarnations++));
+        doc.put(REQUEST, BsonEval.bson(new Document("slot", robot.get(SLOT)).append("at", new java.util.Date(db.serverNowMs()))));
+        return db.writeOnce("insert " + robot.get("_id") + "/" + doc.getString(INCARNATION).getValue(), () -> db.robots.insert(doc));
+    }
+
+    @Override
+    public long update(Bson filter, Bson update, boolean many) {
+        return db.write("update " + BsonEval.bson(filter).toJson(), () -> db.robots.update(filter, update, many).matched());
+    }
+
+    @Override
+    public boolean deleteOne(Bson filter) {
+        return db.write("delete " + BsonEval.bson(filter).toJson(), () -> db.robots.deleteOne(filter));
+    }
+
+    @Override
+    public List<Document> countBySlotAndState() {
+        return db.read("count robots", () -> {
+            Map<String, Integer> counts = new TreeMap<>();
+            for (BsonDocument doc : db.robots.find(new Document())) {
+                counts.merge(string(doc, SLOT) + "\n" + string(doc, RobotFields.STATE), 1, Integer::sum);
+            }
+            List<Document> groups = new ArrayList<>();
+            counts.forEach((key, n) -> {
+                String[] parts = key.split("\n", -1);
+                groups.add(new Document("_id", new Document("slot", parts[0]).append("state", parts[1])).append("n", n));
+            });
+            return groups;
         });
     }
 }

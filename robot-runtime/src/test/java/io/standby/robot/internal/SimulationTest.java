@@ -120,6 +120,8 @@ class SimulationTest {
         long steps = 0;
         long seeds = 0;
         long launches = 0;
+        long crashes = 0;
+        long released = 0;
         long acks = 0;
         long rollbacks = 0;
         long late = 0;
@@ -138,6 +140,8 @@ class SimulationTest {
             steps += world.sim.steps();
             seeds++;
             launches += world.checker.launches;
+            crashes += world.checker.crashes;
+            released += world.checker.forcedReleases;
             acks += world.checker.acknowledgements;
             rollbacks += world.db.rollbacks;
             late += world.db.lateDeliveries;
@@ -147,11 +151,13 @@ class SimulationTest {
             }
         }
         double seconds = (System.nanoTime() - started) / 1e9;
-        System.out.printf("SIMULATION%s %d steps, %d seeds, %.1f s (%.0f steps/s): %d robot runs, %d checkpoints acknowledged, "
+        System.out.printf("SIMULATION%s %d steps, %d seeds, %.1f s (%.0f steps/s): %d robot runs, %d crashes, %d checkpoints acknowledged, %d forced releases, "
                 + "%d documents rolled back by failovers, %d late copies delivered, %d fast takeovers (even seeds)%n",
-                slowCalls ? " (slow calls)" : "", steps, seeds, seconds, steps / seconds, launches, acks, rollbacks, late, fast);
+                slowCalls ? " (slow calls)" : "", steps, seeds, seconds, steps / seconds, launches, crashes, acks, released, rollbacks, late, fast);
         if (only == null && seeds >= 2) {
             assertTrue(fast > 0, "fast failover never took a slot over: the even seeds do not exercise it");
+            assertTrue(crashes > 0, "no robot ever crashed: the supervisor's restarts go unexercised");
+            assertTrue(released > 0, "no slot was ever released by force");
         }
     }
 
