@@ -213,6 +213,7 @@ final class SimDatabase {
     final Collection robots = new Collection();
     private Faults faults = Faults.NONE;
     private long serverOffsetMs = 1_800_000_000_000L;
+    private double rate = 1;
     private long noPrimaryUntil;
     private long lastLateDelivery;
     int lateDeliveries;
@@ -271,7 +272,12 @@ final class SimDatabase {
 
     /** The server's clock, which only a clock jump moves apart from the world's. */
     long serverNowMs() {
-        return sim.now() / Sim.MS + serverOffsetMs;
+        return (long) (sim.now() * rate) / Sim.MS + serverOffsetMs;
+    }
+
+    /** The server's clock runs this much fast or slow against the world's, as the nodes' clocks do. */
+    void rate(double rate) {
+        this.rate = rate;
     }
 
     void jumpServerClock(long ms) {
