@@ -74,7 +74,9 @@ final class SimNode {
         this.robotStore = new SimRobotStore(world.db);
         this.slotStore = new SimSlotStore(world.db);
         this.clock = () -> clockOffset + (long) (sim.now() * rate);
-        Duration quarter = timing.fenceMargin().dividedBy(4);
+        // As SlotNode.fenceCheckInterval: a quarter of the smaller margin, within [5 ms, 100 ms].
+        Duration margin = timing.lateMargin().compareTo(timing.fenceMargin()) < 0 ? timing.lateMargin() : timing.fenceMargin();
+        Duration quarter = margin.dividedBy(4);
         this.fenceCheck = Math.min(Math.max(quarter.toNanos(), 5 * Sim.MS), 100 * Sim.MS);
     }
 
@@ -115,6 +117,19 @@ final class SimNode {
         after(local(timing.heartbeat()), () -> renew(gen));
         after(fenceCheck, () -> checkFences(gen));
         scheduleSync(local(timing.poll()));
+    }
+
+    /**
+     * How late a timer fires: never early, a few milliseconds late (a busy machine, a collection). It also
+     * puts a node's polls out of step with the lease, as the time a poll takes does.
+     */
+    private long late() {
+        return sim.between(0, 10 * Sim.MS);
+    }
+
+    /** Global nanoseconds for a duration of {@code nanos} on this node's clock. */
+    private long local(long nanos) {
+        return (long) (nanos / rate);
     }
 
     /** Global nanoseconds for a duration on this node's clock. */
@@ -162,17 +177,17 @@ final class SimNode {
         } catch (InterruptedException e) {
             throw new IllegalStateException(e);
         }
-        after(local(timing.poll()), () -> poll(gen));
+        after(local(timing.poll()) + late(), () -> poll(gen));
     }
 
     private void renew(int gen) {
         protocol.renewAll();
-        after(local(timing.heartbeat()), () -> renew(gen));
+        after(local(timing.heartbeat()) + late(), () -> renew(gen));
     }
 
     private void checkFences(int gen) {
         protocol.checkFences();
-        after(fenceCheck, () -> checkFences(gen));
+        after(local(fenceCheck) + late(), () -> checkFences(gen));
     }
 
     private void scheduleSync(long delay) {
