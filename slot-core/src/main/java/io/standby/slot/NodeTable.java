@@ -17,8 +17,13 @@ public final class NodeTable {
     private final SlotStore store;
 
     public NodeTable(StandbyDatabase database) {
-        this.registry = new MongoNodeRegistry(database.database());
-        this.store = new MongoSlotStore(database.datastore());
+        this(new MongoNodeRegistry(database.database()), new MongoSlotStore(database.datastore()));
+    }
+
+    /** Over any registry and slot store: the simulation drives this very table over its own database. */
+    public NodeTable(NodeRegistry registry, SlotStore store) {
+        this.registry = registry;
+        this.store = store;
     }
 
     /** Every node in the registry, offline ones too, by identity. */

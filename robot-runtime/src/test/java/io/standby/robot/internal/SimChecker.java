@@ -61,6 +61,9 @@ final class SimChecker {
     long launches;
     long crashes;
     long forcedReleases;
+    long drains;
+    long drained;
+    long identityLosses;
     long acknowledgements;
     long longestGapInCalm;
 
@@ -173,6 +176,12 @@ final class SimChecker {
     }
 
     private void everySlotServed() {
+        // Served while there is room: drains and their stops may leave fewer claiming nodes than slots.
+        int room = world.nodes.stream().filter(SimNode::claiming).mapToInt(n -> n.maxSlots).sum();
+        if (room < world.db.slots.committed.size()) {
+            unservedSince.clear();
+            return;
+        }
         for (String slot : world.db.slots.committed.keySet()) {
             boolean served = false;
             for (SimNode node : world.nodes) {

@@ -41,6 +41,8 @@ final class SimNode {
     /** Restarts as a node's, scaled down: a crash-looping robot fails for good within a storm. */
     private static final RuntimeConfig RUNTIME = RuntimeConfig.defaults(SimWorld.TIMING.poll())
             .withRestarts(Duration.ofMillis(20), Duration.ofMillis(400), 4, Duration.ofSeconds(3));
+    /** The most a timer fires late. */
+    static final long LATE = 10 * Sim.MS;
     private static final RobotTypes TYPES = RobotTypes.of(SimRobot.factory());
 
     final SimRobotStore robotStore;
@@ -113,10 +115,60 @@ final class SimNode {
                         : GoneOwners.OFF);
         sim.note(this + " starts (instance " + config.instance() + ")");
         int gen = generation;
-        after(0, () -> poll(gen));
+        after(0, () -> join(gen));
+    }
+
+    /** As SlotNode starts: the join (the identity check of the slots held, the registry), then the timers. */
+    private void join(int gen) {
+        try {
+            protocol.join();
+        } catch (IllegalStateException e) {
+            sim.note(this + " refused at its join: " + e.getMessage());
+            exit();
+            return;
+        } catch (InterruptedException e) {
+            throw new IllegalStateException(e);
+        }
+        poll(gen);
         after(local(timing.heartbeat()), () -> renew(gen));
-        after(fenceCheck, () -> checkFences(gen));
+        after(local(fenceCheck), () -> checkFences(gen));
+        if (world.fastFailover) {
+            after(local(identityCheck()), () -> checkIdentity(gen));
+        }
         scheduleSync(local(timing.poll()));
+    }
+
+    /** As SlotNode checks its own address: every half heartbeat, at least every 50 ms. */
+    private long identityCheck() {
+        return Math.max(50 * Sim.MS, timing.heartbeat().toNanos() / 2);
+    }
+
+    /** The node's address refuses its own connects: its slots are fenced; the node command then stops. */
+    private void checkIdentity(int gen) {
+        protocol.checkIdentity().ifPresentOrElse(reason -> {
+            sim.note(this + " lost its identity: " + reason);
+            world.checker.identityLosses++;
+            stopLater();
+        }, () -> after(local(identityCheck()) + late(), () -> checkIdentity(gen)));
+    }
+
+    /** A drained node, or one that lost its identity, stops as the node command does: gracefully. */
+    private void stopLater() {
+        after(Sim.MS, () -> {
+            if (terminate()) {
+                // A supervisor (systemd, Kubernetes) starts it again.
+                world.restartLater(this);
+            } else {
+                stopLater();
+            }
+        });
+    }
+
+    /** The process exits now, having written nothing more. */
+    private void exit() {
+        up = false;
+        generation++;
+        threads.kill();
     }
 
     /**
@@ -124,7 +176,7 @@ final class SimNode {
      * puts a node's polls out of step with the lease, as the time a poll takes does.
      */
     private long late() {
-        return sim.between(0, 10 * Sim.MS);
+        return sim.between(0, LATE);
     }
 
     /** Global nanoseconds for a duration of {@code nanos} on this node's clock. */
@@ -176,6 +228,12 @@ final class SimNode {
             protocol.poll();
         } catch (InterruptedException e) {
             throw new IllegalStateException(e);
+        }
+        if (protocol.drained()) {
+            sim.note(this + " drained: every slot is with a standby");
+            world.checker.drained++;
+            stopLater();
+            return;
         }
         after(local(timing.poll()) + late(), () -> poll(gen));
     }
@@ -237,9 +295,7 @@ final class SimNode {
     /** kill -9: the process and its robots stop this instant. */
     void kill() {
         sim.note(this + " killed");
-        up = false;
-        generation++;
-        threads.kill();
+        exit();
     }
 
     /**
@@ -257,15 +313,18 @@ final class SimNode {
         protocol.leave();
         if (up) {
             // The process exits: whatever of it still runs stops here.
-            up = false;
-            generation++;
-            threads.kill();
+            exit();
         }
         sim.note(this + " stopped");
         return true;
     }
 
-    /** What the node's runtime holds, for a violation's report. */
+    /** Up, and neither stopping nor draining: a node that takes slots. */
+    boolean claiming() {
+        return up && !stopping && !protocol.draining();
+    }
+
+        /** What the node's runtime holds, for a violation's report. */
     String describe() {
         return this + (up ? "" : " (down)") + ": " + slots;
     }

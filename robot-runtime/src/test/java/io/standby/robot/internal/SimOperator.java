@@ -1,6 +1,8 @@
 package io.standby.robot.internal;
 
 import io.standby.robot.admin.RobotTable;
+import io.standby.slot.NodeId;
+import io.standby.slot.NodeTable;
 import io.standby.slot.SlotTable;
 import io.standby.slot.SlotView;
 import org.bson.Document;
@@ -9,10 +11,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalDouble;
+import java.util.function.BooleanSupplier;
 
 /**
- * An operator at the command line: the real {@link RobotTable} (add, rm, move, stop, start, slots release),
- * over the simulated database, so that its reads and compare-and-sets are the ones the CLI sends, and each
+ * An operator at the command line: the real {@link RobotTable} (add, rm, move, stop, start, slots release)
+ * and {@link NodeTable} ({@code nodes drain}, forced only in storms), over the simulated database, so that its reads and compare-and-sets are the ones the CLI sends, and each
  * can be lost, late or duplicated like any other request. What it picks is random: often an id removed a
  * moment ago (rm then add), and some robots that crash every few checkpoints (the supervisor restarts
  * them, and gives a crash loop up as FAILED until a start).
@@ -25,12 +28,19 @@ final class SimOperator {
     private final SimRobotStore robots;
     private final int slotCount;
     private final SimChecker checker;
+    private final NodeTable nodes;
+    private final List<NodeId> nodeIds;
+    private final BooleanSupplier storming;
     private final List<String> removedIds = new ArrayList<>();
     private int nextRobot;
     private int maxRobots = Integer.MAX_VALUE;
 
-    SimOperator(Sim sim, SimDatabase db, int slotCount, SimChecker checker) {
+    SimOperator(Sim sim, SimDatabase db, int slotCount, SimChecker checker, SimNodeRegistry registry, List<NodeId> nodeIds,
+                BooleanSupplier storming) {
         this.sim = sim;
+        this.nodes = new NodeTable(registry, new SimSlotStore(db));
+        this.nodeIds = nodeIds;
+        this.storming = storming;
         this.db = db;
         this.checker = checker;
         this.slotCount = slotCount;
@@ -89,9 +99,16 @@ final class SimOperator {
             } else if (r < 0.78) {
                 sim.note("operator: stop " + id);
                 table.stop(id);
-            } else if (r < 0.95) {
+            } else if (r < 0.93) {
                 sim.note("operator: start " + id);
                 table.start(id);
+            } else if (r < 0.96) {
+                // A forced drain may leave a slot with nowhere to go: only in storms, where nothing is promised.
+                NodeId node = nodeIds.get(sim.random.nextInt(nodeIds.size()));
+                boolean force = storming.getAsBoolean() && sim.chance(0.3);
+                sim.note("operator: nodes drain " + node + (force ? " --force" : ""));
+                nodes.drain(node, force);
+                checker.drains++;
             } else {
                 String slot = randomSlot();
                 Optional<SlotView> released = table.forceRelease(slot);

@@ -62,7 +62,11 @@ final class SimWorld {
         // Room for every slot even with one node down.
         maxSlots = Math.max(maxSlots, (slotCount + nodeCount - 2) / (nodeCount - 1));
         this.maxRobots = 8 + sim.random.nextInt(20);
-        this.operator = new SimOperator(sim, db, slotCount, checker);
+        List<NodeId> ids = new ArrayList<>();
+        for (int i = 0; i < nodeCount; i++) {
+            ids.add(new NodeId("10.0.0." + (i + 1), 7700));
+        }
+        this.operator = new SimOperator(sim, db, slotCount, checker, registry, ids, () -> storming);
         operator.maxRobots(maxRobots);
         SimSlotStore slots = new SimSlotStore(db);
         for (int i = 0; i < slotCount; i++) {
@@ -73,7 +77,7 @@ final class SimWorld {
         }
         for (int i = 0; i < nodeCount; i++) {
             double rate = 1 + (sim.random.nextDouble() * 2 - 1) * MAX_DRIFT;
-            nodes.add(new SimNode(this, new NodeId("10.0.0." + (i + 1), 7700), maxSlots, TIMING, rate));
+            nodes.add(new SimNode(this, ids.get(i), maxSlots, TIMING, rate));
         }
         sim.note("world: " + nodeCount + " nodes (max " + maxSlots + " slots each), " + slotCount + " slots, up to " + maxRobots
                 + " robots, fast failover " + (fastFailover ? "on" : "off"));
@@ -141,7 +145,8 @@ final class SimWorld {
             settled = Math.max(settled, node.pausedUntil);
         }
         long poll = TIMING.poll().toNanos();
-        checker.calm(settled, (long) ((LEASE + 2 * poll) * (1 + 2 * MAX_DRIFT)) + 50 * Sim.MS);
+        // Lease + 2 polls on the slowest clock against the fastest, each poll's timer up to SimNode.LATE late.
+        checker.calm(settled, (long) ((LEASE + 2 * poll) * (1 + 2 * MAX_DRIFT)) + 2 * SimNode.LATE + 50 * Sim.MS);
         sim.note("world: calm");
         sim.after(sim.between(4 * LEASE, 8 * LEASE), this::storm);
     }
@@ -185,7 +190,7 @@ final class SimWorld {
         }
     }
 
-    private void restartLater(SimNode node) {
+    void restartLater(SimNode node) {
         sim.after(sim.between(LEASE / 5, 3 * LEASE), () -> {
             if (!node.up) {
                 node.start();

@@ -122,6 +122,9 @@ class SimulationTest {
         long launches = 0;
         long crashes = 0;
         long released = 0;
+        long drains = 0;
+        long drained = 0;
+        long identityLosses = 0;
         long acks = 0;
         long rollbacks = 0;
         long late = 0;
@@ -142,6 +145,9 @@ class SimulationTest {
             launches += world.checker.launches;
             crashes += world.checker.crashes;
             released += world.checker.forcedReleases;
+            drains += world.checker.drains;
+            drained += world.checker.drained;
+            identityLosses += world.checker.identityLosses;
             acks += world.checker.acknowledgements;
             rollbacks += world.db.rollbacks;
             late += world.db.lateDeliveries;
@@ -151,13 +157,14 @@ class SimulationTest {
             }
         }
         double seconds = (System.nanoTime() - started) / 1e9;
-        System.out.printf("SIMULATION%s %d steps, %d seeds, %.1f s (%.0f steps/s): %d robot runs, %d crashes, %d checkpoints acknowledged, %d forced releases, "
+        System.out.printf("SIMULATION%s %d steps, %d seeds, %.1f s (%.0f steps/s): %d robot runs, %d crashes, %d checkpoints acknowledged, %d forced releases, %d drains (%d nodes drained), %d identities lost, "
                 + "%d documents rolled back by failovers, %d late copies delivered, %d fast takeovers (even seeds)%n",
-                slowCalls ? " (slow calls)" : "", steps, seeds, seconds, steps / seconds, launches, crashes, acks, released, rollbacks, late, fast);
+                slowCalls ? " (slow calls)" : "", steps, seeds, seconds, steps / seconds, launches, crashes, acks, released, drains, drained, identityLosses, rollbacks, late, fast);
         if (only == null && seeds >= 2) {
             assertTrue(fast > 0, "fast failover never took a slot over: the even seeds do not exercise it");
             assertTrue(crashes > 0, "no robot ever crashed: the supervisor's restarts go unexercised");
             assertTrue(released > 0, "no slot was ever released by force");
+            assertTrue(drains > 0, "no node was ever drained");
         }
     }
 
