@@ -118,6 +118,7 @@ final class SimChecker {
     void check() {
         oneRunnerPerRobot();
         oneValidLeasePerSlot();
+        noPathToARunningSlot();
         noAcknowledgedProgressLost();
         if (sim.now() >= calmFrom) {
             everySlotServed();
@@ -151,6 +152,32 @@ final class SimChecker {
                 if (other != null && other != node) {
                     throw sim.failed(new Violation("two valid leases on " + lease.slotId() + " at once: " + other + " and " + node
                             + " (epoch " + lease.epoch() + ")"));
+                }
+            }
+        }
+    }
+
+    /**
+     * An owner whose robots still run, under a lease valid on its own clock, has a lease that no other node
+     * could take at its next poll by any path (expiry, fast failover whatever a probe answers, a take-back),
+     * by what that node has itself observed and the slot as the primary holds it now.
+     */
+    private void noPathToARunningSlot() {
+        Map<String, SimRobot> running = new TreeMap<>();
+        for (List<SimRobot> robots : alive.values()) {
+            for (SimRobot robot : robots) {
+                if (!robot.ended() && !robot.finishing() && robot.node.up && robot.lease.isValid()) {
+                    running.putIfAbsent(robot.lease.slotId(), robot);
+                }
+            }
+        }
+        for (SimRobot robot : running.values()) {
+            BsonDocument doc = world.db.slots.primary.get(robot.lease.slotId());
+            io.standby.slot.SlotView slot = SimSlotStore.view(doc, world.db.serverNowMs());
+            for (SimNode node : world.nodes) {
+                if (node != robot.node && node.up && node.protocol.mayTake(slot)) {
+                    throw sim.failed(new Violation(node + " may take " + slot.id() + " (epoch " + slot.epoch() + ", age "
+                            + slot.age().toMillis() + " ms) while " + robot + " runs under a valid lease"));
                 }
             }
         }

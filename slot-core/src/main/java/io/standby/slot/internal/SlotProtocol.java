@@ -533,6 +533,25 @@ public final class SlotProtocol {
         return won;
     }
 
+    /**
+     * Whether this node, by what it has itself observed, could take {@code slot} (as read now) at its next
+     * poll by any path: taken back at once from an earlier process of its own identity proven gone, the
+     * lease expired by the server's clock and waited out on this node's clock, or, with fast failover,
+     * the owner late by its own mark and watched that long, whatever a probe answers (a refusal can be false). Room, claiming and the claim plan are left aside. For the simulation's
+     * invariant that no node can take a slot whose owner's robots still run under a valid lease.
+     */
+    public boolean mayTake(SlotView slot) {
+        long now = clock.nanoTime();
+        if (owned.containsKey(slot.id())) {
+            return false;
+        }
+        boolean takenBack = config.node().equals(slot.owner()) && takenBackAtOnce(slot);
+        boolean expired = slot.expired() && observations.waitedOut(slot, now);
+        boolean late = gone != GoneOwners.OFF && slot.owner() != null && slot.instance() != null && slot.lateMark() != null
+                && slot.late() && observations.seenFor(slot, now, slot.lateMark());
+        return takenBack || expired || late;
+    }
+
     private List<SlotView> claimable(List<SlotView> slots) {
         long now = clock.nanoTime();
         List<SlotView> candidates = new ArrayList<>();
