@@ -125,8 +125,18 @@ final class SimChecker {
         }
     }
 
+    /**
+     * How long a robot's code may go on after its lease ended while its node runs: the fence check's period
+     * and lateness, and the moment an interrupted thread takes to be scheduled. A pause does not count: a
+     * stopped process runs no code.
+     */
+    static final long RAN_PAST = 50 * Sim.MS;
+
     private void oneRunnerPerRobot() {
         for (List<SimRobot> runs : alive.values()) {
+            for (SimRobot run : runs) {
+                ranPastItsLease(run);
+            }
             if (runs.size() < 2) {
                 continue;
             }
@@ -136,6 +146,23 @@ final class SimChecker {
             if (valid.size() > 1) {
                 throw sim.failed(new Violation("two runners at once: " + valid));
             }
+        }
+    }
+
+    /**
+     * A robot's code stops soon after its lease ends, whatever ended it (a fence, a pause at the late mark,
+     * a release): a runner without a lease is a second runner once another node takes the slot.
+     */
+    private void ranPastItsLease(SimRobot run) {
+        if (run.ended() || run.finishing() || run.lease.isValid() || sim.now() < run.node.pausedUntil) {
+            run.invalidSince = -1;
+            return;
+        }
+        if (run.invalidSince < 0) {
+            run.invalidSince = sim.now();
+        } else if (sim.now() - run.invalidSince > RAN_PAST) {
+            throw sim.failed(new Violation(run + " still runs " + (sim.now() - run.invalidSince) / Sim.MS
+                    + " ms after its lease ended"));
         }
     }
 

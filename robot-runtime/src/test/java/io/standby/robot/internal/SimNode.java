@@ -60,7 +60,7 @@ final class SimNode {
     SlotProtocol protocol;
     private SlotRuns slots;
     WriteSequence sequence;
-    private SimThreads threads;
+    SimThreads threads;
     private RobotRuns runs;
     private boolean syncScheduled;
     private boolean syncing;

@@ -44,6 +44,8 @@ final class SimRobot implements Robot {
     long restored;
     long startedAt;
     private boolean running;
+    /** Since when the checker has seen this robot's code run without a valid lease; -1: it has not. */
+    long invalidSince = -1;
     private boolean ended;
 
     private SimRobot(Launch launch, Document config) {
@@ -71,6 +73,15 @@ final class SimRobot implements Robot {
                     node.world.checker.crashes++;
                     throw new IllegalStateException("crash at " + count);
                 }
+            }
+            // Asked to stop: it finishes what it was doing (deaf to the request, not to an interrupt) and
+            // checkpoints once more, as a crawler finishes its page. A slot released before this ends
+            // leaves a runner behind.
+            node.threads.work(Duration.ofMillis(node.sim.random.nextInt(150)));
+            if (!Thread.currentThread().isInterrupted()) {
+                count++;
+                context.checkpoint(new Document("count", count));
+                node.world.checker.acked(this, count);
             }
         } finally {
             running = false;

@@ -103,6 +103,18 @@ final class SimThreads implements RunThreads {
         return future.get();
     }
 
+    /**
+     * Blocking work of a robot that does not look at stop requests (a fetch, a computation) for
+     * {@code duration} on the node's clock; an interrupt ends it early, with the thread's flag set again.
+     */
+    void work(Duration duration) {
+        try {
+            new SimSignal().await(() -> false, duration);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
     /** kill -9: every thread of this process unwinds now, and none runs again. */
     void kill() {
         killed = true;

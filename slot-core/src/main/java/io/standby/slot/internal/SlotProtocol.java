@@ -537,8 +537,9 @@ public final class SlotProtocol {
      * Whether this node, by what it has itself observed, could take {@code slot} (as read now) at its next
      * poll by any path: taken back at once from an earlier process of its own identity proven gone, the
      * lease expired by the server's clock and waited out on this node's clock, or, with fast failover,
-     * the owner late by its own mark and watched that long, whatever a probe answers (a refusal can be false). Room, claiming and the claim plan are left aside. For the simulation's
-     * invariant that no node can take a slot whose owner's robots still run under a valid lease.
+     * the owner late by its own mark and watched that long, whatever a probe answers (a refusal can be
+     * false). Room, claiming and the claim plan are left aside. The same predicates as the claims use, for
+     * the simulation's invariant that no node can take a slot whose owner's robots still run.
      */
     public boolean mayTake(SlotView slot) {
         long now = clock.nanoTime();
@@ -546,18 +547,29 @@ public final class SlotProtocol {
             return false;
         }
         boolean takenBack = config.node().equals(slot.owner()) && takenBackAtOnce(slot);
-        boolean expired = slot.expired() && observations.waitedOut(slot, now);
-        boolean late = gone != GoneOwners.OFF && slot.owner() != null && slot.instance() != null && slot.lateMark() != null
-                && slot.late() && observations.seenFor(slot, now, slot.lateMark());
-        return takenBack || expired || late;
+        return takenBack || expiredFor(slot, now) || gone != GoneOwners.OFF && judgeable(slot) && slot.late() && lateFor(slot, now);
+    }
+
+    /** The lease ran out by the server's clock, and this node has itself waited it out on its own. */
+    private boolean expiredFor(SlotView slot, long now) {
+        return slot.expired() && observations.waitedOut(slot, now);
+    }
+
+    /** Fast failover judges only an owner that wrote a late mark, never this node itself. */
+    private boolean judgeable(SlotView slot) {
+        return slot.owner() != null && slot.instance() != null && slot.lateMark() != null && !config.node().equals(slot.owner());
+    }
+
+    /** This node has itself watched the late owner's version for the whole late mark, on its own clock. */
+    private boolean lateFor(SlotView slot, long now) {
+        return observations.seenFor(slot, now, slot.lateMark());
     }
 
     private List<SlotView> claimable(List<SlotView> slots) {
         long now = clock.nanoTime();
         List<SlotView> candidates = new ArrayList<>();
         for (SlotView slot : slots) {
-            if (slot.expired() && !takenBackAtOnce(slot) && !owned.containsKey(slot.id())
-                    && observations.waitedOut(slot, now)) {
+            if (!takenBackAtOnce(slot) && !owned.containsKey(slot.id()) && expiredFor(slot, now)) {
                 candidates.add(slot);
             }
         }
@@ -582,15 +594,14 @@ public final class SlotProtocol {
         long now = clock.nanoTime();
         int won = 0;
         for (SlotView slot : slots) {
-            if (slot.owner() == null || slot.instance() == null || slot.lateMark() == null || config.node().equals(slot.owner())
-                    || owned.containsKey(slot.id()) || !gone.canJudge(slot.owner(), slot.instance(), config.host())) {
+            if (!judgeable(slot) || owned.containsKey(slot.id()) || !gone.canJudge(slot.owner(), slot.instance(), config.host())) {
                 continue;
             }
             if (!slot.late()) {
                 gone.learn(slot.owner(), slot.instance());
                 continue;
             }
-            if (!observations.seenFor(slot, now, slot.lateMark())) {
+            if (!lateFor(slot, now)) {
                 continue;
             }
             if (!claiming || owned.size() >= config.maxSlots()) {
