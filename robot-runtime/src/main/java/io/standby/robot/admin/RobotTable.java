@@ -296,10 +296,12 @@ public final class RobotTable {
     /**
      * Releases a slot by force while its owner may still be running robots: the slot's owner is cleared and
      * its epoch raised (see {@link SlotTable#forceRelease}), and then its robots are fenced at that epoch,
-     * so no write of the former owner is accepted once this returns. The robots keep their {@code node}:
-     * the former owner may still be running them until it notices (at its next renewal or write, within a
-     * heartbeat), so they move or go only through the handshake, and the slot's next owner, which can
-     * claim it only once the lease has run out, takes them over.
+     * so no write of the former owner under the tokens it held is accepted once this returns. (A robot that
+     * arrives in the slot afterwards, by a move's hand-over, may still be taken by the former owner until it
+     * notices, under a token of its own; no other node can run it before the lease runs out.) The robots
+     * keep their {@code node}: the former owner may still be running them until it notices (at its next
+     * renewal or write, within a heartbeat), so they move or go only through the handshake, and the slot's
+     * next owner, which can claim it only once the lease has run out, takes them over.
      *
      * @return the slot as it was before, if it had an owner; empty if it was already free
      * @throws IllegalArgumentException if there is no such slot

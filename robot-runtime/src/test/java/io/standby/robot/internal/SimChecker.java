@@ -111,6 +111,40 @@ final class SimChecker {
         unservedSince.put(slotId, sim.now());
     }
 
+    /** The tokens a forced release ended: by robot id and incarnation, the slot, epoch and fences it had then. */
+    private final Map<String, RobotToken> releasedTokens = new HashMap<>();
+
+    /**
+     * A forced release returned: the slot's epoch is raised, and from now on no write under a token that a
+     * robot of the slot held until then is accepted (every robot of the slot was fenced before it returned).
+     * A robot that arrives in the slot afterwards (a move's hand-over) may still be taken by the former
+     * owner until it notices, within a heartbeat, under a token of its own: no other node can run it before
+     * the lease runs out.
+     */
+    void released(String slotId, long epoch) {
+        BsonDocument slot = world.db.slots.primary.get(slotId);
+        if (number(slot, EPOCH) <= epoch) {
+            throw sim.failed(new Violation("slots release " + slotId + "@" + epoch + " returned with the slot at epoch "
+                    + number(slot, EPOCH)));
+        }
+        for (BsonDocument doc : world.db.robots.primary.values()) {
+            if (slotId.equals(string(doc, SLOT))) {
+                releasedTokens.put(SimDatabase.id(doc) + "/" + string(doc, INCARNATION),
+                        new RobotToken(SimDatabase.id(doc), string(doc, INCARNATION), slotId, epoch, number(doc, RobotFields.FENCES)));
+            }
+        }
+    }
+
+    /** A write under {@code token} was accepted by the primary. */
+    void accepted(RobotToken token) {
+        RobotToken ended = releasedTokens.get(key(token));
+        if (ended != null && token.slotId().equals(ended.slotId()) && token.epoch() <= ended.epoch()
+                && token.fences() <= ended.fences()) {
+            throw sim.failed(new Violation("a write under " + token + " was accepted after slots release " + ended.slotId()
+                    + "@" + ended.epoch() + " returned"));
+        }
+    }
+
     void storm() {
         calmFrom = Long.MAX_VALUE;
     }

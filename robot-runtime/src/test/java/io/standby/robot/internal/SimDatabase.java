@@ -228,6 +228,8 @@ final class SimDatabase {
      * was killed fails, as nothing of a dead process reaches the database afterwards. Null for the
      * operator and the world.
      */
+    /** Told of every write accepted under a run's token. */
+    SimChecker checker;
     SimNode caller;
     int callerGen;
     /** In storms, the chance that a call takes time, and how long at most; zero: every call is instant. */

@@ -115,6 +115,7 @@ final class SimOperator {
                 released.ifPresent(before -> {
                     sim.note("operator: slots release " + slot + "@" + before.epoch());
                     checker.revoked(slot);
+                    checker.released(slot, before.epoch());
                 });
             }
         } catch (SimDatabase.Unavailable | SimDatabase.Unconfirmed | IllegalArgumentException | IllegalStateException e) {

@@ -99,8 +99,13 @@ final class SimRobotStore implements RobotStore, RobotDocuments {
 
     @Override
     public boolean handOver(RobotToken token, String toSlot) {
-        return db.write("hand over " + token + " to " + toSlot,
-                () -> db.robots.update(RobotRules.handOverFilter(token), RobotRules.handOverUpdate(toSlot), false).matched() == 1);
+        return db.write("hand over " + token + " to " + toSlot, () -> {
+            boolean done = db.robots.update(RobotRules.handOverFilter(token), RobotRules.handOverUpdate(toSlot), false).matched() == 1;
+            if (done && db.checker != null) {
+                db.checker.accepted(token);
+            }
+            return done;
+        });
     }
 
     @Override
@@ -110,7 +115,13 @@ final class SimRobotStore implements RobotStore, RobotDocuments {
 
     @Override
     public boolean delete(RobotToken token) {
-        return db.write("delete " + token, () -> db.robots.deleteOne(RobotRules.deleteFilter(token)));
+        return db.write("delete " + token, () -> {
+            boolean done = db.robots.deleteOne(RobotRules.deleteFilter(token));
+            if (done && db.checker != null) {
+                db.checker.accepted(token);
+            }
+            return done;
+        });
     }
 
     /** One unordered bulk of {@code updateOne}s, each with the write's own filter and update. */
@@ -120,7 +131,11 @@ final class SimRobotStore implements RobotStore, RobotDocuments {
             return db.write("bulk of " + writes.size(), () -> {
                 int matched = 0;
                 for (RobotWrite write : writes) {
-                    matched += (int) db.robots.update(write.filter(), write.update(), false).matched();
+                    long one = db.robots.update(write.filter(), write.update(), false).matched();
+                    if (one > 0 && db.checker != null) {
+                        db.checker.accepted(write.token());
+                    }
+                    matched += (int) one;
                 }
                 return matched;
             });

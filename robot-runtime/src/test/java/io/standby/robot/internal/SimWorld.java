@@ -55,6 +55,7 @@ final class SimWorld {
         }
         this.registry = new SimNodeRegistry(db, SimNodeRegistry.newContents());
         this.checker = new SimChecker(sim, this);
+        db.checker = checker;
         this.fastFailover = seed % 2 == 0;
         int nodeCount = 3 + sim.random.nextInt(4);
         this.slotCount = 2 + sim.random.nextInt(4);
