@@ -9,10 +9,14 @@ import java.util.function.BooleanSupplier;
 /**
  * The simulation's world clock and event queue: one thread, one seeded random source, events in time
  * order (ties in the order they were scheduled), so a seed replays exactly. A step is one event.
- * A node's graceful stop waits inside the protocol ({@code SlotListener.releasing} blocks by contract);
- * the simulation lets such a wait run the world forward in a nested loop, one level deep.
+ * A node's graceful stop waits inside the protocol ({@code SlotListener.releasing} blocks by contract), and
+ * a slow database call waits for its reply; the simulation lets such a wait run the world forward in a
+ * nested loop, up to {@link #MAX_NESTING} deep.
  */
 final class Sim {
+
+    /** How deep waits inside waits go: a slow call made while another is in flight, inside a graceful stop. */
+    static final int MAX_NESTING = 3;
 
     /** Nanoseconds per simulated millisecond. */
     static final long MS = 1_000_000L;
@@ -93,10 +97,11 @@ final class Sim {
 
     /**
      * Runs the world forward from inside a step, for a wait that blocks in production (a node's graceful
-     * stop waiting for its robots). Returns false, running nothing, when a wait is already under way.
+     * stop waiting for its robots, a slow call). Returns false, running nothing, when waits are already
+     * {@link #MAX_NESTING} deep.
      */
     boolean runNested(long until, BooleanSupplier done) {
-        if (nesting > 0) {
+        if (nesting >= MAX_NESTING) {
             return false;
         }
         nesting++;
@@ -121,6 +126,10 @@ final class Sim {
 
     boolean nested() {
         return nesting > 0;
+    }
+
+    int nesting() {
+        return nesting;
     }
 
     void note(String line) {

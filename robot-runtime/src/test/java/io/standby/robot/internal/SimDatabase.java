@@ -244,7 +244,7 @@ final class SimDatabase {
      * Calls that take time, in storms: while one is in flight (before its request reaches the primary, or
      * after it applied and before its reply arrives), the rest of the world runs on, so that requests of
      * different nodes interleave and reorder, and a node's other threads (renewals, fence checks, its
-     * robots) go on meanwhile. One level deep: a call made while another is in flight is instant.
+     * robots) go on meanwhile, and may make slow calls of their own (up to {@link Sim#MAX_NESTING} deep).
      */
     void latency(double slowCalls, long maxLatency) {
         this.slowCalls = slowCalls;
@@ -253,7 +253,7 @@ final class SimDatabase {
 
     /** Lets the world run while a call is in flight, then fails it if its process died meanwhile. */
     private void inFlight(String what) {
-        if (slowCalls > 0 && faults != Faults.NONE && !sim.nested() && sim.chance(slowCalls)) {
+        if (slowCalls > 0 && faults != Faults.NONE && sim.nesting() < Sim.MAX_NESTING && sim.chance(slowCalls)) {
             SimNode node = caller;
             int gen = callerGen;
             // The world's events (the operator, faults) run as nobody's while the call is in flight; a
