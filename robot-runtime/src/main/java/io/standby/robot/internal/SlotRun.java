@@ -313,6 +313,29 @@ public final class SlotRun {
         }
     }
 
+    /**
+     * After {@link #lost()}: waits for the interrupted runs to end, each within its last words' grace. A
+     * robot that ignores interruption is logged and left behind, as {@link #release} leaves it.
+     */
+    void awaitInterrupted() {
+        List<Run> interrupted;
+        synchronized (lock) {
+            interrupted = List.copyOf(runs.values());
+        }
+        long graceEnd = core.clock().nanoTime() + RobotRun.FINAL_WRITE.toNanos();
+        try {
+            for (Run run : interrupted) {
+                long left = Math.max(0, graceEnd - core.clock().nanoTime());
+                if (!run.await(Duration.ofNanos(left))) {
+                    log.error("Robot {} ignores interruption; its writes are fenced once another node owns {}",
+                            run.token().robotId(), lease.slotId());
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
     private List<Run> end() {
         synchronized (lock) {
             ended = true;

@@ -6,6 +6,7 @@ import io.standby.slot.SlotView;
 import io.standby.slot.Workload;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -39,6 +40,11 @@ public final class SlotRuns {
     private final Consumer<Set<String>> slotsChanged;
     private final Runnable wake;
     private final Map<String, SlotRun> bySlot = new ConcurrentHashMap<>();
+    /**
+     * By slot: earlier runs of it, lost or paused, whose robots were interrupted but may still be unwinding.
+     * A graceful release of the slot waits for them too: it frees the slot for a standby at once.
+     */
+    private final Map<String, List<SlotRun>> unwinding = new ConcurrentHashMap<>();
     private final ConcurrentLinkedQueue<SlotRun> toBegin = new ConcurrentLinkedQueue<>();
     /** The slots' {@code changes} as last seen, and the slots whose robots must be read at the next sync. */
     private final Map<String, Long> seenChanges = new ConcurrentHashMap<>();
@@ -66,11 +72,19 @@ public final class SlotRuns {
         wake.run();
     }
 
-    /** Graceful stop of one slot: returns once its robots checkpointed and stopped (or the stop timeout passed). */
+    /**
+     * Graceful stop of one slot: returns once its robots checkpointed and stopped (or the stop timeout
+     * passed), and the robots of its earlier runs that a loss or a pause interrupted have ended too (or
+     * their own grace passed): a standby may take the slot at once after this.
+     */
     public void release(Lease lease) {
         SlotRun run = bySlot.get(lease.slotId());
         if (run != null && run.lease() == lease) {
             run.release(stopTimeout);
+        }
+        List<SlotRun> earlier = unwinding.remove(lease.slotId());
+        if (earlier != null) {
+            earlier.forEach(SlotRun::awaitInterrupted);
         }
     }
 
@@ -81,6 +95,12 @@ public final class SlotRuns {
             seenChanges.remove(lease.slotId());
             slotsChanged.accept(Set.copyOf(bySlot.keySet()));
             run.lost();
+            unwinding.compute(lease.slotId(), (slot, runs) -> {
+                List<SlotRun> still = new ArrayList<>(runs == null ? List.of() : runs);
+                still.removeIf(r -> r.running().isEmpty());
+                still.add(run);
+                return still;
+            });
         }
     }
 

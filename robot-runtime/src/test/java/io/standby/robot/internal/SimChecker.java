@@ -111,6 +111,22 @@ final class SimChecker {
         unservedSince.put(slotId, sim.now());
     }
 
+    /**
+     * A graceful release (SIGTERM, a drain) is about to free a slot: its robots on this node must have
+     * stopped first, on their own or, past the stop timeout, by an interrupt.
+     */
+    void releasing(SimNode node, Lease lease) {
+        for (List<SimRobot> robots : alive.values()) {
+            for (SimRobot robot : robots) {
+                if (robot.node == node && !robot.ended() && !robot.finishing() && robot.lease.slotId().equals(lease.slotId())
+                        && robot.lease.epoch() == lease.epoch()) {
+                    throw sim.failed(new Violation(node + " releases " + lease.slotId() + "@" + lease.epoch() + " while "
+                            + robot + " still runs"));
+                }
+            }
+        }
+    }
+
     /** The tokens a forced release ended: by robot id and incarnation, the slot, epoch and fences it had then. */
     private final Map<String, RobotToken> releasedTokens = new HashMap<>();
 

@@ -382,6 +382,9 @@ final class SimNode {
         @Override
         public void lost(Lease lease, LossReason reason) {
             sim.note(SimNode.this + " lost " + lease.slotId() + "@" + lease.epoch() + ": " + reason);
+            if (reason == LossReason.RELEASED) {
+                world.checker.releasing(SimNode.this, lease);
+            }
             slots.lost(lease);
         }
     }

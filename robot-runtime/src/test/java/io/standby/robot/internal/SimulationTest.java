@@ -12,25 +12,22 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 /**
- * A deterministic simulation of the slot protocol and the robot runtime under faults, on one thread and
- * a seeded random source, so that any failure replays exactly from its seed.
+ * A deterministic simulation of the slot protocol, the robot runtime and the operator's commands under
+ * faults, from a seed, so that any failure replays exactly. docs/DESIGN.md ("The simulation") says what it
+ * runs for real, what it simulates, what it checks and what it still leaves out.
  *
- * <p>Real code: {@code SlotProtocol} (claims, take-backs, renewals, self-fencing, graceful release),
- * {@code SlotRuns}/{@code SlotRun} with {@code RobotDecision} (every decision about a robot), and
- * {@code WriteBatch} (merging, read-back). Simulated: the database ({@link SimDatabase}: the primary, the
- * majority-committed state, failovers that roll back what no majority had, server clock jumps; the
- * stores' own filter and update documents, {@code SlotRules}, {@code RobotRules}, {@link RobotToken#filter()}
- * and {@link RobotWrite#filter()}/{@link RobotWrite#update()}, applied as sent by {@link BsonEval}, which
- * {@link BsonEvalTest} checks against the embedded server), the network (lost requests and replies, late and duplicated deliveries,
- * writes applied but not confirmed), the nodes' clocks (each drifting by up to 1 %) and processes
- * (pauses, kill -9, SIGTERM), false refusals (an address that rejects connects while its process lives,
- * probes that time out or fail), the robots ({@link SimRobot}, a counter run by the real {@code RobotRun}
- * contract) and an operator ({@link SimOperator}: add, rm, move, stop, start, slots release).
- * The protocol's claim preemption wait is skipped (a node claims at once); it only orders claims.
+ * <p>Real code: {@code SlotProtocol}, {@code SlotRuns}/{@code SlotRun} with {@code RobotDecision},
+ * {@code RobotRuns}/{@code RobotRun} with {@code RunContext}, {@code RunStatus}, {@code RunControl} and
+ * {@code Supervisor}, {@code WriteBatcher}/{@code WriteBatch}, {@code RobotTable} and {@code NodeTable}; the
+ * runtime's threads run one at a time on virtual time ({@link SimThreads}). Simulated: the database
+ * ({@link SimDatabase}, applying the stores' own filter and update documents with {@link BsonEval}), the
+ * network, clocks, processes, probes, the robots ({@link SimRobot}, counters) and the operator's choices
+ * ({@link SimOperator}). The protocol's claim preemption wait is skipped (a node claims at once).
  *
- * <p>Checked after every step ({@link SimChecker}): at most one runner per robot, no acknowledged
- * checkpoint lost or rolled back, every slot served within lease + 2 polls in calm periods; and at the
- * end of each seed, that every robot runs where it should and no removal or move was left half-done.
+ * <p>Checked after every step ({@link SimChecker}): one runner per robot, no robot running on past its
+ * lease, one valid lease per slot, no path for another node to a slot whose robots run, no acknowledged
+ * checkpoint lost, forced releases that end every token of their slot, every slot served in calm periods
+ * while there is room; and at the end of each seed, that every robot runs where it should.
  *
  * <p>It catches real holes. Each of these, put back on a scratch branch, made the default run fail
  * (2026-11-23):
