@@ -115,7 +115,7 @@ class DockerFilesTest {
         found.add(args);
     }
 
-    private static ParseResult parse(List<String> args) {
+    static ParseResult parse(List<String> args) {
         List<String> concrete = new ArrayList<>(args);
         for (int i = 1; i < concrete.size(); i++) {
             if (concrete.get(i - 1).equals("--ip") && concrete.get(i).equals("auto")) {
@@ -130,7 +130,7 @@ class DockerFilesTest {
     }
 
     /** The innermost subcommand's parse result, e.g. 'node' of 'standby node ...'. */
-    private static ParseResult leaf(ParseResult result) {
+    static ParseResult leaf(ParseResult result) {
         while (result.hasSubcommand()) {
             result = result.subcommand();
         }
