@@ -52,7 +52,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
             "Binds ip:port for its HTTP endpoint (/health, /ready, /status, /metrics, and the dashboard at /), claims "
                     + "up to --max-slots slots, renews them every --heartbeat, takes over slots whose --lease ran out by the "
                     + "database's clock or whose owner's process is gone (--fast-failover), and runs the robots of the "
-                    + "slots it owns. Exits 1 if its own address stops accepting connects while it runs."})
+                    + "slots it owns. Exits 1 if its own address stops accepting connects while it runs. On SIGTERM or Ctrl-C "
+                    + "it exits 0 once the database shows its slots released, 1 if it could not release them."})
 final class NodeCommand implements Callable<Integer> {
 
     private static final Logger log = LoggerFactory.getLogger(NodeCommand.class);
