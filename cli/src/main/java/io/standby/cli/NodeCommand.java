@@ -35,6 +35,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * {@code standby node}: takes part in the slot protocol and runs the robots of the slots it owns until
@@ -51,7 +52,8 @@ import java.util.concurrent.CountDownLatch;
             "Binds ip:port for its HTTP endpoint (/health, /ready, /status, /metrics, and the dashboard at /), claims "
                     + "up to --max-slots slots, renews them every --heartbeat, takes over slots whose --lease ran out by the "
                     + "database's clock or whose owner's process is gone (--fast-failover), and runs the robots of the "
-                    + "slots it owns. Exits 1 if its own address stops accepting connects while it runs."})
+                    + "slots it owns. Exits 1 if its own address stops accepting connects while it runs. On SIGTERM or Ctrl-C "
+                    + "it exits 0 once the database shows its slots released, 1 if it could not release them."})
 final class NodeCommand implements Callable<Integer> {
 
     private static final Logger log = LoggerFactory.getLogger(NodeCommand.class);
@@ -136,12 +138,19 @@ final class NodeCommand implements Callable<Integer> {
         // The builder throws IllegalArgumentException only for a setting, before it binds or connects.
         StandbyNode node = Flags.usage(builder::start);
         CountDownLatch stopped = new CountDownLatch(1);
+        // SIGTERM and Ctrl-C end the wait below instead of the JVM, which would exit 143 or 130 whatever the
+        // hand-over did: the exit code then says whether the slots were handed over (0) or not (1).
+        AtomicBoolean signalled = new AtomicBoolean();
+        Signals.onStop(() -> {
+            signalled.set(true);
+            stopped.countDown();
+        });
+        // Any other way out (SIGHUP, an exit from elsewhere) still stops gracefully.
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             if (!node.drained().isDone()) {
                 log.info("Stopping: letting robots checkpoint, then releasing slots");
             }
             node.close();
-            stopped.countDown();
         }, "standby-stop"));
         node.drained().thenRun(() -> {
             log.info("Drained: every slot is with a standby; stopping");
@@ -153,6 +162,11 @@ final class NodeCommand implements Callable<Integer> {
             // Every lease is fenced already; other nodes take this one for dead, so it must not go on.
             log.error("Stopping: {}", node.identityLost().join());
             return 1;
+        }
+        if (signalled.get() && !node.drained().isDone()) {
+            log.info("Stopping: letting robots checkpoint, then releasing slots");
+            node.close();
+            return HandOver.confirmed(root, node.config()) ? 0 : 1;
         }
         // Drained: the shutdown hook closes the node (nothing left to release) as the JVM exits.
         return 0;

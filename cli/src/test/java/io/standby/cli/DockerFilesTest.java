@@ -36,6 +36,8 @@ import static org.junit.jupiter.api.Assertions.fail;
 class DockerFilesTest {
 
     private static final String IMAGE = "standby:local";
+    /** The MongoDB image everywhere in compose.yaml: a patch release, not a tag that moves to the next one. */
+    static final String MONGO_IMAGE = "mongo:7.0.24";
     /** What '--ip auto' becomes in a container (docker/standby); any literal address will do for parsing. */
     private static final String AUTO_IP = "172.28.0.99";
     /** The longest replica-set election the lease must outlast (README, "Timing"). */
@@ -113,7 +115,7 @@ class DockerFilesTest {
         found.add(args);
     }
 
-    private static ParseResult parse(List<String> args) {
+    static ParseResult parse(List<String> args) {
         List<String> concrete = new ArrayList<>(args);
         for (int i = 1; i < concrete.size(); i++) {
             if (concrete.get(i - 1).equals("--ip") && concrete.get(i).equals("auto")) {
@@ -128,7 +130,7 @@ class DockerFilesTest {
     }
 
     /** The innermost subcommand's parse result, e.g. 'node' of 'standby node ...'. */
-    private static ParseResult leaf(ParseResult result) {
+    static ParseResult leaf(ParseResult result) {
         while (result.hasSubcommand()) {
             result = result.subcommand();
         }
@@ -184,7 +186,8 @@ class DockerFilesTest {
             @SuppressWarnings("unchecked")
             Map<String, Map<String, Object>> networks = (Map<String, Map<String, Object>>) service.getValue().get("networks");
             assertEquals(ip, networks.get("standby").get("ipv4_address"), name + ": its --ip is its container's address");
-            assertEquals(List.of("127.0.0.1:" + port + ":" + port), service.getValue().get("ports"), name + ": published on loopback");
+            assertEquals(List.of("127.0.0.1:${STANDBY_NODE" + name.substring("node".length()) + "_PORT:-" + port + "}:" + port),
+                    service.getValue().get("ports"), name + ": published on loopback, at a host port a test can move");
         }
         assertEquals(5, nodes, "node1-node4 and the scalable node");
         assertEquals(4, ports.size(), "four nodes with distinct ports");
@@ -203,7 +206,7 @@ class DockerFilesTest {
         }
         for (String member : List.of("mongo1", "mongo2", "mongo3")) {
             Map<String, Object> mongo = services.get(member);
-            assertEquals("mongo:7", mongo.get("image"), member);
+            assertEquals(MONGO_IMAGE, mongo.get("image"), member);
             List<String> command = (List<String>) mongo.get("command");
             assertEquals("rs0", command.get(command.indexOf("--replSet") + 1), member);
             assertTrue(((List<String>) mongo.get("volumes")).getFirst().startsWith(member + "-data:"), member + " keeps its data");
@@ -276,11 +279,21 @@ class DockerFilesTest {
         return lines;
     }
 
-    /** The Maven command of the Dockerfile's build stage. */
+    /**
+     * The Maven command of the Dockerfile's build stage. It runs twice: on the poms alone (the dependency
+     * layer), then offline on the sources, which proves the first run fetched everything.
+     */
     private static String dockerfileBuild() throws IOException {
         List<String> builds = dockerfile().stream().filter(l -> l.startsWith("RUN ") && l.contains("mvn ")).toList();
-        assertEquals(1, builds.size(), "one Maven build in the Dockerfile: " + builds);
-        return builds.getFirst().substring(builds.getFirst().indexOf("mvn "));
+        assertEquals(2, builds.size(), "the build on the poms alone, then offline on the sources: " + builds);
+        String build = builds.getFirst().substring(builds.getFirst().indexOf("mvn "));
+        assertEquals(build.replaceFirst("^mvn ", "mvn ").replace(" -q ", " -q -o "), builds.getLast().substring(builds.getLast().indexOf("mvn ")),
+                "the second build is the first, offline");
+        int poms = dockerfile().indexOf("COPY --from=poms /poms/ ./");
+        int sources = dockerfile().indexOf("COPY . .");
+        assertTrue(poms >= 0 && poms < dockerfile().indexOf(builds.getFirst()) && dockerfile().indexOf(builds.getFirst()) < sources
+                && sources < dockerfile().indexOf(builds.getLast()), "poms, build, sources, offline build: " + dockerfile());
+        return build;
     }
 
     private static List<String> dockerfileModules() throws IOException {
@@ -300,7 +313,7 @@ class DockerFilesTest {
             assertTrue(Files.isRegularFile(root().resolve(module).resolve("pom.xml")), "module " + module + " exists");
         }
         List<String> copies = dockerfile().stream().filter(l -> l.startsWith("COPY --from=build ")).toList();
-        assertEquals(modules.size(), copies.size(), "one jar copied from each module built: " + copies);
+        assertEquals(4, copies.size(), "the command line and three plugins: " + copies);
         for (String copy : copies) {
             String source = copy.split(" ")[2];
             assertTrue(modules.stream().anyMatch(m -> source.startsWith("/src/" + m + "/target/")), copy + " comes from a module the build makes");
@@ -312,19 +325,178 @@ class DockerFilesTest {
     }
 
     @Test
+    void theBuildNamesEveryModuleItNeedsAndNoneThatOnlyTestsUse() throws IOException {
+        String build = dockerfileBuild();
+        assertFalse(build.contains(" -am"), "-am would add test-support, which tests alone use: " + build);
+        assertTrue(build.contains("-Dmaven.test.skip=true"), "no test goal, so no test dependency is resolved: " + build);
+        List<String> modules = dockerfileModules();
+        assertFalse(modules.contains("test-support"), modules.toString());
+        // Every io.standby module a built module needs outside test scope is built too (no -am to find them).
+        Map<String, String> byArtifact = new LinkedHashMap<>();
+        for (String module : modules) {
+            byArtifact.put(artifactId(root().resolve(module)), module);
+        }
+        for (String module : modules) {
+            String pom = Files.readString(root().resolve(module).resolve("pom.xml"));
+            Matcher dependency = Pattern.compile("(?s)<dependency>(.*?)</dependency>").matcher(pom);
+            while (dependency.find()) {
+                String body = dependency.group(1);
+                if (!body.contains("<groupId>io.standby</groupId>") || body.contains("<scope>test</scope>")) {
+                    continue;
+                }
+                String needed = body.replaceAll("(?s).*<artifactId>([^<]+)</artifactId>.*", "$1");
+                assertTrue(byArtifact.containsKey(needed), module + " needs " + needed + ", which the build does not name: " + modules);
+            }
+        }
+        // The parent pom's skip-tests profile unbinds the test goals when tests are skipped.
+        String parent = Files.readString(root().resolve("pom.xml"));
+        for (String execution : List.of("default-testResources", "default-testCompile", "default-test")) {
+            assertTrue(parent.matches("(?s).*<name>maven\\.test\\.skip</name>.*<id>" + execution + "</id>\\s*<phase>none</phase>.*"),
+                    "the skip-tests profile unbinds " + execution);
+        }
+    }
+
+    private static String artifactId(Path module) throws IOException {
+        return Files.readString(module.resolve("pom.xml")).replaceAll("(?s).*?</parent>.*?<artifactId>([^<]+)</artifactId>.*", "$1");
+    }
+
+    @Test
+    void everyBaseImageIsAPatchReleaseOrADigest() throws IOException {
+        List<String> images = new ArrayList<>();
+        for (String line : dockerfile()) {
+            Matcher arg = Pattern.compile("ARG \\w+_IMAGE=(\\S+)").matcher(line);
+            if (arg.matches()) {
+                images.add(arg.group(1));
+            }
+        }
+        assertEquals(2, images.size(), "the Maven and the JRE image, as build arguments: " + images);
+        for (var service : services().entrySet()) {
+            Object image = service.getValue().get("image");
+            if (image != null && !IMAGE.equals(image)) {
+                images.add(image.toString());
+            }
+        }
+        for (String image : images) {
+            // name:MAJOR.MINOR.PATCH[...] or name@sha256:...: never 'latest', '7' or '1.27-alpine'.
+            assertTrue(image.matches("[a-z0-9./-]+(:[^:@]*\\d+\\.\\d+\\.\\d+[^:@]*)?(@sha256:[0-9a-f]{64})?") && (image.contains(":") || image.contains("@")),
+                    "a tag that names a patch release, or a digest: " + image);
+        }
+        assertTrue(dockerfile().stream().filter(l -> l.startsWith("FROM ")).allMatch(l -> l.startsWith("FROM ${")),
+                "every stage's base is one of the pinned build arguments");
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void everyLongRunningServiceHasARestartPolicyAMemoryLimitAndAHealthCheck() throws IOException {
+        Set<String> oneShots = Set.of("mongo-init", "slots-init", "robots");
+        int longRunning = 0;
+        for (var service : services().entrySet()) {
+            String name = service.getKey();
+            Map<String, Object> settings = service.getValue();
+            if (oneShots.contains(name)) {
+                assertEquals("no", settings.get("restart"), name + " retries by itself, within a bound");
+                continue;
+            }
+            longRunning++;
+            Object restart = settings.get("restart");
+            assertTrue(restart != null && Set.of("unless-stopped", "on-failure").contains(restart), name + " restart: " + restart);
+            String memory = (String) settings.get("mem_limit");
+            assertTrue(memory != null && memory.matches("\\d+[mg]"), name + " mem_limit: " + memory);
+            Map<String, Object> health = (Map<String, Object>) settings.get("healthcheck");
+            assertTrue(health != null && health.get("test") instanceof List<?> test && !test.isEmpty(), name + " has a health check");
+        }
+        assertEquals(3 + 4 + 1 + 2, longRunning, "mongo1-3, node1-4, the scalable node, the producer and web");
+        // The heap (75 % of the limit) of a node, and its grace period beyond the robots' checkpoint time.
+        Map<String, Object> node = services().get("node1");
+        assertEquals("384m", node.get("mem_limit"));
+        assertTrue(((Map<String, String>) node.get("environment")).get("JAVA_OPTS").contains("-XX:MaxRAMPercentage=75"));
+        assertEquals("on-failure", node.get("restart"), "a node that exits 0 (stopped, drained) stays down");
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void theOneShotsGiveUpWithinABoundAndSayWhy() throws IOException {
+        Map<String, Map<String, Object>> services = services();
+        String init = String.join(" ", (List<String>) services.get("mongo-init").get("command"));
+        assertTrue(init.contains("const limitSeconds = 120;") && init.contains("quit(1)") && init.contains("gave up after"), init);
+        assertTrue(init.contains("waitFor('two secondaries'"), "majority writes need the secondaries: " + init);
+        assertFalse(init.matches("(?s).*while \\(!rs\\.status.*"), "no unbounded wait: " + init);
+        String slots = String.join(" ", (List<String>) services.get("slots-init").get("command"));
+        assertTrue(slots.contains("for attempt in $$(seq 1 30)") && slots.contains("exit 1") && slots.contains("gave up after 30 attempts"), slots);
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void theNodesFixedAddressesLieOutsideTheRangeDockerHandsOut() throws IOException {
+        Map<String, Object> compose = new Yaml().load(Files.readString(root().resolve("docker/compose.yaml")));
+        Map<String, Object> network = ((Map<String, Map<String, Object>>) compose.get("networks")).get("standby");
+        Map<String, String> pool = ((List<Map<String, String>>) ((Map<String, Object>) network.get("ipam")).get("config")).getFirst();
+        assertTrue(pool.get("ip_range") != null && pool.get("gateway") != null, "a range for Docker's own choices, and the gateway: " + pool);
+        Cidr subnet = Cidr.parse(pool.get("subnet"));
+        Cidr range = Cidr.parse(pool.get("ip_range"));
+        assertTrue(subnet.contains(range.first()) && subnet.contains(range.last()), "ip_range inside the subnet: " + pool);
+        int fixed = 0;
+        for (var service : standbyServices().entrySet()) {
+            if (service.getValue().get("networks") instanceof Map<?, ?> networks
+                    && ((Map<String, Map<String, Object>>) networks).get("standby").get("ipv4_address") instanceof String address) {
+                long ip = Cidr.parse(address + "/32").first();
+                assertTrue(subnet.contains(ip), service.getKey() + " " + address + " in " + subnet);
+                assertFalse(range.contains(ip), service.getKey() + " " + address + " is outside ip_range " + pool.get("ip_range"));
+                assertFalse(ip == Cidr.parse(pool.get("gateway") + "/32").first(), service.getKey() + " is not the gateway");
+                fixed++;
+            }
+        }
+        assertEquals(4, fixed, "node1-node4");
+    }
+
+    /** An IPv4 block, enough for the compose file's network. */
+    record Cidr(long base, int bits) {
+        static Cidr parse(String text) {
+            String[] parts = text.split("/");
+            long address = 0;
+            for (String octet : parts[0].split("\\.")) {
+                address = address << 8 | Integer.parseInt(octet);
+            }
+            int bits = Integer.parseInt(parts[1]);
+            long mask = bits == 0 ? 0 : (0xFFFFFFFFL << (32 - bits)) & 0xFFFFFFFFL;
+            return new Cidr(address & mask, bits);
+        }
+
+        long first() {
+            return base;
+        }
+
+        long last() {
+            return base + (1L << (32 - bits)) - 1;
+        }
+
+        boolean contains(long ip) {
+            return ip >= first() && ip <= last();
+        }
+    }
+
+    @Test
     void theImageRunsAsANonRootUserWithStandbyAsEntrypointAndAHealthcheckOnReady() throws IOException {
         List<String> lines = dockerfile();
         List<String> stages = lines.stream().filter(l -> l.startsWith("FROM ")).toList();
-        assertEquals(2, stages.size(), "a build stage and a runtime stage: " + stages);
-        assertTrue(stages.get(0).startsWith("FROM maven:") && stages.get(0).endsWith(" AS build"), stages.get(0));
-        Matcher jre = Pattern.compile("FROM eclipse-temurin:(\\d+)-jre").matcher(stages.get(1));
-        assertTrue(jre.matches() && Integer.parseInt(jre.group(1)) >= 21, "a JRE 21 or newer: " + stages.get(1));
+        assertEquals(List.of("FROM ${MAVEN_IMAGE} AS poms", "FROM ${MAVEN_IMAGE} AS build", "FROM ${JRE_IMAGE}"), stages,
+                "the poms, the build and the runtime stage");
+        assertTrue(lines.stream().anyMatch(l -> l.startsWith("ARG MAVEN_IMAGE=maven:")), "a Maven image for the build");
+        Matcher jre = Pattern.compile("ARG JRE_IMAGE=eclipse-temurin:(\\d+)\\..*-jre.*").matcher(
+                lines.stream().filter(l -> l.startsWith("ARG JRE_IMAGE=")).findFirst().orElse(""));
+        assertTrue(jre.matches() && Integer.parseInt(jre.group(1)) >= 21, "a JRE 21 or newer: " + lines);
 
         List<String> users = lines.stream().filter(l -> l.startsWith("USER ")).toList();
         assertFalse(users.isEmpty(), "a USER line");
-        assertNotEquals("root", users.getLast().substring(5));
-        assertNotEquals("0", users.getLast().substring(5));
+        String user = users.getLast().substring(5).split(":")[0];
+        assertNotEquals("root", user);
+        assertNotEquals("0", user);
         assertTrue(lines.contains("ENTRYPOINT [\"standby\"]"), "standby is the entrypoint");
+        // The working directory exists, owned by that user, before WORKDIR would create it as root's.
+        int owned = indexOf(lines, l -> l.startsWith("RUN ") && l.matches(".*install -d -o (standby|" + user + ") .*/opt/standby( .*|$)"));
+        int workdir = lines.indexOf("WORKDIR /opt/standby");
+        assertTrue(owned >= 0 && owned < workdir, "/opt/standby made the user's before WORKDIR: " + lines);
+        assertTrue(lines.stream().anyMatch(l -> l.contains("useradd") && l.contains("--uid " + user)), "USER " + user + " is the standby user");
         assertTrue(lines.stream().anyMatch(l -> l.startsWith("HEALTHCHECK ") && l.endsWith("CMD [\"healthcheck\"]")));
 
         for (String script : List.of("standby", "healthcheck")) {
@@ -337,6 +509,15 @@ class DockerFilesTest {
         if (!healthcheck.contains("/proc/1/cmdline")) {
             fail("the healthcheck reads the node's address from its command line");
         }
+    }
+
+    private static int indexOf(List<String> lines, java.util.function.Predicate<String> match) {
+        for (int i = 0; i < lines.size(); i++) {
+            if (match.test(lines.get(i))) {
+                return i;
+            }
+        }
+        return -1;
     }
 
     /** Just enough of the shell's word splitting for compose.yaml's script: blanks, quotes, operators. */

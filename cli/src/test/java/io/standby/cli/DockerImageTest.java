@@ -31,8 +31,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * The image as docker/README.md builds it, where a Docker engine answers (skipped elsewhere): a one-shot
  * {@code slots init}, then one node against a {@code mongo:7} container. The node owns the slot, carries
- * the sample plugins, runs as a non-root user, turns healthy by its HEALTHCHECK, and on {@code docker stop}
- * releases its slot (SIGTERM reaches the JVM).
+ * the sample plugins, runs as a non-root user that owns its working directory, turns healthy by its
+ * HEALTHCHECK, and on {@code docker stop} releases its slot (SIGTERM reaches the JVM) and exits 0.
  */
 @Testcontainers(disabledWithoutDocker = true)
 class DockerImageTest {
@@ -65,7 +65,7 @@ class DockerImageTest {
     void theImageRunsANodeAgainstMongo7() throws Exception {
         ImageFromDockerfile image = image();
         try (Network network = Network.newNetwork();
-             MongoDBContainer mongo = new MongoDBContainer("mongo:7").withNetwork(network).withNetworkAliases("mongo")) {
+             MongoDBContainer mongo = new MongoDBContainer(DockerFilesTest.MONGO_IMAGE).withNetwork(network).withNetworkAliases("mongo")) {
             mongo.start();
             String inside = "mongodb://mongo:27017/?directConnection=true";
 
@@ -86,6 +86,10 @@ class DockerImageTest {
                 SlotView owned = new SlotTable(db).get("slot-0").orElseThrow();
                 assertEquals(7700, owned.owner().port());
                 assertNotEquals("0", node.execInContainer("id", "-u").getStdout().strip(), "not root");
+                assertEquals(node.execInContainer("id", "-un").getStdout().strip(),
+                        node.execInContainer("stat", "-c", "%U", "/opt/standby").getStdout().strip(), "the user owns its working directory");
+                assertEquals(0, node.execInContainer("touch", "/opt/standby/written").getExitCode(), "and can write there");
+                assertNotEquals(0, node.execInContainer("touch", "/opt/standby/standby.jar").getExitCode(), "the jar is root's, read-only to the node");
                 Document registered = db.database().getCollection("nodes").find(Filters.eq("_id", owned.owner().toString()))
                         .projection(Projections.include("types")).first();
                 assertEquals(List.of("counter", "hello", "ledger", "poller"), registered.getList("types", String.class));
@@ -96,7 +100,7 @@ class DockerImageTest {
                 node.getDockerClient().stopContainerCmd(node.getContainerId()).withTimeout(30).exec();
                 SlotView after = new SlotTable(db).get("slot-0").orElseThrow();
                 assertTrue(after.released(), "released on docker stop: " + after);
-                assertEquals(0, node.getCurrentContainerInfo().getState().getExitCodeLong(), "a graceful exit");
+                assertEquals(0, node.getCurrentContainerInfo().getState().getExitCodeLong(), "exit 0 after the hand-over:\n" + node.getLogs());
             }
         }
     }

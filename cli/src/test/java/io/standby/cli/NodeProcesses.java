@@ -64,6 +64,19 @@ final class NodeProcesses implements BeforeEachCallback, AfterTestExecutionCallb
      * @throws IllegalStateException if a node of this test still runs on that port
      */
     StandbyProcess node(int port, List<String> jvmArgs, String... args) throws IOException {
+        return start(port, (name, command) -> StandbyProcess.start(dir, name, jvmArgs, command), args);
+    }
+
+    /** As {@link #node(int, String...)}, started through the repository's launcher ({@link StandbyProcess#launch}). */
+    StandbyProcess launch(int port, String... args) throws IOException {
+        return start(port, (name, command) -> StandbyProcess.launch(dir, name, command), args);
+    }
+
+    private interface Starter {
+        StandbyProcess start(String name, String... command) throws IOException;
+    }
+
+    private StandbyProcess start(int port, Starter starter, String... args) throws IOException {
         List<String> command = new ArrayList<>(List.of("node", "--ip", "127.0.0.1", "--port", Integer.toString(port)));
         command.addAll(List.of(args));
         command.addAll(List.of("--mongo", TestMongo.uri(), "--db", db));
@@ -71,7 +84,7 @@ final class NodeProcesses implements BeforeEachCallback, AfterTestExecutionCallb
         if (earlier != null && earlier.isAlive()) {
             throw new IllegalStateException("port " + port + " is still held by a node of this test");
         }
-        StandbyProcess node = StandbyProcess.start(dir, "node-" + port + "-" + System.nanoTime(), jvmArgs, command.toArray(String[]::new));
+        StandbyProcess node = starter.start("node-" + port + "-" + System.nanoTime(), command.toArray(String[]::new));
         nodes.put(port, node);
         return node;
     }

@@ -47,6 +47,50 @@ final class StandbyProcess implements AutoCloseable {
         return new StandbyProcess(process, output);
     }
 
+    /**
+     * {@code ./standby ARGS} at the repository's root: the launcher script users run, on the jar that
+     * {@code mvn package} built, with this test's JDK. Only for tests that run after the package phase
+     * (failsafe's {@code *IT}): before it, the launcher would find no jar, or an old one, and build it.
+     *
+     * @throws IllegalStateException if the jar is missing or older than a source or pom
+     */
+    static StandbyProcess launch(Path dir, String name, String... args) throws IOException {
+        Path root = DockerFilesTest.root();
+        requireFreshJar(root);
+        List<String> command = new ArrayList<>(List.of(root.resolve("standby").toString()));
+        command.addAll(List.of(args));
+        Path output = dir.resolve(name + ".log");
+        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output.toFile());
+        builder.environment().put("STANDBY_JAVA", ProcessHandle.current().info().command().orElseThrow());
+        // The launcher's own JVM options only; nothing of the user's environment.
+        builder.environment().remove("STANDBY_JAVA_OPTS");
+        return new StandbyProcess(builder.start(), output);
+    }
+
+    /** What the launcher checks before it builds: the same rule, so that a test never starts a nested build. */
+    private static void requireFreshJar(Path root) throws IOException {
+        Path jar = root.resolve("cli/target/standby.jar");
+        if (!Files.isRegularFile(jar)) {
+            throw new IllegalStateException(jar + " is missing: these tests run after 'mvn package' (mvn verify)");
+        }
+        java.nio.file.attribute.FileTime built = Files.getLastModifiedTime(jar);
+        try (var files = Files.walk(root)) {
+            Path newer = files.filter(f -> !f.startsWith(root.resolve(".git")))
+                    .filter(f -> f.toString().contains("/src/main/") || f.getFileName().toString().equals("pom.xml"))
+                    .filter(f -> {
+                        try {
+                            return Files.getLastModifiedTime(f).compareTo(built) > 0;
+                        } catch (IOException e) {
+                            return false;
+                        }
+                    })
+                    .findFirst().orElse(null);
+            if (newer != null) {
+                throw new IllegalStateException(newer + " is newer than " + jar + ": run 'mvn package' first");
+            }
+        }
+    }
+
     /** Ports free right now and distinct from each other: the demo's own choice of ports. */
     static List<Integer> freePorts(int count) throws IOException {
         return DemoCommand.freePorts(count);
