@@ -36,7 +36,12 @@ final class SimNode {
     final NodeId id;
     final int maxSlots;
     final SlotTiming timing;
-    final double rate;
+    /** The clock's rate against the world's: within the drift bound, but for a while fast beyond it. */
+    final double baseRate;
+    double rate;
+    /** The clock's reading when its rate last changed, and the world's time then. */
+    private long clockBase;
+    private long rateSince;
     private final long clockOffset;
     /** Restarts as a node's, scaled down: a crash-looping robot fails for good within a storm. */
     private static final RuntimeConfig RUNTIME = RuntimeConfig.defaults(SimWorld.TIMING.poll())
@@ -71,11 +76,13 @@ final class SimNode {
         this.id = id;
         this.maxSlots = maxSlots;
         this.timing = timing;
+        this.baseRate = rate;
         this.rate = rate;
         this.clockOffset = sim.between(0, 1_000_000 * Sim.MS);
         this.robotStore = new SimRobotStore(world.db);
         this.slotStore = new SimSlotStore(world.db);
-        this.clock = () -> clockOffset + (long) (sim.now() * rate);
+        this.clockBase = clockOffset;
+        this.clock = () -> clockBase + (long) ((sim.now() - rateSince) * this.rate);
         // As SlotNode.fenceCheckInterval: a quarter of the smaller margin, within [5 ms, 100 ms].
         Duration margin = timing.lateMargin().compareTo(timing.fenceMargin()) < 0 ? timing.lateMargin() : timing.fenceMargin();
         Duration quarter = margin.dividedBy(4);
@@ -284,6 +291,18 @@ final class SimNode {
     void pause(long nanos) {
         pausedUntil = Math.max(pausedUntil, sim.now() + nanos);
         sim.note(this + " paused for " + nanos / Sim.MS + " ms");
+    }
+
+    /**
+     * The clock runs at {@code newRate} from now on, monotonic all the same. Fast beyond the drift bound, a
+     * standby's own wait ends early and only the server's clock (the claim's {@code $$NOW} conditions) keeps
+     * it from claiming too soon; slow beyond it, an owner would fence itself late, which nothing can catch.
+     */
+    void rate(double newRate) {
+        clockBase = clock.nanoTime();
+        rateSince = sim.now();
+        rate = newRate;
+        sim.note(this + " clock runs at " + String.format("%.3f", newRate));
     }
 
     /** Connects to this node's address are refused for {@code nanos}, whether its process lives or not. */

@@ -140,6 +140,9 @@ final class SimWorld {
         db.commit();
         long settled = Math.max(Math.max(sim.now(), db.lastLateDelivery()), db.noPrimaryUntil());
         for (SimNode node : nodes) {
+            if (node.rate != node.baseRate) {
+                node.rate(node.baseRate);
+            }
             if (!node.up) {
                 node.start();
             }
@@ -181,6 +184,9 @@ final class SimWorld {
                 long rejecting = sim.between(LEASE / 2, 3 * LEASE);
                 nodes.forEach(n -> n.reject(rejecting));
             }
+        } else if (r < 0.47) {
+            // A clock that runs fast beyond the drift bound (a broken clock source) until the calm.
+            node.rate(node.baseRate * (1.1 + sim.random.nextDouble() * 0.2));
         } else if (r < 0.52) {
             // A live process refused all the same: a REJECT rule, an address moved to another host, a
             // listener closed while the process lives. Often with a pause, the case that made two runners.
