@@ -18,7 +18,7 @@ public final class NodeTable {
 
     public NodeTable(StandbyDatabase database) {
         this.registry = new MongoNodeRegistry(database.database());
-        this.store = new MongoSlotStore(database.datastore());
+        this.store = new MongoSlotStore(database);
     }
 
     /** Every node in the registry, offline ones too, by identity. */

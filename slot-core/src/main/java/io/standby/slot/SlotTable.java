@@ -26,7 +26,7 @@ public final class SlotTable {
     private final SlotStore store;
 
     public SlotTable(StandbyDatabase database) {
-        this.store = new MongoSlotStore(database.datastore());
+        this.store = new MongoSlotStore(database);
     }
 
     /**
