@@ -12,6 +12,8 @@ import org.springframework.context.SmartLifecycle;
  * the node hands its slots over first, then the web server drains, and the {@code MongoClient} bean closes
  * only when beans are destroyed, after every lifecycle has stopped. The node starts last, once the web
  * server runs. A start that fails (address taken, database unreachable) fails the application's start.
+ * An application that declares its own {@code StandbyNode} bean builds it with {@code builder().build()},
+ * not {@code start()}: this lifecycle starts it.
  */
 public final class StandbyLifecycle implements SmartLifecycle {
 
