@@ -30,7 +30,7 @@ class BomTest {
         assertThat(first("<standby.version>([^<]+)</standby.version>", bom)).isEqualTo(first("<version>([^<]+)</version>", parent));
 
         Set<String> managed = new TreeSet<>();
-        Matcher m = ARTIFACT.matcher(bom.substring(bom.indexOf("<dependencyManagement>")));
+        Matcher m = ARTIFACT.matcher(bom.substring(bom.indexOf("<dependencyManagement>"), bom.indexOf("</dependencyManagement>")));
         while (m.find()) {
             managed.add(m.group(1));
         }
