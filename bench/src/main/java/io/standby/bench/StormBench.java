@@ -221,7 +221,7 @@ final class StormBench implements Callable<Integer> {
             long start = System.nanoTime();
             try (ExecutorService nodes = Executors.newVirtualThreadPerTaskExecutor()) {
                 for (int i = 0; i < count; i++) {
-                    SlotStore store = new MongoSlotStore(clients.get(i).datastore());
+                    SlotStore store = new MongoSlotStore(clients.get(i));
                     SlotStore.Ownership me = new SlotStore.Ownership(new NodeId("10.2." + (i / 200) + "." + (i % 200 + 1), 7000 + i),
                             NodeConfig.newInstanceId(), timing.lease());
                     nodes.submit(() -> naiveNode(store, me, timing, holders, won, failed, maxRounds, stop));

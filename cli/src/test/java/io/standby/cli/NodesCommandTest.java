@@ -127,14 +127,14 @@ class NodesCommandTest {
                 + "start a node with room, or use --force to release them anyway", refused.errorLine());
         assertEquals("", refused.out());
         assertFalse(new NodeTable(admin).get(full).orElseThrow().drain(), "nothing written");
-        assertEquals(null, new MongoSlotStore(admin.datastore()).read("slot-0").orElseThrow().drain());
+        assertEquals(null, new MongoSlotStore(admin).read("slot-0").orElseThrow().drain());
 
         CliRun forced = run("node", "drain", "10.0.0.1:7700", "--force");
         assertEquals(0, forced.exitCode(), forced.err());
         assertTrue(forced.out().contains("Asked 10.0.0.1:7700 to drain, forced: it hands its 2 slot(s) over even with nowhere to go"),
                 forced.out());
         assertTrue(new NodeTable(admin).get(full).orElseThrow().drain());
-        assertEquals(new SlotView.Drain("1-a@host:1:1", true), new MongoSlotStore(admin.datastore()).read("slot-0").orElseThrow().drain());
+        assertEquals(new SlotView.Drain("1-a@host:1:1", true), new MongoSlotStore(admin).read("slot-0").orElseThrow().drain());
     }
 
     @Test

@@ -11,6 +11,7 @@ import io.standby.robot.runtime.RuntimeConfig;
 import io.standby.slot.Lease;
 import io.standby.slot.NodeConfig;
 import io.standby.slot.NodeId;
+import io.standby.slot.NodeState;
 import io.standby.slot.SlotListener;
 import io.standby.slot.SlotNode;
 import io.standby.slot.SlotTable;
@@ -26,8 +27,9 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 /**
  * A Standby node inside an application's own process: it takes part in the slot protocol and runs the
@@ -53,23 +55,62 @@ public final class StandbyNode implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(StandbyNode.class);
 
-    private final NodeConfig config;
-    private final SlotNode slots;
-    private final RobotRuntime robots;
-    private final NodeEndpoint endpoint;
-    private final List<AutoCloseable> databases;
-    private final AtomicBoolean closed = new AtomicBoolean();
+    /** Curator's lifecycle: a node starts once and closes once; a closed node never starts. */
+    private enum Phase { LATENT, STARTED, CLOSED }
 
-    private StandbyNode(NodeConfig config, SlotNode slots, RobotRuntime robots, NodeEndpoint endpoint, List<AutoCloseable> databases) {
+    /** What a started node runs, and the connections it opened (closed last). */
+    private record Parts(SlotNode slots, RobotRuntime robots, NodeEndpoint endpoint, List<AutoCloseable> databases) {
+    }
+
+    private final NodeConfig config;
+    private final Supplier<Parts> opener;
+    private final AtomicReference<Phase> phase = new AtomicReference<>(Phase.LATENT);
+    private volatile Parts parts;
+    private final CompletableFuture<Void> drained = new CompletableFuture<>();
+    private final CompletableFuture<String> identityLost = new CompletableFuture<>();
+
+    private StandbyNode(NodeConfig config, Supplier<Parts> opener) {
         this.config = config;
-        this.slots = slots;
-        this.robots = robots;
-        this.endpoint = endpoint;
-        this.databases = databases;
+        this.opener = opener;
     }
 
     public static Builder builder() {
         return new Builder();
+    }
+
+    /**
+     * Binds the address, connects, checks the database (reachable, MongoDB 4.2 or newer), starts the
+     * robot runtime, then the slot protocol. Once only.
+     *
+     * @throws IllegalStateException if started before or closed; if the address is taken, the database
+     *                               cannot be reached or is too old, or this identity holds a live lease of
+     *                               a process the node cannot prove gone (on another host, or on this one
+     *                               without a bound address); everything opened so far is closed again
+     */
+    public synchronized StandbyNode start() {
+        if (!phase.compareAndSet(Phase.LATENT, Phase.STARTED)) {
+            throw new IllegalStateException("node " + config.node() + " cannot be started more than once (it is "
+                    + phase.get().name().toLowerCase(java.util.Locale.ROOT) + ")");
+        }
+        Parts started;
+        try {
+            started = opener.get();
+        } catch (RuntimeException e) {
+            phase.set(Phase.CLOSED);
+            throw e;
+        }
+        parts = started;
+        started.slots().drained().whenComplete((done, failed) -> complete(drained, done, failed));
+        started.slots().identityLost().whenComplete((reason, failed) -> complete(identityLost, reason, failed));
+        return this;
+    }
+
+    private static <T> void complete(CompletableFuture<T> future, T value, Throwable failed) {
+        if (failed != null) {
+            future.completeExceptionally(failed);
+        } else {
+            future.complete(value);
+        }
     }
 
     /** The node's identity, timing and instance id. */
@@ -77,9 +118,28 @@ public final class StandbyNode implements AutoCloseable {
         return config;
     }
 
-    /** The leases this node holds right now. */
+    /** The leases this node holds right now; none before it starts. */
     public List<Lease> leases() {
-        return slots.leases();
+        Parts now = parts;
+        return now == null ? List.of() : now.slots().leases();
+    }
+
+    /** What the node does now: drains, owns slots, or stands by (also before it starts). */
+    public NodeState state() {
+        Parts now = parts;
+        return now == null ? NodeState.STANDBY : now.slots().state();
+    }
+
+    /**
+     * Empty while the node takes part in the protocol: started, not closed, and its last read of the slots
+     * succeeded lately (so an unreachable database shows); otherwise why not, in a few words.
+     */
+    public Optional<String> notReady() {
+        Parts now = parts;
+        if (phase.get() == Phase.CLOSED) {
+            return Optional.of("stopped");
+        }
+        return now == null ? Optional.of("not started") : now.slots().notReady();
     }
 
     /**
@@ -87,7 +147,7 @@ public final class StandbyNode implements AutoCloseable {
      * application then closes the node (the {@code standby node} command exits).
      */
     public CompletableFuture<Void> drained() {
-        return slots.drained();
+        return drained;
     }
 
     /**
@@ -96,32 +156,37 @@ public final class StandbyNode implements AutoCloseable {
      * for dead. The application should close it, and find out what closed its listener.
      */
     public CompletableFuture<String> identityLost() {
-        return slots.identityLost();
+        return identityLost;
     }
 
-    /** The robots running on this node, by slot. */
+    /** The robots running on this node, by slot; none before it starts. */
     public Map<String, List<String>> running() {
-        return robots.running();
+        Parts now = parts;
+        return now == null ? Map.of() : now.robots().running();
     }
 
     /**
      * Graceful stop: every robot checkpoints and returns (interrupted after the stop timeout), then every
-     * slot is released; then the connections it opened close. Idempotent.
+     * slot is released; then the connections it opened close. Idempotent; a node closed before it started
+     * never starts.
      */
     @Override
-    public void close() {
-        if (!closed.compareAndSet(false, true)) {
+    public synchronized void close() {
+        // Synchronized with start(): a close during a start waits for it, then stops what it opened.
+        Phase before = phase.getAndSet(Phase.CLOSED);
+        Parts now = parts;
+        if (before != Phase.STARTED || now == null) {
             return;
         }
         long began = System.nanoTime();
         // Closing the slot node asks the runtime to stop each slot's robots and waits for them; only then
         // is the slot released. So the runtime, and the connections both use, close only after it.
-        slots.close();
-        robots.close();
-        if (endpoint != null) {
-            endpoint.close();
+        now.slots().close();
+        now.robots().close();
+        if (now.endpoint() != null) {
+            now.endpoint().close();
         }
-        for (AutoCloseable database : databases) {
+        for (AutoCloseable database : now.databases()) {
             try {
                 database.close();
             } catch (Exception e) {
@@ -169,6 +234,31 @@ public final class StandbyNode implements AutoCloseable {
         private MeterRegistry meterRegistry;
 
         private Builder() {
+        }
+
+        /** A copy, so that a built node keeps the settings it was built with. */
+        private Builder(Builder other) {
+            uri = other.uri;
+            database = other.database;
+            clientSettings = other.clientSettings;
+            slotDatabase = other.slotDatabase;
+            robotDatabase = other.robotDatabase;
+            ip = other.ip;
+            port = other.port;
+            maxSlots = other.maxSlots;
+            timing = other.timing;
+            stopTimeout = other.stopTimeout;
+            restartBackoff = other.restartBackoff;
+            maxRestartBackoff = other.maxRestartBackoff;
+            failureLimit = other.failureLimit;
+            failureWindow = other.failureWindow;
+            types = other.types;
+            factories.addAll(other.factories);
+            listener = other.listener;
+            endpoint = other.endpoint;
+            addressBound = other.addressBound;
+            fastFailover = other.fastFailover;
+            meterRegistry = other.meterRegistry;
         }
 
         /** The MongoDB URI (default {@value StandbyDatabase#DEFAULT_URI}). */
@@ -319,24 +409,36 @@ public final class StandbyNode implements AutoCloseable {
         }
 
         /**
-         * Checks every setting, binds the address, connects, checks the database (reachable, MongoDB 4.2
-         * or newer), starts the robot runtime, then the slot protocol.
+         * Checks every setting, then starts the node: {@code build().start()}.
          *
          * @throws IllegalArgumentException naming the bad setting; nothing was bound or connected
-         * @throws IllegalStateException    if the address is taken, the database cannot be reached or is
-         *                                  too old, or this identity holds a live lease of a process the
-         *                                  node cannot prove gone (on another host, or on this one without
-         *                                  a bound address); everything opened so far is closed again
+         * @throws IllegalStateException    as {@link StandbyNode#start()}
          */
         public StandbyNode start() {
+            return build().start();
+        }
+
+        /**
+         * Checks every setting and returns the node, not started: an application that starts and stops it
+         * with its own lifecycle (a Spring {@code SmartLifecycle}, say) calls {@link StandbyNode#start()}
+         * later. Changes to this builder afterwards do not reach the node.
+         *
+         * @throws IllegalArgumentException naming the bad setting
+         */
+        public StandbyNode build() {
             if (ip == null) {
                 throw new IllegalArgumentException("the node's identity (ip and port) is required");
             }
-            // The endpoint is bound below before the node starts, or the start fails: either way a proof.
+            // The endpoint is bound at the start before the node runs, or the start fails: either way a proof.
             NodeConfig config = NodeConfig.of(new NodeId(ip, port), maxSlots, timing).withAddressBound(endpoint || addressBound);
             RuntimeConfig runtimeConfig = new RuntimeConfig(timing.poll(), stopTimeout, restartBackoff, maxRestartBackoff,
                     failureLimit, failureWindow);
             RobotTypes robotTypes = (types != null ? types : RobotTypes.builtIn()).with(factories);
+            Builder settings = new Builder(this);
+            return new StandbyNode(config, () -> settings.open(config, runtimeConfig, robotTypes));
+        }
+
+        private Parts open(NodeConfig config, RuntimeConfig runtimeConfig, RobotTypes robotTypes) {
             // What is opened here is closed again, last first, if a later step fails.
             List<AutoCloseable> opened = new ArrayList<>();
             List<AutoCloseable> connections = new ArrayList<>();
@@ -368,13 +470,12 @@ public final class StandbyNode implements AutoCloseable {
                     listeners = SlotListener.inOrder(metrics, listeners);
                 }
                 SlotNode slots = SlotNode.create(slotsDb, config, listeners, robots::workload, fastFailover).start();
-                StandbyNode node = new StandbyNode(config, slots, robots, http, connections);
                 if (http != null) {
                     StandbyDatabase viewDb = robotsDb;
                     new NodeStatus(config, slots, robots, new ClusterView(() -> ClusterStatus.read(viewDb, ClusterView.EVENTS)))
                             .serve(http, metrics == null ? Optional.empty() : PrometheusText.of(meterRegistry));
                 }
-                return node;
+                return new Parts(slots, robots, http, connections);
             } catch (RuntimeException e) {
                 for (AutoCloseable resource : opened.reversed()) {
                     try {

@@ -17,7 +17,7 @@ public final class NodeTable {
     private final SlotStore store;
 
     public NodeTable(StandbyDatabase database) {
-        this(new MongoNodeRegistry(database.database()), new MongoSlotStore(database.datastore()));
+        this(new MongoNodeRegistry(database.database()), new MongoSlotStore(database));
     }
 
     /** Over any registry and slot store: the simulation drives this very table over its own database. */

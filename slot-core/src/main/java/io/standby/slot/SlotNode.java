@@ -106,7 +106,7 @@ public final class SlotNode implements AutoCloseable {
      */
     public static SlotNode create(StandbyDatabase database, NodeConfig config, SlotListener listener, Supplier<Workload> workload,
                                   boolean fastFailover) {
-        return new SlotNode(new MongoSlotStore(database.datastore()), new MongoNodeRegistry(database.database()), config,
+        return new SlotNode(new MongoSlotStore(database), new MongoNodeRegistry(database.database()), config,
                 new SuspendAwareClock(MonotonicClock.system(), System::currentTimeMillis), listener, workload,
                 new EventLog(database.database()), fastFailover);
     }

@@ -26,7 +26,7 @@ public final class SlotTable {
     private final SlotStore store;
 
     public SlotTable(StandbyDatabase database) {
-        this(new MongoSlotStore(database.datastore()));
+        this(new MongoSlotStore(database));
     }
 
     /** Over any slot store: the simulation drives this very table over its own database. */

@@ -48,28 +48,24 @@ public final class StandbyDatabase implements AutoCloseable {
     private static final Pattern DB_NAME = Pattern.compile("[A-Za-z0-9_-]{1,63}");
 
     private final MongoClient client;
+    /** Whether {@link #close()} closes the client: false for an application's own client ({@link #of}). */
+    private final boolean ownsClient;
     private final MongoDatabase database;
-    private final Datastore datastore;
+    /** Created on first use: no protocol path maps an entity, and Morphia's start costs every command time. */
+    private Datastore datastore;
     private final String hosts;
     /** The replica set the URI names, or null. */
     private final String replicaSet;
     /** What the driver's monitors last found at each address: to say why no server could be selected. */
     private final Map<ServerAddress, ServerType> seen;
 
-    private StandbyDatabase(MongoClient client, String name, String hosts, String replicaSet, Map<ServerAddress, ServerType> seen) {
+    private StandbyDatabase(MongoClient client, boolean ownsClient, MongoDatabase database, String hosts, String replicaSet,
+                            Map<ServerAddress, ServerType> seen) {
         this.client = client;
+        this.ownsClient = ownsClient;
         this.replicaSet = replicaSet;
         this.seen = seen;
-        this.database = client.getDatabase(name);
-        this.datastore = Morphia.createDatastore(client, ManualMorphiaConfig.configure()
-                .database(name)
-                // No package scan: entities are mapped on first use. A scan (even of one package) costs
-                // ClassGraph most of a second at the start of every command.
-                .packages(List.of())
-                // Free slots show ip: null and port: null in mongosh, as the seed does.
-                .storeNulls(true)
-                // Indexes are created explicitly where they are needed, never as a side effect of mapping.
-                .applyIndexes(false));
+        this.database = database;
         this.hosts = hosts;
     }
 
@@ -117,8 +113,34 @@ public final class StandbyDatabase implements AutoCloseable {
         if (settings != null) {
             settings.accept(builder);
         }
-        return new StandbyDatabase(MongoClients.create(builder.build()), name, String.join(",", connection.getHosts()),
+        MongoClient client = MongoClients.create(builder.build());
+        return new StandbyDatabase(client, true, client.getDatabase(name), String.join(",", connection.getHosts()),
                 connection.getRequiredReplicaSetName(), seen);
+    }
+
+    /**
+     * The database through a client the application opened and closes itself (a Spring {@code MongoClient}
+     * bean, say): {@link #close()} leaves it open. The protocol's settings are applied to the database
+     * instead of the client: majority writes and reads from the primary, and {@code operationTimeout} on
+     * every operation (driver 5.2+ {@code timeoutMS}), whatever the client was configured with.
+     *
+     * @throws IllegalArgumentException naming the bad value if the database name is malformed
+     */
+    public static StandbyDatabase of(MongoClient client, String name, Duration operationTimeout) {
+        Objects.requireNonNull(client, "client");
+        Objects.requireNonNull(name, "name");
+        if (!DB_NAME.matcher(name).matches()) {
+            throw new IllegalArgumentException("invalid database name '" + name + "': use letters, digits, '_' or '-' (at most 63)");
+        }
+        MongoDatabase database = client.getDatabase(name)
+                .withWriteConcern(WriteConcern.MAJORITY)
+                .withReadConcern(ReadConcern.MAJORITY)
+                .withReadPreference(ReadPreference.primary())
+                .withTimeout(Math.max(1, operationTimeout.toMillis()), TimeUnit.MILLISECONDS);
+        String hosts = String.join(",", client.getClusterDescription().getClusterSettings().getHosts().stream()
+                .map(ServerAddress::toString).toList());
+        return new StandbyDatabase(client, false, database, hosts,
+                client.getClusterDescription().getClusterSettings().getRequiredReplicaSetName(), new ConcurrentHashMap<>());
     }
 
     /** The collection with the guarantees the protocol relies on, even if it came from another client. */
@@ -210,7 +232,22 @@ public final class StandbyDatabase implements AutoCloseable {
         return database;
     }
 
-    public Datastore datastore() {
+    /**
+     * Morphia's view of this database. Package-private on purpose: Morphia is an implementation detail, and
+     * no public type takes or returns one of its types. The slot store reads and writes through the driver.
+     */
+    synchronized Datastore datastore() {
+        if (datastore == null) {
+            datastore = Morphia.createDatastore(client, ManualMorphiaConfig.configure()
+                    .database(database.getName())
+                    // No package scan: entities are mapped on first use. A scan (even of one package) costs
+                    // ClassGraph most of a second at the start of every command.
+                    .packages(List.of())
+                    // Free slots show ip: null and port: null in mongosh, as the seed does.
+                    .storeNulls(true)
+                    // Indexes are created explicitly where they are needed, never as a side effect of mapping.
+                    .applyIndexes(false));
+        }
         return datastore;
     }
 
@@ -219,8 +256,11 @@ public final class StandbyDatabase implements AutoCloseable {
         return hosts;
     }
 
+    /** Closes the client, unless it is the application's own ({@link #of}). */
     @Override
     public void close() {
-        client.close();
+        if (ownsClient) {
+            client.close();
+        }
     }
 }

@@ -7,7 +7,6 @@ import com.mongodb.client.model.Aggregates;
 import com.mongodb.client.model.Field;
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Projections;
-import dev.morphia.Datastore;
 import io.standby.slot.NodeId;
 import io.standby.slot.SlotView;
 import io.standby.slot.StandbyDatabase;
@@ -57,8 +56,9 @@ public final class MongoSlotStore implements SlotStore {
     /** Slots already warned about, with the reason, so that a poll loop does not repeat it. */
     private final Map<String, String> warned = new ConcurrentHashMap<>();
 
-    public MongoSlotStore(Datastore datastore) {
-        this.raw = StandbyDatabase.safe(datastore.getDatabase().getCollection(SlotDocument.COLLECTION));
+    public MongoSlotStore(StandbyDatabase database) {
+        // The database, not a Morphia datastore's: it carries the operation timeout, also on a shared client.
+        this.raw = StandbyDatabase.safe(database.database().getCollection(SlotDocument.COLLECTION));
     }
 
     /**

@@ -63,7 +63,7 @@ class FastFailoverTest {
     void setUp(TestInfo test) {
         db = StandbyDatabase.connect(TestMongo.uri(), TestMongo.freshDatabase(test.getTestMethod().orElseThrow().getName()),
                 Duration.ofSeconds(10), null);
-        store = new MongoSlotStore(db.datastore());
+        store = new MongoSlotStore(db);
         slots = db.database().getCollection("slots");
         new SlotTable(db).init(1);
     }

@@ -59,7 +59,7 @@ class SlotProtocolTest {
     void setUp(TestInfo test) {
         db = StandbyDatabase.connect(TestMongo.uri(), TestMongo.freshDatabase(test.getTestMethod().orElseThrow().getName()),
                 Duration.ofSeconds(10), null);
-        store = new MongoSlotStore(db.datastore());
+        store = new MongoSlotStore(db);
         slots = db.database().getCollection("slots");
     }
 
@@ -675,7 +675,7 @@ class SlotProtocolTest {
         try (StandbyDatabase watched = StandbyDatabase.connect(TestMongo.uri(), db.database().getName(), Duration.ofSeconds(10),
                 settings -> settings.addCommandListener(readsOfCollections))) {
             NodeConfig config = new NodeConfig(me, 2, TIMING, NodeConfig.newInstanceId());
-            SlotProtocol a = new SlotProtocol(new MongoSlotStore(watched.datastore()), new MongoNodeRegistry(watched.database()),
+            SlotProtocol a = new SlotProtocol(new MongoSlotStore(watched), new MongoNodeRegistry(watched.database()),
                     config, clock, new RecordingListener("n7001", log), sleeps::add, SlotProtocol.Fanout.SEQUENTIAL,
                     () -> io.standby.slot.Workload.NONE, Load.Gauge.IDLE, GoneOwners.OFF);
 

@@ -48,7 +48,7 @@ abstract class SlotStoreContract {
     void connect(TestInfo test) {
         db = StandbyDatabase.connect(uri(), TestMongo.freshDatabase(test.getTestMethod().orElseThrow().getName()),
                 Duration.ofSeconds(10), null);
-        store = new MongoSlotStore(db.datastore());
+        store = new MongoSlotStore(db);
     }
 
     @AfterEach
@@ -70,7 +70,7 @@ abstract class SlotStoreContract {
         CommandLog commands = new CommandLog();
         try (StandbyDatabase loose = StandbyDatabase.connect(CommandLog.withOptions(uri(), CommandLog.LOOSE_OPTIONS),
                 db.database().getName(), Duration.ofSeconds(10), s -> s.addCommandListener(commands))) {
-            MongoSlotStore looseStore = new MongoSlotStore(loose.datastore());
+            MongoSlotStore looseStore = new MongoSlotStore(loose);
             SlotTable table = new SlotTable(loose);
             table.init(2);
             assertTrue(looseStore.claim(looseStore.read("slot-0").orElseThrow(), owner(7001, "a")));

@@ -1,0 +1,87 @@
+package io.standby.spring;
+
+import com.mongodb.client.MongoClient;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.standby.node.StandbyNode;
+import io.standby.robot.RobotFactory;
+import io.standby.robot.runtime.RobotTypes;
+import io.standby.slot.SlotListener;
+import io.standby.slot.StandbyDatabase;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * A Standby node in a Spring Boot application, from the {@code standby.*} properties.
+ *
+ * <ul>
+ *   <li>Database: the application's {@link MongoClient} bean when it has one and {@code standby.mongo} is
+ *       unset (the node applies its timeouts and majority concerns to its own view, and leaves the client
+ *       to Spring); otherwise the node opens and closes its own clients to {@code standby.mongo}.</li>
+ *   <li>Robots: every {@link RobotFactory} bean is a robot type, besides those on the class path and in
+ *       {@code standby.plugins-dir}.</li>
+ *   <li>Listeners: every {@link SlotListener} bean is told of the node's slots, in {@code @Order}.</li>
+ *   <li>Metrics: the node's meters go to the application's {@link MeterRegistry}.</li>
+ *   <li>Lifecycle: {@link StandbyLifecycle} starts the node after the context is refreshed and stops it
+ *       first on shutdown.</li>
+ * </ul>
+ */
+@AutoConfiguration(afterName = {
+        "org.springframework.boot.mongodb.autoconfigure.MongoAutoConfiguration",
+        "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration"})
+@ConditionalOnClass(StandbyNode.class)
+@ConditionalOnBooleanProperty(name = StandbyProperties.PREFIX + ".enabled", matchIfMissing = true)
+@EnableConfigurationProperties(StandbyProperties.class)
+public class StandbyAutoConfiguration {
+
+    /** The node, built and checked but not started: {@link StandbyLifecycle} starts it. */
+    @Bean
+    @ConditionalOnMissingBean
+    public StandbyNode standbyNode(StandbyProperties properties, ObjectProvider<MongoClient> clients,
+                                   ObjectProvider<RobotFactory> factories, ObjectProvider<SlotListener> listeners,
+                                   ObjectProvider<StandbyNodeCustomizer> customizers) {
+        StandbyNode.Builder builder = properties.applyTo(StandbyNode.builder());
+        MongoClient client = properties.getMongo() == null ? clients.getIfUnique() : null;
+        if (client != null) {
+            String name = properties.getDatabase();
+            builder.databases(StandbyDatabase.of(client, name, properties.timing().operationTimeout()),
+                    StandbyDatabase.of(client, name, StandbyNode.Builder.ROBOT_OPERATION_TIMEOUT));
+        } else if (properties.getMongo() != null) {
+            builder.mongo(properties.getMongo());
+        }
+        if (properties.getPluginsDir() != null) {
+            builder.robotTypes(RobotTypes.discover(properties.getPluginsDir()));
+        }
+        builder.robots(factories.orderedStream().toArray(RobotFactory[]::new));
+        listeners.orderedStream().reduce(SlotListener::inOrder).ifPresent(builder::listener);
+        customizers.orderedStream().forEach(customizer -> customizer.customize(builder));
+        return builder.build();
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    public StandbyLifecycle standbyLifecycle(StandbyNode node) {
+        return new StandbyLifecycle(node);
+    }
+
+    /** Micrometer is optional in the node; with it, the node measures itself into the application's registry. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(MeterRegistry.class)
+    static class Metrics {
+
+        @Bean
+        StandbyNodeCustomizer standbyMeterRegistry(ObjectProvider<MeterRegistry> registries) {
+            return builder -> {
+                MeterRegistry registry = registries.getIfUnique();
+                if (registry != null) {
+                    builder.meterRegistry(registry);
+                }
+            };
+        }
+    }
+}

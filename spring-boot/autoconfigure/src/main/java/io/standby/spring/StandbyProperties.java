@@ -1,0 +1,232 @@
+package io.standby.spring;
+
+import com.mongodb.ConnectionString;
+import io.standby.node.StandbyNode;
+import io.standby.slot.Durations;
+import io.standby.slot.NodeId;
+import io.standby.slot.SlotTiming;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.validation.Errors;
+import org.springframework.validation.Validator;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+
+/**
+ * The node's settings under {@code standby.*}, the same as the {@code standby node} command's options.
+ * They are checked when bound, by the rules the node itself applies, so a bad value stops the application
+ * at startup with the property, its value and the reason; nothing has been bound or connected by then.
+ */
+@ConfigurationProperties(prefix = StandbyProperties.PREFIX)
+public class StandbyProperties implements Validator {
+
+    // The defaults below are literals, the node's own defaults, so that the configuration processor can
+    // write them into the metadata; StandbyPropertiesTest checks that they still match the node's constants.
+
+    public static final String PREFIX = "standby";
+
+    /** Whether to run a Standby node in this application. */
+    private boolean enabled = true;
+    /**
+     * MongoDB URI of the slots and robots. When unset, the node uses the application's own MongoClient
+     * bean if it has one, and otherwise mongodb://127.0.0.1:27017.
+     */
+    private String mongo;
+    /** The database that holds the slots and robots. */
+    private String database = "standby";
+    /** The node's identity: a literal IP address of this machine, at which other nodes reach it. Required. */
+    private String ip;
+    /** The node's port, 1-65535: its own HTTP endpoint listens there (see endpoint). Required. */
+    private Integer port;
+    /** Whether the node binds ip:port for its own HTTP endpoint (/health, /ready, /status, the dashboard). */
+    private boolean endpoint = true;
+    /** The most slots this node owns at once. */
+    private int maxSlots = 1;
+    /** How often the owner renews each of its slots. */
+    private Duration heartbeat = Duration.ofSeconds(2);
+    /** How long a slot stays owned without a renewal, by the database's clock; more than twice the heartbeat. */
+    private Duration lease = Duration.ofSeconds(5);
+    /** How often the node looks for claimable slots; less than the lease. */
+    private Duration poll = Duration.ofSeconds(1);
+    /**
+     * Whether a standby takes a slot over before its lease ends when the owner is late and its address
+     * refuses connects (its process is gone).
+     */
+    private boolean fastFailover = true;
+    /** How long robots get for a final checkpoint at shutdown before they are interrupted. */
+    private Duration stopTimeout = Duration.ofSeconds(10);
+    /** A directory of robot plugin jars, whose robot types the node runs besides the RobotFactory beans. */
+    private Path pluginsDir;
+
+    @Override
+    public boolean supports(Class<?> type) {
+        return StandbyProperties.class.isAssignableFrom(type);
+    }
+
+    /** The node's own rules, each reported on the property it concerns. */
+    @Override
+    public void validate(Object target, Errors errors) {
+        if (!enabled) {
+            return;
+        }
+        if (ip == null || ip.isBlank()) {
+            errors.rejectValue("ip", "required", "the node's identity is required: set standby.ip (a literal IP address of this machine)");
+        }
+        if (port == null) {
+            errors.rejectValue("port", "required", "the node's identity is required: set standby.port (1-65535)");
+        }
+        if (ip != null && !ip.isBlank() && port != null) {
+            try {
+                new NodeId(ip, port);
+            } catch (IllegalArgumentException e) {
+                errors.rejectValue(e.getMessage().startsWith("invalid port") ? "port" : "ip", "invalid", e.getMessage());
+            }
+        }
+        if (maxSlots < 1) {
+            errors.rejectValue("maxSlots", "invalid", "max slots " + maxSlots + " must be at least 1");
+        }
+        try {
+            timing();
+        } catch (IllegalArgumentException e) {
+            String message = e.getMessage();
+            errors.rejectValue(message.startsWith("heartbeat") ? "heartbeat" : message.startsWith("poll") ? "poll" : "lease",
+                    "invalid", message);
+        }
+        if (stopTimeout == null || stopTimeout.isNegative() || stopTimeout.isZero()) {
+            errors.rejectValue("stopTimeout", "invalid", "stop timeout " + (stopTimeout == null ? "null" : Durations.format(stopTimeout))
+                    + " must be more than 0");
+        }
+        if (mongo != null) {
+            try {
+                new ConnectionString(mongo);
+            } catch (IllegalArgumentException e) {
+                errors.rejectValue("mongo", "invalid", "invalid MongoDB URI: " + e.getMessage());
+            }
+        }
+        if (database == null || !database.matches("[A-Za-z0-9_-]{1,63}")) {
+            errors.rejectValue("database", "invalid", "invalid database name: use letters, digits, '_' or '-' (at most 63)");
+        }
+        if (pluginsDir != null && !Files.isDirectory(pluginsDir)) {
+            errors.rejectValue("pluginsDir", "invalid", "invalid plugin directory '" + pluginsDir + "': not a directory");
+        }
+    }
+
+    /** Heartbeat, lease and poll. @throws IllegalArgumentException naming the broken timing rule */
+    public SlotTiming timing() {
+        if (heartbeat == null || lease == null || poll == null) {
+            throw new IllegalArgumentException("heartbeat, lease and poll are required");
+        }
+        return SlotTiming.of(heartbeat, lease, poll);
+    }
+
+    /** These settings on a node builder; the database, robots and listeners are the auto-configuration's. */
+    StandbyNode.Builder applyTo(StandbyNode.Builder builder) {
+        return builder.node(ip, port == null ? 0 : port).maxSlots(maxSlots).timing(timing()).fastFailover(fastFailover)
+                .stopTimeout(stopTimeout).endpoint(endpoint).database(database);
+    }
+
+    public boolean isEnabled() {
+        return enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+        this.enabled = enabled;
+    }
+
+    public String getMongo() {
+        return mongo;
+    }
+
+    public void setMongo(String mongo) {
+        this.mongo = mongo;
+    }
+
+    public String getDatabase() {
+        return database;
+    }
+
+    public void setDatabase(String database) {
+        this.database = database;
+    }
+
+    public String getIp() {
+        return ip;
+    }
+
+    public void setIp(String ip) {
+        this.ip = ip;
+    }
+
+    public Integer getPort() {
+        return port;
+    }
+
+    public void setPort(Integer port) {
+        this.port = port;
+    }
+
+    public boolean isEndpoint() {
+        return endpoint;
+    }
+
+    public void setEndpoint(boolean endpoint) {
+        this.endpoint = endpoint;
+    }
+
+    public int getMaxSlots() {
+        return maxSlots;
+    }
+
+    public void setMaxSlots(int maxSlots) {
+        this.maxSlots = maxSlots;
+    }
+
+    public Duration getHeartbeat() {
+        return heartbeat;
+    }
+
+    public void setHeartbeat(Duration heartbeat) {
+        this.heartbeat = heartbeat;
+    }
+
+    public Duration getLease() {
+        return lease;
+    }
+
+    public void setLease(Duration lease) {
+        this.lease = lease;
+    }
+
+    public Duration getPoll() {
+        return poll;
+    }
+
+    public void setPoll(Duration poll) {
+        this.poll = poll;
+    }
+
+    public boolean isFastFailover() {
+        return fastFailover;
+    }
+
+    public void setFastFailover(boolean fastFailover) {
+        this.fastFailover = fastFailover;
+    }
+
+    public Duration getStopTimeout() {
+        return stopTimeout;
+    }
+
+    public void setStopTimeout(Duration stopTimeout) {
+        this.stopTimeout = stopTimeout;
+    }
+
+    public Path getPluginsDir() {
+        return pluginsDir;
+    }
+
+    public void setPluginsDir(Path pluginsDir) {
+        this.pluginsDir = pluginsDir;
+    }
+}

@@ -1,0 +1,77 @@
+package io.standby.spring;
+
+import io.standby.robot.runtime.RuntimeConfig;
+import io.standby.slot.NodeConfig;
+import io.standby.slot.SlotTiming;
+import io.standby.slot.StandbyDatabase;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Bad values stop the application at startup with the property, the value and the reason, before the
+ * node binds or connects anything (no database is needed to see them).
+ */
+class StandbyPropertiesTest {
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(StandbyAutoConfiguration.class, StandbyActuatorAutoConfiguration.class))
+            .withPropertyValues("standby.ip=127.0.0.1", "standby.port=7700", "standby.mongo=mongodb://127.0.0.1:9");
+
+    private String startupFailure(String... properties) {
+        String[] message = new String[1];
+        runner.withPropertyValues(properties).run(context -> {
+            assertThat(context).hasFailed();
+            Throwable cause = context.getStartupFailure();
+            StringBuilder all = new StringBuilder();
+            for (Throwable t = cause; t != null; t = t.getCause()) {
+                all.append(t.getMessage()).append('\n');
+            }
+            message[0] = all.toString();
+        });
+        return message[0];
+    }
+
+    @Test
+    void aLeaseNotAboveTwoHeartbeatsIsRejectedNamingTheRule() {
+        assertThat(startupFailure("standby.heartbeat=2s", "standby.lease=3s"))
+                .contains("origin \"standby.lease\"").contains("lease 3s must be more than twice the heartbeat 2s");
+    }
+
+    @Test
+    void aMissingIdentityIsRejectedNamingTheProperty() {
+        assertThat(startupFailure("standby.ip=")).contains("set standby.ip");
+    }
+
+    @Test
+    void aBadIpPortOrMaxSlotsIsRejectedWithTheValue() {
+        assertThat(startupFailure("standby.ip=node-1")).contains("invalid ip 'node-1': expected a literal IPv4 or IPv6 address");
+        assertThat(startupFailure("standby.port=70000")).contains("invalid port 70000: expected 1-65535");
+        assertThat(startupFailure("standby.max-slots=0")).contains("max slots 0 must be at least 1");
+    }
+
+    @Test
+    void aValueOfTheWrongTypeIsRejectedNamingTheProperty() {
+        assertThat(startupFailure("standby.port=abc")).contains("standby.port").contains("abc");
+        assertThat(startupFailure("standby.heartbeat=soon")).contains("standby.heartbeat").contains("soon");
+    }
+
+    @Test
+    void aBadUriDatabaseOrPluginDirectoryIsRejected() {
+        assertThat(startupFailure("standby.mongo=http://x")).contains("invalid MongoDB URI");
+        assertThat(startupFailure("standby.database=a b")).contains("invalid database name");
+        assertThat(startupFailure("standby.plugins-dir=/no/such/dir")).contains("invalid plugin directory '/no/such/dir': not a directory");
+    }
+
+    @Test
+    void theDocumentedDefaultsAreTheNodesOwn() {
+        StandbyProperties defaults = new StandbyProperties();
+        assertThat(defaults.timing()).isEqualTo(SlotTiming.defaults());
+        assertThat(defaults.getMaxSlots()).isEqualTo(NodeConfig.DEFAULT_MAX_SLOTS);
+        assertThat(defaults.getDatabase()).isEqualTo(StandbyDatabase.DEFAULT_NAME);
+        assertThat(defaults.getStopTimeout()).isEqualTo(RuntimeConfig.DEFAULT_STOP_TIMEOUT);
+        assertThat(defaults.isFastFailover()).isTrue();
+    }
+}
