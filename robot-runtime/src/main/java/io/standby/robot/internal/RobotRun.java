@@ -140,7 +140,9 @@ final class RobotRun implements Run {
                 log.warn("Robot {} cannot be created: {}", robot.id(), e.toString());
                 return Outcome.FAILED;
             }
-            if (control.stopping()) {
+            // The thread may start, or wake from a backoff, long after the launch (a pause, a collection):
+            // the robot's context is the one its lease's take read, so without that lease it must not run.
+            if (control.stopping() || !lease.isValid()) {
                 return stoppedBy();
             }
             status.send(new Document(STATE, RobotState.RUNNING.name()).append(NODE, runs.node()).append(RESTARTS, restarts));
