@@ -38,6 +38,9 @@ final class SimWorld {
     private final int slotCount;
     private final int maxRobots;
     private boolean storming;
+    /** This storm's clock trouble: the server's clock jumped, or a node's runs fast; never both. */
+    private boolean serverClockJumped;
+    private boolean fastClocks;
     /** The last calm period has begun: no storm comes after it. */
     private boolean over;
 
@@ -136,6 +139,8 @@ final class SimWorld {
             return;
         }
         storming = false;
+        serverClockJumped = false;
+        fastClocks = false;
         db.faults(SimDatabase.Faults.NONE);
         db.commit();
         long settled = Math.max(Math.max(sim.now(), db.lastLateDelivery()), db.noPrimaryUntil());
@@ -177,6 +182,10 @@ final class SimWorld {
         } else if (r < 0.40) {
             db.failover(sim.between(LEASE / 20, 3 * LEASE / 2));
         } else if (r < 0.44) {
+            if (fastClocks) {
+                return;
+            }
+            serverClockJumped = true;
             db.jumpServerClock(sim.between(LEASE / 2, 3 * LEASE) / Sim.MS);
             if (sim.chance(0.5)) {
                 // Every live owner looks late at once: with a false refusal, only a standby's own clock
@@ -185,7 +194,13 @@ final class SimWorld {
                 nodes.forEach(n -> n.reject(rejecting));
             }
         } else if (r < 0.47) {
-            // A clock that runs fast beyond the drift bound (a broken clock source) until the calm.
+            // A clock that runs fast beyond the drift bound (a broken clock source) until the calm. Never in
+            // the storm of a server clock jump: a lease is judged by both clocks so that either one alone may
+            // fail, and with both wrong nothing can tell a live lease from an expired one.
+            if (serverClockJumped) {
+                return;
+            }
+            fastClocks = true;
             node.rate(node.baseRate * (1.1 + sim.random.nextDouble() * 0.2));
         } else if (r < 0.52) {
             // A live process refused all the same: a REJECT rule, an address moved to another host, a

@@ -51,25 +51,17 @@ import static org.junit.jupiter.api.Assertions.fail;
  *       seed 2, step 4105 and step 4122.</li>
  * </ul>
  *
- * <p>Mutants of the rules the Mongo stores send, each put in {@code SlotRules}/{@code RobotRules}/
- * {@code RobotWrite} alone, with the default run (2026-11-25). A mutant it misses is a condition the rest of
- * the protocol duplicates here, or a hole it cannot see; either way it is listed:
- * <ul>
- *   <li>caught: a write's filter without {@code seq < n}: seed 1, step 6100, "committed count 4 is below
- *       the acknowledged 11";</li>
- *   <li>caught: a revoke that does not raise the slot's epoch: seed 5, step 110945, a robot left marked as
- *       run by the former owner at the new owner's epoch, never started ("should run there once, runs: []");</li>
- *   <li>missed: the claim without {@code time + lease < $$NOW}, with not one outcome changed (the same counts
- *       as the run without it): a claimer only tries a slot its read showed expired and that it has itself
- *       watched for a full lease, and any renewal since changes the version the filter asks for. The server
- *       check would matter for a claimer that misjudges; the simulation's server clock only jumps forward;</li>
- *   <li>missed: the renewal without {@code epoch} (outcomes changed, no invariant broke), we think because
- *       every change of owner also changes or clears {@code instance}, which the filter keeps;</li>
- *   <li>missed: the take without {@code node ∈ {null, me}}, with not one outcome changed: a robot fenced at the
- *       slot's epoch can only have been taken by that epoch's owner;</li>
- *   <li>missed: the fence without {@code epoch < e} (outcomes changed, no invariant broke), we think because a
- *       stale fence that lowers a robot's epoch still raises {@code fences}, so no earlier token comes back.</li>
- * </ul>
+ * <p>Since it runs the real runtime (2026-11-26) it also found two holes of its own, each now closed with a
+ * focused test: a graceful release right after a pause at the late mark freed the slot while the paused
+ * run's robot still unwound (seed 2, step 93513; {@code SlotRunsReleaseTest}), and a robot's thread that
+ * first ran after a 2.8 s pause began the robot without a lease (seed 114 of a 50,000,000-step run;
+ * {@code RobotRunLateStartTest}).
+ *
+ * <p>Hand-made mutants of the safety rules, each alone ({@code scripts/sim-mutants}; docs/TESTING.md has
+ * every result and the reason each missed one is missed): the issue "Simulation II"'s five (a checkpoint of
+ * unknown outcome reported as acknowledged, a forced release that does not raise the epoch, a zero
+ * self-stop margin, a release before the robots stopped, fast failover without its own-clock wait) all fail
+ * the default run, as do a take that keeps the token and a lost slot whose runs are not interrupted.
  *
  * <p>{@code -Dstandby.sim.steps=N} sets the number of steps (default 1,000,000); {@code -Dstandby.sim.seed=S}
  * replays one seed. A failure prints its seed and the last events before it.

@@ -1,0 +1,48 @@
+"""The hand-made mutants of docs/TESTING.md ("Hand-made mutants against the simulation"), each a list of
+(file, old text, new text) replaced once. `python3 sim_mutants.py NAME` applies one in the current
+directory (a checkout of this repository); `python3 sim_mutants.py --list` names them all. Used by
+scripts/sim-mutants, which runs each in a throw-away worktree."""
+RT='robot-runtime/src/main/java/io/standby/robot/internal/'
+SC='slot-core/src/main/java/io/standby/slot/internal/'
+M = {
+ 'unconfirmed-acked': [(RT+'RunContext.java',
+   '                // Not acknowledged (unreachable, or not confirmed by a majority): retry while the lease holds.\n',
+   '                if (true) { state = snapshot; return; }\n')],
+ 'release-before-stopped': [(RT+'SlotRun.java',
+   'if (!run.await(Duration.ofNanos(left)) && !run.finishing()) {', 'if (false && !run.await(Duration.ofNanos(left))) {'),
+   (RT+'SlotRun.java', '                if (!run.await(Duration.ofNanos(left))) {', '                if (false && !run.await(Duration.ofNanos(left))) {')],
+ 'zero-margin': [(SC+'SlotProtocol.java',
+   'this.validNanos = config.timing().lease().minus(config.timing().fenceMargin()).toNanos();',
+   'this.validNanos = config.timing().lease().toNanos();')],
+ 'no-late-wait': [(SC+'SlotProtocol.java', '        return observations.seenFor(slot, now, slot.lateMark());', '        return true;')],
+}
+RR='robot-runtime/src/main/java/io/standby/robot/'
+M.update({
+ 'claim-no-expiry': [(SC+'SlotRules.java', 'return version(seen).append("$expr", before(TIME, LEASE));', 'return version(seen);')],
+ 'renew-no-epoch': [(SC+'SlotRules.java', '        return slot(slotId, epoch).append(INSTANCE, instance);', '        return new Document("_id", slotId).append(INSTANCE, instance);')],
+ 'take-any-node': [(RR+'internal/RobotRules.java', '                Filters.in(NODE, Arrays.asList(null, node)),\n', '')],
+ 'fence-no-epoch': [(RR+'internal/RobotRules.java', '? Filters.and(Filters.eq(SLOT, slotId), Filters.lt(EPOCH, epoch))', '? Filters.eq(SLOT, slotId)'),
+                    (RR+'internal/RobotRules.java', ': FlatFilter.and(Filters.in(ID, onlyIds), Filters.eq(SLOT, slotId), Filters.lt(EPOCH, epoch));', ': FlatFilter.and(Filters.in(ID, onlyIds), Filters.eq(SLOT, slotId));')],
+ 'take-keeps-token': [(RR+'internal/RobotRules.java', 'Updates.inc(FENCES, 1L), Updates.set(SEQ, 0L), Updates.set(STATUS_SEQ, 0L),', 'Updates.set(SEQ, 0L), Updates.set(STATUS_SEQ, 0L),')],
+ 'table-release-old-epoch': [(RR+'admin/RobotTable.java', 'long epoch = slot.epoch() + 1;', 'long epoch = slot.epoch();')],
+ 'revoke-no-epoch': [(SC+'SlotRules.java', '.append("$unset", new Document(LATE, ""))\n                .append("$inc", new Document(EPOCH, 1L));', '.append("$unset", new Document(LATE, ""));')],
+})
+
+M.update({
+ 'run-ignores-reject': [(RT+'RobotRun.java', 'lease.epoch(), lease.slotId());\n            interrupt(false);', 'lease.epoch(), lease.slotId());')],
+ 'lost-no-interrupt': [(RT+'SlotRun.java', '        for (Run run : end()) {\n            run.interrupt(false);\n        }', '        for (Run run : end()) {\n        }')],
+ 'status-after-final': [(RT+'RunStatus.java', '            if (finishing) {\n                return;\n            }\n            intended', '            intended')],
+})
+
+import sys
+if sys.argv[1] == '--list':
+    print(' '.join(M))
+    sys.exit(0)
+name = sys.argv[1]
+if name not in M:
+    sys.exit("sim-mutants: unknown mutant '%s' (known: %s)" % (name, ', '.join(M)))
+for f, old, new in M[name]:
+    text = open(f).read()
+    if old not in text:
+        sys.exit("sim-mutants: %s no longer contains the text mutant '%s' changes; update scripts/lib/sim_mutants.py" % (f, name))
+    open(f, 'w').write(text.replace(old, new, 1))
