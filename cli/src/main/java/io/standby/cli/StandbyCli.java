@@ -49,6 +49,14 @@ public final class StandbyCli {
             description = "Database name (env STANDBY_DB; default: ${DEFAULT-VALUE}).")
     String db;
 
+    @Option(names = "--log-format", scope = ScopeType.INHERIT, paramLabel = "text|json", converter = LogFormat.Converter.class,
+            defaultValue = "${env:" + LogFormat.VARIABLE + ":-text}",
+            description = "Logs on standard error as text, or as one JSON object a line for log shippers "
+                    + "(env " + LogFormat.VARIABLE + "; default: text).")
+    void logFormat(String format) {
+        LogFormat.use(format);
+    }
+
     public static void main(String[] args) {
         System.exit(run(args));
     }
@@ -105,7 +113,20 @@ public final class StandbyCli {
     }
 
     private static int onBadArguments(CommandLine.ParameterException e, String[] args) {
-        return usageError(e.getCommandLine(), unknownCommand(e).orElse(oneLine(e.getMessage())));
+        return usageError(e.getCommandLine(), unknownCommand(e).or(() -> fromEnvironment(e)).orElse(oneLine(e.getMessage())));
+    }
+
+    /**
+     * A bad value that came from an environment variable rather than from what was typed: the message
+     * names the variable, since the option is nowhere on the command line.
+     */
+    private static Optional<String> fromEnvironment(CommandLine.ParameterException e) {
+        if (!(e.getArgSpec() instanceof CommandLine.Model.OptionSpec option)) {
+            return Optional.empty();
+        }
+        return Environment.variable(e.getCommandLine(), option).map(name -> "invalid " + name + "='" + System.getenv(name)
+                + "' (the default of " + option.longestName() + "): "
+                + oneLine(e.getMessage()).replaceFirst("^Invalid value for option '[^']*'( \\([^)]*\\))?: ", ""));
     }
 
     /** A word where a subcommand belongs, named as a command, with the closest one if any is close. */
@@ -139,7 +160,7 @@ public final class StandbyCli {
             if ("1".equals(System.getenv("STANDBY_DEBUG"))) {
                 e.printStackTrace(err);
             }
-            return usageError(cli, oneLine(e.getMessage()));
+            return usageError(cli, Environment.naming(cli, oneLine(e.getMessage())));
         }
         if (e instanceof IllegalArgumentException || e instanceof IllegalStateException || e instanceof UserError) {
             err.println("standby: " + oneLine(e.getMessage()));
