@@ -30,7 +30,6 @@ import java.util.OptionalDouble;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -206,21 +205,20 @@ class ListOutputTest {
     /** The table's first line is its header; without headers the rows alone; wide has the narrow columns and more. */
     private void assertHeaders(List<String> command, String first, int rows, String... wideOnly) {
         String[] args = command.toArray(String[]::new);
-        List<String> table = ok(args).out().strip().lines().toList();
+        List<String> table = ok(args).out().strip().lines().filter(line -> !line.startsWith("Long values are cut")).toList();
         assertTrue(table.getFirst().startsWith(first), table.getFirst());
         assertEquals(rows + 1, table.size(), String.join("\n", table));
         List<String> rowsAlone = ok(concat(args, "--no-headers")).out().strip().lines().toList();
         // The same rows (ages move on between two runs: the first two columns do not).
         assertEquals(firstColumns(table.subList(1, table.size())), firstColumns(rowsAlone));
-        String wideHeader = ok(concat(args, "-o", "wide")).out().lines().findFirst().orElseThrow();
-        for (String column : table.getFirst().split("\\s{2,}")) {
-            assertTrue(wideHeader.contains(column), column + " in " + wideHeader);
-        }
-        for (String column : wideOnly) {
-            assertTrue(wideHeader.contains(column), column + " in " + wideHeader);
-            assertFalse(table.getFirst().contains(" " + column + " "), column + " only when wide: " + table.getFirst());
-        }
-        assertNotEquals(table.getFirst(), wideHeader);
+        List<String> narrow = columns(table.getFirst());
+        List<String> wide = columns(ok(concat(args, "-o", "wide")).out().lines().findFirst().orElseThrow());
+        assertEquals(narrow, wide.stream().filter(narrow::contains).toList(), "wide has the narrow table's columns, in order");
+        assertEquals(List.of(wideOnly), wide.stream().filter(column -> !narrow.contains(column)).toList());
+    }
+
+    private static List<String> columns(String header) {
+        return List.of(header.strip().split("\\s{2,}"));
     }
 
     @ParameterizedTest

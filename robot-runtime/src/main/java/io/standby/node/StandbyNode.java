@@ -371,7 +371,7 @@ public final class StandbyNode implements AutoCloseable {
                 StandbyNode node = new StandbyNode(config, slots, robots, http, connections);
                 if (http != null) {
                     StandbyDatabase viewDb = robotsDb;
-                    new NodeStatus(config, slots, robots, new ClusterView(() -> ClusterStatus.read(viewDb, ClusterView.EVENTS)))
+                    new NodeStatus(config, slots, robots, new ClusterView(() -> ClusterStatus.read(viewDb, ClusterView.EVENTS, ClusterView.ROBOTS)))
                             .serve(http, metrics == null ? Optional.empty() : PrometheusText.of(meterRegistry));
                 }
                 return node;

@@ -7,6 +7,7 @@ import com.mongodb.client.model.Accumulators;
 import com.mongodb.client.model.Aggregates;
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Projections;
+import com.mongodb.client.model.Sorts;
 import com.mongodb.client.model.Updates;
 import io.standby.robot.internal.FlatFilter;
 import io.standby.robot.internal.Placement;
@@ -192,6 +193,22 @@ public final class RobotTable {
             }
         }
         return counts;
+    }
+
+    /**
+     * Up to {@code limit} robots (the first by id), by slot then id, without their config and context: what
+     * a dashboard lists of every robot, at a cost bounded by {@code limit} whatever their contexts weigh.
+     */
+    public List<RobotView> summaries(int limit) {
+        List<RobotView> list = new ArrayList<>();
+        for (Document doc : robots.find().projection(Projections.exclude(CONFIG, CONTEXT)).sort(Sorts.ascending(ID)).limit(limit)) {
+            RobotView robot = RobotCodec.parse(doc);
+            if (robot != null) {
+                list.add(robot);
+            }
+        }
+        list.sort(ORDER);
+        return list;
     }
 
     /** Up to {@code limit} robots not RUNNING, by slot then id, without their config and context. */
