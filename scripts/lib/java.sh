@@ -2,17 +2,23 @@
 # shellcheck shell=bash
 
 java_major() {
-  local version home
+  local version="" home line
   # A JDK's release file names its version without starting a JVM (which costs a good part of a second).
-  home="$(dirname "$(dirname "$(readlink -f "$1")")")"
+  # Read with bash alone: ./standby runs this on every call, where each extra process costs milliseconds.
+  home="$(readlink -f "$1")"
+  home="${home%/bin/java}"
   if [ -f "$home/release" ]; then
-    version="$(awk -F'"' '/^JAVA_VERSION=/ {print $2; exit}' "$home/release")"
+    while IFS= read -r line; do
+      case "$line" in
+        JAVA_VERSION=*) version="${line#JAVA_VERSION=}"; version="${version//\"/}"; break ;;
+      esac
+    done < "$home/release"
   fi
-  if [ -z "${version:-}" ]; then
+  if [ -z "$version" ]; then
     version="$("$1" -version 2>&1 | awk -F'"' '/version/ {print $2; exit}')" || return 1
   fi
   case "$version" in
-    1.*) echo "${version#1.}" | cut -d. -f1 ;;
+    1.*) version="${version#1.}"; echo "${version%%.*}" ;;
     *) echo "${version%%[.+-]*}" ;;
   esac
 }

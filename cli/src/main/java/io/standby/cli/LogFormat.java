@@ -8,16 +8,15 @@ import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.TypeConversionException;
 
 import java.util.Locale;
-import java.util.Objects;
 
 /**
  * How the logs on standard error look: {@code text} for people, {@code json} (one object a line, logback's
- * JSON encoder) for log shippers. logback.xml attaches the appender that {@code STANDBY_LOG_FORMAT} names;
- * {@code --log-format} sets that as a system property, which logback reads before the environment.
+ * JSON encoder) for log shippers. {@link LogSetup} follows {@code STANDBY_LOG_FORMAT}; {@code --log-format}
+ * sets that as a system property, which it reads before the environment.
  */
 final class LogFormat {
 
-    static final String VARIABLE = "STANDBY_LOG_FORMAT";
+    static final String VARIABLE = LogSetup.FORMAT;
 
     private LogFormat() {
     }
@@ -39,7 +38,7 @@ final class LogFormat {
      * built, before its options are read: so a format other than the one it was set up with reconfigures it.
      */
     static void use(String format) {
-        if (format.equals(current())) {
+        if (format.equals(LogSetup.setting(VARIABLE, "text"))) {
             return;
         }
         System.setProperty(VARIABLE, format);
@@ -51,11 +50,5 @@ final class LogFormat {
                 throw new IllegalStateException("cannot set up logging in " + format + ": " + e.getMessage(), e);
             }
         }
-    }
-
-    /** The format logback.xml resolves, as logback looks it up: the system property, then the environment. */
-    private static String current() {
-        String format = Objects.requireNonNullElse(System.getProperty(VARIABLE), Objects.requireNonNullElse(System.getenv(VARIABLE), "text"));
-        return format.toLowerCase(Locale.ROOT);
     }
 }

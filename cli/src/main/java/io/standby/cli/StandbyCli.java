@@ -11,11 +11,13 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintWriter;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
+import java.util.Set;
 
 /**
  * The {@code standby} command. Every failure the user can cause ends in one line on standard error
@@ -30,11 +32,23 @@ import java.util.Properties;
             "  standby robot add c1 --type counter",
             "  standby nodes"},
         versionProvider = StandbyCli.Version.class,
-        description = "Runs long-lived robots on interchangeable nodes, coordinated only through MongoDB slots.",
-        subcommands = {DemoCommand.class, MongoCommand.class, SlotsCommand.class, RobotCommand.class, NodeCommand.class,
-            NodesCommand.class, StatusCommand.class, EventsCommand.class,
-            CommandLine.HelpCommand.class})
+        description = "Runs long-lived robots on interchangeable nodes, coordinated only through MongoDB slots.")
 public final class StandbyCli {
+
+    /** The subcommands by name, in the order help lists them (then 'completion'). */
+    private static final Map<String, Class<?>> COMMANDS = new LinkedHashMap<>();
+
+    static {
+        COMMANDS.put("demo", DemoCommand.class);
+        COMMANDS.put("mongo", MongoCommand.class);
+        COMMANDS.put("slots", SlotsCommand.class);
+        COMMANDS.put("robot", RobotCommand.class);
+        COMMANDS.put("node", NodeCommand.class);
+        COMMANDS.put("nodes", NodesCommand.class);
+        COMMANDS.put("status", StatusCommand.class);
+        COMMANDS.put("events", EventsCommand.class);
+        COMMANDS.put("help", CommandLine.HelpCommand.class);
+    }
 
     /** Admin commands give up on an unreachable database after this long. */
     static final Duration ADMIN_TIMEOUT = Duration.ofSeconds(3);
@@ -63,11 +77,29 @@ public final class StandbyCli {
 
     /** Runs the command line and returns the exit code. */
     public static int run(String... args) {
-        return commandLine().execute(args);
+        return commandLine(args).execute(args);
     }
 
+    /** The whole command line, every subcommand built. */
     static CommandLine commandLine() {
+        return commandLine(new String[0]);
+    }
+
+    /**
+     * The command line that {@code args} need: picocli builds a command's model by reflection over all of its
+     * subcommands, which was a quarter of a one-shot command's time. So only the subcommands whose names
+     * occur among the arguments are built; all of them when none does (help, suggestions for a mistyped
+     * command) or for {@code help} and {@code completion}, which show them all.
+     */
+    static CommandLine commandLine(String... args) {
+        Set<String> words = Set.copyOf(Arrays.asList(args));
+        boolean all = words.contains("help") || words.contains("completion") || COMMANDS.keySet().stream().noneMatch(words::contains);
         CommandLine cli = new CommandLine(new StandbyCli());
+        COMMANDS.forEach((name, command) -> {
+            if (all || words.contains(name)) {
+                cli.addSubcommand(name, command);
+            }
+        });
         cli.setExecutionExceptionHandler(StandbyCli::onFailure);
         cli.setParameterExceptionHandler(StandbyCli::onBadArguments);
         cli.setCaseInsensitiveEnumValuesAllowed(true);
@@ -77,11 +109,16 @@ public final class StandbyCli {
                 .footerHeading("%nExamples:%n").footer(
                         "  standby completion > /etc/bash_completion.d/standby",
                         "  source <(standby completion)                  # bash or zsh, this shell only");
-        cli.addSubcommand("completion", completion);
+        if (all) {
+            cli.addSubcommand("completion", completion);
+        }
         withExitCodes(cli);
         // Neither the embedded server nor the completion script is a client of any database: --mongo and
         // --db would be silently ignored.
         for (String command : List.of("mongo", "completion")) {
+            if (!cli.getSubcommands().containsKey(command)) {
+                continue;
+            }
             CommandLine.Model.CommandSpec spec = cli.getSubcommands().get(command).getCommandSpec();
             for (String option : List.of("--mongo", "--db")) {
                 spec.remove(spec.findOption(option));

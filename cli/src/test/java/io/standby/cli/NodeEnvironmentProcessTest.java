@@ -32,7 +32,7 @@ class NodeEnvironmentProcessTest {
 
     private static final Duration WAIT = Duration.ofSeconds(60);
     /** The product's logging rather than the tests' logback-test.xml, which is on the same class path. */
-    private static final List<String> PRODUCT_LOGGING = List.of("-Dlogback.configurationFile=logback.xml");
+    private static final List<String> PRODUCT_LOGGING = List.of("-Dstandby.log.builtin=true");
 
     @RegisterExtension
     final NodeProcesses nodes = new NodeProcesses();

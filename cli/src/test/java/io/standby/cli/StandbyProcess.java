@@ -29,7 +29,7 @@ final class StandbyProcess implements AutoCloseable {
         return start(dir, name, List.of(), args);
     }
 
-    /** With {@code jvmArgs} too, e.g. {@code -Dlogback.configurationFile=logback.xml} for the product's own logging. */
+    /** With {@code jvmArgs} too, e.g. {@code -Dstandby.log.builtin=true} for the product's own logging. */
     static StandbyProcess start(Path dir, String name, List<String> jvmArgs, String... args) throws IOException {
         return start(dir, name, jvmArgs, Map.of(), args);
     }
