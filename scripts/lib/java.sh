@@ -1,30 +1,46 @@
 # Shared by ./standby and ./bench: finds a JDK >= 21 by itself.
 # shellcheck shell=bash
 
-java_major() {
-  local version home
-  # A JDK's release file names its version without starting a JVM (which costs a good part of a second).
-  home="$(dirname "$(dirname "$(readlink -f "$1")")")"
-  if [ -f "$home/release" ]; then
-    version="$(awk -F'"' '/^JAVA_VERSION=/ {print $2; exit}' "$home/release")"
+# Sets java_major_found to the major version of the java at $1 (empty when unknown). A JDK's release file
+# names its version without starting a JVM (which costs a good part of a second), and it is read with bash
+# alone: ./standby runs this at every call, where each process started costs milliseconds.
+read_java_major() {
+  local version="" home="$1" line
+  java_major_found=""
+  # Only a link needs resolving (/usr/bin/java -> /etc/alternatives/java -> the JDK's): a JDK's own bin/java
+  # finds its release file two levels up, through any linked directory.
+  if [ -L "$home" ]; then
+    home="$(readlink -f "$home")"
   fi
-  if [ -z "${version:-}" ]; then
+  home="${home%/bin/java}"
+  if [ -f "$home/release" ]; then
+    while IFS= read -r line; do
+      case "$line" in
+        JAVA_VERSION=*) version="${line#JAVA_VERSION=}"; version="${version//\"/}"; break ;;
+      esac
+    done < "$home/release"
+  fi
+  if [ -z "$version" ]; then
     version="$("$1" -version 2>&1 | awk -F'"' '/version/ {print $2; exit}')" || return 1
   fi
   case "$version" in
-    1.*) echo "${version#1.}" | cut -d. -f1 ;;
-    *) echo "${version%%[.+-]*}" ;;
+    1.*) version="${version#1.}"; java_major_found="${version%%.*}" ;;
+    *) java_major_found="${version%%[.+-]*}" ;;
   esac
 }
 
+java_major() {
+  read_java_major "$1" && echo "$java_major_found"
+}
+
 find_java() {
-  local candidate major
+  local candidate
   for candidate in "${STANDBY_JAVA:-}" "${JAVA_HOME:+$JAVA_HOME/bin/java}" "$(command -v java || true)" \
       /usr/lib/jvm/*/bin/java /usr/java/*/bin/java /opt/java/*/bin/java \
       /Library/Java/JavaVirtualMachines/*/Contents/Home/bin/java "$HOME"/.sdkman/candidates/java/*/bin/java; do
     [ -n "$candidate" ] && [ -x "$candidate" ] || continue
-    major="$(java_major "$candidate" 2>/dev/null || true)"
-    if [[ "$major" =~ ^[0-9]+$ ]] && [ "$major" -ge 21 ]; then
+    read_java_major "$candidate" 2>/dev/null || continue
+    if [[ "$java_major_found" =~ ^[0-9]+$ ]] && [ "$java_major_found" -ge 21 ]; then
       echo "$candidate"
       return 0
     fi

@@ -5,6 +5,7 @@ import io.standby.slot.EventTable;
 import io.standby.slot.EventView;
 import io.standby.slot.StandbyDatabase;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.io.PrintWriter;
@@ -13,6 +14,7 @@ import java.time.Instant;
 import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -21,7 +23,8 @@ import java.util.Map;
         footerHeading = "%nExamples:%n", footer = {
             "  standby events --since 10m",
             "  standby events --slot slot-0 --follow",
-            "  standby events --robot c1 --since 1h"},
+            "  standby events --robot c1 --since 1h",
+            "  standby events -o json --since 1h | jq '.[] | select(.type == \"took-over\") | .gapMs'"},
         description = {"Lists how slots changed hands: claims, take-overs (with how long the slot went without a "
                 + "heartbeat), take-backs, releases, and losses with their reason; and how robots' runs went: starts, "
                 + "restarts, failures, stops, moves.",
@@ -42,8 +45,11 @@ final class EventsCommand extends AdminCommand {
     @Option(names = "--robot", paramLabel = "ID", description = "Only the events of this robot.")
     String robot;
 
-    @Option(names = "--follow", description = "Keep printing new events until Ctrl-C.")
+    @Option(names = "--follow", description = "Keep printing new events until Ctrl-C; with -o json, one JSON object a line.")
     boolean follow;
+
+    @Mixin
+    ListOutput output;
 
     @Override
     public Integer call() throws InterruptedException {
@@ -55,10 +61,18 @@ final class EventsCommand extends AdminCommand {
             PrintWriter out = out();
             List<EventView> events = table.list(since, slot, robot, null);
             if (events.isEmpty() && !follow) {
-                out.println("No events" + (slot == null ? "" : " of " + slot) + (robot == null ? "" : " of robot " + robot)
-                    + (since == null ? "" : " in the last " + Durations.format(since)) + ".");
+                output.printEmpty(out, "No events" + (slot == null ? "" : " of " + slot) + (robot == null ? "" : " of robot " + robot)
+                        + (since == null ? "" : " in the last " + Durations.format(since)) + ".");
+                return 0;
             }
-            events.forEach(event -> out.println(line(event)));
+            if (output.json() && !follow) {
+                output.print(out, events.stream().map(EventsCommand::json).toList());
+                return 0;
+            }
+            if (!output.json() && !output.noHeaders) {
+                out.println(header(output.wide()));
+            }
+            events.forEach(event -> out.println(print(event)));
             out.flush();
             if (!follow) {
                 return 0;
@@ -75,7 +89,7 @@ final class EventsCommand extends AdminCommand {
                 Instant from = last == null ? null : last.minus(OVERLAP);
                 for (EventView event : table.list(last == null ? since : null, slot, robot, from)) {
                     if (printed.putIfAbsent(event.id(), event.time()) == null) {
-                        out.println(line(event));
+                        out.println(print(event));
                         last = last == null || event.time().isAfter(last) ? event.time() : last;
                     }
                 }
@@ -92,7 +106,54 @@ final class EventsCommand extends AdminCommand {
         return text == null ? "" : text.lines().findFirst().orElse("");
     }
 
+    /** One event as {@code -o} asks: a line of the table, or with {@code -o json} (when following) a line of JSON. */
+    private String print(EventView e) {
+        return output.json() ? Json.compact(json(e)) : output.wide() ? wideLine(e) : line(e);
+    }
+
+    private static String header(boolean wide) {
+        return wide ? String.format("%-23s  %-8s %-16s %-10s %-16s %-24s %s", "TIME", "SLOT", "NODE", "EPOCH", "TYPE", "ID", "EVENT")
+                : String.format("%-23s  %-8s %-16s %-10s %s", "TIME", "SLOT", "NODE", "EPOCH", "EVENT");
+    }
+
+    /** The line with the event's type and id, and its whole error on one line rather than its first line. */
+    private static String wideLine(EventView e) {
+        String what = what(e);
+        if (e.error() != null && !firstLine(e.error()).isEmpty() && what.endsWith(firstLine(e.error()))) {
+            what = what.substring(0, what.length() - firstLine(e.error()).length()) + e.error().strip().replaceAll("\\s+", " ");
+        }
+        return String.format("%s  %-8s %-16s epoch %-4d %-16s %-24s %s", TIME.format(e.time()), e.slot(), e.node(), e.epoch(),
+                e.type(), e.id(), what);
+    }
+
+    /** One event for {@code -o json}; the field names are documented in docs/OUTPUT.md. */
+    static Map<String, Object> json(EventView e) {
+        Map<String, Object> json = new LinkedHashMap<>();
+        json.put("id", e.id());
+        json.put("time", e.time());
+        json.put("type", e.type());
+        json.put("slot", e.slot());
+        json.put("epoch", e.epoch());
+        json.put("node", e.node());
+        json.put("robot", e.robot());
+        json.put("from", e.from());
+        json.put("heartbeat", e.heartbeat());
+        json.put("gapMs", e.unowned().map(Duration::toMillis).orElse(null));
+        json.put("reason", e.reason());
+        json.put("error", e.error());
+        json.put("to", e.to());
+        json.put("how", e.how());
+        json.put("evidence", e.evidence());
+        json.put("text", what(e));
+        return json;
+    }
+
     static String line(EventView e) {
+        return String.format("%s  %-8s %-16s epoch %-4d %s", TIME.format(e.time()), e.slot(), e.node(), e.epoch(), what(e));
+    }
+
+    /** What happened, in words. */
+    private static String what(EventView e) {
         String what = switch (e.type()) {
             case "took-over" -> "took over from " + e.from() + e.unowned().map(gap -> " (no heartbeat for " + Durations.format(gap) + ")").orElse("")
                     + ("owner-gone".equals(e.how()) ? ", before its lease ran out: " + e.evidence() : "");
@@ -105,6 +166,6 @@ final class EventsCommand extends AdminCommand {
             case "robot-moved" -> "robot " + e.robot() + " moved to " + e.to();
             default -> e.robot() != null ? "robot " + e.robot() + " " + e.type().substring("robot-".length()) : e.type();
         };
-        return String.format("%s  %-8s %-16s epoch %-4d %s", TIME.format(e.time()), e.slot(), e.node(), e.epoch(), what);
+        return what;
     }
 }

@@ -1,10 +1,15 @@
 package io.standby.cli;
 
+import java.time.Instant;
 import java.util.Date;
 import java.util.Iterator;
 import java.util.Map;
 
-/** JSON for people: compact one-line renderings of documents in tables, and strings for /health. */
+/**
+ * JSON for people and scripts: compact one-line renderings of documents in tables, and the indented
+ * output of {@code -o json}. Instants and dates are ISO-8601 strings; numbers JSON cannot hold (NaN,
+ * infinities) are strings too, so that every output parses.
+ */
 final class Json {
 
     private Json() {
@@ -17,6 +22,13 @@ final class Json {
     static String compact(Object value) {
         StringBuilder out = new StringBuilder();
         write(out, value);
+        return out.toString();
+    }
+
+    /** A document or value as indented JSON, two spaces a level, as kubectl prints {@code -o json}. */
+    static String pretty(Object value) {
+        StringBuilder out = new StringBuilder();
+        write(out, value, 0);
         return out.toString();
     }
 
@@ -52,37 +64,64 @@ final class Json {
     }
 
     private static void write(StringBuilder out, Object value) {
+        write(out, value, -1);
+    }
+
+    /** With {@code indent} at -1 on one line, else indented from that level. */
+    private static void write(StringBuilder out, Object value, int indent) {
         switch (value) {
             case null -> out.append("null");
             case String s -> out.append(quote(s));
             case Boolean b -> out.append(b);
+            case Double d when d.isNaN() || d.isInfinite() -> out.append(quote(d.toString()));
+            case Float f when f.isNaN() || f.isInfinite() -> out.append(quote(f.toString()));
             case Number n -> out.append(n);
             case Date d -> out.append(quote(d.toInstant().toString()));
+            case Instant i -> out.append(quote(i.toString()));
             case Map<?, ?> map -> {
                 out.append('{');
                 Iterator<? extends Map.Entry<?, ?>> entries = map.entrySet().iterator();
                 while (entries.hasNext()) {
                     Map.Entry<?, ?> entry = entries.next();
-                    out.append(quote(String.valueOf(entry.getKey()))).append(':');
-                    write(out, entry.getValue());
+                    newline(out, inner(indent));
+                    out.append(quote(String.valueOf(entry.getKey()))).append(indent < 0 ? ":" : ": ");
+                    write(out, entry.getValue(), inner(indent));
                     if (entries.hasNext()) {
                         out.append(',');
                     }
+                }
+                if (!map.isEmpty()) {
+                    newline(out, indent);
                 }
                 out.append('}');
             }
             case Iterable<?> list -> {
                 out.append('[');
                 Iterator<?> items = list.iterator();
+                boolean any = items.hasNext();
                 while (items.hasNext()) {
-                    write(out, items.next());
+                    newline(out, inner(indent));
+                    write(out, items.next(), inner(indent));
                     if (items.hasNext()) {
                         out.append(',');
                     }
                 }
+                if (any) {
+                    newline(out, indent);
+                }
                 out.append(']');
             }
             default -> out.append(quote(value.toString()));
+        }
+    }
+
+    private static int inner(int indent) {
+        return indent < 0 ? -1 : indent + 1;
+    }
+
+    private static void newline(StringBuilder out, int indent) {
+        if (indent >= 0) {
+            out.append('\n').append("  ".repeat(indent));
         }
     }
 }

@@ -53,7 +53,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
                     + "up to --max-slots slots, renews them every --heartbeat, takes over slots whose --lease ran out by the "
                     + "database's clock or whose owner's process is gone (--fast-failover), and runs the robots of the "
                     + "slots it owns. Exits 1 if its own address stops accepting connects while it runs. On SIGTERM or Ctrl-C "
-                    + "it exits 0 once the database shows its slots released, 1 if it could not release them."})
+                    + "it exits 0 once the database shows its slots released, 1 if it could not release them.",
+            "For containers, every setting below that names a STANDBY_* variable can come from the environment. "
+                    + "An option on the command line wins over a --config file, which wins over the variable, which wins "
+                    + "over the default."})
 final class NodeCommand implements Callable<Integer> {
 
     private static final Logger log = LoggerFactory.getLogger(NodeCommand.class);
@@ -62,32 +65,34 @@ final class NodeCommand implements Callable<Integer> {
     CommandSpec spec;
 
     // Required, but checked here rather than by the parser: 'standby node drain' must parse without them.
-    @Option(names = "--ip", paramLabel = "IP", description = "This node's IP address (a literal address of this machine). Required.")
+    @Option(names = "--ip", paramLabel = "IP", defaultValue = "${env:STANDBY_IP}",
+            description = "This node's IP address (a literal address of this machine). Required (env STANDBY_IP).")
     String ip;
 
-    @Option(names = "--port", paramLabel = "PORT", description = "This node's port, 1-65535; ip:port is the node's identity. Required.")
+    @Option(names = "--port", paramLabel = "PORT", defaultValue = "${env:STANDBY_PORT}",
+            description = "This node's port, 1-65535; ip:port is the node's identity. Required (env STANDBY_PORT).")
     Integer port;
 
-    @Option(names = "--max-slots", paramLabel = "K", defaultValue = "1",
-            description = "Most slots this node owns at once (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--max-slots", paramLabel = "K", defaultValue = "${env:STANDBY_MAX_SLOTS:-1}",
+            description = "Most slots this node owns at once (env STANDBY_MAX_SLOTS; default: 1).")
     int maxSlots;
 
-    @Option(names = "--heartbeat", paramLabel = "DURATION", defaultValue = "2s", converter = DurationConverter.class,
-            description = "How often owned slots are renewed (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--heartbeat", paramLabel = "DURATION", defaultValue = "${env:STANDBY_HEARTBEAT:-2s}", converter = DurationConverter.class,
+            description = "How often owned slots are renewed (env STANDBY_HEARTBEAT; default: 2s).")
     Duration heartbeat;
 
-    @Option(names = "--lease", paramLabel = "DURATION", defaultValue = "5s", converter = DurationConverter.class,
+    @Option(names = "--lease", paramLabel = "DURATION", defaultValue = "${env:STANDBY_LEASE:-5s}", converter = DurationConverter.class,
             description = "How long a slot stays owned without renewal, by the database's clock; more than twice "
-                    + "--heartbeat (default: ${DEFAULT-VALUE}). Above ~15s it rides through a replica-set election.")
+                    + "--heartbeat (env STANDBY_LEASE; default: 5s). Above ~15s it rides through a replica-set election.")
     Duration lease;
 
-    @Option(names = "--poll", paramLabel = "DURATION", defaultValue = "1s", converter = DurationConverter.class,
-            description = "How often a node looks for claimable slots; less than --lease (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--poll", paramLabel = "DURATION", defaultValue = "${env:STANDBY_POLL:-1s}", converter = DurationConverter.class,
+            description = "How often a node looks for claimable slots; less than --lease (env STANDBY_POLL; default: 1s).")
     Duration poll;
 
-    @Option(names = "--plugins", paramLabel = "DIR",
-            description = "A directory of jars with more robot types; each jar names its factories in the service file%n"
-                    + "META-INF/services/io.standby.robot.RobotFactory. The built-in types are always there.")
+    @Option(names = "--plugins", paramLabel = "DIR", defaultValue = "${env:STANDBY_PLUGINS}",
+            description = "A directory of jars with more robot types (env STANDBY_PLUGINS); each jar names its factories "
+                    + "in the service file%nMETA-INF/services/io.standby.robot.RobotFactory. The built-in types are always there.")
     Path plugins;
 
     @Option(names = "--config", paramLabel = "FILE",
@@ -103,8 +108,10 @@ final class NodeCommand implements Callable<Integer> {
                     + "always waits out the lease.")
     boolean fastFailover;
 
-    @Option(names = "--stop-timeout", paramLabel = "DURATION", defaultValue = "10s", converter = DurationConverter.class,
-            description = "On SIGTERM, how long robots get for a final checkpoint before they are interrupted (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--stop-timeout", paramLabel = "DURATION", defaultValue = "${env:STANDBY_STOP_TIMEOUT:-10s}",
+            converter = DurationConverter.class,
+            description = "On SIGTERM, how long robots get for a final checkpoint before they are interrupted "
+                    + "(env STANDBY_STOP_TIMEOUT; default: 10s).")
     Duration stopTimeout;
 
     @Override

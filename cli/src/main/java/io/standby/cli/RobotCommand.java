@@ -31,13 +31,11 @@ import java.util.OptionalDouble;
         description = {"Adds, moves, stops, starts, removes, lists, shows and rebalances robots.",
             "Changes are safe while nodes run: the owner of a robot's slot applies them within one poll."},
         subcommands = {RobotCommand.Add.class, RobotCommand.Move.class, RobotCommand.Stop.class,
-            RobotCommand.Start.class, RobotCommand.Remove.class, RobotCommand.ListRobots.class,
+            RobotCommand.Start.class, RobotCommand.Remove.class, RobotList.class,
             RobotCommand.Rebalance.class, RobotShow.class})
 final class RobotCommand {
 
     private static final String AUTO = "auto";
-    private static final int CONTEXT_WIDTH = 40;
-    private static final int ERROR_WIDTH = 40;
 
     @Command(name = "add", mixinStandardHelpOptions = true,
             footerHeading = "%nExamples:%n", footer = {
@@ -252,46 +250,6 @@ final class RobotCommand {
         }
     }
 
-    @Command(name = "list", mixinStandardHelpOptions = true,
-            footerHeading = "%nExamples:%n", footer = {
-                "  standby robot list",
-                "  standby robot list --slot slot-0"},
-            description = "Lists the robots by slot: where they run, what is wanted of them, and their context.")
-    static final class ListRobots extends AdminCommand {
-        @Option(names = "--slot", paramLabel = "SLOT", description = "Only the robots of this slot.")
-        String slot;
-
-        @Override
-        public Integer call() {
-            try (StandbyDatabase db = connect()) {
-                List<RobotView> robots = Flags.checked(() -> new RobotTable(db).list(slot));
-                if (robots.isEmpty()) {
-                    out().println("No robots.");
-                    out().flush();
-                    return 0;
-                }
-                Table table = new Table("ROBOT", "TYPE", "SLOT", "STATE", "DESIRED", "NODE", "EPOCH", "PRIORITY",
-                        "WEIGHT", "RESTARTS", "CONTEXT", "LAST ERROR");
-                boolean cut = false;
-                for (RobotView r : robots) {
-                    cut |= Json.compact(r.context()).length() > CONTEXT_WIDTH
-                            || (r.lastError() != null && !r.lastError().equals(Json.truncate(oneLine(r.lastError()), ERROR_WIDTH)));
-                    table.row(r.id(), r.type(), r.moving() ? r.slotId() + "->" + r.target() : r.slotId(),
-                            r.state().name(), r.desired().value(), r.node(), r.epoch(), r.priority(),
-                            number(r.weight()), r.restarts(),
-                            Json.truncate(Json.compact(r.context()), CONTEXT_WIDTH),
-                            Json.truncate(oneLine(r.lastError()), ERROR_WIDTH));
-                }
-                table.print(out());
-                if (cut) {
-                    out().println("Long values are cut; 'standby robot show ID' shows a robot whole.");
-                }
-                out().flush();
-                return 0;
-            }
-        }
-    }
-
     @Command(name = "rebalance", mixinStandardHelpOptions = true,
             footerHeading = "%nExamples:%n", footer = {
                 "  standby robot rebalance --dry-run",
@@ -348,9 +306,5 @@ final class RobotCommand {
     /** 2 rather than 2.0, so that a value reads as it was typed. */
     static String number(double value) {
         return value == Math.rint(value) && Math.abs(value) < 1e15 ? Long.toString((long) value) : Double.toString(value);
-    }
-
-    private static String oneLine(String text) {
-        return text == null ? null : text.strip().replaceAll("\\s+", " ");
     }
 }

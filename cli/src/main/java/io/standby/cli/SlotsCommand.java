@@ -7,11 +7,16 @@ import io.standby.slot.SlotTiming;
 import io.standby.slot.SlotView;
 import io.standby.slot.StandbyDatabase;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /** {@code standby slots init|list|release}. */
@@ -55,31 +60,66 @@ final class SlotsCommand {
     @Command(name = "list", mixinStandardHelpOptions = true,
             footerHeading = "%nExamples:%n", footer = {
                 "  standby slots list",
+                "  standby slots list -o wide",
+                "  standby slots list -o json | jq -r '.[] | select(.owner == null) | .id'",
                 "  standby slots list --mongo mongodb://db1:27017 --db prod"},
             description = "Lists the slots: owner, epoch, heartbeat age and lease, judged by the database's clock.")
     static final class ListSlots extends AdminCommand {
+        @Mixin
+        ListOutput output;
+
         @Override
         public Integer call() {
             try (StandbyDatabase db = connect()) {
                 List<SlotView> slots = new SlotTable(db).list();
                 if (slots.isEmpty()) {
-                    out().println("No slots. Create them with: standby slots init --count 3");
-                    out().flush();
+                    output.printEmpty(out(), "No slots. Create them with: standby slots init --count 3");
                     return 0;
                 }
-                Table table = new Table("SLOT", "OWNER", "EPOCH", "HEARTBEAT AGE", "LEASE", "STATE");
+                if (output.json()) {
+                    output.print(out(), slots.stream().map(ListSlots::json).toList());
+                    return 0;
+                }
+                boolean wide = output.wide();
+                Table table = wide
+                        ? new Table("SLOT", "OWNER", "EPOCH", "HEARTBEAT AGE", "LEASE", "STATE", "INSTANCE", "HEARTBEAT", "LATE MARK", "CHANGES", "DRAIN")
+                        : new Table("SLOT", "OWNER", "EPOCH", "HEARTBEAT AGE", "LEASE", "STATE");
                 for (SlotView s : slots) {
                     boolean neverBeat = s.released();
-                    table.row(s.id(), s.owner(), s.epoch(),
+                    List<Object> cells = new ArrayList<>(Arrays.asList(s.id(), s.owner(), s.epoch(),
                             neverBeat ? null : Durations.approximately(s.age()),
                             s.lease().isZero() ? null : Durations.format(s.lease()),
-                            s.state().name().toLowerCase());
+                            s.state().name().toLowerCase()));
+                    if (wide) {
+                        cells.addAll(Arrays.asList(s.instance(), neverBeat ? null : s.time(),
+                                s.lateMark() == null ? null : Durations.format(s.lateMark()), s.changes(),
+                                s.drain() == null ? null : s.drain().instance() + (s.drain().force() ? " (forced)" : "")));
+                    }
+                    table.row(cells.toArray());
                 }
-                table.print(out());
+                output.print(out(), table);
                 return 0;
             }
         }
 
+        /** One slot for {@code -o json}; the field names are documented in docs/OUTPUT.md. */
+        static Map<String, Object> json(SlotView s) {
+            Map<String, Object> json = new LinkedHashMap<>();
+            json.put("id", s.id());
+            json.put("owner", s.owner() == null ? null : s.owner().toString());
+            json.put("instance", s.instance());
+            json.put("state", s.state().name().toLowerCase());
+            json.put("epoch", s.epoch());
+            json.put("heartbeat", s.released() ? null : s.time());
+            json.put("heartbeatAgeMs", s.released() ? null : s.age().toMillis());
+            json.put("leaseMs", s.lease().toMillis());
+            json.put("expired", s.expired());
+            json.put("late", s.late());
+            json.put("lateMarkMs", s.lateMark() == null ? null : s.lateMark().toMillis());
+            json.put("changes", s.changes());
+            json.put("drain", s.drain() == null ? null : Map.of("instance", s.drain().instance(), "force", s.drain().force()));
+            return json;
+        }
     }
 
     @Command(name = "release", mixinStandardHelpOptions = true,

@@ -11,11 +11,13 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintWriter;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
+import java.util.Set;
 
 /**
  * The {@code standby} command. Every failure the user can cause ends in one line on standard error
@@ -30,11 +32,23 @@ import java.util.Properties;
             "  standby robot add c1 --type counter",
             "  standby nodes"},
         versionProvider = StandbyCli.Version.class,
-        description = "Runs long-lived robots on interchangeable nodes, coordinated only through MongoDB slots.",
-        subcommands = {DemoCommand.class, MongoCommand.class, SlotsCommand.class, RobotCommand.class, NodeCommand.class,
-            NodesCommand.class, StatusCommand.class, EventsCommand.class,
-            CommandLine.HelpCommand.class})
+        description = "Runs long-lived robots on interchangeable nodes, coordinated only through MongoDB slots.")
 public final class StandbyCli {
+
+    /** The subcommands by name, in the order help lists them (then 'completion'). */
+    private static final Map<String, Class<?>> COMMANDS = new LinkedHashMap<>();
+
+    static {
+        COMMANDS.put("demo", DemoCommand.class);
+        COMMANDS.put("mongo", MongoCommand.class);
+        COMMANDS.put("slots", SlotsCommand.class);
+        COMMANDS.put("robot", RobotCommand.class);
+        COMMANDS.put("node", NodeCommand.class);
+        COMMANDS.put("nodes", NodesCommand.class);
+        COMMANDS.put("status", StatusCommand.class);
+        COMMANDS.put("events", EventsCommand.class);
+        COMMANDS.put("help", CommandLine.HelpCommand.class);
+    }
 
     /** Admin commands give up on an unreachable database after this long. */
     static final Duration ADMIN_TIMEOUT = Duration.ofSeconds(3);
@@ -49,17 +63,43 @@ public final class StandbyCli {
             description = "Database name (env STANDBY_DB; default: ${DEFAULT-VALUE}).")
     String db;
 
+    @Option(names = "--log-format", scope = ScopeType.INHERIT, paramLabel = "text|json", converter = LogFormat.Converter.class,
+            defaultValue = "${env:" + LogFormat.VARIABLE + ":-text}",
+            description = "Logs on standard error as text, or as one JSON object a line for log shippers "
+                    + "(env " + LogFormat.VARIABLE + "; default: text).")
+    void logFormat(String format) {
+        LogFormat.use(format);
+    }
+
     public static void main(String[] args) {
         System.exit(run(args));
     }
 
     /** Runs the command line and returns the exit code. */
     public static int run(String... args) {
-        return commandLine().execute(args);
+        return commandLine(args).execute(args);
     }
 
+    /** The whole command line, every subcommand built. */
     static CommandLine commandLine() {
+        return commandLine(new String[0]);
+    }
+
+    /**
+     * The command line that {@code args} need: picocli builds a command's model by reflection over all of its
+     * subcommands, which was a quarter of a one-shot command's time. So only the subcommands whose names
+     * occur among the arguments are built; all of them when none does (help, suggestions for a mistyped
+     * command) or for {@code help} and {@code completion}, which show them all.
+     */
+    static CommandLine commandLine(String... args) {
+        Set<String> words = Set.copyOf(Arrays.asList(args));
+        boolean all = words.contains("help") || words.contains("completion") || COMMANDS.keySet().stream().noneMatch(words::contains);
         CommandLine cli = new CommandLine(new StandbyCli());
+        COMMANDS.forEach((name, command) -> {
+            if (all || words.contains(name)) {
+                cli.addSubcommand(name, command);
+            }
+        });
         cli.setExecutionExceptionHandler(StandbyCli::onFailure);
         cli.setParameterExceptionHandler(StandbyCli::onBadArguments);
         cli.setCaseInsensitiveEnumValuesAllowed(true);
@@ -69,11 +109,16 @@ public final class StandbyCli {
                 .footerHeading("%nExamples:%n").footer(
                         "  standby completion > /etc/bash_completion.d/standby",
                         "  source <(standby completion)                  # bash or zsh, this shell only");
-        cli.addSubcommand("completion", completion);
+        if (all) {
+            cli.addSubcommand("completion", completion);
+        }
         withExitCodes(cli);
         // Neither the embedded server nor the completion script is a client of any database: --mongo and
         // --db would be silently ignored.
         for (String command : List.of("mongo", "completion")) {
+            if (!cli.getSubcommands().containsKey(command)) {
+                continue;
+            }
             CommandLine.Model.CommandSpec spec = cli.getSubcommands().get(command).getCommandSpec();
             for (String option : List.of("--mongo", "--db")) {
                 spec.remove(spec.findOption(option));
@@ -105,7 +150,20 @@ public final class StandbyCli {
     }
 
     private static int onBadArguments(CommandLine.ParameterException e, String[] args) {
-        return usageError(e.getCommandLine(), unknownCommand(e).orElse(oneLine(e.getMessage())));
+        return usageError(e.getCommandLine(), unknownCommand(e).or(() -> fromEnvironment(e)).orElse(oneLine(e.getMessage())));
+    }
+
+    /**
+     * A bad value that came from an environment variable rather than from what was typed: the message
+     * names the variable, since the option is nowhere on the command line.
+     */
+    private static Optional<String> fromEnvironment(CommandLine.ParameterException e) {
+        if (!(e.getArgSpec() instanceof CommandLine.Model.OptionSpec option)) {
+            return Optional.empty();
+        }
+        return Environment.variable(e.getCommandLine(), option).map(name -> "invalid " + name + "='" + System.getenv(name)
+                + "' (the default of " + option.longestName() + "): "
+                + oneLine(e.getMessage()).replaceFirst("^Invalid value for option '[^']*'( \\([^)]*\\))?: ", ""));
     }
 
     /** A word where a subcommand belongs, named as a command, with the closest one if any is close. */
@@ -139,7 +197,7 @@ public final class StandbyCli {
             if ("1".equals(System.getenv("STANDBY_DEBUG"))) {
                 e.printStackTrace(err);
             }
-            return usageError(cli, oneLine(e.getMessage()));
+            return usageError(cli, Environment.naming(cli, oneLine(e.getMessage())));
         }
         if (e instanceof IllegalArgumentException || e instanceof IllegalStateException || e instanceof UserError) {
             err.println("standby: " + oneLine(e.getMessage()));

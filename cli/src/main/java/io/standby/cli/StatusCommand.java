@@ -10,7 +10,9 @@ import io.standby.slot.StandbyDatabase;
 import org.bson.json.JsonMode;
 import org.bson.json.JsonWriterSettings;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.TypeConversionException;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -33,7 +35,7 @@ import java.util.stream.Collectors;
         footerHeading = "%nExamples:%n", footer = {
             "  standby status",
             "  standby status --watch",
-            "  standby status --json | jq '.slots[] | select(.owner == null)'"},
+            "  standby status -o json | jq '.slots[] | select(.owner == null)'"},
         description = {"Shows who owns which slot, who stands by, and every robot that is not running, with its error.",
             "Slots show their owner, epoch, heartbeat age against the lease (by the database's clock) and their robots "
                     + "by state. --watch redraws every --interval until Ctrl-C and marks a slot whose owner changed with '*'."})
@@ -51,13 +53,30 @@ final class StatusCommand extends AdminCommand {
             description = "With --watch, how often to redraw (default: ${DEFAULT-VALUE}).")
     Duration interval;
 
-    @Option(names = "--json", description = "One snapshot as JSON, for scripts.")
+    @Option(names = "--json", description = "One snapshot as JSON, for scripts; the same as -o json.")
     boolean json;
+
+    @Option(names = {"-o", "--output"}, paramLabel = "json", converter = JsonOnly.class,
+            description = "json: one snapshot as one JSON object, for scripts (times in ISO-8601, durations in ms; "
+                    + "fields in docs/OUTPUT.md).")
+    ListOutput.Format output;
+
+    /** Status is one screen, not a table: of the list commands' formats, it has json alone. */
+    static final class JsonOnly implements ITypeConverter<ListOutput.Format> {
+        @Override
+        public ListOutput.Format convert(String value) {
+            if (!"json".equalsIgnoreCase(value)) {
+                throw new TypeConversionException("'" + value + "' is not an output format of status: use json");
+            }
+            return ListOutput.Format.JSON;
+        }
+    }
 
     @Override
     public Integer call() throws InterruptedException {
+        json |= output == ListOutput.Format.JSON;
         if (watch && json) {
-            throw Flags.invalid("--watch and --json do not go together: --json prints one snapshot");
+            throw Flags.invalid("--watch and --json (-o json) do not go together: JSON is one snapshot");
         }
         if (interval.compareTo(Duration.ofMillis(100)) < 0) {
             throw Flags.invalid("invalid --interval " + Durations.format(interval) + ": must be at least 100ms");

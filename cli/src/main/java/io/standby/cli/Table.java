@@ -7,10 +7,11 @@ import java.util.List;
 /** A plain-text table with left-aligned columns, as kubectl prints them. */
 final class Table {
 
+    private final String[] header;
     private final List<String[]> rows = new ArrayList<>();
 
     Table(String... header) {
-        rows.add(header);
+        this.header = header;
     }
 
     Table row(Object... cells) {
@@ -23,17 +24,30 @@ final class Table {
     }
 
     void print(PrintWriter out) {
-        int columns = rows.getFirst().length;
+        print(out, true);
+    }
+
+    /** Without the header line when {@code headers} is false, for scripts that read the rows alone. */
+    void print(PrintWriter out, boolean headers) {
+        List<String[]> lines = new ArrayList<>(rows.size() + 1);
+        if (headers) {
+            lines.add(header);
+        }
+        lines.addAll(rows);
+        int columns = header.length;
         int[] widths = new int[columns];
-        for (String[] row : rows) {
+        for (String[] row : lines) {
             for (int i = 0; i < columns; i++) {
                 widths[i] = Math.max(widths[i], row[i].length());
             }
         }
-        for (String[] row : rows) {
+        for (String[] row : lines) {
             StringBuilder line = new StringBuilder();
             for (int i = 0; i < columns; i++) {
-                line.append(i == columns - 1 ? row[i] : String.format("%-" + (widths[i] + 2) + "s", row[i]));
+                line.append(row[i]);
+                if (i < columns - 1) {
+                    line.append(" ".repeat(widths[i] + 2 - row[i].length()));
+                }
             }
             out.println(line.toString().stripTrailing());
         }

@@ -13,7 +13,8 @@ record CliRun(int exitCode, String out, String err) {
     static CliRun of(String... args) {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
-        CommandLine cli = StandbyCli.commandLine();
+        // As StandbyCli.run builds it: with only the subcommands the arguments name.
+        CommandLine cli = StandbyCli.commandLine(args);
         cli.setOut(new PrintWriter(out, true));
         cli.setErr(new PrintWriter(err, true));
         int code = cli.execute(args);

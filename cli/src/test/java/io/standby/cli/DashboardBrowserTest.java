@@ -104,6 +104,16 @@ class DashboardBrowserTest {
                 });
         await("the page shows every robot running").atMost(WAIT).pollInterval(POLL)
                 .until(() -> allRobotsRunning() && ("all " + ROBOTS + " running").equals(text("robots-summary")));
+        await("the page lists every robot with the slot, state and node of its document").atMost(WAIT).pollInterval(POLL)
+                .until(() -> pageRobots().equals(robotDocuments()));
+        filter("c3");
+        assertEquals(List.of("c3"), List.copyOf(pageRobots().keySet()), "the filter keeps the robots it names");
+        String slotOfC1 = robotDocuments().get("c1").split(" ")[0];
+        filter(slotOfC1);
+        assertEquals(robotDocuments().entrySet().stream().filter(e -> e.getValue().startsWith(slotOfC1 + " "))
+                .map(Map.Entry::getKey).toList(), List.copyOf(pageRobots().keySet()), "filtered by slot");
+        filter("");
+        assertEquals(ROBOTS, pageRobots().size());
 
         SlotView before = owned().stream().filter(slot -> slot.owner().port() == victim).findFirst().orElseThrow();
         browser.script("window.__marker = 1");
@@ -184,6 +194,34 @@ class DashboardBrowserTest {
 
     private String text(String id) {
         return String.valueOf(browser.script("const e = document.getElementById('" + id + "'); return e ? e.textContent : '';"));
+    }
+
+    /** Each robot row of the page: id, then slot, state and node. */
+    @SuppressWarnings("unchecked")
+    private Map<String, String> pageRobots() {
+        Map<String, String> rows = new TreeMap<>();
+        for (List<String> row : (List<List<String>>) browser.script("""
+                return Array.from(document.querySelectorAll('#robots [data-robot]'))
+                  .map(row => Array.from(row.cells).slice(0, 4).map(cell => cell.textContent));""")) {
+            rows.put(row.get(0), row.get(1) + " " + row.get(2).toUpperCase() + " " + row.get(3));
+        }
+        return rows;
+    }
+
+    /** The same from the robot documents. */
+    private Map<String, String> robotDocuments() {
+        Map<String, String> rows = new TreeMap<>();
+        new RobotTable(nodes.admin()).list(null).forEach(robot -> rows.put(robot.id(),
+                robot.slotId() + " " + robot.state().name() + " " + (robot.node() == null ? "–" : robot.node())));
+        return rows;
+    }
+
+    /** Types into the robots' filter, as a person would: the list follows at once, without waiting for a refresh. */
+    private void filter(String text) {
+        browser.script("""
+                const input = document.getElementById('robot-filter');
+                input.value = arguments[0];
+                input.dispatchEvent(new Event('input'));""", text);
     }
 
     private boolean allRobotsRunning() {

@@ -39,7 +39,7 @@ class EmbeddedServerMessagesTest {
                 ? new String[]{"mongo", "--port", Integer.toString(port), "--data", dir.resolve("data").toString()}
                 : new String[]{"mongo", "--port", Integer.toString(port), "--in-memory"};
         // The logging the command ships with, not the tests' own.
-        try (StandbyProcess server = StandbyProcess.start(dir, "mongo-" + port, List.of("-Dlogback.configurationFile=logback.xml"), args)) {
+        try (StandbyProcess server = StandbyProcess.start(dir, "mongo-" + port, List.of("-Dstandby.log.builtin=true"), args)) {
             server.awaitOutput("Embedded MongoDB listening", WAIT);
             try (MongoClient client = MongoClients.create("mongodb://127.0.0.1:" + port)) {
                 MongoDatabase admin = client.getDatabase("admin");

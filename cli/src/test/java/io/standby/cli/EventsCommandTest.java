@@ -58,6 +58,13 @@ class EventsCommandTest {
         return new Document("type", type).append("slot", slot).append("epoch", epoch).append("node", node);
     }
 
+    /** The lines under the header. */
+    private static List<String> rows(CliRun run) {
+        List<String> lines = run.out().strip().lines().toList();
+        assertTrue(lines.getFirst().matches("TIME\\s+SLOT\\s+NODE\\s+EPOCH\\s+EVENT"), run.out());
+        return lines.subList(1, lines.size());
+    }
+
     @Test
     void listsClaimsTakeoversWithTheirGapAndLossesOldestFirstAndFilters() {
         assertEquals("No events.", CliRun.against(db, "events").out().strip());
@@ -66,19 +73,19 @@ class EventsCommandTest {
                 event("took-over", "slot-0", 2, "10.0.0.3:7700").append("from", "10.0.0.1:7700")
                         .append("heartbeat", Date.from(Instant.now().minusSeconds(6))),
                 event("lost", "slot-0", 1, "10.0.0.1:7700").append("reason", "taken"));
-        List<String> lines = CliRun.against(db, "events").out().strip().lines().toList();
+        List<String> lines = rows(CliRun.against(db, "events"));
         assertEquals(4, lines.size(), String.join("\n", lines));
         assertTrue(lines.get(0).matches("\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d\\.\\d{3}  slot-0\\s+10\\.0\\.0\\.1:7700\\s+epoch 1\\s+claimed"), lines.get(0));
         assertTrue(lines.get(2).matches(".*slot-0\\s+10\\.0\\.0\\.3:7700\\s+epoch 2\\s+took over from 10\\.0\\.0\\.1:7700 \\(no heartbeat for \\d+ms\\)"),
                 lines.get(2));
         assertTrue(lines.get(3).endsWith("lost (taken)"), lines.get(3));
 
-        List<String> slot1 = CliRun.against(db, "events", "--slot", "slot-1").out().strip().lines().toList();
+        List<String> slot1 = rows(CliRun.against(db, "events", "--slot", "slot-1"));
         assertEquals(1, slot1.size(), String.join("\n", slot1));
 
         admin.database().getCollection(EventLog.COLLECTION).updateMany(Filters.eq("slot", "slot-1"),
                 Updates.set("time", Date.from(Instant.now().minusSeconds(3600))));
-        List<String> recent = CliRun.against(db, "events", "--since", "10m").out().strip().lines().toList();
+        List<String> recent = rows(CliRun.against(db, "events", "--since", "10m"));
         assertEquals(3, recent.size(), "the hour-old event is left out:\n" + String.join("\n", recent));
 
         CliRun zero = CliRun.against(db, "events", "--since", "0s");
@@ -92,7 +99,7 @@ class EventsCommandTest {
                         .append("detail", new Document("error", "java.lang.IllegalStateException: boom\n\tat x").append("inMs", 1000)),
                 event("robot-moved", "slot-0", 1, "10.0.0.1:7700").append("robot", "c1").append("detail", new Document("to", "slot-1")),
                 event("robot-started", "slot-0", 1, "10.0.0.1:7700").append("robot", "c2"));
-        List<String> lines = CliRun.against(db, "events", "--robot", "c1").out().strip().lines().toList();
+        List<String> lines = rows(CliRun.against(db, "events", "--robot", "c1"));
         assertEquals(3, lines.size(), String.join("\n", lines));
         assertTrue(lines.get(0).endsWith("robot c1 started"), lines.get(0));
         assertTrue(lines.get(1).endsWith("robot c1 failed, restarting: java.lang.IllegalStateException: boom"), lines.get(1));

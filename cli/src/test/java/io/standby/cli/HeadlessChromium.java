@@ -59,9 +59,9 @@ final class HeadlessChromium implements AutoCloseable {
         driver.get(url);
     }
 
-    /** Runs {@code script} in the page, as a function body: {@code return} gives its value. */
-    Object script(String script) {
-        return ((JavascriptExecutor) driver).executeScript(script);
+    /** Runs {@code script} in the page, as a function body: {@code return} gives its value; {@code arguments[i]} are {@code args}. */
+    Object script(String script, Object... args) {
+        return ((JavascriptExecutor) driver).executeScript(script, args);
     }
 
     void screenshot(Path file) throws IOException {

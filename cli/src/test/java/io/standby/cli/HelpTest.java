@@ -5,6 +5,7 @@ import picocli.CommandLine;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -42,6 +43,20 @@ class HelpTest {
                 }
             }
         }
+    }
+
+    @Test
+    void aCommandBuildsOnlyTheSubcommandsItsArgumentsNameAndHelpOrATypoBuildsAll() {
+        Set<String> all = StandbyCli.commandLine().getSubcommands().keySet();
+        assertEquals(Set.of("demo", "mongo", "slots", "robot", "node", "nodes", "status", "events", "help", "completion"), all);
+        assertEquals(Set.of("slots"), StandbyCli.commandLine("--db", "x", "slots", "list", "-o", "json").getSubcommands().keySet());
+        assertEquals(Set.of("robot", "demo"), StandbyCli.commandLine("robot", "add", "demo", "--type", "counter").getSubcommands().keySet());
+        for (String[] args : List.of(new String[0], new String[]{"--help"}, new String[]{"slts"}, new String[]{"help", "slots"},
+                new String[]{"completion"})) {
+            assertEquals(all, StandbyCli.commandLine(args).getSubcommands().keySet(), String.join(" ", args));
+        }
+        CliRun typo = CliRun.of("slts", "list");
+        assertEquals("standby: unknown command 'slts' (did you mean 'slots'?) (see 'standby --help')", typo.errorLine());
     }
 
     @Test

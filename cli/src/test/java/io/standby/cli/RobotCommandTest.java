@@ -195,7 +195,7 @@ class RobotCommandTest {
 
         List<String> lines = ok("robot", "list").strip().lines().toList();
         assertEquals(4, lines.size(), String.join("\n", lines));
-        assertEquals("Long values are cut; 'standby robot show ID' shows a robot whole.", lines.get(3));
+        assertEquals("Long values are cut; 'standby robot show ID' shows a robot whole, -o wide every value.", lines.get(3));
         assertEquals(List.of("ROBOT", "TYPE", "SLOT", "STATE", "DESIRED", "NODE", "EPOCH", "PRIORITY", "WEIGHT",
                 "RESTARTS", "CONTEXT", "LAST", "ERROR"), List.of(lines.get(0).split("\\s+")));
         assertTrue(lines.get(1).matches("r1\\s+counter\\s+slot-0\\s+PENDING\\s+running\\s+-\\s+0\\s+0\\s+1\\s+0\\s+"

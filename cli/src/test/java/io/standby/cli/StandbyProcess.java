@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import static org.awaitility.Awaitility.await;
@@ -28,8 +29,14 @@ final class StandbyProcess implements AutoCloseable {
         return start(dir, name, List.of(), args);
     }
 
-    /** With {@code jvmArgs} too, e.g. {@code -Dlogback.configurationFile=logback.xml} for the product's own logging. */
+    /** With {@code jvmArgs} too, e.g. {@code -Dstandby.log.builtin=true} for the product's own logging. */
     static StandbyProcess start(Path dir, String name, List<String> jvmArgs, String... args) throws IOException {
+        return start(dir, name, jvmArgs, Map.of(), args);
+    }
+
+    /** With {@code environment} added to this JVM's, e.g. {@code STANDBY_PORT} for a node. */
+    static StandbyProcess start(Path dir, String name, List<String> jvmArgs, Map<String, String> environment, String... args)
+            throws IOException {
         List<String> command = new ArrayList<>();
         command.add(ProcessHandle.current().info().command().orElse("java"));
         command.add("-Xmx256m");
@@ -40,7 +47,9 @@ final class StandbyProcess implements AutoCloseable {
         command.add(StandbyCli.class.getName());
         command.addAll(List.of(args));
         Path output = dir.resolve(name + ".log");
-        Process process = new ProcessBuilder(command)
+        ProcessBuilder builder = new ProcessBuilder(command);
+        builder.environment().putAll(environment);
+        Process process = builder
                 .redirectErrorStream(true)
                 .redirectOutput(output.toFile())
                 .start();

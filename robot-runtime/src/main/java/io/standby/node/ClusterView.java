@@ -22,6 +22,8 @@ final class ClusterView {
     static final Duration PATIENCE = Duration.ofSeconds(2);
     /** How many of the newest events a reading carries. */
     static final int EVENTS = 50;
+    /** How many robots a reading lists for the dashboard, at most: the page says when there are more. */
+    static final int ROBOTS = 1000;
 
     /** A reading, or why there is none; {@code readNanos} on {@link System#nanoTime()}. */
     record Reading(ClusterStatus status, String error, long readNanos) {

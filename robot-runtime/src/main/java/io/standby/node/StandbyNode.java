@@ -472,7 +472,7 @@ public final class StandbyNode implements AutoCloseable {
                 SlotNode slots = SlotNode.create(slotsDb, config, listeners, robots::workload, fastFailover).start();
                 if (http != null) {
                     StandbyDatabase viewDb = robotsDb;
-                    new NodeStatus(config, slots, robots, new ClusterView(() -> ClusterStatus.read(viewDb, ClusterView.EVENTS)))
+                    new NodeStatus(config, slots, robots, new ClusterView(() -> ClusterStatus.read(viewDb, ClusterView.EVENTS, ClusterView.ROBOTS)))
                             .serve(http, metrics == null ? Optional.empty() : PrometheusText.of(meterRegistry));
                 }
                 return new Parts(slots, robots, http, connections);

@@ -31,19 +31,30 @@ import java.util.stream.Collectors;
  * @param robotsBySlot how many robots each slot has in each state
  * @param notRunning   robots not RUNNING, with their error, at most {@link #NOT_RUNNING_SHOWN}
  * @param events       the newest events, newest first (empty unless asked for)
+ * @param listed       every robot up to a limit, by slot then id, without config and context, for the
+ *                     dashboard's list; null unless asked for
  */
 public record ClusterStatus(Instant time, List<SlotView> slots, List<NodeView> nodes,
                             Map<String, Map<RobotState, Long>> robotsBySlot, List<RobotView> notRunning,
-                            List<EventView> events) {
+                            List<EventView> events, List<RobotView> listed) {
 
     /** How many robots that are not running a reading lists (it counts them all). */
     public static final int NOT_RUNNING_SHOWN = 100;
 
     /** Reads the cluster, with the newest {@code recentEvents} events (none if 0). */
     public static ClusterStatus read(StandbyDatabase db, int recentEvents) {
+        return read(db, recentEvents, 0);
+    }
+
+    /**
+     * Reads the cluster, with the newest {@code recentEvents} events (none if 0) and, if {@code listed} is
+     * more than 0, that many robots at most (one more short read, without configs and contexts).
+     */
+    public static ClusterStatus read(StandbyDatabase db, int recentEvents, int listed) {
         RobotTable robots = new RobotTable(db);
         return new ClusterStatus(Instant.now(), new SlotTable(db).list(), new NodeTable(db).list(), robots.countsBySlot(),
-                robots.notRunning(NOT_RUNNING_SHOWN), recentEvents > 0 ? new EventTable(db).recent(recentEvents) : List.of());
+                robots.notRunning(NOT_RUNNING_SHOWN), recentEvents > 0 ? new EventTable(db).recent(recentEvents) : List.of(),
+                listed > 0 ? robots.summaries(listed) : null);
     }
 
     /** How many robots there are in each state, over all slots. */
@@ -115,9 +126,18 @@ public record ClusterStatus(Instant time, List<SlotView> slots, List<NodeView> n
                 .append("gapMs", e.unowned().map(gap -> gap.toMillis()).orElse(null))
                 .append("reason", e.reason()).append("error", e.error()).append("to", e.to())
                 .append("how", e.how()).append("evidence", e.evidence())).toList();
+        Document robotsDoc = new Document("total", robots()).append("running", running()).append("byState", byState)
+                .append("notRunning", notRunningDocs);
+        if (listed != null) {
+            // The names of 'robot list -o json', less what the read left out.
+            robotsDoc.append("list", listed.stream().map(r -> {
+                Document doc = r.toDocument();
+                doc.remove("config");
+                doc.remove("context");
+                return doc;
+            }).toList());
+        }
         return new Document("time", time.toString()).append("slots", slotDocs).append("nodes", nodeDocs)
-                .append("robots", new Document("total", robots()).append("running", running()).append("byState", byState)
-                        .append("notRunning", notRunningDocs))
-                .append("events", eventDocs);
+                .append("robots", robotsDoc).append("events", eventDocs);
     }
 }

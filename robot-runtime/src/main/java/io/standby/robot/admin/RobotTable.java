@@ -189,6 +189,22 @@ public final class RobotTable {
         return counts;
     }
 
+    /**
+     * Up to {@code limit} robots (the first by id), by slot then id, without their config and context: what
+     * a dashboard lists of every robot, at a cost bounded by {@code limit} whatever their contexts weigh.
+     */
+    public List<RobotView> summaries(int limit) {
+        List<RobotView> list = new ArrayList<>();
+        for (Document doc : robots.find(new Document(), List.of(CONFIG, CONTEXT), limit)) {
+            RobotView robot = RobotCodec.parse(doc);
+            if (robot != null) {
+                list.add(robot);
+            }
+        }
+        list.sort(ORDER);
+        return list;
+    }
+
     /** Up to {@code limit} robots not RUNNING, by slot then id, without their config and context. */
     public List<RobotView> notRunning(int limit) {
         List<RobotView> list = new ArrayList<>();

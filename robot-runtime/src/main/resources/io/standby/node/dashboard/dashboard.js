@@ -178,20 +178,34 @@
 
   // ---- robots ----
 
+  /** Every term of the filter appears in the robot's id, type, slot, target, state or node. */
+  function matches(robot, filter) {
+    const text = [robot.id, robot.type, robot.slot, robot.target, robot.state, robot.node].filter(Boolean).join(' ').toLowerCase();
+    return filter.toLowerCase().split(/\s+/).filter(Boolean).every((term) => text.includes(term));
+  }
+
   function renderRobots(robots) {
     const total = robots.total || 0;
-    const notRunning = robots.notRunning || [];
+    const list = robots.list || [];
+    const filter = $('robot-filter').value.trim();
     $('robots-empty').hidden = total > 0;
-    $('robots-summary').textContent = total === 0 ? '' : notRunning.length === 0 ? 'all ' + total + ' running'
+    $('robots-summary').textContent = total === 0 ? '' : robots.running === total ? 'all ' + total + ' running'
       : robots.running + ' of ' + total + ' running';
     $('robot-states').replaceChildren(...(total ? [robotChips(robots.byState)].flat() : []));
-    $('not-running-table').hidden = notRunning.length === 0;
-    $('not-running').replaceChildren(...notRunning.map((r) => el('tr', { 'data-robot': r.id },
-      el('td', { class: 'id' }, r.id),
-      el('td', { class: 'id' }, r.slot),
+    $('robot-filter').hidden = list.length === 0;
+    const shown = list.filter((r) => matches(r, filter));
+    $('robots-table').hidden = shown.length === 0;
+    $('robots').replaceChildren(...shown.map((r) => el('tr', { 'data-robot': r.id, 'data-state': r.state },
+      el('td', { class: 'id', title: r.type || '' }, r.id),
+      el('td', { class: 'id' }, r.target ? r.slot + ' → ' + r.target : r.slot),
       el('td', {}, el('span', { class: 'chip robot-' + String(r.state).toLowerCase() }, String(r.state).toLowerCase())),
-      el('td', {}, r.desired),
+      el('td', { class: 'id' }, r.node || el('span', { class: 'muted' }, '–')),
+      el('td', { title: r.updated || '' }, r.updated ? clock(r.updated) : el('span', { class: 'muted' }, '–')),
+      el('td', { class: 'num' }, String(r.restarts ?? 0)),
       el('td', { class: 'error', title: r.lastError || '' }, firstLine(r.lastError) || el('span', { class: 'muted' }, '–')))));
+    const more = total > list.length ? ' (the first ' + list.length + ' of ' + total + ' are listed)' : '';
+    $('robots-shown').hidden = list.length === 0 || (!filter && !more);
+    $('robots-shown').textContent = filter ? shown.length + ' of ' + list.length + ' match "' + filter + '"' + more : more.trim();
   }
 
   // ---- events ----
@@ -294,6 +308,10 @@
       showLine(false, 'cannot show this node\'s answer: ' + e.message);
     }
   }
+
+  $('robot-filter').addEventListener('input', () => {
+    if (lastCluster) renderRobots(lastCluster.robots || {});
+  });
 
   refresh();
 })();

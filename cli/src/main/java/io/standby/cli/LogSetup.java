@@ -1,0 +1,102 @@
+package io.standby.cli;
+
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.LoggerContext;
+import ch.qos.logback.classic.encoder.JsonEncoder;
+import ch.qos.logback.classic.encoder.PatternLayoutEncoder;
+import ch.qos.logback.classic.spi.Configurator;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.ConsoleAppender;
+import ch.qos.logback.core.encoder.Encoder;
+import ch.qos.logback.core.spi.ContextAwareBase;
+
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * How the command line logs, set up in code: logback's XML configuration cost a one-shot command some 45 ms
+ * of CPU at every start (an XML parser and a model built by reflection), for a handful of settings.
+ * Found by logback through {@code META-INF/services}, before it looks for any file.
+ *
+ * <p>Logs go to standard error, so that command output on standard out stays clean for scripts: as text, or
+ * with {@code STANDBY_LOG_FORMAT=json} (or {@code --log-format json}) as one JSON object a line (logback's
+ * JSON encoder). {@code STANDBY_LOG_LEVEL} sets the level of Standby's own loggers and the robots'. A
+ * system property of the same name wins over the variable, as it did in logback.xml. A file named by
+ * {@code -Dlogback.configurationFile}, or a {@code logback-test.xml} on the class path (the tests'), is
+ * used instead, unless {@code -Dstandby.log.builtin=true}.
+ */
+public final class LogSetup extends ContextAwareBase implements Configurator {
+
+    static final String FORMAT = "STANDBY_LOG_FORMAT";
+    static final String LEVEL = "STANDBY_LOG_LEVEL";
+
+    /** Levels of other people's loggers, for what they say that a user needs, and no more. */
+    private static final Map<String, Level> LEVELS = Map.of(
+            "org.mongodb.driver", Level.ERROR,
+            // Its monitors log what they find (a standalone where the URI names a replica set, say) as an ERROR
+            // line per server; the command says it in its own one line (StandbyDatabase.ping).
+            "org.mongodb.driver.cluster", Level.OFF,
+            "dev.morphia", Level.WARN,
+            "de.bwaldvogel", Level.WARN,
+            // The slot read asks for all slots in its first batch; the embedded server warns at every such
+            // aggregate that it ignores the batch size (it sends everything anyway).
+            "de.bwaldvogel.mongo.backend.aggregation.Aggregation", Level.ERROR,
+            // It warns at every node start that it has no compound indexes (the robots' {slotId, epoch}); it scans.
+            "de.bwaldvogel.mongo.backend.AbstractMongoDatabase", Level.ERROR,
+            "io.netty", Level.WARN,
+            "org.h2", Level.WARN);
+
+    @Override
+    public ExecutionStatus configure(LoggerContext context) {
+        boolean builtIn = Boolean.getBoolean("standby.log.builtin");
+        if (!builtIn && (System.getProperty("logback.configurationFile") != null
+                || LogSetup.class.getClassLoader().getResource("logback-test.xml") != null)) {
+            return ExecutionStatus.INVOKE_NEXT_IF_ANY;
+        }
+        ConsoleAppender<ILoggingEvent> appender = new ConsoleAppender<>();
+        appender.setContext(context);
+        String format = setting(FORMAT, "text");
+        appender.setName(format);
+        appender.setTarget("System.err");
+        appender.setEncoder(encoder(context, format.equals("json")));
+        appender.start();
+        Logger root = context.getLogger(Logger.ROOT_LOGGER_NAME);
+        root.setLevel(Level.WARN);
+        root.addAppender(appender);
+        LEVELS.forEach((name, level) -> context.getLogger(name).setLevel(level));
+        Level ours = Level.toLevel(setting(LEVEL, "INFO"), Level.INFO);
+        context.getLogger("io.standby").setLevel(ours);
+        // Robots log through RobotContext.log(), whose loggers are named robot.<type>.
+        context.getLogger("robot").setLevel(ours);
+        return ExecutionStatus.DO_NOT_INVOKE_NEXT_IF_ANY;
+    }
+
+    private static Encoder<ILoggingEvent> encoder(LoggerContext context, boolean json) {
+        if (json) {
+            // One object a line: the message formatted, the time as epoch milliseconds ("timestamp"), an
+            // exception as a "throwable" object.
+            JsonEncoder encoder = new JsonEncoder();
+            encoder.setContext(context);
+            encoder.setWithSequenceNumber(false);
+            encoder.setWithNanoseconds(false);
+            encoder.setWithContext(false);
+            encoder.setWithMessage(false);
+            encoder.setWithArguments(false);
+            encoder.setWithFormattedMessage(true);
+            encoder.start();
+            return encoder;
+        }
+        PatternLayoutEncoder encoder = new PatternLayoutEncoder();
+        encoder.setContext(context);
+        encoder.setPattern("%d{HH:mm:ss.SSS} %-5level [%thread] %msg%n");
+        encoder.start();
+        return encoder;
+    }
+
+    /** The system property, else the environment variable, else {@code fallback}. */
+    static String setting(String name, String fallback) {
+        String value = System.getProperty(name, System.getenv(name));
+        return value == null || value.isBlank() ? fallback : value.strip().toLowerCase(Locale.ROOT);
+    }
+}

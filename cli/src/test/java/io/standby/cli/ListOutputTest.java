@@ -1,0 +1,243 @@
+package io.standby.cli;
+
+import com.mongodb.client.model.Filters;
+import com.mongodb.client.model.Updates;
+import io.standby.robot.admin.RobotTable;
+import io.standby.slot.NodeId;
+import io.standby.slot.NodeState;
+import io.standby.slot.SlotTable;
+import io.standby.slot.StandbyDatabase;
+import io.standby.slot.internal.EventLog;
+import io.standby.slot.internal.MongoNodeRegistry;
+import io.standby.slot.internal.NodeRegistry;
+import io.standby.testing.TestMongo;
+import org.bson.BsonArray;
+import org.bson.BsonDocument;
+import org.bson.BsonValue;
+import org.bson.Document;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Date;
+import java.util.List;
+import java.util.OptionalDouble;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@code -o json|wide} and {@code --no-headers} on every list command, and {@code status -o json}: the JSON
+ * is parsed, its documented field names and ISO-8601 times checked against what was stored.
+ */
+class ListOutputTest {
+
+    private String db;
+    private StandbyDatabase admin;
+
+    @BeforeEach
+    void setUp(TestInfo test) {
+        db = TestMongo.freshDatabase(test.getTestMethod().orElseThrow().getName());
+        admin = StandbyDatabase.connect(TestMongo.uri(), db, Duration.ofSeconds(10), null);
+    }
+
+    @AfterEach
+    void tearDown() {
+        admin.database().drop();
+        admin.close();
+    }
+
+    /** slot-0 owned by 10.0.0.1:7700 with robot c1 running, slot-1 free; two nodes; two events. */
+    private void cluster() {
+        new SlotTable(admin).init(2);
+        admin.database().getCollection("slots").updateOne(Filters.eq("_id", "slot-0"), Updates.combine(
+                Updates.set("ip", "10.0.0.1"), Updates.set("port", 7700), Updates.set("instance", "1-a@h:1:1"),
+                Updates.set("lease", 60_000L), Updates.inc("epoch", 1L), Updates.currentDate("time")));
+        RobotTable robots = new RobotTable(admin);
+        robots.add(new RobotTable.NewRobot("c1", "counter", "slot-0", 3, 2.5, new Document("intervalMs", 500)), OptionalDouble.empty());
+        admin.database().getCollection("robots").updateOne(Filters.eq("_id", "c1"), Updates.combine(
+                Updates.set("state", "RUNNING"), Updates.set("node", "10.0.0.1:7700"), Updates.set("restarts", 2),
+                Updates.set("context", new Document("count", 41).append("note", "a \"quoted\"\nline")),
+                Updates.set("lastError", "java.lang.IllegalStateException: boom\n\tat x")));
+        MongoNodeRegistry registry = new MongoNodeRegistry(admin.database());
+        registry.write(new NodeRegistry.NodeRecord(new NodeId("10.0.0.1", 7700), "1-a@h:1:1", "h:1:1", NodeState.OWNER,
+                List.of("slot-0"), 2, 1, 0, 0.25, 0.5, 40, "0.1.0", Duration.ofSeconds(20), List.of("counter")), true);
+        registry.write(new NodeRegistry.NodeRecord(new NodeId("10.0.0.2", 7700), "2-b@h:2:2", "h:2:2", NodeState.STANDBY,
+                List.of(), 1, 0, 0, 0.1, 0.1, 7, "0.1.0", Duration.ofSeconds(20), List.of("counter")), true);
+        EventLog log = new EventLog(admin.database()).start();
+        log.record(new Document("type", "claimed").append("slot", "slot-0").append("epoch", 1L).append("node", "10.0.0.2:7700"));
+        log.record(new Document("type", "took-over").append("slot", "slot-0").append("epoch", 2L).append("node", "10.0.0.1:7700")
+                .append("from", "10.0.0.2:7700").append("heartbeat", Date.from(Instant.now().minusSeconds(6))));
+        log.close(Duration.ofSeconds(10));
+    }
+
+    private CliRun ok(String... args) {
+        CliRun run = CliRun.against(db, args);
+        assertEquals(0, run.exitCode(), run.err());
+        assertEquals("", run.err());
+        return run;
+    }
+
+    private static List<BsonDocument> array(CliRun run) {
+        return BsonArray.parse(run.out()).getValues().stream().map(BsonValue::asDocument).toList();
+    }
+
+    private static Instant time(BsonDocument doc, String field) {
+        return Instant.parse(doc.getString(field).getValue());
+    }
+
+    @Test
+    void slotsListAsJsonHasOneObjectPerSlotWithIsoTimesAndDurationsInMs() {
+        cluster();
+        List<BsonDocument> slots = array(ok("slots", "list", "-o", "json"));
+
+        assertEquals(List.of("slot-0", "slot-1"), slots.stream().map(s -> s.getString("id").getValue()).toList());
+        BsonDocument owned = slots.get(0);
+        assertEquals("10.0.0.1:7700", owned.getString("owner").getValue());
+        assertEquals("1-a@h:1:1", owned.getString("instance").getValue());
+        assertEquals("owned", owned.getString("state").getValue());
+        assertEquals(1, owned.getNumber("epoch").longValue());
+        assertEquals(60_000, owned.getNumber("leaseMs").longValue());
+        assertTrue(Duration.between(time(owned, "heartbeat"), Instant.now()).abs().compareTo(Duration.ofMinutes(1)) < 0, owned.toJson());
+        assertTrue(owned.getNumber("heartbeatAgeMs").longValue() < 60_000, owned.toJson());
+        assertFalse(owned.getBoolean("expired").getValue());
+        BsonDocument free = slots.get(1);
+        assertTrue(free.isNull("owner") && free.isNull("heartbeat") && free.isNull("heartbeatAgeMs"), free.toJson());
+        assertEquals("free", free.getString("state").getValue());
+    }
+
+    @Test
+    void robotListAsJsonCarriesConfigContextAndTheWholeError() {
+        cluster();
+        List<BsonDocument> robots = array(ok("robot", "list", "-o", "json"));
+
+        assertEquals(1, robots.size());
+        BsonDocument c1 = robots.getFirst();
+        assertEquals("c1", c1.getString("id").getValue());
+        assertEquals("slot-0", c1.getString("slot").getValue());
+        assertEquals("RUNNING", c1.getString("state").getValue());
+        assertEquals("10.0.0.1:7700", c1.getString("node").getValue());
+        assertEquals(2, c1.getNumber("restarts").intValue());
+        assertEquals(3, c1.getNumber("priority").intValue());
+        assertEquals(2.5, c1.getNumber("weight").doubleValue());
+        assertEquals(500, c1.getDocument("config").getNumber("intervalMs").intValue());
+        assertEquals("a \"quoted\"\nline", c1.getDocument("context").getString("note").getValue());
+        assertEquals("java.lang.IllegalStateException: boom\n\tat x", c1.getString("lastError").getValue());
+        assertTrue(Duration.between(time(c1, "updated"), Instant.now()).abs().compareTo(Duration.ofMinutes(1)) < 0, c1.toJson());
+        assertTrue(c1.isNull("target"), c1.toJson());
+    }
+
+    @Test
+    void nodesAsJsonSayStateLoadAndWhenEachWasSeen() {
+        cluster();
+        List<BsonDocument> nodes = array(ok("nodes", "-o", "json"));
+
+        assertEquals(List.of("10.0.0.1:7700", "10.0.0.2:7700"), nodes.stream().map(n -> n.getString("id").getValue()).toList());
+        BsonDocument owner = nodes.getFirst();
+        assertEquals("owner", owner.getString("state").getValue());
+        assertEquals(List.of("slot-0"), owner.getArray("slots").stream().map(v -> v.asString().getValue()).toList());
+        assertEquals(2, owner.getNumber("maxSlots").intValue());
+        assertEquals(40, owner.getNumber("load").intValue());
+        assertEquals(0.25, owner.getNumber("cpu").doubleValue());
+        assertEquals(20_000, owner.getNumber("intervalMs").longValue());
+        assertFalse(owner.getBoolean("offline").getValue());
+        assertTrue(Duration.between(time(owner, "seen"), Instant.now()).abs().compareTo(Duration.ofMinutes(1)) < 0, owner.toJson());
+        assertEquals("standby", nodes.get(1).getString("state").getValue());
+    }
+
+    @Test
+    void eventsAsJsonAreOldestFirstWithTheTakeoverGap() {
+        cluster();
+        List<BsonDocument> events = array(ok("events", "-o", "json"));
+
+        assertEquals(List.of("claimed", "took-over"), events.stream().map(e -> e.getString("type").getValue()).toList());
+        BsonDocument takeover = events.get(1);
+        assertEquals("10.0.0.2:7700", takeover.getString("from").getValue());
+        assertEquals(2, takeover.getNumber("epoch").longValue());
+        assertFalse(time(takeover, "time").isBefore(time(events.getFirst(), "time")));
+        long gap = takeover.getNumber("gapMs").longValue();
+        assertTrue(gap >= 5_000 && gap < 60_000, takeover.toJson());
+        assertEquals(Duration.between(time(takeover, "heartbeat"), time(takeover, "time")).toMillis(), gap);
+        assertTrue(takeover.getString("text").getValue().startsWith("took over from 10.0.0.2:7700"), takeover.toJson());
+    }
+
+    @Test
+    void statusTakesDashOJsonAsWellAsDashDashJson() {
+        cluster();
+        CliRun o = ok("status", "-o", "json");
+        Document status = Document.parse(o.out());
+        assertEquals(List.of("slot-0", "slot-1"), status.getList("slots", Document.class).stream().map(s -> s.getString("id")).toList());
+        Instant.parse(status.getString("time"));
+        assertEquals(Document.parse(ok("status", "--json").out()).keySet(), status.keySet());
+    }
+
+    @Test
+    void anEmptyListIsAnEmptyArrayOrNothingWithoutHeaders() {
+        for (String[] command : List.of(new String[]{"slots", "list"}, new String[]{"robot", "list"}, new String[]{"nodes"},
+                new String[]{"events"})) {
+            String[] json = concat(command, "-o", "json");
+            assertEquals(0, BsonArray.parse(ok(json).out()).size(), String.join(" ", json));
+            String[] bare = concat(command, "--no-headers");
+            assertEquals("", ok(bare).out(), String.join(" ", bare));
+        }
+    }
+
+    @Test
+    void noHeadersPrintsTheRowsAloneAndWideAddsColumns() {
+        cluster();
+        assertHeaders(List.of("slots", "list"), "SLOT", 2, "INSTANCE", "HEARTBEAT", "LATE MARK", "CHANGES", "DRAIN");
+        assertHeaders(List.of("robot", "list"), "ROBOT", 1, "UPDATED", "CONFIG", "INCARNATION");
+        assertHeaders(List.of("nodes"), "NODE", 2, "INSTANCE", "HOST", "STARTED", "INTERVAL");
+        assertHeaders(List.of("events"), "TIME", 2, "TYPE", "ID");
+
+        // Wide cuts nothing: the whole error, on one line.
+        String wide = ok("robot", "list", "-o", "wide").out();
+        assertTrue(wide.contains("java.lang.IllegalStateException: boom at x"), wide);
+        assertFalse(wide.contains("Long values are cut"), wide);
+    }
+
+    /** The table's first line is its header; without headers the rows alone; wide has the narrow columns and more. */
+    private void assertHeaders(List<String> command, String first, int rows, String... wideOnly) {
+        String[] args = command.toArray(String[]::new);
+        List<String> table = ok(args).out().strip().lines().filter(line -> !line.startsWith("Long values are cut")).toList();
+        assertTrue(table.getFirst().startsWith(first), table.getFirst());
+        assertEquals(rows + 1, table.size(), String.join("\n", table));
+        List<String> rowsAlone = ok(concat(args, "--no-headers")).out().strip().lines().toList();
+        // The same rows (ages move on between two runs: the first two columns do not).
+        assertEquals(firstColumns(table.subList(1, table.size())), firstColumns(rowsAlone));
+        List<String> narrow = columns(table.getFirst());
+        List<String> wide = columns(ok(concat(args, "-o", "wide")).out().lines().findFirst().orElseThrow());
+        assertEquals(narrow, wide.stream().filter(narrow::contains).toList(), "wide has the narrow table's columns, in order");
+        assertEquals(List.of(wideOnly), wide.stream().filter(column -> !narrow.contains(column)).toList());
+    }
+
+    private static List<String> columns(String header) {
+        return List.of(header.strip().split("\\s{2,}"));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"slots list", "robot list", "nodes", "events", "status"})
+    void anUnknownOutputFormatIsOneLineNamingIt(String command) {
+        CliRun run = CliRun.against(db, concat(command.split(" "), "-o", "yaml"));
+        assertEquals(2, run.exitCode(), run.err());
+        String line = run.errorLine();
+        assertTrue(line.contains("'yaml'") && line.contains("--output"), line);
+        assertEquals("", run.out());
+    }
+
+    private static List<String> firstColumns(List<String> lines) {
+        return lines.stream().map(line -> String.join(" ", java.util.Arrays.copyOf(line.split("\\s+"), 2))).toList();
+    }
+
+    private static String[] concat(String[] head, String... tail) {
+        String[] all = java.util.Arrays.copyOf(head, head.length + tail.length);
+        System.arraycopy(tail, 0, all, head.length, tail.length);
+        return all;
+    }
+}
