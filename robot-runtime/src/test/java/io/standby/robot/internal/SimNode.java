@@ -338,6 +338,11 @@ final class SimNode {
         return true;
     }
 
+    /** Whether this process has a run of the robot alive: its code running, or its supervisor's backoff. */
+    boolean runsRobot(String robotId) {
+        return up && runs.aliveOnNode(robotId);
+    }
+
     /** Up, and neither stopping nor draining: a node that takes slots. */
     boolean claiming() {
         return up && !stopping && !protocol.draining();
