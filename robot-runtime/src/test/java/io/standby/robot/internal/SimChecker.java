@@ -217,13 +217,18 @@ final class SimChecker {
     }
 
     /**
-     * At most one node believes, on its own clock, that it holds a valid lease on a slot at any instant,
-     * whether or not any robot of the slot runs: the leases' own deadlines (the lease's and, with fast
-     * failover, the late mark's) must close before any other node can win the slot by any path.
+     * No node holds more valid leases than its maximum, and at most one node believes, on its own clock,
+     * that it holds a valid lease on a slot at any instant, whether or not any robot of the slot runs: the
+     * leases' own deadlines (the lease's and, with fast failover, the late mark's) must close before any
+     * other node can win the slot by any path.
      */
     private void oneValidLeasePerSlot() {
         Map<String, SimNode> holder = new HashMap<>();
         for (SimNode node : world.nodes) {
+            if (node.validLeases().size() > node.maxSlots) {
+                throw sim.failed(new Violation(node + " holds " + node.validLeases().size() + " valid leases, more than its "
+                        + node.maxSlots + " slots"));
+            }
             for (Lease lease : node.validLeases()) {
                 SimNode other = holder.put(lease.slotId(), node);
                 if (other != null && other != node) {
