@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 
 import static io.standby.robot.internal.RobotFields.CONTEXT;
@@ -56,6 +57,8 @@ final class SimChecker {
     /** By robot id and incarnation: the highest committed count seen. */
     private final Map<String, Long> committed = new HashMap<>();
     private final Map<String, Long> unservedSince = new HashMap<>();
+    /** The processes that claimed slots at the last check, by name and generation. */
+    private Set<String> claimingBefore = Set.of();
     private long calmFrom = Long.MAX_VALUE;
     private long bound;
     long launches;
@@ -291,6 +294,14 @@ final class SimChecker {
             unservedSince.clear();
             return;
         }
+        // A process that starts claiming trusts no expiry before it has watched the slot for a lease itself:
+        // if the room it brings is what a slot was waiting for, the slot's bound counts from its start.
+        Set<String> claimingNow = world.nodes.stream().filter(SimNode::claiming).map(n -> n.name() + "#" + n.generation)
+                .collect(java.util.stream.Collectors.toSet());
+        if (!claimingBefore.containsAll(claimingNow)) {
+            unservedSince.replaceAll((slot, since) -> Math.max(since, sim.now()));
+        }
+        claimingBefore = claimingNow;
         for (String slot : world.db.slots.committed.keySet()) {
             boolean served = false;
             for (SimNode node : world.nodes) {
