@@ -113,10 +113,17 @@ class SlotNodeTest {
         // One after another, 20 renewals of 200 ms take 4 s: past lease - margin (2.7 s) for the last ones.
         SlotTiming timing = SlotTiming.of(Duration.ofSeconds(1), Duration.ofSeconds(3), Duration.ofMillis(200));
         TcpProxy slow = proxy();
-        SlotNode node = start(7500, 20, timing, slow.uri());
+        Map<String, Integer> renewals = new java.util.concurrent.ConcurrentHashMap<>();
+        SlotNode node = start(7500, 20, timing, slow.uri(), new SlotListener() {
+            @Override
+            public void renewed(Lease lease, Duration latency) {
+                renewals.merge(lease.slotId(), 1, Integer::sum);
+            }
+        });
         await().atMost(WAIT).until(() -> node.leases().size() == 20);
-        // A few heartbeats at full speed first, so the driver has its connections open before the slowdown.
-        await().pollDelay(Duration.ofSeconds(3)).atMost(WAIT).until(() -> node.leases().size() == 20);
+        // A few heartbeats at full speed first, so the driver has its connections open before the slowdown:
+        // every lease renewed three times.
+        await().atMost(WAIT).until(() -> renewals.size() == 20 && renewals.values().stream().allMatch(n -> n >= 3));
 
         slow.latency(Duration.ofMillis(200));
         await().during(Duration.ofSeconds(8)).atMost(WAIT).until(() -> node.leases().size() == 20);

@@ -26,6 +26,9 @@ import java.util.Map;
 import java.util.OptionalDouble;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import static org.awaitility.Awaitility.await;
@@ -50,7 +53,7 @@ class RobotRuntimeTest {
     private final Tracker tracker = new Tracker();
     private final List<TestNode> nodes = new ArrayList<>();
     private final AtomicBoolean sampling = new AtomicBoolean();
-    private Thread sampler;
+    private ScheduledExecutorService sampler;
 
     @BeforeEach
     void setUp(TestInfo test) {
@@ -64,7 +67,8 @@ class RobotRuntimeTest {
     void tearDown() throws InterruptedException {
         sampling.set(false);
         if (sampler != null) {
-            sampler.join();
+            sampler.shutdownNow();
+            sampler.awaitTermination(30, TimeUnit.SECONDS);
         }
         nodes.forEach(TestNode::close);
         admin.database().drop();
@@ -103,21 +107,18 @@ class RobotRuntimeTest {
     private Map<String, List<Long>> sampleCounts() {
         Map<String, List<Long>> samples = new ConcurrentHashMap<>();
         sampling.set(true);
-        sampler = Thread.ofVirtual().start(() -> {
-            while (sampling.get()) {
-                for (Document doc : robots.find()) {
-                    Document context = doc.get("context", Document.class);
-                    if (context != null && context.get("count") instanceof Number n) {
-                        samples.computeIfAbsent(doc.getString("_id"), k -> new CopyOnWriteArrayList<>()).add(n.longValue());
-                    }
-                }
-                try {
-                    Thread.sleep(10);
-                } catch (InterruptedException e) {
-                    return;
+        sampler = Executors.newSingleThreadScheduledExecutor();
+        sampler.scheduleWithFixedDelay(() -> {
+            if (!sampling.get()) {
+                return;
+            }
+            for (Document doc : robots.find()) {
+                Document context = doc.get("context", Document.class);
+                if (context != null && context.get("count") instanceof Number n) {
+                    samples.computeIfAbsent(doc.getString("_id"), k -> new CopyOnWriteArrayList<>()).add(n.longValue());
                 }
             }
-        });
+        }, 0, 10, TimeUnit.MILLISECONDS);
         return samples;
     }
 

@@ -314,6 +314,8 @@ abstract class SlotStoreContract {
                     }
                     maxHolders.accumulateAndGet(holders.incrementAndGet(), Math::max);
                     int value = counter.get();
+                    // A sleep on purpose: it widens the read-modify-write of the work, so that two holders at
+                    // once would lose an increment and the exact count below would show it.
                     Thread.sleep(1);
                     counter.set(value + 1);
                     holders.decrementAndGet();
