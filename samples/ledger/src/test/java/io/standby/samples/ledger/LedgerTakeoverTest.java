@@ -33,7 +33,9 @@ import java.util.Map;
 import java.util.OptionalDouble;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 import static org.awaitility.Awaitility.await;
@@ -59,9 +61,8 @@ class LedgerTakeoverTest {
     private String db;
     private StandbyDatabase admin;
     private final Map<Integer, LedgerNode> nodes = new LinkedHashMap<>();
-    private final AtomicBoolean producing = new AtomicBoolean(true);
     private final AtomicLong produced = new AtomicLong();
-    private Thread producer;
+    private final ScheduledExecutorService producer = Executors.newSingleThreadScheduledExecutor();
 
     /**
      * A node whose connections to the database go through proxies of its own: {@code proxy} for the slot
@@ -114,10 +115,8 @@ class LedgerTakeoverTest {
 
     @AfterEach
     void tearDown() throws InterruptedException {
-        producing.set(false);
-        if (producer != null) {
-            producer.join(Duration.ofSeconds(30));
-        }
+        producer.shutdownNow();
+        producer.awaitTermination(30, TimeUnit.SECONDS);
         nodes.values().forEach(LedgerNode::close);
         admin.database().drop();
         admin.close();
@@ -133,7 +132,7 @@ class LedgerTakeoverTest {
         for (int i = 0; i < 3; i++) {
             startNode();
         }
-        producer = Thread.ofVirtual().name("producer").start(this::produce);
+        producer.scheduleWithFixedDelay(this::produce, 0, 40, TimeUnit.MILLISECONDS);
         await().atMost(WAIT).until(() -> ROBOTS.stream().allMatch(r -> offset(r) > 1));
 
         for (int round = 0; round < TAKEOVERS; round++) {
@@ -163,8 +162,9 @@ class LedgerTakeoverTest {
                 }
             }
         }
-        producing.set(false);
-        producer.join(WAIT);
+        // Ends the schedule; a chunk being inserted now completes, so produced is final after it.
+        producer.shutdown();
+        assertTrue(producer.awaitTermination(WAIT.toSeconds(), TimeUnit.SECONDS), "the producer stopped");
         long last = produced.get();
         log.info("Produced {} inputs; waiting for both ledgers to append them", last);
         await().atMost(WAIT).until(() -> ROBOTS.stream().allMatch(r -> offset(r) == last + 1));
@@ -208,23 +208,16 @@ class LedgerTakeoverTest {
         nodes.put(port, LedgerNode.start(port, db));
     }
 
-    /** Inserts input in small chunks (dense seqs from 1) until told to stop. */
+    /** Inserts one small chunk of input (dense seqs from 1); scheduled every 40 ms until the test stops it. */
     private void produce() {
         MongoCollection<Document> input = admin.database().getCollection(LedgerConfig.DEFAULT_INPUT);
-        while (producing.get()) {
-            List<Document> chunk = new ArrayList<>();
-            for (int i = 0; i < 5; i++) {
-                long seq = produced.get() + chunk.size() + 1;
-                chunk.add(new Document("seq", seq).append("amount", (seq * 37) % 101 - 50).append("memo", "payment " + seq));
-            }
-            input.insertMany(chunk);
-            produced.addAndGet(chunk.size());
-            try {
-                Thread.sleep(40);
-            } catch (InterruptedException e) {
-                return;
-            }
+        List<Document> chunk = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            long seq = produced.get() + chunk.size() + 1;
+            chunk.add(new Document("seq", seq).append("amount", (seq * 37) % 101 - 50).append("memo", "payment " + seq));
         }
+        input.insertMany(chunk);
+        produced.addAndGet(chunk.size());
     }
 
     private void awaitNewOwner(String slotId, SlotView before) {
