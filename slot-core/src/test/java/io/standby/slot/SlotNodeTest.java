@@ -6,11 +6,12 @@ import io.standby.slot.internal.MongoSlotStore;
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Updates;
 import io.standby.testing.TcpProxy;
+import io.standby.testing.TestDatabase;
 import io.standby.testing.TestMongo;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -37,6 +38,10 @@ class SlotNodeTest {
 
     private static final Duration WAIT = Duration.ofSeconds(30);
 
+    @RegisterExtension
+    final TestDatabase<StandbyDatabase> database = TestDatabase.of(
+            (uri, name) -> StandbyDatabase.connect(uri, name, Duration.ofSeconds(10), null), StandbyDatabase::database);
+
     private String dbName;
     private StandbyDatabase admin;
     private final List<Event> log = new CopyOnWriteArrayList<>();
@@ -45,9 +50,9 @@ class SlotNodeTest {
     private final List<TcpProxy> proxies = new ArrayList<>();
 
     @BeforeEach
-    void setUp(TestInfo test) {
-        dbName = TestMongo.freshDatabase(test.getTestMethod().orElseThrow().getName());
-        admin = StandbyDatabase.connect(TestMongo.uri(), dbName, Duration.ofSeconds(10), null);
+    void setUp() {
+        dbName = database.name();
+        admin = database.connection();
     }
 
     @AfterEach
@@ -55,8 +60,6 @@ class SlotNodeTest {
         nodes.forEach(SlotNode::close);
         proxies.forEach(TcpProxy::close);
         connections.forEach(StandbyDatabase::close);
-        admin.database().drop();
-        admin.close();
     }
 
     private SlotNode start(int port, int maxSlots, SlotTiming timing, String uri) {
