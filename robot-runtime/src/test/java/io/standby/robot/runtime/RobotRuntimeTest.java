@@ -12,12 +12,13 @@ import io.standby.slot.EventView;
 import io.standby.slot.SlotTable;
 import io.standby.slot.SlotView;
 import io.standby.slot.StandbyDatabase;
+import io.standby.testing.TestDatabase;
 import io.standby.testing.TestMongo;
 import org.bson.Document;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -46,6 +47,10 @@ class RobotRuntimeTest {
 
     private static final Duration WAIT = Duration.ofSeconds(30);
 
+    @RegisterExtension
+    final TestDatabase<StandbyDatabase> database = TestDatabase.of(
+            (uri, name) -> StandbyDatabase.connect(uri, name, Duration.ofSeconds(10), null), StandbyDatabase::database);
+
     private String dbName;
     private StandbyDatabase admin;
     private RobotTable table;
@@ -56,9 +61,9 @@ class RobotRuntimeTest {
     private ScheduledExecutorService sampler;
 
     @BeforeEach
-    void setUp(TestInfo test) {
-        dbName = TestMongo.freshDatabase(test.getTestMethod().orElseThrow().getName());
-        admin = StandbyDatabase.connect(TestMongo.uri(), dbName, Duration.ofSeconds(10), null);
+    void setUp() {
+        dbName = database.name();
+        admin = database.connection();
         table = new RobotTable(admin);
         robots = admin.database().getCollection("robots");
     }
@@ -71,8 +76,6 @@ class RobotRuntimeTest {
             sampler.awaitTermination(30, TimeUnit.SECONDS);
         }
         nodes.forEach(TestNode::close);
-        admin.database().drop();
-        admin.close();
     }
 
     private TestNode node(int port, int maxSlots) {

@@ -4,11 +4,12 @@ import io.standby.slot.SlotTable;
 import io.standby.slot.StandbyDatabase;
 import io.standby.testing.TestMongo;
 import io.standby.robot.internal.RobotCodec;
+import io.standby.testing.TestDatabase;
 import org.bson.Document;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -32,23 +33,25 @@ class RobotStopTest {
 
     private static final int ROBOTS = 200;
 
+    @RegisterExtension
+    final TestDatabase<StandbyDatabase> database = TestDatabase.of(
+            (uri, name) -> StandbyDatabase.connect(uri, name, Duration.ofSeconds(30), null), StandbyDatabase::database);
+
     private String dbName;
     private StandbyDatabase admin;
     private final Tracker tracker = new Tracker();
     private final List<TestNode> nodes = new ArrayList<>();
 
     @BeforeEach
-    void setUp(TestInfo test) {
-        dbName = TestMongo.freshDatabase(test.getTestMethod().orElseThrow().getName());
-        admin = StandbyDatabase.connect(TestMongo.uri(), dbName, Duration.ofSeconds(30), null);
+    void setUp() {
+        dbName = database.name();
+        admin = database.connection();
         new SlotTable(admin).init(1);
     }
 
     @AfterEach
     void tearDown() {
         nodes.forEach(TestNode::close);
-        admin.database().drop();
-        admin.close();
     }
 
     @Test
