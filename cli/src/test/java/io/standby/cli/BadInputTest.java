@@ -3,12 +3,13 @@ package io.standby.cli;
 import io.standby.slot.SlotTable;
 import io.standby.slot.SlotView;
 import io.standby.slot.StandbyDatabase;
+import io.standby.testing.TestDatabase;
 import io.standby.testing.TestMongo;
 import io.standby.testing.TestPorts;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -28,14 +29,18 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class BadInputTest {
 
+    @RegisterExtension
+    final TestDatabase<StandbyDatabase> database = TestDatabase.of(
+            (uri, name) -> StandbyDatabase.connect(uri, name, Duration.ofSeconds(10), null), StandbyDatabase::database);
+
     private String db;
     private StandbyDatabase admin;
     private List<SlotView> before;
 
     @BeforeEach
-    void setUp(TestInfo test) {
-        db = TestMongo.freshDatabase(test.getDisplayName());
-        admin = StandbyDatabase.connect(TestMongo.uri(), db, Duration.ofSeconds(10), null);
+    void setUp() {
+        db = database.name();
+        admin = database.connection();
         new SlotTable(admin).init(2);
         before = new SlotTable(admin).list();
     }
@@ -45,8 +50,6 @@ class BadInputTest {
         List<SlotView> after = new SlotTable(admin).list();
         assertEquals(before.stream().map(s -> s.id() + "/" + s.epoch() + "/" + s.owner()).toList(),
                 after.stream().map(s -> s.id() + "/" + s.epoch() + "/" + s.owner()).toList(), "the slots changed");
-        admin.database().drop();
-        admin.close();
     }
 
     private CliRun run(String... args) {

@@ -11,11 +11,11 @@ import io.standby.slot.Lease;
 import io.standby.slot.SlotListener;
 import io.standby.slot.SlotTable;
 import io.standby.slot.StandbyDatabase;
+import io.standby.testing.TestDatabase;
 import io.standby.testing.TestMongo;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.health.contributor.Health;
@@ -45,14 +45,18 @@ class StandbyAutoConfigurationTest {
 
     private static final Duration WAIT = Duration.ofSeconds(30);
 
+    @RegisterExtension
+    final TestDatabase<StandbyDatabase> database = TestDatabase.of(
+            (uri, name) -> StandbyDatabase.connect(uri, name, Duration.ofSeconds(10), null), StandbyDatabase::database);
+
     private String db;
     private StandbyDatabase admin;
     private ApplicationContextRunner runner;
 
     @BeforeEach
-    void setUp(TestInfo test) throws IOException {
-        db = TestMongo.freshDatabase(test.getTestMethod().orElseThrow().getName());
-        admin = StandbyDatabase.connect(TestMongo.uri(), db, Duration.ofSeconds(10), null);
+    void setUp() throws IOException {
+        db = database.name();
+        admin = database.connection();
         new SlotTable(admin).init(1);
         runner = new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(StandbyAutoConfiguration.class, StandbyActuatorAutoConfiguration.class))
@@ -60,11 +64,6 @@ class StandbyAutoConfigurationTest {
                         "standby.heartbeat=200ms", "standby.lease=1500ms", "standby.poll=200ms", "standby.stop-timeout=2s");
     }
 
-    @AfterEach
-    void tearDown() {
-        admin.database().drop();
-        admin.close();
-    }
 
     private static boolean owns(StandbyNode node) {
         return node.leases().size() == 1 && node.notReady().isEmpty();

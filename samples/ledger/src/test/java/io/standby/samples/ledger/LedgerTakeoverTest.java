@@ -12,12 +12,13 @@ import io.standby.slot.SlotTiming;
 import io.standby.slot.SlotView;
 import io.standby.slot.StandbyDatabase;
 import io.standby.testing.TcpProxy;
+import io.standby.testing.TestDatabase;
 import io.standby.testing.TestMongo;
 import org.bson.Document;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -57,6 +58,10 @@ class LedgerTakeoverTest {
     private static final Duration WAIT = Duration.ofSeconds(90);
     private static final List<String> ROBOTS = List.of("ledger-a", "ledger-b");
     private static final int TAKEOVERS = 3 * 2;
+
+    @RegisterExtension
+    final TestDatabase<StandbyDatabase> database = TestDatabase.of(
+            (uri, name) -> StandbyDatabase.connect(uri, name, Duration.ofSeconds(10), null), StandbyDatabase::database);
 
     private String db;
     private StandbyDatabase admin;
@@ -108,9 +113,9 @@ class LedgerTakeoverTest {
     }
 
     @BeforeEach
-    void setUp(TestInfo test) {
-        db = TestMongo.freshDatabase(test.getTestMethod().orElseThrow().getName());
-        admin = StandbyDatabase.connect(TestMongo.uri(), db, Duration.ofSeconds(10), null);
+    void setUp() {
+        db = database.name();
+        admin = database.connection();
     }
 
     @AfterEach
@@ -118,8 +123,6 @@ class LedgerTakeoverTest {
         producer.shutdownNow();
         producer.awaitTermination(30, TimeUnit.SECONDS);
         nodes.values().forEach(LedgerNode::close);
-        admin.database().drop();
-        admin.close();
     }
 
     @Test
