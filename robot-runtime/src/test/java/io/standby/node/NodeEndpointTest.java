@@ -13,6 +13,7 @@ import io.standby.slot.StandbyDatabase;
 import io.standby.testing.TcpProxy;
 import io.standby.testing.TestDatabase;
 import io.standby.testing.TestMongo;
+import io.standby.testing.TestPorts;
 import org.bson.Document;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -20,8 +21,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -76,7 +75,7 @@ class NodeEndpointTest {
         for (String id : List.of("t1", "t2")) {
             robots.add(new RobotTable.NewRobot(id, "ticker", "slot-0", 0, 1, new Document()), OptionalDouble.empty());
         }
-        int port = freePort();
+        int port = TestPorts.free();
         start(TestMongo.uri(), port);
 
         await().atMost(WAIT).until(() -> robots.list(null).stream().allMatch(r -> r.context().get("ticks", 0L) >= 3));
@@ -141,10 +140,10 @@ class NodeEndpointTest {
     void aTakeoverShowsInBothNodesMetricsAndTheCutOffOwnerIsNotReady() throws Exception {
         TcpProxy proxy = TcpProxy.to(TestMongo.uri());
         opened.add(proxy);
-        int first = freePort();
+        int first = TestPorts.free();
         start(proxy.uri(), first);
         await().atMost(WAIT).until(() -> owner().equals("127.0.0.1:" + first));
-        int second = freePort();
+        int second = TestPorts.free();
         start(TestMongo.uri(), second);
         await().atMost(WAIT).until(() -> Document.parse(get(second, "/ready").body()).getBoolean("ready"));
         assertEquals("STANDBY", Document.parse(get(second, "/status").body()).get("node", Document.class).getString("state"));
@@ -201,11 +200,6 @@ class NodeEndpointTest {
                 HttpResponse.BodyHandlers.ofString());
     }
 
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
-        }
-    }
 
     /** Prometheus' text: the value of the one sample with this name and these labels among its own. */
     private record Metrics(String text) {

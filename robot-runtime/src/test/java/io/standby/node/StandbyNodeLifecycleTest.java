@@ -6,11 +6,11 @@ import io.standby.slot.SlotTiming;
 import io.standby.slot.StandbyDatabase;
 import io.standby.testing.TestDatabase;
 import io.standby.testing.TestMongo;
+import io.standby.testing.TestPorts;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.time.Duration;
@@ -51,7 +51,7 @@ class StandbyNodeLifecycleTest {
 
     @Test
     void aBuiltNodeHoldsNothingUntilStartedAndStartsOnce() throws Exception {
-        int port = freePort();
+        int port = TestPorts.free();
         StandbyNode node = builder(port).build();
         assertEquals(Optional.of("not started"), node.notReady());
         assertEquals(List.of(), node.leases());
@@ -71,7 +71,7 @@ class StandbyNodeLifecycleTest {
 
     @Test
     void aNodeClosedBeforeItStartedNeverStarts() throws Exception {
-        StandbyNode node = builder(freePort()).build();
+        StandbyNode node = builder(TestPorts.free()).build();
         node.close();
         assertThrows(IllegalStateException.class, node::start);
         assertEquals(Optional.of("stopped"), node.notReady());
@@ -82,11 +82,5 @@ class StandbyNodeLifecycleTest {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> StandbyNode.builder().node("127.0.0.1", 0).build());
         assertTrue(e.getMessage().contains("0"), e.getMessage());
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
-        }
     }
 }

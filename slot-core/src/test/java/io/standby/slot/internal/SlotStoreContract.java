@@ -39,7 +39,8 @@ abstract class SlotStoreContract {
 
     @RegisterExtension
     final TestDatabase<StandbyDatabase> database = TestDatabase.of(
-            (uri, name) -> StandbyDatabase.connect(uri, name, Duration.ofSeconds(10), null), StandbyDatabase::database).on(this::uri);
+            (uri, name) -> StandbyDatabase.connect(uri, name, Duration.ofSeconds(10), null), StandbyDatabase::database)
+            .on(this::uri);
 
     private StandbyDatabase db;
     private MongoSlotStore store;

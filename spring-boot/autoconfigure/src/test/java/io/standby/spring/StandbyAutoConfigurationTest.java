@@ -13,6 +13,7 @@ import io.standby.slot.SlotTable;
 import io.standby.slot.StandbyDatabase;
 import io.standby.testing.TestDatabase;
 import io.standby.testing.TestMongo;
+import io.standby.testing.TestPorts;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -25,8 +26,6 @@ import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -60,7 +59,7 @@ class StandbyAutoConfigurationTest {
         new SlotTable(admin).init(1);
         runner = new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(StandbyAutoConfiguration.class, StandbyActuatorAutoConfiguration.class))
-                .withPropertyValues("standby.ip=127.0.0.1", "standby.port=" + freePort(), "standby.database=" + db,
+                .withPropertyValues("standby.ip=127.0.0.1", "standby.port=" + TestPorts.free(), "standby.database=" + db,
                         "standby.heartbeat=200ms", "standby.lease=1500ms", "standby.poll=200ms", "standby.stop-timeout=2s");
     }
 
@@ -191,11 +190,5 @@ class StandbyAutoConfigurationTest {
                         databases.add(event.getDatabaseName());
                     }
                 }).build());
-    }
-
-    static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
-        }
     }
 }

@@ -14,6 +14,7 @@ import io.standby.slot.StandbyDatabase;
 import io.standby.testing.TcpProxy;
 import io.standby.testing.TestDatabase;
 import io.standby.testing.TestMongo;
+import io.standby.testing.TestPorts;
 import org.bson.Document;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -23,8 +24,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -207,7 +206,7 @@ class LedgerTakeoverTest {
     }
 
     private void startNode() throws IOException {
-        int port = freePort();
+        int port = TestPorts.free();
         nodes.put(port, LedgerNode.start(port, db));
     }
 
@@ -244,11 +243,5 @@ class LedgerTakeoverTest {
 
     private long offset(String robot) {
         return context(robot).get("offset") instanceof Number n ? n.longValue() : -1;
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
-        }
     }
 }
