@@ -3,11 +3,13 @@ package io.standby.cli;
 import io.standby.slot.SlotTable;
 import io.standby.slot.SlotView;
 import io.standby.slot.StandbyDatabase;
+import io.standby.testing.TestDatabase;
 import io.standby.testing.TestMongo;
+import io.standby.testing.TestPorts;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -27,14 +29,18 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class BadInputTest {
 
+    @RegisterExtension
+    final TestDatabase<StandbyDatabase> database = TestDatabase.of(
+            (uri, name) -> StandbyDatabase.connect(uri, name, Duration.ofSeconds(10), null), StandbyDatabase::database);
+
     private String db;
     private StandbyDatabase admin;
     private List<SlotView> before;
 
     @BeforeEach
-    void setUp(TestInfo test) {
-        db = TestMongo.freshDatabase(test.getDisplayName());
-        admin = StandbyDatabase.connect(TestMongo.uri(), db, Duration.ofSeconds(10), null);
+    void setUp() {
+        db = database.name();
+        admin = database.connection();
         new SlotTable(admin).init(2);
         before = new SlotTable(admin).list();
     }
@@ -44,8 +50,6 @@ class BadInputTest {
         List<SlotView> after = new SlotTable(admin).list();
         assertEquals(before.stream().map(s -> s.id() + "/" + s.epoch() + "/" + s.owner()).toList(),
                 after.stream().map(s -> s.id() + "/" + s.epoch() + "/" + s.owner()).toList(), "the slots changed");
-        admin.database().drop();
-        admin.close();
     }
 
     private CliRun run(String... args) {
@@ -127,23 +131,25 @@ class BadInputTest {
     void pluginsAreCheckedBeforeTheAddressIsBoundOrTheDatabaseContacted() throws Exception {
         try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             CliRun run = CliRun.of("node", "--ip", "127.0.0.1", "--port", Integer.toString(taken.getLocalPort()),
-                    "--plugins", "/nonexistent", "--mongo", "mongodb://127.0.0.1:1");
+                    "--plugins", "/nonexistent", "--mongo", "mongodb://127.0.0.1:" + TestPorts.free());
             assertUsageError(run, "invalid --plugins '/nonexistent': not a directory");
         }
     }
 
     @Test
     void unreachableMongoFailsWithinSecondsNamingHostAndPort() {
+        String nobody = "127.0.0.1:" + TestPorts.free();
         long start = System.nanoTime();
-        CliRun run = CliRun.of("slots", "list", "--mongo", "mongodb://127.0.0.1:1");
-        assertFailed(run, "127.0.0.1:1");
+        CliRun run = CliRun.of("slots", "list", "--mongo", "mongodb://" + nobody);
+        assertFailed(run, nobody);
         assertTrue(System.nanoTime() - start < Duration.ofSeconds(15).toNanos(), "gave up within seconds");
     }
 
     @Test
     void unreachableMongoStopsANodeBeforeItStarts() {
-        CliRun run = CliRun.of("node", "--ip", "127.0.0.1", "--port", "7790", "--mongo", "mongodb://127.0.0.1:1");
-        assertFailed(run, "127.0.0.1:1");
+        String nobody = "127.0.0.1:" + TestPorts.free();
+        CliRun run = CliRun.of("node", "--ip", "127.0.0.1", "--port", Integer.toString(TestPorts.free()), "--mongo", "mongodb://" + nobody);
+        assertFailed(run, nobody);
     }
 
     @Test
@@ -151,7 +157,7 @@ class BadInputTest {
         de.bwaldvogel.mongo.backend.memory.MemoryBackend old = new de.bwaldvogel.mongo.backend.memory.MemoryBackend();
         old.version(de.bwaldvogel.mongo.ServerVersion.MONGO_4_0);
         try (TestMongo.Embedded server = TestMongo.startEmbedded(old)) {
-            assertFailed(CliRun.of("node", "--ip", "127.0.0.1", "--port", "7791", "--mongo", server.uri()),
+            assertFailed(CliRun.of("node", "--ip", "127.0.0.1", "--port", Integer.toString(TestPorts.free()), "--mongo", server.uri()),
                     "127.0.0.1:" + server.port(), "4.0", "MongoDB 4.2 or newer");
             assertFailed(CliRun.of("slots", "list", "--mongo", server.uri()), "MongoDB 4.2 or newer");
         }

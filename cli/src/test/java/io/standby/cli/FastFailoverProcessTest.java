@@ -15,6 +15,8 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -29,6 +31,9 @@ class FastFailoverProcessTest {
 
     private static final Duration LEASE = Duration.ofSeconds(20);
     private static final Duration WAIT = Duration.ofSeconds(90);
+    /** Micrometer's count of a node's aggregations, one series per client, collection and status. */
+    private static final Pattern SLOT_READS = Pattern.compile(
+            "^mongodb_driver_commands_seconds_count\\{([^}]*command=\"aggregate\"[^}]*)} (\\S+)$", Pattern.MULTILINE);
 
     @RegisterExtension
     final NodeProcesses nodes = new NodeProcesses();
@@ -54,10 +59,28 @@ class FastFailoverProcessTest {
         int owner = slot().owner().port();
         int standby = ports.get(1);
         node(standby, jvmArgs).awaitOutput("started", WAIT);
-        // A few polls, in which the standby connects once to the owner's address and finds it accepting.
-        Thread.sleep(2_000);
+        // A few polls, in which the standby connects once to the owner's address and finds it accepting: the
+        // poll's read of the slots is one aggregation, and one poll ends before the next one's read begins,
+        // so four reads mean three polls done.
+        await().atMost(WAIT).until(() -> slotReads(standby) >= 4);
         assertEquals(owner, slot().owner().port());
         return owner;
+    }
+
+    /** How many aggregations of the slots the node on {@code port} has sent, from Micrometer's series on its /metrics. */
+    private static long slotReads(int port) throws Exception {
+        HttpResponse<String> metrics = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                URI.create("http://127.0.0.1:" + port + "/metrics")).timeout(Duration.ofSeconds(10)).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertEquals(200, metrics.statusCode(), metrics.body());
+        long reads = 0;
+        Matcher series = SLOT_READS.matcher(metrics.body());
+        while (series.find()) {
+            if (series.group(1).contains("collection=\"slots\"")) {
+                reads += (long) Double.parseDouble(series.group(2));
+            }
+        }
+        return reads;
     }
 
     /** The take-over event of {@code epoch}, once the node that made it has written it. */

@@ -10,15 +10,14 @@ import io.standby.slot.StandbyDatabase;
 import io.standby.slot.internal.EventLog;
 import io.standby.slot.internal.MongoNodeRegistry;
 import io.standby.slot.internal.NodeRegistry;
-import io.standby.testing.TestMongo;
+import io.standby.testing.TestDatabase;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
 import org.bson.Document;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -38,20 +37,19 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class ListOutputTest {
 
+    @RegisterExtension
+    final TestDatabase<StandbyDatabase> database = TestDatabase.of(
+            (uri, name) -> StandbyDatabase.connect(uri, name, Duration.ofSeconds(10), null), StandbyDatabase::database);
+
     private String db;
     private StandbyDatabase admin;
 
     @BeforeEach
-    void setUp(TestInfo test) {
-        db = TestMongo.freshDatabase(test.getTestMethod().orElseThrow().getName());
-        admin = StandbyDatabase.connect(TestMongo.uri(), db, Duration.ofSeconds(10), null);
+    void setUp() {
+        db = database.name();
+        admin = database.connection();
     }
 
-    @AfterEach
-    void tearDown() {
-        admin.database().drop();
-        admin.close();
-    }
 
     /** slot-0 owned by 10.0.0.1:7700 with robot c1 running, slot-1 free; two nodes; two events. */
     private void cluster() {

@@ -3,6 +3,7 @@ package io.standby.cli;
 import io.standby.slot.SlotTable;
 import io.standby.slot.SlotView;
 import io.standby.testing.TestMongo;
+import io.standby.testing.TestPorts;
 import org.bson.Document;
 import org.bson.json.JsonParseException;
 import org.junit.jupiter.api.Test;
@@ -82,7 +83,8 @@ class NodeEnvironmentProcessTest {
     @ParameterizedTest
     @CsvSource({"STANDBY_PORT, abc", "STANDBY_LEASE, 5x", "STANDBY_LOG_FORMAT, yaml"})
     void aBadValueInTheEnvironmentIsOneLineNamingTheVariableAndTheValue(String variable, String value) throws Exception {
-        Map<String, String> environment = new java.util.HashMap<>(Map.of("STANDBY_IP", "127.0.0.1", "STANDBY_PORT", "7700"));
+        Map<String, String> environment = new java.util.HashMap<>(Map.of("STANDBY_IP", "127.0.0.1",
+                "STANDBY_PORT", Integer.toString(TestPorts.free())));
         environment.put(variable, value);
         try (StandbyProcess node = StandbyProcess.start(nodes.dir(), "bad-" + variable, PRODUCT_LOGGING, environment,
                 "node", "--mongo", TestMongo.uri(), "--db", nodes.db())) {

@@ -14,6 +14,7 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
 
 import static org.awaitility.Awaitility.await;
@@ -75,19 +76,16 @@ class NodeProcessTest {
 
         // Follow the document until a new epoch shows up: the last version of the old epoch holds the
         // dead owner's final heartbeat, both stamped by the server's clock.
-        SlotView last = victim;
-        SlotView next;
-        while (true) {
+        AtomicReference<SlotView> lastOfOldEpoch = new AtomicReference<>(victim);
+        SlotView next = await("a takeover").pollInterval(Duration.ofMillis(50)).atMost(WAIT).until(() -> {
             SlotView now = slot("slot-0");
-            if (now.epoch() != victim.epoch()) {
-                next = now;
-                break;
+            if (now.epoch() == victim.epoch()) {
+                lastOfOldEpoch.set(now);
             }
-            last = now;
-            assertTrue(System.nanoTime() - killedAt < WAIT.toNanos(), "no takeover");
-            Thread.sleep(50);
-        }
+            return now;
+        }, now -> now.epoch() != victim.epoch());
         long tookOver = System.nanoTime() - killedAt;
+        SlotView last = lastOfOldEpoch.get();
 
         assertEquals(victim.epoch() + 1, next.epoch());
         assertNotEquals(victimPort, next.owner().port());

@@ -2,7 +2,7 @@ package io.standby.cli;
 
 import io.standby.slot.SlotTable;
 import io.standby.slot.StandbyDatabase;
-import io.standby.testing.TestMongo;
+import io.standby.testing.TestDatabase;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.AfterTestExecutionCallback;
 import org.junit.jupiter.api.extension.BeforeEachCallback;
@@ -30,27 +30,26 @@ final class NodeProcesses implements BeforeEachCallback, AfterTestExecutionCallb
 
     private final Map<Integer, StandbyProcess> nodes = new LinkedHashMap<>();
     private final List<Runnable> onFailure = new ArrayList<>();
+    private final TestDatabase<StandbyDatabase> database = TestDatabase.of(
+            (uri, name) -> StandbyDatabase.connect(uri, name, Duration.ofSeconds(10), null), StandbyDatabase::database);
     private Path dir;
-    private String db;
-    private StandbyDatabase admin;
     private boolean failed;
 
     @Override
     public void beforeEach(ExtensionContext context) throws IOException {
         String test = context.getRequiredTestMethod().getName();
-        db = TestMongo.freshDatabase(test);
-        admin = StandbyDatabase.connect(TestMongo.uri(), db, Duration.ofSeconds(10), null);
+        database.beforeEach(context);
         dir = Files.createTempDirectory("standby-" + test + "-");
     }
 
     /** The test's database name, for {@code --db}. */
     String db() {
-        return db;
+        return database.name();
     }
 
     /** A connection to the test's database, for facts: slot documents, robots, events. */
     StandbyDatabase admin() {
-        return admin;
+        return database.connection();
     }
 
     /** Where the nodes' logs go, and anything else of the test's; kept when it fails. */
@@ -79,7 +78,7 @@ final class NodeProcesses implements BeforeEachCallback, AfterTestExecutionCallb
     private StandbyProcess start(int port, Starter starter, String... args) throws IOException {
         List<String> command = new ArrayList<>(List.of("node", "--ip", "127.0.0.1", "--port", Integer.toString(port)));
         command.addAll(List.of(args));
-        command.addAll(List.of("--mongo", TestMongo.uri(), "--db", db));
+        command.addAll(List.of("--mongo", database.uri(), "--db", database.name()));
         StandbyProcess earlier = nodes.get(port);
         if (earlier != null && earlier.isAlive()) {
             throw new IllegalStateException("port " + port + " is still held by a node of this test");
@@ -110,8 +109,8 @@ final class NodeProcesses implements BeforeEachCallback, AfterTestExecutionCallb
         }
         failed = true;
         nodes.forEach((port, node) -> System.out.println("----- node " + port + " (pid " + node.pid() + ")\n" + node.output()));
-        new SlotTable(admin).list().forEach(slot -> System.out.println("----- slot " + slot));
-        admin.database().getCollection("robots").find().forEach(robot -> System.out.println("----- robot " + robot.toJson()));
+        new SlotTable(admin()).list().forEach(slot -> System.out.println("----- slot " + slot));
+        admin().database().getCollection("robots").find().forEach(robot -> System.out.println("----- robot " + robot.toJson()));
         onFailure.forEach(Runnable::run);
         System.out.println("----- the nodes' logs are kept in " + dir);
     }
@@ -123,8 +122,7 @@ final class NodeProcesses implements BeforeEachCallback, AfterTestExecutionCallb
                 node.close();
             }
         } finally {
-            admin.database().drop();
-            admin.close();
+            database.afterEach(context);
             if (!failed) {
                 try (Stream<Path> files = Files.walk(dir)) {
                     for (Path file : files.sorted(Comparator.reverseOrder()).toList()) {

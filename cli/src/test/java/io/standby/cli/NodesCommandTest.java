@@ -6,15 +6,14 @@ import io.standby.slot.NodeTable;
 import io.standby.slot.StandbyDatabase;
 import io.standby.slot.internal.MongoNodeRegistry;
 import io.standby.slot.internal.NodeRegistry;
-import io.standby.testing.TestMongo;
 import io.standby.slot.SlotTable;
 import io.standby.slot.SlotView;
 import io.standby.slot.internal.MongoSlotStore;
+import io.standby.testing.TestDatabase;
 import org.bson.Document;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
 import java.util.Date;
@@ -27,22 +26,21 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** {@code standby nodes} and {@code standby node drain} against the test database, with the registry documents nodes write. */
 class NodesCommandTest {
 
+    @RegisterExtension
+    final TestDatabase<StandbyDatabase> database = TestDatabase.of(
+            (uri, name) -> StandbyDatabase.connect(uri, name, Duration.ofSeconds(10), null), StandbyDatabase::database);
+
     private String db;
     private StandbyDatabase admin;
     private MongoNodeRegistry registry;
 
     @BeforeEach
-    void setUp(TestInfo test) {
-        db = TestMongo.freshDatabase(test.getTestMethod().orElseThrow().getName());
-        admin = StandbyDatabase.connect(TestMongo.uri(), db, Duration.ofSeconds(10), null);
+    void setUp() {
+        db = database.name();
+        admin = database.connection();
         registry = new MongoNodeRegistry(admin.database());
     }
 
-    @AfterEach
-    void tearDown() {
-        admin.database().drop();
-        admin.close();
-    }
 
     private CliRun run(String... args) {
         return CliRun.against(db, args);

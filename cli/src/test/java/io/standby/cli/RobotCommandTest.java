@@ -12,12 +12,11 @@ import io.standby.slot.SlotTable;
 import io.standby.slot.StandbyDatabase;
 import io.standby.slot.internal.MongoNodeRegistry;
 import io.standby.slot.internal.NodeRegistry;
-import io.standby.testing.TestMongo;
+import io.standby.testing.TestDatabase;
 import org.bson.Document;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -40,23 +39,22 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class RobotCommandTest {
 
+    @RegisterExtension
+    final TestDatabase<StandbyDatabase> database = TestDatabase.of(
+            (uri, name) -> StandbyDatabase.connect(uri, name, Duration.ofSeconds(10), null), StandbyDatabase::database);
+
     private String db;
     private StandbyDatabase admin;
     private RobotTable robots;
 
     @BeforeEach
-    void setUp(TestInfo test) {
-        db = TestMongo.freshDatabase(test.getTestMethod().orElseThrow().getName());
-        admin = StandbyDatabase.connect(TestMongo.uri(), db, Duration.ofSeconds(10), null);
+    void setUp() {
+        db = database.name();
+        admin = database.connection();
         new SlotTable(admin).init(2);
         robots = new RobotTable(admin);
     }
 
-    @AfterEach
-    void tearDown() {
-        admin.database().drop();
-        admin.close();
-    }
 
     private CliRun run(String... args) {
         return CliRun.against(db, args);

@@ -25,7 +25,6 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * A {@code counter} robot on nodes that are real processes, failed the way machines fail. The facts
@@ -89,18 +88,9 @@ class RobotProcessTest {
     }
 
     /** Samples every 50 ms until {@code done}, and returns the sample that satisfied it. */
-    private Sample sampleUntil(String what, Predicate<Sample> done) throws InterruptedException {
-        long deadline = System.nanoTime() + WAIT.toNanos();
-        while (true) {
-            Sample sample = sample();
-            if (done.test(sample)) {
-                return sample;
-            }
-            if (System.nanoTime() > deadline) {
-                fail("not within " + WAIT + ": " + what + "; last sample " + sample);
-            }
-            Thread.sleep(SAMPLE_EVERY);
-        }
+    private Sample sampleUntil(String what, Predicate<Sample> done) {
+        // Awaitility's message on timeout names what was awaited and the last sample.
+        return await(what).pollDelay(Duration.ZERO).pollInterval(SAMPLE_EVERY).atMost(WAIT).until(this::sample, done);
     }
 
     private long highestCount() {
@@ -188,11 +178,10 @@ class RobotProcessTest {
         int wokeAt = samples.size();
         nodes.get(owner).awaitOutput("Lost slot-0", WAIT);
         await().atMost(WAIT).until(() -> robotsOn(owner).isEmpty());
-        long until = System.nanoTime() + Duration.ofSeconds(3).toNanos();
-        while (System.nanoTime() < until) {
-            sample();
-            Thread.sleep(SAMPLE_EVERY);
-        }
+        // Room for a late write of the woken node, measured in the new owner's progress rather than a fixed
+        // sleep: the samples go on while it counts on by 60 more (about 3 s at its 50 ms interval).
+        long atWake = sample().count();
+        sampleUntil("the new owner counts on after the wake-up", s -> s.count() >= atWake + 60);
 
         assertNeverWentBack();
         for (Sample s : samples.subList(wokeAt, samples.size())) {

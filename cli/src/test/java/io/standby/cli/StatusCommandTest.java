@@ -9,12 +9,12 @@ import io.standby.slot.SlotTable;
 import io.standby.slot.StandbyDatabase;
 import io.standby.slot.internal.MongoNodeRegistry;
 import io.standby.slot.internal.NodeRegistry;
+import io.standby.testing.TestDatabase;
 import io.standby.testing.TestMongo;
 import org.bson.Document;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.CleanupMode;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -35,20 +35,19 @@ class StatusCommandTest {
     @TempDir(cleanup = CleanupMode.ON_SUCCESS)
     Path dir;
 
+    @RegisterExtension
+    final TestDatabase<StandbyDatabase> database = TestDatabase.of(
+            (uri, name) -> StandbyDatabase.connect(uri, name, Duration.ofSeconds(10), null), StandbyDatabase::database);
+
     private String db;
     private StandbyDatabase admin;
 
     @BeforeEach
-    void setUp(TestInfo test) {
-        db = TestMongo.freshDatabase(test.getTestMethod().orElseThrow().getName());
-        admin = StandbyDatabase.connect(TestMongo.uri(), db, Duration.ofSeconds(10), null);
+    void setUp() {
+        db = database.name();
+        admin = database.connection();
     }
 
-    @AfterEach
-    void tearDown() {
-        admin.database().drop();
-        admin.close();
-    }
 
     /** Two slots, slot-0 owned by 10.0.0.1:7700 with a running and a failed robot; a standby; nothing on slot-1. */
     private void cluster() {

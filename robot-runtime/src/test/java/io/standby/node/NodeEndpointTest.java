@@ -11,16 +11,16 @@ import io.standby.slot.SlotTiming;
 import io.standby.slot.SlotView;
 import io.standby.slot.StandbyDatabase;
 import io.standby.testing.TcpProxy;
+import io.standby.testing.TestDatabase;
 import io.standby.testing.TestMongo;
+import io.standby.testing.TestPorts;
 import org.bson.Document;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -47,13 +47,18 @@ class NodeEndpointTest {
 
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private final List<AutoCloseable> opened = new ArrayList<>();
+
+    @RegisterExtension
+    final TestDatabase<StandbyDatabase> database = TestDatabase.of(
+            (uri, name) -> StandbyDatabase.connect(uri, name, Duration.ofSeconds(10), null), StandbyDatabase::database);
+
     private String db;
     private StandbyDatabase admin;
 
     @BeforeEach
-    void setUp(TestInfo test) {
-        db = TestMongo.freshDatabase(test.getTestMethod().orElseThrow().getName());
-        admin = StandbyDatabase.connect(TestMongo.uri(), db, Duration.ofSeconds(10), null);
+    void setUp() {
+        db = database.name();
+        admin = database.connection();
         new SlotTable(admin).init(1);
     }
 
@@ -62,8 +67,6 @@ class NodeEndpointTest {
         for (AutoCloseable resource : opened.reversed()) {
             resource.close();
         }
-        admin.database().drop();
-        admin.close();
     }
 
     @Test
@@ -72,7 +75,7 @@ class NodeEndpointTest {
         for (String id : List.of("t1", "t2")) {
             robots.add(new RobotTable.NewRobot(id, "ticker", "slot-0", 0, 1, new Document()), OptionalDouble.empty());
         }
-        int port = freePort();
+        int port = TestPorts.free();
         start(TestMongo.uri(), port);
 
         await().atMost(WAIT).until(() -> robots.list(null).stream().allMatch(r -> r.context().get("ticks", 0L) >= 3));
@@ -137,10 +140,10 @@ class NodeEndpointTest {
     void aTakeoverShowsInBothNodesMetricsAndTheCutOffOwnerIsNotReady() throws Exception {
         TcpProxy proxy = TcpProxy.to(TestMongo.uri());
         opened.add(proxy);
-        int first = freePort();
+        int first = TestPorts.free();
         start(proxy.uri(), first);
         await().atMost(WAIT).until(() -> owner().equals("127.0.0.1:" + first));
-        int second = freePort();
+        int second = TestPorts.free();
         start(TestMongo.uri(), second);
         await().atMost(WAIT).until(() -> Document.parse(get(second, "/ready").body()).getBoolean("ready"));
         assertEquals("STANDBY", Document.parse(get(second, "/status").body()).get("node", Document.class).getString("state"));
@@ -197,11 +200,6 @@ class NodeEndpointTest {
                 HttpResponse.BodyHandlers.ofString());
     }
 
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
-        }
-    }
 
     /** Prometheus' text: the value of the one sample with this name and these labels among its own. */
     private record Metrics(String text) {

@@ -4,13 +4,13 @@ import io.standby.slot.NodeState;
 import io.standby.slot.SlotTable;
 import io.standby.slot.SlotTiming;
 import io.standby.slot.StandbyDatabase;
+import io.standby.testing.TestDatabase;
 import io.standby.testing.TestMongo;
-import org.junit.jupiter.api.AfterEach;
+import io.standby.testing.TestPorts;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
-import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.time.Duration;
@@ -30,20 +30,18 @@ class StandbyNodeLifecycleTest {
 
     private static final SlotTiming TIMING = SlotTiming.of(Duration.ofMillis(200), Duration.ofMillis(1500), Duration.ofMillis(200));
 
+    @RegisterExtension
+    final TestDatabase<StandbyDatabase> database = TestDatabase.of(
+            (uri, name) -> StandbyDatabase.connect(uri, name, Duration.ofSeconds(10), null), StandbyDatabase::database);
+
     private String db;
     private StandbyDatabase admin;
 
     @BeforeEach
-    void setUp(TestInfo test) {
-        db = TestMongo.freshDatabase(test.getTestMethod().orElseThrow().getName());
-        admin = StandbyDatabase.connect(TestMongo.uri(), db, Duration.ofSeconds(10), null);
+    void setUp() {
+        db = database.name();
+        admin = database.connection();
         new SlotTable(admin).init(1);
-    }
-
-    @AfterEach
-    void tearDown() {
-        admin.database().drop();
-        admin.close();
     }
 
     private StandbyNode.Builder builder(int port) {
@@ -53,7 +51,7 @@ class StandbyNodeLifecycleTest {
 
     @Test
     void aBuiltNodeHoldsNothingUntilStartedAndStartsOnce() throws Exception {
-        int port = freePort();
+        int port = TestPorts.free();
         StandbyNode node = builder(port).build();
         assertEquals(Optional.of("not started"), node.notReady());
         assertEquals(List.of(), node.leases());
@@ -73,7 +71,7 @@ class StandbyNodeLifecycleTest {
 
     @Test
     void aNodeClosedBeforeItStartedNeverStarts() throws Exception {
-        StandbyNode node = builder(freePort()).build();
+        StandbyNode node = builder(TestPorts.free()).build();
         node.close();
         assertThrows(IllegalStateException.class, node::start);
         assertEquals(Optional.of("stopped"), node.notReady());
@@ -84,11 +82,5 @@ class StandbyNodeLifecycleTest {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> StandbyNode.builder().node("127.0.0.1", 0).build());
         assertTrue(e.getMessage().contains("0"), e.getMessage());
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
-        }
     }
 }

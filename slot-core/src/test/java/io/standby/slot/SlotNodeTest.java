@@ -6,11 +6,12 @@ import io.standby.slot.internal.MongoSlotStore;
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Updates;
 import io.standby.testing.TcpProxy;
+import io.standby.testing.TestDatabase;
 import io.standby.testing.TestMongo;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -37,6 +38,10 @@ class SlotNodeTest {
 
     private static final Duration WAIT = Duration.ofSeconds(30);
 
+    @RegisterExtension
+    final TestDatabase<StandbyDatabase> database = TestDatabase.of(
+            (uri, name) -> StandbyDatabase.connect(uri, name, Duration.ofSeconds(10), null), StandbyDatabase::database);
+
     private String dbName;
     private StandbyDatabase admin;
     private final List<Event> log = new CopyOnWriteArrayList<>();
@@ -45,9 +50,9 @@ class SlotNodeTest {
     private final List<TcpProxy> proxies = new ArrayList<>();
 
     @BeforeEach
-    void setUp(TestInfo test) {
-        dbName = TestMongo.freshDatabase(test.getTestMethod().orElseThrow().getName());
-        admin = StandbyDatabase.connect(TestMongo.uri(), dbName, Duration.ofSeconds(10), null);
+    void setUp() {
+        dbName = database.name();
+        admin = database.connection();
     }
 
     @AfterEach
@@ -55,8 +60,6 @@ class SlotNodeTest {
         nodes.forEach(SlotNode::close);
         proxies.forEach(TcpProxy::close);
         connections.forEach(StandbyDatabase::close);
-        admin.database().drop();
-        admin.close();
     }
 
     private SlotNode start(int port, int maxSlots, SlotTiming timing, String uri) {
@@ -113,10 +116,17 @@ class SlotNodeTest {
         // One after another, 20 renewals of 200 ms take 4 s: past lease - margin (2.7 s) for the last ones.
         SlotTiming timing = SlotTiming.of(Duration.ofSeconds(1), Duration.ofSeconds(3), Duration.ofMillis(200));
         TcpProxy slow = proxy();
-        SlotNode node = start(7500, 20, timing, slow.uri());
+        Map<String, Integer> renewals = new java.util.concurrent.ConcurrentHashMap<>();
+        SlotNode node = start(7500, 20, timing, slow.uri(), new SlotListener() {
+            @Override
+            public void renewed(Lease lease, Duration latency) {
+                renewals.merge(lease.slotId(), 1, Integer::sum);
+            }
+        });
         await().atMost(WAIT).until(() -> node.leases().size() == 20);
-        // A few heartbeats at full speed first, so the driver has its connections open before the slowdown.
-        await().pollDelay(Duration.ofSeconds(3)).atMost(WAIT).until(() -> node.leases().size() == 20);
+        // A few heartbeats at full speed first, so the driver has its connections open before the slowdown:
+        // every lease renewed three times.
+        await().atMost(WAIT).until(() -> renewals.size() == 20 && renewals.values().stream().allMatch(n -> n >= 3));
 
         slow.latency(Duration.ofMillis(200));
         await().during(Duration.ofSeconds(8)).atMost(WAIT).until(() -> node.leases().size() == 20);

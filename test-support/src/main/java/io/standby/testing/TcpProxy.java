@@ -174,15 +174,15 @@ public final class TcpProxy implements AutoCloseable {
             backlog.reset();
             holding = false;
             if (clientGone) {
-                // Give the server a moment to read and apply the late request before the connection goes.
-                Thread.ofVirtual().start(() -> {
-                    try {
-                        Thread.sleep(2_000);
-                    } catch (InterruptedException ignored) {
-                        // ending anyway
-                    }
+                // No more requests will come: a half-close lets the server read and apply the late request
+                // before it sees the end of the stream and closes, which ends the server-to-client pump and
+                // both sockets with it (a fixed wait here was a guess at how long that takes).
+                links.remove(this);
+                try {
+                    server.shutdownOutput();
+                } catch (IOException e) {
                     end();
-                });
+                }
             }
             return bytes;
         }

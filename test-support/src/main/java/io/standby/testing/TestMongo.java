@@ -1,7 +1,10 @@
 package io.standby.testing;
 
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
 import de.bwaldvogel.mongo.MongoServer;
 import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
+import org.bson.Document;
 import org.testcontainers.DockerClientFactory;
 import org.testcontainers.mongodb.MongoDBContainer;
 
@@ -26,6 +29,7 @@ public final class TestMongo {
     private static final AtomicInteger databases = new AtomicInteger();
     private static Mode mode;
     private static String uri;
+    private static Boolean replicaSet;
 
     private TestMongo() {
     }
@@ -51,6 +55,22 @@ public final class TestMongo {
     public static synchronized Mode mode() {
         uri();
         return mode;
+    }
+
+    /**
+     * Whether this run's database is a replica set, asked of the server ({@code hello} names its set):
+     * change streams need one. The embedded server is none; a URI may name either.
+     */
+    public static synchronized boolean replicaSet() {
+        if (mode() == Mode.EMBEDDED) {
+            return false;
+        }
+        if (replicaSet == null) {
+            try (MongoClient client = MongoClients.create(uri())) {
+                replicaSet = client.getDatabase("admin").runCommand(new Document("hello", 1)).containsKey("setName");
+            }
+        }
+        return replicaSet;
     }
 
     /** A database name no other test in this JVM uses. */

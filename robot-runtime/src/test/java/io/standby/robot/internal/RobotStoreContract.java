@@ -7,12 +7,11 @@ import io.standby.robot.admin.RobotState;
 import io.standby.robot.admin.RobotView;
 import io.standby.slot.StandbyDatabase;
 import io.standby.testing.CommandLog;
-import io.standby.testing.TestMongo;
+import io.standby.testing.TestDatabase;
 import org.bson.Document;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
 import java.util.List;
@@ -33,6 +32,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 abstract class RobotStoreContract {
 
+    @RegisterExtension
+    final TestDatabase<StandbyDatabase> database = TestDatabase.of(
+            (uri, name) -> StandbyDatabase.connect(uri, name, Duration.ofSeconds(10), null), StandbyDatabase::database)
+            .on(this::uri);
+
     private StandbyDatabase db;
     private RobotStore store;
     private MongoCollection<Document> robots;
@@ -40,20 +44,13 @@ abstract class RobotStoreContract {
     protected abstract String uri();
 
     @BeforeEach
-    void setUp(TestInfo test) {
-        db = StandbyDatabase.connect(uri(), TestMongo.freshDatabase(test.getTestMethod().orElseThrow().getName()),
-                Duration.ofSeconds(10), null);
+    void setUp() {
+        db = database.connection();
         store = new MongoRobotStore(db.database());
         robots = db.database().getCollection(RobotFields.COLLECTION);
         for (String id : List.of("r1", "r2", "r3")) {
             robots.insertOne(RobotCodec.newRobot(id, "counter", "slot-0", 0, 1, new Document()));
         }
-    }
-
-    @AfterEach
-    void tearDown() {
-        db.database().drop();
-        db.close();
     }
 
     private Document doc(String id) {

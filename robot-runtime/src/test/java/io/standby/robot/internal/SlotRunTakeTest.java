@@ -9,14 +9,14 @@ import io.standby.slot.Lease;
 import io.standby.slot.MonotonicClock;
 import io.standby.slot.NodeId;
 import io.standby.slot.StandbyDatabase;
+import io.standby.testing.TestDatabase;
 import io.standby.testing.TestMongo;
 import org.bson.Document;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -39,6 +39,11 @@ class SlotRunTakeTest {
     private static final String NODE = "127.0.0.1:1";
     private static TestMongo.Embedded server;
 
+    @RegisterExtension
+    final TestDatabase<StandbyDatabase> database = TestDatabase.of(
+            (uri, name) -> StandbyDatabase.connect(uri, name, Duration.ofSeconds(10), null), StandbyDatabase::database)
+            .on(() -> server.uri());
+
     private StandbyDatabase db;
     private MongoCollection<Document> robots;
     private CountingStore store;
@@ -55,21 +60,14 @@ class SlotRunTakeTest {
     }
 
     @BeforeEach
-    void setUp(TestInfo test) {
-        db = StandbyDatabase.connect(server.uri(), TestMongo.freshDatabase(test.getTestMethod().orElseThrow().getName()),
-                Duration.ofSeconds(10), null);
+    void setUp() {
+        db = database.connection();
         store = new CountingStore(new MongoRobotStore(db.database()));
         robots = db.database().getCollection(RobotFields.COLLECTION);
         for (String id : List.of("r1", "r2", "r3")) {
             robots.insertOne(RobotCodec.newRobot(id, "counter", "slot-0", 0, 1, new Document("intervalMs", 5)));
         }
         robots.updateOne(Filters.eq("_id", "r2"), Updates.set(RobotFields.CONTEXT, new Document("count", 41)));
-    }
-
-    @AfterEach
-    void tearDown() {
-        db.database().drop();
-        db.close();
     }
 
     @Test

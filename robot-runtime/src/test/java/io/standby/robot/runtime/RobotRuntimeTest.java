@@ -12,12 +12,13 @@ import io.standby.slot.EventView;
 import io.standby.slot.SlotTable;
 import io.standby.slot.SlotView;
 import io.standby.slot.StandbyDatabase;
+import io.standby.testing.TestDatabase;
 import io.standby.testing.TestMongo;
 import org.bson.Document;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -26,6 +27,9 @@ import java.util.Map;
 import java.util.OptionalDouble;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import static org.awaitility.Awaitility.await;
@@ -43,6 +47,10 @@ class RobotRuntimeTest {
 
     private static final Duration WAIT = Duration.ofSeconds(30);
 
+    @RegisterExtension
+    final TestDatabase<StandbyDatabase> database = TestDatabase.of(
+            (uri, name) -> StandbyDatabase.connect(uri, name, Duration.ofSeconds(10), null), StandbyDatabase::database);
+
     private String dbName;
     private StandbyDatabase admin;
     private RobotTable table;
@@ -50,12 +58,12 @@ class RobotRuntimeTest {
     private final Tracker tracker = new Tracker();
     private final List<TestNode> nodes = new ArrayList<>();
     private final AtomicBoolean sampling = new AtomicBoolean();
-    private Thread sampler;
+    private ScheduledExecutorService sampler;
 
     @BeforeEach
-    void setUp(TestInfo test) {
-        dbName = TestMongo.freshDatabase(test.getTestMethod().orElseThrow().getName());
-        admin = StandbyDatabase.connect(TestMongo.uri(), dbName, Duration.ofSeconds(10), null);
+    void setUp() {
+        dbName = database.name();
+        admin = database.connection();
         table = new RobotTable(admin);
         robots = admin.database().getCollection("robots");
     }
@@ -64,11 +72,10 @@ class RobotRuntimeTest {
     void tearDown() throws InterruptedException {
         sampling.set(false);
         if (sampler != null) {
-            sampler.join();
+            sampler.shutdownNow();
+            sampler.awaitTermination(30, TimeUnit.SECONDS);
         }
         nodes.forEach(TestNode::close);
-        admin.database().drop();
-        admin.close();
     }
 
     private TestNode node(int port, int maxSlots) {
@@ -103,21 +110,18 @@ class RobotRuntimeTest {
     private Map<String, List<Long>> sampleCounts() {
         Map<String, List<Long>> samples = new ConcurrentHashMap<>();
         sampling.set(true);
-        sampler = Thread.ofVirtual().start(() -> {
-            while (sampling.get()) {
-                for (Document doc : robots.find()) {
-                    Document context = doc.get("context", Document.class);
-                    if (context != null && context.get("count") instanceof Number n) {
-                        samples.computeIfAbsent(doc.getString("_id"), k -> new CopyOnWriteArrayList<>()).add(n.longValue());
-                    }
-                }
-                try {
-                    Thread.sleep(10);
-                } catch (InterruptedException e) {
-                    return;
+        sampler = Executors.newSingleThreadScheduledExecutor();
+        sampler.scheduleWithFixedDelay(() -> {
+            if (!sampling.get()) {
+                return;
+            }
+            for (Document doc : robots.find()) {
+                Document context = doc.get("context", Document.class);
+                if (context != null && context.get("count") instanceof Number n) {
+                    samples.computeIfAbsent(doc.getString("_id"), k -> new CopyOnWriteArrayList<>()).add(n.longValue());
                 }
             }
-        });
+        }, 0, 10, TimeUnit.MILLISECONDS);
         return samples;
     }
 

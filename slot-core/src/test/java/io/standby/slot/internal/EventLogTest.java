@@ -3,12 +3,11 @@ package io.standby.slot.internal;
 import com.mongodb.client.MongoCollection;
 import io.standby.slot.EventTable;
 import io.standby.slot.StandbyDatabase;
-import io.standby.testing.TestMongo;
+import io.standby.testing.TestDatabase;
 import org.bson.Document;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -23,18 +22,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** The events collection stays bounded: its writers delete what is older than the retention. */
 class EventLogTest {
 
+    @RegisterExtension
+    final TestDatabase<StandbyDatabase> database = TestDatabase.of(
+            (uri, name) -> StandbyDatabase.connect(uri, name, Duration.ofSeconds(10), null), StandbyDatabase::database);
+
     private StandbyDatabase db;
 
     @BeforeEach
-    void setUp(TestInfo test) {
-        db = StandbyDatabase.connect(TestMongo.uri(), TestMongo.freshDatabase(test.getTestMethod().orElseThrow().getName()),
-                Duration.ofSeconds(10), null);
-    }
-
-    @AfterEach
-    void tearDown() {
-        db.database().drop();
-        db.close();
+    void setUp() {
+        db = database.connection();
     }
 
     @Test

@@ -16,12 +16,11 @@ import io.standby.slot.SlotTiming;
 import io.standby.slot.SlotView;
 import io.standby.slot.StandbyDatabase;
 import io.standby.slot.Workload;
-import io.standby.testing.TestMongo;
+import io.standby.testing.TestDatabase;
 import org.bson.Document;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -51,6 +50,10 @@ class FastFailoverTest {
     private static final NodeId A = new NodeId("127.0.0.1", 7001);
     private static final NodeId B = new NodeId("127.0.0.1", 7002);
 
+    @RegisterExtension
+    final TestDatabase<StandbyDatabase> database = TestDatabase.of(
+            (uri, name) -> StandbyDatabase.connect(uri, name, Duration.ofSeconds(10), null), StandbyDatabase::database);
+
     private StandbyDatabase db;
     private MongoSlotStore store;
     private MongoCollection<Document> slots;
@@ -60,18 +63,11 @@ class FastFailoverTest {
     private final ScriptedProbe probe = new ScriptedProbe();
 
     @BeforeEach
-    void setUp(TestInfo test) {
-        db = StandbyDatabase.connect(TestMongo.uri(), TestMongo.freshDatabase(test.getTestMethod().orElseThrow().getName()),
-                Duration.ofSeconds(10), null);
+    void setUp() {
+        db = database.connection();
         store = new MongoSlotStore(db);
         slots = db.database().getCollection("slots");
         new SlotTable(db).init(1);
-    }
-
-    @AfterEach
-    void tearDown() {
-        db.database().drop();
-        db.close();
     }
 
     /** A node whose connects the test scripts, fast failover on, in {@code registry} ({@link NodeRegistry#NONE}: none). */

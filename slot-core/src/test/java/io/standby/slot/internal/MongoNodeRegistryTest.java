@@ -5,11 +5,10 @@ import com.mongodb.client.model.Updates;
 import io.standby.slot.NodeId;
 import io.standby.slot.NodeState;
 import io.standby.slot.StandbyDatabase;
-import io.standby.testing.TestMongo;
-import org.junit.jupiter.api.AfterEach;
+import io.standby.testing.TestDatabase;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -23,20 +22,17 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 /** The registry on the wire server: what a plan reads of it, and that it agrees with what `standby nodes` shows. */
 class MongoNodeRegistryTest {
 
+    @RegisterExtension
+    final TestDatabase<StandbyDatabase> database = TestDatabase.of(
+            (uri, name) -> StandbyDatabase.connect(uri, name, Duration.ofSeconds(10), null), StandbyDatabase::database);
+
     private StandbyDatabase db;
     private MongoNodeRegistry registry;
 
     @BeforeEach
-    void setUp(TestInfo test) {
-        db = StandbyDatabase.connect(TestMongo.uri(), TestMongo.freshDatabase(test.getTestMethod().orElseThrow().getName()),
-                Duration.ofSeconds(10), null);
+    void setUp() {
+        db = database.connection();
         registry = new MongoNodeRegistry(db.database());
-    }
-
-    @AfterEach
-    void tearDown() {
-        db.database().drop();
-        db.close();
     }
 
     private void write(int port, NodeState state, int maxSlots, int load) {

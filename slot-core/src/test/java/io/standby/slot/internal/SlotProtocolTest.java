@@ -19,12 +19,12 @@ import io.standby.slot.SlotTable;
 import io.standby.slot.SlotTiming;
 import io.standby.slot.SlotView;
 import io.standby.slot.StandbyDatabase;
+import io.standby.testing.TestDatabase;
 import io.standby.testing.TestMongo;
 import org.bson.Document;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -48,6 +48,10 @@ class SlotProtocolTest {
 
     private static final SlotTiming TIMING = SlotTiming.of(Duration.ofSeconds(2), Duration.ofSeconds(5), Duration.ofSeconds(1));
 
+    @RegisterExtension
+    final TestDatabase<StandbyDatabase> database = TestDatabase.of(
+            (uri, name) -> StandbyDatabase.connect(uri, name, Duration.ofSeconds(10), null), StandbyDatabase::database);
+
     private StandbyDatabase db;
     private MongoSlotStore store;
     private MongoCollection<Document> slots;
@@ -56,17 +60,10 @@ class SlotProtocolTest {
     private final List<Duration> sleeps = new ArrayList<>();
 
     @BeforeEach
-    void setUp(TestInfo test) {
-        db = StandbyDatabase.connect(TestMongo.uri(), TestMongo.freshDatabase(test.getTestMethod().orElseThrow().getName()),
-                Duration.ofSeconds(10), null);
+    void setUp() {
+        db = database.connection();
         store = new MongoSlotStore(db);
         slots = db.database().getCollection("slots");
-    }
-
-    @AfterEach
-    void tearDown() {
-        db.database().drop();
-        db.close();
     }
 
     private SlotProtocol node(int port, int maxSlots) {

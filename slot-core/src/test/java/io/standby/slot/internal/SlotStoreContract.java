@@ -7,11 +7,10 @@ import io.standby.slot.SlotTable;
 import io.standby.slot.SlotView;
 import io.standby.slot.StandbyDatabase;
 import io.standby.testing.CommandLog;
-import io.standby.testing.TestMongo;
-import org.junit.jupiter.api.AfterEach;
+import io.standby.testing.TestDatabase;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -38,6 +37,11 @@ abstract class SlotStoreContract {
 
     private static final Duration LEASE = Duration.ofSeconds(5);
 
+    @RegisterExtension
+    final TestDatabase<StandbyDatabase> database = TestDatabase.of(
+            (uri, name) -> StandbyDatabase.connect(uri, name, Duration.ofSeconds(10), null), StandbyDatabase::database)
+            .on(this::uri);
+
     private StandbyDatabase db;
     private MongoSlotStore store;
 
@@ -45,16 +49,9 @@ abstract class SlotStoreContract {
     protected abstract String uri();
 
     @BeforeEach
-    void connect(TestInfo test) {
-        db = StandbyDatabase.connect(uri(), TestMongo.freshDatabase(test.getTestMethod().orElseThrow().getName()),
-                Duration.ofSeconds(10), null);
+    void connect() {
+        db = database.connection();
         store = new MongoSlotStore(db);
-    }
-
-    @AfterEach
-    void drop() {
-        db.database().drop();
-        db.close();
     }
 
     private static SlotStore.Ownership owner(int port, String instance) {
@@ -314,6 +311,8 @@ abstract class SlotStoreContract {
                     }
                     maxHolders.accumulateAndGet(holders.incrementAndGet(), Math::max);
                     int value = counter.get();
+                    // A sleep on purpose: it widens the read-modify-write of the work, so that two holders at
+                    // once would lose an increment and the exact count below would show it.
                     Thread.sleep(1);
                     counter.set(value + 1);
                     holders.decrementAndGet();

@@ -12,6 +12,7 @@ import io.standby.robot.admin.RobotView;
 import io.standby.slot.SlotTable;
 import io.standby.slot.StandbyDatabase;
 import io.standby.testing.TestMongo;
+import io.standby.testing.TestPorts;
 import org.bson.Document;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.SpringBootConfiguration;
@@ -83,7 +84,7 @@ class StandbyApplicationTest {
             robots.add(new RobotTable.NewRobot("tick-1", "ticker", "slot-0", 0, 1, new Document()), OptionalDouble.empty());
 
             ConfigurableApplicationContext app = new SpringApplicationBuilder(App.class).web(WebApplicationType.NONE)
-                    .run("--standby.ip=127.0.0.1", "--standby.port=" + StandbyAutoConfigurationTest.freePort(),
+                    .run("--standby.ip=127.0.0.1", "--standby.port=" + TestPorts.free(),
                             "--standby.database=" + db, "--standby.heartbeat=200ms", "--standby.lease=1500ms",
                             "--standby.poll=200ms", "--standby.stop-timeout=2s",
                             "--management.endpoints.web.exposure.include=health,standby");

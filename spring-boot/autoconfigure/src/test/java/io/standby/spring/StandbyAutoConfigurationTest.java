@@ -11,11 +11,12 @@ import io.standby.slot.Lease;
 import io.standby.slot.SlotListener;
 import io.standby.slot.SlotTable;
 import io.standby.slot.StandbyDatabase;
+import io.standby.testing.TestDatabase;
 import io.standby.testing.TestMongo;
-import org.junit.jupiter.api.AfterEach;
+import io.standby.testing.TestPorts;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.health.contributor.Health;
@@ -25,8 +26,6 @@ import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -45,26 +44,25 @@ class StandbyAutoConfigurationTest {
 
     private static final Duration WAIT = Duration.ofSeconds(30);
 
+    @RegisterExtension
+    final TestDatabase<StandbyDatabase> database = TestDatabase.of(
+            (uri, name) -> StandbyDatabase.connect(uri, name, Duration.ofSeconds(10), null), StandbyDatabase::database);
+
     private String db;
     private StandbyDatabase admin;
     private ApplicationContextRunner runner;
 
     @BeforeEach
-    void setUp(TestInfo test) throws IOException {
-        db = TestMongo.freshDatabase(test.getTestMethod().orElseThrow().getName());
-        admin = StandbyDatabase.connect(TestMongo.uri(), db, Duration.ofSeconds(10), null);
+    void setUp() throws IOException {
+        db = database.name();
+        admin = database.connection();
         new SlotTable(admin).init(1);
         runner = new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(StandbyAutoConfiguration.class, StandbyActuatorAutoConfiguration.class))
-                .withPropertyValues("standby.ip=127.0.0.1", "standby.port=" + freePort(), "standby.database=" + db,
+                .withPropertyValues("standby.ip=127.0.0.1", "standby.port=" + TestPorts.free(), "standby.database=" + db,
                         "standby.heartbeat=200ms", "standby.lease=1500ms", "standby.poll=200ms", "standby.stop-timeout=2s");
     }
 
-    @AfterEach
-    void tearDown() {
-        admin.database().drop();
-        admin.close();
-    }
 
     private static boolean owns(StandbyNode node) {
         return node.leases().size() == 1 && node.notReady().isEmpty();
@@ -192,11 +190,5 @@ class StandbyAutoConfigurationTest {
                         databases.add(event.getDatabaseName());
                     }
                 }).build());
-    }
-
-    static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
-        }
     }
 }

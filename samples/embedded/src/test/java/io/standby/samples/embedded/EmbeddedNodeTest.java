@@ -1,5 +1,8 @@
 package io.standby.samples.embedded;
 
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.AppenderBase;
 import de.bwaldvogel.mongo.MongoServer;
 import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
 import io.standby.node.StandbyNode;
@@ -10,6 +13,7 @@ import io.standby.slot.StandbyDatabase;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.net.InetAddress;
@@ -20,6 +24,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -77,9 +82,51 @@ class EmbeddedNodeTest {
         assertTrue(new io.standby.slot.SlotTable(admin).get("slot-0").orElseThrow().released(), "the slot was released");
     }
 
+    /**
+     * What the example's Javadoc promises, from what it logged (its database goes with it): the node took
+     * the slot, the robot greeted with a count that each checkpoint carries on, and the stop was graceful
+     * (the slot released after the last greeting, then the node closed) before main returned.
+     */
     @Test
-    void theExampleMainRunsAndReturns() throws Exception {
-        EmbeddedNode.main(new String[]{"2", Integer.toString(freePort())});
+    void theExampleMainRunsItsRobotThenStopsGracefullyAndReturns() throws Exception {
+        List<String> logged = new CopyOnWriteArrayList<>();
+        AppenderBase<ILoggingEvent> capture = new AppenderBase<>() {
+            @Override
+            protected void append(ILoggingEvent event) {
+                logged.add(event.getFormattedMessage());
+            }
+        };
+        capture.start();
+        Logger root = (Logger) LoggerFactory.getLogger(Logger.ROOT_LOGGER_NAME);
+        root.addAppender(capture);
+        int port = freePort();
+        try {
+            EmbeddedNode.main(new String[]{"3", Integer.toString(port)});
+        } finally {
+            root.detachAppender(capture);
+        }
+
+        List<String> lines = List.copyOf(logged);
+        int acquired = indexOf(lines, "Acquired slot-0");
+        List<String> greetings = lines.stream().filter(line -> line.startsWith("hello #")).toList();
+        assertTrue(greetings.size() >= 2, "the robot greeted every 200 ms for seconds: " + greetings);
+        for (int i = 0; i < greetings.size(); i++) {
+            assertEquals("hello #" + (i + 1), greetings.get(i), "each greeting counts on from the last");
+        }
+        int lastGreeting = lines.lastIndexOf(greetings.getLast());
+        int released = indexOf(lines, "Released slot-0");
+        int closed = indexOf(lines, "Node 127.0.0.1:" + port + " closed");
+        assertTrue(acquired < lines.indexOf(greetings.getFirst()), "the slot was taken before the robot ran: " + lines);
+        assertTrue(lastGreeting < released && released < closed, "released after the last greeting, then closed: " + lines);
+    }
+
+    private static int indexOf(List<String> lines, String prefix) {
+        for (int i = 0; i < lines.size(); i++) {
+            if (lines.get(i).startsWith(prefix)) {
+                return i;
+            }
+        }
+        throw new AssertionError("never logged: " + prefix + "... in " + lines);
     }
 
     private static int freePort() throws IOException {

@@ -12,18 +12,18 @@ import io.standby.slot.SlotTiming;
 import io.standby.slot.SlotView;
 import io.standby.slot.StandbyDatabase;
 import io.standby.testing.TcpProxy;
+import io.standby.testing.TestDatabase;
 import io.standby.testing.TestMongo;
+import io.standby.testing.TestPorts;
 import org.bson.Document;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -33,7 +33,9 @@ import java.util.Map;
 import java.util.OptionalDouble;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 import static org.awaitility.Awaitility.await;
@@ -56,12 +58,15 @@ class LedgerTakeoverTest {
     private static final List<String> ROBOTS = List.of("ledger-a", "ledger-b");
     private static final int TAKEOVERS = 3 * 2;
 
+    @RegisterExtension
+    final TestDatabase<StandbyDatabase> database = TestDatabase.of(
+            (uri, name) -> StandbyDatabase.connect(uri, name, Duration.ofSeconds(10), null), StandbyDatabase::database);
+
     private String db;
     private StandbyDatabase admin;
     private final Map<Integer, LedgerNode> nodes = new LinkedHashMap<>();
-    private final AtomicBoolean producing = new AtomicBoolean(true);
     private final AtomicLong produced = new AtomicLong();
-    private Thread producer;
+    private final ScheduledExecutorService producer = Executors.newSingleThreadScheduledExecutor();
 
     /**
      * A node whose connections to the database go through proxies of its own: {@code proxy} for the slot
@@ -107,20 +112,16 @@ class LedgerTakeoverTest {
     }
 
     @BeforeEach
-    void setUp(TestInfo test) {
-        db = TestMongo.freshDatabase(test.getTestMethod().orElseThrow().getName());
-        admin = StandbyDatabase.connect(TestMongo.uri(), db, Duration.ofSeconds(10), null);
+    void setUp() {
+        db = database.name();
+        admin = database.connection();
     }
 
     @AfterEach
     void tearDown() throws InterruptedException {
-        producing.set(false);
-        if (producer != null) {
-            producer.join(Duration.ofSeconds(30));
-        }
+        producer.shutdownNow();
+        producer.awaitTermination(30, TimeUnit.SECONDS);
         nodes.values().forEach(LedgerNode::close);
-        admin.database().drop();
-        admin.close();
     }
 
     @Test
@@ -133,7 +134,7 @@ class LedgerTakeoverTest {
         for (int i = 0; i < 3; i++) {
             startNode();
         }
-        producer = Thread.ofVirtual().name("producer").start(this::produce);
+        producer.scheduleWithFixedDelay(this::produce, 0, 40, TimeUnit.MILLISECONDS);
         await().atMost(WAIT).until(() -> ROBOTS.stream().allMatch(r -> offset(r) > 1));
 
         for (int round = 0; round < TAKEOVERS; round++) {
@@ -163,8 +164,9 @@ class LedgerTakeoverTest {
                 }
             }
         }
-        producing.set(false);
-        producer.join(WAIT);
+        // Ends the schedule; a chunk being inserted now completes, so produced is final after it.
+        producer.shutdown();
+        assertTrue(producer.awaitTermination(WAIT.toSeconds(), TimeUnit.SECONDS), "the producer stopped");
         long last = produced.get();
         log.info("Produced {} inputs; waiting for both ledgers to append them", last);
         await().atMost(WAIT).until(() -> ROBOTS.stream().allMatch(r -> offset(r) == last + 1));
@@ -204,27 +206,20 @@ class LedgerTakeoverTest {
     }
 
     private void startNode() throws IOException {
-        int port = freePort();
+        int port = TestPorts.free();
         nodes.put(port, LedgerNode.start(port, db));
     }
 
-    /** Inserts input in small chunks (dense seqs from 1) until told to stop. */
+    /** Inserts one small chunk of input (dense seqs from 1); scheduled every 40 ms until the test stops it. */
     private void produce() {
         MongoCollection<Document> input = admin.database().getCollection(LedgerConfig.DEFAULT_INPUT);
-        while (producing.get()) {
-            List<Document> chunk = new ArrayList<>();
-            for (int i = 0; i < 5; i++) {
-                long seq = produced.get() + chunk.size() + 1;
-                chunk.add(new Document("seq", seq).append("amount", (seq * 37) % 101 - 50).append("memo", "payment " + seq));
-            }
-            input.insertMany(chunk);
-            produced.addAndGet(chunk.size());
-            try {
-                Thread.sleep(40);
-            } catch (InterruptedException e) {
-                return;
-            }
+        List<Document> chunk = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            long seq = produced.get() + chunk.size() + 1;
+            chunk.add(new Document("seq", seq).append("amount", (seq * 37) % 101 - 50).append("memo", "payment " + seq));
         }
+        input.insertMany(chunk);
+        produced.addAndGet(chunk.size());
     }
 
     private void awaitNewOwner(String slotId, SlotView before) {
@@ -248,11 +243,5 @@ class LedgerTakeoverTest {
 
     private long offset(String robot) {
         return context(robot).get("offset") instanceof Number n ? n.longValue() : -1;
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
-        }
     }
 }
