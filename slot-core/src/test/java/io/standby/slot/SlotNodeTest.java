@@ -147,7 +147,15 @@ class SlotNodeTest {
 
         long lost = nodes.stream().mapToLong(n -> n.claims().lost()).sum();
         long won = nodes.stream().mapToLong(n -> n.claims().won()).sum();
-        assertEquals(20, won, "every slot was won once");
+        long failed = nodes.stream().mapToLong(n -> n.claims().failed()).sum();
+        // Every slot went to one node once and never changed hands. A claim whose reply timed out on a loaded
+        // machine counts as failed, yet it may have landed: the node's next poll takes the slot back as its
+        // own, once, which is an acquisition without a won claim.
+        Map<String, Long> acquisitions = log.stream().filter(e -> e.kind() == Kind.ACQUIRED)
+                .collect(Collectors.groupingBy(Event::slotId, Collectors.counting()));
+        assertEquals(20, acquisitions.size(), "every slot was acquired: " + acquisitions);
+        assertTrue(acquisitions.values().stream().allMatch(n -> n == 1), "a slot changed hands: " + acquisitions);
+        assertTrue(won >= 20 - failed && won <= 20, "won " + won + " claims, " + failed + " timed out");
         assertTrue(lost <= 10, "claims lost to another node: " + lost);
         assertLeasesNeverOverlap();
         assertNoNodeEverHeldMoreThan(1);
