@@ -96,12 +96,17 @@ public final class SlotRuns {
             slotsChanged.accept(Set.copyOf(bySlot.keySet()));
             run.lost();
             unwinding.compute(lease.slotId(), (slot, runs) -> {
-                List<SlotRun> still = new ArrayList<>(runs == null ? List.of() : runs);
-                still.removeIf(r -> r.running().isEmpty());
+                List<SlotRun> still = stillUnwinding(runs);
                 still.add(run);
                 return still;
             });
         }
+    }
+
+    private static List<SlotRun> stillUnwinding(List<SlotRun> runs) {
+        List<SlotRun> still = new ArrayList<>(runs == null ? List.of() : runs);
+        still.removeIf(r -> r.running().isEmpty());
+        return still;
     }
 
     /**
@@ -169,6 +174,9 @@ public final class SlotRuns {
      * @throws RuntimeException if the database could not be reached; the next sync tries again
      */
     public void sync() {
+        // Slots lost long ago, whose interrupted robots have all ended since: nothing to wait for any more.
+        unwinding.replaceAll((slot, runs) -> stillUnwinding(runs));
+        unwinding.values().removeIf(List::isEmpty);
         SlotRun fresh;
         while ((fresh = toBegin.poll()) != null) {
             if (fresh.ended()) {
