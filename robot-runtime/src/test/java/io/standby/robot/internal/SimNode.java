@@ -136,13 +136,15 @@ final class SimNode {
         } catch (InterruptedException e) {
             throw new IllegalStateException(e);
         }
-        poll(gen);
+        // Each on a thread of its own in SlotNode, the poll started last: a slow first poll must not hold up
+        // the renewals and fence checks of the slots it takes back.
         after(local(timing.heartbeat()), () -> renew(gen));
         after(local(fenceCheck), () -> checkFences(gen));
         if (world.fastFailover) {
             after(local(identityCheck()), () -> checkIdentity(gen));
         }
         scheduleSync(local(timing.poll()));
+        after(0, () -> poll(gen));
     }
 
     /** As SlotNode checks its own address: every half heartbeat, at least every 50 ms. */
