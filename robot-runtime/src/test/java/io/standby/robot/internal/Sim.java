@@ -15,8 +15,9 @@ import java.util.function.BooleanSupplier;
  */
 final class Sim {
 
-    /** How deep waits inside waits go: a slow call made while another is in flight, inside a graceful stop. */
+    /** How deep slow calls nest: a slow call made while another is in flight, inside a graceful stop. */
     static final int MAX_NESTING = 3;
+    private static final ThreadLocal<Integer> LOOPS = ThreadLocal.withInitial(() -> 0);
 
     /** Nanoseconds per simulated millisecond. */
     static final long MS = 1_000_000L;
@@ -97,20 +98,28 @@ final class Sim {
 
     /**
      * Runs the world forward from inside a step, for a wait that blocks in production (a node's graceful
-     * stop waiting for its robots, a slow call). Returns false, running nothing, when waits are already
-     * {@link #MAX_NESTING} deep.
+     * stop waiting for its robots, a slow call), until {@code until} or {@code done}. Returns false, running
+     * nothing, when {@code optional} (a slow call's latency) and waits are already {@link #MAX_NESTING} deep;
+     * a wait that production blocks on always runs.
      */
-    boolean runNested(long until, BooleanSupplier done) {
-        if (nesting >= MAX_NESTING) {
+    boolean runNested(long until, BooleanSupplier done, boolean optional) {
+        if (optional && nesting >= MAX_NESTING) {
             return false;
         }
         nesting++;
+        LOOPS.set(LOOPS.get() + 1);
         try {
             runUntil(until, done, Long.MAX_VALUE);
         } finally {
             nesting--;
+            LOOPS.set(LOOPS.get() - 1);
         }
         return true;
+    }
+
+    /** How many nested loops this thread runs in: a robot's thread inside one runs events, not its own code. */
+    static int loopsOnThisThread() {
+        return LOOPS.get();
     }
 
     /**

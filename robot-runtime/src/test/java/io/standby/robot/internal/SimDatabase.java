@@ -259,7 +259,7 @@ final class SimDatabase {
             // The world's events (the operator, faults) run as nobody's while the call is in flight; a
             // node's events say whose they are themselves (SimNode.run).
             caller = null;
-            sim.runNested(sim.now() + sim.between(Sim.MS, maxLatency), () -> false);
+            sim.runNested(sim.now() + sim.between(Sim.MS, maxLatency), () -> false, true);
             caller = node;
             callerGen = gen;
         }

@@ -47,9 +47,13 @@ final class SimThreads implements RunThreads {
         this.sim = node.sim;
     }
 
-    /** The fiber this code runs on, or null on the simulation's own thread. */
+    /**
+     * The fiber whose own code runs here, or null on the simulation's own thread, and in an event that a
+     * fiber's thread runs inside a nested loop (a slow call of it lets the world run on): such an event's
+     * waits are the world's, not the fiber's.
+     */
     static Fiber current() {
-        return CURRENT.get();
+        return Sim.loopsOnThisThread() == 0 ? CURRENT.get() : null;
     }
 
     /** Global nanoseconds for a duration on the node's clock. */
@@ -225,11 +229,11 @@ final class SimThreads implements RunThreads {
         @Override
         public boolean await(BooleanSupplier ready, Duration atMost) throws InterruptedException {
             long deadline = atMost == null ? Long.MAX_VALUE : sim.now() + global(atMost);
-            Fiber fiber = CURRENT.get();
+            Fiber fiber = current();
             if (fiber == null) {
                 // The simulation's own thread (a graceful stop waiting for its robots): the world runs meanwhile.
                 if (!ready.getAsBoolean()) {
-                    sim.runNested(deadline, ready);
+                    sim.runNested(deadline, ready, false);
                 }
                 return ready.getAsBoolean();
             }
