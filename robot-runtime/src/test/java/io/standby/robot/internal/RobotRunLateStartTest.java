@@ -6,9 +6,7 @@ import io.standby.robot.admin.RobotView;
 import io.standby.robot.runtime.RobotListener;
 import io.standby.robot.runtime.RobotTypes;
 import io.standby.robot.runtime.RuntimeConfig;
-import io.standby.slot.Lease;
 import io.standby.slot.MonotonicClock;
-import io.standby.slot.NodeId;
 import io.standby.slot.StandbyDatabase;
 import io.standby.testing.TestMongo;
 import org.bson.Document;
@@ -70,37 +68,10 @@ class RobotRunLateStartTest {
         RobotRuns runs = new RobotRuns(store, writes, new WriteSequence(), RuntimeConfig.defaults(Duration.ofSeconds(1)),
                 RobotTypes.of(factory), "127.0.0.1:1", MonotonicClock.system(), () -> { }, event -> { }, RobotListener.NONE);
 
-        Run run = runs.launch(robot, new EndedLease());
+        // A lease that ended between the take and the start of the robot's thread.
+        Run run = runs.launch(robot, new FixedLease("slot-0", 0, false));
 
         assertTrue(run.await(Duration.ofSeconds(10)), "the run ends");
         assertEquals(0, ran.get(), "the robot ran without a lease, from a context that may be stale");
-    }
-
-    /** A lease that ended between the take and the start of the robot's thread. */
-    private record EndedLease() implements Lease {
-        @Override
-        public String slotId() {
-            return "slot-0";
-        }
-
-        @Override
-        public long epoch() {
-            return 0;
-        }
-
-        @Override
-        public NodeId node() {
-            return null;
-        }
-
-        @Override
-        public boolean isValid() {
-            return false;
-        }
-
-        @Override
-        public Duration sinceRenewal() {
-            return Duration.ofMinutes(1);
-        }
     }
 }

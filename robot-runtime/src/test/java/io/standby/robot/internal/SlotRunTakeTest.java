@@ -7,7 +7,6 @@ import io.standby.robot.admin.RobotState;
 import io.standby.robot.admin.RobotView;
 import io.standby.slot.Lease;
 import io.standby.slot.MonotonicClock;
-import io.standby.slot.NodeId;
 import io.standby.slot.StandbyDatabase;
 import io.standby.testing.TestDatabase;
 import io.standby.testing.TestMongo;
@@ -131,35 +130,9 @@ class SlotRunTakeTest {
 
     private SlotRun slotRun() {
         RuntimeCore core = new RuntimeCore(store, null, new WriteSequence(), NODE, new Launcher(), MonotonicClock.system());
-        return new SlotRun(new FixedLease(), core);
+        return new SlotRun(FixedLease.valid(), core);
     }
 
-    private record FixedLease() implements Lease {
-        @Override
-        public String slotId() {
-            return "slot-0";
-        }
-
-        @Override
-        public long epoch() {
-            return 4;
-        }
-
-        @Override
-        public NodeId node() {
-            return null;
-        }
-
-        @Override
-        public boolean isValid() {
-            return true;
-        }
-
-        @Override
-        public Duration sinceRenewal() {
-            return Duration.ZERO;
-        }
-    }
 
     private final class Launcher implements Run.Launcher {
         @Override

@@ -3,7 +3,6 @@ package io.standby.robot.internal;
 import io.standby.robot.admin.RobotView;
 import io.standby.slot.Lease;
 import io.standby.slot.MonotonicClock;
-import io.standby.slot.NodeId;
 import io.standby.slot.StandbyDatabase;
 import io.standby.testing.TestMongo;
 import org.bson.Document;
@@ -59,7 +58,7 @@ class SlotRunsReleaseTest {
         Launcher launcher = new Launcher();
         SlotRuns slots = new SlotRuns(new RuntimeCore(store, null, new WriteSequence(), "127.0.0.1:1", launcher,
                 MonotonicClock.system()), Duration.ofSeconds(5), SlotRuns.RESYNC, ids -> { }, () -> { });
-        Lease lease = new FixedLease();
+        Lease lease = FixedLease.valid();
         slots.acquired(lease);
         slots.sync();
         assertEquals(1, launcher.runs.size(), "r1 runs");
@@ -136,33 +135,6 @@ class SlotRunsReleaseTest {
         @Override
         public boolean await(Duration atMost) throws InterruptedException {
             return ended.await(atMost.toNanos(), TimeUnit.NANOSECONDS);
-        }
-    }
-
-    private record FixedLease() implements Lease {
-        @Override
-        public String slotId() {
-            return "slot-0";
-        }
-
-        @Override
-        public long epoch() {
-            return 4;
-        }
-
-        @Override
-        public NodeId node() {
-            return null;
-        }
-
-        @Override
-        public boolean isValid() {
-            return true;
-        }
-
-        @Override
-        public Duration sinceRenewal() {
-            return Duration.ZERO;
         }
     }
 }
