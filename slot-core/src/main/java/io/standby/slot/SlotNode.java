@@ -187,8 +187,11 @@ public final class SlotNode implements AutoCloseable {
         return this;
     }
 
-    /** Often enough that a deadline is noticed well within the fence margin. */
-    static Duration fenceCheckInterval(SlotTiming timing) {
+    /**
+     * How often a node checks its leases' deadlines: often enough that a deadline is noticed well within the
+     * fence margin. Public for whatever schedules a protocol by other means (the simulation).
+     */
+    public static Duration fenceCheckInterval(SlotTiming timing) {
         // The smaller of the two margins: a pause at the late mark must be as timely as a fence.
         Duration margin = timing.lateMargin().compareTo(timing.fenceMargin()) < 0 ? timing.lateMargin() : timing.fenceMargin();
         Duration quarter = margin.dividedBy(4);

@@ -10,6 +10,7 @@ import io.standby.slot.MonotonicClock;
 import io.standby.slot.NodeConfig;
 import io.standby.slot.NodeId;
 import io.standby.slot.SlotListener;
+import io.standby.slot.SlotNode;
 import io.standby.slot.SlotTiming;
 import io.standby.slot.internal.GoneOwners;
 import io.standby.slot.internal.Load;
@@ -83,10 +84,7 @@ final class SimNode {
         this.slotStore = new SimSlotStore(world.db);
         this.clockBase = clockOffset;
         this.clock = () -> clockBase + (long) ((sim.now() - rateSince) * this.rate);
-        // As SlotNode.fenceCheckInterval: a quarter of the smaller margin, within [5 ms, 100 ms].
-        Duration margin = timing.lateMargin().compareTo(timing.fenceMargin()) < 0 ? timing.lateMargin() : timing.fenceMargin();
-        Duration quarter = margin.dividedBy(4);
-        this.fenceCheck = Math.min(Math.max(quarter.toNanos(), 5 * Sim.MS), 100 * Sim.MS);
+        this.fenceCheck = SlotNode.fenceCheckInterval(timing).toNanos();
     }
 
     String name() {
@@ -193,8 +191,8 @@ final class SimNode {
         return (long) (nanos / rate);
     }
 
-    /** Global nanoseconds for a duration on this node's clock. */
-    private long local(Duration duration) {
+    /** Global nanoseconds for a duration on this node's clock (its threads' waits too). */
+    long local(Duration duration) {
         return (long) (duration.toNanos() / rate);
     }
 

@@ -56,11 +56,6 @@ final class SimThreads implements RunThreads {
         return Sim.loopsOnThisThread() == 0 ? CURRENT.get() : null;
     }
 
-    /** Global nanoseconds for a duration on the node's clock. */
-    private long global(Duration duration) {
-        return (long) (duration.toNanos() / node.rate);
-    }
-
     /** A thread's scheduling delay: how long after a wake it runs. */
     private long jitter() {
         return sim.between(0, 2 * Sim.MS);
@@ -228,7 +223,7 @@ final class SimThreads implements RunThreads {
         /** @param atMost null: no time limit */
         @Override
         public boolean await(BooleanSupplier ready, Duration atMost) throws InterruptedException {
-            long deadline = atMost == null ? Long.MAX_VALUE : sim.now() + global(atMost);
+            long deadline = atMost == null ? Long.MAX_VALUE : sim.now() + node.local(atMost);
             Fiber fiber = current();
             if (fiber == null) {
                 // The simulation's own thread (a graceful stop waiting for its robots): the world runs meanwhile.
