@@ -1,10 +1,10 @@
 package io.standby.bench;
 
 import io.standby.bench.peer.CommandCount;
+import io.standby.robot.model.RobotCodec;
 import io.standby.slot.SlotTable;
 import io.standby.slot.SlotView;
 import io.standby.slot.StandbyDatabase;
-import io.standby.robot.internal.RobotCodec;
 import org.bson.Document;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;

@@ -2,10 +2,10 @@ package io.standby.cli;
 
 import com.mongodb.MongoInterruptedException;
 import de.bwaldvogel.mongo.MongoServer;
-import io.standby.robot.admin.RobotState;
 import io.standby.robot.admin.ClusterStatus;
 import io.standby.robot.admin.RobotTable;
-import io.standby.robot.admin.RobotView;
+import io.standby.robot.model.RobotState;
+import io.standby.robot.model.RobotView;
 import io.standby.slot.Durations;
 import io.standby.slot.EventTable;
 import io.standby.slot.EventView;

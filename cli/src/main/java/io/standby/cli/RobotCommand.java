@@ -1,11 +1,11 @@
 package io.standby.cli;
 
-import io.standby.robot.admin.RobotState;
-import io.standby.robot.admin.RobotTable;
 import io.standby.robot.admin.RobotTable.MoveResult;
 import io.standby.robot.admin.RobotTable.NewRobot;
+import io.standby.robot.admin.RobotTable;
+import io.standby.robot.model.RobotState;
+import io.standby.robot.model.RobotView;
 import io.standby.robot.runtime.RobotTypes;
-import io.standby.robot.admin.RobotView;
 import io.standby.slot.NodeTable;
 import io.standby.slot.StandbyDatabase;
 import org.bson.Document;

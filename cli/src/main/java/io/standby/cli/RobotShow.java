@@ -1,7 +1,7 @@
 package io.standby.cli;
 
 import io.standby.robot.admin.RobotTable;
-import io.standby.robot.admin.RobotView;
+import io.standby.robot.model.RobotView;
 import io.standby.slot.EventTable;
 import io.standby.slot.EventView;
 import io.standby.slot.StandbyDatabase;

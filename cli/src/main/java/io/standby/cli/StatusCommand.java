@@ -1,8 +1,8 @@
 package io.standby.cli;
 
 import io.standby.robot.admin.ClusterStatus;
-import io.standby.robot.admin.RobotState;
-import io.standby.robot.admin.RobotView;
+import io.standby.robot.model.RobotState;
+import io.standby.robot.model.RobotView;
 import io.standby.slot.Durations;
 import io.standby.slot.NodeView;
 import io.standby.slot.SlotView;

@@ -1,7 +1,7 @@
 package io.standby.cli;
 
-import io.standby.robot.admin.RobotState;
 import io.standby.robot.admin.RobotTable;
+import io.standby.robot.model.RobotState;
 import io.standby.slot.NodeId;
 import io.standby.slot.NodeState;
 import io.standby.slot.NodeTable;

@@ -2,10 +2,10 @@ package io.standby.cli;
 
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Updates;
-import io.standby.robot.admin.Desired;
-import io.standby.robot.admin.RobotState;
 import io.standby.robot.admin.RobotTable;
-import io.standby.robot.admin.RobotView;
+import io.standby.robot.model.Desired;
+import io.standby.robot.model.RobotState;
+import io.standby.robot.model.RobotView;
 import io.standby.slot.NodeId;
 import io.standby.slot.NodeState;
 import io.standby.slot.SlotTable;

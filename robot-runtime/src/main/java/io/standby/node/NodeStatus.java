@@ -1,6 +1,6 @@
 package io.standby.node;
 
-import io.standby.robot.runtime.RobotRuntime;
+import io.standby.robot.internal.RobotRuntime;
 import io.standby.slot.Lease;
 import io.standby.slot.NodeConfig;
 import io.standby.slot.SlotNode;

@@ -4,7 +4,7 @@ import io.standby.bench.Bench;
 import com.mongodb.client.MongoDatabase;
 import com.mongodb.client.model.Filters;
 import io.standby.robot.admin.RobotTable;
-import io.standby.robot.admin.RobotView;
+import io.standby.robot.model.RobotView;
 import io.standby.slot.SlotTiming;
 import io.standby.slot.StandbyDatabase;
 import org.bson.Document;

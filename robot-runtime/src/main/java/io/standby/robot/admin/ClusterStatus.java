@@ -1,5 +1,7 @@
 package io.standby.robot.admin;
 
+import io.standby.robot.model.RobotState;
+import io.standby.robot.model.RobotView;
 import io.standby.slot.EventTable;
 import io.standby.slot.EventView;
 import io.standby.slot.NodeId;

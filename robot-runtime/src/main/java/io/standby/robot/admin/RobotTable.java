@@ -1,12 +1,15 @@
 package io.standby.robot.admin;
 
+import io.standby.robot.model.Desired;
+import io.standby.robot.model.RobotState;
+import io.standby.robot.model.RobotView;
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Updates;
-import io.standby.robot.internal.FlatFilter;
 import io.standby.robot.internal.MongoRobotStore;
 import io.standby.robot.internal.Placement;
-import io.standby.robot.internal.RobotCodec;
 import io.standby.robot.internal.RobotDocuments;
+import io.standby.robot.model.FlatFilter;
+import io.standby.robot.model.RobotCodec;
 import io.standby.slot.SlotState;
 import io.standby.slot.SlotTable;
 import io.standby.slot.SlotView;
@@ -25,7 +28,7 @@ import java.util.OptionalDouble;
 import java.util.TreeMap;
 import java.util.regex.Pattern;
 
-import static io.standby.robot.internal.RobotFields.*;
+import static io.standby.robot.model.RobotFields.*;
 
 /**
  * What an operator does to robots: add, move, stop, start, remove, list and rebalance them, and release a

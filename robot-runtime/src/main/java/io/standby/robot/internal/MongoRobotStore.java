@@ -1,5 +1,7 @@
 package io.standby.robot.internal;
 
+import io.standby.robot.model.RobotCodec;
+import io.standby.robot.model.RobotToken;
 import com.mongodb.MongoBulkWriteException;
 import com.mongodb.MongoException;
 import com.mongodb.MongoInterruptedException;
@@ -21,7 +23,7 @@ import com.mongodb.client.model.Indexes;
 import com.mongodb.client.model.Projections;
 import com.mongodb.client.model.UpdateOneModel;
 import com.mongodb.client.model.WriteModel;
-import io.standby.robot.admin.RobotView;
+import io.standby.robot.model.RobotView;
 import io.standby.slot.SlotTable;
 import io.standby.slot.StandbyDatabase;
 import io.standby.slot.internal.SlotRules;
@@ -34,7 +36,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
-import static io.standby.robot.internal.RobotFields.*;
+import static io.standby.robot.model.RobotFields.*;
 
 /**
  * The robot store on MongoDB, through the driver directly: Morphia has no conditional bulk update, and

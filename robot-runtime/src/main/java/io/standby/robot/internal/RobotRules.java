@@ -1,27 +1,29 @@
 package io.standby.robot.internal;
 
+import io.standby.robot.model.FlatFilter;
+import io.standby.robot.model.RobotToken;
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Updates;
-import io.standby.robot.admin.Desired;
-import io.standby.robot.admin.RobotState;
+import io.standby.robot.model.Desired;
+import io.standby.robot.model.RobotState;
 import org.bson.conversions.Bson;
 
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
 
-import static io.standby.robot.internal.RobotFields.DESIRED;
-import static io.standby.robot.internal.RobotFields.EPOCH;
-import static io.standby.robot.internal.RobotFields.FENCES;
-import static io.standby.robot.internal.RobotFields.ID;
-import static io.standby.robot.internal.RobotFields.INCARNATION;
-import static io.standby.robot.internal.RobotFields.NODE;
-import static io.standby.robot.internal.RobotFields.SEQ;
-import static io.standby.robot.internal.RobotFields.SLOT;
-import static io.standby.robot.internal.RobotFields.STATE;
-import static io.standby.robot.internal.RobotFields.STATUS_SEQ;
-import static io.standby.robot.internal.RobotFields.TARGET;
-import static io.standby.robot.internal.RobotFields.UPDATED;
+import static io.standby.robot.model.RobotFields.DESIRED;
+import static io.standby.robot.model.RobotFields.EPOCH;
+import static io.standby.robot.model.RobotFields.FENCES;
+import static io.standby.robot.model.RobotFields.ID;
+import static io.standby.robot.model.RobotFields.INCARNATION;
+import static io.standby.robot.model.RobotFields.NODE;
+import static io.standby.robot.model.RobotFields.SEQ;
+import static io.standby.robot.model.RobotFields.SLOT;
+import static io.standby.robot.model.RobotFields.STATE;
+import static io.standby.robot.model.RobotFields.STATUS_SEQ;
+import static io.standby.robot.model.RobotFields.TARGET;
+import static io.standby.robot.model.RobotFields.UPDATED;
 
 /**
  * Every filter and update of the robot store, written once, as the documents sent to MongoDB:

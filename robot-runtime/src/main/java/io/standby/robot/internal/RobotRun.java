@@ -3,8 +3,9 @@ package io.standby.robot.internal;
 import io.standby.robot.FencedException;
 import io.standby.robot.Robot;
 import io.standby.robot.RobotFactory;
-import io.standby.robot.admin.RobotState;
-import io.standby.robot.admin.RobotView;
+import io.standby.robot.model.RobotState;
+import io.standby.robot.model.RobotToken;
+import io.standby.robot.model.RobotView;
 import io.standby.slot.Lease;
 import org.bson.Document;
 import org.slf4j.Logger;
@@ -14,11 +15,11 @@ import org.slf4j.MDC;
 import java.time.Duration;
 import java.util.Optional;
 
-import static io.standby.robot.internal.RobotFields.DESIRED;
-import static io.standby.robot.internal.RobotFields.LAST_ERROR;
-import static io.standby.robot.internal.RobotFields.NODE;
-import static io.standby.robot.internal.RobotFields.RESTARTS;
-import static io.standby.robot.internal.RobotFields.STATE;
+import static io.standby.robot.model.RobotFields.DESIRED;
+import static io.standby.robot.model.RobotFields.LAST_ERROR;
+import static io.standby.robot.model.RobotFields.NODE;
+import static io.standby.robot.model.RobotFields.RESTARTS;
+import static io.standby.robot.model.RobotFields.STATE;
 
 /**
  * One robot on this node, from its start until its thread ends: a thread of its own that creates the robot,

@@ -1,5 +1,7 @@
 package io.standby.robot.internal;
 
+import io.standby.robot.model.FlatFilter;
+import io.standby.robot.model.RobotToken;
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Updates;
 import org.bson.Document;
@@ -8,10 +10,10 @@ import org.bson.conversions.Bson;
 import java.util.ArrayList;
 import java.util.List;
 
-import static io.standby.robot.internal.RobotFields.CONTEXT;
-import static io.standby.robot.internal.RobotFields.SEQ;
-import static io.standby.robot.internal.RobotFields.STATUS_SEQ;
-import static io.standby.robot.internal.RobotFields.UPDATED;
+import static io.standby.robot.model.RobotFields.CONTEXT;
+import static io.standby.robot.model.RobotFields.SEQ;
+import static io.standby.robot.model.RobotFields.STATUS_SEQ;
+import static io.standby.robot.model.RobotFields.UPDATED;
 
 /**
  * One write of a run: a checkpoint (the robot's context) or a status change, under the run's token and

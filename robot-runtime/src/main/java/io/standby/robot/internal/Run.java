@@ -1,5 +1,6 @@
 package io.standby.robot.internal;
 
+import io.standby.robot.model.RobotToken;
 import java.time.Duration;
 
 /** One run of a robot on this node, as the robot's slot sees it. */
@@ -41,7 +42,7 @@ interface Run {
 
     /** Starts runs, and knows which robots have a run alive on this node. */
     interface Launcher {
-        Run launch(io.standby.robot.admin.RobotView robot, io.standby.slot.Lease lease);
+        Run launch(io.standby.robot.model.RobotView robot, io.standby.slot.Lease lease);
 
         boolean aliveOnNode(String robotId);
     }

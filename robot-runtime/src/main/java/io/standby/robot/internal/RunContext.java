@@ -2,6 +2,7 @@ package io.standby.robot.internal;
 
 import io.standby.robot.FencedException;
 import io.standby.robot.RobotContext;
+import io.standby.robot.model.RobotToken;
 import io.standby.slot.Lease;
 import io.standby.slot.MonotonicClock;
 import org.bson.Document;

@@ -1,8 +1,9 @@
 package io.standby.robot.internal;
 
-import io.standby.robot.admin.RobotState;
-import io.standby.robot.admin.RobotView;
 import io.standby.robot.internal.RobotDecision.Action;
+import io.standby.robot.model.RobotState;
+import io.standby.robot.model.RobotToken;
+import io.standby.robot.model.RobotView;
 import io.standby.slot.Lease;
 import org.bson.Document;
 import org.slf4j.Logger;
@@ -17,8 +18,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
-import static io.standby.robot.internal.RobotFields.NODE;
-import static io.standby.robot.internal.RobotFields.STATE;
+import static io.standby.robot.model.RobotFields.NODE;
+import static io.standby.robot.model.RobotFields.STATE;
 
 /**
  * The robots of one slot for as long as this node holds one lease on it.

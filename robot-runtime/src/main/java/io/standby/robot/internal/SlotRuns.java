@@ -1,6 +1,6 @@
 package io.standby.robot.internal;
 
-import io.standby.robot.admin.RobotView;
+import io.standby.robot.model.RobotView;
 import io.standby.slot.Lease;
 import io.standby.slot.SlotView;
 import io.standby.slot.Workload;

@@ -1,5 +1,6 @@
 package io.standby.robot.internal;
 
+import io.standby.robot.model.RobotToken;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

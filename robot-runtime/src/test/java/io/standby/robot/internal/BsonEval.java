@@ -1,5 +1,6 @@
 package io.standby.robot.internal;
 
+import io.standby.robot.model.RobotToken;
 import com.mongodb.MongoClientSettings;
 import org.bson.BsonArray;
 import org.bson.BsonBoolean;

@@ -1,5 +1,7 @@
 package io.standby.robot.internal;
 
+import io.standby.robot.model.RobotCodec;
+import io.standby.robot.model.RobotToken;
 import com.mongodb.client.MongoCollection;
 import io.standby.slot.NodeId;
 import io.standby.slot.SlotView;

@@ -1,5 +1,6 @@
 package io.standby.robot.internal;
 
+import io.standby.robot.model.RobotFields;
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import com.mongodb.MongoCommandException;

@@ -1,5 +1,7 @@
 package io.standby.robot.internal;
 
+import io.standby.robot.model.RobotCodec;
+import io.standby.robot.model.RobotFields;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoCollection;

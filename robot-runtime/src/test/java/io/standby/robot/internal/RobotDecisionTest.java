@@ -1,9 +1,10 @@
 package io.standby.robot.internal;
 
-import io.standby.robot.admin.Desired;
-import io.standby.robot.admin.RobotState;
-import io.standby.robot.admin.RobotView;
 import io.standby.robot.internal.RobotDecision.Action;
+import io.standby.robot.model.Desired;
+import io.standby.robot.model.RobotState;
+import io.standby.robot.model.RobotToken;
+import io.standby.robot.model.RobotView;
 import org.bson.Document;
 import org.junit.jupiter.api.Test;
 

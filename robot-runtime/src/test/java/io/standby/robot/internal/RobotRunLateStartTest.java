@@ -2,7 +2,9 @@ package io.standby.robot.internal;
 
 import io.standby.robot.Robot;
 import io.standby.robot.RobotFactory;
-import io.standby.robot.admin.RobotView;
+import io.standby.robot.model.RobotCodec;
+import io.standby.robot.model.RobotFields;
+import io.standby.robot.model.RobotView;
 import io.standby.robot.runtime.RobotListener;
 import io.standby.robot.runtime.RobotTypes;
 import io.standby.robot.runtime.RuntimeConfig;

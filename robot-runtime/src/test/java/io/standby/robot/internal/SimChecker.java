@@ -1,5 +1,7 @@
 package io.standby.robot.internal;
 
+import io.standby.robot.model.RobotFields;
+import io.standby.robot.model.RobotToken;
 import io.standby.slot.Lease;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
@@ -11,14 +13,14 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 
-import static io.standby.robot.internal.RobotFields.CONTEXT;
-import static io.standby.robot.internal.RobotFields.DESIRED;
-import static io.standby.robot.internal.RobotFields.EPOCH;
-import static io.standby.robot.internal.RobotFields.INCARNATION;
-import static io.standby.robot.internal.RobotFields.NODE;
-import static io.standby.robot.internal.RobotFields.SLOT;
-import static io.standby.robot.internal.RobotFields.STATE;
-import static io.standby.robot.internal.RobotFields.TARGET;
+import static io.standby.robot.model.RobotFields.CONTEXT;
+import static io.standby.robot.model.RobotFields.DESIRED;
+import static io.standby.robot.model.RobotFields.EPOCH;
+import static io.standby.robot.model.RobotFields.INCARNATION;
+import static io.standby.robot.model.RobotFields.NODE;
+import static io.standby.robot.model.RobotFields.SLOT;
+import static io.standby.robot.model.RobotFields.STATE;
+import static io.standby.robot.model.RobotFields.TARGET;
 import static io.standby.robot.internal.SimDatabase.number;
 import static io.standby.robot.internal.SimDatabase.string;
 

@@ -1,6 +1,6 @@
 package io.standby.robot.internal;
 
-import io.standby.robot.admin.RobotView;
+import io.standby.robot.model.RobotView;
 import io.standby.robot.runtime.RobotListener;
 import io.standby.robot.runtime.RobotTypes;
 import io.standby.robot.runtime.RuntimeConfig;

@@ -1,6 +1,7 @@
 package io.standby.robot.internal;
 
 import io.standby.robot.admin.RobotTable;
+import io.standby.robot.model.RobotCodec;
 import io.standby.slot.NodeId;
 import io.standby.slot.NodeTable;
 import io.standby.slot.SlotTable;

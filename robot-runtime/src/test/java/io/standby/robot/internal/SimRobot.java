@@ -3,6 +3,7 @@ package io.standby.robot.internal;
 import io.standby.robot.Robot;
 import io.standby.robot.RobotContext;
 import io.standby.robot.RobotFactory;
+import io.standby.robot.model.RobotToken;
 import io.standby.slot.Lease;
 import org.bson.Document;
 

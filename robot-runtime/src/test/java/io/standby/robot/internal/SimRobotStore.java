@@ -1,7 +1,10 @@
 package io.standby.robot.internal;
 
+import io.standby.robot.model.RobotCodec;
+import io.standby.robot.model.RobotFields;
+import io.standby.robot.model.RobotToken;
 import com.mongodb.MongoClientSettings;
-import io.standby.robot.admin.RobotView;
+import io.standby.robot.model.RobotView;
 import org.bson.BsonDocument;
 import org.bson.BsonDocumentReader;
 import org.bson.BsonString;
@@ -16,13 +19,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
-import static io.standby.robot.internal.RobotFields.EPOCH;
-import static io.standby.robot.internal.RobotFields.FENCES;
-import static io.standby.robot.internal.RobotFields.INCARNATION;
-import static io.standby.robot.internal.RobotFields.REQUEST;
-import static io.standby.robot.internal.RobotFields.SEQ;
-import static io.standby.robot.internal.RobotFields.SLOT;
-import static io.standby.robot.internal.RobotFields.STATUS_SEQ;
+import static io.standby.robot.model.RobotFields.EPOCH;
+import static io.standby.robot.model.RobotFields.FENCES;
+import static io.standby.robot.model.RobotFields.INCARNATION;
+import static io.standby.robot.model.RobotFields.REQUEST;
+import static io.standby.robot.model.RobotFields.SEQ;
+import static io.standby.robot.model.RobotFields.SLOT;
+import static io.standby.robot.model.RobotFields.STATUS_SEQ;
 import static io.standby.robot.internal.SimDatabase.number;
 import static io.standby.robot.internal.SimDatabase.string;
 

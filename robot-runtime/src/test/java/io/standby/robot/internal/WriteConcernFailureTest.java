@@ -1,5 +1,8 @@
 package io.standby.robot.internal;
 
+import io.standby.robot.model.RobotCodec;
+import io.standby.robot.model.RobotFields;
+import io.standby.robot.model.RobotToken;
 import io.standby.slot.StandbyDatabase;
 import io.standby.testing.FaultyBackend;
 import io.standby.testing.TestMongo;

@@ -1,9 +1,9 @@
 package io.standby.robot.runtime;
 
-import io.standby.robot.admin.Desired;
-import io.standby.robot.admin.RobotState;
 import io.standby.robot.admin.RobotTable;
-import io.standby.robot.admin.RobotView;
+import io.standby.robot.model.Desired;
+import io.standby.robot.model.RobotState;
+import io.standby.robot.model.RobotView;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Updates;

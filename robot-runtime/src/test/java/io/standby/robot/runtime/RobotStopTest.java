@@ -1,10 +1,10 @@
 package io.standby.robot.runtime;
 
+import io.standby.robot.model.RobotCodec;
 import io.standby.slot.SlotTable;
 import io.standby.slot.StandbyDatabase;
-import io.standby.testing.TestMongo;
-import io.standby.robot.internal.RobotCodec;
 import io.standby.testing.TestDatabase;
+import io.standby.testing.TestMongo;
 import org.bson.Document;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;

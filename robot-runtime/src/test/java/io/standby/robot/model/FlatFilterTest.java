@@ -1,4 +1,4 @@
-package io.standby.robot.internal;
+package io.standby.robot.model;
 
 import com.mongodb.client.model.Filters;
 import org.bson.BsonDocument;

@@ -1,4 +1,4 @@
-package io.standby.robot.admin;
+package io.standby.robot.model;
 
 import org.bson.Document;
 

@@ -1,4 +1,4 @@
-package io.standby.robot.admin;
+package io.standby.robot.model;
 
 /** What the operator wants of a robot, stored as {@code desired}. */
 public enum Desired {

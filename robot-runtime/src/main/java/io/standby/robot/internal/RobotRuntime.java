@@ -1,13 +1,8 @@
-package io.standby.robot.runtime;
+package io.standby.robot.internal;
 
-import io.standby.robot.internal.MongoRobotStore;
-import io.standby.robot.internal.RobotRuns;
-import io.standby.robot.internal.RobotStore;
-import io.standby.robot.internal.RuntimeCore;
-import io.standby.robot.internal.SlotRuns;
-import io.standby.robot.internal.SyncLoop;
-import io.standby.robot.internal.WriteBatcher;
-import io.standby.robot.internal.WriteSequence;
+import io.standby.robot.runtime.RobotListener;
+import io.standby.robot.runtime.RobotTypes;
+import io.standby.robot.runtime.RuntimeConfig;
 import io.standby.slot.Lease;
 import io.standby.slot.LossReason;
 import io.standby.slot.MonotonicClock;

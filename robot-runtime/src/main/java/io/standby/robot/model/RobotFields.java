@@ -1,4 +1,4 @@
-package io.standby.robot.internal;
+package io.standby.robot.model;
 
 /** Field names of the robot document, in one place. */
 public final class RobotFields {

@@ -1,8 +1,5 @@
-package io.standby.robot.internal;
+package io.standby.robot.model;
 
-import io.standby.robot.admin.Desired;
-import io.standby.robot.admin.RobotState;
-import io.standby.robot.admin.RobotView;
 import org.bson.Document;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -13,7 +10,7 @@ import java.util.Date;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
-import static io.standby.robot.internal.RobotFields.*;
+import static io.standby.robot.model.RobotFields.*;
 
 /**
  * The robot document, readable in mongosh: {@code {_id, incarnation, type, slotId, priority, weight,

@@ -1,4 +1,4 @@
-package io.standby.robot.admin;
+package io.standby.robot.model;
 
 /** Where a robot is in its life, as stored in its document's {@code state} field. */
 public enum RobotState {

@@ -1,14 +1,13 @@
-package io.standby.robot.internal;
+package io.standby.robot.model;
 
 import com.mongodb.client.model.Filters;
-import io.standby.robot.admin.RobotView;
 import org.bson.conversions.Bson;
 
-import static io.standby.robot.internal.RobotFields.EPOCH;
-import static io.standby.robot.internal.RobotFields.FENCES;
-import static io.standby.robot.internal.RobotFields.ID;
-import static io.standby.robot.internal.RobotFields.INCARNATION;
-import static io.standby.robot.internal.RobotFields.SLOT;
+import static io.standby.robot.model.RobotFields.EPOCH;
+import static io.standby.robot.model.RobotFields.FENCES;
+import static io.standby.robot.model.RobotFields.ID;
+import static io.standby.robot.model.RobotFields.INCARNATION;
+import static io.standby.robot.model.RobotFields.SLOT;
 
 /**
  * The fencing token of a run: this incarnation of the robot, in this slot, at this epoch of the slot,
