@@ -2,6 +2,8 @@ package io.standby.bench;
 
 import io.standby.slot.SlotTable;
 import io.standby.slot.StandbyDatabase;
+import io.standby.testing.ChildJvm;
+import io.standby.testing.TestPorts;
 
 import java.nio.file.Path;
 import java.time.Duration;
@@ -17,7 +19,7 @@ public final class Database implements AutoCloseable {
     private final Path logs;
     private final Path data;
     private final int port;
-    private Child process;
+    private ChildJvm process;
     private int starts;
 
     private Database(Path logs, Path data, int port) {
@@ -28,14 +30,14 @@ public final class Database implements AutoCloseable {
 
     /** In memory: gone when it stops. */
     public static Database inMemory(Path logs) {
-        Database db = new Database(logs, null, Child.freePorts(1).getFirst());
+        Database db = new Database(logs, null, TestPorts.free(1).getFirst());
         db.start();
         return db;
     }
 
     /** On {@code data}: a restart finds everything that was acknowledged. */
     public static Database onDisk(Path logs, Path data) {
-        Database db = new Database(logs, data, Child.freePorts(1).getFirst());
+        Database db = new Database(logs, data, TestPorts.free(1).getFirst());
         db.start();
         return db;
     }
@@ -67,7 +69,7 @@ public final class Database implements AutoCloseable {
         } else {
             args.addAll(List.of("--data", data.toString()));
         }
-        process = Child.standby(logs, "mongo", List.of("-Xmx2g"), args);
+        process = Children.standby(logs, "mongo", List.of("-Xmx2g"), args);
         starts++;
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
         while (true) {

@@ -5,12 +5,14 @@ import io.standby.robot.model.RobotCodec;
 import io.standby.slot.SlotTable;
 import io.standby.slot.SlotView;
 import io.standby.slot.StandbyDatabase;
+import io.standby.testing.ChildJvm;
+import io.standby.testing.TestPorts;
 import org.bson.Document;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
+import picocli.CommandLine;
 
 import java.nio.file.Path;
 import java.time.Duration;
@@ -76,13 +78,13 @@ public final class DbCostBench implements Callable<Integer> {
                 + " s per run; logs in " + dir);
         System.out.println("machine at start: " + Machine.describe());
         List<Row> rows = new ArrayList<>();
-        List<Child> nodes = new ArrayList<>();
+        List<ChildJvm> nodes = new ArrayList<>();
         Database database = Database.inMemory(dir);
         try {
             for (int s : slots) {
                 for (int r : robots) {
                     rows.add(measure(dir, database, nodes, s, r));
-                    nodes.forEach(Child::close);
+                    nodes.forEach(ChildJvm::close);
                     nodes.clear();
                 }
             }
@@ -96,15 +98,15 @@ public final class DbCostBench implements Callable<Integer> {
                     row.slots(), row.robots(), row.ownerKinds(), row.standbyKinds()));
             return 0;
         } finally {
-            nodes.forEach(Child::close);
+            nodes.forEach(ChildJvm::close);
             database.close();
         }
     }
 
-    private Row measure(Path dir, Database database, List<Child> nodes, int slotCount, int robotCount) {
+    private Row measure(Path dir, Database database, List<ChildJvm> nodes, int slotCount, int robotCount) {
         String dbName = "dbcost_" + slotCount + "_" + robotCount;
         database.initSlots(dbName, slotCount);
-        List<Integer> ports = Child.freePorts(3);
+        List<Integer> ports = TestPorts.free(3);
         try (StandbyDatabase admin = StandbyDatabase.connect(database.uri(), dbName, Duration.ofSeconds(60), null)) {
             SlotTable table = new SlotTable(admin);
             if (slotCount > 1) {
@@ -114,14 +116,14 @@ public final class DbCostBench implements Callable<Integer> {
             }
             String free = table.list().stream().filter(v -> v.owner() == null).findFirst().orElseThrow().id();
             addIdleRobots(admin, free, robotCount);
-            Child owner = node(dir, database, dbName, ports.get(1), 1);
+            ChildJvm owner = node(dir, database, dbName, ports.get(1), 1);
             nodes.add(owner);
             Waits.until("the owner runs " + robotCount + " robots on " + free, Duration.ofMinutes(5), EVERY,
                     () -> owns(table, free, ports.get(1)) && admin.database().getCollection("robots")
                             .countDocuments(new Document("slotId", free).append("state", "RUNNING")) == robotCount);
             // Robots are marked running in bulks, and fenced in more; a loaded machine can still be at it.
             awaitNoRobotWrites(ports.get(1));
-            Child standby = node(dir, database, dbName, ports.get(2), 1);
+            ChildJvm standby = node(dir, database, dbName, ports.get(2), 1);
             nodes.add(standby);
             Waits.until("the standby answers /metrics", Duration.ofMinutes(1), EVERY, () -> {
                 try {
@@ -177,8 +179,8 @@ public final class DbCostBench implements Callable<Integer> {
         return slot.owner() == null ? null : slot.owner().port();
     }
 
-    private static Child node(Path dir, Database database, String dbName, int port, int maxSlots) {
-        return Child.standby(dir, dbName + "-" + port, List.of("-Xmx512m"), List.of("node", "--ip", "127.0.0.1",
+    private static ChildJvm node(Path dir, Database database, String dbName, int port, int maxSlots) {
+        return Children.standby(dir, dbName + "-" + port, List.of("-Xmx512m"), List.of("node", "--ip", "127.0.0.1",
                 "--port", Integer.toString(port), "--max-slots", Integer.toString(maxSlots),
                 "--mongo", database.uri(), "--db", dbName));
     }

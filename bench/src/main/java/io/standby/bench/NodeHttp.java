@@ -1,5 +1,6 @@
 package io.standby.bench;
 
+import io.standby.testing.ChildJvm;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -48,7 +49,7 @@ final class NodeHttp {
     }
 
     /** Waits until the node answers 200 on /ready: it is up and has read its slots. */
-    static void awaitReady(Child node, int port, Duration atMost) {
+    static void awaitReady(ChildJvm node, int port, Duration atMost) {
         long deadline = System.nanoTime() + atMost.toNanos();
         while (status(port, "/ready") != 200) {
             if (!node.isAlive()) {

@@ -1,6 +1,8 @@
 package io.standby.bench;
 
 import io.standby.slot.StandbyDatabase;
+import io.standby.testing.ChildJvm;
+import io.standby.testing.TestPorts;
 
 import java.nio.file.Path;
 import java.time.Duration;
@@ -19,7 +21,7 @@ final class NodePair implements AutoCloseable {
     private final Database database;
     private final String dbName;
     private final Profile profile;
-    private final Map<Integer, Child> nodes = new LinkedHashMap<>();
+    private final Map<Integer, ChildJvm> nodes = new LinkedHashMap<>();
     private final StandbyDatabase client;
     private final SlotWatch watch;
     private int starts;
@@ -32,7 +34,7 @@ final class NodePair implements AutoCloseable {
         database.initSlots(dbName, 1);
         this.client = database.connect(dbName);
         this.watch = new SlotWatch(client, "slot-0");
-        for (int port : Child.freePorts(2)) {
+        for (int port : TestPorts.free(2)) {
             nodes.put(port, null);
         }
     }
@@ -57,7 +59,7 @@ final class NodePair implements AutoCloseable {
         List<String> args = new ArrayList<>(List.of("node", "--ip", "127.0.0.1", "--port", Integer.toString(port),
                 "--mongo", database.uri(), "--db", dbName));
         args.addAll(profile.nodeArgs());
-        nodes.put(port, Child.standby(logs, dbName + "-node-" + port + "-" + (++starts), List.of("-Xmx256m"), args));
+        nodes.put(port, Children.standby(logs, dbName + "-node-" + port + "-" + (++starts), List.of("-Xmx256m"), args));
     }
 
     int ownerPort() {
@@ -69,7 +71,7 @@ final class NodePair implements AutoCloseable {
         return nodes.keySet().stream().filter(p -> p != owner).findFirst().orElseThrow();
     }
 
-    Child node(int port) {
+    ChildJvm node(int port) {
         return nodes.get(port);
     }
 
@@ -82,7 +84,7 @@ final class NodePair implements AutoCloseable {
     @Override
     public void close() {
         watch.close();
-        nodes.values().stream().filter(n -> n != null).forEach(Child::close);
+        nodes.values().stream().filter(n -> n != null).forEach(ChildJvm::close);
         client.close();
     }
 }

@@ -7,7 +7,9 @@ import io.standby.slot.SlotTable;
 import io.standby.slot.SlotTiming;
 import io.standby.slot.SlotView;
 import io.standby.slot.StandbyDatabase;
+import io.standby.testing.ChildJvm;
 import io.standby.testing.TcpProxy;
+import io.standby.testing.TestPorts;
 import org.bson.Document;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -189,7 +191,7 @@ final class PauseBench implements Callable<Integer> {
         Profile profile = setting.profile();
         System.out.println("== " + profile.label() + ", freeze " + setting.freeze().toMillis() + "ms");
         db.initSlots(dbName, 1);
-        List<Integer> ports = Child.freePorts(2);
+        List<Integer> ports = TestPorts.free(2);
         int ownerPort = ports.get(0);
         NodeId ownerId = new NodeId("127.0.0.1", ownerPort);
         try (StandbyDatabase client = db.connect(dbName); TcpProxy proxy = proxy(db)) {
@@ -200,8 +202,8 @@ final class PauseBench implements Callable<Integer> {
             }
             SlotTable slots = new SlotTable(client);
             // The owner starts first and alone; the standby joins once the slot is the owner's.
-            try (Child owner = node(logs, dbName, profile, ownerPort, proxy.uri());
-                 Child other = awaitOwnerThenStandby(owner, ownerId, slots, logs, dbName, profile, ports.get(1), db.uri())) {
+            try (ChildJvm owner = node(logs, dbName, profile, ownerPort, proxy.uri());
+                 ChildJvm other = awaitOwnerThenStandby(owner, ownerId, slots, logs, dbName, profile, ports.get(1), db.uri())) {
                 long epoch = slot(slots).epoch();
                 Facts facts = new Facts(client, slots, ownerId, epoch);
                 List<Round> done = new ArrayList<>();
@@ -231,7 +233,7 @@ final class PauseBench implements Callable<Integer> {
      * One freeze: every robot running, then the link frozen just after a renewal, /health read every
      * 20 ms until the robots are gone and the freeze ends, then until they all run again.
      */
-    private Round round(int n, Child owner, int ownerPort, TcpProxy proxy, SlotTable slots, Facts facts, Setting setting) {
+    private Round round(int n, ChildJvm owner, int ownerPort, TcpProxy proxy, SlotTable slots, Facts facts, Setting setting) {
         SlotTiming timing = setting.timing();
         Waits.until("round " + n + ": all " + robots + " robots running on the owner (log: " + owner.log() + ")",
                 Duration.ofSeconds(60), EVERY, () -> running(ownerPort) == robots);
@@ -372,7 +374,7 @@ final class PauseBench implements Callable<Integer> {
     }
 
     /** Waits until {@code owner} holds the slot, then starts the standby (null without one) and waits until it is ready. */
-    private Child awaitOwnerThenStandby(Child owner, NodeId ownerId, SlotTable slots, Path logs, String dbName, Profile profile,
+    private ChildJvm awaitOwnerThenStandby(ChildJvm owner, NodeId ownerId, SlotTable slots, Path logs, String dbName, Profile profile,
                                         int port, String mongo) {
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
         SlotView seen = slot(slots);
@@ -386,16 +388,16 @@ final class PauseBench implements Callable<Integer> {
         if (!standby) {
             return null;
         }
-        Child other = node(logs, dbName, profile, port, mongo);
+        ChildJvm other = node(logs, dbName, profile, port, mongo);
         NodeHttp.awaitReady(other, port, Duration.ofSeconds(60));
         return other;
     }
 
-    private static Child node(Path logs, String dbName, Profile profile, int port, String mongo) {
+    private static ChildJvm node(Path logs, String dbName, Profile profile, int port, String mongo) {
         List<String> args = new ArrayList<>(List.of("node", "--ip", "127.0.0.1", "--port", Integer.toString(port),
                 "--mongo", mongo, "--db", dbName));
         args.addAll(profile.nodeArgs());
-        return Child.standby(logs, dbName + "-node-" + port, List.of("-Xmx256m"), args);
+        return Children.standby(logs, dbName + "-node-" + port, List.of("-Xmx256m"), args);
     }
 
     private static TcpProxy proxy(Database db) {
@@ -425,7 +427,7 @@ final class PauseBench implements Callable<Integer> {
      * (this machine's clock and zone, to the millisecond; the node logs it as it decides, before the robots
      * stop), or null.
      */
-    private static Instant pauseLogged(Child owner, Instant after) {
+    private static Instant pauseLogged(ChildJvm owner, Instant after) {
         LocalDate today = LocalDate.now(ZoneId.systemDefault());
         for (String line : owner.output().split("\n")) {
             if (line.contains("pausing its robots") && line.length() > 12) {

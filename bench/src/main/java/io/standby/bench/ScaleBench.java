@@ -10,16 +10,17 @@ import com.mongodb.client.model.Updates;
 import com.mongodb.client.model.WriteModel;
 import io.standby.robot.model.RobotCodec;
 import io.standby.slot.StandbyDatabase;
+import io.standby.testing.ChildJvm;
+import io.standby.testing.TestPorts;
 import org.bson.Document;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -168,7 +169,7 @@ public final class ScaleBench implements Runnable {
 
         void run() {
             long heap0;
-            try (Child empty = node()) {
+            try (ChildJvm empty = node()) {
                 awaitOwned(empty);
                 Bench.sleep(Duration.ofSeconds(2));
                 heap0 = heapAfterGc(empty.pid());
@@ -177,7 +178,7 @@ public final class ScaleBench implements Runnable {
             // Idle first: they never checkpoint, so each robot's 'updated' is the time its RUNNING landed.
             insertCounters(3_600_000);
             long heapN;
-            try (Child idle = node()) {
+            try (ChildJvm idle = node()) {
                 awaitAllRunning(idle);
                 Date won = wonAt();
                 Date last = robotsColl.find().sort(Sorts.descending("updated")).first().getDate("updated");
@@ -190,7 +191,7 @@ public final class ScaleBench implements Runnable {
                 idle.terminate(Duration.ofSeconds(60));
             }
             robotsColl.updateMany(new Document(), Updates.set("config.intervalMs", intervalMs));
-            try (Child busy = node()) {
+            try (ChildJvm busy = node()) {
                 awaitAllRunning(busy);
                 Bench.sleep(Duration.ofSeconds(3));
                 long c0 = sumCounts();
@@ -205,11 +206,11 @@ public final class ScaleBench implements Runnable {
             ceiling();
         }
 
-        private Child node() {
-            int port = Child.freePorts(1).getFirst();
+        private ChildJvm node() {
+            int port = TestPorts.free(1).getFirst();
             List<String> jvm = new ArrayList<>(List.of("-Xmx" + nodeHeap));
             jvm.addAll(nodeJavaOptions);
-            Child node = Child.standby(dir, "node-" + (++nodes), jvm,
+            ChildJvm node = Children.standby(dir, "node-" + (++nodes), jvm,
                     List.of("node", "--ip", "127.0.0.1", "--port", Integer.toString(port), "--mongo", database.uri(), "--db", DB));
             started.add(node);
             return node;
@@ -224,16 +225,16 @@ public final class ScaleBench implements Runnable {
             }
         }
 
-        private void awaitOwned(Child node) {
+        private void awaitOwned(ChildJvm node) {
             await(node, "own slot-0", Duration.ofSeconds(60), () -> slots.find(Filters.eq("_id", "slot-0")).first().get("ip") != null);
         }
 
-        private void awaitAllRunning(Child node) {
+        private void awaitAllRunning(ChildJvm node) {
             await(node, "run all " + robots + " robots", Duration.ofSeconds(180),
                     () -> robotsColl.countDocuments(Filters.eq("state", "RUNNING")) == robots);
         }
 
-        private void await(Child node, String what, Duration atMost, java.util.function.BooleanSupplier done) {
+        private void await(ChildJvm node, String what, Duration atMost, java.util.function.BooleanSupplier done) {
             long deadline = System.nanoTime() + atMost.toNanos();
             while (!done.getAsBoolean()) {
                 if (!node.isAlive()) {
@@ -274,7 +275,7 @@ public final class ScaleBench implements Runnable {
         }
 
         /** SIGTERM while every robot checkpoints: when the slot is released, and whose final state was written. */
-        private void stop(Child node) {
+        private void stop(ChildJvm node) {
             long epoch = ((Number) slots.find(Filters.eq("_id", "slot-0")).first().get("epoch")).longValue();
             long sent = System.nanoTime();
             Thread signal = Thread.ofPlatform().start(() -> node.signal("TERM"));

@@ -9,6 +9,7 @@ import io.standby.slot.NodeView;
 import io.standby.slot.SlotState;
 import io.standby.slot.SlotTable;
 import io.standby.slot.SlotView;
+import io.standby.testing.ChildJvm;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -159,7 +160,7 @@ class DashboardBrowserTest {
         screenshot();
     }
 
-    private StandbyProcess node(int port) throws Exception {
+    private ChildJvm node(int port) throws Exception {
         return nodes.node(port, "--heartbeat", "200ms", "--lease", "1s", "--poll", "200ms", "--max-slots", "1");
     }
 

@@ -1,5 +1,6 @@
 package io.standby.cli;
 
+import io.standby.testing.ChildJvm;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.CleanupMode;
 import org.junit.jupiter.api.io.TempDir;
@@ -39,9 +40,9 @@ class DemoProcessTest {
 
     @Test
     void theWholeStoryEndsWithASummaryAndExitZeroAndLeavesNoProcess() throws Exception {
-        try (StandbyProcess demo = StandbyProcess.start(dir, "demo", "demo", "--nodes", "3", "--slots", "1", "--robots", "3",
+        try (ChildJvm demo = StandbyProcess.start(dir, "demo", "demo", "--nodes", "3", "--slots", "1", "--robots", "3",
                 "--duration", "40s", "--logs", dir.resolve("logs").toString())) {
-            int exit = demo.waitFor(Duration.ofSeconds(120));
+            int exit = demo.awaitExit(Duration.ofSeconds(120));
             String output = demo.output();
             assertEquals(0, exit, output);
             List<Long> pids = nodePids(output);
@@ -57,11 +58,11 @@ class DemoProcessTest {
 
     @Test
     void sigtermHalfwayStillEndsWithASummaryAndExitZeroAndLeavesNoProcess() throws Exception {
-        try (StandbyProcess demo = StandbyProcess.start(dir, "demo-term", "demo", "--nodes", "3", "--slots", "1", "--robots", "2",
+        try (ChildJvm demo = StandbyProcess.start(dir, "demo-term", "demo", "--nodes", "3", "--slots", "1", "--robots", "2",
                 "--logs", dir.resolve("logs-term").toString())) {
             demo.awaitOutput("took slot-0 over", Duration.ofSeconds(120));
             demo.signal("TERM");
-            int exit = demo.waitFor(Duration.ofSeconds(60));
+            int exit = demo.awaitExit(Duration.ofSeconds(60));
             String output = demo.output();
             assertEquals(0, exit, output);
             assertTrue(output.contains("== Summary"), output);

@@ -12,6 +12,7 @@ import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.FindOneAndUpdateOptions;
 import com.mongodb.client.model.ReturnDocument;
 import com.mongodb.client.model.Updates;
+import io.standby.testing.ChildJvm;
 import org.bson.Document;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -49,7 +50,7 @@ class EmbeddedDurabilityProcessTest {
     @TempDir(cleanup = CleanupMode.ON_SUCCESS)
     Path dir;
 
-    private final List<StandbyProcess> servers = new ArrayList<>();
+    private final List<ChildJvm> servers = new ArrayList<>();
 
     @RegisterExtension
     final AfterTestExecutionCallback dumpOnFailure = context -> {
@@ -60,7 +61,7 @@ class EmbeddedDurabilityProcessTest {
 
     @AfterEach
     void stopServers() throws Exception {
-        for (StandbyProcess server : servers) {
+        for (ChildJvm server : servers) {
             server.close();
         }
     }
@@ -69,7 +70,7 @@ class EmbeddedDurabilityProcessTest {
     void everyAcknowledgedWriteSurvivesAKillRightAfterTheLastAcknowledgement() throws Exception {
         Path data = dir.resolve("data");
         int port = StandbyProcess.freePorts(1).get(0);
-        StandbyProcess server = startServer(data, port);
+        ChildJvm server = startServer(data, port);
         long lastCount = 0;
         List<Integer> inserted = new ArrayList<>();
         try (MongoClient client = client(port)) {
@@ -98,7 +99,7 @@ class EmbeddedDurabilityProcessTest {
         int writers = 4;
         Path data = dir.resolve("data");
         int port = StandbyProcess.freePorts(1).get(0);
-        StandbyProcess server = startServer(data, port);
+        ChildJvm server = startServer(data, port);
         AtomicLongArray acknowledgedCount = new AtomicLongArray(writers);
         AtomicLongArray acknowledgedInserts = new AtomicLongArray(writers);
         Queue<String> inserted = new ConcurrentLinkedQueue<>();
@@ -155,8 +156,8 @@ class EmbeddedDurabilityProcessTest {
         }
     }
 
-    private StandbyProcess startServer(Path data, int port) throws Exception {
-        StandbyProcess server = StandbyProcess.start(dir, "mongo-" + port, "mongo",
+    private ChildJvm startServer(Path data, int port) throws Exception {
+        ChildJvm server = StandbyProcess.start(dir, "mongo-" + port, "mongo",
                 "--host", "127.0.0.1", "--port", Integer.toString(port), "--data", data.toString());
         servers.add(server);
         server.awaitOutput("Embedded MongoDB listening", WAIT);

@@ -5,6 +5,7 @@ import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoDatabase;
 import com.mongodb.client.model.Indexes;
+import io.standby.testing.ChildJvm;
 import org.bson.Document;
 import org.junit.jupiter.api.io.CleanupMode;
 import org.junit.jupiter.api.io.TempDir;
@@ -39,7 +40,7 @@ class EmbeddedServerMessagesTest {
                 ? new String[]{"mongo", "--port", Integer.toString(port), "--data", dir.resolve("data").toString()}
                 : new String[]{"mongo", "--port", Integer.toString(port), "--in-memory"};
         // The logging the command ships with, not the tests' own.
-        try (StandbyProcess server = StandbyProcess.start(dir, "mongo-" + port, List.of("-Dstandby.log.builtin=true"), args)) {
+        try (ChildJvm server = StandbyProcess.start(dir, "mongo-" + port, List.of("-Dstandby.log.builtin=true"), args)) {
             server.awaitOutput("Embedded MongoDB listening", WAIT);
             try (MongoClient client = MongoClients.create("mongodb://127.0.0.1:" + port)) {
                 MongoDatabase admin = client.getDatabase("admin");

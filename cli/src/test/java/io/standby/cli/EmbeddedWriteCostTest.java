@@ -1,7 +1,7 @@
 package io.standby.cli;
 
-import com.mongodb.MongoClientSettings;
 import com.mongodb.ConnectionString;
+import com.mongodb.MongoClientSettings;
 import com.mongodb.WriteConcern;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
@@ -9,6 +9,7 @@ import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.UpdateOptions;
 import com.mongodb.client.model.Updates;
+import io.standby.testing.ChildJvm;
 import org.bson.Document;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -42,11 +43,11 @@ class EmbeddedWriteCostTest {
     @TempDir(cleanup = CleanupMode.ON_SUCCESS)
     Path dir;
 
-    private final List<StandbyProcess> servers = new ArrayList<>();
+    private final List<ChildJvm> servers = new ArrayList<>();
 
     @AfterEach
     void stopServers() throws Exception {
-        for (StandbyProcess server : servers) {
+        for (ChildJvm server : servers) {
             server.close();
         }
     }
@@ -63,7 +64,7 @@ class EmbeddedWriteCostTest {
         int port = StandbyProcess.freePorts(1).get(0);
         List<String> args = new ArrayList<>(List.of("mongo", "--host", "127.0.0.1", "--port", Integer.toString(port)));
         args.addAll(List.of(storage));
-        StandbyProcess server = StandbyProcess.start(dir, "mongo-" + port, args.toArray(String[]::new));
+        ChildJvm server = StandbyProcess.start(dir, "mongo-" + port, args.toArray(String[]::new));
         servers.add(server);
         server.awaitOutput("Embedded MongoDB listening", Duration.ofSeconds(60));
 

@@ -4,6 +4,7 @@ import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Updates;
 import io.standby.slot.StandbyDatabase;
 import io.standby.slot.internal.EventLog;
+import io.standby.testing.ChildJvm;
 import io.standby.testing.TestDatabase;
 import io.standby.testing.TestMongo;
 import org.bson.Document;
@@ -108,12 +109,12 @@ class EventsCommandTest {
     @Test
     void followPrintsNewEventsUntilCtrlC() throws Exception {
         record(event("claimed", "slot-0", 1, "10.0.0.1:7700"));
-        try (StandbyProcess follow = StandbyProcess.start(dir, "events-follow", "events", "--follow", "--mongo", TestMongo.uri(), "--db", db)) {
+        try (ChildJvm follow = StandbyProcess.start(dir, "events-follow", "events", "--follow", "--mongo", TestMongo.uri(), "--db", db)) {
             await().atMost(Duration.ofSeconds(60)).until(() -> follow.output().contains("claimed"));
             record(event("released", "slot-0", 1, "10.0.0.1:7700"));
             await().atMost(Duration.ofSeconds(60)).until(() -> follow.output().contains("released"));
             follow.signal("INT");
-            assertEquals(130, follow.waitFor(Duration.ofSeconds(30)));
+            assertEquals(130, follow.awaitExit(Duration.ofSeconds(30)));
             String output = follow.output();
             assertEquals(1, output.lines().filter(l -> l.endsWith("claimed")).count(), "printed once:\n" + output);
             assertFalse(output.contains("\tat ") || output.contains(" ERROR ["), output);

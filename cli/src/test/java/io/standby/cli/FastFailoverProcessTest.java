@@ -4,6 +4,7 @@ import io.standby.slot.EventTable;
 import io.standby.slot.EventView;
 import io.standby.slot.SlotTable;
 import io.standby.slot.SlotView;
+import io.standby.testing.ChildJvm;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -43,7 +44,7 @@ class FastFailoverProcessTest {
         new SlotTable(nodes.admin()).init(1);
     }
 
-    private StandbyProcess node(int port, List<String> jvmArgs) throws Exception {
+    private ChildJvm node(int port, List<String> jvmArgs) throws Exception {
         return nodes.node(port, jvmArgs, "--heartbeat", "1s", "--lease", "20s", "--poll", "500ms");
     }
 
@@ -141,8 +142,8 @@ class FastFailoverProcessTest {
                 .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
         assertEquals(202, closing.statusCode());
 
-        StandbyProcess closed = nodes.get(owner);
-        assertEquals(1, closed.waitFor(WAIT), "a node that lost its identity stops with 1:\n" + closed.output());
+        ChildJvm closed = nodes.get(owner);
+        assertEquals(1, closed.awaitExit(WAIT), "a node that lost its identity stops with 1:\n" + closed.output());
         String log = closed.output();
         assertTrue(log.contains("refuses connects: its listener is gone"), log);
         int fenced = log.indexOf("Stopped slot-0 (epoch " + before.epoch() + "): fenced");

@@ -2,6 +2,7 @@ package io.standby.cli;
 
 import io.standby.slot.SlotTable;
 import io.standby.slot.StandbyDatabase;
+import io.standby.testing.ChildJvm;
 import io.standby.testing.TestMongo;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.CleanupMode;
@@ -56,7 +57,7 @@ class NodeConfigFileTest {
             int port = StandbyProcess.freePorts(1).getFirst();
             Path config = file("ip=127.0.0.1", "port=" + port, "mongo=" + TestMongo.uri(), "db=" + db,
                     "heartbeat=500ms", "lease=3s", "poll=200ms", "max-slots=2");
-            try (StandbyProcess node = StandbyProcess.start(dir, "node-" + port, "node", "--config", config.toString())) {
+            try (ChildJvm node = StandbyProcess.start(dir, "node-" + port, "node", "--config", config.toString())) {
                 node.awaitOutput("max slots 2, heartbeat 500ms, lease 3s, poll 200ms", Duration.ofSeconds(60));
                 await().atMost(Duration.ofSeconds(60)).until(() -> new SlotTable(admin).get("slot-0").orElseThrow().owner() != null);
                 assertEquals(port, new SlotTable(admin).get("slot-0").orElseThrow().owner().port());

@@ -2,6 +2,7 @@ package io.standby.cli;
 
 import io.standby.slot.SlotTable;
 import io.standby.slot.SlotView;
+import io.standby.testing.ChildJvm;
 import io.standby.testing.TestMongo;
 import io.standby.testing.TestPorts;
 import org.bson.Document;
@@ -45,7 +46,7 @@ class NodeEnvironmentProcessTest {
         Map<String, String> environment = Map.of("STANDBY_IP", "127.0.0.1", "STANDBY_PORT", Integer.toString(port),
                 "STANDBY_HEARTBEAT", "1s", "STANDBY_LEASE", "7s", "STANDBY_POLL", "300ms", "STANDBY_MAX_SLOTS", "3",
                 "STANDBY_LOG_FORMAT", "json");
-        try (StandbyProcess node = StandbyProcess.start(nodes.dir(), "node-env", PRODUCT_LOGGING, environment,
+        try (ChildJvm node = StandbyProcess.start(nodes.dir(), "node-env", PRODUCT_LOGGING, environment,
                 "node", "--max-slots", "2", "--mongo", TestMongo.uri(), "--db", nodes.db())) {
             // --max-slots 2 on the command line wins over STANDBY_MAX_SLOTS=3: two of the three slots.
             await().atMost(WAIT).until(() -> owned().size() == 2 || !node.isAlive());
@@ -86,9 +87,9 @@ class NodeEnvironmentProcessTest {
         Map<String, String> environment = new java.util.HashMap<>(Map.of("STANDBY_IP", "127.0.0.1",
                 "STANDBY_PORT", Integer.toString(TestPorts.free())));
         environment.put(variable, value);
-        try (StandbyProcess node = StandbyProcess.start(nodes.dir(), "bad-" + variable, PRODUCT_LOGGING, environment,
+        try (ChildJvm node = StandbyProcess.start(nodes.dir(), "bad-" + variable, PRODUCT_LOGGING, environment,
                 "node", "--mongo", TestMongo.uri(), "--db", nodes.db())) {
-            assertEquals(2, node.waitFor(WAIT), node.output());
+            assertEquals(2, node.awaitExit(WAIT), node.output());
             String output = node.output().strip();
             assertEquals(1, output.lines().count(), output);
             assertTrue(output.startsWith("standby: invalid " + variable + "='" + value + "'"), output);

@@ -4,6 +4,7 @@ import io.standby.slot.NodeId;
 import io.standby.slot.SlotTable;
 import io.standby.slot.SlotView;
 import io.standby.slot.StandbyDatabase;
+import io.standby.testing.ChildJvm;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -38,7 +39,7 @@ class NodeLauncherIT {
         new SlotTable(nodes.admin()).init(1);
         int port = StandbyProcess.freePorts(1).getFirst();
         // A lease far longer than the test: a released slot is the node's doing, not the lease's.
-        StandbyProcess node = nodes.launch(port, "--heartbeat", "1s", "--lease", "60s", "--poll", "200ms");
+        ChildJvm node = nodes.launch(port, "--heartbeat", "1s", "--lease", "60s", "--poll", "200ms");
         await().atMost(WAIT).until(() -> slot(nodes.admin()).map(SlotView::owner).map(NodeId::port).orElse(0) == port);
         SlotView owned = slot(nodes.admin()).orElseThrow();
 
@@ -57,12 +58,12 @@ class NodeLauncherIT {
         List<Integer> ports = StandbyProcess.freePorts(2);
         String uri = "mongodb://127.0.0.1:" + ports.get(0);
         // A database of its own, in its own process, so that this test can take it away.
-        try (StandbyProcess mongo = StandbyProcess.launch(nodes.dir(), "mongo", "mongo", "--in-memory", "--port", ports.get(0).toString())) {
+        try (ChildJvm mongo = StandbyProcess.launch(nodes.dir(), "mongo", "mongo", "--in-memory", "--port", ports.get(0).toString())) {
             mongo.awaitOutput("Use it with", WAIT);
             try (StandbyDatabase db = StandbyDatabase.connect(uri, "standby", Duration.ofSeconds(10), null)) {
                 new SlotTable(db).init(1);
             }
-            try (StandbyProcess node = StandbyProcess.launch(nodes.dir(), "node", "node", "--ip", "127.0.0.1",
+            try (ChildJvm node = StandbyProcess.launch(nodes.dir(), "node", "node", "--ip", "127.0.0.1",
                     "--port", ports.get(1).toString(), "--heartbeat", "1s", "--lease", "60s", "--poll", "200ms", "--mongo", uri, "--db", "standby")) {
                 try (StandbyDatabase db = StandbyDatabase.connect(uri, "standby", Duration.ofSeconds(10), null)) {
                     await().atMost(WAIT).until(() -> slot(db).map(SlotView::owner).isPresent() || !node.isAlive());

@@ -4,6 +4,7 @@ import io.standby.slot.NodeId;
 import io.standby.slot.SlotState;
 import io.standby.slot.SlotTable;
 import io.standby.slot.SlotView;
+import io.standby.testing.ChildJvm;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -35,11 +36,11 @@ class NodeProcessTest {
     @RegisterExtension
     final NodeProcesses nodes = new NodeProcesses();
 
-    private StandbyProcess node(int port, String heartbeat, String lease, String poll) throws Exception {
+    private ChildJvm node(int port, String heartbeat, String lease, String poll) throws Exception {
         return node(port, heartbeat, lease, poll, 1);
     }
 
-    private StandbyProcess node(int port, String heartbeat, String lease, String poll, int maxSlots, String... more) throws Exception {
+    private ChildJvm node(int port, String heartbeat, String lease, String poll, int maxSlots, String... more) throws Exception {
         List<String> args = new java.util.ArrayList<>(List.of("--heartbeat", heartbeat, "--lease", lease, "--poll", poll,
                 "--max-slots", Integer.toString(maxSlots)));
         args.addAll(List.of(more));
@@ -137,7 +138,7 @@ class NodeProcessTest {
         CliRun drain = CliRun.against(nodes.db(), "node", "drain", "127.0.0.1:" + owner);
         assertEquals(0, drain.exitCode(), drain.err());
         long askedAt = System.nanoTime();
-        int exit = nodes.get(owner).waitFor(WAIT);
+        int exit = nodes.get(owner).awaitExit(WAIT);
         long exitedAfter = System.nanoTime() - askedAt;
 
         assertEquals(0, exit, "a drained node exits by itself, successfully");

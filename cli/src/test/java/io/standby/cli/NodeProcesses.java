@@ -2,6 +2,7 @@ package io.standby.cli;
 
 import io.standby.slot.SlotTable;
 import io.standby.slot.StandbyDatabase;
+import io.standby.testing.ChildJvm;
 import io.standby.testing.TestDatabase;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.AfterTestExecutionCallback;
@@ -28,7 +29,7 @@ import java.util.stream.Stream;
  */
 final class NodeProcesses implements BeforeEachCallback, AfterTestExecutionCallback, AfterEachCallback {
 
-    private final Map<Integer, StandbyProcess> nodes = new LinkedHashMap<>();
+    private final Map<Integer, ChildJvm> nodes = new LinkedHashMap<>();
     private final List<Runnable> onFailure = new ArrayList<>();
     private final TestDatabase<StandbyDatabase> database = TestDatabase.of(
             (uri, name) -> StandbyDatabase.connect(uri, name, Duration.ofSeconds(10), null), StandbyDatabase::database);
@@ -62,38 +63,38 @@ final class NodeProcesses implements BeforeEachCallback, AfterTestExecutionCallb
      *
      * @throws IllegalStateException if a node of this test still runs on that port
      */
-    StandbyProcess node(int port, List<String> jvmArgs, String... args) throws IOException {
+    ChildJvm node(int port, List<String> jvmArgs, String... args) throws IOException {
         return start(port, (name, command) -> StandbyProcess.start(dir, name, jvmArgs, command), args);
     }
 
-    /** As {@link #node(int, String...)}, started through the repository's launcher ({@link StandbyProcess#launch}). */
-    StandbyProcess launch(int port, String... args) throws IOException {
+    /** As {@link #node(int, String...)}, started through the repository's launcher ({@link ChildJvm#launch}). */
+    ChildJvm launch(int port, String... args) throws IOException {
         return start(port, (name, command) -> StandbyProcess.launch(dir, name, command), args);
     }
 
     private interface Starter {
-        StandbyProcess start(String name, String... command) throws IOException;
+        ChildJvm start(String name, String... command) throws IOException;
     }
 
-    private StandbyProcess start(int port, Starter starter, String... args) throws IOException {
+    private ChildJvm start(int port, Starter starter, String... args) throws IOException {
         List<String> command = new ArrayList<>(List.of("node", "--ip", "127.0.0.1", "--port", Integer.toString(port)));
         command.addAll(List.of(args));
         command.addAll(List.of("--mongo", database.uri(), "--db", database.name()));
-        StandbyProcess earlier = nodes.get(port);
+        ChildJvm earlier = nodes.get(port);
         if (earlier != null && earlier.isAlive()) {
             throw new IllegalStateException("port " + port + " is still held by a node of this test");
         }
-        StandbyProcess node = starter.start("node-" + port + "-" + System.nanoTime(), command.toArray(String[]::new));
+        ChildJvm node = starter.start("node-" + port + "-" + System.nanoTime(), command.toArray(String[]::new));
         nodes.put(port, node);
         return node;
     }
 
-    StandbyProcess node(int port, String... args) throws IOException {
+    ChildJvm node(int port, String... args) throws IOException {
         return node(port, List.of(), args);
     }
 
     /** The node last started on {@code port}. */
-    StandbyProcess get(int port) {
+    ChildJvm get(int port) {
         return nodes.get(port);
     }
 
@@ -118,7 +119,7 @@ final class NodeProcesses implements BeforeEachCallback, AfterTestExecutionCallb
     @Override
     public void afterEach(ExtensionContext context) throws Exception {
         try {
-            for (StandbyProcess node : nodes.values()) {
+            for (ChildJvm node : nodes.values()) {
                 node.close();
             }
         } finally {

@@ -3,6 +3,7 @@ package io.standby.cli;
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Projections;
 import io.standby.robot.runtime.RobotTypes;
+import io.standby.testing.ChildJvm;
 import org.bson.Document;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -38,7 +39,7 @@ class PluginProcessTest {
         return Path.of(built);
     }
 
-    private StandbyProcess node(int port, Path plugins) throws Exception {
+    private ChildJvm node(int port, Path plugins) throws Exception {
         return nodes.node(port, "--heartbeat", "300ms", "--lease", "2s", "--poll", "300ms", "--plugins", plugins.toString());
     }
 
@@ -61,7 +62,7 @@ class PluginProcessTest {
 
         assertEquals(0, CliRun.against(nodes.db(), "slots", "init", "--count", "1").exitCode());
         List<Integer> ports = StandbyProcess.freePorts(2);
-        StandbyProcess first = node(ports.get(0), plugins);
+        ChildJvm first = node(ports.get(0), plugins);
         first.awaitOutput("Robot types:", WAIT);
         assertTrue(first.output().matches("(?s).*Robot types: [^\\n]*\\bhello\\b.*"), first.output());
         // Added without --allow-unknown-type: a live node says it runs 'hello'.
@@ -73,7 +74,7 @@ class PluginProcessTest {
         first.awaitOutput("Hello, plugins (#3)", WAIT);
 
         // A second node with the same plugin directory takes the robot over from its last checkpoint.
-        StandbyProcess second = node(ports.get(1), plugins);
+        ChildJvm second = node(ports.get(1), plugins);
         second.awaitOutput("Robot types:", WAIT);
         first.kill9();
         long before = greetings("h1");

@@ -3,6 +3,7 @@ package io.standby.cli;
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Projections;
 import io.standby.slot.SlotTable;
+import io.standby.testing.ChildJvm;
 import io.standby.testing.TestMongo;
 import org.bson.Document;
 import org.junit.jupiter.api.BeforeEach;
@@ -66,7 +67,7 @@ class RobotProcessTest {
         });
     }
 
-    private StandbyProcess node(int port) throws Exception {
+    private ChildJvm node(int port) throws Exception {
         return nodes.node(port, "--heartbeat", "300ms", "--lease", "2s", "--poll", "300ms");
     }
 
@@ -98,7 +99,7 @@ class RobotProcessTest {
     }
 
     /** The count each run of the robot on this node started from, as the counter logged it. */
-    private static List<Long> countedFrom(StandbyProcess node) {
+    private static List<Long> countedFrom(ChildJvm node) {
         List<Long> from = new ArrayList<>();
         Matcher m = COUNTING_FROM.matcher(node.output());
         while (m.find()) {

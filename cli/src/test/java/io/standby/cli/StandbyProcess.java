@@ -1,59 +1,41 @@
 package io.standby.cli;
 
+import io.standby.testing.ChildJvm;
+
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
-
-import static org.awaitility.Awaitility.await;
+import java.util.Set;
 
 /**
  * A real {@code standby} JVM started from the test classpath, for failure tests that need a real
- * process: kill -9, SIGTERM, SIGSTOP/SIGCONT. Output goes to a file the test can read.
+ * process: kill -9, SIGTERM, SIGSTOP/SIGCONT. The launcher is test-support's {@link ChildJvm}; this adds the
+ * command line of {@code standby} and a fresh log per start, so that a restarted node's output is its own.
  */
-final class StandbyProcess implements AutoCloseable {
+final class StandbyProcess {
 
-    private final Process process;
-    private final Path output;
-
-    private StandbyProcess(Process process, Path output) {
-        this.process = process;
-        this.output = output;
+    private StandbyProcess() {
     }
 
-    static StandbyProcess start(Path dir, String name, String... args) throws IOException {
+    static ChildJvm start(Path dir, String name, String... args) throws IOException {
         return start(dir, name, List.of(), args);
     }
 
     /** With {@code jvmArgs} too, e.g. {@code -Dstandby.log.builtin=true} for the product's own logging. */
-    static StandbyProcess start(Path dir, String name, List<String> jvmArgs, String... args) throws IOException {
+    static ChildJvm start(Path dir, String name, List<String> jvmArgs, String... args) throws IOException {
         return start(dir, name, jvmArgs, Map.of(), args);
     }
 
     /** With {@code environment} added to this JVM's, e.g. {@code STANDBY_PORT} for a node. */
-    static StandbyProcess start(Path dir, String name, List<String> jvmArgs, Map<String, String> environment, String... args)
+    static ChildJvm start(Path dir, String name, List<String> jvmArgs, Map<String, String> environment, String... args)
             throws IOException {
-        List<String> command = new ArrayList<>();
-        command.add(ProcessHandle.current().info().command().orElse("java"));
-        command.add("-Xmx256m");
-        command.add("-XX:TieredStopAtLevel=1");
-        command.addAll(jvmArgs);
-        command.add("-cp");
-        command.add(System.getProperty("java.class.path"));
-        command.add(StandbyCli.class.getName());
-        command.addAll(List.of(args));
-        Path output = dir.resolve(name + ".log");
-        ProcessBuilder builder = new ProcessBuilder(command);
-        builder.environment().putAll(environment);
-        Process process = builder
-                .redirectErrorStream(true)
-                .redirectOutput(output.toFile())
-                .start();
-        return new StandbyProcess(process, output);
+        List<String> options = new ArrayList<>(List.of("-Xmx256m", "-XX:TieredStopAtLevel=1"));
+        options.addAll(jvmArgs);
+        Files.deleteIfExists(dir.resolve(name + ".log"));
+        return ChildJvm.java(dir, name, options, environment, StandbyCli.class.getName(), List.of(args));
     }
 
     /**
@@ -63,17 +45,14 @@ final class StandbyProcess implements AutoCloseable {
      *
      * @throws IllegalStateException if the jar is missing or older than a source or pom
      */
-    static StandbyProcess launch(Path dir, String name, String... args) throws IOException {
+    static ChildJvm launch(Path dir, String name, String... args) throws IOException {
         Path root = DockerFilesTest.root();
         requireFreshJar(root);
         List<String> command = new ArrayList<>(List.of(root.resolve("standby").toString()));
         command.addAll(List.of(args));
-        Path output = dir.resolve(name + ".log");
-        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output.toFile());
-        builder.environment().put("STANDBY_JAVA", ProcessHandle.current().info().command().orElseThrow());
+        Files.deleteIfExists(dir.resolve(name + ".log"));
         // The launcher's own JVM options only; nothing of the user's environment.
-        builder.environment().remove("STANDBY_JAVA_OPTS");
-        return new StandbyProcess(builder.start(), output);
+        return ChildJvm.exec(dir, name, command, Map.of("STANDBY_JAVA", ChildJvm.javaCommand()), Set.of("STANDBY_JAVA_OPTS"));
     }
 
     /** What the launcher checks before it builds: the same rule, so that a test never starts a nested build. */
@@ -100,74 +79,8 @@ final class StandbyProcess implements AutoCloseable {
         }
     }
 
-    /** Ports free right now and distinct from each other: the demo's own choice of ports. */
-    static List<Integer> freePorts(int count) throws IOException {
-        return DemoCommand.freePorts(count);
-    }
-
-    long pid() {
-        return process.pid();
-    }
-
-    String output() {
-        try {
-            return Files.readString(output);
-        } catch (IOException e) {
-            return "";
-        }
-    }
-
-    void awaitOutput(String text, Duration atMost) {
-        await().atMost(atMost).until(() -> output().contains(text) || !process.isAlive());
-        if (!output().contains(text)) {
-            throw new AssertionError("process exited without printing '" + text + "':\n" + output());
-        }
-    }
-
-    /** SIGKILL: no shutdown hook, no release. */
-    void kill9() throws InterruptedException {
-        if (!process.isAlive()) {
-            throw new IllegalStateException("already dead:\n" + output());
-        }
-        process.destroyForcibly();
-        if (!process.waitFor(30, TimeUnit.SECONDS)) {
-            throw new IllegalStateException("still alive 30s after SIGKILL");
-        }
-    }
-
-    /** SIGTERM: the graceful stop. Returns the exit code. */
-    int terminate(Duration atMost) throws InterruptedException {
-        process.destroy();
-        if (!process.waitFor(atMost.toMillis(), TimeUnit.MILLISECONDS)) {
-            throw new AssertionError("did not stop within " + atMost + " after SIGTERM:\n" + output());
-        }
-        return process.exitValue();
-    }
-
-    void signal(String signal) throws IOException, InterruptedException {
-        Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid())).inheritIO().start();
-        if (kill.waitFor() != 0) {
-            throw new IllegalStateException("kill -" + signal + " failed");
-        }
-    }
-
-    boolean isAlive() {
-        return process.isAlive();
-    }
-
-    int waitFor(Duration atMost) throws InterruptedException {
-        if (!process.waitFor(atMost.toMillis(), TimeUnit.MILLISECONDS)) {
-            throw new AssertionError("still running after " + atMost + ":\n" + output());
-        }
-        return process.exitValue();
-    }
-
-    @Override
-    public void close() throws Exception {
-        if (process.isAlive()) {
-            signal("CONT");
-            process.destroyForcibly();
-            process.waitFor(30, TimeUnit.SECONDS);
-        }
+    /** Ports free right now and distinct from each other. */
+    static List<Integer> freePorts(int count) {
+        return io.standby.testing.TestPorts.free(count);
     }
 }

@@ -9,6 +9,7 @@ import io.standby.slot.SlotTable;
 import io.standby.slot.StandbyDatabase;
 import io.standby.slot.internal.MongoNodeRegistry;
 import io.standby.slot.internal.NodeRegistry;
+import io.standby.testing.ChildJvm;
 import io.standby.testing.TestDatabase;
 import io.standby.testing.TestMongo;
 import org.bson.Document;
@@ -20,7 +21,6 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Date;
 import java.util.List;
 import java.util.OptionalDouble;
 
@@ -117,7 +117,7 @@ class StatusCommandTest {
     @Test
     void watchRedrawsMarksANewOwnerAndStopsCleanlyOnCtrlC() throws Exception {
         cluster();
-        try (StandbyProcess watch = StandbyProcess.start(dir, "status-watch", "status", "--watch", "--interval", "200ms",
+        try (ChildJvm watch = StandbyProcess.start(dir, "status-watch", "status", "--watch", "--interval", "200ms",
                 "--mongo", TestMongo.uri(), "--db", db)) {
             await().atMost(Duration.ofSeconds(60)).until(() -> watch.output().split("standby status, ", -1).length > 2);
             assertFalse(watch.output().contains("* slot-0"), "nothing changed yet:\n" + watch.output());
@@ -127,7 +127,7 @@ class StatusCommandTest {
             await().atMost(Duration.ofSeconds(60)).until(() -> watch.output().lines().anyMatch(l -> l.matches("\\*\\s+slot-0\\s+10\\.0\\.0\\.2:7700.*")));
 
             watch.signal("INT");
-            assertEquals(130, watch.waitFor(Duration.ofSeconds(30)), "the exit code of Ctrl-C");
+            assertEquals(130, watch.awaitExit(Duration.ofSeconds(30)), "the exit code of Ctrl-C");
             String output = watch.output();
             assertFalse(output.contains("\tat ") || output.contains("Exception in") || output.contains(" ERROR ["), output);
         }

@@ -1,8 +1,8 @@
 package io.standby.bench.chaos;
 
-import io.standby.bench.Bench;
 import com.mongodb.client.MongoDatabase;
 import com.mongodb.client.model.Filters;
+import io.standby.bench.Bench;
 import io.standby.robot.admin.RobotTable;
 import io.standby.robot.model.RobotView;
 import io.standby.slot.SlotTiming;

@@ -1,9 +1,11 @@
 package io.standby.bench.chaos;
 
-import io.standby.bench.Child;
+import io.standby.bench.Children;
 import io.standby.bench.Database;
 import io.standby.cli.StandbyCli;
+import io.standby.testing.ChildJvm;
 import io.standby.testing.TcpProxy;
+import io.standby.testing.TestPorts;
 
 import java.io.FileOutputStream;
 import java.io.IOException;
@@ -41,12 +43,12 @@ final class Cluster implements AutoCloseable {
         final String name;
         final TcpProxy proxy;
         int port;
-        Child process;
+        ChildJvm process;
 
         Node(String name) throws IOException {
             this.name = name;
             this.proxy = TcpProxy.to(database.uri());
-            this.port = Child.freePorts(1).getFirst();
+            this.port = TestPorts.free(1).getFirst();
         }
 
         void start() {
@@ -59,7 +61,7 @@ final class Cluster implements AutoCloseable {
                 // Only for the run that shows the verdict can fail: fast failover is the nodes' default.
                 args.add("--no-fast-failover");
             }
-            process = Child.standby(dir, name, jvm, args);
+            process = Children.standby(dir, name, jvm, args);
         }
 
         boolean running() {

@@ -1,9 +1,9 @@
 package io.standby.bench.chaos;
 
 import io.standby.bench.Bench;
-import io.standby.bench.Child;
 import io.standby.robot.admin.RobotTable;
 import io.standby.slot.StandbyDatabase;
+import io.standby.testing.TestPorts;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -104,7 +104,7 @@ final class Faults {
                 start = System.currentTimeMillis();
                 Bench.sleep(Duration.ofMillis(hold));
                 if (newPort) {
-                    node.port = Child.freePorts(1).getFirst();
+                    node.port = TestPorts.free(1).getFirst();
                 }
                 node.start();
                 detail = "kill -9 pid " + pid + ", restarted after " + hold + " ms on "

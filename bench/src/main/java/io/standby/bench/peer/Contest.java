@@ -1,6 +1,6 @@
 package io.standby.bench.peer;
 
-import io.standby.bench.Child;
+import io.standby.testing.ChildJvm;
 
 import java.time.Duration;
 
@@ -26,19 +26,19 @@ interface Contest extends AutoCloseable {
     void start();
 
     /** Waits until one holds the slot and the other competes, and returns the holder. */
-    Child holder(Duration atMost);
+    ChildJvm holder(Duration atMost);
 
     /** The other contender than {@code holder}. */
-    Child other(Child holder);
+    ChildJvm other(ChildJvm holder);
 
     /** Changes exactly when another holder takes the slot (an epoch, a lock time); -1 while nobody holds it. */
     long holding();
 
     /** Starts a fresh contender in place of a dead one. */
-    void replace(Child dead);
+    void replace(ChildJvm dead);
 
     /** What {@code contender} has sent so far. */
-    CommandCount commands(Child contender);
+    CommandCount commands(ChildJvm contender);
 
     @Override
     void close();

@@ -1,19 +1,18 @@
 package io.standby.bench.peer;
 
 import io.standby.bench.Bench;
-import io.standby.bench.Child;
 import io.standby.bench.Database;
 import io.standby.bench.DurationOption;
 import io.standby.bench.Machine;
 import io.standby.bench.Stats;
 import io.standby.bench.Waits;
-import picocli.CommandLine;
+import io.standby.testing.ChildJvm;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
+import picocli.CommandLine;
 
-import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -135,9 +134,9 @@ public final class ShedLockBench implements Callable<Integer> {
 
     private Result run(Contest contest) {
         contest.start();
-        Child holder = contest.holder(Duration.ofMinutes(2));
+        ChildJvm holder = contest.holder(Duration.ofMinutes(2));
         Bench.sleep(SETTLE);
-        Child waiter = contest.other(holder);
+        ChildJvm waiter = contest.other(holder);
         CommandCount holderFrom = contest.commands(holder);
         CommandCount waiterFrom = contest.commands(waiter);
         Bench.sleep(window);
@@ -158,7 +157,7 @@ public final class ShedLockBench implements Callable<Integer> {
 
     /** Kills the holder at a random point of its renewal period; milliseconds until the database shows another. */
     private static long killTheHolder(Contest contest) {
-        Child holder = contest.holder(contest.bound().plusMinutes(1));
+        ChildJvm holder = contest.holder(contest.bound().plusMinutes(1));
         Bench.sleep(SETTLE.plusMillis(ThreadLocalRandom.current().nextLong(contest.renewal().toMillis())));
         long before = contest.holding();
         long killed = System.nanoTime();

@@ -1,9 +1,10 @@
 package io.standby.bench.peer;
 
-import io.standby.bench.Child;
+import io.standby.bench.Children;
 import io.standby.bench.Database;
 import io.standby.bench.Waits;
 import io.standby.slot.StandbyDatabase;
+import io.standby.testing.ChildJvm;
 import org.bson.Document;
 
 import java.nio.file.Path;
@@ -26,7 +27,7 @@ final class ShedLockContest implements Contest {
     private final String dbName;
     private final String variant;
     private final Duration retry;
-    private final List<Child> jobs = new ArrayList<>();
+    private final List<ChildJvm> jobs = new ArrayList<>();
     private StandbyDatabase admin;
     private int started;
 
@@ -74,16 +75,16 @@ final class ShedLockContest implements Contest {
     }
 
     private void launch() {
-        jobs.add(Child.start(dir, dbName + "-" + started++, List.of("-Xmx128m"), ShedLockJob.class.getName(),
+        jobs.add(Children.start(dir, dbName + "-" + started++, List.of("-Xmx128m"), ShedLockJob.class.getName(),
                 List.of(variant, database.uri(), dbName, LOCK, Long.toString(retry.toMillis()))));
     }
 
     @Override
-    public Child holder(Duration atMost) {
-        Child[] holder = new Child[1];
+    public ChildJvm holder(Duration atMost) {
+        ChildJvm[] holder = new ChildJvm[1];
         Waits.until(name() + ": a holder and a waiter", atMost, Duration.ofMillis(50), () -> {
             holder[0] = null;
-            for (Child job : jobs) {
+            for (ChildJvm job : jobs) {
                 String output = job.output();
                 if (!job.isAlive() || !(output.contains("WAITING") || output.contains("ACQUIRED"))) {
                     return false;
@@ -111,7 +112,7 @@ final class ShedLockContest implements Contest {
     }
 
     @Override
-    public Child other(Child holder) {
+    public ChildJvm other(ChildJvm holder) {
         return jobs.stream().filter(c -> c != holder).findFirst().orElseThrow();
     }
 
@@ -125,14 +126,14 @@ final class ShedLockContest implements Contest {
     }
 
     @Override
-    public void replace(Child dead) {
+    public void replace(ChildJvm dead) {
         dead.close();
         jobs.remove(dead);
         launch();
     }
 
     @Override
-    public CommandCount commands(Child contender) {
+    public CommandCount commands(ChildJvm contender) {
         CommandCount count = CommandCount.lastJobLine(contender.output());
         if (count == null) {
             throw new IllegalStateException(contender.name() + " printed no COMMANDS line (log: " + contender.log() + ")");
@@ -142,7 +143,7 @@ final class ShedLockContest implements Contest {
 
     @Override
     public void close() {
-        jobs.forEach(Child::close);
+        jobs.forEach(ChildJvm::close);
         if (admin != null) {
             admin.close();
         }

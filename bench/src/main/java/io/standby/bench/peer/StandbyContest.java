@@ -1,11 +1,13 @@
 package io.standby.bench.peer;
 
-import io.standby.bench.Child;
+import io.standby.bench.Children;
 import io.standby.bench.Database;
 import io.standby.bench.Waits;
 import io.standby.slot.SlotTable;
 import io.standby.slot.SlotView;
 import io.standby.slot.StandbyDatabase;
+import io.standby.testing.ChildJvm;
+import io.standby.testing.TestPorts;
 
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -30,7 +32,7 @@ final class StandbyContest implements Contest {
     private final Duration lease;
     private final Duration poll;
     private final boolean fastFailover;
-    private final Map<Integer, Child> nodes = new LinkedHashMap<>();
+    private final Map<Integer, ChildJvm> nodes = new LinkedHashMap<>();
     private StandbyDatabase admin;
     private int started;
 
@@ -69,7 +71,7 @@ final class StandbyContest implements Contest {
     public void start() {
         database.initSlots(dbName, 1);
         admin = database.connect(dbName);
-        for (int port : Child.freePorts(2)) {
+        for (int port : TestPorts.free(2)) {
             launch(port);
         }
     }
@@ -81,12 +83,12 @@ final class StandbyContest implements Contest {
         if (!fastFailover) {
             args.add("--no-fast-failover");
         }
-        nodes.put(port, Child.standby(dir, dbName + "-" + port + "-" + started++, List.of("-Xmx256m"), args));
+        nodes.put(port, Children.standby(dir, dbName + "-" + port + "-" + started++, List.of("-Xmx256m"), args));
     }
 
     @Override
-    public Child holder(Duration atMost) {
-        Child[] holder = new Child[1];
+    public ChildJvm holder(Duration atMost) {
+        ChildJvm[] holder = new ChildJvm[1];
         Waits.until(name() + ": an owner and a standby that answers /health", atMost, Duration.ofMillis(50), () -> {
             SlotView slot = slot();
             if (slot.owner() == null || !nodes.containsKey(slot.owner().port())) {
@@ -99,7 +101,7 @@ final class StandbyContest implements Contest {
     }
 
     @Override
-    public Child other(Child holder) {
+    public ChildJvm other(ChildJvm holder) {
         return nodes.values().stream().filter(c -> c != holder).findFirst().orElseThrow();
     }
 
@@ -114,18 +116,18 @@ final class StandbyContest implements Contest {
     }
 
     @Override
-    public void replace(Child dead) {
+    public void replace(ChildJvm dead) {
         int port = port(dead);
         dead.close();
         launch(port);
     }
 
     @Override
-    public CommandCount commands(Child contender) {
+    public CommandCount commands(ChildJvm contender) {
         return CommandCount.scrape(port(contender));
     }
 
-    private int port(Child node) {
+    private int port(ChildJvm node) {
         return nodes.entrySet().stream().filter(e -> e.getValue() == node).findFirst().orElseThrow().getKey();
     }
 
@@ -148,7 +150,7 @@ final class StandbyContest implements Contest {
 
     @Override
     public void close() {
-        nodes.values().forEach(Child::close);
+        nodes.values().forEach(ChildJvm::close);
         if (admin != null) {
             admin.close();
         }

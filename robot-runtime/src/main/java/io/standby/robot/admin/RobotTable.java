@@ -1,15 +1,15 @@
 package io.standby.robot.admin;
 
-import io.standby.robot.model.Desired;
-import io.standby.robot.model.RobotState;
-import io.standby.robot.model.RobotView;
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Updates;
 import io.standby.robot.internal.MongoRobotStore;
 import io.standby.robot.internal.Placement;
 import io.standby.robot.internal.RobotDocuments;
+import io.standby.robot.model.Desired;
 import io.standby.robot.model.FlatFilter;
 import io.standby.robot.model.RobotCodec;
+import io.standby.robot.model.RobotState;
+import io.standby.robot.model.RobotView;
 import io.standby.slot.SlotState;
 import io.standby.slot.SlotTable;
 import io.standby.slot.SlotView;

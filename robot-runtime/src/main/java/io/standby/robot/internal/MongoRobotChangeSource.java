@@ -1,6 +1,5 @@
 package io.standby.robot.internal;
 
-import io.standby.robot.model.RobotFields;
 import com.mongodb.ReadPreference;
 import com.mongodb.client.ChangeStreamIterable;
 import com.mongodb.client.MongoChangeStreamCursor;
@@ -8,6 +7,7 @@ import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.MongoDatabase;
 import com.mongodb.client.model.changestream.ChangeStreamDocument;
+import io.standby.robot.model.RobotFields;
 import org.bson.BsonDocument;
 import org.bson.BsonString;
 import org.bson.Document;

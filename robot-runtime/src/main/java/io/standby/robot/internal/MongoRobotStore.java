@@ -1,7 +1,6 @@
 package io.standby.robot.internal;
 
-import io.standby.robot.model.RobotCodec;
-import io.standby.robot.model.RobotToken;
+import com.mongodb.ErrorCategory;
 import com.mongodb.MongoBulkWriteException;
 import com.mongodb.MongoException;
 import com.mongodb.MongoInterruptedException;
@@ -11,7 +10,6 @@ import com.mongodb.MongoOperationTimeoutException;
 import com.mongodb.MongoSocketException;
 import com.mongodb.MongoTimeoutException;
 import com.mongodb.MongoWriteException;
-import com.mongodb.ErrorCategory;
 import com.mongodb.client.FindIterable;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.MongoDatabase;
@@ -23,6 +21,8 @@ import com.mongodb.client.model.Indexes;
 import com.mongodb.client.model.Projections;
 import com.mongodb.client.model.UpdateOneModel;
 import com.mongodb.client.model.WriteModel;
+import io.standby.robot.model.RobotCodec;
+import io.standby.robot.model.RobotToken;
 import io.standby.robot.model.RobotView;
 import io.standby.slot.SlotTable;
 import io.standby.slot.StandbyDatabase;

@@ -1,9 +1,9 @@
 package io.standby.robot.internal;
 
-import io.standby.robot.model.RobotFields;
 import com.mongodb.client.model.Aggregates;
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Projections;
+import io.standby.robot.model.RobotFields;
 import org.bson.conversions.Bson;
 
 import java.util.List;

@@ -1,11 +1,11 @@
 package io.standby.robot.internal;
 
-import io.standby.robot.model.FlatFilter;
-import io.standby.robot.model.RobotToken;
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Updates;
 import io.standby.robot.model.Desired;
+import io.standby.robot.model.FlatFilter;
 import io.standby.robot.model.RobotState;
+import io.standby.robot.model.RobotToken;
 import org.bson.conversions.Bson;
 
 import java.util.Arrays;

@@ -1,9 +1,9 @@
 package io.standby.robot.internal;
 
-import io.standby.robot.model.FlatFilter;
-import io.standby.robot.model.RobotToken;
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Updates;
+import io.standby.robot.model.FlatFilter;
+import io.standby.robot.model.RobotToken;
 import org.bson.Document;
 import org.bson.conversions.Bson;
 

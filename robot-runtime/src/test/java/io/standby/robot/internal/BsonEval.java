@@ -1,7 +1,7 @@
 package io.standby.robot.internal;
 
-import io.standby.robot.model.RobotToken;
 import com.mongodb.MongoClientSettings;
+import io.standby.robot.model.RobotToken;
 import org.bson.BsonArray;
 import org.bson.BsonBoolean;
 import org.bson.BsonDateTime;

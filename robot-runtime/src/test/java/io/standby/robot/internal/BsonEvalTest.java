@@ -1,8 +1,8 @@
 package io.standby.robot.internal;
 
+import com.mongodb.client.MongoCollection;
 import io.standby.robot.model.RobotCodec;
 import io.standby.robot.model.RobotToken;
-import com.mongodb.client.MongoCollection;
 import io.standby.slot.NodeId;
 import io.standby.slot.SlotView;
 import io.standby.slot.StandbyDatabase;

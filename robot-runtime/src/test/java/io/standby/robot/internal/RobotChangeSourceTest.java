@@ -1,11 +1,11 @@
 package io.standby.robot.internal;
 
-import io.standby.robot.model.RobotFields;
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import com.mongodb.MongoCommandException;
 import com.mongodb.event.CommandListener;
 import com.mongodb.event.CommandStartedEvent;
+import io.standby.robot.model.RobotFields;
 import io.standby.slot.StandbyDatabase;
 import io.standby.testing.TestMongo;
 import org.bson.BsonDocument;

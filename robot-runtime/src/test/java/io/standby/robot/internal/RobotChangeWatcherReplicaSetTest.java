@@ -1,10 +1,10 @@
 package io.standby.robot.internal;
 
-import io.standby.robot.model.RobotFields;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Updates;
 import io.standby.robot.internal.RobotChangeWatcher.Status;
+import io.standby.robot.model.RobotFields;
 import io.standby.slot.MonotonicClock;
 import io.standby.slot.StandbyDatabase;
 import io.standby.testing.TestMongo;

@@ -1,10 +1,10 @@
 package io.standby.robot.internal;
 
-import io.standby.robot.model.RobotCodec;
-import io.standby.robot.model.RobotFields;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoCollection;
+import io.standby.robot.model.RobotCodec;
+import io.standby.robot.model.RobotFields;
 import io.standby.testing.TestMongo;
 import org.bson.BsonTimestamp;
 import org.bson.Document;

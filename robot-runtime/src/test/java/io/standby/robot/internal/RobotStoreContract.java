@@ -1,12 +1,12 @@
 package io.standby.robot.internal;
 
-import io.standby.robot.model.RobotCodec;
-import io.standby.robot.model.RobotFields;
-import io.standby.robot.model.RobotToken;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Updates;
+import io.standby.robot.model.RobotCodec;
+import io.standby.robot.model.RobotFields;
 import io.standby.robot.model.RobotState;
+import io.standby.robot.model.RobotToken;
 import io.standby.robot.model.RobotView;
 import io.standby.slot.StandbyDatabase;
 import io.standby.testing.CommandLog;

@@ -1,17 +1,17 @@
 package io.standby.robot.internal;
 
+import com.mongodb.MongoClientSettings;
 import io.standby.robot.model.RobotCodec;
 import io.standby.robot.model.RobotFields;
 import io.standby.robot.model.RobotToken;
-import com.mongodb.MongoClientSettings;
 import io.standby.robot.model.RobotView;
 import org.bson.BsonDocument;
 import org.bson.BsonDocumentReader;
 import org.bson.BsonString;
 import org.bson.Document;
-import org.bson.conversions.Bson;
 import org.bson.codecs.DecoderContext;
 import org.bson.codecs.DocumentCodec;
+import org.bson.conversions.Bson;
 
 import java.util.ArrayList;
 import java.util.Collection;

@@ -1,12 +1,12 @@
 package io.standby.robot.runtime;
 
+import com.mongodb.client.MongoCollection;
+import com.mongodb.client.model.Filters;
+import com.mongodb.client.model.Updates;
 import io.standby.robot.admin.RobotTable;
 import io.standby.robot.model.Desired;
 import io.standby.robot.model.RobotState;
 import io.standby.robot.model.RobotView;
-import com.mongodb.client.MongoCollection;
-import com.mongodb.client.model.Filters;
-import com.mongodb.client.model.Updates;
 import io.standby.slot.EventTable;
 import io.standby.slot.EventView;
 import io.standby.slot.SlotTable;
