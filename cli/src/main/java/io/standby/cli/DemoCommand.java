@@ -5,11 +5,11 @@ import de.bwaldvogel.mongo.MongoServer;
 import io.standby.robot.admin.ClusterStatus;
 import io.standby.robot.admin.RobotTable;
 import io.standby.robot.model.RobotState;
+import io.standby.cli.DemoNodes.NodeProcess;
 import io.standby.robot.model.RobotView;
 import io.standby.slot.Durations;
 import io.standby.slot.EventTable;
 import io.standby.slot.EventView;
-import io.standby.slot.NodeId;
 import io.standby.slot.SlotTable;
 import io.standby.slot.SlotView;
 import io.standby.slot.StandbyDatabase;
@@ -23,19 +23,15 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.LocalTime;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalDouble;
 import java.util.concurrent.Callable;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
 /**
@@ -53,10 +49,6 @@ import java.util.function.BooleanSupplier;
                     + "Runs until --duration or Ctrl-C, and leaves no process behind."})
 final class DemoCommand implements Callable<Integer> {
 
-    /** Demo timing: a takeover within seconds, slow enough to watch. */
-    private static final String HEARTBEAT = "1s";
-    private static final String LEASE = "5s";
-    private static final String POLL = "500ms";
     private static final Duration WAIT = Duration.ofSeconds(90);
 
     @Spec
@@ -78,15 +70,8 @@ final class DemoCommand implements Callable<Integer> {
     @Option(names = "--logs", paramLabel = "DIR", description = "Where the nodes' logs go (default: a new directory under the system's temp directory).")
     Path logsDir;
 
-    private final List<NodeProcess> started = new ArrayList<>();
-    /** The highest count each robot's context showed, and the robots whose count went back. */
-    private final Map<String, Long> highest = new ConcurrentHashMap<>();
-    private final Map<String, String> wentBack = new ConcurrentHashMap<>();
-    private long samples;
-
-    /** One node process and where its output goes. */
-    private record NodeProcess(NodeId id, Process process, Path log) {
-    }
+    private final DemoNodes nodeProcesses = new DemoNodes();
+    private final CounterWatch counters = new CounterWatch();
 
     @Override
     public Integer call() throws Exception {
@@ -130,26 +115,23 @@ final class DemoCommand implements Callable<Integer> {
                         new Document("intervalMs", 500)), OptionalDouble.empty());
             }
             say(out, "Created " + slots + " slot(s) and " + robots + " counter robot(s), each counting every 500ms.");
-            say(out, "Starting " + nodes + " nodes (--heartbeat " + HEARTBEAT + " --lease " + LEASE + " --poll " + POLL
-                    + "); their logs are in " + logs);
-            for (int port : freePorts(nodes)) {
-                started.add(startNode(port, uri, logs));
-            }
-            for (NodeProcess node : started) {
+            say(out, "Starting " + nodes + " nodes (--heartbeat " + DemoNodes.HEARTBEAT + " --lease " + DemoNodes.LEASE
+                    + " --poll " + DemoNodes.POLL + "); their logs are in " + logs);
+            for (NodeProcess node : nodeProcesses.start(nodes, uri, logs)) {
                 out.println("  node " + node.id() + ": pid " + node.process().pid() + ", dashboard http://" + node.id() + "/");
             }
             out.flush();
 
             try {
                 waitFor(() -> allOwnedAndRunning(db), deadline, "every slot owned and every robot running");
-                sample(db);
+                counters.sample(db);
                 say(out, "Every slot has an owner, every robot runs:");
                 StatusCommand.Screen.print(ClusterStatus.read(db, 0), out, Map.of(), false);
 
-                waitFor(() -> counts(db).values().stream().allMatch(count -> count >= 3), deadline, "the counters counting");
-                Map<String, Long> before = counts(db);
+                waitFor(() -> CounterWatch.counts(db).values().stream().allMatch(count -> count >= 3), deadline, "the counters counting");
+                Map<String, Long> before = CounterWatch.counts(db);
                 SlotView victim = new SlotTable(db).get("slot-0").orElseThrow();
-                NodeProcess owner = node(victim.owner());
+                NodeProcess owner = nodeProcesses.node(victim.owner());
                 say(out, "kill -9 " + owner.process().pid() + ": " + owner.id() + ", the owner of slot-0 (epoch " + victim.epoch()
                         + "). Its standbys see its heartbeat late and its port refusing connects: its process is gone, so they "
                         + "take over without waiting out the lease (fast failover; a frozen owner would still get its lease).");
@@ -161,26 +143,26 @@ final class DemoCommand implements Callable<Integer> {
                 String how = new EventTable(db).list(null, "slot-0", null, null).stream()
                         .filter(e -> "took-over".equals(e.type()) && e.epoch() == taken.epoch()).map(EventView::how)
                         .findFirst().map(h -> "owner-gone".equals(h) ? ", its owner found gone" : ", its lease expired").orElse("");
-                measured.add("takeover after kill -9: " + Durations.format(takeover) + " (lease " + LEASE + ")" + how);
+                measured.add("takeover after kill -9: " + Durations.format(takeover) + " (lease " + DemoNodes.LEASE + ")" + how);
                 say(out, taken.owner() + " took slot-0 over at epoch " + taken.epoch() + ", " + Durations.format(takeover)
                         + " after the kill" + how + ".");
                 waitFor(() -> allOwnedAndRunning(db), deadline, "the robots of slot-0 running again");
-                waitFor(() -> grewSince(db, before, "slot-0"), deadline, "the counters of slot-0 counting again");
+                waitFor(() -> CounterWatch.grewSince(db, before, "slot-0"), deadline, "the counters of slot-0 counting again");
                 say(out, "The counters of slot-0 go on from their last checkpoints:");
-                Map<String, Long> after = counts(db);
+                Map<String, Long> after = CounterWatch.counts(db);
                 new RobotTable(db).list("slot-0").forEach(r -> out.println("  " + r.id() + ": " + before.get(r.id())
                         + " before the kill, " + after.get(r.id()) + " now"));
 
                 SlotView stopping = new SlotTable(db).list().stream()
                         .filter(s -> s.owner() != null && !s.id().equals("slot-0")).findFirst().orElse(taken);
-                NodeProcess leaving = node(stopping.owner());
+                NodeProcess leaving = nodeProcesses.node(stopping.owner());
                 say(out, "kill -TERM " + leaving.process().pid() + ": " + leaving.id() + " stops gracefully: its robots "
                         + "checkpoint, it releases " + stopping.id() + ", and a standby takes it at its next poll.");
                 long termed = System.nanoTime();
                 leaving.process().destroy();
                 waitFor(() -> ownedAnew(db, stopping), deadline, "a new owner of " + stopping.id());
                 Duration handover = Duration.ofNanos(System.nanoTime() - termed);
-                measured.add("handover after SIGTERM: " + Durations.format(handover) + " (poll " + POLL + ")");
+                measured.add("handover after SIGTERM: " + Durations.format(handover) + " (poll " + DemoNodes.POLL + ")");
                 say(out, new SlotTable(db).get(stopping.id()).orElseThrow().owner() + " took " + stopping.id() + " over, "
                         + Durations.format(handover) + " after SIGTERM, without waiting for the lease.");
                 waitFor(() -> allOwnedAndRunning(db), deadline, "every robot running again");
@@ -188,9 +170,9 @@ final class DemoCommand implements Callable<Integer> {
                 say(out, duration == null ? "Watching the counters; Ctrl-C ends the demo." : "Watching the counters until the end.");
                 long nextLine = 0;
                 while (System.nanoTime() < deadline) {
-                    sample(db);
+                    counters.sample(db);
                     if (System.nanoTime() >= nextLine) {
-                        out.println("  " + LocalTime.now().withNano(0) + "  " + oneLine(db));
+                        out.println("  " + LocalTime.now().withNano(0) + "  " + CounterWatch.oneLine(db));
                         out.flush();
                         nextLine = System.nanoTime() + Duration.ofSeconds(2).toNanos();
                     }
@@ -202,11 +184,11 @@ final class DemoCommand implements Callable<Integer> {
                 say(out, "Stopped before " + e.getMessage() + ".");
             }
             Thread.interrupted();
-            sample(db);
-            stopNodes(out);
+            counters.sample(db);
+            nodeProcesses.stop(out);
             summary(out, measured);
         } finally {
-            stopNodes(null);
+            nodeProcesses.close();
             server.shutdownNow();
         }
         return 0;
@@ -235,7 +217,7 @@ final class DemoCommand implements Callable<Integer> {
 
     private boolean allOwnedAndRunning(StandbyDatabase db) {
         List<RobotView> all = new RobotTable(db).list(null);
-        sample(all);
+        counters.sample(all);
         return new SlotTable(db).list().stream().allMatch(s -> s.owner() != null && !s.expired())
                 && all.stream().allMatch(r -> r.state() == RobotState.RUNNING);
     }
@@ -244,126 +226,17 @@ final class DemoCommand implements Callable<Integer> {
         return new SlotTable(db).get(before.id()).map(s -> s.owner() != null && s.epoch() > before.epoch()).orElse(false);
     }
 
-    private boolean grewSince(StandbyDatabase db, Map<String, Long> before, String slot) {
-        Map<String, Long> now = counts(db);
-        return new RobotTable(db).list(slot).stream().allMatch(r -> now.getOrDefault(r.id(), 0L) > before.getOrDefault(r.id(), 0L));
-    }
-
-    /** The cluster in one line: each slot's owner and epoch, and the counters' range. */
-    private static String oneLine(StandbyDatabase db) {
-        StringBuilder line = new StringBuilder();
-        for (SlotView slot : new SlotTable(db).list()) {
-            line.append(slot.id()).append(' ').append(slot.owner() == null ? "free" : slot.owner() + " e" + slot.epoch()).append("  ");
-        }
-        Map<String, Long> counts = counts(db);
-        long low = counts.values().stream().mapToLong(Long::longValue).min().orElse(0);
-        long high = counts.values().stream().mapToLong(Long::longValue).max().orElse(0);
-        return line.append("counters ").append(low).append("..").append(high).toString();
-    }
-
-    private static Map<String, Long> counts(StandbyDatabase db) {
-        return counts(new RobotTable(db).list(null));
-    }
-
-    private static Map<String, Long> counts(List<RobotView> robots) {
-        Map<String, Long> counts = new LinkedHashMap<>();
-        for (RobotView robot : robots) {
-            counts.put(robot.id(), robot.context().get("count") instanceof Number n ? n.longValue() : 0L);
-        }
-        return counts;
-    }
-
-    /** Reads every counter and remembers any that is lower than one read before. */
-    private void sample(StandbyDatabase db) {
-        try {
-            sample(new RobotTable(db).list(null));
-        } catch (RuntimeException e) {
-            // The database is going away at the end; the samples so far stand.
-        }
-    }
-
-    private void sample(List<RobotView> robots) {
-        counts(robots).forEach((id, count) -> {
-            long before = highest.merge(id, count, Math::max);
-            if (count < before) {
-                wentBack.putIfAbsent(id, before + " -> " + count);
-            }
-        });
-        samples++;
-    }
-
-    private NodeProcess node(NodeId id) {
-        return started.stream().filter(n -> n.id().equals(id)).findFirst()
-                .orElseThrow(() -> new IllegalStateException("slot owned by " + id + ", which the demo did not start"));
-    }
-
-    private NodeProcess startNode(int port, String uri, Path logs) throws IOException {
-        String java = ProcessHandle.current().info().command().orElse("java");
-        Path log = logs.resolve("node-" + port + ".log");
-        List<String> command = new ArrayList<>(List.of(java, "-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"));
-        if (Runtime.version().feature() >= 25) {
-            // As the launcher does: exit without HotSpot's wait for threads parked in native code (docs/BENCHMARKS.md).
-            command.add("-XX:UserThreadWaitAttemptsAtExit=0");
-        }
-        command.addAll(List.of("-cp", System.getProperty("java.class.path"), StandbyCli.class.getName(),
-                "node", "--ip", "127.0.0.1", "--port", Integer.toString(port), "--mongo", uri,
-                "--heartbeat", HEARTBEAT, "--lease", LEASE, "--poll", POLL));
-        Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
-        return new NodeProcess(new NodeId("127.0.0.1", port), process, log);
-    }
-
-    /** Ports free right now and distinct from each other (holding all sockets until every port is chosen). */
-    static List<Integer> freePorts(int count) throws IOException {
-        List<ServerSocket> held = new ArrayList<>();
-        try {
-            for (int i = 0; i < count; i++) {
-                held.add(new ServerSocket(0, 1, InetAddress.getLoopbackAddress()));
-            }
-            return held.stream().map(ServerSocket::getLocalPort).toList();
-        } finally {
-            for (ServerSocket socket : held) {
-                socket.close();
-            }
-        }
-    }
-
-    /** SIGTERM to every node still running, then SIGKILL to any still there after 15 s. Idempotent. */
-    private void stopNodes(PrintWriter out) {
-        List<Process> alive = started.stream().map(NodeProcess::process).filter(Process::isAlive).toList();
-        if (alive.isEmpty()) {
-            return;
-        }
-        if (out != null) {
-            say(out, "Stopping the " + alive.size() + " node(s) still running.");
-        }
-        alive.forEach(Process::destroy);
-        for (Process process : alive) {
-            try {
-                if (!process.waitFor(15, TimeUnit.SECONDS)) {
-                    process.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
-                }
-            } catch (InterruptedException e) {
-                process.destroyForcibly();
-                Thread.currentThread().interrupt();
-            }
-        }
-    }
-
     private void summary(PrintWriter out, List<String> measured) {
         say(out, "Summary");
         measured.forEach(line -> out.println("  " + line));
         if (measured.isEmpty()) {
             out.println("  nothing measured: the demo stopped before the first takeover");
         }
-        if (wentBack.isEmpty()) {
-            out.println("  no counter ever went back (" + samples + " readings of " + highest.size() + " counters)");
-        } else {
-            out.println("  COUNTERS WENT BACK: " + wentBack);
-        }
+        counters.summarize(out);
         out.flush();
     }
 
-    private static void say(PrintWriter out, String line) {
+    static void say(PrintWriter out, String line) {
         out.println();
         out.println("== " + line);
         out.flush();
