@@ -252,7 +252,9 @@ class SlotNodeTest {
         for (int i = 0; i < 4; i++) {
             start(7400 + i, 1, timing, database.uri());
         }
-        await().atMost(WAIT).until(() -> owned() == 3);
+        // The owners' own views too: a claim the database applied but whose reply is still on its way when
+        // the link pauses is never acquired, so it is never lost either.
+        await().atMost(WAIT).until(() -> owned() == 3 && nodes.stream().mapToInt(n -> n.leases().size()).sum() == 3);
 
         database.pause();
         long pausedAt = System.nanoTime();
