@@ -9,6 +9,7 @@ import io.standby.robot.runtime.RobotListener;
 import io.standby.robot.runtime.RobotTypes;
 import io.standby.robot.runtime.RuntimeConfig;
 import io.standby.slot.Lease;
+import io.standby.slot.MonotonicClock;
 import io.standby.slot.NodeConfig;
 import io.standby.slot.NodeId;
 import io.standby.slot.NodeState;
@@ -17,6 +18,7 @@ import io.standby.slot.SlotNode;
 import io.standby.slot.SlotTable;
 import io.standby.slot.SlotTiming;
 import io.standby.slot.StandbyDatabase;
+import io.standby.slot.internal.EventLog;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -59,7 +61,8 @@ public final class StandbyNode implements AutoCloseable {
     private enum Phase { LATENT, STARTED, CLOSED }
 
     /** What a started node runs, and the connections it opened (closed last). */
-    private record Parts(SlotNode slots, RobotRuntime robots, NodeEndpoint endpoint, List<AutoCloseable> databases) {
+    private record Parts(SlotNode slots, RobotRuntime robots, EventLog events, NodeEndpoint endpoint,
+                         List<AutoCloseable> databases) {
     }
 
     private final NodeConfig config;
@@ -183,6 +186,8 @@ public final class StandbyNode implements AutoCloseable {
         // is the slot released. So the runtime, and the connections both use, close only after it.
         now.slots().close();
         now.robots().close();
+        // Both parts record into it: it closes after the last release and the last run's end are queued.
+        now.events().close();
         if (now.endpoint() != null) {
             now.endpoint().close();
         }
@@ -232,6 +237,7 @@ public final class StandbyNode implements AutoCloseable {
         private boolean addressBound;
         private boolean fastFailover = true;
         private MeterRegistry meterRegistry;
+        private MonotonicClock clock = MonotonicClock.suspendAware();
 
         private Builder() {
         }
@@ -259,6 +265,7 @@ public final class StandbyNode implements AutoCloseable {
             addressBound = other.addressBound;
             fastFailover = other.fastFailover;
             meterRegistry = other.meterRegistry;
+            clock = other.clock;
         }
 
         /** The MongoDB URI (default {@value StandbyDatabase#DEFAULT_URI}). */
@@ -385,6 +392,16 @@ public final class StandbyNode implements AutoCloseable {
         }
 
         /**
+         * The node's one monotonic clock, on which the slot protocol, the robots' runs, their supervisor and
+         * the change watcher read every local deadline (the database's clock still judges lease expiry).
+         * Default: {@link MonotonicClock#suspendAware()}. Tests pass one they can tick.
+         */
+        public Builder clock(MonotonicClock clock) {
+            this.clock = Objects.requireNonNull(clock, "clock");
+            return this;
+        }
+
+        /**
          * Whether the node binds its ip:port for its own HTTP endpoint (default true). Pass false when the
          * application listens on that address itself. Then nothing proves that an earlier process with this
          * ip:port on this host is gone, unless the application bound it before {@link #start()} (see
@@ -461,21 +478,26 @@ public final class StandbyNode implements AutoCloseable {
                     opened.add(robotsDb);
                 }
                 log.info("Robot types: {}", robotTypes.names().isEmpty() ? "none" : String.join(", ", robotTypes.names()));
+                // One history per node, written off the protocol's threads with the robots' longer timeout.
+                EventLog events = new EventLog(robotsDb.database());
+                opened.add(events);
                 RobotRuntime robots = RobotRuntime.create(robotsDb, config.node(), runtimeConfig, robotTypes,
-                        metrics == null ? RobotListener.NONE : metrics).start();
+                        metrics == null ? RobotListener.NONE : metrics, clock, events).start();
                 opened.add(robots);
                 SlotListener listeners = SlotListener.inOrder(listener, robots);
                 if (metrics != null) {
                     metrics.robots(robots::workload);
                     listeners = SlotListener.inOrder(metrics, listeners);
                 }
-                SlotNode slots = SlotNode.create(slotsDb, config, listeners, robots::workload, fastFailover).start();
+                SlotNode slots = SlotNode.create(slotsDb, config, listeners, robots::workload, fastFailover, clock, events).start();
+                // After the join: a node refused at the join records nothing.
+                events.start();
                 if (http != null) {
                     StandbyDatabase viewDb = robotsDb;
                     new NodeStatus(config, slots, robots, new ClusterView(() -> ClusterStatus.read(viewDb, ClusterView.EVENTS, ClusterView.ROBOTS)))
                             .serve(http, metrics == null ? Optional.empty() : PrometheusText.of(meterRegistry));
                 }
-                return new Parts(slots, robots, http, connections);
+                return new Parts(slots, robots, events, http, connections);
             } catch (RuntimeException e) {
                 for (AutoCloseable resource : opened.reversed()) {
                     try {

@@ -10,7 +10,6 @@ import io.standby.slot.internal.NodeRegistry;
 import io.standby.slot.internal.OwnerProbe;
 import io.standby.slot.internal.SlotProtocol;
 import io.standby.slot.internal.SlotStore;
-import io.standby.slot.internal.SuspendAwareClock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -57,6 +56,8 @@ public final class SlotNode implements AutoCloseable {
     private final CompletableFuture<String> identityLost = new CompletableFuture<>();
     private final boolean fastFailover;
     private final EventLog events;
+    /** Whether this node started its event log and closes it, or its owner (a whole node) does. */
+    private final boolean ownsEvents;
     private final MonotonicClock clock;
 
     /**
@@ -65,8 +66,14 @@ public final class SlotNode implements AutoCloseable {
      */
     SlotNode(SlotStore store, NodeRegistry registry, NodeConfig config, MonotonicClock clock, SlotListener listener,
              Supplier<Workload> workload, EventLog events, boolean fastFailover) {
+        this(store, registry, config, clock, listener, workload, events, true, fastFailover);
+    }
+
+    private SlotNode(SlotStore store, NodeRegistry registry, NodeConfig config, MonotonicClock clock, SlotListener listener,
+                     Supplier<Workload> workload, EventLog events, boolean ownsEvents, boolean fastFailover) {
         this.config = config;
         this.events = events;
+        this.ownsEvents = ownsEvents;
         this.clock = clock;
         this.fastFailover = fastFailover;
         SlotProtocol.Sleeper sleeper = d -> Thread.sleep(d.toMillis());
@@ -107,8 +114,18 @@ public final class SlotNode implements AutoCloseable {
     public static SlotNode create(StandbyDatabase database, NodeConfig config, SlotListener listener, Supplier<Workload> workload,
                                   boolean fastFailover) {
         return new SlotNode(new MongoSlotStore(database), new MongoNodeRegistry(database.database()), config,
-                new SuspendAwareClock(MonotonicClock.system(), System::currentTimeMillis), listener, workload,
-                new EventLog(database.database()), fastFailover);
+                MonotonicClock.suspendAware(), listener, workload, new EventLog(database.database()), fastFailover);
+    }
+
+    /**
+     * The same, for a node that shares one clock and one event log among its parts (a {@code StandbyNode}):
+     * every local deadline of the protocol is read on {@code clock}, and the node records into
+     * {@code events}, which its owner starts once this node joined and closes after it.
+     */
+    public static SlotNode create(StandbyDatabase database, NodeConfig config, SlotListener listener, Supplier<Workload> workload,
+                                  boolean fastFailover, MonotonicClock clock, EventLog events) {
+        return new SlotNode(new MongoSlotStore(database), new MongoNodeRegistry(database.database()), config, clock, listener,
+                workload, events, false, fastFailover);
     }
 
     /**
@@ -157,7 +174,7 @@ public final class SlotNode implements AutoCloseable {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("Interrupted while joining", e);
         }
-        if (events != null) {
+        if (events != null && ownsEvents) {
             // After the join: a node refused at the join records nothing.
             events.start();
         }
@@ -258,7 +275,7 @@ public final class SlotNode implements AutoCloseable {
         awaitQuietly(heartbeat);
         awaitQuietly(fence);
         awaitQuietly(identity);
-        if (events != null) {
+        if (events != null && ownsEvents) {
             // After the last release and loss: they are recorded too.
             events.close();
         }

@@ -98,8 +98,13 @@ public final class RobotChangeWatcher implements AutoCloseable {
      * @param wake wakes the sync loop; called on the watcher's thread, so it must not block
      */
     public static RobotChangeWatcher on(StandbyDatabase database, Duration poll, Runnable wake) {
+        return on(database, poll, wake, MonotonicClock.system());
+    }
+
+    /** The same, reading its retry deadlines on the node's {@code clock}. */
+    public static RobotChangeWatcher on(StandbyDatabase database, Duration poll, Runnable wake, MonotonicClock clock) {
         return new RobotChangeWatcher(new MongoRobotChangeSource(database.client(), database.database()), poll, wake,
-                MonotonicClock.system(), Thread::sleep);
+                clock, Thread::sleep);
     }
 
     /** Starts the watcher's thread. @throws IllegalStateException if started before or closed */

@@ -15,6 +15,7 @@ import io.standby.slot.internal.EventLog;
 
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.atomic.AtomicReference;
 
 import org.slf4j.Logger;
@@ -43,18 +44,21 @@ public final class RobotRuntime implements SlotListener, AutoCloseable {
     private final SyncLoop sync;
     private final WriteBatcher writes;
     private final EventLog events;
+    /** Whether this runtime started its event log and closes it, or the node that shares it does. */
+    private final boolean ownsEvents;
     private final AtomicReference<State> state = new AtomicReference<>(State.LATENT);
 
-    private RobotRuntime(StandbyDatabase database, NodeId node, RuntimeConfig config, RobotTypes types, RobotListener listener) {
+    private RobotRuntime(StandbyDatabase database, NodeId node, RuntimeConfig config, RobotTypes types, RobotListener listener,
+                         MonotonicClock clock, EventLog events) {
         this.typeNames = types.names();
         this.store = new MongoRobotStore(database.database());
         this.writes = new WriteBatcher(store, listener::batchSent);
-        this.sync = new SyncLoop(database, config.poll());
+        this.sync = new SyncLoop(database, config.poll(), clock);
         WriteSequence sequence = new WriteSequence();
-        MonotonicClock clock = MonotonicClock.system();
-        this.events = new EventLog(database.database());
+        this.ownsEvents = events == null;
+        this.events = ownsEvents ? new EventLog(database.database()) : events;
         RobotRuns runs = new RobotRuns(store, writes, sequence, config, types, node.toString(), clock, sync::changed,
-                events::record, listener);
+                this.events::record, listener);
         this.slots = new SlotRuns(new RuntimeCore(store, writes, sequence, node.toString(), runs, clock),
                 config.stopTimeout(), SlotRuns.RESYNC, sync::slotsChanged, sync::wake);
     }
@@ -70,7 +74,16 @@ public final class RobotRuntime implements SlotListener, AutoCloseable {
     /** The same, telling {@code listener} of checkpoints, fenced writes, restarts, failures and write batches. */
     public static RobotRuntime create(StandbyDatabase database, NodeId node, RuntimeConfig config, RobotTypes types,
                                       RobotListener listener) {
-        return new RobotRuntime(database, node, config, types, listener);
+        return new RobotRuntime(database, node, config, types, listener, MonotonicClock.suspendAware(), null);
+    }
+
+    /**
+     * The same, on the node's one clock and its one event log, which the node starts and closes: a whole
+     * node reads every local deadline on one clock and writes its history through one log.
+     */
+    public static RobotRuntime create(StandbyDatabase database, NodeId node, RuntimeConfig config, RobotTypes types,
+                                      RobotListener listener, MonotonicClock clock, EventLog events) {
+        return new RobotRuntime(database, node, config, types, listener, clock, Objects.requireNonNull(events, "events"));
     }
 
     /** Starts the sync loop. @throws IllegalStateException if started before or closed */
@@ -83,7 +96,9 @@ public final class RobotRuntime implements SlotListener, AutoCloseable {
         } catch (RuntimeException e) {
             log.warn("Could not create the robots index (queries still work): {}", e.toString());
         }
-        events.start();
+        if (ownsEvents) {
+            events.start();
+        }
         sync.start(slots);
         return this;
     }
@@ -139,7 +154,9 @@ public final class RobotRuntime implements SlotListener, AutoCloseable {
         }
         sync.close();
         writes.close();
-        // After the last run ended: its last event is recorded too.
-        events.close();
+        if (ownsEvents) {
+            // After the last run ended: its last event is recorded too.
+            events.close();
+        }
     }
 }

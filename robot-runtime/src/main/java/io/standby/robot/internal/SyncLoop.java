@@ -1,5 +1,6 @@
 package io.standby.robot.internal;
 
+import io.standby.slot.MonotonicClock;
 import io.standby.slot.StandbyDatabase;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -24,9 +25,9 @@ public final class SyncLoop implements AutoCloseable {
     private volatile boolean closed;
     private Thread thread;
 
-    public SyncLoop(StandbyDatabase database, Duration poll) {
+    public SyncLoop(StandbyDatabase database, Duration poll, MonotonicClock clock) {
         this.poll = poll;
-        this.watcher = RobotChangeWatcher.on(database, poll, this::changed);
+        this.watcher = RobotChangeWatcher.on(database, poll, this::changed, clock);
     }
 
     /**

@@ -1,0 +1,115 @@
+package io.standby.node;
+
+import com.mongodb.client.model.Filters;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.standby.robot.Robot;
+import io.standby.robot.RobotFactory;
+import io.standby.robot.admin.RobotTable;
+import io.standby.slot.MonotonicClock;
+import io.standby.slot.SlotTable;
+import io.standby.slot.SlotTiming;
+import io.standby.slot.StandbyDatabase;
+import io.standby.slot.internal.EventLog;
+import io.standby.testing.TestDatabase;
+import io.standby.testing.TestMongo;
+import io.standby.testing.TestPorts;
+import org.bson.Document;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.time.Duration;
+import java.util.OptionalDouble;
+import java.util.concurrent.TimeUnit;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * What a {@link StandbyNode} shares among its parts: the slot protocol and the robot runtime read one clock,
+ * the builder's, and write one history through one event log.
+ */
+class StandbyNodeAssemblyTest {
+
+    private static final SlotTiming TIMING = SlotTiming.of(Duration.ofMillis(200), Duration.ofMillis(1500), Duration.ofMillis(200));
+    private static final Duration WAIT = Duration.ofSeconds(30);
+
+    @RegisterExtension
+    final TestDatabase<StandbyDatabase> database = TestDatabase.of(
+            (uri, name) -> StandbyDatabase.connect(uri, name, Duration.ofSeconds(10), null), StandbyDatabase::database);
+
+    private StandbyDatabase admin;
+
+    @BeforeEach
+    void setUp() {
+        admin = database.connection();
+        new SlotTable(admin).init(1);
+        new RobotTable(admin).add(new RobotTable.NewRobot("t1", "ticker", "slot-0", 0, 1, new Document()), OptionalDouble.empty());
+    }
+
+    private StandbyNode.Builder builder() {
+        return StandbyNode.builder().mongo(TestMongo.uri()).database(database.name()).node("127.0.0.1", TestPorts.free())
+                .timing(TIMING).stopTimeout(Duration.ofSeconds(2)).robots(new Ticker());
+    }
+
+    /**
+     * A clock that stands still: every interval the node measures on it is zero. The renewals' round trips
+     * are the protocol's measure and the checkpoints' latencies the runtime's; both are zero, though each
+     * took a database round trip, so both parts read the builder's clock and no other.
+     */
+    @Test
+    void theProtocolAndTheRuntimeReadTheBuildersClock() {
+        MonotonicClock stopped = () -> 1_000_000_000L;
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        try (StandbyNode node = builder().clock(stopped).meterRegistry(registry).start()) {
+            Timer renewals = registry.get(StandbyMeters.RENEWALS).timer();
+            Timer checkpoints = registry.get(StandbyMeters.CHECKPOINTS).timer();
+            await().atMost(WAIT).until(() -> renewals.count() >= 3 && checkpoints.count() >= 3);
+            assertEquals(0, renewals.totalTime(TimeUnit.NANOSECONDS), renewals.count() + " renewals measured on the builder's clock");
+            assertEquals(0, checkpoints.totalTime(TimeUnit.NANOSECONDS), checkpoints.count() + " checkpoints measured on the builder's clock");
+            assertTrue(node.leases().getFirst().isValid(), "a lease judged on a clock that stands still stays valid");
+        }
+    }
+
+    /** One writer thread for the node's history, and in it what both parts recorded. */
+    @Test
+    void oneEventLogPerNodeRecordsTheProtocolAndTheRobots() {
+        long writersBefore = eventWriters();
+        try (StandbyNode node = builder().start()) {
+            await().atMost(WAIT).until(() -> node.leases().size() == 1);
+            assertEquals(writersBefore + 1, eventWriters(), "one event writer for the node's slot protocol and robot runtime");
+            await().atMost(WAIT).until(() -> events("claimed") == 1 && events("robot-started") == 1);
+        }
+        await().atMost(WAIT).until(() -> events("released") == 1);
+        assertEquals(1, events("robot-released"), "the robot's end, recorded before the log closed");
+        await().atMost(WAIT).until(() -> eventWriters() == writersBefore);
+    }
+
+    private long events(String type) {
+        return admin.database().getCollection(EventLog.COLLECTION).countDocuments(Filters.eq("type", type));
+    }
+
+    private static long eventWriters() {
+        return Thread.getAllStackTraces().keySet().stream().filter(t -> t.isAlive() && t.getName().equals("standby-events")).count();
+    }
+
+    /** Checkpoints a growing {@code ticks} every 50 ms. */
+    private static final class Ticker implements RobotFactory {
+        @Override
+        public String type() {
+            return "ticker";
+        }
+
+        @Override
+        public Robot create(Document config) {
+            return ctx -> {
+                long ticks = ctx.state().get("ticks", 0L);
+                while (ctx.sleep(Duration.ofMillis(50))) {
+                    ctx.checkpoint(new Document("ticks", ++ticks));
+                }
+            };
+        }
+    }
+}
