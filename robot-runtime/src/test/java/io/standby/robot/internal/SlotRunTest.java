@@ -47,7 +47,7 @@ class SlotRunTest {
 
     private MongoCollection<Document> robots;
     private MongoCollection<Document> slotDocs;
-    private MongoRobotStore store;
+    private HookedStore store;
     private final RecordingRuns runs = new RecordingRuns();
     /** Status writes the slot sent, applied to the store as the write batcher would. */
     private final List<RobotWrite> writes = new CopyOnWriteArrayList<>();
@@ -67,7 +67,7 @@ class SlotRunTest {
     @BeforeEach
     void setUp() {
         StandbyDatabase db = database.connection();
-        store = new MongoRobotStore(db.database());
+        store = new HookedStore(new MongoRobotStore(db.database()));
         robots = db.database().getCollection(RobotFields.COLLECTION);
         slotDocs = db.database().getCollection(SlotTable.COLLECTION);
         RobotWrites sent = write -> {
@@ -147,6 +147,18 @@ class SlotRunTest {
         assertNull(doc("stopped").getString("node"));
         assertEquals(List.of("stopped"), writes.stream().map(w -> w.token().robotId()).toList(),
                 "a robot already recorded as stopped needs no write");
+    }
+
+    @Test
+    void aRobotRemovedBetweenTheLoadAndTheTakeIsNotStarted() {
+        add("r1", "slot-0", 0);
+        add("r2", "slot-0", 0);
+        // An operator's removal of a robot nobody runs, as RobotTable does it, lands just before the take.
+        store.beforeTake = ids -> robots.deleteOne(Filters.eq("_id", "r2"));
+
+        slot.begin();
+
+        assertEquals(List.of("r1"), runs.launchedIds());
     }
 
     @Test

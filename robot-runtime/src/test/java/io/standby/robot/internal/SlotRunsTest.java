@@ -3,7 +3,6 @@ package io.standby.robot.internal;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Updates;
-import io.standby.robot.admin.RobotView;
 import io.standby.slot.Lease;
 import io.standby.slot.SlotView;
 import io.standby.slot.StandbyDatabase;
@@ -19,8 +18,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -50,7 +47,7 @@ class SlotRunsTest {
             .on(() -> server.uri());
 
     private MongoCollection<Document> robots;
-    private FaultyStore store;
+    private HookedStore store;
     private final RecordingRuns runs = new RecordingRuns();
     /** What the change-stream watcher was told, in order. */
     private final List<Set<String>> held = new CopyOnWriteArrayList<>();
@@ -70,7 +67,7 @@ class SlotRunsTest {
     @BeforeEach
     void setUp() {
         StandbyDatabase db = database.connection();
-        store = new FaultyStore(new MongoRobotStore(db.database()));
+        store = new HookedStore(new MongoRobotStore(db.database()));
         robots = db.database().getCollection(RobotFields.COLLECTION);
         slots = new SlotRuns(new RuntimeCore(store, write -> { throw new AssertionError("no writes expected: " + write); },
                 new WriteSequence(), NODE, runs, runs.clock), Duration.ofSeconds(5), RESYNC, held::add, wakes::incrementAndGet);
@@ -138,7 +135,10 @@ class SlotRunsTest {
         slots.lost(earlier);
         slots.release(earlier);
         slots.observed(earlier, view(earlier, 9));
-        slots.observed(FixedLease.valid(), view(new FixedLease("slot-7", 4, true), 9));
+        FixedLease unheld = new FixedLease("slot-7", 4, true);
+        slots.observed(unheld, view(unheld, 9));
+        slots.lost(unheld);
+        slots.release(unheld);
         slots.sync();
 
         assertEquals(List.of("resend"), runs.run("a1").asked, "the robots of epoch 4 are not stopped by news of epoch 3, nor read");
@@ -372,6 +372,21 @@ class SlotRunsTest {
     }
 
     @Test
+    void aSlotLostWhileItsRobotsAreReadIsNotReconciled() {
+        FixedLease lease = FixedLease.valid();
+        won(lease);
+        long fences = robots.find(Filters.eq("_id", "a1")).first().getLong("fences");
+        store.afterWatch = () -> slots.lost(lease);
+
+        slots.changed();
+        slots.sync();
+
+        assertEquals(List.of("interrupt"), runs.run("a1").asked, "interrupted by the loss, then left alone");
+        assertEquals(2, runs.launched.size());
+        assertEquals(fences, robots.find(Filters.eq("_id", "a1")).first().getLong("fences"), "no take under a lost lease");
+    }
+
+    @Test
     void theWorkloadCountsTheRunningRobotsAndThoseFailedForGood() {
         robots.updateOne(Filters.eq("_id", "a2"), Updates.set("state", "FAILED"));
         slots.acquired(FixedLease.valid());
@@ -379,75 +394,5 @@ class SlotRunsTest {
         slots.sync();
 
         assertEquals(new Workload(2, 1, List.of()), slots.workload());
-    }
-
-    /** The real store, with switches that make a call fail as an unreachable database would. */
-    private static final class FaultyStore implements RobotStore {
-        private final RobotStore store;
-        volatile boolean failFence;
-        volatile boolean failWatch;
-        final IllegalStateException fenceFailure = new IllegalStateException("fence: database unreachable");
-        int watches;
-
-        FaultyStore(RobotStore store) {
-            this.store = store;
-        }
-
-        @Override
-        public void ensureIndexes() {
-            store.ensureIndexes();
-        }
-
-        @Override
-        public long fence(String slotId, long epoch, Collection<String> onlyIds) {
-            if (failFence) {
-                throw fenceFailure;
-            }
-            return store.fence(slotId, epoch, onlyIds);
-        }
-
-        @Override
-        public List<RobotView> load(String slotId, long epoch, Collection<String> onlyIds) {
-            return store.load(slotId, epoch, onlyIds);
-        }
-
-        @Override
-        public long take(String slotId, long epoch, Collection<String> ids, String node) {
-            return store.take(slotId, epoch, ids, node);
-        }
-
-        @Override
-        public List<RobotView> watch(Collection<String> slotIds) {
-            if (failWatch) {
-                throw new IllegalStateException("watch: database unreachable");
-            }
-            watches++;
-            return new ArrayList<>(store.watch(slotIds));
-        }
-
-        @Override
-        public boolean handOver(RobotToken token, String toSlot) {
-            return store.handOver(token, toSlot);
-        }
-
-        @Override
-        public void touchSlot(String slotId) {
-            store.touchSlot(slotId);
-        }
-
-        @Override
-        public boolean delete(RobotToken token) {
-            return store.delete(token);
-        }
-
-        @Override
-        public int write(List<RobotWrite> writes) {
-            return store.write(writes);
-        }
-
-        @Override
-        public Map<String, Stored> stored(Collection<String> ids) {
-            return store.stored(ids);
-        }
     }
 }
