@@ -96,7 +96,7 @@ class SlotRunTest {
 
     @Test
     void beginFencesEveryRobotOfTheSlotAtTheLeaseEpochAndStartsTheRunnableOnesMostImportantFirst() {
-        add("z", "slot-0", 0);
+        add("a0", "slot-0", 0);
         add("p2", "slot-0", 5);
         add("p1", "slot-0", 5);
         // Interrupted by its former runner, which never stopped it: first among equals (seed 002).
@@ -105,10 +105,12 @@ class SlotRunTest {
         add("f", "slot-0", 9, Updates.set("state", "FAILED"));
         add("other", "slot-1", 9);
 
+        assertFalse(slot.begun());
+
         slot.begin();
 
-        assertEquals(List.of("p3", "p4", "p1", "p2", "z"), runs.launchedIds(), "priority, then interrupted ones, then id");
-        for (String id : List.of("z", "p1", "p2", "p3", "p4", "f")) {
+        assertEquals(List.of("p3", "p4", "p1", "p2", "a0"), runs.launchedIds(), "priority, then interrupted ones, then id");
+        for (String id : List.of("a0", "p1", "p2", "p3", "p4", "f")) {
             assertEquals(4L, doc(id).getLong("epoch"), id + " fenced at the lease's epoch");
         }
         assertEquals(0L, doc("other").getLong("epoch"), "another slot's robot is not touched");
@@ -116,7 +118,7 @@ class SlotRunTest {
         assertEquals(1, slot.failed());
         assertTrue(slot.begun());
         assertFalse(slot.ended());
-        assertEquals(List.of("p1", "p2", "p3", "p4", "z"), slot.running());
+        assertEquals(List.of("a0", "p1", "p2", "p3", "p4"), slot.running());
         RecordingRun p3 = runs.run("p3");
         assertEquals(RobotState.STARTING, p3.robot.state());
         assertEquals(NODE, p3.robot.node());

@@ -101,6 +101,7 @@ class GoneOwnersRulesTest {
 
     @Test
     void forgettingAgedOutEntriesKeepsEvidenceYoungerThanItsAge() {
+        clock.tick(Duration.ofDays(3));
         probe.then(OWNER, ACCEPTED);
         gone.learn(OWNER, INSTANCE);
         // Half the evidence's life later, the poll thread asks about some slot: the sweep runs then.
