@@ -47,7 +47,9 @@ final class OwnedLease implements Lease {
         this.node = node;
         this.clock = clock;
         this.validNanos = validNanos;
-        this.pauseNanos = Math.min(pauseNanos, validNanos);
+        // A late mark beyond the deadline pauses the lease at its deadline; no late mark (Long.MAX_VALUE) never
+        // pauses it: clamped to the deadline, a lease without one would pause there, when a renewal is answered late.
+        this.pauseNanos = pauseNanos == Long.MAX_VALUE ? Long.MAX_VALUE : Math.min(pauseNanos, validNanos);
         this.lastRenewalSentNanos = new AtomicLong(claimSentNanos);
     }
 

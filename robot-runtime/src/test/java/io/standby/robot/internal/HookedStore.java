@@ -1,0 +1,89 @@
+package io.standby.robot.internal;
+
+import io.standby.robot.admin.RobotView;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+
+/**
+ * The real store, with switches that make a call fail as an unreachable database would, and hooks that let
+ * a test change the database at the moment of a take or a read, as an operator or the protocol's threads may.
+ */
+final class HookedStore implements RobotStore {
+    private final RobotStore store;
+    volatile boolean failFence;
+    volatile boolean failWatch;
+    final IllegalStateException fenceFailure = new IllegalStateException("fence: database unreachable");
+    int watches;
+    /** Runs just before a take, with the ids it asks for. */
+    volatile Consumer<Collection<String>> beforeTake = ids -> { };
+    /** Runs just after a read of the slots' robots, before they are reconciled. */
+    volatile Runnable afterWatch = () -> { };
+
+    HookedStore(RobotStore store) {
+        this.store = store;
+    }
+
+    @Override
+    public void ensureIndexes() {
+        store.ensureIndexes();
+    }
+
+    @Override
+    public long fence(String slotId, long epoch, Collection<String> onlyIds) {
+        if (failFence) {
+            throw fenceFailure;
+        }
+        return store.fence(slotId, epoch, onlyIds);
+    }
+
+    @Override
+    public List<RobotView> load(String slotId, long epoch, Collection<String> onlyIds) {
+        return store.load(slotId, epoch, onlyIds);
+    }
+
+    @Override
+    public long take(String slotId, long epoch, Collection<String> ids, String node) {
+        beforeTake.accept(ids);
+        return store.take(slotId, epoch, ids, node);
+    }
+
+    @Override
+    public List<RobotView> watch(Collection<String> slotIds) {
+        if (failWatch) {
+            throw new IllegalStateException("watch: database unreachable");
+        }
+        watches++;
+        List<RobotView> read = new ArrayList<>(store.watch(slotIds));
+        afterWatch.run();
+        return read;
+    }
+
+    @Override
+    public boolean handOver(RobotToken token, String toSlot) {
+        return store.handOver(token, toSlot);
+    }
+
+    @Override
+    public void touchSlot(String slotId) {
+        store.touchSlot(slotId);
+    }
+
+    @Override
+    public boolean delete(RobotToken token) {
+        return store.delete(token);
+    }
+
+    @Override
+    public int write(List<RobotWrite> writes) {
+        return store.write(writes);
+    }
+
+    @Override
+    public Map<String, Stored> stored(Collection<String> ids) {
+        return store.stored(ids);
+    }
+}

@@ -1,0 +1,58 @@
+package io.standby.slot.internal;
+
+import io.standby.slot.LossReason;
+import io.standby.slot.ManualClock;
+import io.standby.slot.NodeConfig;
+import io.standby.slot.NodeId;
+import io.standby.slot.RecordingListener;
+import io.standby.slot.RecordingListener.Event;
+import io.standby.slot.RecordingListener.Kind;
+import io.standby.slot.SlotTable;
+import io.standby.slot.SlotTiming;
+import io.standby.slot.StandbyDatabase;
+import io.standby.slot.Workload;
+import io.standby.testing.TestDatabase;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/**
+ * An owner without fast failover writes no late mark, so its leases never pause: a renewal answered only
+ * after the lease's local deadline loses the slot (fenced), and its listener hears no pause first. Until
+ * 2026-11-26 such a lease paused at its deadline (OwnedLease clamped "no late mark" down to the deadline),
+ * so the node logged and reported a pause at a late mark it never declared.
+ */
+class OwnerWithoutLateMarkTest {
+
+    private static final SlotTiming TIMING = SlotTiming.of(Duration.ofSeconds(2), Duration.ofSeconds(10), Duration.ofSeconds(1));
+
+    @RegisterExtension
+    final TestDatabase<StandbyDatabase> database = TestDatabase.of(
+            (uri, name) -> StandbyDatabase.connect(uri, name, Duration.ofSeconds(10), null), StandbyDatabase::database);
+
+    @Test
+    void aRenewalAnsweredAfterTheDeadlineLosesTheSlotWithoutAPause() throws Exception {
+        StandbyDatabase db = database.connection();
+        new SlotTable(db).init(1);
+        ManualClock clock = new ManualClock();
+        List<Event> log = new CopyOnWriteArrayList<>();
+        SlotProtocol owner = new SlotProtocol(new MongoSlotStore(db), NodeRegistry.NONE,
+                new NodeConfig(new NodeId("127.0.0.1", 7001), 1, TIMING, NodeConfig.newInstanceId()), clock,
+                new RecordingListener("n7001", log), d -> { }, SlotProtocol.Fanout.SEQUENTIAL, () -> Workload.NONE,
+                Load.Gauge.IDLE, GoneOwners.OFF);
+        assertEquals(1, owner.poll());
+
+        // No fence check ran meanwhile (a stalled node): the renewal itself finds the deadline passed.
+        clock.tick(TIMING.lease());
+        owner.renewAll();
+
+        List<Event> mine = new RecordingListener("n7001", log).mine();
+        assertEquals(List.of(Kind.ACQUIRED, Kind.LOST), mine.stream().map(Event::kind).toList());
+        assertEquals(LossReason.FENCED, mine.getLast().reason());
+    }
+}
