@@ -3,6 +3,8 @@ package io.standby.robot.internal;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Updates;
+import io.standby.robot.model.RobotCodec;
+import io.standby.robot.model.RobotFields;
 import io.standby.slot.StandbyDatabase;
 import io.standby.testing.TestDatabase;
 import io.standby.testing.TestMongo;

@@ -1,5 +1,6 @@
 package io.standby.robot.internal;
 
+import io.standby.robot.model.RobotToken;
 import org.bson.Document;
 import org.junit.jupiter.api.Test;
 
