@@ -1,13 +1,10 @@
 package io.standby.robot.internal;
 
-import io.standby.robot.admin.RobotView;
 import org.bson.Document;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-import java.util.Collection;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
@@ -32,15 +29,14 @@ class WriteBatcherTest {
      * The real store, with each bulk recorded, and the next bulk held until the test lets it go, so the
      * test decides what is queued while a batch is in flight.
      */
-    private static final class HeldStore implements RobotStore {
-        final MongoRobotStore store;
+    private static final class HeldStore extends ForwardingRobotStore {
         final List<List<RobotWrite>> bulks = new CopyOnWriteArrayList<>();
         volatile CountDownLatch entered = new CountDownLatch(0);
         volatile CountDownLatch release = new CountDownLatch(0);
         final AtomicReference<RuntimeException> failNext = new AtomicReference<>();
 
-        HeldStore(MongoRobotStore store) {
-            this.store = store;
+        HeldStore(RobotStore store) {
+            super(store);
         }
 
         /** Holds the next bulk; {@link #entered} counts down when it arrives. */
@@ -62,52 +58,7 @@ class WriteBatcherTest {
             if (failure != null) {
                 throw failure;
             }
-            return store.write(writes);
-        }
-
-        @Override
-        public Map<String, Stored> stored(Collection<String> ids) {
-            return store.stored(ids);
-        }
-
-        @Override
-        public void ensureIndexes() {
-            store.ensureIndexes();
-        }
-
-        @Override
-        public long fence(String slotId, long epoch, Collection<String> onlyIds) {
-            return store.fence(slotId, epoch, onlyIds);
-        }
-
-        @Override
-        public List<RobotView> load(String slotId, long epoch, Collection<String> onlyIds) {
-            return store.load(slotId, epoch, onlyIds);
-        }
-
-        @Override
-        public long take(String slotId, long epoch, Collection<String> ids, String node) {
-            return store.take(slotId, epoch, ids, node);
-        }
-
-        @Override
-        public List<RobotView> watch(Collection<String> slotIds) {
-            return store.watch(slotIds);
-        }
-
-        @Override
-        public boolean handOver(RobotToken token, String toSlot) {
-            return store.handOver(token, toSlot);
-        }
-
-        @Override
-        public void touchSlot(String slotId) {
-            store.touchSlot(slotId);
-        }
-
-        @Override
-        public boolean delete(RobotToken token) {
-            return store.delete(token);
+            return super.write(writes);
         }
     }
 
