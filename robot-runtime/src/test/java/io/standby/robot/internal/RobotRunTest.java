@@ -7,6 +7,7 @@ import io.standby.robot.admin.RobotView;
 import io.standby.robot.runtime.RobotListener;
 import io.standby.robot.runtime.RobotTypes;
 import io.standby.robot.runtime.RuntimeConfig;
+import io.standby.slot.SlotTable;
 import org.bson.Document;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -235,6 +236,7 @@ class RobotRunTest {
             context.checkpoint(new Document("count", 3));
         }));
         Run run = launchAndAwaitRunning(runs, robots.add("r1", "counter", new Document()));
+        robots.db.database().getCollection(SlotTable.COLLECTION).insertOne(new Document("_id", "slot-1").append(SlotTable.CHANGES, 0L));
 
         run.requestStop(Run.Stop.MOVE, "slot-1");
         run.requestStop(Run.Stop.RELEASE, null);
@@ -242,14 +244,23 @@ class RobotRunTest {
         assertEnds(run);
         assertEquals("slot-1", doc().getString(RobotFields.SLOT));
         assertEquals(new Document("count", 3), doc().get(RobotFields.CONTEXT), "the final checkpoint of a graceful stop travels along");
+        assertEquals(1L, robots.db.database().getCollection(SlotTable.COLLECTION).find().first().getLong(SlotTable.CHANGES),
+                "the target slot's owner is told to read its robots again");
         assertEquals("robot-moved", eventTypes().getLast());
         assertEquals(new Document("to", "slot-1"), events.getLast().get("detail"));
     }
 
     @Test
-    void aRemovedRobotsDocumentIsDeletedEvenIfItsCodeIgnoresTheStop() throws Exception {
+    void aRemovedRobotsDocumentIsDeletedEvenIfItsCodeKeepsItsInterruptFlag() throws Exception {
         CountDownLatch never = new CountDownLatch(1);
-        RobotRuns runs = runs(factory("stubborn", config -> context -> never.await()));
+        // As well-behaved code does: it restores the flag and returns. The run's last words must still go out.
+        RobotRuns runs = runs(factory("stubborn", config -> context -> {
+            try {
+                never.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }));
         Run run = launchAndAwaitRunning(runs, robots.add("r1", "stubborn", new Document()));
         // The operator's removal, which the slot's owner answers with the interrupt.
         robots.db.database().getCollection(RobotFields.COLLECTION).updateOne(new Document(RobotFields.ID, "r1"),
