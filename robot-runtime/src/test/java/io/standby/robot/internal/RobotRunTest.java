@@ -42,6 +42,7 @@ class RobotRunTest {
     private final List<Document> events = new CopyOnWriteArrayList<>();
     private final List<String> told = new CopyOnWriteArrayList<>();
     private final AtomicInteger ran = new AtomicInteger();
+    private final AtomicInteger ended = new AtomicInteger();
     /** Called by the listener when the run says it restarts: a test acts in the backoff. */
     private volatile Runnable onRestarting = () -> { };
     private final RobotListener listener = new RobotListener() {
@@ -112,7 +113,7 @@ class RobotRunTest {
 
     private RobotRuns runs(RunThreads threads, RuntimeConfig config, RobotFactory... types) {
         return new RobotRuns(robots.store, writes, new WriteSequence(), config, RobotTypes.of(types), StoredRobots.NODE,
-                () -> 0L, threads, () -> { }, events::add, listener);
+                () -> 0L, threads, ended::incrementAndGet, events::add, listener);
     }
 
     private RobotRuns runs(RobotFactory... types) {
@@ -177,9 +178,11 @@ class RobotRunTest {
         assertFalse(run.await(Duration.ofMillis(20)), "still running");
         assertEquals(RobotToken.of(robot), run.token());
         awaitCondition("the listener is told", () -> told.contains("checkpointed r1"));
+        assertEquals(0, ended.get());
         run.requestStop(Run.Stop.OPERATOR, null);
         assertEnds(run);
         assertFalse(runs.aliveOnNode("r1"));
+        awaitCondition("the slot's owner is told the run ended", () -> ended.get() == 1);
     }
 
     @Test
@@ -523,5 +526,22 @@ class RobotRunTest {
         run.resendStatus();
         assertEquals(2, writes.statuses.size(), "the final write, and nothing after it");
         assertEquals("PENDING", doc().getString(RobotFields.STATE));
+    }
+
+    @Test
+    void aStatusResentAfterTheFinalWriteNeverOverwritesIt() throws Exception {
+        writes.loseNextStatus.set(true);
+        CountDownLatch statusLost = new CountDownLatch(1);
+        RobotRuns runs = runs(factory("once", config -> context -> statusLost.await()));
+        Run run = runs.launch(robots.add("r1", "once", new Document()), lease);
+        awaitCondition("the first status write fails", () -> writes.statuses.size() == 1 && writes.statuses.getFirst().isDone());
+
+        // The robot returns by itself: nobody asked it to stop, so only the run's own end guards its status.
+        statusLost.countDown();
+        assertEnds(run);
+        run.resendStatus();
+
+        assertEquals(2, writes.statuses.size(), "the final write, and nothing after it");
+        assertEquals("STOPPED", doc().getString(RobotFields.STATE));
     }
 }
