@@ -32,7 +32,8 @@ class RunContextTest {
     private final InstantWaits threads = new InstantWaits();
     private final RunControl control = new RunControl(threads);
     private final HandLease lease = new HandLease();
-    private final AtomicLong now = new AtomicLong();
+    /** The node's monotonic clock, by hand; not at zero, as a real one never is. */
+    private final AtomicLong now = new AtomicLong(Duration.ofHours(3).toNanos());
     private final AtomicInteger rejected = new AtomicInteger();
     private final List<Duration> acknowledged = new CopyOnWriteArrayList<>();
 

@@ -188,4 +188,15 @@ class WriteBatcherTest {
         assertTrue(stuck.isCompletedExceptionally(), "the held bulk failed when its sender was interrupted");
         assertEquals(1, store.bulks.size(), "nothing was sent after close gave up");
     }
+
+    @Test
+    void closingFromAnInterruptedThreadReturnsAndKeepsTheInterrupt() throws Exception {
+        robots.add("r1", "counter", new Document());
+        inFlight(robots.token("r1"));
+
+        Thread.currentThread().interrupt();
+        batcher.close();
+
+        assertTrue(Thread.interrupted(), "the closer's interrupt is its caller's to see");
+    }
 }
