@@ -1,6 +1,7 @@
 package io.standby.robot.internal;
 
-import io.standby.robot.admin.RobotView;
+import io.standby.robot.model.RobotToken;
+import io.standby.robot.model.RobotView;
 
 import java.util.Collection;
 import java.util.List;

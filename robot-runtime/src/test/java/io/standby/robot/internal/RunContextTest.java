@@ -1,6 +1,8 @@
 package io.standby.robot.internal;
 
 import io.standby.robot.FencedException;
+import io.standby.robot.model.RobotFields;
+import io.standby.robot.model.RobotToken;
 import io.standby.testing.FaultyBackend;
 import org.bson.Document;
 import org.junit.jupiter.api.Test;

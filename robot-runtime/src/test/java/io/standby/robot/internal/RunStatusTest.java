@@ -1,6 +1,8 @@
 package io.standby.robot.internal;
 
-import io.standby.robot.admin.RobotState;
+import io.standby.robot.model.RobotFields;
+import io.standby.robot.model.RobotState;
+import io.standby.robot.model.RobotToken;
 import org.bson.Document;
 import org.junit.jupiter.api.Test;
 

@@ -1,7 +1,10 @@
 package io.standby.robot.internal;
 
 import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
-import io.standby.robot.admin.RobotView;
+import io.standby.robot.model.RobotCodec;
+import io.standby.robot.model.RobotFields;
+import io.standby.robot.model.RobotToken;
+import io.standby.robot.model.RobotView;
 import io.standby.slot.StandbyDatabase;
 import io.standby.testing.TestMongo;
 import org.bson.Document;

@@ -1,5 +1,7 @@
 package io.standby.robot.internal;
 
+import io.standby.robot.model.RobotFields;
+import io.standby.robot.model.RobotToken;
 import org.bson.Document;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
