@@ -26,7 +26,10 @@ public interface RobotListener {
     default void failed(String robotId) {
     }
 
-    /** The runtime sent one bulk write of {@code writes} checkpoints and status changes, merged per robot. */
+    /**
+     * The runtime sent one bulk write for {@code writes} checkpoints and status changes: the writes queued, counted
+     * before a robot's several writes in one bulk are merged into one.
+     */
     default void batchSent(int writes) {
     }
 
