@@ -23,6 +23,9 @@ final class RunContext implements RobotContext {
 
     private static final Logger log = LoggerFactory.getLogger(RunContext.class);
     private static final DocumentCodec CODEC = new DocumentCodec();
+    /** A checkpoint that was not acknowledged is sent again after 50 ms, doubling up to 1 s, while the lease holds. */
+    private static final Duration FIRST_RETRY = Duration.ofMillis(50);
+    private static final Duration MAX_RETRY = Duration.ofSeconds(1);
 
     private final RobotToken token;
     private final Lease lease;
@@ -89,7 +92,7 @@ final class RunContext implements RobotContext {
         // first wins; a late copy of it after a newer checkpoint matches nothing.
         RobotWrite write = RobotWrite.checkpoint(token, sequence.next(), snapshot);
         long began = clock.nanoTime();
-        Duration retry = Duration.ofMillis(50);
+        Backoff retries = new Backoff(FIRST_RETRY, MAX_RETRY);
         while (true) {
             if (control.interrupted() || !lease.isValid()) {
                 throw new FencedException("robot " + token.robotId() + " may no longer write at epoch " + lease.epoch() + " of " + lease.slotId());
@@ -111,10 +114,9 @@ final class RunContext implements RobotContext {
                 }
                 // Not acknowledged (unreachable, or not confirmed by a majority): retry while the lease holds.
                 log.debug("Checkpoint of {} not acknowledged, retrying: {}", token.robotId(), e.getCause().toString());
-                if (!control.sleep(retry)) {
+                if (!control.sleep(retries.next())) {
                     throw new FencedException("robot " + token.robotId() + " stopped during a checkpoint");
                 }
-                retry = retry.multipliedBy(2).compareTo(Duration.ofSeconds(1)) > 0 ? Duration.ofSeconds(1) : retry.multipliedBy(2);
             }
         }
     }

@@ -34,8 +34,7 @@ final class Supervisor {
         if (failures.size() >= config.failureLimit()) {
             return Optional.empty();
         }
-        Duration backoff = config.restartBackoff().multipliedBy(1L << Math.min(failures.size() - 1, 20));
-        return Optional.of(backoff.compareTo(config.maxRestartBackoff()) > 0 ? config.maxRestartBackoff() : backoff);
+        return Optional.of(Backoff.wait(config.restartBackoff(), config.maxRestartBackoff(), failures.size()));
     }
 
     /** Failures within the window, the last one included. */
