@@ -14,8 +14,6 @@ import picocli.CommandLine.Parameters;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalDouble;
-import java.util.SortedSet;
-import java.util.TreeSet;
 
 /** {@code standby robot add}: checks everything it can before it writes, so bad input changes nothing. */
 @Command(name = "add", mixinStandardHelpOptions = true,
@@ -63,16 +61,6 @@ final class RobotAdd extends AdminCommand {
             description = "Add it even if no live node knows the type yet (a plugin about to be deployed).")
     boolean allowUnknownType;
 
-    /** A type that is not built in must be one a live node says it can run (the nodes registry carries them). */
-    private void requireKnownType(StandbyDatabase db, RobotTypes builtIn) {
-        SortedSet<String> known = new TreeSet<>(builtIn.names());
-        new NodeTable(db).list().stream().filter(node -> !node.offline()).forEach(node -> known.addAll(node.types()));
-        if (!known.contains(type)) {
-            throw Flags.invalid("unknown robot type '" + type + "': neither built in nor known to a live node (known: "
-                    + String.join(", ", known) + "); --allow-unknown-type adds it anyway");
-        }
-    }
-
     @Override
     public Integer call() {
         // Everything that needs no database is checked first, so bad input changes nothing.
@@ -85,17 +73,19 @@ final class RobotAdd extends AdminCommand {
         }
         Document document = RobotConfigArguments.parse(configJson, config);
         RobotTypes builtIn = RobotTypes.builtIn();
-        builtIn.get(type).ifPresent(factory -> {
-            try {
-                factory.validate(document);
-            } catch (IllegalArgumentException e) {
-                // The factory's own words, about its config: not mapped to option names like ours.
-                throw Flags.invalid("invalid config for a " + type + " robot: " + e.getMessage());
-            }
-        });
+        try {
+            RobotTable.validateConfig(type, document, builtIn);
+        } catch (IllegalArgumentException e) {
+            // The factory's own words, about its config: not mapped to option names like ours.
+            throw Flags.invalid(e.getMessage());
+        }
         try (StandbyDatabase db = connect()) {
-            if (builtIn.get(type).isEmpty() && !allowUnknownType) {
-                requireKnownType(db, builtIn);
+            if (!allowUnknownType) {
+                try {
+                    RobotTable.requireRunnableType(type, builtIn, new NodeTable(db));
+                } catch (IllegalArgumentException e) {
+                    throw Flags.invalid(e.getMessage() + "; --allow-unknown-type adds it anyway");
+                }
             }
             RobotView added = Flags.checked(() -> new RobotTable(db).add(
                     new NewRobot(id, type, auto ? null : slot, priority, weight, document), room));

@@ -2,6 +2,7 @@ package io.standby.robot.admin;
 
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Updates;
+import io.standby.robot.RobotFactory;
 import io.standby.robot.internal.MongoRobotStore;
 import io.standby.robot.internal.Placement;
 import io.standby.robot.internal.RobotDocuments;
@@ -10,6 +11,8 @@ import io.standby.robot.model.FlatFilter;
 import io.standby.robot.model.RobotCodec;
 import io.standby.robot.model.RobotState;
 import io.standby.robot.model.RobotView;
+import io.standby.robot.runtime.RobotTypes;
+import io.standby.slot.NodeTable;
 import io.standby.slot.SlotState;
 import io.standby.slot.SlotTable;
 import io.standby.slot.SlotView;
@@ -25,7 +28,9 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalDouble;
+import java.util.SortedSet;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.regex.Pattern;
 
 import static io.standby.robot.model.RobotFields.*;
@@ -79,6 +84,42 @@ public final class RobotTable {
     public RobotTable(RobotDocuments robots, SlotTable slots) {
         this.robots = robots;
         this.slots = slots;
+    }
+
+    /**
+     * Refuses a configuration that a type of {@code local} (this process's own types, the built-in ones say)
+     * does not accept: its factory's own check, so that a bad configuration is refused when the robot is
+     * added rather than failing on a node later. A type not in {@code local} is checked where it runs.
+     *
+     * @throws IllegalArgumentException with the factory's complaint
+     */
+    public static void validateConfig(String type, Document config, RobotTypes local) {
+        Optional<RobotFactory> factory = local.get(type);
+        if (factory.isPresent()) {
+            try {
+                factory.get().validate(config);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("invalid config for a " + type + " robot: " + e.getMessage(), e);
+            }
+        }
+    }
+
+    /**
+     * Refuses a type that no node could run: one neither in {@code local} nor announced by a live node of
+     * {@code nodes} (each node lists its types, built-in and from plugins, in the registry).
+     *
+     * @throws IllegalArgumentException naming the type and the known ones
+     */
+    public static void requireRunnableType(String type, RobotTypes local, NodeTable nodes) {
+        if (local.get(type).isPresent()) {
+            return;
+        }
+        SortedSet<String> known = new TreeSet<>(local.names());
+        nodes.list().stream().filter(node -> !node.offline()).forEach(node -> known.addAll(node.types()));
+        if (!known.contains(type)) {
+            throw new IllegalArgumentException("unknown robot type '" + type + "': neither built in nor known to a live node"
+                    + " (known: " + String.join(", ", known) + ")");
+        }
     }
 
     /**
