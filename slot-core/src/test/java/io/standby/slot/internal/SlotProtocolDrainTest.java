@@ -153,4 +153,24 @@ class SlotProtocolDrainTest {
         assertFalse(a.draining(), "no registry, no room to judge: the request is not for it");
         assertEquals(A, slot("slot-0").owner());
     }
+
+    @Test
+    void aStandbyAskedToDrainSeesItAtItsNextRegistryWriteAndIsDrainedAtOnce() throws Exception {
+        new SlotTable(db).init(1);
+        SlotProtocol a = member(A, 1);
+        SlotProtocol b = member(B, 1);
+        assertEquals(1, a.poll());
+        assertEquals(0, b.poll());
+        new NodeTable(db).drain(B);
+
+        clock.tick(TIMING.heartbeat().multipliedBy(SlotProtocol.REGISTRY_WRITE_HEARTBEATS));
+        b.poll();
+
+        assertTrue(b.draining());
+        assertTrue(b.drained(), "nothing to hand over: it may stop");
+        assertEquals(NodeState.DRAINING, b.state());
+        new SlotTable(db).init(2);
+        clock.tick(TIMING.poll());
+        assertEquals(0, b.poll(), "and claims nothing meanwhile");
+    }
 }

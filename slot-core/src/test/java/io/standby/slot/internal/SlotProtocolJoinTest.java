@@ -14,11 +14,17 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import com.mongodb.client.model.Filters;
+import com.mongodb.client.model.Updates;
+
 import java.time.Duration;
+import java.time.Instant;
+import java.util.Date;
 import java.util.ArrayList;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 /**
  * Joining the cluster: a node with a membership writes itself into the registry before its first claim
@@ -89,6 +95,25 @@ class SlotProtocolJoinTest {
         assertEquals(List.of(A), registry.readAll().stream().map(NodeView::id).toList());
         failing.heal();
         assertEquals(1, a.poll());
+    }
+
+    @Test
+    void aJoinGoesOnWhenTheLeaseHeldUnderItsIdentityElsewhereHasRunOut() throws Exception {
+        SlotProtocol hostA = new SlotProtocol(store, new NodeConfig(A, 1, poll(Duration.ofSeconds(1)), "1-aaaa@host-a:1111:1"),
+                clock, new EveryEvent(), sleeps::add);
+        assertEquals(1, hostA.poll());
+        SlotProtocol hostB = new SlotProtocol(store, new NodeConfig(A, 1, poll(Duration.ofSeconds(1)), "2-bbbb@host-b:2222:1"),
+                clock, new EveryEvent(), sleeps::add);
+        assertThrows(IllegalStateException.class, hostB::join, "a live lease of another host under this identity");
+
+        // Host a's process died long ago: its lease ran out by the server's clock.
+        database.connection().database().getCollection("slots").updateOne(Filters.eq("_id", "slot-0"),
+                Updates.set("time", Date.from(Instant.now().minusSeconds(60))));
+
+        hostB.join();
+        assertEquals(0, hostB.poll());
+        clock.tick(Duration.ofSeconds(5));
+        assertEquals(1, hostB.poll(), "and takes the slot once it has waited out the lease like any standby");
     }
 
     @Test
