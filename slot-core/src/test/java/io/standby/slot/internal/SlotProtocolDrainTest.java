@@ -173,4 +173,35 @@ class SlotProtocolDrainTest {
         clock.tick(TIMING.poll());
         assertEquals(0, b.poll(), "and claims nothing meanwhile");
     }
+
+    @Test
+    void aDrainThatCannotReadTheSlotsAgainToJudgeRoomKeepsServingItsSlot() throws Exception {
+        new SlotTable(db).init(1);
+        // The poll's read succeeds; the second read, the one that counts every slot the registry's nodes hold, fails.
+        java.util.concurrent.atomic.AtomicInteger reads = new java.util.concurrent.atomic.AtomicInteger();
+        FailingSlotStore everySecondReadFails = new FailingSlotStore(store) {
+            @Override
+            public List<SlotView> readAll() {
+                if (reads.incrementAndGet() % 2 == 0) {
+                    throw new IllegalStateException("connection lost");
+                }
+                return super.readAll();
+            }
+        };
+        SlotProtocol a = new SlotProtocol(everySecondReadFails, new MongoNodeRegistry(db.database()),
+                new NodeConfig(A, 1, TIMING, NodeConfig.newInstanceId()), clock, new EveryEvent(), d -> { },
+                SlotProtocol.Fanout.SEQUENTIAL, () -> Workload.NONE, Load.Gauge.IDLE, GoneOwners.OFF);
+        SlotProtocol b = member(B, 1);
+        assertEquals(1, a.poll());
+        assertEquals(0, b.poll());
+        new NodeTable(db).drain(A);
+        reads.set(0);
+
+        clock.tick(TIMING.poll());
+        a.poll();
+
+        assertTrue(a.draining());
+        assertEquals(A, slot("slot-0").owner(), "room unknown: no room, as far as this node can tell");
+        assertFalse(a.drained());
+    }
 }
