@@ -96,4 +96,31 @@ class SlotProtocolPlanTest {
                 store.readAll().stream().filter(s -> !s.id().equals(hostA.leases().getFirst().slotId())).findFirst().orElseThrow()
                         .instance());
     }
+
+    @Test
+    void aHeadStartCountsFromWhenThisNodeHasRoomNotFromWhenTheSlotBecameClaimable() throws Exception {
+        new SlotTable(db).init(2);
+        // A node that registered and died, which the plan gives slot-0 while this node gets slot-1.
+        NodeId ghost = java.util.stream.IntStream.range(2, 250).mapToObj(i -> new NodeId("10.0.0." + i, 7700))
+                .filter(g -> ClaimPlan.mine(store.readAll(), store.readAll(),
+                        List.of(new ClaimPlan.Member(g, 0, 1), new ClaimPlan.Member(A, 0, 1)), g).equals(java.util.Set.of("slot-0")))
+                .findFirst().orElseThrow();
+        MongoNodeRegistry registry = new MongoNodeRegistry(db.database());
+        registry.write(new NodeRegistry.NodeRecord(ghost, "1-dead@elsewhere", "elsewhere", io.standby.slot.NodeState.STANDBY,
+                List.of(), 1, 0, 0, 0, 0, 0, "dev", Duration.ofSeconds(60), List.of("counter")), true);
+        SlotProtocol a = member(registry, NodeConfig.newInstanceId());
+        assertEquals(1, a.poll());
+        assertEquals("slot-1", a.leases().getFirst().slotId(), "its planned slot, at once");
+        clock.tick(TIMING.poll());
+        assertEquals(0, a.poll(), "full: slot-0 stays the ghost's to take");
+
+        // An operator releases this node's slot: it has room again, long after slot-0 became claimable.
+        assertEquals(true, new SlotTable(db).forceRelease("slot-1").isPresent());
+        a.renewAll();
+        clock.tick(TIMING.poll());
+        assertEquals(0, a.poll(), "the planned node gets its head start from now, as if the slot had just become claimable");
+        clock.tick(TIMING.poll().dividedBy(2));
+        assertEquals(1, a.poll());
+        assertEquals(A, store.read("slot-0").orElseThrow().owner());
+    }
 }
