@@ -69,7 +69,7 @@ final class EveryEvent implements SlotListener {
 
     @Override
     public void tookOver(Lease lease, SlotView claimed, Duration unowned, Takeover how, String evidence) {
-        lines.add("tookOver " + lease + " from " + claimed.owner() + " " + how);
+        lines.add("tookOver " + lease + " from " + claimed.owner() + " " + how + ": " + evidence);
         this.unowned.add(unowned);
     }
 

@@ -135,4 +135,25 @@ class SlotProtocolCapacityTest {
         assertEquals(2, held(a).size());
         assertEquals(2, store.readAll().stream().filter(s -> A.equals(s.owner())).count());
     }
+
+    @Test
+    void aFullNodeStopsProbingTimelyOwnersItCouldNotTakeOverFrom() throws Exception {
+        new SlotTable(database.connection()).init(2);
+        SlotProtocol a = node(A, 1);
+        SlotProtocol b = node(B, 1);
+        probe.always(A, ACCEPTED);
+        assertEquals(1, a.poll());
+        assertEquals(1, b.poll(), "b learns that a's address accepts, then takes the other slot: it is full");
+        long probes = probe.probesOf(A);
+
+        // Past the time after which a node that may take over asks a timely owner's address again.
+        for (int i = 0; i < 2 * GoneOwners.RETRY.dividedBy(TIMING.heartbeat()); i++) {
+            clock.tick(TIMING.heartbeat());
+            a.renewAll();
+            b.renewAll();
+            assertEquals(0, b.poll());
+        }
+
+        assertEquals(probes, probe.probesOf(A), "no connects from a node that could not use what they teach");
+    }
 }

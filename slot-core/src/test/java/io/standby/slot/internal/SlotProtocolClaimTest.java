@@ -123,7 +123,7 @@ class SlotProtocolClaimTest {
 
         assertEquals(1, b.poll());
 
-        assertEquals(List.of("claimed slot-0 WON", "acquired slot-0@2", "tookOver slot-0@2 from " + A + " EXPIRED"), eventsOfB.lines);
+        assertEquals(List.of("claimed slot-0 WON", "acquired slot-0@2", "tookOver slot-0@2 from " + A + " EXPIRED: lease 5s expired"), eventsOfB.lines);
         Duration unowned = eventsOfB.unowned.getFirst();
         // The server's age at b's read (about 60 s), plus what b's clock says passed since that read (nothing here).
         assertTrue(unowned.compareTo(Duration.ofSeconds(59)) >= 0 && unowned.compareTo(Duration.ofSeconds(120)) < 0,

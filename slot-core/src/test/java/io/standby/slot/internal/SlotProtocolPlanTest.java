@@ -123,4 +123,32 @@ class SlotProtocolPlanTest {
         assertEquals(1, a.poll());
         assertEquals(A, store.read("slot-0").orElseThrow().owner());
     }
+
+    @Test
+    void aHeadStartStartsAgainEachTimeASlotBecomesClaimableAgain() throws Exception {
+        new SlotTable(db).init(1);
+        NodeId ghost = java.util.stream.IntStream.range(2, 250).mapToObj(i -> new NodeId("10.0.0." + i, 7700))
+                .filter(g -> ClaimPlan.mine(store.readAll(), store.readAll(),
+                        List.of(new ClaimPlan.Member(g, 0, 1), new ClaimPlan.Member(A, 0, 1)), g).equals(java.util.Set.of("slot-0")))
+                .findFirst().orElseThrow();
+        MongoNodeRegistry registry = new MongoNodeRegistry(db.database());
+        registry.write(new NodeRegistry.NodeRecord(ghost, "1-g@elsewhere", "elsewhere", io.standby.slot.NodeState.STANDBY,
+                List.of(), 1, 0, 0, 0, 0, 0, "dev", Duration.ofSeconds(60), List.of("counter")), true);
+        SlotProtocol a = member(registry, NodeConfig.newInstanceId());
+        assertEquals(0, a.poll(), "slot-0 is the other node's to take first");
+
+        // The other node takes it within its head start, then dies: its lease runs out.
+        assertEquals(true, store.claim(store.read("slot-0").orElseThrow(),
+                new SlotStore.Ownership(ghost, "1-g@elsewhere", TIMING.lease())));
+        clock.tick(TIMING.poll());
+        assertEquals(0, a.poll());
+        database.connection().database().getCollection("slots").updateOne(com.mongodb.client.model.Filters.eq("_id", "slot-0"),
+                com.mongodb.client.model.Updates.set("time", java.util.Date.from(java.time.Instant.now().minusSeconds(60))));
+        assertEquals(0, a.poll());
+        clock.tick(TIMING.lease());
+
+        assertEquals(0, a.poll(), "claimable again: the planned node gets a new head start");
+        clock.tick(TIMING.poll().dividedBy(2));
+        assertEquals(1, a.poll());
+    }
 }
