@@ -1,0 +1,110 @@
+package io.standby.slot.internal;
+
+import io.standby.slot.NodeId;
+import io.standby.slot.SlotView;
+
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The real MongoDB slot store, whose calls a test can make fail as a lost connection would (the call
+ * throws, nothing reaches the database), one kind of call at a time.
+ */
+class FailingSlotStore implements SlotStore {
+
+    enum Call { READ_ALL, READ_HELD_BY, READ, CLAIM, CLAIM_FROM_GONE, RECLAIM, RENEW, RELEASE }
+
+    private final SlotStore store;
+    private final Set<Call> failing = ConcurrentHashMap.newKeySet();
+
+    FailingSlotStore(SlotStore store) {
+        this.store = store;
+    }
+
+    /** From now on every call of these kinds throws, until {@link #heal}. */
+    FailingSlotStore fail(Call... calls) {
+        failing.addAll(List.of(calls));
+        return this;
+    }
+
+    FailingSlotStore heal() {
+        failing.clear();
+        return this;
+    }
+
+    private void check(Call call) {
+        if (failing.contains(call)) {
+            throw new IllegalStateException("connection lost (" + call + ")");
+        }
+    }
+
+    @Override
+    public List<SlotView> readAll() {
+        check(Call.READ_ALL);
+        return store.readAll();
+    }
+
+    @Override
+    public List<SlotView> readHeldBy(NodeId node) {
+        check(Call.READ_HELD_BY);
+        return store.readHeldBy(node);
+    }
+
+    @Override
+    public Optional<SlotView> read(String slotId) {
+        check(Call.READ);
+        return store.read(slotId);
+    }
+
+    @Override
+    public boolean claim(SlotView seen, Ownership owner) {
+        check(Call.CLAIM);
+        return store.claim(seen, owner);
+    }
+
+    @Override
+    public boolean claimFromGone(SlotView seen, Ownership owner) {
+        check(Call.CLAIM_FROM_GONE);
+        return store.claimFromGone(seen, owner);
+    }
+
+    @Override
+    public boolean reclaim(SlotView seen, Ownership owner) {
+        check(Call.RECLAIM);
+        return store.reclaim(seen, owner);
+    }
+
+    @Override
+    public boolean renew(String slotId, long epoch, Ownership owner) {
+        check(Call.RENEW);
+        return store.renew(slotId, epoch, owner);
+    }
+
+    @Override
+    public boolean release(String slotId, long epoch, String instance) {
+        check(Call.RELEASE);
+        return store.release(slotId, epoch, instance);
+    }
+
+    @Override
+    public boolean revoke(SlotView seen) {
+        return store.revoke(seen);
+    }
+
+    @Override
+    public long markDrain(NodeId node, String instance, boolean force) {
+        return store.markDrain(node, instance, force);
+    }
+
+    @Override
+    public void touch(String slotId) {
+        store.touch(slotId);
+    }
+
+    @Override
+    public boolean create(String slotId) {
+        return store.create(slotId);
+    }
+}

@@ -1,0 +1,159 @@
+package io.standby.slot.internal;
+
+import com.mongodb.client.MongoCollection;
+import com.mongodb.client.model.Filters;
+import com.mongodb.client.model.Updates;
+import io.standby.slot.Lease;
+import io.standby.slot.ManualClock;
+import io.standby.slot.NodeConfig;
+import io.standby.slot.NodeId;
+import io.standby.slot.SlotTable;
+import io.standby.slot.SlotTiming;
+import io.standby.slot.SlotView;
+import io.standby.slot.StandbyDatabase;
+import io.standby.slot.Workload;
+import io.standby.testing.TestDatabase;
+import org.bson.Document;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Date;
+import java.util.List;
+
+import static io.standby.slot.internal.OwnerProbe.Result.ACCEPTED;
+import static io.standby.slot.internal.OwnerProbe.Result.REFUSED;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/**
+ * A node never holds more than its {@code maxSlots}, by whichever path a slot comes to it: a claim of a
+ * free or expired slot, or a take-over from an owner found gone (fast failover). Heartbeat ages are set
+ * by writing the slot documents; connects are scripted.
+ */
+class SlotProtocolCapacityTest {
+
+    /** Late at 4 s; a lease long enough that a late slot never expires while a test runs on a loaded machine. */
+    private static final SlotTiming TIMING = SlotTiming.of(Duration.ofSeconds(2), Duration.ofSeconds(30), Duration.ofSeconds(1));
+    private static final NodeId A = new NodeId("127.0.0.1", 7001);
+    private static final NodeId C = new NodeId("127.0.0.1", 7003);
+    private static final NodeId B = new NodeId("127.0.0.1", 7002);
+
+    @RegisterExtension
+    final TestDatabase<StandbyDatabase> database = TestDatabase.of(
+            (uri, name) -> StandbyDatabase.connect(uri, name, Duration.ofSeconds(10), null), StandbyDatabase::database);
+
+    private MongoSlotStore store;
+    private MongoCollection<Document> slots;
+    private final ManualClock clock = new ManualClock();
+    private final List<Duration> sleeps = new ArrayList<>();
+    private final ScriptedProbe probe = new ScriptedProbe();
+
+    @BeforeEach
+    void setUp() {
+        StandbyDatabase db = database.connection();
+        store = new MongoSlotStore(db);
+        slots = db.database().getCollection("slots");
+    }
+
+    private SlotProtocol node(NodeId id, int maxSlots) {
+        NodeConfig config = new NodeConfig(id, maxSlots, TIMING, NodeConfig.newInstanceId(), true);
+        return new SlotProtocol(store, NodeRegistry.NONE, config, clock, new EveryEvent(), sleeps::add,
+                SlotProtocol.Fanout.SEQUENTIAL, () -> Workload.NONE, Load.Gauge.IDLE,
+                new GoneOwners(probe, sleeps::add, clock, Duration.ofMillis(100), GoneOwners.GAP));
+    }
+
+    private SlotView slot(String id) {
+        return store.read(id).orElseThrow();
+    }
+
+    private void lateHeartbeats(String... ids) {
+        for (String id : ids) {
+            slots.updateOne(Filters.eq("_id", id), Updates.set("time", Date.from(Instant.now().minusSeconds(5))));
+        }
+    }
+
+    private static List<String> held(SlotProtocol node) {
+        return node.leases().stream().map(Lease::slotId).toList();
+    }
+
+    @Test
+    void aStandbyTakesOverFromGoneOwnersOnlyAsManySlotsAsItHasRoomFor() throws Exception {
+        new SlotTable(database.connection()).init(2);
+        SlotProtocol a = node(A, 1);
+        SlotProtocol c = node(C, 1);
+        SlotProtocol b = node(B, 1);
+        probe.then(A, ACCEPTED).then(C, ACCEPTED);
+        assertEquals(1, a.poll());
+        assertEquals(1, c.poll());
+        assertEquals(0, b.poll(), "learns that both owners' addresses accept");
+
+        // Both owners die at once.
+        probe.always(A, REFUSED).always(C, REFUSED);
+        lateHeartbeats("slot-0", "slot-1");
+        assertEquals(0, b.poll());
+        clock.tick(TIMING.late());
+
+        assertEquals(1, b.poll());
+        assertEquals(1, held(b).size());
+        assertEquals(1, store.readAll().stream().filter(s -> B.equals(s.owner())).count(), "one slot taken, one left to others");
+        assertEquals(0, b.poll(), "and none at the next poll");
+        assertEquals(1, store.readAll().stream().filter(s -> B.equals(s.owner())).count());
+    }
+
+    @Test
+    void aNodeThatIsFullProbesNobodyAndTakesNothingOver() throws Exception {
+        new SlotTable(database.connection()).init(2);
+        SlotProtocol a = node(A, 1);
+        SlotProtocol b = node(B, 1);
+        probe.then(A, ACCEPTED);
+        assertEquals(1, a.poll());
+        assertEquals(1, b.poll(), "b holds the other slot: it is full");
+        String ofA = held(a).getFirst();
+        long probes = probe.probesOf(A);
+
+        probe.always(A, REFUSED);
+        lateHeartbeats(ofA);
+        b.poll();
+        clock.tick(TIMING.late());
+        b.renewAll();
+
+        assertEquals(0, b.poll());
+        assertEquals(A, slot(ofA).owner());
+        assertEquals(probes, probe.probesOf(A), "a full node judges nobody");
+    }
+
+    @Test
+    void aNodeClaimsExactlyUpToItsMaxSlotsAcrossPolls() throws Exception {
+        new SlotTable(database.connection()).init(4);
+        SlotProtocol a = node(A, 2);
+
+        assertEquals(2, a.poll());
+        assertEquals(0, a.poll());
+        assertEquals(2, held(a).size());
+        assertEquals(2, store.readAll().stream().filter(s -> A.equals(s.owner())).count());
+    }
+
+    @Test
+    void aFullNodeStopsProbingTimelyOwnersItCouldNotTakeOverFrom() throws Exception {
+        new SlotTable(database.connection()).init(2);
+        SlotProtocol a = node(A, 1);
+        SlotProtocol b = node(B, 1);
+        probe.always(A, ACCEPTED);
+        assertEquals(1, a.poll());
+        assertEquals(1, b.poll(), "b learns that a's address accepts, then takes the other slot: it is full");
+        long probes = probe.probesOf(A);
+
+        // Past the time after which a node that may take over asks a timely owner's address again.
+        for (int i = 0; i < 2 * GoneOwners.RETRY.dividedBy(TIMING.heartbeat()); i++) {
+            clock.tick(TIMING.heartbeat());
+            a.renewAll();
+            b.renewAll();
+            assertEquals(0, b.poll());
+        }
+
+        assertEquals(probes, probe.probesOf(A), "no connects from a node that could not use what they teach");
+    }
+}

@@ -1,0 +1,196 @@
+package io.standby.slot.internal;
+
+import com.mongodb.client.MongoCollection;
+import com.mongodb.client.model.Filters;
+import com.mongodb.client.model.Updates;
+import io.standby.slot.ClaimCounts;
+import io.standby.slot.ManualClock;
+import io.standby.slot.NodeConfig;
+import io.standby.slot.NodeId;
+import io.standby.slot.SlotTable;
+import io.standby.slot.SlotTiming;
+import io.standby.slot.SlotView;
+import io.standby.slot.StandbyDatabase;
+import io.standby.slot.Workload;
+import io.standby.testing.TestDatabase;
+import org.bson.Document;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Date;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * How a node claims, and what it reports of each claim: won, lost to another node, or failed with no
+ * answer; a claim whose answer was lost is taken back at the next poll; a take-over reports how long the
+ * slot went unserved. Driven with a hand-moved clock against the real wire server; the server's view of a
+ * heartbeat's age is set by writing the slot document.
+ */
+class SlotProtocolClaimTest {
+
+    private static final SlotTiming TIMING = SlotTiming.of(Duration.ofSeconds(2), Duration.ofSeconds(5), Duration.ofSeconds(1));
+    private static final NodeId A = new NodeId("127.0.0.1", 7001);
+    private static final NodeId B = new NodeId("127.0.0.1", 7002);
+
+    @RegisterExtension
+    final TestDatabase<StandbyDatabase> database = TestDatabase.of(
+            (uri, name) -> StandbyDatabase.connect(uri, name, Duration.ofSeconds(10), null), StandbyDatabase::database);
+
+    private MongoSlotStore store;
+    private MongoCollection<Document> slots;
+    private final ManualClock clock = new ManualClock();
+    private final List<Duration> sleeps = new ArrayList<>();
+
+    @BeforeEach
+    void setUp() {
+        StandbyDatabase db = database.connection();
+        store = new MongoSlotStore(db);
+        slots = db.database().getCollection("slots");
+        // A node's clock is far from zero: a time judged from a reading of it, not the reading itself.
+        clock.tick(Duration.ofHours(1));
+    }
+
+    private SlotProtocol node(SlotStore on, NodeId id, int maxSlots, EveryEvent events) {
+        return new SlotProtocol(on, new NodeConfig(id, maxSlots, TIMING, NodeConfig.newInstanceId()), clock, events, sleeps::add);
+    }
+
+    private SlotView slot(String id) {
+        return store.read(id).orElseThrow();
+    }
+
+    private void heartbeatAgo(String id, Duration ago) {
+        slots.updateOne(Filters.eq("_id", id), Updates.set("time", Date.from(Instant.now().minus(ago))));
+    }
+
+    @Test
+    void aClaimWithNoAnswerCountsAsFailedAndTheSlotIsClaimedAtTheNextPoll() throws Exception {
+        new SlotTable(database.connection()).init(1);
+        FailingSlotStore failing = new FailingSlotStore(store).fail(FailingSlotStore.Call.CLAIM);
+        EveryEvent events = new EveryEvent();
+        SlotProtocol a = node(failing, A, 1, events);
+
+        assertEquals(0, a.poll());
+        assertEquals(new ClaimCounts(0, 0, 1), a.claims());
+        assertEquals(List.of("claimed slot-0 FAILED"), events.lines);
+        assertEquals(List.of(), a.leases());
+
+        failing.heal();
+        assertEquals(1, a.poll());
+        assertEquals(new ClaimCounts(1, 0, 1), a.claims());
+        assertEquals(List.of("claimed slot-0 FAILED", "claimed slot-0 WON", "acquired slot-0@1"), events.lines);
+    }
+
+    @Test
+    void aClaimThatLostTheRaceCountsAsLostAndAcquiresNothing() throws Exception {
+        new SlotTable(database.connection()).init(1);
+        // Another node claims between this node's read and its claim: the version it read is gone.
+        SlotStore racing = new FailingSlotStore(store) {
+            @Override
+            public boolean claim(SlotView seen, Ownership owner) {
+                store.claim(seen, new Ownership(B, "b", TIMING.lease()));
+                return super.claim(seen, owner);
+            }
+        };
+        EveryEvent events = new EveryEvent();
+        SlotProtocol a = node(racing, A, 1, events);
+
+        assertEquals(0, a.poll());
+
+        assertEquals(new ClaimCounts(0, 1, 0), a.claims());
+        assertEquals(List.of("claimed slot-0 CONFLICT"), events.lines);
+        assertEquals(List.of(), a.leases());
+        assertEquals(B, slot("slot-0").owner());
+    }
+
+    @Test
+    void aTakeOverReportsTheFormerOwnerAndHowLongTheSlotWentUnserved() throws Exception {
+        new SlotTable(database.connection()).init(1);
+        EveryEvent eventsOfA = new EveryEvent();
+        EveryEvent eventsOfB = new EveryEvent();
+        SlotProtocol a = node(store, A, 1, eventsOfA);
+        SlotProtocol b = node(store, B, 1, eventsOfB);
+        assertEquals(1, a.poll());
+        heartbeatAgo("slot-0", Duration.ofSeconds(60));
+        assertEquals(0, b.poll());
+        clock.tick(TIMING.lease());
+
+        assertEquals(1, b.poll());
+
+        assertEquals(List.of("claimed slot-0 WON", "acquired slot-0@2", "tookOver slot-0@2 from " + A + " EXPIRED: lease 5s expired"), eventsOfB.lines);
+        Duration unowned = eventsOfB.unowned.getFirst();
+        // The server's age at b's read (about 60 s), plus what b's clock says passed since that read (nothing here).
+        assertTrue(unowned.compareTo(Duration.ofSeconds(59)) >= 0 && unowned.compareTo(Duration.ofSeconds(120)) < 0,
+                "unserved since the last heartbeat: " + unowned);
+        assertEquals(List.of("claimed slot-0 WON", "acquired slot-0@1"), eventsOfA.lines, "a free slot is no take-over");
+    }
+
+    @Test
+    void aNodeWithoutRoomTakesNothingBackAndReleasesWhatItCannotHold() throws Exception {
+        new SlotTable(database.connection()).init(3);
+        // A restart that bound its address finds two slots of its earlier process; it has room for one, and
+        // one free slot is there too.
+        NodeConfig config = new NodeConfig(A, 1, TIMING, NodeConfig.newInstanceId(), true);
+        SlotStore.Ownership earlier = new SlotStore.Ownership(A, "earlier@" + config.host(), TIMING.lease());
+        assertTrue(store.claim(slot("slot-0"), earlier));
+        assertTrue(store.claim(slot("slot-1"), earlier));
+        EveryEvent events = new EveryEvent();
+        SlotProtocol a = new SlotProtocol(store, config, clock, events, sleeps::add);
+
+        assertEquals(1, a.poll());
+
+        assertEquals(List.of("slot-0"), a.leases().stream().map(io.standby.slot.Lease::slotId).toList());
+        assertEquals(config.instance(), slot("slot-0").instance());
+        assertTrue(slot("slot-1").released(), "released for a standby, not held");
+        assertTrue(slot("slot-2").released(), "the free slot stays free: no room");
+        assertEquals(0, slot("slot-2").epoch(), "never claimed");
+        assertEquals(List.of("acquired slot-0@2"), events.lines);
+    }
+
+    @Test
+    void aTakeBackThatFailsIsTriedAgainAtTheNextPoll() throws Exception {
+        new SlotTable(database.connection()).init(1);
+        NodeConfig config = new NodeConfig(A, 1, TIMING, NodeConfig.newInstanceId(), true);
+        assertTrue(store.claim(slot("slot-0"), new SlotStore.Ownership(A, "earlier@" + config.host(), TIMING.lease())));
+        FailingSlotStore failing = new FailingSlotStore(store).fail(FailingSlotStore.Call.RECLAIM);
+        SlotProtocol a = new SlotProtocol(failing, config, clock, new EveryEvent(), sleeps::add);
+
+        assertEquals(0, a.poll());
+        assertEquals("earlier@" + config.host(), slot("slot-0").instance());
+
+        failing.heal();
+        assertEquals(1, a.poll());
+        assertEquals(config.instance(), slot("slot-0").instance());
+        assertEquals(List.of("slot-0"), a.leases().stream().map(io.standby.slot.Lease::slotId).toList());
+    }
+
+    @Test
+    void aStandbyThatCannotReadTheSlotsClaimsNothingAndHasNotReadYet() throws Exception {
+        new SlotTable(database.connection()).init(1);
+        FailingSlotStore failing = new FailingSlotStore(store).fail(FailingSlotStore.Call.READ_ALL);
+        EveryEvent events = new EveryEvent();
+        SlotProtocol a = node(failing, A, 1, events);
+
+        assertEquals(0, a.poll());
+        assertTrue(a.lastRead().isEmpty(), "never read: not ready");
+        assertEquals(List.of(), events.lines);
+        assertTrue(slot("slot-0").released());
+
+        failing.heal();
+        clock.tick(Duration.ofSeconds(1));
+        assertEquals(1, a.poll());
+        assertEquals(clock.nanoTime(), a.lastRead().orElseThrow(), "read at this moment of the node's clock");
+        long read = clock.nanoTime();
+
+        failing.fail(FailingSlotStore.Call.READ_ALL);
+        clock.tick(Duration.ofSeconds(1));
+        a.poll();
+        assertEquals(read, a.lastRead().orElseThrow(), "a failed read leaves the last good one");
+    }
+}

@@ -1,0 +1,144 @@
+package io.standby.slot.internal;
+
+import com.mongodb.client.MongoCollection;
+import com.mongodb.client.model.Filters;
+import com.mongodb.client.model.Updates;
+import io.standby.slot.ManualClock;
+import io.standby.slot.NodeConfig;
+import io.standby.slot.NodeId;
+import io.standby.slot.SlotTable;
+import io.standby.slot.SlotTiming;
+import io.standby.slot.SlotView;
+import io.standby.slot.StandbyDatabase;
+import io.standby.slot.Workload;
+import io.standby.testing.TestDatabase;
+import org.bson.Document;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Date;
+
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@link SlotProtocol#mayTake}, the predicate the simulation's safety invariant rests on (no node may be
+ * able to take a slot whose owner's robots still run): a node may take a slot it does not hold if its
+ * own earlier process holds it and binding proved that process gone, if the lease ran out by the
+ * server's clock and this node waited it out on its own, or, with fast failover, if the owner is late by
+ * its own mark and this node watched it that long.
+ */
+class SlotProtocolMayTakeTest {
+
+    /** Late at 4 s; a lease long enough that a late slot never expires while a test runs on a loaded machine. */
+    private static final SlotTiming TIMING = SlotTiming.of(Duration.ofSeconds(2), Duration.ofSeconds(30), Duration.ofSeconds(1));
+    private static final NodeId A = new NodeId("127.0.0.1", 7001);
+    private static final NodeId B = new NodeId("127.0.0.1", 7002);
+
+    @RegisterExtension
+    final TestDatabase<StandbyDatabase> database = TestDatabase.of(
+            (uri, name) -> StandbyDatabase.connect(uri, name, Duration.ofSeconds(10), null), StandbyDatabase::database);
+
+    private MongoSlotStore store;
+    private MongoCollection<Document> slots;
+    private final ManualClock clock = new ManualClock();
+
+    @BeforeEach
+    void setUp() {
+        StandbyDatabase db = database.connection();
+        store = new MongoSlotStore(db);
+        slots = db.database().getCollection("slots");
+        new SlotTable(db).init(1);
+    }
+
+    private SlotProtocol node(NodeId id, boolean fastFailover) {
+        NodeConfig config = new NodeConfig(id, 1, TIMING, NodeConfig.newInstanceId(), true);
+        GoneOwners gone = fastFailover
+                ? new GoneOwners(new ScriptedProbe(), d -> { }, clock, Duration.ofMillis(100), GoneOwners.GAP) : GoneOwners.OFF;
+        return new SlotProtocol(store, NodeRegistry.NONE, config, clock, new EveryEvent(), d -> { }, SlotProtocol.Fanout.SEQUENTIAL,
+                () -> Workload.NONE, Load.Gauge.IDLE, gone);
+    }
+
+    private SlotView slot() {
+        return store.read("slot-0").orElseThrow();
+    }
+
+    private void heartbeatAgo(Duration ago) {
+        slots.updateOne(Filters.eq("_id", "slot-0"), Updates.set("time", Date.from(Instant.now().minus(ago))));
+    }
+
+    @Test
+    void aSlotANodeHoldsIsNotOneItMayTake() throws Exception {
+        SlotProtocol a = node(A, false);
+        assertTrue(a.mayTake(slot()), "released: anyone may take it");
+        a.poll();
+        heartbeatAgo(Duration.ofMinutes(5));
+        clock.tick(Duration.ofMinutes(5));
+        a.poll();
+
+        assertFalse(a.mayTake(slot()), "its own, held: expired by every clock, but not a slot to take");
+    }
+
+    @Test
+    void aLiveSlotMayBeTakenOnlyOnceExpiredByTheServerAndWaitedOutHere() throws Exception {
+        SlotProtocol a = node(A, false);
+        SlotProtocol b = node(B, false);
+        a.poll();
+        b.poll();
+        clock.tick(TIMING.lease());
+        assertFalse(b.mayTake(slot()), "waited out here, but live by the server's clock");
+
+        heartbeatAgo(Duration.ofMinutes(5));
+        b.poll();
+        assertFalse(b.mayTake(slot()), "expired by the server's clock, but this version is new to b");
+        clock.tick(TIMING.lease());
+        assertTrue(b.mayTake(slot()));
+    }
+
+    @Test
+    void aRestartThatBoundItsAddressMayTakeItsEarlierProcesssSlotAtOnce() throws Exception {
+        SlotProtocol before = node(A, false);
+        before.poll();
+        SlotProtocol after = node(A, false);
+        after.join();
+
+        assertTrue(after.mayTake(slot()), "live, but held by the earlier process binding proved gone");
+        SlotProtocol other = node(B, false);
+        other.poll();
+        assertFalse(other.mayTake(slot()));
+    }
+
+    @Test
+    void withFastFailoverALateOwnerMayBeTakenOverOnceWatchedForItsMarkWhateverAProbeWouldSay() throws Exception {
+        SlotProtocol a = node(A, true);
+        SlotProtocol b = node(B, true);
+        SlotProtocol withoutFastFailover = node(new NodeId("127.0.0.1", 7003), false);
+        a.poll();
+        heartbeatAgo(Duration.ofSeconds(5));
+        b.poll();
+        withoutFastFailover.poll();
+        assertFalse(b.mayTake(slot()), "late by the server's clock, not yet watched for the mark here");
+
+        clock.tick(TIMING.late());
+        SlotView late = slot();
+        assertTrue(late.late() && !late.expired());
+        assertTrue(b.mayTake(late));
+        assertFalse(withoutFastFailover.mayTake(late), "a node without fast failover waits for the lease");
+        assertFalse(a.mayTake(late), "never itself");
+    }
+
+    @Test
+    void anOwnerThatWroteNoLateMarkIsNeverTakenOverEarly() throws Exception {
+        SlotProtocol a = node(A, false);
+        SlotProtocol b = node(B, true);
+        a.poll();
+        heartbeatAgo(Duration.ofSeconds(5));
+        b.poll();
+        clock.tick(TIMING.late().multipliedBy(3));
+
+        assertFalse(b.mayTake(slot()));
+    }
+}

@@ -1,0 +1,138 @@
+package io.standby.slot.internal;
+
+import com.mongodb.event.CommandListener;
+import com.mongodb.event.CommandStartedEvent;
+import io.standby.slot.ManualClock;
+import io.standby.slot.NodeConfig;
+import io.standby.slot.NodeId;
+import io.standby.slot.SlotTable;
+import io.standby.slot.SlotTiming;
+import io.standby.slot.StandbyDatabase;
+import io.standby.slot.Workload;
+import io.standby.testing.TestDatabase;
+import io.standby.testing.TestMongo;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/**
+ * When a member reads the registry: right before the slots whenever it may claim (a plan is only stable
+ * if the slot table it uses is no older than the registry), and not at all while it cannot claim, being
+ * full or on its way out. A slot that became claimable without warning (a graceful release) is planned
+ * from a registry read after it, then the slots again. The reads are seen as the server sees them.
+ */
+class SlotProtocolRegistryReadTest {
+
+    private static final SlotTiming TIMING = SlotTiming.of(Duration.ofSeconds(2), Duration.ofSeconds(5), Duration.ofSeconds(1));
+    private static final NodeId A = new NodeId("127.0.0.1", 7001);
+    private static final NodeId B = new NodeId("127.0.0.1", 7002);
+
+    @RegisterExtension
+    final TestDatabase<StandbyDatabase> database = TestDatabase.of(
+            (uri, name) -> StandbyDatabase.connect(uri, name, Duration.ofSeconds(10), null), StandbyDatabase::database);
+
+    private StandbyDatabase db;
+    private MongoSlotStore store;
+    private StandbyDatabase watched;
+    /** The collections the watched node read, in order. */
+    private final List<String> reads = new CopyOnWriteArrayList<>();
+    private final ManualClock clock = new ManualClock();
+
+    @BeforeEach
+    void setUp() {
+        db = database.connection();
+        store = new MongoSlotStore(db);
+        CommandListener readsOfCollections = new CommandListener() {
+            @Override
+            public void commandStarted(CommandStartedEvent event) {
+                if (event.getCommandName().equals("aggregate") || event.getCommandName().equals("find")) {
+                    reads.add(event.getCommand().getString(event.getCommandName()).getValue());
+                }
+            }
+        };
+        watched = StandbyDatabase.connect(TestMongo.uri(), db.database().getName(), Duration.ofSeconds(10),
+                settings -> settings.addCommandListener(readsOfCollections));
+    }
+
+    @AfterEach
+    void tearDown() {
+        watched.close();
+    }
+
+    /** A member whose reads are recorded. */
+    private SlotProtocol watchedMember(NodeId id, int maxSlots) {
+        return new SlotProtocol(new MongoSlotStore(watched), new MongoNodeRegistry(watched.database()),
+                new NodeConfig(id, maxSlots, TIMING, NodeConfig.newInstanceId()), clock, new EveryEvent(), d -> { },
+                SlotProtocol.Fanout.SEQUENTIAL, () -> Workload.NONE, Load.Gauge.IDLE, GoneOwners.OFF);
+    }
+
+    private SlotProtocol member(NodeId id, int maxSlots) {
+        return new SlotProtocol(store, new MongoNodeRegistry(db.database()), new NodeConfig(id, maxSlots, TIMING, NodeConfig.newInstanceId()),
+                clock, new EveryEvent(), d -> { }, SlotProtocol.Fanout.SEQUENTIAL, () -> Workload.NONE, Load.Gauge.IDLE, GoneOwners.OFF);
+    }
+
+    /** Past the registry writes that follow a start and a claim, so that a poll writes nothing. */
+    private void quiet(SlotProtocol... nodes) throws InterruptedException {
+        for (int i = 0; i < 3; i++) {
+            clock.tick(TIMING.poll());
+            for (SlotProtocol node : nodes) {
+                node.poll();
+            }
+        }
+        reads.clear();
+    }
+
+    @Test
+    void aFullNodeReadsOnlyTheSlotsThoughOneIsClaimable() throws Exception {
+        new SlotTable(db).init(2);
+        SlotProtocol a = watchedMember(A, 1);
+        assertEquals(1, a.poll());
+        quiet(a);
+        assertEquals(1, store.readAll().stream().filter(s -> s.expired()).count(), "the other slot is free");
+
+        clock.tick(TIMING.poll());
+        assertEquals(0, a.poll());
+
+        assertEquals(List.of("slots"), reads);
+    }
+
+    @Test
+    void aNodeThatStoppedClaimingReadsOnlyTheSlots() throws Exception {
+        new SlotTable(db).init(1);
+        SlotProtocol a = watchedMember(A, 1);
+        a.stopClaiming();
+        quiet(a);
+
+        clock.tick(TIMING.poll());
+        assertEquals(0, a.poll());
+
+        assertEquals(List.of("slots"), reads);
+    }
+
+    @Test
+    void aSlotReleasedWithoutWarningIsPlannedFromARegistryReadAfterIt() throws Exception {
+        new SlotTable(db).init(1);
+        SlotProtocol b = watchedMember(B, 1);
+        SlotProtocol a = member(A, 1);
+        assertEquals(1, a.poll());
+        quiet(a, b);
+
+        clock.tick(TIMING.poll());
+        b.poll();
+        assertEquals(List.of("slots"), reads, "nothing claimable: the slots alone");
+        a.releaseAll();
+        reads.clear();
+
+        clock.tick(TIMING.poll());
+        assertEquals(1, b.poll(), "a released slot: claimed at the next poll");
+        assertEquals(List.of("slots", "nodes", "slots"), reads,
+                "claimable without warning: the registry, then the slots again, before the plan");
+    }
+}

@@ -1,0 +1,207 @@
+package io.standby.slot.internal;
+
+import com.mongodb.client.MongoCollection;
+import com.mongodb.client.model.Filters;
+import com.mongodb.client.model.Updates;
+import io.standby.slot.Lease;
+import io.standby.slot.ManualClock;
+import io.standby.slot.NodeConfig;
+import io.standby.slot.NodeId;
+import io.standby.slot.SlotTable;
+import io.standby.slot.SlotTiming;
+import io.standby.slot.SlotView;
+import io.standby.slot.StandbyDatabase;
+import io.standby.testing.TestDatabase;
+import org.bson.Document;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * How an owner keeps its leases: every renewal is reported with its latency, a renewal with no answer
+ * ends nothing (the fence deadline decides), a renewal that matches nothing ends the lease with the reason
+ * the slot shows, and the listener hears of each held slot as the poll reads it, at the lease's own epoch
+ * only. A lease that ended is no longer among the node's leases, even while the listener hears of the loss.
+ */
+class SlotProtocolRenewalTest {
+
+    private static final SlotTiming TIMING = SlotTiming.of(Duration.ofSeconds(2), Duration.ofSeconds(5), Duration.ofSeconds(1));
+    private static final NodeId A = new NodeId("127.0.0.1", 7001);
+
+    @RegisterExtension
+    final TestDatabase<StandbyDatabase> database = TestDatabase.of(
+            (uri, name) -> StandbyDatabase.connect(uri, name, Duration.ofSeconds(10), null), StandbyDatabase::database);
+
+    private MongoSlotStore store;
+    private MongoCollection<Document> slots;
+    private final ManualClock clock = new ManualClock();
+    private final EveryEvent events = new EveryEvent();
+
+    @BeforeEach
+    void setUp() {
+        StandbyDatabase db = database.connection();
+        store = new MongoSlotStore(db);
+        slots = db.database().getCollection("slots");
+        clock.tick(Duration.ofHours(1));
+    }
+
+    private SlotProtocol owner(SlotStore on, int maxSlots) {
+        return new SlotProtocol(on, new NodeConfig(A, maxSlots, TIMING, NodeConfig.newInstanceId()), clock, events, d -> { });
+    }
+
+    private SlotView slot(String id) {
+        return store.read(id).orElseThrow();
+    }
+
+    @Test
+    void everyRenewalIsReportedWithTheTimeItsAnswerTookOnTheOwnersClock() throws Exception {
+        new SlotTable(database.connection()).init(1);
+        SlotStore slow = new FailingSlotStore(store) {
+            @Override
+            public boolean renew(String slotId, long epoch, Ownership owner) {
+                boolean renewed = super.renew(slotId, epoch, owner);
+                clock.tick(Duration.ofMillis(300));
+                return renewed;
+            }
+        };
+        SlotProtocol a = owner(slow, 1);
+        a.poll();
+
+        a.renewAll();
+
+        assertEquals(List.of("claimed slot-0 WON", "acquired slot-0@1", "renewed slot-0@1"), events.lines);
+        assertEquals(List.of(Duration.ofMillis(300)), events.renewalLatencies);
+    }
+
+    @Test
+    void aRenewalWithNoAnswerEndsNothingAndTheNextOneKeepsTheLease() throws Exception {
+        new SlotTable(database.connection()).init(1);
+        FailingSlotStore failing = new FailingSlotStore(store);
+        SlotProtocol a = owner(failing, 1);
+        a.poll();
+        Lease lease = a.leases().getFirst();
+
+        failing.fail(FailingSlotStore.Call.RENEW);
+        clock.tick(TIMING.heartbeat());
+        a.renewAll();
+        assertEquals(List.of("renewalFailed slot-0@1"), events.starting("renewal"));
+        assertTrue(lease.isValid(), "not a loss: the fence deadline decides");
+        assertEquals(List.of(lease), a.leases());
+
+        failing.heal();
+        clock.tick(TIMING.heartbeat());
+        a.renewAll();
+        assertEquals(List.of("renewed slot-0@1"), events.starting("renewed"));
+        clock.tick(Duration.ofSeconds(4));
+        a.checkFences();
+        assertTrue(lease.isValid(), "the deadline counts from the last acknowledged renewal: 4 s of 4.5 s");
+        assertEquals(List.of(), events.starting("lost"));
+    }
+
+    @Test
+    void aLeaseWhoseSlotDocumentIsGoneEndsAsVanished() throws Exception {
+        new SlotTable(database.connection()).init(1);
+        SlotProtocol a = owner(store, 1);
+        a.poll();
+        slots.deleteOne(Filters.eq("_id", "slot-0"));
+
+        a.renewAll();
+
+        assertEquals(List.of("lost slot-0@1 VANISHED"), events.starting("lost"));
+        assertEquals(List.of(), a.leases());
+    }
+
+    @Test
+    void aLeaseWhoseSlotCannotBeReadAfterAFailedRenewalEndsAsTaken() throws Exception {
+        new SlotTable(database.connection()).init(1);
+        FailingSlotStore failing = new FailingSlotStore(store);
+        SlotProtocol a = owner(failing, 1);
+        a.poll();
+        slots.updateOne(Filters.eq("_id", "slot-0"), Updates.combine(Updates.set("instance", "other"), Updates.inc("epoch", 1L)));
+        failing.fail(FailingSlotStore.Call.READ);
+
+        a.renewAll();
+
+        assertEquals(List.of("lost slot-0@1 TAKEN"), events.starting("lost"));
+    }
+
+    @Test
+    void onlyARaisedEpochWithoutOwnerIsAnOperatorsRevocation() throws Exception {
+        new SlotTable(database.connection()).init(2);
+        SlotProtocol a = owner(store, 2);
+        assertEquals(2, a.poll());
+        String instance = a.config().instance();
+        // slot-0: an operator's forced release, which raises the epoch. slot-1: released at the lease's own
+        // epoch (as only a process with this instance could): nobody revoked it, it was taken from under this lease.
+        assertTrue(new SlotTable(database.connection()).forceRelease("slot-0").isPresent());
+        assertTrue(store.release("slot-1", 1, instance));
+
+        a.renewAll();
+
+        assertEquals(List.of("lost slot-0@1 REVOKED", "lost slot-1@1 TAKEN"), events.starting("lost").stream().sorted().toList());
+    }
+
+    @Test
+    void thePollTellsTheListenerHowEachHeldSlotLooksAtItsLeasesEpochOnly() throws Exception {
+        new SlotTable(database.connection()).init(2);
+        SlotProtocol a = owner(store, 1);
+        assertEquals(1, a.poll());
+        String held = a.leases().getFirst().slotId();
+        events.lines.clear();
+
+        a.poll();
+        assertEquals(List.of("observed " + held + "@1 at epoch 1"), events.starting("observed"), "the other slot is not held");
+
+        // Taken at a higher epoch under this node's feet: what the poll reads is not this lease's slot.
+        slots.updateOne(Filters.eq("_id", held), Updates.combine(Updates.set("instance", "other"), Updates.inc("epoch", 1L)));
+        events.lines.clear();
+        a.poll();
+        assertEquals(List.of(), events.starting("observed"));
+    }
+
+    @Test
+    void anEndedLeaseIsNoLongerHeldNorObserved() throws Exception {
+        new SlotTable(database.connection()).init(1);
+        SlotProtocol a = owner(store, 1);
+        assertEquals(1, a.poll());
+        List<List<Lease>> heldDuringLoss = new CopyOnWriteArrayList<>();
+        events.onLost = lease -> heldDuringLoss.add(a.leases());
+
+        clock.tick(TIMING.lease());
+        a.checkFences();
+
+        assertEquals(List.of(List.of()), heldDuringLoss, "ended before the listener hears of it");
+        assertEquals(List.of(), a.leases());
+        assertEquals(io.standby.slot.NodeState.STANDBY, a.state());
+        events.lines.clear();
+        a.stopClaiming();
+        a.poll();
+        assertEquals(List.of(), events.lines, "the fenced lease's slot, still this node's in the database, is not observed");
+    }
+
+    @Test
+    void aStandbysFenceCheckAndRenewalsDoNothing() throws Exception {
+        new SlotTable(database.connection()).init(1);
+        FailingSlotStore failing = new FailingSlotStore(store).fail(FailingSlotStore.Call.RENEW);
+        SlotProtocol a = owner(failing, 1);
+        a.stopClaiming();
+        a.poll();
+
+        a.renewAll();
+        a.checkFences();
+
+        assertEquals(List.of(), events.lines);
+        assertEquals(io.standby.slot.NodeState.STANDBY, a.state());
+        assertEquals(Optional.empty(), a.checkIdentity(), "without fast failover an identity is never judged lost");
+    }
+}
