@@ -43,6 +43,12 @@ class BackoffTest {
     }
 
     @Test
+    void aCapEqualToTheFirstWaitIsAConstantWait() {
+        Backoff backoff = new Backoff(MAX, MAX);
+        assertEquals(List.of(MAX, MAX, MAX), List.of(backoff.next(), backoff.next(), backoff.next()));
+    }
+
+    @Test
     void aFirstWaitOfZeroOrACapBelowItIsRefused() {
         assertThrows(IllegalArgumentException.class, () -> new Backoff(Duration.ZERO, MAX));
         assertThrows(IllegalArgumentException.class, () -> new Backoff(MAX, FIRST));
