@@ -51,7 +51,29 @@ class SlotProtocolPlanTest {
     void aNodeThatCannotWriteItselfIntoTheRegistryStillPlansItselfInAndClaimsAtOnce() throws Exception {
         new SlotTable(db).init(1);
         MongoNodeRegistry registry = new MongoNodeRegistry(db.database());
-        NodeRegistry unwritable = new NodeRegistry() {
+        NodeRegistry unwritable = refusingWrites(registry);
+        SlotProtocol a = member(unwritable, NodeConfig.newInstanceId());
+
+        assertEquals(1, a.poll(), "the only node there is: no head start to wait");
+        assertEquals(List.of(), registry.readAll());
+    }
+
+    @Test
+    void aNodeMissingFromARegistryThatListsOthersStillPlansItselfInAndClaimsItsShareAtOnce() throws Exception {
+        new SlotTable(db).init(2);
+        MongoNodeRegistry registry = new MongoNodeRegistry(db.database());
+        // Another live node, room for one: with this node planned in too, each gets one slot at once.
+        registry.write(new NodeRegistry.NodeRecord(new NodeId("10.0.0.2", 7700), "1-other@elsewhere", "elsewhere",
+                io.standby.slot.NodeState.STANDBY, List.of(), 1, 0, 0, 0, 0, 0, "dev", Duration.ofSeconds(60), List.of("counter")), true);
+        SlotProtocol a = member(refusingWrites(registry), NodeConfig.newInstanceId());
+
+        assertEquals(1, a.poll(), "its share of the plan at once, not after a head start");
+        assertEquals(1, registry.readAll().size(), "the registry still lists the other node only");
+    }
+
+    /** The registry, except that this node's own writes are refused, as when the nodes collection is read-only to it. */
+    private static NodeRegistry refusingWrites(MongoNodeRegistry registry) {
+        return new NodeRegistry() {
             @Override
             public boolean write(NodeRecord node, boolean first) {
                 throw new IllegalStateException("not authorized on nodes");
@@ -77,10 +99,6 @@ class SlotProtocolPlanTest {
                 return registry.requestDrain(node);
             }
         };
-        SlotProtocol a = member(unwritable, NodeConfig.newInstanceId());
-
-        assertEquals(1, a.poll(), "the only node there is: no head start to wait");
-        assertEquals(List.of(), registry.readAll());
     }
 
     @Test
