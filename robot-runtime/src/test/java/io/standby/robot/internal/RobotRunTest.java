@@ -25,6 +25,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -140,12 +141,8 @@ class RobotRunTest {
         return events.stream().map(e -> e.getString("type")).toList();
     }
 
-    private static void awaitCondition(String what, BooleanSupplier done) throws InterruptedException {
-        long deadline = System.nanoTime() + BOUND.toNanos();
-        while (!done.getAsBoolean()) {
-            assertTrue(System.nanoTime() < deadline, what + ": not within " + BOUND);
-            Thread.sleep(5);
-        }
+    private static void awaitCondition(String what, BooleanSupplier done) {
+        await(what).atMost(BOUND).pollInterval(Duration.ofMillis(5)).until(done::getAsBoolean);
     }
 
     private Run launchAndAwaitRunning(RobotRuns runs, RobotView robot) throws InterruptedException {

@@ -6,6 +6,7 @@ import org.bson.Document;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -14,6 +15,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -85,12 +87,8 @@ class WriteBatcherTest {
     }
 
     /** Polls until {@code done}, up to 10 s: the batcher tells its metric after it settled the writes. */
-    private static void awaitCondition(java.util.function.BooleanSupplier done) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!done.getAsBoolean()) {
-            assertTrue(System.nanoTime() < deadline, "not within 10 s");
-            Thread.sleep(5);
-        }
+    private static void awaitCondition(java.util.function.BooleanSupplier done) {
+        await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(5)).until(done::getAsBoolean);
     }
 
     /** Sends a first write and holds it in flight: what is submitted next queues behind it. */
