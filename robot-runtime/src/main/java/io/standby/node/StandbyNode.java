@@ -19,6 +19,7 @@ import io.standby.slot.SlotTable;
 import io.standby.slot.SlotTiming;
 import io.standby.slot.StandbyDatabase;
 import io.standby.slot.internal.EventLog;
+import io.standby.slot.internal.SuspendAwareClock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -237,7 +238,7 @@ public final class StandbyNode implements AutoCloseable {
         private boolean addressBound;
         private boolean fastFailover = true;
         private MeterRegistry meterRegistry;
-        private MonotonicClock clock = MonotonicClock.suspendAware();
+        private MonotonicClock clock = SuspendAwareClock.ofSystem();
 
         private Builder() {
         }
@@ -394,7 +395,8 @@ public final class StandbyNode implements AutoCloseable {
         /**
          * The node's one monotonic clock, on which the slot protocol, the robots' runs, their supervisor and
          * the change watcher read every local deadline (the database's clock still judges lease expiry).
-         * Default: {@link MonotonicClock#suspendAware()}. Tests pass one they can tick.
+         * Default: {@link SuspendAwareClock#ofSystem()}, the JVM's monotonic clock moved forward by any time the
+         * machine was suspended. Tests pass one they can tick.
          */
         public Builder clock(MonotonicClock clock) {
             this.clock = Objects.requireNonNull(clock, "clock");

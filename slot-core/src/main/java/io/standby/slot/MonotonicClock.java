@@ -1,7 +1,5 @@
 package io.standby.slot;
 
-import io.standby.slot.internal.SuspendAwareClock;
-
 
 /**
  * A node's own monotonic clock, for local deadlines only (self-fencing, a standby's observation window).
@@ -19,14 +17,6 @@ public interface MonotonicClock {
     /** The JVM's monotonic clock ({@link System#nanoTime()}). */
     static MonotonicClock system() {
         return System::nanoTime;
-    }
-
-    /**
-     * The clock a node judges its leases on: the JVM's monotonic clock, moved forward by any time the
-     * machine was suspended (seen as the wall clock running ahead of it).
-     */
-    static MonotonicClock suspendAware() {
-        return new SuspendAwareClock(system(), System::currentTimeMillis);
     }
 
 }

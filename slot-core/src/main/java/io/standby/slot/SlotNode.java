@@ -10,6 +10,7 @@ import io.standby.slot.internal.NodeRegistry;
 import io.standby.slot.internal.OwnerProbe;
 import io.standby.slot.internal.SlotProtocol;
 import io.standby.slot.internal.SlotStore;
+import io.standby.slot.internal.SuspendAwareClock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -114,7 +115,7 @@ public final class SlotNode implements AutoCloseable {
     public static SlotNode create(StandbyDatabase database, NodeConfig config, SlotListener listener, Supplier<Workload> workload,
                                   boolean fastFailover) {
         return new SlotNode(new MongoSlotStore(database), new MongoNodeRegistry(database.database()), config,
-                MonotonicClock.suspendAware(), listener, workload, new EventLog(database.database()), fastFailover);
+                SuspendAwareClock.ofSystem(), listener, workload, new EventLog(database.database()), fastFailover);
     }
 
     /**

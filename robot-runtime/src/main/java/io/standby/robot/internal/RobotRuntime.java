@@ -12,6 +12,7 @@ import io.standby.slot.SlotView;
 import io.standby.slot.StandbyDatabase;
 import io.standby.slot.Workload;
 import io.standby.slot.internal.EventLog;
+import io.standby.slot.internal.SuspendAwareClock;
 
 import java.util.List;
 import java.util.Map;
@@ -74,7 +75,7 @@ public final class RobotRuntime implements SlotListener, AutoCloseable {
     /** The same, telling {@code listener} of checkpoints, fenced writes, restarts, failures and write batches. */
     public static RobotRuntime create(StandbyDatabase database, NodeId node, RuntimeConfig config, RobotTypes types,
                                       RobotListener listener) {
-        return new RobotRuntime(database, node, config, types, listener, MonotonicClock.suspendAware(), null);
+        return new RobotRuntime(database, node, config, types, listener, SuspendAwareClock.ofSystem(), null);
     }
 
     /**

@@ -26,6 +26,14 @@ public final class SuspendAwareClock implements MonotonicClock {
     private long lastWallMillis;
     private long suspended;
 
+    /**
+     * The clock a node judges its leases on: the JVM's monotonic clock, moved forward by any time the
+     * machine was suspended (seen as the wall clock running ahead of it).
+     */
+    public static SuspendAwareClock ofSystem() {
+        return new SuspendAwareClock(MonotonicClock.system(), System::currentTimeMillis);
+    }
+
     public SuspendAwareClock(MonotonicClock monotonic, LongSupplier wallMillis) {
         this.monotonic = monotonic;
         this.wallMillis = wallMillis;
