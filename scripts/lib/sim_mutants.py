@@ -24,8 +24,8 @@ M.update({
  'fence-no-epoch': [(RR+'internal/RobotRules.java', '? Filters.and(Filters.eq(SLOT, slotId), Filters.lt(EPOCH, epoch))', '? Filters.eq(SLOT, slotId)'),
                     (RR+'internal/RobotRules.java', ': FlatFilter.and(Filters.in(ID, onlyIds), Filters.eq(SLOT, slotId), Filters.lt(EPOCH, epoch));', ': FlatFilter.and(Filters.in(ID, onlyIds), Filters.eq(SLOT, slotId));')],
  'take-keeps-token': [(RR+'internal/RobotRules.java', 'Updates.inc(FENCES, 1L), Updates.set(SEQ, 0L), Updates.set(STATUS_SEQ, 0L),', 'Updates.set(SEQ, 0L), Updates.set(STATUS_SEQ, 0L),')],
- 'table-release-old-epoch': [(RR+'admin/RobotTable.java', 'long epoch = slot.epoch() + 1;', 'long epoch = slot.epoch();')],
- 'revoke-no-epoch': [(SC+'SlotRules.java', '.append("$unset", new Document(LATE, ""))\n                .append("$inc", new Document(EPOCH, 1L));', '.append("$unset", new Document(LATE, ""));')],
+ 'table-release-old-epoch': [(RR+'admin/RobotTable.java', 'long epoch = SlotTable.epochAfterForcedRelease(slot);', 'long epoch = slot.epoch();')],
+ 'revoke-no-epoch': [(SC+'SlotRules.java', '                        .append(EPOCH, revokedEpoch(seen)))', '                        )')],
 })
 
 M.update({

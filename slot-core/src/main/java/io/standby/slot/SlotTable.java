@@ -1,5 +1,6 @@
 package io.standby.slot;
 
+import io.standby.slot.internal.SlotRules;
 import io.standby.slot.internal.MongoSlotStore;
 import io.standby.slot.internal.SlotDocument;
 import io.standby.slot.internal.SlotIds;
@@ -95,6 +96,11 @@ public final class SlotTable {
             // The owner changed between the read and the write: read again.
         }
         throw new IllegalStateException("slot '" + slotId + "' keeps changing owner; try again");
+    }
+
+    /** The epoch {@link #forceRelease} leaves a slot at, given the slot as it was before. */
+    public static long epochAfterForcedRelease(SlotView before) {
+        return SlotRules.revokedEpoch(before);
     }
 
     private String knownSlots() {

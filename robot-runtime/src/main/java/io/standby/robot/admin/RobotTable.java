@@ -6,6 +6,7 @@ import io.standby.robot.RobotFactory;
 import io.standby.robot.internal.MongoRobotStore;
 import io.standby.robot.internal.Placement;
 import io.standby.robot.internal.RobotDocuments;
+import io.standby.robot.internal.RobotRules;
 import io.standby.robot.model.Desired;
 import io.standby.robot.model.FlatFilter;
 import io.standby.robot.model.RobotCodec;
@@ -369,9 +370,8 @@ public final class RobotTable {
     public Optional<SlotView> forceRelease(String slotId) {
         Optional<SlotView> before = slots.forceRelease(slotId);
         before.ifPresent(slot -> {
-            long epoch = slot.epoch() + 1;
-            robots.update(FlatFilter.and(Filters.eq(SLOT, slotId), Filters.lt(EPOCH, epoch)),
-                    Updates.combine(Updates.set(EPOCH, epoch), Updates.currentDate(UPDATED)), true);
+            long epoch = SlotTable.epochAfterForcedRelease(slot);
+            robots.update(RobotRules.revokeFilter(slotId, epoch), RobotRules.revokeUpdate(epoch), true);
         });
         return before;
     }

@@ -54,6 +54,20 @@ public final class RobotRules {
     }
 
     /**
+     * A forced release's fence ({@code slots release}): the slot's robots below the epoch the release left
+     * the slot at. Unlike {@link #fenceFilter}'s update it keeps the runner: the former owner may still run
+     * them until it notices, so they move or go only through the handshake.
+     */
+    public static Bson revokeFilter(String slotId, long epoch) {
+        return Filters.and(Filters.eq(SLOT, slotId), Filters.lt(EPOCH, epoch));
+    }
+
+    /** Raises the epoch, which refuses every write under an earlier token. */
+    public static Bson revokeUpdate(long epoch) {
+        return Updates.combine(Updates.set(EPOCH, epoch), Updates.currentDate(UPDATED));
+    }
+
+    /**
      * The listed robots, fenced at this epoch, runnable (wanted running, not failed, not moving) and run by
      * nobody else. A robot already taken at this epoch is this node's all the same, and taken again: every
      * take counts as a fence, so each run of a robot under one lease has a token of its own.

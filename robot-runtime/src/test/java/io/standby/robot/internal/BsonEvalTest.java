@@ -118,7 +118,7 @@ class BsonEvalTest {
         rules.add(new Rule("renew, no late mark", SlotRules.renewFilter("s", 3, "i1"), SlotRules.renewUpdate(noMark), false));
         rules.add(new Rule("renew, null instance", SlotRules.renewFilter("s", 3, null), SlotRules.renewUpdate(noMark), false));
         rules.add(new Rule("release", SlotRules.releaseFilter("s", 3, "i1"), SlotRules.releaseUpdate(), false));
-        rules.add(new Rule("revoke", SlotRules.revokeFilter(seen), SlotRules.revokeUpdate(), false));
+        rules.add(new Rule("revoke", SlotRules.revokeFilter(seen), SlotRules.revokeUpdate(seen), false));
         rules.add(new Rule("markDrain", SlotRules.markDrainFilter(OWNER, "i1"), SlotRules.markDrainUpdate("i1", false), true));
         rules.add(new Rule("touch", SlotRules.touchFilter("s"), SlotRules.touchUpdate(), false));
         return rules;

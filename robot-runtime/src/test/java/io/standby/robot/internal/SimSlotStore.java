@@ -107,7 +107,7 @@ final class SimSlotStore implements SlotStore {
 
     @Override
     public boolean revoke(SlotView seen) {
-        return update("revoke " + seen.id() + "@" + seen.epoch(), SlotRules.revokeFilter(seen), SlotRules.revokeUpdate(), false);
+        return update("revoke " + seen.id() + "@" + seen.epoch(), SlotRules.revokeFilter(seen), SlotRules.revokeUpdate(seen), false);
     }
 
     /** One compare-and-set, as {@code MongoSlotStore} sends it; a fast takeover is counted for the report. */

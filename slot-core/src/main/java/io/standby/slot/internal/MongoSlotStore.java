@@ -220,7 +220,7 @@ public final class MongoSlotStore implements SlotStore {
 
     @Override
     public boolean revoke(SlotView seen) {
-        return update(SlotRules.revokeFilter(seen), SlotRules.revokeUpdate());
+        return update(SlotRules.revokeFilter(seen), SlotRules.revokeUpdate(seen));
     }
 
     /**

@@ -108,11 +108,22 @@ public final class SlotRules {
         return slot(seen.id(), seen.epoch()).append(IP, new Document("$ne", null));
     }
 
-    /** Clears the owner and raises the epoch, but keeps {@code time}: standbys still wait out the lease. */
-    public static Bson revokeUpdate() {
-        return new Document("$set", new Document(IP, null).append(PORT, null).append(INSTANCE, null))
-                .append("$unset", new Document(LATE, ""))
-                .append("$inc", new Document(EPOCH, 1L));
+    /**
+     * Clears the owner and raises the epoch to {@link #revokedEpoch}, but keeps {@code time}: standbys still
+     * wait out the lease.
+     */
+    public static Bson revokeUpdate(SlotView seen) {
+        return new Document("$set", new Document(IP, null).append(PORT, null).append(INSTANCE, null)
+                        .append(EPOCH, revokedEpoch(seen)))
+                .append("$unset", new Document(LATE, ""));
+    }
+
+    /**
+     * The epoch a forced release of {@code seen} leaves the slot at: one above the owner's, so that its
+     * renewals and every token of its robots are refused from then on.
+     */
+    public static long revokedEpoch(SlotView seen) {
+        return seen.epoch() + 1;
     }
 
     /** Every slot one instance of a node holds (an {@code updateMany}). */
