@@ -23,6 +23,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class TestMongo {
 
     public static final String URI_VARIABLE = "STANDBY_TEST_MONGO_URI";
+    private static Embedded sharedEmbedded;
 
     public enum Mode { URI, TESTCONTAINERS, EMBEDDED }
 
@@ -96,6 +97,17 @@ public final class TestMongo {
         container.start();
         Runtime.getRuntime().addShutdownHook(new Thread(container::stop));
         return container.getReplicaSetUrl();
+    }
+
+    /**
+     * The URI of one embedded server shared by the tests that must run on mongo-java-server whatever this
+     * run's database is (see {@link #uri()}); started at the first call, stopped when the JVM exits.
+     */
+    public static synchronized String embeddedUri() {
+        if (sharedEmbedded == null) {
+            sharedEmbedded = startEmbedded();
+        }
+        return sharedEmbedded.uri();
     }
 
     /** A new embedded server on 127.0.0.1 and a free port, in memory. */

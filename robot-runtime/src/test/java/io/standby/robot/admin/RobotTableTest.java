@@ -24,8 +24,6 @@ import io.standby.testing.TestDatabase;
 import io.standby.testing.TestMongo;
 import org.bson.Document;
 import org.bson.conversions.Bson;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -57,12 +55,10 @@ class RobotTableTest {
     private static final String RUNNER = "127.0.0.1:7701";
     private static final OptionalDouble NO_CAPACITY = OptionalDouble.empty();
 
-    private static TestMongo.Embedded server;
-
     @RegisterExtension
     final TestDatabase<StandbyDatabase> database = TestDatabase.of(
             (uri, name) -> StandbyDatabase.connect(uri, name, Duration.ofSeconds(10), null), StandbyDatabase::database)
-            .on(() -> server.uri());
+            .on(TestMongo::embeddedUri);
 
     private StandbyDatabase db;
     private MongoRobotStore store;
@@ -70,16 +66,6 @@ class RobotTableTest {
     private SlotTable slots;
     private RobotTable table;
     private MongoCollection<Document> robots;
-
-    @BeforeAll
-    static void start() {
-        server = TestMongo.startEmbedded();
-    }
-
-    @AfterAll
-    static void stop() {
-        server.close();
-    }
 
     @BeforeEach
     void setUp() {

@@ -1,20 +1,17 @@
 package io.standby.robot.internal;
 
-import io.standby.robot.model.RobotToken;
 import io.standby.robot.model.RobotView;
 
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
-import java.util.Map;
 import java.util.function.Consumer;
 
 /**
  * The real store, with switches that make a call fail as an unreachable database would, and hooks that let
  * a test change the database at the moment of a take or a read, as an operator or the protocol's threads may.
  */
-final class HookedStore implements RobotStore {
-    private final RobotStore store;
+final class HookedStore extends ForwardingRobotStore {
     volatile boolean failFence;
     volatile boolean failWatch;
     final IllegalStateException fenceFailure = new IllegalStateException("fence: database unreachable");
@@ -25,12 +22,7 @@ final class HookedStore implements RobotStore {
     volatile Runnable afterWatch = () -> { };
 
     HookedStore(RobotStore store) {
-        this.store = store;
-    }
-
-    @Override
-    public void ensureIndexes() {
-        store.ensureIndexes();
+        super(store);
     }
 
     @Override
@@ -39,11 +31,6 @@ final class HookedStore implements RobotStore {
             throw fenceFailure;
         }
         return store.fence(slotId, epoch, onlyIds);
-    }
-
-    @Override
-    public List<RobotView> load(String slotId, long epoch, Collection<String> onlyIds) {
-        return store.load(slotId, epoch, onlyIds);
     }
 
     @Override
@@ -61,30 +48,5 @@ final class HookedStore implements RobotStore {
         List<RobotView> read = new ArrayList<>(store.watch(slotIds));
         afterWatch.run();
         return read;
-    }
-
-    @Override
-    public boolean handOver(RobotToken token, String toSlot) {
-        return store.handOver(token, toSlot);
-    }
-
-    @Override
-    public void touchSlot(String slotId) {
-        store.touchSlot(slotId);
-    }
-
-    @Override
-    public boolean delete(RobotToken token) {
-        return store.delete(token);
-    }
-
-    @Override
-    public int write(List<RobotWrite> writes) {
-        return store.write(writes);
-    }
-
-    @Override
-    public Map<String, Stored> stored(Collection<String> ids) {
-        return store.stored(ids);
     }
 }

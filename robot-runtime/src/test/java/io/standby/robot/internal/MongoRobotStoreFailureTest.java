@@ -20,8 +20,6 @@ import io.standby.testing.TestMongo;
 import io.standby.testing.TestPorts;
 import org.bson.BsonDocument;
 import org.bson.Document;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -42,25 +40,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class MongoRobotStoreFailureTest {
 
-    private static TestMongo.Embedded server;
-
     @RegisterExtension
     final TestDatabase<StandbyDatabase> database = TestDatabase.of(
             (uri, name) -> StandbyDatabase.connect(uri, name, Duration.ofSeconds(10), null), StandbyDatabase::database)
-            .on(() -> server.uri());
+            .on(TestMongo::embeddedUri);
 
     private RobotStore store;
     private MongoCollection<Document> robots;
-
-    @BeforeAll
-    static void start() {
-        server = TestMongo.startEmbedded();
-    }
-
-    @AfterAll
-    static void stop() {
-        server.close();
-    }
 
     @BeforeEach
     void setUp() {

@@ -14,8 +14,6 @@ import io.standby.slot.StandbyDatabase;
 import io.standby.testing.TestDatabase;
 import io.standby.testing.TestMongo;
 import org.bson.Document;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -33,33 +31,21 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 /**
  * A slot's start on the embedded server: the robots' documents are read once when the take confirms
  * every robot asked for, and read again when it does not, so that a robot an operator stopped between the
- * load and the take is never started; a large slot is taken in chunks. About 2 s, most of it the embedded
- * server's start and the last test's 1,003 robots.
+ * load and the take is never started; a large slot is taken in chunks. About 2 s, most of it the last
+ * test's 1,003 robots.
  */
 class SlotRunTakeTest {
 
     private static final String NODE = "127.0.0.1:1";
-    private static TestMongo.Embedded server;
-
     @RegisterExtension
     final TestDatabase<StandbyDatabase> database = TestDatabase.of(
             (uri, name) -> StandbyDatabase.connect(uri, name, Duration.ofSeconds(10), null), StandbyDatabase::database)
-            .on(() -> server.uri());
+            .on(TestMongo::embeddedUri);
 
     private StandbyDatabase db;
     private MongoCollection<Document> robots;
     private CountingStore store;
     private final Map<String, RobotView> launched = new ConcurrentHashMap<>();
-
-    @BeforeAll
-    static void start() {
-        server = TestMongo.startEmbedded();
-    }
-
-    @AfterAll
-    static void stop() {
-        server.close();
-    }
 
     @BeforeEach
     void setUp() {
@@ -136,7 +122,6 @@ class SlotRunTakeTest {
         return new SlotRun(FixedLease.valid(), core);
     }
 
-
     private final class Launcher implements Run.Launcher {
         @Override
         public Run launch(RobotView robot, Lease lease) {
@@ -176,24 +161,13 @@ class SlotRunTakeTest {
     }
 
     /** The real store, counting its loads and letting a test act just before a take. */
-    private static final class CountingStore implements RobotStore {
-        private final RobotStore store;
+    private static final class CountingStore extends ForwardingRobotStore {
         int loads;
         final List<Integer> takes = new ArrayList<>();
         Consumer<Collection<String>> beforeTake = ids -> { };
 
         CountingStore(RobotStore store) {
-            this.store = store;
-        }
-
-        @Override
-        public void ensureIndexes() {
-            store.ensureIndexes();
-        }
-
-        @Override
-        public long fence(String slotId, long epoch, Collection<String> onlyIds) {
-            return store.fence(slotId, epoch, onlyIds);
+            super(store);
         }
 
         @Override
@@ -207,31 +181,6 @@ class SlotRunTakeTest {
             takes.add(ids.size());
             beforeTake.accept(ids);
             return store.take(slotId, epoch, ids, node);
-        }
-
-        @Override
-        public List<RobotView> watch(Collection<String> slotIds) {
-            return store.watch(slotIds);
-        }
-
-        @Override
-        public boolean handOver(RobotToken token, String toSlot) {
-            return store.handOver(token, toSlot);
-        }
-
-        @Override
-        public void touchSlot(String slotId) {
-            store.touchSlot(slotId);
-        }
-
-        @Override
-        public boolean delete(RobotToken token) {
-            return store.delete(token);
-        }
-
-        @Override
-        public int write(List<RobotWrite> writes) {
-            return store.write(writes);
         }
 
         @Override

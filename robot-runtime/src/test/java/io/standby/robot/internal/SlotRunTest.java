@@ -13,8 +13,6 @@ import io.standby.testing.TestDatabase;
 import io.standby.testing.TestMongo;
 import org.bson.Document;
 import org.bson.conversions.Bson;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -40,12 +38,10 @@ class SlotRunTest {
     private static final String NODE = "127.0.0.1:1";
     /** Other than {@link RobotRun#FINAL_WRITE}, so that the two waits can be told apart. */
     private static final Duration STOP_TIMEOUT = Duration.ofSeconds(7);
-    private static TestMongo.Embedded server;
-
     @RegisterExtension
     final TestDatabase<StandbyDatabase> database = TestDatabase.of(
             (uri, name) -> StandbyDatabase.connect(uri, name, Duration.ofSeconds(10), null), StandbyDatabase::database)
-            .on(() -> server.uri());
+            .on(TestMongo::embeddedUri);
 
     private MongoCollection<Document> robots;
     private MongoCollection<Document> slotDocs;
@@ -55,16 +51,6 @@ class SlotRunTest {
     private final List<RobotWrite> writes = new CopyOnWriteArrayList<>();
     private final FixedLease lease = FixedLease.valid();
     private SlotRun slot;
-
-    @BeforeAll
-    static void start() {
-        server = TestMongo.startEmbedded();
-    }
-
-    @AfterAll
-    static void stop() {
-        server.close();
-    }
 
     @BeforeEach
     void setUp() {

@@ -12,8 +12,6 @@ import io.standby.slot.Workload;
 import io.standby.testing.TestDatabase;
 import io.standby.testing.TestMongo;
 import org.bson.Document;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -41,12 +39,10 @@ class SlotRunsTest {
 
     private static final String NODE = "127.0.0.1:1";
     private static final Duration RESYNC = Duration.ofSeconds(30);
-    private static TestMongo.Embedded server;
-
     @RegisterExtension
     final TestDatabase<StandbyDatabase> database = TestDatabase.of(
             (uri, name) -> StandbyDatabase.connect(uri, name, Duration.ofSeconds(10), null), StandbyDatabase::database)
-            .on(() -> server.uri());
+            .on(TestMongo::embeddedUri);
 
     private MongoCollection<Document> robots;
     private HookedStore store;
@@ -55,16 +51,6 @@ class SlotRunsTest {
     private final List<Set<String>> held = new CopyOnWriteArrayList<>();
     private final AtomicInteger wakes = new AtomicInteger();
     private SlotRuns slots;
-
-    @BeforeAll
-    static void start() {
-        server = TestMongo.startEmbedded();
-    }
-
-    @AfterAll
-    static void stop() {
-        server.close();
-    }
 
     @BeforeEach
     void setUp() {
