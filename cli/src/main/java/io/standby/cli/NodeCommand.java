@@ -11,6 +11,9 @@ import io.micrometer.core.instrument.binder.system.UptimeMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.standby.node.StandbyNode;
+import io.standby.node.StandbyNodeBuilder;
+import io.standby.node.web.NodeWeb;
+import io.standby.node.web.StandbyMetrics;
 import io.standby.robot.runtime.RobotTypes;
 import io.standby.slot.Durations;
 import io.standby.slot.Lease;
@@ -135,13 +138,14 @@ final class NodeCommand implements Callable<Integer> {
         }
         RobotTypes types = Flags.usage(() -> RobotTypes.discover(plugins));
         StandbyCli root = (StandbyCli) spec.root().userObject();
-        StandbyNode.Builder builder = StandbyNode.builder()
+        StandbyNodeBuilder builder = StandbyNode.builder()
                 .mongo(root.mongo).database(root.db)
                 .node(ip, port).maxSlots(maxSlots).timing(timing).stopTimeout(stopTimeout)
                 .robotTypes(types)
                 .listener(new LoggingListener(stopTimeout))
                 .fastFailover(fastFailover)
-                .meterRegistry(meters());
+                .extension(NodeWeb.pages())
+                .extension(StandbyMetrics.of(meters()));
         // The builder throws IllegalArgumentException only for a setting, before it binds or connects.
         StandbyNode node = Flags.usage(builder::start);
         CountDownLatch stopped = new CountDownLatch(1);

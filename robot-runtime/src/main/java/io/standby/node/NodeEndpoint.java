@@ -9,50 +9,50 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.BindException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.function.Supplier;
 
 /**
- * The node's HTTP endpoint on its own ip:port. Binding it is also the proof that no other live process
- * on this machine has this node's identity. Serves {@code /health} and whatever the node adds, and the
- * dashboard's files at {@code /}; any other path is a 404.
+ * The node's HTTP listener on its own ip:port. Binding it is the proof that no other live process on this
+ * machine has this node's identity, so the node binds it before it joins and holds it until it is closed,
+ * whatever it serves. The node serves {@code /health}; a {@link NodeExtension} adds paths with
+ * {@link #route} once the node has started. Every path is exact; any other is a 404, and a handler that
+ * throws is a 500.
  */
-final class NodeEndpoint implements AutoCloseable {
+public final class NodeEndpoint {
 
     private static final Logger log = LoggerFactory.getLogger(NodeEndpoint.class);
     private static final JsonWriterSettings JSON = JsonWriterSettings.builder().outputMode(JsonMode.RELAXED).build();
-    /** The dashboard's files, from the jar: a path of the endpoint, then the class-path resource and its type. */
-    private static final Map<String, String[]> DASHBOARD = Map.of(
-            "/", new String[]{"dashboard/index.html", "text/html; charset=utf-8"},
-            "/dashboard.css", new String[]{"dashboard/dashboard.css", "text/css; charset=utf-8"},
-            "/dashboard.js", new String[]{"dashboard/dashboard.js", "text/javascript; charset=utf-8"});
 
     /** What a path answers: a status, a content type and the body. */
-    record Response(int status, String contentType, byte[] body) {
+    public record Response(int status, String contentType, byte[] body) {
 
-        static Response json(int status, Document body) {
+        /** A JSON document, in MongoDB's relaxed extended JSON. */
+        public static Response json(int status, Document body) {
             return new Response(status, "application/json", body.toJson(JSON).getBytes(StandardCharsets.UTF_8));
         }
 
-        static Response text(String contentType, String body) {
+        /** Text of this content type, status 200. */
+        public static Response text(String contentType, String body) {
             return new Response(200, contentType, body.getBytes(StandardCharsets.UTF_8));
         }
     }
 
     private final HttpServer server;
+    private final Map<String, Supplier<Response>> routes = new ConcurrentHashMap<>();
 
     private NodeEndpoint(HttpServer server) {
         this.server = server;
     }
 
     /**
-     * Binds ip:port and starts serving.
+     * Binds ip:port and starts serving (404 for every path until routes are added).
      *
      * @throws IllegalStateException with a one-line message if the address is taken or not on this machine
      */
@@ -60,9 +60,10 @@ final class NodeEndpoint implements AutoCloseable {
         try {
             HttpServer server = HttpServer.create(new InetSocketAddress(ip, port), 0);
             server.setExecutor(Executors.newVirtualThreadPerTaskExecutor());
-            server.createContext("/", exchange -> respond(exchange, dashboard(exchange.getRequestURI().getPath())));
+            NodeEndpoint endpoint = new NodeEndpoint(server);
+            server.createContext("/", endpoint::answer);
             server.start();
-            return new NodeEndpoint(server);
+            return endpoint;
         } catch (BindException e) {
             throw new IllegalStateException("cannot bind " + ip + ":" + port + ": " + e.getMessage()
                     + " (another node with this identity, or another program, holds it; "
@@ -72,36 +73,38 @@ final class NodeEndpoint implements AutoCloseable {
         }
     }
 
-    /** Serves {@code path} with the JSON document {@code body} gives, status 200. */
-    void json(String path, Supplier<Document> body) {
+    /** Serves exactly {@code path} with the JSON document {@code body} gives, status 200. */
+    public void json(String path, Supplier<Document> body) {
         route(path, () -> Response.json(200, body.get()));
     }
 
-    /** Serves exactly {@code path} (a longer path under it is a 404) with what {@code response} gives. */
-    void route(String path, Supplier<Response> response) {
-        server.createContext(path, exchange -> {
-            Response answer;
-            try {
-                answer = exchange.getRequestURI().getPath().equals(path) ? response.get() : notFound();
-            } catch (RuntimeException e) {
-                log.warn("HTTP {} failed: {}", path, e.toString());
-                answer = Response.json(500, new Document("error", e.toString()));
-            }
-            respond(exchange, answer);
-        });
-    }
-
-    private static Response dashboard(String path) throws IOException {
-        String[] file = DASHBOARD.get(path);
-        if (file == null) {
-            return notFound();
-        }
-        try (InputStream in = NodeEndpoint.class.getResourceAsStream(file[0])) {
-            return in == null ? notFound() : new Response(200, file[1], in.readAllBytes());
+    /**
+     * Serves exactly {@code path} (a longer path under it is a 404) with what {@code response} gives, for GET
+     * and HEAD; {@code response} runs on a virtual thread per request.
+     *
+     * @throws IllegalStateException if the path is served already
+     */
+    public void route(String path, Supplier<Response> response) {
+        if (routes.putIfAbsent(path, response) != null) {
+            throw new IllegalStateException("the node's endpoint serves " + path + " already");
         }
     }
 
-    private static Response notFound() {
+    private void answer(HttpExchange exchange) throws IOException {
+        String path = exchange.getRequestURI().getPath();
+        Supplier<Response> route = routes.get(path);
+        Response answer;
+        try {
+            answer = route == null ? notFound() : route.get();
+        } catch (RuntimeException e) {
+            log.warn("HTTP {} failed: {}", path, e.toString());
+            answer = Response.json(500, new Document("error", e.toString()));
+        }
+        respond(exchange, answer);
+    }
+
+    /** A 404 in the endpoint's own words. */
+    public static Response notFound() {
         return Response.json(404, new Document("error", "not found"));
     }
 
@@ -123,8 +126,8 @@ final class NodeEndpoint implements AutoCloseable {
         }
     }
 
-    @Override
-    public void close() {
+    /** Stops listening: the address refuses connects from now on. */
+    void close() {
         server.stop(0);
     }
 }

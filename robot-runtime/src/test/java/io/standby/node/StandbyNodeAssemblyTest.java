@@ -1,12 +1,13 @@
 package io.standby.node;
 
 import com.mongodb.client.model.Filters;
-import io.micrometer.core.instrument.Timer;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.standby.robot.Robot;
 import io.standby.robot.RobotFactory;
 import io.standby.robot.admin.RobotTable;
+import io.standby.robot.runtime.RobotListener;
+import io.standby.slot.Lease;
 import io.standby.slot.MonotonicClock;
+import io.standby.slot.SlotListener;
 import io.standby.slot.SlotTable;
 import io.standby.slot.SlotTiming;
 import io.standby.slot.StandbyDatabase;
@@ -20,8 +21,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.OptionalDouble;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -49,7 +51,7 @@ class StandbyNodeAssemblyTest {
         new RobotTable(admin).add(new RobotTable.NewRobot("t1", "ticker", "slot-0", 0, 1, new Document()), OptionalDouble.empty());
     }
 
-    private StandbyNode.Builder builder() {
+    private StandbyNodeBuilder builder() {
         return StandbyNode.builder().mongo(TestMongo.uri()).database(database.name()).node("127.0.0.1", TestPorts.free())
                 .timing(TIMING).stopTimeout(Duration.ofSeconds(2)).robots(new Ticker());
     }
@@ -57,18 +59,39 @@ class StandbyNodeAssemblyTest {
     /**
      * A clock that stands still: every interval the node measures on it is zero. The renewals' round trips
      * are the protocol's measure and the checkpoints' latencies the runtime's; both are zero, though each
-     * took a database round trip, so both parts read the builder's clock and no other.
+     * took a database round trip, so both parts read the builder's clock and no other. An extension hears
+     * both, as the metrics do.
      */
     @Test
     void theProtocolAndTheRuntimeReadTheBuildersClock() {
         MonotonicClock stopped = () -> 1_000_000_000L;
-        SimpleMeterRegistry registry = new SimpleMeterRegistry();
-        try (StandbyNode node = builder().clock(stopped).meterRegistry(registry).start()) {
-            Timer renewals = registry.get(StandbyMeters.RENEWALS).timer();
-            Timer checkpoints = registry.get(StandbyMeters.CHECKPOINTS).timer();
-            await().atMost(WAIT).until(() -> renewals.count() >= 3 && checkpoints.count() >= 3);
-            assertEquals(0, renewals.totalTime(TimeUnit.NANOSECONDS), renewals.count() + " renewals measured on the builder's clock");
-            assertEquals(0, checkpoints.totalTime(TimeUnit.NANOSECONDS), checkpoints.count() + " checkpoints measured on the builder's clock");
+        List<Duration> renewals = new CopyOnWriteArrayList<>();
+        List<Duration> checkpoints = new CopyOnWriteArrayList<>();
+        NodeExtension latencies = config -> new NodeHooks() {
+            @Override
+            public SlotListener slotListener() {
+                return new SlotListener() {
+                    @Override
+                    public void renewed(Lease lease, Duration latency) {
+                        renewals.add(latency);
+                    }
+                };
+            }
+
+            @Override
+            public RobotListener robotListener() {
+                return new RobotListener() {
+                    @Override
+                    public void checkpointed(String robotId, Duration latency) {
+                        checkpoints.add(latency);
+                    }
+                };
+            }
+        };
+        try (StandbyNode node = builder().clock(stopped).extension(latencies).start()) {
+            await().atMost(WAIT).until(() -> renewals.size() >= 3 && checkpoints.size() >= 3);
+            assertEquals(List.of(Duration.ZERO), renewals.stream().distinct().toList(), renewals.size() + " renewals measured on the builder's clock");
+            assertEquals(List.of(Duration.ZERO), checkpoints.stream().distinct().toList(), checkpoints.size() + " checkpoints measured on the builder's clock");
             assertTrue(node.leases().getFirst().isValid(), "a lease judged on a clock that stands still stays valid");
         }
     }

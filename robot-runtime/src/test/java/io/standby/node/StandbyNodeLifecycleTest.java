@@ -23,7 +23,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * {@link StandbyNode.Builder#build()} and {@link StandbyNode#start()} apart, as a container's lifecycle
+ * {@link StandbyNodeBuilder#build()} and {@link StandbyNode#start()} apart, as a container's lifecycle
  * uses them: building binds and connects nothing; a node starts once, and a node closed first never starts.
  */
 class StandbyNodeLifecycleTest {
@@ -44,7 +44,7 @@ class StandbyNodeLifecycleTest {
         new SlotTable(admin).init(1);
     }
 
-    private StandbyNode.Builder builder(int port) {
+    private StandbyNodeBuilder builder(int port) {
         return StandbyNode.builder().mongo(TestMongo.uri()).database(db).node("127.0.0.1", port).timing(TIMING)
                 .stopTimeout(Duration.ofSeconds(2));
     }

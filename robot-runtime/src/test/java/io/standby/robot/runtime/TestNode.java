@@ -6,6 +6,7 @@ import com.mongodb.event.CommandStartedEvent;
 import com.mongodb.event.CommandSucceededEvent;
 import org.bson.BsonDocument;
 import io.standby.node.StandbyNode;
+import io.standby.node.StandbyNodeBuilder;
 import io.standby.slot.Lease;
 import io.standby.slot.NodeId;
 import io.standby.slot.SlotListener;
@@ -85,7 +86,7 @@ final class TestNode implements AutoCloseable {
         this.protocolDb = StandbyDatabase.connect(via, db, TIMING.operationTimeout(), s -> s.addCommandListener(counter));
         this.runtimeDb = StandbyDatabase.connect(robotsVia, db, robotTimeout,
                 s -> s.addCommandListener(counter).addCommandListener(outcomes));
-        StandbyNode.Builder builder = StandbyNode.builder()
+        StandbyNodeBuilder builder = StandbyNode.builder()
                 .databases(protocolDb, runtimeDb)
                 .node(id.ip(), id.port()).maxSlots(maxSlots).timing(TIMING)
                 .stopTimeout(config.stopTimeout())

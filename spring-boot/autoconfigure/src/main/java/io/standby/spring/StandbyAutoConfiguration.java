@@ -3,6 +3,9 @@ package io.standby.spring;
 import com.mongodb.client.MongoClient;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.standby.node.StandbyNode;
+import io.standby.node.StandbyNodeBuilder;
+import io.standby.node.web.NodeWeb;
+import io.standby.node.web.StandbyMetrics;
 import io.standby.robot.RobotFactory;
 import io.standby.robot.runtime.RobotTypes;
 import io.standby.slot.SlotListener;
@@ -26,7 +29,9 @@ import org.springframework.context.annotation.Configuration;
  *   <li>Robots: every {@link RobotFactory} bean is a robot type, besides those on the class path and in
  *       {@code standby.plugins-dir}.</li>
  *   <li>Listeners: every {@link SlotListener} bean is told of the node's slots, in {@code @Order}.</li>
- *   <li>Metrics: the node's meters go to the application's {@link MeterRegistry}.</li>
+ *   <li>Pages: the node's own endpoint serves {@code /ready}, {@code /status} and the dashboard besides
+ *       {@code /health} ({@link NodeWeb}).</li>
+ *   <li>Metrics: the node's meters go to the application's {@link MeterRegistry} ({@link StandbyMetrics}).</li>
  *   <li>Lifecycle: {@link StandbyLifecycle} starts the node after the context is refreshed and stops it
  *       first on shutdown.</li>
  * </ul>
@@ -45,12 +50,12 @@ public class StandbyAutoConfiguration {
     public StandbyNode standbyNode(StandbyProperties properties, ObjectProvider<MongoClient> clients,
                                    ObjectProvider<RobotFactory> factories, ObjectProvider<SlotListener> listeners,
                                    ObjectProvider<StandbyNodeCustomizer> customizers) {
-        StandbyNode.Builder builder = properties.applyTo(StandbyNode.builder());
+        StandbyNodeBuilder builder = properties.applyTo(StandbyNode.builder()).extension(NodeWeb.pages());
         MongoClient client = properties.getMongo() == null ? clients.getIfUnique() : null;
         if (client != null) {
             String name = properties.getDatabase();
             builder.databases(StandbyDatabase.of(client, name, properties.timing().operationTimeout()),
-                    StandbyDatabase.of(client, name, StandbyNode.Builder.ROBOT_OPERATION_TIMEOUT));
+                    StandbyDatabase.of(client, name, StandbyNodeBuilder.ROBOT_OPERATION_TIMEOUT));
         } else if (properties.getMongo() != null) {
             builder.mongo(properties.getMongo());
         }
@@ -69,7 +74,7 @@ public class StandbyAutoConfiguration {
         return new StandbyLifecycle(node);
     }
 
-    /** Micrometer is optional in the node; with it, the node measures itself into the application's registry. */
+    /** Micrometer is optional in the node's extensions; with it, the node measures itself into the application's registry. */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass(MeterRegistry.class)
     static class Metrics {
@@ -79,7 +84,7 @@ public class StandbyAutoConfiguration {
             return builder -> {
                 MeterRegistry registry = registries.getIfUnique();
                 if (registry != null) {
-                    builder.meterRegistry(registry);
+                    builder.extension(StandbyMetrics.of(registry));
                 }
             };
         }

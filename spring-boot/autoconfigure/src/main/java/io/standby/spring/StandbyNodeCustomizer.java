@@ -1,6 +1,6 @@
 package io.standby.spring;
 
-import io.standby.node.StandbyNode;
+import io.standby.node.StandbyNodeBuilder;
 
 /**
  * A bean that changes the node's builder before the node is built, after the {@code standby.*} properties
@@ -10,5 +10,5 @@ import io.standby.node.StandbyNode;
 @FunctionalInterface
 public interface StandbyNodeCustomizer {
 
-    void customize(StandbyNode.Builder builder);
+    void customize(StandbyNodeBuilder builder);
 }

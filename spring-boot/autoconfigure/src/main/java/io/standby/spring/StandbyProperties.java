@@ -1,7 +1,7 @@
 package io.standby.spring;
 
 import com.mongodb.ConnectionString;
-import io.standby.node.StandbyNode;
+import io.standby.node.StandbyNodeBuilder;
 import io.standby.slot.Durations;
 import io.standby.slot.NodeId;
 import io.standby.slot.SlotTiming;
@@ -121,7 +121,7 @@ public class StandbyProperties implements Validator {
     }
 
     /** These settings on a node builder; the database, robots and listeners are the auto-configuration's. */
-    StandbyNode.Builder applyTo(StandbyNode.Builder builder) {
+    StandbyNodeBuilder applyTo(StandbyNodeBuilder builder) {
         return builder.node(ip, port == null ? 0 : port).maxSlots(maxSlots).timing(timing()).fastFailover(fastFailover)
                 .stopTimeout(stopTimeout).endpoint(endpoint).database(database);
     }

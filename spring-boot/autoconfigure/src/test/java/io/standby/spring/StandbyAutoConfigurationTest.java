@@ -26,6 +26,10 @@ import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -51,15 +55,17 @@ class StandbyAutoConfigurationTest {
     private String db;
     private StandbyDatabase admin;
     private ApplicationContextRunner runner;
+    private int port;
 
     @BeforeEach
     void setUp() throws IOException {
         db = database.name();
         admin = database.connection();
         new SlotTable(admin).init(1);
+        port = TestPorts.free();
         runner = new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(StandbyAutoConfiguration.class, StandbyActuatorAutoConfiguration.class))
-                .withPropertyValues("standby.ip=127.0.0.1", "standby.port=" + TestPorts.free(), "standby.database=" + db,
+                .withPropertyValues("standby.ip=127.0.0.1", "standby.port=" + port, "standby.database=" + db,
                         "standby.heartbeat=200ms", "standby.lease=1500ms", "standby.poll=200ms", "standby.stop-timeout=2s");
     }
 
@@ -172,6 +178,19 @@ class StandbyAutoConfigurationTest {
                     assertThat(acquired).containsExactly("slot-0@1");
                     assertThat(context.getBean(MeterRegistry.class).get("standby.slots.owned").gauge().value()).isEqualTo(1.0);
                 });
+    }
+
+    @Test
+    void theNodesOwnEndpointServesItsPagesBesidesHealth() {
+        runner.withPropertyValues("standby.mongo=" + TestMongo.uri()).run(context -> {
+            await().atMost(WAIT).until(() -> owns(context.getBean(StandbyNode.class)));
+            HttpClient http = HttpClient.newHttpClient();
+            for (String path : List.of("/health", "/ready", "/status", "/")) {
+                HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                        .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
+                assertThat(response.statusCode()).as(path).isEqualTo(200);
+            }
+        });
     }
 
     @Test

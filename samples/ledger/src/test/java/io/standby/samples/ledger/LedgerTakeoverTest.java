@@ -5,6 +5,7 @@ import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Projections;
 import com.mongodb.client.model.Sorts;
 import io.standby.node.StandbyNode;
+import io.standby.node.StandbyNodeBuilder;
 import io.standby.robot.admin.RobotTable;
 import io.standby.robot.runtime.RobotTypes;
 import io.standby.slot.SlotTable;
@@ -79,7 +80,7 @@ class LedgerTakeoverTest {
             TcpProxy proxy = TcpProxy.to(TestMongo.uri());
             TcpProxy ledgerProxy = TcpProxy.to(TestMongo.uri());
             StandbyDatabase slots = StandbyDatabase.connect(proxy.uri(), db, TIMING.operationTimeout(), null);
-            StandbyDatabase robots = StandbyDatabase.connect(proxy.uri(), db, StandbyNode.Builder.ROBOT_OPERATION_TIMEOUT, null);
+            StandbyDatabase robots = StandbyDatabase.connect(proxy.uri(), db, StandbyNodeBuilder.ROBOT_OPERATION_TIMEOUT, null);
             StandbyNode node = StandbyNode.builder().databases(slots, robots)
                     .node("127.0.0.1", port).timing(TIMING).stopTimeout(Duration.ofSeconds(5))
                     .robotTypes(RobotTypes.of(new LedgerRobot.Factory(ledgerProxy.uri())))

@@ -1,4 +1,4 @@
-package io.standby.node;
+package io.standby.node.web;
 
 import io.standby.robot.admin.ClusterStatus;
 import io.standby.slot.Durations;

@@ -1,7 +1,8 @@
-package io.standby.node;
+package io.standby.node.web;
 
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.standby.node.StandbyNode;
 import io.standby.robot.Robot;
 import io.standby.robot.RobotFactory;
 import io.standby.robot.admin.RobotTable;
@@ -37,9 +38,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * A node's HTTP endpoint over real HTTP, against nodes running on the test database: status codes,
- * content types, what {@code /status} says against the slot documents, and the meters after a claim and
- * after a takeover.
+ * A node's HTTP endpoint with this module's extensions, over real HTTP, against nodes running on the test
+ * database: status codes, content types, what {@code /status} says against the slot documents, and the
+ * meters after a claim and after a takeover.
  */
 class NodeEndpointTest {
 
@@ -196,7 +197,7 @@ class NodeEndpointTest {
     private void start(String uri, int port) {
         StandbyNode node = StandbyNode.builder().mongo(uri).database(db).node("127.0.0.1", port).timing(TIMING)
                 .stopTimeout(Duration.ofSeconds(2)).robotTypes(RobotTypes.of(new Ticker()))
-                .meterRegistry(new PrometheusMeterRegistry(PrometheusConfig.DEFAULT))
+                .extension(NodeWeb.pages()).extension(StandbyMetrics.of(new PrometheusMeterRegistry(PrometheusConfig.DEFAULT)))
                 .start();
         opened.add(node);
     }

@@ -1,4 +1,4 @@
-package io.standby.node;
+package io.standby.node.web;
 
 import com.mongodb.MongoClientSettings;
 import io.micrometer.core.instrument.Counter;
@@ -23,12 +23,11 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
  * The node's meters ({@link StandbyMeters}) on a Micrometer registry, fed by the protocol's and the
- * runtime's listeners. Loaded only when a node is given a registry, so Micrometer stays optional.
+ * runtime's listeners. Loaded only by {@link StandbyMetrics}, so Micrometer stays optional.
  */
 final class NodeMetrics implements SlotListener, RobotListener {
 
@@ -92,14 +91,9 @@ final class NodeMetrics implements SlotListener, RobotListener {
     }
 
     /** Counts every database command and watches the connection pools of a client built with these settings. */
-    Consumer<MongoClientSettings.Builder> instrument(Consumer<MongoClientSettings.Builder> settings) {
-        return builder -> {
-            if (settings != null) {
-                settings.accept(builder);
-            }
-            builder.addCommandListener(new MongoMetricsCommandListener(registry))
-                    .applyToConnectionPoolSettings(pool -> pool.addConnectionPoolListener(new MongoMetricsConnectionPoolListener(registry)));
-        };
+    void instrument(MongoClientSettings.Builder client) {
+        client.addCommandListener(new MongoMetricsCommandListener(registry))
+                .applyToConnectionPoolSettings(pool -> pool.addConnectionPoolListener(new MongoMetricsConnectionPoolListener(registry)));
     }
 
     @Override

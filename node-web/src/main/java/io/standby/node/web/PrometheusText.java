@@ -1,4 +1,4 @@
-package io.standby.node;
+package io.standby.node.web;
 
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 

@@ -1,8 +1,8 @@
-package io.standby.node;
+package io.standby.node.web;
 
 /**
  * The names of the meters a node registers when given a Micrometer registry
- * ({@link StandbyNode.Builder#meterRegistry}). Prometheus shows them with dots as underscores, counters
+ * ({@link StandbyMetrics#of}). Prometheus shows them with dots as underscores, counters
  * ending in {@code _total} and timers in {@code _seconds} (for example {@code standby_slot_claims_total}).
  */
 public final class StandbyMeters {

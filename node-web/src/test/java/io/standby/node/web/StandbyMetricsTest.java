@@ -1,0 +1,107 @@
+package io.standby.node.web;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.standby.node.StandbyNode;
+import io.standby.node.StandbyNodeBuilder;
+import io.standby.robot.Robot;
+import io.standby.robot.RobotFactory;
+import io.standby.robot.admin.RobotTable;
+import io.standby.slot.SlotTable;
+import io.standby.slot.SlotTiming;
+import io.standby.slot.StandbyDatabase;
+import io.standby.testing.TestDatabase;
+import io.standby.testing.TestMongo;
+import io.standby.testing.TestPorts;
+import org.bson.Document;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.OptionalDouble;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/**
+ * The meters on a registry other than Prometheus', and both extensions on a node without a listener: the
+ * meters are the same, {@code /metrics} is served only for Prometheus' registry, and nothing is bound
+ * with {@code endpoint(false)}.
+ */
+class StandbyMetricsTest {
+
+    private static final SlotTiming TIMING = SlotTiming.of(Duration.ofMillis(200), Duration.ofMillis(1500), Duration.ofMillis(200));
+    private static final Duration WAIT = Duration.ofSeconds(30);
+
+    @RegisterExtension
+    final TestDatabase<StandbyDatabase> database = TestDatabase.of(
+            (uri, name) -> StandbyDatabase.connect(uri, name, Duration.ofSeconds(10), null), StandbyDatabase::database);
+
+    @BeforeEach
+    void setUp() {
+        StandbyDatabase admin = database.connection();
+        new SlotTable(admin).init(1);
+        new RobotTable(admin).add(new RobotTable.NewRobot("t1", "ticker", "slot-0", 0, 1, new Document()), OptionalDouble.empty());
+    }
+
+    private StandbyNodeBuilder builder(int port, SimpleMeterRegistry registry) {
+        return StandbyNode.builder().mongo(TestMongo.uri()).database(database.name()).node("127.0.0.1", port)
+                .timing(TIMING).stopTimeout(Duration.ofSeconds(2)).robots(new Ticker())
+                .extension(NodeWeb.pages()).extension(StandbyMetrics.of(registry));
+    }
+
+    @Test
+    void anyRegistryGetsTheMetersAndOnlyPrometheusGetsMetricsServed() throws Exception {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        int port = TestPorts.free();
+        try (StandbyNode ignored = builder(port, registry).start()) {
+            await().atMost(WAIT).until(() -> registry.get(StandbyMeters.CHECKPOINTS).timer().count() >= 2
+                    && registry.get(StandbyMeters.ROBOTS).tag("state", "running").gauge().value() == 1);
+            assertEquals(1.0, registry.get(StandbyMeters.SLOTS_OWNED).gauge().value());
+            assertEquals(1.0, registry.get(StandbyMeters.CLAIMS).tag("outcome", "won").counter().count());
+            HttpClient http = HttpClient.newHttpClient();
+            assertEquals(404, get(http, port, "/metrics").statusCode(), "not Prometheus' registry: no /metrics");
+            assertEquals(200, get(http, port, "/status").statusCode());
+        }
+    }
+
+    @Test
+    void withoutAnEndpointTheMetersStillWorkAndNothingIsBound() throws Exception {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        int port = TestPorts.free();
+        try (StandbyNode node = builder(port, registry).endpoint(false).start()) {
+            await().atMost(WAIT).until(() -> node.leases().size() == 1 && registry.get(StandbyMeters.SLOTS_OWNED).gauge().value() == 1);
+            new ServerSocket(port, 1, InetAddress.getLoopbackAddress()).close();
+        }
+        assertEquals(1.0, registry.get(StandbyMeters.RELEASES).counter().count(), "the graceful release, counted");
+    }
+
+    private static HttpResponse<String> get(HttpClient http, int port, String path) throws Exception {
+        return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).timeout(Duration.ofSeconds(10)).build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** Checkpoints a growing {@code ticks} every 50 ms. */
+    private static final class Ticker implements RobotFactory {
+        @Override
+        public String type() {
+            return "ticker";
+        }
+
+        @Override
+        public Robot create(Document config) {
+            return ctx -> {
+                long ticks = ctx.state().get("ticks", 0L);
+                while (ctx.sleep(Duration.ofMillis(50))) {
+                    ctx.checkpoint(new Document("ticks", ++ticks));
+                }
+            };
+        }
+    }
+}

@@ -1,0 +1,42 @@
+package io.standby.node;
+
+import io.standby.slot.Lease;
+import io.standby.slot.NodeConfig;
+import io.standby.slot.NodeState;
+import io.standby.slot.StandbyDatabase;
+import io.standby.slot.Workload;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/** A node that has joined, as its extensions see it ({@link NodeHooks#started}). Every method is thread-safe. */
+public interface StartedNode {
+
+    /** The node's identity, timing and instance id. */
+    NodeConfig config();
+
+    /** The leases this node holds right now. */
+    List<Lease> leases();
+
+    /** What the node does now: drains, owns slots, or stands by. */
+    NodeState state();
+
+    /** Empty while the node takes part in the protocol (its last read of the slots succeeded lately); otherwise why not. */
+    Optional<String> notReady();
+
+    /** The robots running on this node, by slot. */
+    Map<String, List<String>> running();
+
+    /** How many robots of this node's slots run, and how many failed. */
+    Workload workload();
+
+    /**
+     * The robots' connection, with seconds of timeout: for reads an extension makes, which must never
+     * delay the protocol's renewals on the other one.
+     */
+    StandbyDatabase robotDatabase();
+
+    /** The node's HTTP listener; empty with {@link StandbyNodeBuilder#endpoint(boolean) endpoint(false)}. */
+    Optional<NodeEndpoint> endpoint();
+}
