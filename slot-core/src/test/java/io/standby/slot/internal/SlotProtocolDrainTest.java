@@ -12,7 +12,6 @@ import io.standby.slot.SlotTable;
 import io.standby.slot.SlotTiming;
 import io.standby.slot.SlotView;
 import io.standby.slot.StandbyDatabase;
-import io.standby.slot.Workload;
 import io.standby.testing.TestDatabase;
 import org.bson.Document;
 import org.junit.jupiter.api.BeforeEach;
@@ -56,8 +55,9 @@ class SlotProtocolDrainTest {
 
     private SlotProtocol member(NodeId id, int maxSlots, String instance, boolean bound) {
         NodeConfig config = new NodeConfig(id, maxSlots, TIMING, instance, bound);
-        return new SlotProtocol(store, new MongoNodeRegistry(db.database()), config, clock, new EveryEvent(), d -> { },
-                SlotProtocol.Fanout.SEQUENTIAL, () -> Workload.NONE, Load.Gauge.IDLE, GoneOwners.OFF);
+        return new SlotProtocol(ProtocolSetup.of(store, config, clock, new EveryEvent())
+                .withSleeper(d -> { })
+                .withMembership(new MongoNodeRegistry(db.database())));
     }
 
     private SlotProtocol member(NodeId id, int maxSlots) {
@@ -142,8 +142,9 @@ class SlotProtocolDrainTest {
     @Test
     void aNodeWithoutAMembershipIgnoresADrainRequestOnItsSlots() throws Exception {
         new SlotTable(db).init(1);
-        SlotProtocol a = new SlotProtocol(store, new NodeConfig(A, 1, TIMING, NodeConfig.newInstanceId()), clock,
-                new EveryEvent(), d -> { });
+        SlotProtocol a = new SlotProtocol(ProtocolSetup.of(store, new NodeConfig(A, 1, TIMING, NodeConfig.newInstanceId()),
+                clock, new EveryEvent())
+                .withSleeper(d -> { }));
         assertEquals(1, a.poll());
         slots.updateOne(Filters.eq("_id", "slot-0"),
                 Updates.set("drain", new Document("instance", a.config().instance()).append("force", true)));
@@ -188,9 +189,11 @@ class SlotProtocolDrainTest {
                 return super.readAll();
             }
         };
-        SlotProtocol a = new SlotProtocol(everySecondReadFails, new MongoNodeRegistry(db.database()),
-                new NodeConfig(A, 1, TIMING, NodeConfig.newInstanceId()), clock, new EveryEvent(), d -> { },
-                SlotProtocol.Fanout.SEQUENTIAL, () -> Workload.NONE, Load.Gauge.IDLE, GoneOwners.OFF);
+        SlotProtocol a = new SlotProtocol(ProtocolSetup.of(everySecondReadFails,
+                new NodeConfig(A, 1, TIMING, NodeConfig.newInstanceId()),
+                clock, new EveryEvent())
+                .withSleeper(d -> { })
+                .withMembership(new MongoNodeRegistry(db.database())));
         SlotProtocol b = member(B, 1);
         assertEquals(1, a.poll());
         assertEquals(0, b.poll());

@@ -56,7 +56,9 @@ class SlotProtocolRenewalTest {
     }
 
     private SlotProtocol owner(SlotStore on, int maxSlots) {
-        return new SlotProtocol(on, new NodeConfig(A, maxSlots, TIMING, NodeConfig.newInstanceId()), clock, events, d -> { });
+        return new SlotProtocol(ProtocolSetup.of(on, new NodeConfig(A, maxSlots, TIMING, NodeConfig.newInstanceId()),
+                clock, events)
+                .withSleeper(d -> { }));
     }
 
     private SlotView slot(String id) {
