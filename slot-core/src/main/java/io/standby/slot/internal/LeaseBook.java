@@ -13,6 +13,7 @@ import org.slf4j.LoggerFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -127,38 +128,39 @@ final class LeaseBook {
     }
 
     /**
-     * Renews every lease this node holds, each on its own (see {@link Fanout}); a renewal that matches
-     * nothing ends its lease at once.
+     * Renews every lease this node holds, in one command ({@link SlotStore#renewAll}): each slot at its own
+     * epoch, so each lease keeps its own fence. A lease whose slot the renewal did not match ends at once,
+     * with the reason its slot shows. If the database does not answer, no lease counts as renewed: the
+     * fence deadline decides when to give up.
      */
     void renewAll() {
-        List<Runnable> renewals = new ArrayList<>();
-        for (OwnedLease lease : owned.values()) {
-            if (lease.endReason() == null) {
-                renewals.add(() -> renew(lease));
-            }
+        List<OwnedLease> leases = owned.values().stream().filter(lease -> lease.endReason() == null).toList();
+        if (leases.isEmpty()) {
+            return;
         }
-        if (!renewals.isEmpty()) {
-            fanout.runAll(renewals);
-        }
-    }
-
-    private void renew(OwnedLease lease) {
+        Map<String, Long> held = new LinkedHashMap<>();
+        leases.forEach(lease -> held.put(lease.slotId(), lease.epoch()));
         long sent = clock.nanoTime();
-        boolean renewed;
+        SlotStore.Renewals renewals;
         try {
-            renewed = store.renew(lease.slotId(), lease.epoch(), me);
+            renewals = store.renewAll(held, me);
         } catch (RuntimeException e) {
-            // Not a loss yet: the fence deadline decides when to give up.
-            outage.failed("Renewal of " + lease.slotId() + " failed", e);
-            Notify.safely("renewalFailed", lease, () -> listener.renewalFailed(lease));
+            outage.failed("Renewal of " + String.join(", ", held.keySet()) + " failed", e);
+            leases.forEach(lease -> Notify.safely("renewalFailed", lease, () -> listener.renewalFailed(lease)));
             return;
         }
         outage.succeeded();
         long answered = clock.nanoTime();
-        if (!renewed) {
-            lose(lease, whyGone(lease));
-            return;
+        for (OwnedLease lease : leases) {
+            if (renewals.renewed().contains(lease.slotId())) {
+                renewed(lease, sent, answered);
+            } else {
+                lose(lease, whyGone(lease, renewals.others().get(lease.slotId())));
+            }
         }
+    }
+
+    private void renewed(OwnedLease lease, long sent, long answered) {
         synchronized (lease) {
             // An answer after the late point: the robots may have seen the lease invalid, so they pause
             // (if the fence check has not paused them yet) and resume, under one rule.
@@ -190,14 +192,12 @@ final class LeaseBook {
         }
     }
 
-    private LossReason whyGone(OwnedLease lease) {
-        try {
-            return store.read(lease.slotId())
-                    .map(slot -> slot.owner() == null && slot.epoch() > lease.epoch() ? LossReason.REVOKED : LossReason.TAKEN)
-                    .orElse(LossReason.VANISHED);
-        } catch (RuntimeException e) {
-            return LossReason.TAKEN;
+    /** Why a renewal did not match: an operator released the slot, another node took it, or it is gone. */
+    private static LossReason whyGone(OwnedLease lease, SlotView now) {
+        if (now == null) {
+            return LossReason.VANISHED;
         }
+        return now.owner() == null && now.epoch() > lease.epoch() ? LossReason.REVOKED : LossReason.TAKEN;
     }
 
     /**
