@@ -207,8 +207,8 @@ public final class SlotProtocol {
     }
 
     /**
-     * Renews every lease this node holds, each on its own (see {@link Fanout}); a renewal that matches
-     * nothing ends its lease at once.
+     * Renews every lease this node holds, in one command ({@link SlotStore#renewAll}); a lease whose slot
+     * the renewal did not match ends at once.
      */
     public void renewAll() {
         book.renewAll();
