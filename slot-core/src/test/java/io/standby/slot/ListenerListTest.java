@@ -3,6 +3,7 @@ package io.standby.slot;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -51,6 +52,92 @@ class ListenerListTest {
                 throw e;
             }
         }
+    }
+
+    /** Records every call it hears, under its name. */
+    private record Everything(String name, List<String> heard) implements SlotListener {
+        @Override
+        public void acquired(Lease lease) {
+            heard.add(name + " acquired");
+        }
+
+        @Override
+        public void acquired(Lease lease, SlotView claimed) {
+            heard.add(name + " acquired " + claimed.id());
+        }
+
+        @Override
+        public void releasing(Lease lease) {
+            heard.add(name + " releasing");
+        }
+
+        @Override
+        public void observed(Lease lease, SlotView slot) {
+            heard.add(name + " observed " + slot.id());
+        }
+
+        @Override
+        public void lost(Lease lease, LossReason reason) {
+            heard.add(name + " lost " + reason);
+        }
+
+        @Override
+        public void paused(Lease lease) {
+            heard.add(name + " paused");
+        }
+
+        @Override
+        public void resumed(Lease lease) {
+            heard.add(name + " resumed");
+        }
+
+        @Override
+        public void claimed(SlotView slot, ClaimOutcome outcome) {
+            heard.add(name + " claimed " + outcome);
+        }
+
+        @Override
+        public void tookOver(Lease lease, SlotView claimed, Duration unowned, Takeover how, String evidence) {
+            heard.add(name + " tookOver " + how + " " + unowned.toMillis() + " " + evidence);
+        }
+
+        @Override
+        public void renewed(Lease lease, Duration latency) {
+            heard.add(name + " renewed " + latency.toMillis());
+        }
+
+        @Override
+        public void renewalFailed(Lease lease) {
+            heard.add(name + " renewalFailed");
+        }
+    }
+
+    @Test
+    void everyCallReachesEveryListenerWithItsArguments() {
+        List<String> heard = new ArrayList<>();
+        SlotListener all = SlotListener.inOrder(new Everything("a", heard), new Everything("b", heard));
+        SlotView slot = new SlotView("slot-0", null, null, Instant.EPOCH, Duration.ofSeconds(5), 3, Duration.ZERO, 0, null, null);
+
+        all.acquired(LEASE);
+        all.acquired(LEASE, slot);
+        all.releasing(LEASE);
+        all.observed(LEASE, slot);
+        all.lost(LEASE, LossReason.REVOKED);
+        all.paused(LEASE);
+        all.resumed(LEASE);
+        all.claimed(slot, ClaimOutcome.CONFLICT);
+        all.tookOver(LEASE, slot, Duration.ofMillis(1500), Takeover.OWNER_GONE, "refused twice");
+        all.renewed(LEASE, Duration.ofMillis(12));
+        all.renewalFailed(LEASE);
+
+        List<String> calls = List.of("acquired", "acquired slot-0", "releasing", "observed slot-0", "lost REVOKED", "paused",
+                "resumed", "claimed CONFLICT", "tookOver OWNER_GONE 1500 refused twice", "renewed 12", "renewalFailed");
+        List<String> expected = new ArrayList<>();
+        calls.forEach(call -> {
+            expected.add("a " + call);
+            expected.add("b " + call);
+        });
+        assertEquals(expected, heard);
     }
 
     @Test

@@ -26,7 +26,7 @@ import java.util.stream.Collectors;
  * others once they have been claimable for a head start (half a poll) that lets their planned node go
  * first. A dead or slow planned node therefore delays a slot by less than a poll, so no slot stays
  * unserved longer than lease + two polls while some node has room. Poll thread only, but
- * {@link #stop()}, {@link #claiming()} and {@link #counts()}.
+ * {@link #stop()}, {@link #hasRoom()} and {@link #counts()}.
  */
 final class ClaimRound {
 
@@ -65,10 +65,6 @@ final class ClaimRound {
     /** Stops claiming for good; every later poll only reads. From any thread. */
     void stop() {
         claiming = false;
-    }
-
-    boolean claiming() {
-        return claiming;
     }
 
     /** Whether this node claims and has room for one more slot. */

@@ -3,12 +3,14 @@ package io.standby.slot.internal;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Updates;
+import io.standby.slot.Lease;
 import io.standby.slot.ManualClock;
 import io.standby.slot.NodeConfig;
 import io.standby.slot.NodeId;
 import io.standby.slot.NodeState;
 import io.standby.slot.NodeTable;
 import io.standby.slot.SlotTable;
+import io.standby.slot.SlotListener;
 import io.standby.slot.SlotTiming;
 import io.standby.slot.SlotView;
 import io.standby.slot.StandbyDatabase;
@@ -19,6 +21,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -100,6 +103,33 @@ class SlotProtocolDrainTest {
         a.poll();
         assertTrue(a.drained());
         assertEquals(NodeState.DRAINING, a.state());
+    }
+
+    @Test
+    void aDrainTakesItsNodeOutOfThePlansBeforeItsFirstRelease() throws Exception {
+        new SlotTable(db).init(1);
+        MongoNodeRegistry registry = new MongoNodeRegistry(db.database());
+        List<NodeState> registeredWhenReleasing = new ArrayList<>();
+        SlotListener listener = new SlotListener() {
+            @Override
+            public void releasing(Lease lease) {
+                registry.readAll().stream().filter(node -> node.id().equals(A)).forEach(node -> registeredWhenReleasing.add(node.state()));
+            }
+        };
+        SlotProtocol a = new SlotProtocol(ProtocolSetup.of(store, new NodeConfig(A, 1, TIMING, NodeConfig.newInstanceId()), clock, listener)
+                .withSleeper(d -> { })
+                .withMembership(registry));
+        SlotProtocol b = member(B, 1);
+        assertEquals(1, a.poll());
+        assertEquals(0, b.poll());
+        // Asked on its slot only, so that the poll that sees the request is the one that releases.
+        assertEquals(1, store.markDrain(A, a.config().instance(), false));
+
+        a.poll();
+
+        assertTrue(slot("slot-0").released(), "handed over in the poll that saw the request");
+        assertEquals(List.of(NodeState.DRAINING), registeredWhenReleasing,
+                "a standby planning meanwhile must not count the draining node as a place for the slot");
     }
 
     @Test
