@@ -6,7 +6,7 @@ import org.slf4j.LoggerFactory;
 /** Calls the slot listener so that a listener that throws never stops the protocol. */
 final class Notify {
 
-    private static final Logger log = LoggerFactory.getLogger(SlotProtocol.class);
+    private static final Logger log = LoggerFactory.getLogger(Notify.class);
 
     private Notify() {
     }

@@ -47,7 +47,7 @@ final class OwnIdentity {
 
     /**
      * The join's check: refuses to go on if this node's ip:port holds a live lease of a process it cannot
-     * take back from (see {@link SlotProtocol#join()}).
+     * take back from, before the node writes anything.
      *
      * @param held the slots held under this node's identity
      * @throws IllegalStateException naming the address and the instance that holds the lease
