@@ -11,10 +11,10 @@ M = {
  'release-before-stopped': [(RT+'SlotRun.java',
    'if (!run.await(Duration.ofNanos(left)) && !run.finishing()) {', 'if (false && !run.await(Duration.ofNanos(left))) {'),
    (RT+'SlotRun.java', '                if (!run.await(Duration.ofNanos(left))) {', '                if (false && !run.await(Duration.ofNanos(left))) {')],
- 'zero-margin': [(SC+'SlotProtocol.java',
+ 'zero-margin': [(SC+'LeaseBook.java',
    'this.validNanos = config.timing().lease().minus(config.timing().fenceMargin()).toNanos();',
    'this.validNanos = config.timing().lease().toNanos();')],
- 'no-late-wait': [(SC+'SlotProtocol.java', '        return observations.seenFor(slot, now, slot.lateMark());', '        return true;')],
+ 'no-late-wait': [(SC+'FastFailover.java', '        return reads.seenFor(slot, now, slot.lateMark());', '        return true;')],
 }
 RR='robot-runtime/src/main/java/io/standby/robot/'
 M.update({

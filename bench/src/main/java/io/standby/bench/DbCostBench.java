@@ -46,6 +46,10 @@ public final class DbCostBench implements Callable<Integer> {
             description = "Numbers of slots, one run each (default: ${DEFAULT-VALUE}).")
     List<Integer> slots;
 
+    @Option(names = "--owned", paramLabel = "N", split = ",", defaultValue = "1",
+            description = "Numbers of slots the measured owner holds, one run each; the robots are on the first (default: ${DEFAULT-VALUE}).")
+    List<Integer> owned;
+
     @Option(names = "--robots", paramLabel = "N", split = ",", defaultValue = "1,1000,10000",
             description = "Numbers of robots on the owner's slot, one run each (default: ${DEFAULT-VALUE}).")
     List<Integer> robots;
@@ -55,7 +59,7 @@ public final class DbCostBench implements Callable<Integer> {
     Duration window;
 
     /** One run's rates. */
-    record Row(int slots, int robots, double owner, double standby, String ownerKinds, String standbyKinds) {
+    record Row(int slots, int owned, int robots, double owner, double standby, String ownerKinds, String standbyKinds) {
     }
 
     @Override
@@ -63,6 +67,12 @@ public final class DbCostBench implements Callable<Integer> {
         for (int n : slots) {
             if (n < 1) {
                 throw new CommandLine.ParameterException(spec.commandLine(), "invalid --slots " + n + ": must be at least 1");
+            }
+        }
+        for (int n : owned) {
+            if (n < 1 || n > slots.stream().mapToInt(Integer::intValue).min().orElseThrow()) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "invalid --owned " + n
+                        + ": must be at least 1 and at most the fewest --slots");
             }
         }
         for (int n : robots) {
@@ -82,20 +92,23 @@ public final class DbCostBench implements Callable<Integer> {
         Database database = Database.inMemory(dir);
         try {
             for (int s : slots) {
-                for (int r : robots) {
-                    rows.add(measure(dir, database, nodes, s, r));
-                    nodes.forEach(ChildJvm::close);
-                    nodes.clear();
+                for (int o : owned) {
+                    for (int r : robots) {
+                        rows.add(measure(dir, database, nodes, s, o, r));
+                        nodes.forEach(ChildJvm::close);
+                        nodes.clear();
+                    }
                 }
             }
             System.out.println("machine at end: " + Machine.describe());
             System.out.println();
-            System.out.println("| slots | robots | owner, commands/s | standby, commands/s |");
-            System.out.println("| --- | --- | --- | --- |");
-            rows.forEach(row -> System.out.printf(Locale.ROOT, "| %d | %,d | %.2f | %.2f |%n", row.slots(), row.robots(), row.owner(), row.standby()));
+            System.out.println("| slots | owned by the owner | robots | owner, commands/s | standby, commands/s |");
+            System.out.println("| --- | --- | --- | --- | --- |");
+            rows.forEach(row -> System.out.printf(Locale.ROOT, "| %,d | %,d | %,d | %.2f | %.2f |%n", row.slots(), row.owned(),
+                    row.robots(), row.owner(), row.standby()));
             System.out.println();
-            rows.forEach(row -> System.out.printf(Locale.ROOT, "%d slots, %d robots: owner sent %s; standby sent %s%n",
-                    row.slots(), row.robots(), row.ownerKinds(), row.standbyKinds()));
+            rows.forEach(row -> System.out.printf(Locale.ROOT, "%d slots, %d owned, %d robots: owner sent %s; standby sent %s%n",
+                    row.slots(), row.owned(), row.robots(), row.ownerKinds(), row.standbyKinds()));
             return 0;
         } finally {
             nodes.forEach(ChildJvm::close);
@@ -103,24 +116,26 @@ public final class DbCostBench implements Callable<Integer> {
         }
     }
 
-    private Row measure(Path dir, Database database, List<ChildJvm> nodes, int slotCount, int robotCount) {
-        String dbName = "dbcost_" + slotCount + "_" + robotCount;
+    private Row measure(Path dir, Database database, List<ChildJvm> nodes, int slotCount, int ownedCount, int robotCount) {
+        String dbName = "dbcost_" + slotCount + "_" + ownedCount + "_" + robotCount;
         database.initSlots(dbName, slotCount);
         List<Integer> ports = TestPorts.free(3);
         try (StandbyDatabase admin = StandbyDatabase.connect(database.uri(), dbName, Duration.ofSeconds(60), null)) {
             SlotTable table = new SlotTable(admin);
-            if (slotCount > 1) {
-                nodes.add(node(dir, database, dbName, ports.get(0), slotCount - 1));
-                Waits.until("the filler node owns " + (slotCount - 1) + " slots", Duration.ofMinutes(2), EVERY,
-                        () -> table.list().stream().filter(v -> v.owner() != null).count() == slotCount - 1);
+            int filled = slotCount - ownedCount;
+            if (filled > 0) {
+                nodes.add(node(dir, database, dbName, ports.get(0), filled));
+                Waits.until("the filler node owns " + filled + " slots", Duration.ofMinutes(2), EVERY,
+                        () -> table.list().stream().filter(v -> v.owner() != null).count() == filled);
             }
-            String free = table.list().stream().filter(v -> v.owner() == null).findFirst().orElseThrow().id();
-            addIdleRobots(admin, free, robotCount);
-            ChildJvm owner = node(dir, database, dbName, ports.get(1), 1);
+            List<String> free = table.list().stream().filter(v -> v.owner() == null).map(SlotView::id).toList();
+            addIdleRobots(admin, free.getFirst(), robotCount);
+            ChildJvm owner = node(dir, database, dbName, ports.get(1), ownedCount);
             nodes.add(owner);
-            Waits.until("the owner runs " + robotCount + " robots on " + free, Duration.ofMinutes(5), EVERY,
-                    () -> owns(table, free, ports.get(1)) && admin.database().getCollection("robots")
-                            .countDocuments(new Document("slotId", free).append("state", "RUNNING")) == robotCount);
+            Waits.until("the owner holds " + ownedCount + " slots and runs " + robotCount + " robots on " + free.getFirst(),
+                    Duration.ofMinutes(5), EVERY, () -> free.stream().allMatch(slot -> owns(table, slot, ports.get(1)))
+                            && admin.database().getCollection("robots")
+                            .countDocuments(new Document("slotId", free.getFirst()).append("state", "RUNNING")) == robotCount);
             // Robots are marked running in bulks, and fenced in more; a loaded machine can still be at it.
             awaitNoRobotWrites(ports.get(1));
             ChildJvm standby = node(dir, database, dbName, ports.get(2), 1);
@@ -139,13 +154,14 @@ public final class DbCostBench implements Callable<Integer> {
             Bench.sleep(window);
             CommandCount ownerTo = CommandCount.scrape(ports.get(1));
             CommandCount standbyTo = CommandCount.scrape(ports.get(2));
-            if (!owns(table, free, ports.get(1)) || table.list().stream().anyMatch(v -> ports.get(2).equals(portOf(v)))) {
-                throw new IllegalStateException("the owner lost " + free + " or the standby took a slot while commands were counted");
+            if (!free.stream().allMatch(slot -> owns(table, slot, ports.get(1)))
+                    || table.list().stream().anyMatch(v -> ports.get(2).equals(portOf(v)))) {
+                throw new IllegalStateException("the owner lost one of " + free + " or the standby took a slot while commands were counted");
             }
             admin.database().drop();
-            System.out.printf(Locale.ROOT, "%d slots, %d robots: owner %.2f/s, standby %.2f/s%n", slotCount, robotCount,
-                    ownerTo.ratePerSecond(ownerFrom), standbyTo.ratePerSecond(standbyFrom));
-            return new Row(slotCount, robotCount, ownerTo.ratePerSecond(ownerFrom), standbyTo.ratePerSecond(standbyFrom),
+            System.out.printf(Locale.ROOT, "%d slots, %d owned, %d robots: owner %.2f/s, standby %.2f/s%n", slotCount, ownedCount,
+                    robotCount, ownerTo.ratePerSecond(ownerFrom), standbyTo.ratePerSecond(standbyFrom));
+            return new Row(slotCount, ownedCount, robotCount, ownerTo.ratePerSecond(ownerFrom), standbyTo.ratePerSecond(standbyFrom),
                     ownerTo.breakdown(ownerFrom), standbyTo.breakdown(standbyFrom));
         }
     }

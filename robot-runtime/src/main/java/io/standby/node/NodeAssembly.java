@@ -157,14 +157,11 @@ final class NodeAssembly {
 
     /** The extensions' listeners first, in their order, then the application's, then the robots. */
     private static SlotListener slotListeners(SlotListener application, RobotRuntime robots, List<NodeHooks> hooks) {
-        SlotListener listeners = SlotListener.inOrder(application, robots);
-        for (NodeHooks hook : hooks.reversed()) {
-            SlotListener listener = hook.slotListener();
-            if (listener != SlotListener.NONE) {
-                listeners = SlotListener.inOrder(listener, listeners);
-            }
-        }
-        return listeners;
+        List<SlotListener> listeners = new ArrayList<>();
+        hooks.stream().map(NodeHooks::slotListener).filter(listener -> listener != SlotListener.NONE).forEach(listeners::add);
+        listeners.add(application);
+        listeners.add(robots);
+        return SlotListener.inOrder(listeners.toArray(SlotListener[]::new));
     }
 
     /** The application's client settings, then each extension's. */

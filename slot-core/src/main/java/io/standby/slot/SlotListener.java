@@ -93,11 +93,11 @@ public interface SlotListener {
     }
 
     /**
-     * Both listeners, {@code first} then {@code second} for every call; the second is called even if the
-     * first throws.
+     * The listeners, one after the other for every call; each is called even if one before it throws,
+     * and the first failure is thrown once all have been called.
      */
-    static SlotListener inOrder(SlotListener first, SlotListener second) {
-        return new InOrder(first, second);
+    static SlotListener inOrder(SlotListener... listeners) {
+        return ListenerList.of(listeners);
     }
 
     /** A listener that does nothing. */

@@ -2,12 +2,15 @@ package io.standby.slot;
 
 import io.standby.slot.internal.EventLog;
 import io.standby.slot.internal.EventRecorder;
+import io.standby.slot.internal.Fanout;
 import io.standby.slot.internal.GoneOwners;
 import io.standby.slot.internal.Load;
 import io.standby.slot.internal.MongoNodeRegistry;
 import io.standby.slot.internal.MongoSlotStore;
 import io.standby.slot.internal.NodeRegistry;
 import io.standby.slot.internal.OwnerProbe;
+import io.standby.slot.internal.ProtocolSetup;
+import io.standby.slot.internal.Sleeper;
 import io.standby.slot.internal.SlotProtocol;
 import io.standby.slot.internal.SlotStore;
 import io.standby.slot.internal.SuspendAwareClock;
@@ -77,12 +80,13 @@ public final class SlotNode implements AutoCloseable {
         this.ownsEvents = ownsEvents;
         this.clock = clock;
         this.fastFailover = fastFailover;
-        SlotProtocol.Sleeper sleeper = d -> Thread.sleep(d.toMillis());
-        GoneOwners gone = fastFailover ? new GoneOwners(OwnerProbe.TCP, sleeper, clock,
+        GoneOwners gone = fastFailover ? new GoneOwners(OwnerProbe.TCP, Sleeper.THREAD, clock,
                 GoneOwners.connectTimeout(config.timing().heartbeat()), GoneOwners.GAP) : GoneOwners.OFF;
-        this.protocol = new SlotProtocol(store, registry, config, clock,
-                events == null ? listener : SlotListener.inOrder(new EventRecorder(events), listener),
-                sleeper, SlotProtocol.Fanout.PARALLEL, workload, Load.Gauge.SYSTEM, gone);
+        SlotListener listeners = events == null ? listener : SlotListener.inOrder(new EventRecorder(events), listener);
+        this.protocol = new SlotProtocol(ProtocolSetup.of(store, config, clock, listeners)
+                .withMembership(registry, workload, Load.Gauge.SYSTEM)
+                .withFanout(Fanout.PARALLEL)
+                .withFastFailover(gone));
     }
 
     /**

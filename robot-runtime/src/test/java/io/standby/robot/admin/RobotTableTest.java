@@ -916,8 +916,8 @@ class RobotTableTest {
         }
 
         @Override
-        public boolean renew(String slotId, long epoch, Ownership owner) {
-            return store.renew(slotId, epoch, owner);
+        public Renewals renewAll(Map<String, Long> held, Ownership owner) {
+            return store.renewAll(held, owner);
         }
 
         @Override

@@ -70,6 +70,7 @@ final class BsonEval {
             BsonValue value = clause.getValue();
             boolean holds = switch (key) {
                 case "$and" -> all(value.asArray(), doc, nowMs);
+                case "$or" -> any(value.asArray(), doc, nowMs);
                 case "$expr" -> truthy(expression(value, doc, nowMs));
                 default -> {
                     if (key.startsWith("$")) {
@@ -83,6 +84,15 @@ final class BsonEval {
             }
         }
         return true;
+    }
+
+    private static boolean any(BsonArray filters, BsonDocument doc, long nowMs) {
+        for (BsonValue filter : filters) {
+            if (matches(filter.asDocument(), doc, nowMs)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static boolean all(BsonArray filters, BsonDocument doc, long nowMs) {

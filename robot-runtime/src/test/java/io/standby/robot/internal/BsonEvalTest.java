@@ -23,6 +23,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Date;
 import java.util.List;
+import java.util.Map;
 import java.util.function.UnaryOperator;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -117,6 +118,9 @@ class BsonEvalTest {
         rules.add(new Rule("renew", SlotRules.renewFilter("s", 3, "i1"), SlotRules.renewUpdate(other), false));
         rules.add(new Rule("renew, no late mark", SlotRules.renewFilter("s", 3, "i1"), SlotRules.renewUpdate(noMark), false));
         rules.add(new Rule("renew, null instance", SlotRules.renewFilter("s", 3, null), SlotRules.renewUpdate(noMark), false));
+        rules.add(new Rule("renew all", SlotRules.renewAllFilter(Map.of("t", 3L, "s", 3L), "i1"), SlotRules.renewUpdate(other), true));
+        rules.add(new Rule("renew all, other epochs", SlotRules.renewAllFilter(Map.of("s", 2L, "t", 3L), "i1"), SlotRules.renewUpdate(other), true));
+        rules.add(new Rule("renew all, one", SlotRules.renewAllFilter(Map.of("s", 3L), "i2"), SlotRules.renewUpdate(noMark), true));
         rules.add(new Rule("release", SlotRules.releaseFilter("s", 3, "i1"), SlotRules.releaseUpdate(), false));
         rules.add(new Rule("revoke", SlotRules.revokeFilter(seen), SlotRules.revokeUpdate(seen), false));
         rules.add(new Rule("markDrain", SlotRules.markDrainFilter(OWNER, "i1"), SlotRules.markDrainUpdate("i1", false), true));
@@ -267,7 +271,7 @@ class BsonEvalTest {
         BsonDocument doc = BsonEval.bson(robot());
         long now = Instant.now().toEpochMilli();
         assertThrows(IllegalArgumentException.class, () -> BsonEval.matches(new Document("seq", new Document("$mod", List.of(2, 0))), doc, now));
-        assertThrows(IllegalArgumentException.class, () -> BsonEval.matches(new Document("$or", List.of(new Document("seq", 3L))), doc, now));
+        assertThrows(IllegalArgumentException.class, () -> BsonEval.matches(new Document("$nor", List.of(new Document("seq", 3L))), doc, now));
         assertThrows(IllegalArgumentException.class, () -> BsonEval.matches(new Document("context.count", 3L), doc, now));
         assertThrows(IllegalArgumentException.class, () -> BsonEval.matches(new Document("$expr", new Document("$subtract", List.of(1, 2))), doc, now));
         assertThrows(IllegalArgumentException.class, () -> BsonEval.apply(new Document("$push", new Document("a", 1)), doc, now));

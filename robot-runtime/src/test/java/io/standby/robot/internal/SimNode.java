@@ -14,6 +14,7 @@ import io.standby.slot.SlotNode;
 import io.standby.slot.SlotTiming;
 import io.standby.slot.internal.GoneOwners;
 import io.standby.slot.internal.Load;
+import io.standby.slot.internal.ProtocolSetup;
 import io.standby.slot.internal.SlotProtocol;
 
 import java.time.Duration;
@@ -113,11 +114,13 @@ final class SimNode {
         RuntimeCore core = new RuntimeCore(robotStore, writes, sequence, name(), new Launcher(runs), clock);
         slots = new SlotRuns(core, Duration.ofSeconds(2), SlotRuns.RESYNC, slotIds -> { }, () -> scheduleSync(0));
         SlotRuns runs = slots;
-        protocol = new SlotProtocol(slotStore, world.registry, config, clock, new Listener(slots), duration -> { },
-                SlotProtocol.Fanout.SEQUENTIAL, runs::workload, Load.Gauge.IDLE, world.fastFailover
+        protocol = new SlotProtocol(ProtocolSetup.of(slotStore, config, clock, new Listener(slots))
+                .withSleeper(duration -> { })
+                .withMembership(world.registry, runs::workload, Load.Gauge.IDLE)
+                .withFastFailover(world.fastFailover
                         // The two connects in one instant: a process is not restarted between them here.
                         ? new GoneOwners((node, timeout) -> world.probe(node), duration -> { }, clock, Duration.ofMillis(50), GoneOwners.GAP)
-                        : GoneOwners.OFF);
+                        : GoneOwners.OFF));
         sim.note(this + " starts (instance " + config.instance() + ")");
         int gen = generation;
         after(0, () -> join(gen));

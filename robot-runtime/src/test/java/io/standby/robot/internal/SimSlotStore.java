@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 import static io.standby.robot.internal.SimDatabase.number;
@@ -94,10 +95,21 @@ final class SimSlotStore implements SlotStore {
                 SlotRules.reclaimFilter(seen, owner), SlotRules.takeUpdate(owner), false);
     }
 
+    /** As {@code MongoSlotStore} sends it: one updateMany, and only if it matched fewer than all, one read. */
     @Override
-    public boolean renew(String slotId, long epoch, Ownership owner) {
-        return update("renew " + slotId + "@" + epoch + " by " + owner.node(),
-                SlotRules.renewFilter(slotId, epoch, owner.instance()), SlotRules.renewUpdate(owner), false);
+    public Renewals renewAll(Map<String, Long> held, Ownership owner) {
+        long matched = db.write("renew " + held + " by " + owner.node(),
+                () -> db.slots.update(SlotRules.renewAllFilter(held, owner.instance()), SlotRules.renewUpdate(owner), true).matched());
+        if (matched == held.size()) {
+            return Renewals.all(held);
+        }
+        List<SlotView> now = db.read("slots " + held.keySet(), () -> {
+            List<SlotView> views = new ArrayList<>();
+            long nowMs = db.serverNowMs();
+            held.keySet().forEach(id -> Optional.ofNullable(db.slots.committed.get(id)).ifPresent(doc -> views.add(view(doc, nowMs))));
+            return views;
+        });
+        return Renewals.judge(held, owner.instance(), now);
     }
 
     @Override

@@ -58,7 +58,7 @@ public final class GoneOwners {
     public static final GoneOwners OFF = new GoneOwners(OwnerProbe.NONE, d -> { }, () -> 0, Duration.ZERO, Duration.ZERO);
 
     private final OwnerProbe probe;
-    private final SlotProtocol.Sleeper sleeper;
+    private final Sleeper sleeper;
     private final MonotonicClock clock;
     private final Duration timeout;
     private final Duration gap;
@@ -78,7 +78,7 @@ public final class GoneOwners {
      * @param timeout how long one connect may take
      * @param gap     between the two connects that must both be refused
      */
-    public GoneOwners(OwnerProbe probe, SlotProtocol.Sleeper sleeper, MonotonicClock clock, Duration timeout, Duration gap) {
+    public GoneOwners(OwnerProbe probe, Sleeper sleeper, MonotonicClock clock, Duration timeout, Duration gap) {
         this.probe = probe;
         this.sleeper = sleeper;
         this.clock = clock;

@@ -208,9 +208,18 @@ public final class MongoSlotStore implements SlotStore {
         return update(SlotRules.reclaimFilter(seen, owner), SlotRules.takeUpdate(owner));
     }
 
+    /**
+     * One {@code updateMany} over the held slots, each at its own epoch; only if it matched fewer than all,
+     * one read of them. So an owner's renewal costs one command a heartbeat, however many slots it holds.
+     */
     @Override
-    public boolean renew(String slotId, long epoch, Ownership owner) {
-        return update(SlotRules.renewFilter(slotId, epoch, owner.instance()), SlotRules.renewUpdate(owner));
+    public Renewals renewAll(Map<String, Long> held, Ownership owner) {
+        long matched = raw.updateMany(SlotRules.renewAllFilter(held, owner.instance()), SlotRules.renewUpdate(owner)).getMatchedCount();
+        if (matched == held.size()) {
+            return Renewals.all(held);
+        }
+        List<SlotView> now = readWithNow(List.of(Aggregates.match(Filters.in("_id", held.keySet()))));
+        return Renewals.judge(held, owner.instance(), now);
     }
 
     @Override

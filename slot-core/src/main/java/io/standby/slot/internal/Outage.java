@@ -6,7 +6,7 @@ import org.slf4j.LoggerFactory;
 /** Logs the first failure of an outage and its end, instead of one line per attempt. */
 final class Outage {
 
-    private static final Logger log = LoggerFactory.getLogger(SlotProtocol.class);
+    private static final Logger log = LoggerFactory.getLogger(Outage.class);
 
     private volatile boolean down;
 

@@ -9,6 +9,7 @@ import java.time.Instant;
 import java.util.Arrays;
 import java.util.Date;
 import java.util.List;
+import java.util.Map;
 
 import static io.standby.slot.internal.SlotDocument.CHANGES;
 import static io.standby.slot.internal.SlotDocument.DRAIN;
@@ -84,6 +85,16 @@ public final class SlotRules {
     /** A renewal: this instance still owns the slot at this epoch. */
     public static Bson renewFilter(String slotId, long epoch, String instance) {
         return slot(slotId, epoch).append(INSTANCE, instance);
+    }
+
+    /**
+     * A renewal of many slots in one {@code updateMany}: each held slot, at its own epoch, still owned by
+     * this instance (each branch is {@link #renewFilter}). Each branch matches at most one document, by
+     * its id, so the count it matched says whether every slot was renewed.
+     */
+    public static Bson renewAllFilter(Map<String, Long> held, String instance) {
+        List<Bson> each = held.entrySet().stream().map(slot -> renewFilter(slot.getKey(), slot.getValue(), instance)).toList();
+        return new Document("$or", each);
     }
 
     public static Bson renewUpdate(SlotStore.Ownership owner) {

@@ -4,8 +4,12 @@ import io.standby.slot.NodeId;
 import io.standby.slot.SlotView;
 
 import java.time.Duration;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * The database operations of the slot protocol. Every operation is a single-document compare-and-set
@@ -47,8 +51,19 @@ public interface SlotStore {
      */
     boolean reclaim(SlotView seen, Ownership owner);
 
-    /** Stamps the server time on a slot this instance still owns at this epoch. */
-    boolean renew(String slotId, long epoch, Ownership owner);
+    /** Stamps the server time on a slot this instance still owns at this epoch: {@link #renewAll} of one. */
+    default boolean renew(String slotId, long epoch, Ownership owner) {
+        return renewAll(Map.of(slotId, epoch), owner).renewed().contains(slotId);
+    }
+
+    /**
+     * Renews in one command every slot of {@code held} (slot id to epoch) that this instance still owns
+     * at that epoch, as {@link #renew} does one; if some were not renewed, reads those in a second
+     * command, so that the caller learns at once which it lost and how. A slot this read shows at its
+     * epoch under this instance was renewed by the first: an epoch only rises, and a slot comes back to
+     * this instance only at a new epoch.
+     */
+    Renewals renewAll(Map<String, Long> held, Ownership owner);
 
     /**
      * Gives up a slot this instance owns at this epoch, after its work stopped: clears the owner and any
@@ -76,6 +91,40 @@ public interface SlotStore {
 
     /** Creates a slot nobody has owned, claimable at once; false if it exists already. */
     boolean create(String slotId);
+
+    /**
+     * What a renewal of many slots found: the ids renewed, and the others as they are now; a held slot in
+     * neither no longer exists.
+     */
+    record Renewals(Set<String> renewed, Map<String, SlotView> others) {
+
+        public Renewals {
+            renewed = Set.copyOf(renewed);
+            others = Map.copyOf(others);
+        }
+
+        public static Renewals all(Map<String, Long> held) {
+            return new Renewals(held.keySet(), Map.of());
+        }
+
+        /** From the held slots as read after a renewal that matched fewer than all of them. */
+        public static Renewals judge(Map<String, Long> held, String instance, List<SlotView> now) {
+            Set<String> renewed = new HashSet<>();
+            Map<String, SlotView> others = new HashMap<>();
+            for (SlotView slot : now) {
+                Long epoch = held.get(slot.id());
+                if (epoch == null) {
+                    continue;
+                }
+                if (slot.epoch() == epoch && instance.equals(slot.instance())) {
+                    renewed.add(slot.id());
+                } else {
+                    others.put(slot.id(), slot);
+                }
+            }
+            return new Renewals(renewed, others);
+        }
+    }
 
     /**
      * Who owns a slot: identity, process instance, the lease it writes, and its late mark (null for an

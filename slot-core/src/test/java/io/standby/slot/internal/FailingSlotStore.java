@@ -4,6 +4,7 @@ import io.standby.slot.NodeId;
 import io.standby.slot.SlotView;
 
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -77,9 +78,9 @@ class FailingSlotStore implements SlotStore {
     }
 
     @Override
-    public boolean renew(String slotId, long epoch, Ownership owner) {
+    public Renewals renewAll(Map<String, Long> held, Ownership owner) {
         check(Call.RENEW);
-        return store.renew(slotId, epoch, owner);
+        return store.renewAll(held, owner);
     }
 
     @Override

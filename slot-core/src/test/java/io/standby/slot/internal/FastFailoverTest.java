@@ -15,7 +15,6 @@ import io.standby.slot.SlotTable;
 import io.standby.slot.SlotTiming;
 import io.standby.slot.SlotView;
 import io.standby.slot.StandbyDatabase;
-import io.standby.slot.Workload;
 import io.standby.testing.TestDatabase;
 import org.bson.Document;
 import org.junit.jupiter.api.BeforeEach;
@@ -74,9 +73,10 @@ class FastFailoverTest {
     private SlotProtocol node(NodeId id, String instance, NodeRegistry registry) {
         // Bound: a node process binds its address before it claims, which is what fast failover relies on.
         NodeConfig config = new NodeConfig(id, 1, TIMING, instance, true);
-        return new SlotProtocol(store, registry, config, clock, new RecordingListener("n" + id.port(), log), sleeps::add,
-                SlotProtocol.Fanout.SEQUENTIAL, () -> Workload.NONE, Load.Gauge.IDLE,
-                new GoneOwners(probe, sleeps::add, clock, Duration.ofMillis(100), GoneOwners.GAP));
+        return new SlotProtocol(ProtocolSetup.of(store, config, clock, new RecordingListener("n" + id.port(), log))
+                .withSleeper(sleeps::add)
+                .withMembership(registry)
+                .withFastFailover(new GoneOwners(probe, sleeps::add, clock, Duration.ofMillis(100), GoneOwners.GAP)));
     }
 
     private SlotProtocol node(NodeId id, String instance) {
@@ -418,9 +418,9 @@ class FastFailoverTest {
      */
     @Test
     void anOwnerWithoutFastFailoverIsNeverTakenOverEarlyAndNeverPauses() throws Exception {
-        SlotProtocol owner = new SlotProtocol(store, NodeRegistry.NONE, new NodeConfig(A, 1, TIMING, NodeConfig.newInstanceId()),
-                clock, new RecordingListener("n7001", log), sleeps::add, SlotProtocol.Fanout.SEQUENTIAL, () -> Workload.NONE,
-                Load.Gauge.IDLE, GoneOwners.OFF);
+        SlotProtocol owner = new SlotProtocol(ProtocolSetup.of(store, new NodeConfig(A, 1, TIMING, NodeConfig.newInstanceId()),
+                clock, new RecordingListener("n7001", log))
+                .withSleeper(sleeps::add));
         SlotProtocol standby = node(B);
         probe.then(A, ACCEPTED).always(A, REFUSED);
         assertEquals(1, owner.poll());

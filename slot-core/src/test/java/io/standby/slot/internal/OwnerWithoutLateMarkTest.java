@@ -10,7 +10,6 @@ import io.standby.slot.RecordingListener.Kind;
 import io.standby.slot.SlotTable;
 import io.standby.slot.SlotTiming;
 import io.standby.slot.StandbyDatabase;
-import io.standby.slot.Workload;
 import io.standby.testing.TestDatabase;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -41,10 +40,10 @@ class OwnerWithoutLateMarkTest {
         new SlotTable(db).init(1);
         ManualClock clock = new ManualClock();
         List<Event> log = new CopyOnWriteArrayList<>();
-        SlotProtocol owner = new SlotProtocol(new MongoSlotStore(db), NodeRegistry.NONE,
-                new NodeConfig(new NodeId("127.0.0.1", 7001), 1, TIMING, NodeConfig.newInstanceId()), clock,
-                new RecordingListener("n7001", log), d -> { }, SlotProtocol.Fanout.SEQUENTIAL, () -> Workload.NONE,
-                Load.Gauge.IDLE, GoneOwners.OFF);
+        SlotProtocol owner = new SlotProtocol(ProtocolSetup.of(new MongoSlotStore(db),
+                new NodeConfig(new NodeId("127.0.0.1", 7001), 1, TIMING, NodeConfig.newInstanceId()),
+                clock, new RecordingListener("n7001", log))
+                .withSleeper(d -> { }));
         assertEquals(1, owner.poll());
 
         // No fence check ran meanwhile (a stalled node): the renewal itself finds the deadline passed.

@@ -11,7 +11,6 @@ import io.standby.slot.SlotTable;
 import io.standby.slot.SlotTiming;
 import io.standby.slot.SlotView;
 import io.standby.slot.StandbyDatabase;
-import io.standby.slot.Workload;
 import io.standby.testing.TestDatabase;
 import org.bson.Document;
 import org.junit.jupiter.api.BeforeEach;
@@ -60,9 +59,9 @@ class SlotProtocolCapacityTest {
 
     private SlotProtocol node(NodeId id, int maxSlots) {
         NodeConfig config = new NodeConfig(id, maxSlots, TIMING, NodeConfig.newInstanceId(), true);
-        return new SlotProtocol(store, NodeRegistry.NONE, config, clock, new EveryEvent(), sleeps::add,
-                SlotProtocol.Fanout.SEQUENTIAL, () -> Workload.NONE, Load.Gauge.IDLE,
-                new GoneOwners(probe, sleeps::add, clock, Duration.ofMillis(100), GoneOwners.GAP));
+        return new SlotProtocol(ProtocolSetup.of(store, config, clock, new EveryEvent())
+                .withSleeper(sleeps::add)
+                .withFastFailover(new GoneOwners(probe, sleeps::add, clock, Duration.ofMillis(100), GoneOwners.GAP)));
     }
 
     private SlotView slot(String id) {

@@ -11,7 +11,6 @@ import io.standby.slot.SlotTable;
 import io.standby.slot.SlotTiming;
 import io.standby.slot.SlotView;
 import io.standby.slot.StandbyDatabase;
-import io.standby.slot.Workload;
 import io.standby.testing.TestDatabase;
 import org.bson.Document;
 import org.junit.jupiter.api.BeforeEach;
@@ -58,7 +57,9 @@ class SlotProtocolClaimTest {
     }
 
     private SlotProtocol node(SlotStore on, NodeId id, int maxSlots, EveryEvent events) {
-        return new SlotProtocol(on, new NodeConfig(id, maxSlots, TIMING, NodeConfig.newInstanceId()), clock, events, sleeps::add);
+        return new SlotProtocol(ProtocolSetup.of(on, new NodeConfig(id, maxSlots, TIMING, NodeConfig.newInstanceId()),
+                clock, events)
+                .withSleeper(sleeps::add));
     }
 
     private SlotView slot(String id) {
@@ -141,7 +142,7 @@ class SlotProtocolClaimTest {
         assertTrue(store.claim(slot("slot-0"), earlier));
         assertTrue(store.claim(slot("slot-1"), earlier));
         EveryEvent events = new EveryEvent();
-        SlotProtocol a = new SlotProtocol(store, config, clock, events, sleeps::add);
+        SlotProtocol a = new SlotProtocol(ProtocolSetup.of(store, config, clock, events).withSleeper(sleeps::add));
 
         assertEquals(1, a.poll());
 
@@ -159,7 +160,8 @@ class SlotProtocolClaimTest {
         NodeConfig config = new NodeConfig(A, 1, TIMING, NodeConfig.newInstanceId(), true);
         assertTrue(store.claim(slot("slot-0"), new SlotStore.Ownership(A, "earlier@" + config.host(), TIMING.lease())));
         FailingSlotStore failing = new FailingSlotStore(store).fail(FailingSlotStore.Call.RECLAIM);
-        SlotProtocol a = new SlotProtocol(failing, config, clock, new EveryEvent(), sleeps::add);
+        SlotProtocol a = new SlotProtocol(ProtocolSetup.of(failing, config, clock, new EveryEvent())
+                .withSleeper(sleeps::add));
 
         assertEquals(0, a.poll());
         assertEquals("earlier@" + config.host(), slot("slot-0").instance());

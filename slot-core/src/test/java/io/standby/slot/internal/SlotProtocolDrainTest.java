@@ -3,16 +3,17 @@ package io.standby.slot.internal;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Updates;
+import io.standby.slot.Lease;
 import io.standby.slot.ManualClock;
 import io.standby.slot.NodeConfig;
 import io.standby.slot.NodeId;
 import io.standby.slot.NodeState;
 import io.standby.slot.NodeTable;
 import io.standby.slot.SlotTable;
+import io.standby.slot.SlotListener;
 import io.standby.slot.SlotTiming;
 import io.standby.slot.SlotView;
 import io.standby.slot.StandbyDatabase;
-import io.standby.slot.Workload;
 import io.standby.testing.TestDatabase;
 import org.bson.Document;
 import org.junit.jupiter.api.BeforeEach;
@@ -20,6 +21,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -56,8 +58,9 @@ class SlotProtocolDrainTest {
 
     private SlotProtocol member(NodeId id, int maxSlots, String instance, boolean bound) {
         NodeConfig config = new NodeConfig(id, maxSlots, TIMING, instance, bound);
-        return new SlotProtocol(store, new MongoNodeRegistry(db.database()), config, clock, new EveryEvent(), d -> { },
-                SlotProtocol.Fanout.SEQUENTIAL, () -> Workload.NONE, Load.Gauge.IDLE, GoneOwners.OFF);
+        return new SlotProtocol(ProtocolSetup.of(store, config, clock, new EveryEvent())
+                .withSleeper(d -> { })
+                .withMembership(new MongoNodeRegistry(db.database())));
     }
 
     private SlotProtocol member(NodeId id, int maxSlots) {
@@ -103,6 +106,33 @@ class SlotProtocolDrainTest {
     }
 
     @Test
+    void aDrainTakesItsNodeOutOfThePlansBeforeItsFirstRelease() throws Exception {
+        new SlotTable(db).init(1);
+        MongoNodeRegistry registry = new MongoNodeRegistry(db.database());
+        List<NodeState> registeredWhenReleasing = new ArrayList<>();
+        SlotListener listener = new SlotListener() {
+            @Override
+            public void releasing(Lease lease) {
+                registry.readAll().stream().filter(node -> node.id().equals(A)).forEach(node -> registeredWhenReleasing.add(node.state()));
+            }
+        };
+        SlotProtocol a = new SlotProtocol(ProtocolSetup.of(store, new NodeConfig(A, 1, TIMING, NodeConfig.newInstanceId()), clock, listener)
+                .withSleeper(d -> { })
+                .withMembership(registry));
+        SlotProtocol b = member(B, 1);
+        assertEquals(1, a.poll());
+        assertEquals(0, b.poll());
+        // Asked on its slot only, so that the poll that sees the request is the one that releases.
+        assertEquals(1, store.markDrain(A, a.config().instance(), false));
+
+        a.poll();
+
+        assertTrue(slot("slot-0").released(), "handed over in the poll that saw the request");
+        assertEquals(List.of(NodeState.DRAINING), registeredWhenReleasing,
+                "a standby planning meanwhile must not count the draining node as a place for the slot");
+    }
+
+    @Test
     void aDrainingNodeClaimsNothingEvenWhereItHasRoom() throws Exception {
         new SlotTable(db).init(1);
         SlotProtocol a = member(A, 2);
@@ -142,8 +172,9 @@ class SlotProtocolDrainTest {
     @Test
     void aNodeWithoutAMembershipIgnoresADrainRequestOnItsSlots() throws Exception {
         new SlotTable(db).init(1);
-        SlotProtocol a = new SlotProtocol(store, new NodeConfig(A, 1, TIMING, NodeConfig.newInstanceId()), clock,
-                new EveryEvent(), d -> { });
+        SlotProtocol a = new SlotProtocol(ProtocolSetup.of(store, new NodeConfig(A, 1, TIMING, NodeConfig.newInstanceId()),
+                clock, new EveryEvent())
+                .withSleeper(d -> { }));
         assertEquals(1, a.poll());
         slots.updateOne(Filters.eq("_id", "slot-0"),
                 Updates.set("drain", new Document("instance", a.config().instance()).append("force", true)));
@@ -188,9 +219,11 @@ class SlotProtocolDrainTest {
                 return super.readAll();
             }
         };
-        SlotProtocol a = new SlotProtocol(everySecondReadFails, new MongoNodeRegistry(db.database()),
-                new NodeConfig(A, 1, TIMING, NodeConfig.newInstanceId()), clock, new EveryEvent(), d -> { },
-                SlotProtocol.Fanout.SEQUENTIAL, () -> Workload.NONE, Load.Gauge.IDLE, GoneOwners.OFF);
+        SlotProtocol a = new SlotProtocol(ProtocolSetup.of(everySecondReadFails,
+                new NodeConfig(A, 1, TIMING, NodeConfig.newInstanceId()),
+                clock, new EveryEvent())
+                .withSleeper(d -> { })
+                .withMembership(new MongoNodeRegistry(db.database())));
         SlotProtocol b = member(B, 1);
         assertEquals(1, a.poll());
         assertEquals(0, b.poll());

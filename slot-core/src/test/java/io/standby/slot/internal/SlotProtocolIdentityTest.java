@@ -6,7 +6,6 @@ import io.standby.slot.NodeId;
 import io.standby.slot.SlotTable;
 import io.standby.slot.SlotTiming;
 import io.standby.slot.StandbyDatabase;
-import io.standby.slot.Workload;
 import io.standby.testing.TestDatabase;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -39,9 +38,11 @@ class SlotProtocolIdentityTest {
         new SlotTable(db).init(1);
         ManualClock clock = new ManualClock();
         ScriptedProbe probe = new ScriptedProbe().then(A, ACCEPTED, REFUSED).always(A, ACCEPTED);
-        SlotProtocol a = new SlotProtocol(new MongoSlotStore(db), NodeRegistry.NONE, new NodeConfig(A, 1, TIMING, NodeConfig.newInstanceId(), true),
-                clock, new EveryEvent(), d -> { }, SlotProtocol.Fanout.SEQUENTIAL, () -> Workload.NONE, Load.Gauge.IDLE,
-                new GoneOwners(probe, d -> { }, clock, Duration.ofMillis(100), GoneOwners.GAP));
+        SlotProtocol a = new SlotProtocol(ProtocolSetup.of(new MongoSlotStore(db),
+                new NodeConfig(A, 1, TIMING, NodeConfig.newInstanceId(), true),
+                clock, new EveryEvent())
+                .withSleeper(d -> { })
+                .withFastFailover(new GoneOwners(probe, d -> { }, clock, Duration.ofMillis(100), GoneOwners.GAP)));
         assertEquals(1, a.poll());
         assertEquals(Optional.empty(), a.checkIdentity());
         String reason = a.checkIdentity().orElseThrow();

@@ -8,7 +8,6 @@ import io.standby.slot.NodeView;
 import io.standby.slot.SlotTable;
 import io.standby.slot.SlotTiming;
 import io.standby.slot.StandbyDatabase;
-import io.standby.slot.Workload;
 import io.standby.testing.TestDatabase;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -53,8 +52,10 @@ class SlotProtocolJoinTest {
     }
 
     private SlotProtocol member(SlotStore on, SlotTiming timing) {
-        return new SlotProtocol(on, registry, new NodeConfig(A, 1, timing, NodeConfig.newInstanceId()), clock,
-                new EveryEvent(), sleeps::add, SlotProtocol.Fanout.SEQUENTIAL, () -> Workload.NONE, Load.Gauge.IDLE, GoneOwners.OFF);
+        return new SlotProtocol(ProtocolSetup.of(on, new NodeConfig(A, 1, timing, NodeConfig.newInstanceId()),
+                clock, new EveryEvent())
+                .withSleeper(sleeps::add)
+                .withMembership(registry));
     }
 
     private static SlotTiming poll(Duration poll) {
@@ -99,11 +100,15 @@ class SlotProtocolJoinTest {
 
     @Test
     void aJoinGoesOnWhenTheLeaseHeldUnderItsIdentityElsewhereHasRunOut() throws Exception {
-        SlotProtocol hostA = new SlotProtocol(store, new NodeConfig(A, 1, poll(Duration.ofSeconds(1)), "1-aaaa@host-a:1111:1"),
-                clock, new EveryEvent(), sleeps::add);
+        SlotProtocol hostA = new SlotProtocol(ProtocolSetup.of(store,
+                new NodeConfig(A, 1, poll(Duration.ofSeconds(1)), "1-aaaa@host-a:1111:1"),
+                clock, new EveryEvent())
+                .withSleeper(sleeps::add));
         assertEquals(1, hostA.poll());
-        SlotProtocol hostB = new SlotProtocol(store, new NodeConfig(A, 1, poll(Duration.ofSeconds(1)), "2-bbbb@host-b:2222:1"),
-                clock, new EveryEvent(), sleeps::add);
+        SlotProtocol hostB = new SlotProtocol(ProtocolSetup.of(store,
+                new NodeConfig(A, 1, poll(Duration.ofSeconds(1)), "2-bbbb@host-b:2222:1"),
+                clock, new EveryEvent())
+                .withSleeper(sleeps::add));
         assertThrows(IllegalStateException.class, hostB::join, "a live lease of another host under this identity");
 
         // Host a's process died long ago: its lease ran out by the server's clock.
@@ -118,8 +123,10 @@ class SlotProtocolJoinTest {
 
     @Test
     void aNodeWithoutAMembershipWaitsForNobody() throws Exception {
-        SlotProtocol a = new SlotProtocol(store, new NodeConfig(A, 1, poll(Duration.ofSeconds(1)), NodeConfig.newInstanceId()),
-                clock, new EveryEvent(), sleeps::add);
+        SlotProtocol a = new SlotProtocol(ProtocolSetup.of(store,
+                new NodeConfig(A, 1, poll(Duration.ofSeconds(1)), NodeConfig.newInstanceId()),
+                clock, new EveryEvent())
+                .withSleeper(sleeps::add));
 
         a.join();
         assertEquals(1, a.poll());

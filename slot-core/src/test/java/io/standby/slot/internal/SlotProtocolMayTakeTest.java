@@ -10,7 +10,6 @@ import io.standby.slot.SlotTable;
 import io.standby.slot.SlotTiming;
 import io.standby.slot.SlotView;
 import io.standby.slot.StandbyDatabase;
-import io.standby.slot.Workload;
 import io.standby.testing.TestDatabase;
 import org.bson.Document;
 import org.junit.jupiter.api.BeforeEach;
@@ -58,8 +57,9 @@ class SlotProtocolMayTakeTest {
         NodeConfig config = new NodeConfig(id, 1, TIMING, NodeConfig.newInstanceId(), true);
         GoneOwners gone = fastFailover
                 ? new GoneOwners(new ScriptedProbe(), d -> { }, clock, Duration.ofMillis(100), GoneOwners.GAP) : GoneOwners.OFF;
-        return new SlotProtocol(store, NodeRegistry.NONE, config, clock, new EveryEvent(), d -> { }, SlotProtocol.Fanout.SEQUENTIAL,
-                () -> Workload.NONE, Load.Gauge.IDLE, gone);
+        return new SlotProtocol(ProtocolSetup.of(store, config, clock, new EveryEvent())
+                .withSleeper(d -> { })
+                .withFastFailover(gone));
     }
 
     private SlotView slot() {

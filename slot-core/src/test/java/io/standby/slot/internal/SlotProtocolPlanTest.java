@@ -7,7 +7,6 @@ import io.standby.slot.NodeView;
 import io.standby.slot.SlotTable;
 import io.standby.slot.SlotTiming;
 import io.standby.slot.StandbyDatabase;
-import io.standby.slot.Workload;
 import io.standby.testing.TestDatabase;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -43,8 +42,9 @@ class SlotProtocolPlanTest {
     }
 
     private SlotProtocol member(NodeRegistry registry, String instance) {
-        return new SlotProtocol(store, registry, new NodeConfig(A, 1, TIMING, instance), clock, new EveryEvent(), d -> { },
-                SlotProtocol.Fanout.SEQUENTIAL, () -> Workload.NONE, Load.Gauge.IDLE, GoneOwners.OFF);
+        return new SlotProtocol(ProtocolSetup.of(store, new NodeConfig(A, 1, TIMING, instance), clock, new EveryEvent())
+                .withSleeper(d -> { })
+                .withMembership(registry));
     }
 
     @Test

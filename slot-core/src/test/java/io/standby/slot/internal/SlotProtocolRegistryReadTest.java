@@ -8,7 +8,6 @@ import io.standby.slot.NodeId;
 import io.standby.slot.SlotTable;
 import io.standby.slot.SlotTiming;
 import io.standby.slot.StandbyDatabase;
-import io.standby.slot.Workload;
 import io.standby.testing.TestDatabase;
 import io.standby.testing.TestMongo;
 import org.junit.jupiter.api.AfterEach;
@@ -68,14 +67,18 @@ class SlotProtocolRegistryReadTest {
 
     /** A member whose reads are recorded. */
     private SlotProtocol watchedMember(NodeId id, int maxSlots) {
-        return new SlotProtocol(new MongoSlotStore(watched), new MongoNodeRegistry(watched.database()),
-                new NodeConfig(id, maxSlots, TIMING, NodeConfig.newInstanceId()), clock, new EveryEvent(), d -> { },
-                SlotProtocol.Fanout.SEQUENTIAL, () -> Workload.NONE, Load.Gauge.IDLE, GoneOwners.OFF);
+        return new SlotProtocol(ProtocolSetup.of(new MongoSlotStore(watched),
+                new NodeConfig(id, maxSlots, TIMING, NodeConfig.newInstanceId()),
+                clock, new EveryEvent())
+                .withSleeper(d -> { })
+                .withMembership(new MongoNodeRegistry(watched.database())));
     }
 
     private SlotProtocol member(NodeId id, int maxSlots) {
-        return new SlotProtocol(store, new MongoNodeRegistry(db.database()), new NodeConfig(id, maxSlots, TIMING, NodeConfig.newInstanceId()),
-                clock, new EveryEvent(), d -> { }, SlotProtocol.Fanout.SEQUENTIAL, () -> Workload.NONE, Load.Gauge.IDLE, GoneOwners.OFF);
+        return new SlotProtocol(ProtocolSetup.of(store, new NodeConfig(id, maxSlots, TIMING, NodeConfig.newInstanceId()),
+                clock, new EveryEvent())
+                .withSleeper(d -> { })
+                .withMembership(new MongoNodeRegistry(db.database())));
     }
 
     /** Past the registry writes that follow a start and a claim, so that a poll writes nothing. */

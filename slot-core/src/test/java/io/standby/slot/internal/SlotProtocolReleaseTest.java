@@ -9,7 +9,6 @@ import io.standby.slot.SlotTable;
 import io.standby.slot.SlotTiming;
 import io.standby.slot.SlotView;
 import io.standby.slot.StandbyDatabase;
-import io.standby.slot.Workload;
 import io.standby.testing.TestDatabase;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -52,15 +51,17 @@ class SlotProtocolReleaseTest {
     }
 
     private SlotProtocol owner(SlotStore on, int maxSlots) {
-        return new SlotProtocol(on, new NodeConfig(A, maxSlots, TIMING, NodeConfig.newInstanceId()), clock, events, sleeps::add);
+        return new SlotProtocol(ProtocolSetup.of(on, new NodeConfig(A, maxSlots, TIMING, NodeConfig.newInstanceId()),
+                clock, events)
+                .withSleeper(sleeps::add));
     }
 
     /** An owner with fast failover: it pauses its robots at its late point and resumes them on a timely renewal. */
     private SlotProtocol pausingOwner() {
         NodeConfig config = new NodeConfig(A, 1, TIMING, NodeConfig.newInstanceId(), true);
-        return new SlotProtocol(store, NodeRegistry.NONE, config, clock, events, sleeps::add, SlotProtocol.Fanout.SEQUENTIAL,
-                () -> Workload.NONE, Load.Gauge.IDLE,
-                new GoneOwners(new ScriptedProbe(), sleeps::add, clock, Duration.ofMillis(100), GoneOwners.GAP));
+        return new SlotProtocol(ProtocolSetup.of(store, config, clock, events)
+                .withSleeper(sleeps::add)
+                .withFastFailover(new GoneOwners(new ScriptedProbe(), sleeps::add, clock, Duration.ofMillis(100), GoneOwners.GAP)));
     }
 
     private SlotView slot(String id) {

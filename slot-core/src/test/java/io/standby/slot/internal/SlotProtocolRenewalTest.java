@@ -11,7 +11,10 @@ import io.standby.slot.SlotTable;
 import io.standby.slot.SlotTiming;
 import io.standby.slot.SlotView;
 import io.standby.slot.StandbyDatabase;
+import io.standby.testing.CommandLog;
 import io.standby.testing.TestDatabase;
+import io.standby.testing.TestMongo;
+import org.bson.BsonDocument;
 import org.bson.Document;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -20,6 +23,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 
@@ -56,7 +60,9 @@ class SlotProtocolRenewalTest {
     }
 
     private SlotProtocol owner(SlotStore on, int maxSlots) {
-        return new SlotProtocol(on, new NodeConfig(A, maxSlots, TIMING, NodeConfig.newInstanceId()), clock, events, d -> { });
+        return new SlotProtocol(ProtocolSetup.of(on, new NodeConfig(A, maxSlots, TIMING, NodeConfig.newInstanceId()),
+                clock, events)
+                .withSleeper(d -> { }));
     }
 
     private SlotView slot(String id) {
@@ -68,8 +74,8 @@ class SlotProtocolRenewalTest {
         new SlotTable(database.connection()).init(1);
         SlotStore slow = new FailingSlotStore(store) {
             @Override
-            public boolean renew(String slotId, long epoch, Ownership owner) {
-                boolean renewed = super.renew(slotId, epoch, owner);
+            public Renewals renewAll(Map<String, Long> held, Ownership owner) {
+                Renewals renewed = super.renewAll(held, owner);
                 clock.tick(Duration.ofMillis(300));
                 return renewed;
             }
@@ -81,6 +87,36 @@ class SlotProtocolRenewalTest {
 
         assertEquals(List.of("claimed slot-0 WON", "acquired slot-0@1", "renewed slot-0@1"), events.lines);
         assertEquals(List.of(Duration.ofMillis(300)), events.renewalLatencies);
+    }
+
+    @Test
+    void anOwnerRenewsAllItsSlotsInOneCommandAndLosesATakenOneInTheSameRound() throws Exception {
+        new SlotTable(database.connection()).init(20);
+        CommandLog commands = new CommandLog();
+        try (StandbyDatabase watched = StandbyDatabase.connect(TestMongo.uri(), database.connection().database().getName(),
+                Duration.ofSeconds(10), settings -> settings.addCommandListener(commands))) {
+            SlotProtocol a = owner(new MongoSlotStore(watched), 20);
+            assertEquals(20, a.poll());
+            int before = commands.on("slots").size();
+
+            a.renewAll();
+            assertEquals(List.of("update"), names(commands.on("slots").subList(before, commands.on("slots").size())),
+                    "one command for twenty slots");
+            assertEquals(20, events.starting("renewed").size());
+
+            slots.updateOne(Filters.eq("_id", "slot-7"), Updates.combine(Updates.set("instance", "other"), Updates.inc("epoch", 1L)));
+            before = commands.on("slots").size();
+            a.renewAll();
+            assertEquals(List.of("update", "aggregate"), names(commands.on("slots").subList(before, commands.on("slots").size())),
+                    "the renewal, and one read of the slots it did not match");
+            assertEquals(List.of("lost slot-7@1 TAKEN"), events.starting("lost"));
+            assertEquals(39, events.starting("renewed").size(), "the other nineteen renewed in the same round");
+            assertEquals(19, a.leases().size());
+        }
+    }
+
+    private static List<String> names(List<BsonDocument> commands) {
+        return commands.stream().map(BsonDocument::getFirstKey).toList();
     }
 
     @Test
@@ -119,20 +155,6 @@ class SlotProtocolRenewalTest {
 
         assertEquals(List.of("lost slot-0@1 VANISHED"), events.starting("lost"));
         assertEquals(List.of(), a.leases());
-    }
-
-    @Test
-    void aLeaseWhoseSlotCannotBeReadAfterAFailedRenewalEndsAsTaken() throws Exception {
-        new SlotTable(database.connection()).init(1);
-        FailingSlotStore failing = new FailingSlotStore(store);
-        SlotProtocol a = owner(failing, 1);
-        a.poll();
-        slots.updateOne(Filters.eq("_id", "slot-0"), Updates.combine(Updates.set("instance", "other"), Updates.inc("epoch", 1L)));
-        failing.fail(FailingSlotStore.Call.READ);
-
-        a.renewAll();
-
-        assertEquals(List.of("lost slot-0@1 TAKEN"), events.starting("lost"));
     }
 
     @Test

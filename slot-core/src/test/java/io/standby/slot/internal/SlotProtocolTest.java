@@ -81,15 +81,16 @@ class SlotProtocolTest {
 
     private SlotProtocol node(int port, int maxSlots, String instance, boolean addressBound) {
         NodeConfig config = new NodeConfig(new NodeId("127.0.0.1", port), maxSlots, TIMING, instance, addressBound);
-        return new SlotProtocol(store, config, clock, new RecordingListener("n" + port, log), sleeps::add);
+        return new SlotProtocol(ProtocolSetup.of(store, config, clock, new RecordingListener("n" + port, log))
+                .withSleeper(sleeps::add));
     }
 
     /** A node that writes itself into the registry and plans its claims from it. */
     private SlotProtocol member(int port, int maxSlots) {
         NodeConfig config = new NodeConfig(new NodeId("127.0.0.1", port), maxSlots, TIMING, NodeConfig.newInstanceId());
-        return new SlotProtocol(store, new MongoNodeRegistry(db.database()), config, clock,
-                new RecordingListener("n" + port, log), sleeps::add, SlotProtocol.Fanout.SEQUENTIAL,
-                () -> io.standby.slot.Workload.NONE, Load.Gauge.IDLE, GoneOwners.OFF);
+        return new SlotProtocol(ProtocolSetup.of(store, config, clock, new RecordingListener("n" + port, log))
+                .withSleeper(sleeps::add)
+                .withMembership(new MongoNodeRegistry(db.database())));
     }
 
     private SlotView slot(String id) {
@@ -160,10 +161,14 @@ class SlotProtocolTest {
     void howASlotChangesHandsIsRecordedWithTheServersTimesAndTheTakeoverGap() throws Exception {
         new SlotTable(db).init(1);
         EventLog events = new EventLog(db.database()).start();
-        SlotProtocol a = new SlotProtocol(store, new NodeConfig(new NodeId("127.0.0.1", 7001), 1, TIMING, NodeConfig.newInstanceId()),
-                clock, new EventRecorder(events), sleeps::add);
-        SlotProtocol b = new SlotProtocol(store, new NodeConfig(new NodeId("127.0.0.1", 7002), 1, TIMING, NodeConfig.newInstanceId()),
-                clock, new EventRecorder(events), sleeps::add);
+        SlotProtocol a = new SlotProtocol(ProtocolSetup.of(store,
+                new NodeConfig(new NodeId("127.0.0.1", 7001), 1, TIMING, NodeConfig.newInstanceId()),
+                clock, new EventRecorder(events))
+                .withSleeper(sleeps::add));
+        SlotProtocol b = new SlotProtocol(ProtocolSetup.of(store,
+                new NodeConfig(new NodeId("127.0.0.1", 7002), 1, TIMING, NodeConfig.newInstanceId()),
+                clock, new EventRecorder(events))
+                .withSleeper(sleeps::add));
         assertEquals(1, a.poll());
         ageHeartbeat("slot-0");
         Instant lastHeartbeat = slot("slot-0").time();
@@ -250,7 +255,8 @@ class SlotProtocolTest {
         java.util.concurrent.atomic.AtomicLong wall = new java.util.concurrent.atomic.AtomicLong(1_000_000);
         MonotonicClock awake = new SuspendAwareClock(clock, wall::get);
         NodeConfig config = new NodeConfig(new NodeId("127.0.0.1", 7001), 1, TIMING, NodeConfig.newInstanceId());
-        SlotProtocol a = new SlotProtocol(store, config, awake, new RecordingListener("n7001", log), sleeps::add);
+        SlotProtocol a = new SlotProtocol(ProtocolSetup.of(store, config, awake, new RecordingListener("n7001", log))
+                .withSleeper(sleeps::add));
         a.poll();
         Lease lease = a.leases().getFirst();
         clock.tick(Duration.ofSeconds(1));
@@ -672,9 +678,10 @@ class SlotProtocolTest {
         try (StandbyDatabase watched = StandbyDatabase.connect(TestMongo.uri(), db.database().getName(), Duration.ofSeconds(10),
                 settings -> settings.addCommandListener(readsOfCollections))) {
             NodeConfig config = new NodeConfig(me, 2, TIMING, NodeConfig.newInstanceId());
-            SlotProtocol a = new SlotProtocol(new MongoSlotStore(watched), new MongoNodeRegistry(watched.database()),
-                    config, clock, new RecordingListener("n7001", log), sleeps::add, SlotProtocol.Fanout.SEQUENTIAL,
-                    () -> io.standby.slot.Workload.NONE, Load.Gauge.IDLE, GoneOwners.OFF);
+            SlotProtocol a = new SlotProtocol(ProtocolSetup.of(new MongoSlotStore(watched), config,
+                    clock, new RecordingListener("n7001", log))
+                    .withSleeper(sleeps::add)
+                    .withMembership(new MongoNodeRegistry(watched.database())));
 
             assertEquals(1, a.poll(), "this node's planned slot; the other's waits for its head start");
             assertEquals(List.of("nodes", "slots"), reads, "a cold start: registered and settled, then the registry first");
@@ -722,8 +729,9 @@ class SlotProtocolTest {
             }
         };
         NodeConfig config = new NodeConfig(new NodeId("127.0.0.1", 7001), 1, TIMING, NodeConfig.newInstanceId());
-        SlotProtocol a = new SlotProtocol(store, counting, config, clock, new RecordingListener("n7001", log), sleeps::add,
-                SlotProtocol.Fanout.SEQUENTIAL, () -> io.standby.slot.Workload.NONE, Load.Gauge.IDLE, GoneOwners.OFF);
+        SlotProtocol a = new SlotProtocol(ProtocolSetup.of(store, config, clock, new RecordingListener("n7001", log))
+                .withSleeper(sleeps::add)
+                .withMembership(counting));
         assertEquals(1, a.poll());
         NodeView registered = registry.readAll().getFirst();
         assertEquals(new NodeId("127.0.0.1", 7001), registered.id());

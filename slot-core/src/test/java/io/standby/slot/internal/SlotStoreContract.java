@@ -1,5 +1,6 @@
 package io.standby.slot.internal;
 
+import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Updates;
 import io.standby.slot.NodeId;
@@ -8,6 +9,7 @@ import io.standby.slot.SlotView;
 import io.standby.slot.StandbyDatabase;
 import io.standby.testing.CommandLog;
 import io.standby.testing.TestDatabase;
+import org.bson.Document;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -16,7 +18,10 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Date;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -108,6 +113,65 @@ abstract class SlotStoreContract {
         assertEquals(1, owned.epoch());
         assertFalse(owned.expired());
         assertFalse(store.claim(owned, owner(7002, "b")), "live by the server's clock");
+    }
+
+    @Test
+    void aRenewalOfManySlotsRenewsEachAtItsOwnEpochAndShowsTheOthersAsTheyAreNow() {
+        new SlotTable(db).init(5);
+        SlotStore.Ownership a = owner(7001, "a");
+        for (int i = 0; i < 5; i++) {
+            assertTrue(store.claim(slot("slot-" + i), a));
+        }
+        MongoCollection<Document> slots = db.database().getCollection("slots");
+        // Every heartbeat ten seconds old, so that a renewal shows in the age.
+        slots.updateMany(Filters.exists("_id"), Updates.set("time", Date.from(Instant.now().minusSeconds(10))));
+        // slot-1 taken by another node, slot-2 released by an operator, slot-3 deleted; slot-4 is held at epoch
+        // 1 while the renewal names epoch 0 (a lease that ended before the slot was taken back).
+        slots.updateOne(Filters.eq("_id", "slot-1"), Updates.combine(Updates.set("instance", "b"), Updates.set("port", 7002),
+                Updates.inc("epoch", 1L)));
+        assertTrue(new SlotTable(db).forceRelease("slot-2").isPresent());
+        slots.deleteOne(Filters.eq("_id", "slot-3"));
+        Map<String, Long> held = new LinkedHashMap<>();
+        for (int i = 0; i < 4; i++) {
+            held.put("slot-" + i, 1L);
+        }
+        held.put("slot-4", 0L);
+
+        SlotStore.Renewals renewals = store.renewAll(held, a);
+
+        assertEquals(Set.of("slot-0"), renewals.renewed());
+        assertTrue(slot("slot-0").age().compareTo(Duration.ofSeconds(5)) < 0, "slot-0's heartbeat is new: " + slot("slot-0").age());
+        assertEquals(Set.of("slot-1", "slot-2", "slot-4"), renewals.others().keySet(), "slot-3 is in neither: it is gone");
+        assertEquals("b", renewals.others().get("slot-1").instance());
+        assertNull(renewals.others().get("slot-2").owner());
+        assertEquals(2, renewals.others().get("slot-2").epoch());
+        assertEquals(1, renewals.others().get("slot-4").epoch());
+        for (String notRenewed : List.of("slot-1", "slot-4")) {
+            assertTrue(slot(notRenewed).age().compareTo(Duration.ofSeconds(9)) > 0, notRenewed + " was not touched");
+        }
+    }
+
+    @Test
+    void aRenewalOfManySlotsIsOneCommandAndASecondOnlyWhenOneWasLost() {
+        new SlotTable(db).init(20);
+        SlotStore.Ownership a = owner(7001, "a");
+        Map<String, Long> held = new LinkedHashMap<>();
+        for (int i = 0; i < 20; i++) {
+            assertTrue(store.claim(slot("slot-" + i), a));
+            held.put("slot-" + i, 1L);
+        }
+        CommandLog commands = new CommandLog();
+        try (StandbyDatabase watched = StandbyDatabase.connect(uri(), db.database().getName(), Duration.ofSeconds(10),
+                settings -> settings.addCommandListener(commands))) {
+            MongoSlotStore watchedStore = new MongoSlotStore(watched);
+
+            assertEquals(held.keySet(), watchedStore.renewAll(held, a).renewed());
+            assertEquals(List.of("update"), commands.on("slots").stream().map(c -> c.getFirstKey()).toList());
+
+            db.database().getCollection("slots").updateOne(Filters.eq("_id", "slot-7"), Updates.inc("epoch", 1L));
+            assertEquals(19, watchedStore.renewAll(held, a).renewed().size());
+            assertEquals(List.of("update", "update", "aggregate"), commands.on("slots").stream().map(c -> c.getFirstKey()).toList());
+        }
     }
 
     @Test

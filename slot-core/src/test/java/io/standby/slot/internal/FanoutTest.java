@@ -17,11 +17,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * renewal is never left running into the next heartbeat unseen. In parallel, one slow renewal never waits
  * for another.
  */
-class SlotProtocolFanoutTest {
+class FanoutTest {
 
     @Test
     void everyTaskRunsBeforeTheFanoutReturns() {
-        for (SlotProtocol.Fanout fanout : List.of(SlotProtocol.Fanout.SEQUENTIAL, SlotProtocol.Fanout.PARALLEL)) {
+        for (Fanout fanout : List.of(Fanout.SEQUENTIAL, Fanout.PARALLEL)) {
             for (int n : new int[] {1, 5}) {
                 Set<Integer> done = ConcurrentHashMap.newKeySet();
                 fanout.runAll(IntStream.range(0, n).<Runnable>mapToObj(i -> () -> done.add(i)).toList());
@@ -36,7 +36,7 @@ class SlotProtocolFanoutTest {
         int n = 4;
         CountDownLatch started = new CountDownLatch(n);
         Set<Integer> done = ConcurrentHashMap.newKeySet();
-        SlotProtocol.Fanout.PARALLEL.runAll(IntStream.range(0, n).<Runnable>mapToObj(i -> () -> {
+        Fanout.PARALLEL.runAll(IntStream.range(0, n).<Runnable>mapToObj(i -> () -> {
             started.countDown();
             try {
                 if (started.await(30, TimeUnit.SECONDS)) {
