@@ -12,6 +12,7 @@ import io.standby.robot.model.FlatFilter;
 import io.standby.robot.model.RobotCodec;
 import io.standby.robot.model.RobotState;
 import io.standby.robot.model.RobotView;
+import io.standby.robot.model.Runnability;
 import io.standby.robot.runtime.RobotTypes;
 import io.standby.slot.NodeTable;
 import io.standby.slot.SlotState;
@@ -172,10 +173,10 @@ public final class RobotTable {
         return live.isEmpty() ? all.stream().map(SlotView::id).toList() : live;
     }
 
-    /** Robots that count towards a slot's load: wanted running, not failed, counted where they are going. */
+    /** Robots that count towards a slot's load: the wanted ones, counted where they are going. */
     private static List<Placement.Item> load(List<RobotView> robots) {
         return robots.stream()
-                .filter(r -> r.desired() == Desired.RUNNING && r.state() != RobotState.FAILED)
+                .filter(Runnability::wanted)
                 .map(r -> new Placement.Item(r.id(), r.moving() ? r.target() : r.slotId(), r.weight()))
                 .toList();
     }

@@ -6,6 +6,7 @@ import io.standby.robot.model.Desired;
 import io.standby.robot.model.FlatFilter;
 import io.standby.robot.model.RobotState;
 import io.standby.robot.model.RobotToken;
+import io.standby.robot.model.Runnability;
 import org.bson.conversions.Bson;
 
 import java.util.Arrays;
@@ -68,21 +69,18 @@ public final class RobotRules {
     }
 
     /**
-     * The listed robots, fenced at this epoch, runnable (wanted running, not failed, not moving) and run by
-     * nobody else. A robot already taken at this epoch is this node's all the same, and taken again: every
-     * take counts as a fence, so each run of a robot under one lease has a token of its own.
+     * The listed robots, fenced at this epoch, runnable ({@link Runnability#filter}) and run by nobody else. A
+     * robot already taken at this epoch is this node's all the same, and taken again: every take counts as a
+     * fence, so each run of a robot under one lease has a token of its own.
      */
     public static Bson takeFilter(String slotId, long epoch, Collection<String> ids, String node) {
         // Flat, so that a server that finds documents by _id does so for the ids' $in (the embedded one
         // otherwise matches every robot against every id: 10,000 robots took seconds).
         return FlatFilter.and(
                 Filters.in(ID, ids),
-                Filters.eq(SLOT, slotId),
                 Filters.eq(EPOCH, epoch),
                 Filters.in(NODE, Arrays.asList(null, node)),
-                Filters.eq(TARGET, null),
-                Filters.nin(DESIRED, Desired.STOPPED.value(), Desired.REMOVED.value()),
-                Filters.ne(STATE, RobotState.FAILED.name()));
+                Runnability.filter(slotId));
     }
 
     /** The node runs them (STARTING); a take counts as a fence and restarts both write sequences. */

@@ -156,6 +156,7 @@ class BsonEvalTest {
                 d -> d.append("target", "slot-1"), d -> d.append("target", null),
                 d -> d.append("desired", "stopped"), d -> d.append("desired", "removed"), d -> without(d, "desired"),
                 d -> d.append("desired", null), d -> d.append("state", "FAILED"), d -> without(d, "state"),
+                d -> d.append("state", "STOPPED"), d -> d.append("target", "slot-0"),
                 d -> d.append("epoch", 3L), d -> d.append("epoch", 5L), d -> d.append("epoch", 4), d -> without(d, "epoch"),
                 d -> d.append("fences", 1L), d -> d.append("fences", 2), d -> without(d, "fences"),
                 d -> without(d, "incarnation"), d -> d.append("incarnation", null), d -> d.append("slotId", "slot-1"),
