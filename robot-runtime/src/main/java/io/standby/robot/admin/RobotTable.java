@@ -79,7 +79,7 @@ public final class RobotTable {
     private final SlotTable slots;
 
     public RobotTable(StandbyDatabase database) {
-        this(new MongoRobotStore(database.database()), new SlotTable(database));
+        this(new MongoRobotStore(database), new SlotTable(database));
     }
 
     /** Over any store of robots and slots: the simulation drives this very table over its own database. */
@@ -285,11 +285,8 @@ public final class RobotTable {
                 return MoveResult.ALREADY_THERE;
             }
             if (robot.node() == null) {
-                // Nobody runs it: a runner must take it (set node) before starting it, so this cannot race one.
-                boolean moved = robots.update(FlatFilter.and(same, Filters.eq(EPOCH, robot.epoch()), Filters.eq(NODE, null)),
-                        changed(robot, Updates.set(SLOT, slotId), Updates.set(EPOCH, 0L), Updates.unset(TARGET)), false) == 1;
-                if (moved) {
-                    tellOwner(slotId);
+                // Nobody runs it: the hand-over a runner makes, which tells the new slot's owner.
+                if (robots.handOver(RobotRules.idleHandOver(robot, slotId))) {
                     return MoveResult.MOVED;
                 }
             } else if (robots.update(FlatFilter.and(same, Filters.ne(NODE, null)),
@@ -377,19 +374,9 @@ public final class RobotTable {
         return before;
     }
 
-    /**
-     * Tells the slot's owner, which reads its robots again only when the slot's {@code changes} moved. If
-     * this fails the change is recorded anyway, and the owner finds it at its periodic full read.
-     */
+    /** Tells the slot's owner ({@link SlotTable#tellOwner}): if that fails, it finds the change at its periodic full read. */
     private void tellOwner(String slotId) {
-        for (int attempt = 0; attempt < 2; attempt++) {
-            try {
-                slots.touch(slotId);
-                return;
-            } catch (RuntimeException e) {
-                // Once more; after that the owner finds the change at its periodic full read.
-            }
-        }
+        slots.tellOwner(slotId);
     }
 
     private static void requireNotRemoved(RobotView robot) {

@@ -30,6 +30,9 @@ public interface RobotDocuments {
     /** A {@code deleteOne}: whether it deleted. */
     boolean deleteOne(Bson filter);
 
+    /** The operator's hand-over of a robot nobody runs: the runtime's own ({@link RobotStore#handOver}). */
+    boolean handOver(RobotRules.HandOver handOver);
+
     /** How many robots each slot has in each state: documents {@code {_id: {slot, state}, n}}, counted by the database. */
     List<Document> countBySlotAndState();
 }

@@ -3,12 +3,15 @@ package io.standby.robot.internal;
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Updates;
 import io.standby.robot.model.Desired;
+import io.standby.robot.model.RobotCodec;
 import io.standby.robot.model.FlatFilter;
 import io.standby.robot.model.RobotState;
 import io.standby.robot.model.RobotToken;
+import io.standby.robot.model.RobotView;
 import io.standby.robot.model.Runnability;
 import org.bson.conversions.Bson;
 
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
@@ -19,6 +22,7 @@ import static io.standby.robot.model.RobotFields.FENCES;
 import static io.standby.robot.model.RobotFields.ID;
 import static io.standby.robot.model.RobotFields.INCARNATION;
 import static io.standby.robot.model.RobotFields.NODE;
+import static io.standby.robot.model.RobotFields.REQUEST;
 import static io.standby.robot.model.RobotFields.SEQ;
 import static io.standby.robot.model.RobotFields.SLOT;
 import static io.standby.robot.model.RobotFields.STATE;
@@ -110,24 +114,76 @@ public final class RobotRules {
         return Filters.in(ID, ids);
     }
 
-    /** A robot under the mover's token. */
-    public static Bson handOverFilter(RobotToken token) {
-        return token.filter();
+    /**
+     * A robot's move to the slot it should go to, context and all, followed by a word to that slot's owner:
+     * the one hand-over, by a run that returned for the move, by its slot's owner when nobody runs it, and
+     * by the operator when nobody runs it. The epoch starts over, and the new slot's owner raises it.
+     *
+     * @param runner the token the write is under, for a runner's or owner's hand-over; null for the operator's
+     */
+    public record HandOver(Bson filter, Bson update, String toSlot, RobotToken runner) {
     }
 
-    /** To the slot it should go to, context and all; the epoch starts over, and the new slot's owner raises it. */
-    public static Bson handOverUpdate(String toSlot) {
-        return Updates.combine(
+    /**
+     * The hand-over of a robot under the token of its run or of its slot's owner.
+     *
+     * @param asRead the robot's state as read: a state that needs no runner to be true (FAILED, STOPPED)
+     *               is kept where it goes, and then must still be the state; any other becomes PENDING
+     */
+    public static HandOver handOver(RobotToken token, RobotState asRead, String toSlot) {
+        return new HandOver(FlatFilter.and(token.filter(), handOverState(asRead)),
+                Updates.combine(handOverUpdate(toSlot, asRead), Updates.currentDate(UPDATED)), toSlot, token);
+    }
+
+    /**
+     * The operator's hand-over of a robot nobody runs, as read: a runner must take it (set {@code node})
+     * before starting it, so this cannot race one. Stamped as an operator's change.
+     */
+    public static HandOver idleHandOver(RobotView robot, String toSlot) {
+        return new HandOver(FlatFilter.and(asRead(robot), Filters.eq(EPOCH, robot.epoch()), Filters.eq(NODE, null),
+                handOverState(robot.state())), operatorChange(robot, handOverUpdate(toSlot, robot.state())), toSlot, null);
+    }
+
+    /** Only a start clears a failure, and a stop needs no runner; STARTING and RUNNING claimed one. */
+    private static boolean keptByAHandOver(RobotState state) {
+        return state == RobotState.FAILED || state == RobotState.STOPPED;
+    }
+
+    private static Bson handOverState(RobotState asRead) {
+        return keptByAHandOver(asRead) ? Filters.eq(STATE, asRead.name())
+                : Filters.nin(STATE, RobotState.FAILED.name(), RobotState.STOPPED.name());
+    }
+
+    private static Bson handOverUpdate(String toSlot, RobotState asRead) {
+        List<Bson> updates = new ArrayList<>(List.of(
                 Updates.set(SLOT, toSlot),
                 Updates.set(EPOCH, 0L),
                 Updates.set(NODE, null),
-                Updates.set(STATE, RobotState.PENDING.name()),
-                Updates.unset(TARGET),
-                Updates.currentDate(UPDATED));
+                Updates.unset(TARGET)));
+        if (!keptByAHandOver(asRead)) {
+            updates.add(Updates.set(STATE, RobotState.PENDING.name()));
+        }
+        return Updates.combine(updates);
     }
 
     /** A robot whose removal was requested, under the token of the run that stopped it. */
     public static Bson deleteFilter(RobotToken token) {
         return FlatFilter.and(token.filter(), Filters.eq(DESIRED, Desired.REMOVED.value()));
+    }
+
+    /** This incarnation of the robot, in the slot it was read in. */
+    private static Bson asRead(RobotView robot) {
+        return FlatFilter.and(Filters.eq(ID, robot.id()), Filters.eq(INCARNATION, robot.incarnation()), Filters.eq(SLOT, robot.slotId()));
+    }
+
+    /**
+     * An operator's change: the updates, the request stamp a node's change stream watches for (the whole
+     * {@code request}, naming the slot the robot was read in; see {@code RobotChanges}), and the time.
+     */
+    private static Bson operatorChange(RobotView robot, Bson... updates) {
+        List<Bson> all = new ArrayList<>(List.of(updates));
+        all.add(Updates.set(REQUEST, RobotCodec.request(robot.slotId())));
+        all.add(Updates.currentDate(UPDATED));
+        return Updates.combine(all);
     }
 }

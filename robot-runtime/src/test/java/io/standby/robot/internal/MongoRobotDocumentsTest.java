@@ -41,7 +41,7 @@ class MongoRobotDocumentsTest {
     @BeforeEach
     void setUp() {
         StandbyDatabase db = database.connection();
-        store = new MongoRobotStore(db.database());
+        store = new MongoRobotStore(db);
         robots = db.database().getCollection(RobotFields.COLLECTION);
         for (String id : List.of("c", "a", "d", "b")) {
             assertTrue(store.insert(RobotCodec.newRobot(id, "counter", id.equals("d") ? "slot-1" : "slot-0", 0, 1,
