@@ -181,13 +181,18 @@ public final class MongoRobotStore implements RobotStore, RobotDocuments {
     }
 
     @Override
-    public long update(Bson filter, Bson update, boolean many) {
-        return (many ? robots.updateMany(filter, update) : robots.updateOne(filter, update)).getMatchedCount();
+    public long update(RobotRules.Change change) {
+        return robots.updateOne(change.filter(), change.update()).getMatchedCount();
     }
 
     @Override
-    public boolean deleteOne(Bson filter) {
-        return robots.deleteOne(filter).getDeletedCount() == 1;
+    public long revoke(String slotId, long epoch) {
+        return robots.updateMany(RobotRules.revokeFilter(slotId, epoch), RobotRules.revokeUpdate(epoch)).getMatchedCount();
+    }
+
+    @Override
+    public boolean deleteIdle(RobotView robot) {
+        return robots.deleteOne(RobotRules.idleDeleteFilter(robot)).getDeletedCount() == 1;
     }
 
     @Override

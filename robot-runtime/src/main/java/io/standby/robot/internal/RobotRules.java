@@ -21,8 +21,10 @@ import static io.standby.robot.model.RobotFields.EPOCH;
 import static io.standby.robot.model.RobotFields.FENCES;
 import static io.standby.robot.model.RobotFields.ID;
 import static io.standby.robot.model.RobotFields.INCARNATION;
+import static io.standby.robot.model.RobotFields.LAST_ERROR;
 import static io.standby.robot.model.RobotFields.NODE;
 import static io.standby.robot.model.RobotFields.REQUEST;
+import static io.standby.robot.model.RobotFields.RESTARTS;
 import static io.standby.robot.model.RobotFields.SEQ;
 import static io.standby.robot.model.RobotFields.SLOT;
 import static io.standby.robot.model.RobotFields.STATE;
@@ -31,7 +33,8 @@ import static io.standby.robot.model.RobotFields.TARGET;
 import static io.standby.robot.model.RobotFields.UPDATED;
 
 /**
- * Every filter and update of the robot store, written once, as the documents sent to MongoDB:
+ * Every filter and update of the robot store, the runtime's and the operator's ({@code RobotTable}), written
+ * once, as the documents sent to MongoDB:
  * {@link MongoRobotStore} sends them, and the simulation evaluates these very documents on its own
  * database, so a change to a rule here changes what both see. The conditions of a run's own operations
  * live with their records and are used the same way: {@link RobotToken#filter()} (the token) and
@@ -171,9 +174,67 @@ public final class RobotRules {
         return FlatFilter.and(token.filter(), Filters.eq(DESIRED, Desired.REMOVED.value()));
     }
 
+    // ---- The operator's changes (RobotTable): each conditional on the robot as the operator read it ----
+
+    /** One operator's change of one robot: an {@code updateOne}. */
+    public record Change(Bson filter, Bson update) {
+    }
+
+    /** Dates a robot just inserted by the database's clock. */
+    public static Change added(String id) {
+        return new Change(Filters.eq(ID, id), Updates.currentDate(UPDATED));
+    }
+
+    /** Cancels a pending move of a robot that is where it should be. */
+    public static Change cancelMove(RobotView robot) {
+        return new Change(asRead(robot), operatorChange(robot, Updates.unset(TARGET)));
+    }
+
+    /** Asks the runner of a robot to stop it and hand it over to {@code toSlot}. */
+    public static Change requestMove(RobotView robot, String toSlot) {
+        return new Change(FlatFilter.and(asRead(robot), Filters.ne(NODE, null)), operatorChange(robot, Updates.set(TARGET, toSlot)));
+    }
+
+    /** Stops a robot nobody runs: it is stopped at once. */
+    public static Change stopIdle(RobotView robot) {
+        return new Change(FlatFilter.and(Filters.eq(ID, robot.id()), Filters.eq(NODE, null)), operatorChange(robot,
+                Updates.set(DESIRED, Desired.STOPPED.value()), Updates.set(STATE, RobotState.STOPPED.name())));
+    }
+
+    /** Asks a robot's runner to stop it (unless its removal is pending); the runner records STOPPED. */
+    public static Change requestStop(RobotView robot) {
+        return new Change(notRemoved(robot), operatorChange(robot, Updates.set(DESIRED, Desired.STOPPED.value())));
+    }
+
+    /** Clears a failure, so that the robot is tried again with a fresh count of restarts. */
+    public static Change clearFailure(RobotView robot) {
+        return new Change(FlatFilter.and(Filters.eq(ID, robot.id()), Filters.eq(STATE, RobotState.FAILED.name())),
+                Updates.combine(Updates.set(STATE, RobotState.PENDING.name()), Updates.set(RESTARTS, 0), Updates.set(LAST_ERROR, null)));
+    }
+
+    /** Wants a robot running (unless its removal is pending). */
+    public static Change wantRunning(RobotView robot) {
+        return new Change(notRemoved(robot), operatorChange(robot, Updates.set(DESIRED, Desired.RUNNING.value())));
+    }
+
+    /** This incarnation of a robot, while nobody runs it: a {@code deleteOne}. */
+    public static Bson idleDeleteFilter(RobotView robot) {
+        return FlatFilter.and(Filters.eq(ID, robot.id()), Filters.eq(INCARNATION, robot.incarnation()), Filters.eq(NODE, null));
+    }
+
+    /** Asks the runner of this incarnation to stop it and delete its document. */
+    public static Change requestRemoval(RobotView robot) {
+        return new Change(FlatFilter.and(Filters.eq(ID, robot.id()), Filters.eq(INCARNATION, robot.incarnation()), Filters.ne(NODE, null)),
+                operatorChange(robot, Updates.set(DESIRED, Desired.REMOVED.value())));
+    }
+
     /** This incarnation of the robot, in the slot it was read in. */
     private static Bson asRead(RobotView robot) {
         return FlatFilter.and(Filters.eq(ID, robot.id()), Filters.eq(INCARNATION, robot.incarnation()), Filters.eq(SLOT, robot.slotId()));
+    }
+
+    private static Bson notRemoved(RobotView robot) {
+        return FlatFilter.and(Filters.eq(ID, robot.id()), Filters.ne(DESIRED, Desired.REMOVED.value()));
     }
 
     /**

@@ -874,15 +874,21 @@ class RobotTableTest {
         }
 
         @Override
-        public long update(Bson filter, Bson update, boolean many) {
+        public long update(RobotRules.Change change) {
             interleave();
-            return store.update(filter, update, many);
+            return store.update(change);
         }
 
         @Override
-        public boolean deleteOne(Bson filter) {
+        public long revoke(String slotId, long epoch) {
             interleave();
-            return store.deleteOne(filter);
+            return store.revoke(slotId, epoch);
+        }
+
+        @Override
+        public boolean deleteIdle(RobotView robot) {
+            interleave();
+            return store.deleteIdle(robot);
         }
 
         @Override

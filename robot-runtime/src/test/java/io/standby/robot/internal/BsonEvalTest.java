@@ -188,6 +188,11 @@ class BsonEvalTest {
         for (RobotView view : List.of(RobotCodec.parse(robot()), RobotCodec.parse(robot().append("node", "n1")))) {
             RobotRules.HandOver idle = RobotRules.idleHandOver(view, "slot-1");
             rules.add(new Rule("operator's hand-over " + view.node(), idle.filter(), idle.update(), false));
+            for (RobotRules.Change change : List.of(RobotRules.added(view.id()), RobotRules.cancelMove(view),
+                    RobotRules.requestMove(view, "slot-1"), RobotRules.stopIdle(view), RobotRules.requestStop(view),
+                    RobotRules.clearFailure(view), RobotRules.wantRunning(view), RobotRules.requestRemoval(view))) {
+                rules.add(new Rule("operator's " + change.update(), change.filter(), change.update(), false));
+            }
         }
         for (RobotToken token : List.of(TOKEN, noIncarnation)) {
             for (long seq : List.of(2L, 3L, 4L)) {

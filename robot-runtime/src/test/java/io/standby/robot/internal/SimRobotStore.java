@@ -203,12 +203,19 @@ final class SimRobotStore implements RobotStore, RobotDocuments {
     }
 
     @Override
-    public long update(Bson filter, Bson update, boolean many) {
-        return db.write("update " + BsonEval.bson(filter).toJson(), () -> db.robots.update(filter, update, many).matched());
+    public long update(RobotRules.Change change) {
+        return db.write("update " + BsonEval.bson(change.filter()).toJson(), () -> db.robots.update(change.filter(), change.update(), false).matched());
     }
 
     @Override
-    public boolean deleteOne(Bson filter) {
+    public long revoke(String slotId, long epoch) {
+        Bson filter = RobotRules.revokeFilter(slotId, epoch);
+        return db.write("update " + BsonEval.bson(filter).toJson(), () -> db.robots.update(filter, RobotRules.revokeUpdate(epoch), true).matched());
+    }
+
+    @Override
+    public boolean deleteIdle(RobotView robot) {
+        Bson filter = RobotRules.idleDeleteFilter(robot);
         return db.write("delete " + BsonEval.bson(filter).toJson(), () -> db.robots.deleteOne(filter));
     }
 
