@@ -24,6 +24,9 @@ public final class SlotTable {
     /** Slot ids in their natural order: slot-2 before slot-10. */
     public static final java.util.Comparator<String> ID_ORDER = SlotIds.NATURAL;
 
+    /** How many times {@link #tellOwner} tries to tell a slot's owner. */
+    public static final int TELL_TRIES = 2;
+
     private final SlotStore store;
 
     public SlotTable(StandbyDatabase database) {
@@ -57,11 +60,24 @@ public final class SlotTable {
     }
 
     /**
-     * Tells the slot's owner that its robots changed (raises {@code changes}, which it reads every poll).
-     * Every change to a robot that its runner must act on is followed by this.
+     * Tells the slot's owner that its robots changed: raises {@code changes}, which it reads every poll, so
+     * that it reads its robots again at once. Every change to a robot that its runner must act on is followed
+     * by this, the operator's and the runtime's alike. It tries {@link #TELL_TRIES} times and never throws:
+     * the change it announces is recorded already, and an owner that is not told finds it at its periodic
+     * full read, so a failure here only delays it.
+     *
+     * @return whether the owner was told
      */
-    public void touch(String slotId) {
-        store.touch(slotId);
+    public boolean tellOwner(String slotId) {
+        for (int attempt = 0; attempt < TELL_TRIES; attempt++) {
+            try {
+                store.touch(slotId);
+                return true;
+            } catch (RuntimeException e) {
+                // Once more; after that the owner finds the change at its periodic full read.
+            }
+        }
+        return false;
     }
 
     /** Every well-formed slot, in slot order, with ages judged by the database's clock. */

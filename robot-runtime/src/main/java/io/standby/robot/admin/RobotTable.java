@@ -1,17 +1,16 @@
 package io.standby.robot.admin;
 
 import com.mongodb.client.model.Filters;
-import com.mongodb.client.model.Updates;
 import io.standby.robot.RobotFactory;
 import io.standby.robot.internal.MongoRobotStore;
 import io.standby.robot.internal.Placement;
 import io.standby.robot.internal.RobotDocuments;
 import io.standby.robot.internal.RobotRules;
 import io.standby.robot.model.Desired;
-import io.standby.robot.model.FlatFilter;
 import io.standby.robot.model.RobotCodec;
 import io.standby.robot.model.RobotState;
 import io.standby.robot.model.RobotView;
+import io.standby.robot.model.Runnability;
 import io.standby.robot.runtime.RobotTypes;
 import io.standby.slot.NodeTable;
 import io.standby.slot.SlotState;
@@ -39,8 +38,10 @@ import static io.standby.robot.model.RobotFields.*;
 /**
  * What an operator does to robots: add, move, stop, start, remove, list and rebalance them, and release a
  * slot by force. Every change is one conditional update, so it is safe while nodes run; the owner of the
- * robot's slot applies it within one poll. Each change also stamps {@code request} with the robot's slot,
- * which is what a node's change stream watches for.
+ * robot's slot applies it within one poll, and is told at once ({@link SlotTable#tellOwner}). Each change
+ * also stamps {@code request} with the robot's slot, which is what a node's change stream watches for. The
+ * documents of every change are {@link RobotRules}'s, sent through the store; moving a robot nobody runs is
+ * the runtime's own hand-over.
  */
 public final class RobotTable {
 
@@ -78,7 +79,7 @@ public final class RobotTable {
     private final SlotTable slots;
 
     public RobotTable(StandbyDatabase database) {
-        this(new MongoRobotStore(database.database()), new SlotTable(database));
+        this(new MongoRobotStore(database), new SlotTable(database));
     }
 
     /** Over any store of robots and slots: the simulation drives this very table over its own database. */
@@ -153,8 +154,8 @@ public final class RobotTable {
         if (!robots.insert(RobotCodec.newRobot(robot.id(), robot.type(), slotId, robot.priority(), robot.weight(), robot.config()))) {
             throw new IllegalArgumentException("robot '" + robot.id() + "' already exists");
         }
-        robots.update(Filters.eq(ID, robot.id()), Updates.currentDate(UPDATED), false);
-        tellOwner(slotId);
+        robots.update(RobotRules.added(robot.id()));
+        slots.tellOwner(slotId);
         return get(robot.id()).orElseThrow();
     }
 
@@ -172,10 +173,10 @@ public final class RobotTable {
         return live.isEmpty() ? all.stream().map(SlotView::id).toList() : live;
     }
 
-    /** Robots that count towards a slot's load: wanted running, not failed, counted where they are going. */
+    /** Robots that count towards a slot's load: the wanted ones, counted where they are going. */
     private static List<Placement.Item> load(List<RobotView> robots) {
         return robots.stream()
-                .filter(r -> r.desired() == Desired.RUNNING && r.state() != RobotState.FAILED)
+                .filter(Runnability::wanted)
                 .map(r -> new Placement.Item(r.id(), r.moving() ? r.target() : r.slotId(), r.weight()))
                 .toList();
     }
@@ -275,25 +276,20 @@ public final class RobotTable {
         for (int attempt = 0; attempt < 10; attempt++) {
             RobotView robot = require(id);
             requireNotRemoved(robot);
-            Bson same = FlatFilter.and(Filters.eq(ID, id), Filters.eq(INCARNATION, robot.incarnation()), Filters.eq(SLOT, robot.slotId()));
             if (robot.slotId().equals(slotId)) {
                 if (robot.target() != null) {
-                    robots.update(same, changed(robot, Updates.unset(TARGET)), false);
-                    tellOwner(slotId);
+                    robots.update(RobotRules.cancelMove(robot));
+                    slots.tellOwner(slotId);
                 }
                 return MoveResult.ALREADY_THERE;
             }
             if (robot.node() == null) {
-                // Nobody runs it: a runner must take it (set node) before starting it, so this cannot race one.
-                boolean moved = robots.update(FlatFilter.and(same, Filters.eq(EPOCH, robot.epoch()), Filters.eq(NODE, null)),
-                        changed(robot, Updates.set(SLOT, slotId), Updates.set(EPOCH, 0L), Updates.unset(TARGET)), false) == 1;
-                if (moved) {
-                    tellOwner(slotId);
+                // Nobody runs it: the hand-over a runner makes, which tells the new slot's owner.
+                if (robots.handOver(RobotRules.idleHandOver(robot, slotId))) {
                     return MoveResult.MOVED;
                 }
-            } else if (robots.update(FlatFilter.and(same, Filters.ne(NODE, null)),
-                    changed(robot, Updates.set(TARGET, slotId)), false) == 1) {
-                tellOwner(robot.slotId());
+            } else if (robots.update(RobotRules.requestMove(robot, slotId)) == 1) {
+                slots.tellOwner(robot.slotId());
                 return MoveResult.REQUESTED;
             }
             // It changed between the read and the write: read again.
@@ -306,24 +302,19 @@ public final class RobotTable {
         RobotView robot = require(id);
         requireNotRemoved(robot);
         // Nobody runs it: it is stopped now. Otherwise the runner stops it and records STOPPED.
-        if (robots.update(FlatFilter.and(Filters.eq(ID, id), Filters.eq(NODE, null)),
-                changed(robot, Updates.set(DESIRED, Desired.STOPPED.value()), Updates.set(STATE, RobotState.STOPPED.name())), false) == 0) {
-            robots.update(FlatFilter.and(Filters.eq(ID, id), Filters.ne(DESIRED, Desired.REMOVED.value())),
-                    changed(robot, Updates.set(DESIRED, Desired.STOPPED.value())), false);
+        if (robots.update(RobotRules.stopIdle(robot)) == 0) {
+            robots.update(RobotRules.requestStop(robot));
         }
-        tellOwner(robot.slotId());
+        slots.tellOwner(robot.slotId());
     }
 
     /** Wants a robot running again; a FAILED one is cleared and retried. @throws IllegalArgumentException if unknown */
     public void start(String id) {
         RobotView robot = require(id);
         requireNotRemoved(robot);
-        robots.update(FlatFilter.and(Filters.eq(ID, id), Filters.eq(STATE, RobotState.FAILED.name())),
-                Updates.combine(Updates.set(STATE, RobotState.PENDING.name()), Updates.set(RESTARTS, 0),
-                        Updates.set(LAST_ERROR, null)), false);
-        robots.update(FlatFilter.and(Filters.eq(ID, id), Filters.ne(DESIRED, Desired.REMOVED.value())),
-                changed(robot, Updates.set(DESIRED, Desired.RUNNING.value())), false);
-        tellOwner(robot.slotId());
+        robots.update(RobotRules.clearFailure(robot));
+        robots.update(RobotRules.wantRunning(robot));
+        slots.tellOwner(robot.slotId());
     }
 
     /**
@@ -337,16 +328,13 @@ public final class RobotTable {
     public RemoveResult remove(String id) {
         for (int attempt = 0; attempt < 10; attempt++) {
             RobotView robot = require(id);
-            Bson same = FlatFilter.and(Filters.eq(ID, id), Filters.eq(INCARNATION, robot.incarnation()));
             if (robot.node() == null) {
                 // Nobody runs it: a runner must take it (set node) before starting it, so this cannot race one.
-                if (robots.deleteOne(FlatFilter.and(same, Filters.eq(NODE, null)))) {
+                if (robots.deleteIdle(robot)) {
                     return RemoveResult.REMOVED;
                 }
-            } else if (robot.desired() == Desired.REMOVED
-                    || robots.update(FlatFilter.and(same, Filters.ne(NODE, null)),
-                    changed(robot, Updates.set(DESIRED, Desired.REMOVED.value())), false) == 1) {
-                tellOwner(robot.slotId());
+            } else if (robot.desired() == Desired.REMOVED || robots.update(RobotRules.requestRemoval(robot)) == 1) {
+                slots.tellOwner(robot.slotId());
                 return RemoveResult.REQUESTED;
             }
             // It changed between the read and the write: read again.
@@ -371,38 +359,15 @@ public final class RobotTable {
         Optional<SlotView> before = slots.forceRelease(slotId);
         before.ifPresent(slot -> {
             long epoch = SlotTable.epochAfterForcedRelease(slot);
-            robots.update(RobotRules.revokeFilter(slotId, epoch), RobotRules.revokeUpdate(epoch), true);
+            robots.revoke(slotId, epoch);
         });
         return before;
-    }
-
-    /**
-     * Tells the slot's owner, which reads its robots again only when the slot's {@code changes} moved. If
-     * this fails the change is recorded anyway, and the owner finds it at its periodic full read.
-     */
-    private void tellOwner(String slotId) {
-        for (int attempt = 0; attempt < 2; attempt++) {
-            try {
-                slots.touch(slotId);
-                return;
-            } catch (RuntimeException e) {
-                // Once more; after that the owner finds the change at its periodic full read.
-            }
-        }
     }
 
     private static void requireNotRemoved(RobotView robot) {
         if (robot.desired() == Desired.REMOVED) {
             throw new IllegalArgumentException("robot '" + robot.id() + "' is being removed");
         }
-    }
-
-    /** An operator's change: the updates, the request stamp a node's change stream watches for, and the time. */
-    private static Bson changed(RobotView robot, Bson... updates) {
-        List<Bson> all = new ArrayList<>(List.of(updates));
-        all.add(Updates.set(REQUEST, RobotCodec.request(robot.slotId())));
-        all.add(Updates.currentDate(UPDATED));
-        return Updates.combine(all);
     }
 
     /**

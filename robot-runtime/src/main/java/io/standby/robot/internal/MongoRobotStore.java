@@ -26,7 +26,6 @@ import io.standby.robot.model.RobotToken;
 import io.standby.robot.model.RobotView;
 import io.standby.slot.SlotTable;
 import io.standby.slot.StandbyDatabase;
-import io.standby.slot.internal.SlotRules;
 import org.bson.Document;
 import org.bson.conversions.Bson;
 
@@ -52,11 +51,16 @@ public final class MongoRobotStore implements RobotStore, RobotDocuments {
     private static final Bson WATCHED = Projections.include(RobotRules.WATCHED);
 
     private final MongoCollection<Document> robots;
-    private final MongoCollection<Document> slots;
+    private final SlotTable slots;
 
-    public MongoRobotStore(MongoDatabase database) {
+    public MongoRobotStore(StandbyDatabase database) {
+        this(database.database(), new SlotTable(database));
+    }
+
+    /** With the slots whose owners a hand-over tells: a test passes a table over a slot store that fails. */
+    public MongoRobotStore(MongoDatabase database, SlotTable slots) {
         this.robots = StandbyDatabase.safe(database.getCollection(COLLECTION));
-        this.slots = StandbyDatabase.safe(database.getCollection(SlotTable.COLLECTION));
+        this.slots = slots;
     }
 
     @Override
@@ -96,13 +100,12 @@ public final class MongoRobotStore implements RobotStore, RobotDocuments {
     }
 
     @Override
-    public boolean handOver(RobotToken token, String toSlot) {
-        return robots.updateOne(RobotRules.handOverFilter(token), RobotRules.handOverUpdate(toSlot)).getMatchedCount() == 1;
-    }
-
-    @Override
-    public void touchSlot(String slotId) {
-        slots.updateOne(SlotRules.touchFilter(slotId), SlotRules.touchUpdate());
+    public boolean handOver(RobotRules.HandOver handOver) {
+        if (robots.updateOne(handOver.filter(), handOver.update()).getMatchedCount() != 1) {
+            return false;
+        }
+        slots.tellOwner(handOver.toSlot());
+        return true;
     }
 
     @Override
@@ -178,13 +181,18 @@ public final class MongoRobotStore implements RobotStore, RobotDocuments {
     }
 
     @Override
-    public long update(Bson filter, Bson update, boolean many) {
-        return (many ? robots.updateMany(filter, update) : robots.updateOne(filter, update)).getMatchedCount();
+    public long update(RobotRules.Change change) {
+        return robots.updateOne(change.filter(), change.update()).getMatchedCount();
     }
 
     @Override
-    public boolean deleteOne(Bson filter) {
-        return robots.deleteOne(filter).getDeletedCount() == 1;
+    public long revoke(String slotId, long epoch) {
+        return robots.updateMany(RobotRules.revokeFilter(slotId, epoch), RobotRules.revokeUpdate(epoch)).getMatchedCount();
+    }
+
+    @Override
+    public boolean deleteIdle(RobotView robot) {
+        return robots.deleteOne(RobotRules.idleDeleteFilter(robot)).getDeletedCount() == 1;
     }
 
     @Override

@@ -4,6 +4,7 @@ import io.standby.robot.model.Desired;
 import io.standby.robot.model.RobotState;
 import io.standby.robot.model.RobotToken;
 import io.standby.robot.model.RobotView;
+import io.standby.robot.model.Runnability;
 
 import java.util.Objects;
 
@@ -91,8 +92,9 @@ public final class RobotDecision {
         if (robot.desired() == Desired.STOPPED) {
             return robot.state() != RobotState.STOPPED || robot.node() != null ? Action.MARK_STOPPED : Action.NONE;
         }
-        // desired decides; state only reports. A robot stopped a moment ago may be wanted again already.
-        if (robot.state() == RobotState.FAILED) {
+        // desired decides; state only reports, but for a failure (Runnability). A robot stopped a moment ago
+        // may be wanted again already. The take's filter asks the same of the document.
+        if (!Runnability.runnable(robot)) {
             return Action.NONE;
         }
         return node.equals(robot.node()) && robot.state() == RobotState.STARTING ? Action.LAUNCH : Action.TAKE;

@@ -1,5 +1,6 @@
 package io.standby.robot.internal;
 
+import io.standby.robot.model.RobotView;
 import org.bson.Document;
 import org.bson.conversions.Bson;
 
@@ -7,8 +8,8 @@ import java.util.List;
 
 /**
  * The robots' documents as an operator's commands read and change them ({@code RobotTable}): plain finds,
- * inserts and conditional updates, every read from the primary with read concern majority and every write
- * acknowledged by a majority. The Mongo store sends them to the server; the simulation evaluates the very
+ * inserts, and the conditional changes {@link RobotRules} writes; every read from the primary with read
+ * concern majority and every write acknowledged by a majority. The Mongo store sends them to the server; the simulation evaluates the very
  * same filter and update documents, so that the operator it drives is {@code RobotTable} itself.
  */
 public interface RobotDocuments {
@@ -24,11 +25,17 @@ public interface RobotDocuments {
     /** Inserts a new robot; false if one with its {@code _id} exists. */
     boolean insert(Document robot);
 
-    /** An {@code updateOne} ({@code many} false) or {@code updateMany}: how many documents matched. */
-    long update(Bson filter, Bson update, boolean many);
+    /** One operator's change, {@link RobotRules}'s: an {@code updateOne}; how many documents matched (0 or 1). */
+    long update(RobotRules.Change change);
 
-    /** A {@code deleteOne}: whether it deleted. */
-    boolean deleteOne(Bson filter);
+    /** A forced release's fence of the slot's robots below {@code epoch} ({@link RobotRules#revokeFilter}); how many matched. */
+    long revoke(String slotId, long epoch);
+
+    /** Deletes this incarnation of a robot if nobody runs it ({@link RobotRules#idleDeleteFilter}): whether it did. */
+    boolean deleteIdle(RobotView robot);
+
+    /** The operator's hand-over of a robot nobody runs: the runtime's own ({@link RobotStore#handOver}). */
+    boolean handOver(RobotRules.HandOver handOver);
 
     /** How many robots each slot has in each state: documents {@code {_id: {slot, state}, n}}, counted by the database. */
     List<Document> countBySlotAndState();

@@ -3,11 +3,15 @@ package io.standby.robot.internal;
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Updates;
 import io.standby.robot.model.Desired;
+import io.standby.robot.model.RobotCodec;
 import io.standby.robot.model.FlatFilter;
 import io.standby.robot.model.RobotState;
 import io.standby.robot.model.RobotToken;
+import io.standby.robot.model.RobotView;
+import io.standby.robot.model.Runnability;
 import org.bson.conversions.Bson;
 
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
@@ -17,7 +21,10 @@ import static io.standby.robot.model.RobotFields.EPOCH;
 import static io.standby.robot.model.RobotFields.FENCES;
 import static io.standby.robot.model.RobotFields.ID;
 import static io.standby.robot.model.RobotFields.INCARNATION;
+import static io.standby.robot.model.RobotFields.LAST_ERROR;
 import static io.standby.robot.model.RobotFields.NODE;
+import static io.standby.robot.model.RobotFields.REQUEST;
+import static io.standby.robot.model.RobotFields.RESTARTS;
 import static io.standby.robot.model.RobotFields.SEQ;
 import static io.standby.robot.model.RobotFields.SLOT;
 import static io.standby.robot.model.RobotFields.STATE;
@@ -26,7 +33,8 @@ import static io.standby.robot.model.RobotFields.TARGET;
 import static io.standby.robot.model.RobotFields.UPDATED;
 
 /**
- * Every filter and update of the robot store, written once, as the documents sent to MongoDB:
+ * Every filter and update of the robot store, the runtime's and the operator's ({@code RobotTable}), written
+ * once, as the documents sent to MongoDB:
  * {@link MongoRobotStore} sends them, and the simulation evaluates these very documents on its own
  * database, so a change to a rule here changes what both see. The conditions of a run's own operations
  * live with their records and are used the same way: {@link RobotToken#filter()} (the token) and
@@ -68,21 +76,18 @@ public final class RobotRules {
     }
 
     /**
-     * The listed robots, fenced at this epoch, runnable (wanted running, not failed, not moving) and run by
-     * nobody else. A robot already taken at this epoch is this node's all the same, and taken again: every
-     * take counts as a fence, so each run of a robot under one lease has a token of its own.
+     * The listed robots, fenced at this epoch, runnable ({@link Runnability#filter}) and run by nobody else. A
+     * robot already taken at this epoch is this node's all the same, and taken again: every take counts as a
+     * fence, so each run of a robot under one lease has a token of its own.
      */
     public static Bson takeFilter(String slotId, long epoch, Collection<String> ids, String node) {
         // Flat, so that a server that finds documents by _id does so for the ids' $in (the embedded one
         // otherwise matches every robot against every id: 10,000 robots took seconds).
         return FlatFilter.and(
                 Filters.in(ID, ids),
-                Filters.eq(SLOT, slotId),
                 Filters.eq(EPOCH, epoch),
                 Filters.in(NODE, Arrays.asList(null, node)),
-                Filters.eq(TARGET, null),
-                Filters.nin(DESIRED, Desired.STOPPED.value(), Desired.REMOVED.value()),
-                Filters.ne(STATE, RobotState.FAILED.name()));
+                Runnability.filter(slotId));
     }
 
     /** The node runs them (STARTING); a take counts as a fence and restarts both write sequences. */
@@ -112,24 +117,134 @@ public final class RobotRules {
         return Filters.in(ID, ids);
     }
 
-    /** A robot under the mover's token. */
-    public static Bson handOverFilter(RobotToken token) {
-        return token.filter();
+    /**
+     * A robot's move to the slot it should go to, context and all, followed by a word to that slot's owner:
+     * the one hand-over, by a run that returned for the move, by its slot's owner when nobody runs it, and
+     * by the operator when nobody runs it. The epoch starts over, and the new slot's owner raises it.
+     *
+     * @param runner the token the write is under, for a runner's or owner's hand-over; null for the operator's
+     */
+    public record HandOver(Bson filter, Bson update, String toSlot, RobotToken runner) {
     }
 
-    /** To the slot it should go to, context and all; the epoch starts over, and the new slot's owner raises it. */
-    public static Bson handOverUpdate(String toSlot) {
-        return Updates.combine(
+    /**
+     * The hand-over of a robot under the token of its run or of its slot's owner.
+     *
+     * @param asRead the robot's state as read: a state that needs no runner to be true (FAILED, STOPPED)
+     *               is kept where it goes, and then must still be the state; any other becomes PENDING
+     */
+    public static HandOver handOver(RobotToken token, RobotState asRead, String toSlot) {
+        return new HandOver(FlatFilter.and(token.filter(), handOverState(asRead)),
+                Updates.combine(handOverUpdate(toSlot, asRead), Updates.currentDate(UPDATED)), toSlot, token);
+    }
+
+    /**
+     * The operator's hand-over of a robot nobody runs, as read: a runner must take it (set {@code node})
+     * before starting it, so this cannot race one. Stamped as an operator's change.
+     */
+    public static HandOver idleHandOver(RobotView robot, String toSlot) {
+        return new HandOver(FlatFilter.and(asRead(robot), Filters.eq(EPOCH, robot.epoch()), Filters.eq(NODE, null),
+                handOverState(robot.state())), operatorChange(robot, handOverUpdate(toSlot, robot.state())), toSlot, null);
+    }
+
+    /** Only a start clears a failure, and a stop needs no runner; STARTING and RUNNING claimed one. */
+    private static boolean keptByAHandOver(RobotState state) {
+        return state == RobotState.FAILED || state == RobotState.STOPPED;
+    }
+
+    private static Bson handOverState(RobotState asRead) {
+        return keptByAHandOver(asRead) ? Filters.eq(STATE, asRead.name())
+                : Filters.nin(STATE, RobotState.FAILED.name(), RobotState.STOPPED.name());
+    }
+
+    private static Bson handOverUpdate(String toSlot, RobotState asRead) {
+        List<Bson> updates = new ArrayList<>(List.of(
                 Updates.set(SLOT, toSlot),
                 Updates.set(EPOCH, 0L),
                 Updates.set(NODE, null),
-                Updates.set(STATE, RobotState.PENDING.name()),
-                Updates.unset(TARGET),
-                Updates.currentDate(UPDATED));
+                Updates.unset(TARGET)));
+        if (!keptByAHandOver(asRead)) {
+            updates.add(Updates.set(STATE, RobotState.PENDING.name()));
+        }
+        return Updates.combine(updates);
     }
 
     /** A robot whose removal was requested, under the token of the run that stopped it. */
     public static Bson deleteFilter(RobotToken token) {
         return FlatFilter.and(token.filter(), Filters.eq(DESIRED, Desired.REMOVED.value()));
+    }
+
+    // ---- The operator's changes (RobotTable): each conditional on the robot as the operator read it ----
+
+    /** One operator's change of one robot: an {@code updateOne}. */
+    public record Change(Bson filter, Bson update) {
+    }
+
+    /** Dates a robot just inserted by the database's clock. */
+    public static Change added(String id) {
+        return new Change(Filters.eq(ID, id), Updates.currentDate(UPDATED));
+    }
+
+    /** Cancels a pending move of a robot that is where it should be. */
+    public static Change cancelMove(RobotView robot) {
+        return new Change(asRead(robot), operatorChange(robot, Updates.unset(TARGET)));
+    }
+
+    /** Asks the runner of a robot to stop it and hand it over to {@code toSlot}. */
+    public static Change requestMove(RobotView robot, String toSlot) {
+        return new Change(FlatFilter.and(asRead(robot), Filters.ne(NODE, null)), operatorChange(robot, Updates.set(TARGET, toSlot)));
+    }
+
+    /** Stops a robot nobody runs: it is stopped at once. */
+    public static Change stopIdle(RobotView robot) {
+        return new Change(FlatFilter.and(Filters.eq(ID, robot.id()), Filters.eq(NODE, null)), operatorChange(robot,
+                Updates.set(DESIRED, Desired.STOPPED.value()), Updates.set(STATE, RobotState.STOPPED.name())));
+    }
+
+    /** Asks a robot's runner to stop it (unless its removal is pending); the runner records STOPPED. */
+    public static Change requestStop(RobotView robot) {
+        return new Change(notRemoved(robot), operatorChange(robot, Updates.set(DESIRED, Desired.STOPPED.value())));
+    }
+
+    /** Clears a failure, so that the robot is tried again with a fresh count of restarts. */
+    public static Change clearFailure(RobotView robot) {
+        return new Change(FlatFilter.and(Filters.eq(ID, robot.id()), Filters.eq(STATE, RobotState.FAILED.name())),
+                Updates.combine(Updates.set(STATE, RobotState.PENDING.name()), Updates.set(RESTARTS, 0), Updates.set(LAST_ERROR, null)));
+    }
+
+    /** Wants a robot running (unless its removal is pending). */
+    public static Change wantRunning(RobotView robot) {
+        return new Change(notRemoved(robot), operatorChange(robot, Updates.set(DESIRED, Desired.RUNNING.value())));
+    }
+
+    /** This incarnation of a robot, while nobody runs it: a {@code deleteOne}. */
+    public static Bson idleDeleteFilter(RobotView robot) {
+        return FlatFilter.and(Filters.eq(ID, robot.id()), Filters.eq(INCARNATION, robot.incarnation()), Filters.eq(NODE, null));
+    }
+
+    /** Asks the runner of this incarnation to stop it and delete its document. */
+    public static Change requestRemoval(RobotView robot) {
+        return new Change(FlatFilter.and(Filters.eq(ID, robot.id()), Filters.eq(INCARNATION, robot.incarnation()), Filters.ne(NODE, null)),
+                operatorChange(robot, Updates.set(DESIRED, Desired.REMOVED.value())));
+    }
+
+    /** This incarnation of the robot, in the slot it was read in. */
+    private static Bson asRead(RobotView robot) {
+        return FlatFilter.and(Filters.eq(ID, robot.id()), Filters.eq(INCARNATION, robot.incarnation()), Filters.eq(SLOT, robot.slotId()));
+    }
+
+    private static Bson notRemoved(RobotView robot) {
+        return FlatFilter.and(Filters.eq(ID, robot.id()), Filters.ne(DESIRED, Desired.REMOVED.value()));
+    }
+
+    /**
+     * An operator's change: the updates, the request stamp a node's change stream watches for (the whole
+     * {@code request}, naming the slot the robot was read in; see {@code RobotChanges}), and the time.
+     */
+    private static Bson operatorChange(RobotView robot, Bson... updates) {
+        List<Bson> all = new ArrayList<>(List.of(updates));
+        all.add(Updates.set(REQUEST, RobotCodec.request(robot.slotId())));
+        all.add(Updates.currentDate(UPDATED));
+        return Updates.combine(all);
     }
 }

@@ -223,9 +223,9 @@ final class RobotRun implements Run {
         try {
             if (fields != null) {
                 status.finalWrite(fields, FINAL_WRITE);
-            } else if (outcome == Outcome.MOVED && runs.store().handOver(token, control.moveTarget())) {
+            } else if (outcome == Outcome.MOVED
+                    && runs.store().handOver(RobotRules.handOver(token, robot.state(), control.moveTarget()))) {
                 log.info("Robot {} handed over from {} to {}", robot.id(), lease.slotId(), control.moveTarget());
-                runs.store().touchSlot(control.moveTarget());
             } else if (outcome == Outcome.REMOVED && runs.store().delete(token)) {
                 log.info("Robot {} removed from {}", robot.id(), lease.slotId());
             }

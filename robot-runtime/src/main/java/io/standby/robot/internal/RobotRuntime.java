@@ -52,7 +52,7 @@ public final class RobotRuntime implements SlotListener, AutoCloseable {
     private RobotRuntime(StandbyDatabase database, NodeId node, RuntimeConfig config, RobotTypes types, RobotListener listener,
                          MonotonicClock clock, EventLog events) {
         this.typeNames = types.names();
-        this.store = new MongoRobotStore(database.database());
+        this.store = new MongoRobotStore(database);
         this.writes = new WriteBatcher(store, listener::batchSent);
         this.sync = new SyncLoop(database, config.poll(), clock);
         WriteSequence sequence = new WriteSequence();

@@ -46,13 +46,14 @@ public interface RobotStore {
     List<RobotView> watch(Collection<String> slotIds);
 
     /**
-     * Moves a robot whose run has ended to the slot it should go to, under the mover's token: the context
-     * travels along, and the epoch starts over for the new slot, whose owner raises it when it takes it.
+     * Moves a robot to the slot it should go to, if {@link RobotRules.HandOver#filter()} still matches (the
+     * mover's token, or the robot as the operator read it): the context travels along, and the epoch starts
+     * over for the new slot, whose owner raises it when it takes it. Then tells that slot's owner
+     * ({@link io.standby.slot.SlotTable#tellOwner}), which never fails the hand-over.
+     *
+     * @return whether the robot moved
      */
-    boolean handOver(RobotToken token, String toSlot);
-
-    /** Tells a slot's owner that its robots changed (raises the slot's {@code changes}). */
-    void touchSlot(String slotId);
+    boolean handOver(RobotRules.HandOver handOver);
 
     /** Deletes a robot whose removal was requested, under the token of the run that stopped it. */
     boolean delete(RobotToken token);

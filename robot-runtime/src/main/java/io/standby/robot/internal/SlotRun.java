@@ -176,9 +176,8 @@ public final class SlotRun {
                     }
                 }
                 case HAND_OVER -> {
-                    if (core.store().handOver(token, robot.target())) {
+                    if (core.store().handOver(RobotRules.handOver(token, robot.state(), robot.target()))) {
                         log.info("Robot {} handed over from {} to {}", robot.id(), lease.slotId(), robot.target());
-                        core.store().touchSlot(robot.target());
                     }
                 }
                 case MARK_STOPPED -> core.writes().submit(RobotWrite.status(token, core.sequence().next(),

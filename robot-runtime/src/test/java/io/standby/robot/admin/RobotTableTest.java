@@ -6,8 +6,10 @@ import com.mongodb.client.model.Updates;
 import io.standby.robot.admin.RobotTable.MoveResult;
 import io.standby.robot.admin.RobotTable.NewRobot;
 import io.standby.robot.admin.RobotTable.RemoveResult;
+import io.standby.robot.internal.FailingTouches;
 import io.standby.robot.internal.MongoRobotStore;
 import io.standby.robot.internal.RobotDocuments;
+import io.standby.robot.internal.RobotRules;
 import io.standby.robot.internal.RobotWrite;
 import io.standby.robot.model.Desired;
 import io.standby.robot.model.RobotCodec;
@@ -70,7 +72,7 @@ class RobotTableTest {
     @BeforeEach
     void setUp() {
         db = database.connection();
-        store = new MongoRobotStore(db.database());
+        store = new MongoRobotStore(db);
         slotStore = new MongoSlotStore(db);
         slots = new SlotTable(db);
         table = new RobotTable(db);
@@ -381,6 +383,26 @@ class RobotTableTest {
         assertTrue(changes("slot-1") > before, "the new slot's owner is told");
         assertEquals(MoveResult.ALREADY_THERE, table.move("r1", "slot-1"));
         assertEquals(moved, view("r1"), "a move to where it is changes nothing");
+    }
+
+    @Test
+    void aMoveOfARobotNobodyRunsKeepsAFailureOrAStopButNoClaimOfARunner() {
+        slots.init(2);
+        add("fenced", "slot-0");
+        add("failed", "slot-0");
+        add("stopped", "slot-0");
+        take("fenced", claim("slot-0"));
+        store.fence("slot-0", 9, List.of("fenced"));
+        set("failed", Updates.set("state", RobotState.FAILED.name()));
+        table.stop("stopped");
+
+        for (String id : List.of("fenced", "failed", "stopped")) {
+            assertEquals(MoveResult.MOVED, table.move(id, "slot-1"), id);
+        }
+
+        assertEquals(RobotState.PENDING, view("fenced").state(), "its runner was fenced off: nobody runs it");
+        assertEquals(RobotState.FAILED, view("failed").state(), "only start clears a failure");
+        assertEquals(RobotState.STOPPED, view("stopped").state());
     }
 
     @Test
@@ -727,7 +749,7 @@ class RobotTableTest {
             assertEquals(0, store.write(List.of(late)), "a write under " + stale + " is rejected");
             assertEquals(0, store.write(List.of(RobotWrite.status(stale, 2, new Document("state", "STOPPED")))),
                     "so is its final status");
-            assertFalse(store.handOver(stale, "slot-1"));
+            assertFalse(store.handOver(RobotRules.handOver(stale, RobotState.RUNNING, "slot-1")));
         }
         assertEquals(1, view("r1").context().getInteger("count"), "the checkpoint from before stays");
         assertEquals(otherEpoch, view("other").epoch(), "another slot's robots are untouched");
@@ -753,7 +775,7 @@ class RobotTableTest {
     void aChangeIsKeptWhenTellingTheOwnerFailsTheOwnerFindsItAtItsFullRead() {
         slots.init(1);
         add("r1", "slot-0");
-        FailingTouch touches = new FailingTouch(slotStore, 1);
+        FailingTouches touches = new FailingTouches(slotStore, 1);
         RobotTable told = new RobotTable(store, new SlotTable(touches));
         long before = changes("slot-0");
 
@@ -852,92 +874,32 @@ class RobotTableTest {
         }
 
         @Override
-        public long update(Bson filter, Bson update, boolean many) {
+        public long update(RobotRules.Change change) {
             interleave();
-            return store.update(filter, update, many);
+            return store.update(change);
         }
 
         @Override
-        public boolean deleteOne(Bson filter) {
+        public long revoke(String slotId, long epoch) {
             interleave();
-            return store.deleteOne(filter);
+            return store.revoke(slotId, epoch);
+        }
+
+        @Override
+        public boolean deleteIdle(RobotView robot) {
+            interleave();
+            return store.deleteIdle(robot);
+        }
+
+        @Override
+        public boolean handOver(RobotRules.HandOver handOver) {
+            interleave();
+            return store.handOver(handOver);
         }
 
         @Override
         public List<Document> countBySlotAndState() {
             return store.countBySlotAndState();
-        }
-    }
-
-    /** The real slot store whose first {@code failures} touches fail, as when the database does not answer in time. */
-    private static final class FailingTouch implements SlotStore {
-        private final SlotStore store;
-        int failures;
-        int calls;
-
-        FailingTouch(SlotStore store, int failures) {
-            this.store = store;
-            this.failures = failures;
-        }
-
-        @Override
-        public void touch(String slotId) {
-            calls++;
-            if (failures > 0) {
-                failures--;
-                throw new com.mongodb.MongoTimeoutException("no answer in time");
-            }
-            store.touch(slotId);
-        }
-
-        @Override
-        public List<SlotView> readAll() {
-            return store.readAll();
-        }
-
-        @Override
-        public Optional<SlotView> read(String slotId) {
-            return store.read(slotId);
-        }
-
-        @Override
-        public boolean claim(SlotView seen, Ownership owner) {
-            return store.claim(seen, owner);
-        }
-
-        @Override
-        public boolean claimFromGone(SlotView seen, Ownership owner) {
-            return store.claimFromGone(seen, owner);
-        }
-
-        @Override
-        public boolean reclaim(SlotView seen, Ownership owner) {
-            return store.reclaim(seen, owner);
-        }
-
-        @Override
-        public Renewals renewAll(Map<String, Long> held, Ownership owner) {
-            return store.renewAll(held, owner);
-        }
-
-        @Override
-        public boolean release(String slotId, long epoch, String instance) {
-            return store.release(slotId, epoch, instance);
-        }
-
-        @Override
-        public boolean revoke(SlotView seen) {
-            return store.revoke(seen);
-        }
-
-        @Override
-        public long markDrain(NodeId node, String instance, boolean force) {
-            return store.markDrain(node, instance, force);
-        }
-
-        @Override
-        public boolean create(String slotId) {
-            return store.create(slotId);
         }
     }
 }

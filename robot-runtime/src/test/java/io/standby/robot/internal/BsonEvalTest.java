@@ -2,7 +2,9 @@ package io.standby.robot.internal;
 
 import com.mongodb.client.MongoCollection;
 import io.standby.robot.model.RobotCodec;
+import io.standby.robot.model.RobotState;
 import io.standby.robot.model.RobotToken;
+import io.standby.robot.model.RobotView;
 import io.standby.slot.NodeId;
 import io.standby.slot.SlotView;
 import io.standby.slot.StandbyDatabase;
@@ -160,6 +162,7 @@ class BsonEvalTest {
                 d -> d.append("target", "slot-1"), d -> d.append("target", null),
                 d -> d.append("desired", "stopped"), d -> d.append("desired", "removed"), d -> without(d, "desired"),
                 d -> d.append("desired", null), d -> d.append("state", "FAILED"), d -> without(d, "state"),
+                d -> d.append("state", "STOPPED"), d -> d.append("target", "slot-0"),
                 d -> d.append("epoch", 3L), d -> d.append("epoch", 5L), d -> d.append("epoch", 4), d -> without(d, "epoch"),
                 d -> d.append("fences", 1L), d -> d.append("fences", 2), d -> without(d, "fences"),
                 d -> without(d, "incarnation"), d -> d.append("incarnation", null), d -> d.append("slotId", "slot-1"),
@@ -179,8 +182,22 @@ class BsonEvalTest {
         rules.add(new Rule("fence at its epoch", RobotRules.fenceFilter("slot-0", 4, null), RobotRules.fenceUpdate(4), true));
         rules.add(new Rule("take", RobotRules.takeFilter("slot-0", 4, List.of("r1", "r2"), "n1"), RobotRules.takeUpdate("n1"), true));
         rules.add(new Rule("take, one id", RobotRules.takeFilter("slot-0", 4, List.of("r1"), "n1"), RobotRules.takeUpdate("n1"), true));
-        rules.add(new Rule("hand over", RobotRules.handOverFilter(TOKEN), RobotRules.handOverUpdate("slot-1"), false));
-        rules.add(new Rule("hand over, no incarnation", RobotRules.handOverFilter(noIncarnation), RobotRules.handOverUpdate("slot-1"), false));
+        for (RobotState asRead : List.of(RobotState.RUNNING, RobotState.FAILED, RobotState.STOPPED)) {
+            RobotRules.HandOver handOver = RobotRules.handOver(TOKEN, asRead, "slot-1");
+            rules.add(new Rule("hand over " + asRead, handOver.filter(), handOver.update(), false));
+        }
+        RobotRules.HandOver noIncarnationHandOver = RobotRules.handOver(noIncarnation, RobotState.RUNNING, "slot-1");
+        rules.add(new Rule("hand over, no incarnation", noIncarnationHandOver.filter(), noIncarnationHandOver.update(), false));
+        // The operator's changes, made on the robot as it reads: idle, and the same seen as run by n1.
+        for (RobotView view : List.of(RobotCodec.parse(robot()), RobotCodec.parse(robot().append("node", "n1")))) {
+            RobotRules.HandOver idle = RobotRules.idleHandOver(view, "slot-1");
+            rules.add(new Rule("operator's hand-over " + view.node(), idle.filter(), idle.update(), false));
+            for (RobotRules.Change change : List.of(RobotRules.added(view.id()), RobotRules.cancelMove(view),
+                    RobotRules.requestMove(view, "slot-1"), RobotRules.stopIdle(view), RobotRules.requestStop(view),
+                    RobotRules.clearFailure(view), RobotRules.wantRunning(view), RobotRules.requestRemoval(view))) {
+                rules.add(new Rule("operator's " + change.update(), change.filter(), change.update(), false));
+            }
+        }
         for (RobotToken token : List.of(TOKEN, noIncarnation)) {
             for (long seq : List.of(2L, 3L, 4L)) {
                 RobotWrite checkpoint = RobotWrite.checkpoint(token, seq, new Document("count", 7L));

@@ -52,13 +52,8 @@ class ForwardingRobotStore implements RobotStore {
     }
 
     @Override
-    public boolean handOver(RobotToken token, String toSlot) {
-        return store.handOver(token, toSlot);
-    }
-
-    @Override
-    public void touchSlot(String slotId) {
-        store.touchSlot(slotId);
+    public boolean handOver(RobotRules.HandOver handOver) {
+        return store.handOver(handOver);
     }
 
     @Override

@@ -5,6 +5,7 @@ import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Updates;
 import io.standby.robot.model.RobotCodec;
 import io.standby.robot.model.RobotFields;
+import io.standby.robot.model.RobotView;
 import io.standby.slot.StandbyDatabase;
 import io.standby.testing.TestDatabase;
 import io.standby.testing.TestMongo;
@@ -41,7 +42,7 @@ class MongoRobotDocumentsTest {
     @BeforeEach
     void setUp() {
         StandbyDatabase db = database.connection();
-        store = new MongoRobotStore(db.database());
+        store = new MongoRobotStore(db);
         robots = db.database().getCollection(RobotFields.COLLECTION);
         for (String id : List.of("c", "a", "d", "b")) {
             assertTrue(store.insert(RobotCodec.newRobot(id, "counter", id.equals("d") ? "slot-1" : "slot-0", 0, 1,
@@ -87,24 +88,38 @@ class MongoRobotDocumentsTest {
     }
 
     @Test
-    void updateChangesOneOrEveryMatchAndCountsMatchesEvenWhereNothingChanged() {
-        assertEquals(1, store.update(Filters.eq(RobotFields.SLOT, "slot-0"), Updates.set(RobotFields.STATE, "STOPPED"), false));
-        assertEquals(1, robots.countDocuments(Filters.eq(RobotFields.STATE, "STOPPED")), "one document changed");
+    void updateSendsOneChangeOfOneRobotAndCountsItsMatchEvenWhereNothingChanged() {
+        RobotView a = RobotCodec.parse(robots.find(Filters.eq("_id", "a")).first());
 
-        assertEquals(3, store.update(Filters.eq(RobotFields.SLOT, "slot-0"), Updates.set(RobotFields.STATE, "STOPPED"), true),
-                "all three matched, one of them already STOPPED");
-        assertEquals(3, robots.countDocuments(Filters.eq(RobotFields.STATE, "STOPPED")));
-        assertEquals(0, store.update(Filters.eq("_id", "nobody"), Updates.set(RobotFields.STATE, "STOPPED"), false));
+        assertEquals(1, store.update(RobotRules.stopIdle(a)));
+        assertEquals(1, robots.countDocuments(Filters.eq(RobotFields.STATE, "STOPPED")), "one document changed");
+        assertEquals(1, store.update(RobotRules.stopIdle(a)), "matched, though already stopped");
+        assertEquals(0, store.update(RobotRules.requestMove(a, "slot-1")), "nobody runs it: no runner to ask");
+        assertNull(robots.find(Filters.eq("_id", "a")).first().get(RobotFields.TARGET));
     }
 
     @Test
-    void deleteOneDeletesASingleMatchAndSaysWhetherItDid() {
-        assertTrue(store.deleteOne(Filters.eq(RobotFields.SLOT, "slot-0")));
-        assertEquals(3, robots.countDocuments());
-        assertTrue(store.deleteOne(Filters.eq("_id", "d")));
+    void revokeRaisesTheEpochOfEveryRobotOfTheSlotBelowIt() {
+        robots.updateOne(Filters.eq("_id", "c"), Updates.set(RobotFields.EPOCH, 7L));
+
+        assertEquals(2, store.revoke("slot-0", 3), "a and b; c is above");
+        assertEquals(3L, robots.find(Filters.eq("_id", "a")).first().getLong(RobotFields.EPOCH));
+        assertEquals(7L, robots.find(Filters.eq("_id", "c")).first().getLong(RobotFields.EPOCH));
+        assertEquals(0L, robots.find(Filters.eq("_id", "d")).first().getLong(RobotFields.EPOCH), "another slot's robot");
+        assertEquals(0, store.revoke("slot-0", 3), "once");
+    }
+
+    @Test
+    void deleteIdleDeletesThisIncarnationOnlyWhileNobodyRunsIt() {
+        RobotView d = RobotCodec.parse(robots.find(Filters.eq("_id", "d")).first());
+        robots.updateOne(Filters.eq("_id", "d"), Updates.set(RobotFields.NODE, "127.0.0.1:1"));
+
+        assertFalse(store.deleteIdle(d), "a node runs it");
+        robots.updateOne(Filters.eq("_id", "d"), Updates.set(RobotFields.NODE, null));
+        assertTrue(store.deleteIdle(d));
         assertNull(robots.find(Filters.eq("_id", "d")).first());
-        assertFalse(store.deleteOne(Filters.eq("_id", "d")), "nothing left to delete");
-        assertEquals(2, robots.countDocuments());
+        assertFalse(store.deleteIdle(d), "nothing left to delete");
+        assertEquals(3, robots.countDocuments());
     }
 
     @Test

@@ -51,7 +51,7 @@ class MongoRobotStoreFailureTest {
     @BeforeEach
     void setUp() {
         StandbyDatabase db = database.connection();
-        store = new MongoRobotStore(db.database());
+        store = new MongoRobotStore(db);
         robots = db.database().getCollection(RobotFields.COLLECTION);
         for (String id : List.of("r1", "r2", "r3")) {
             robots.insertOne(RobotCodec.newRobot(id, "counter", "slot-0", 0, 1, new Document()));
@@ -85,7 +85,7 @@ class MongoRobotStoreFailureTest {
     void anUnreachableDatabaseIsReportedAsTheDriversOwnErrorSoTheWriteIsRetried() {
         int nobody = TestPorts.free();
         try (StandbyDatabase gone = StandbyDatabase.connect("mongodb://127.0.0.1:" + nobody, "gone", Duration.ofMillis(300), null)) {
-            RobotStore unreachable = new MongoRobotStore(gone.database());
+            RobotStore unreachable = new MongoRobotStore(gone);
             RuntimeException e = assertThrows(RuntimeException.class,
                     () -> unreachable.write(List.of(RobotWrite.checkpoint(token("r1"), 1, new Document("count", 1)))));
             assertFalse(e instanceof IllegalArgumentException, "not a write that cannot be sent: " + e);

@@ -51,7 +51,7 @@ class RobotRunLateStartTest {
 
     @Test
     void aRunWhoseLeaseEndedBeforeItsThreadStartedNeverRunsTheRobot() throws Exception {
-        MongoRobotStore store = new MongoRobotStore(db.database());
+        MongoRobotStore store = new MongoRobotStore(db);
         db.database().getCollection(RobotFields.COLLECTION)
                 .insertOne(RobotCodec.newRobot("r1", "late", "slot-0", 0, 1, new Document()));
         RobotView robot = RobotCodec.parse(db.database().getCollection(RobotFields.COLLECTION).find().first());

@@ -8,6 +8,7 @@ import io.standby.robot.model.RobotFields;
 import io.standby.robot.model.RobotState;
 import io.standby.robot.model.RobotToken;
 import io.standby.robot.model.RobotView;
+import io.standby.slot.SlotTable;
 import io.standby.slot.StandbyDatabase;
 import io.standby.testing.CommandLog;
 import io.standby.testing.TestDatabase;
@@ -49,11 +50,16 @@ abstract class RobotStoreContract {
     @BeforeEach
     void setUp() {
         db = database.connection();
-        store = new MongoRobotStore(db.database());
+        store = new MongoRobotStore(db);
         robots = db.database().getCollection(RobotFields.COLLECTION);
         for (String id : List.of("r1", "r2", "r3")) {
             robots.insertOne(RobotCodec.newRobot(id, "counter", "slot-0", 0, 1, new Document()));
         }
+    }
+
+    /** The hand-over of a robot, as read in the state every robot here is added in. */
+    private static boolean handOver(RobotStore store, RobotToken token, String toSlot) {
+        return store.handOver(RobotRules.handOver(token, RobotState.PENDING, toSlot));
     }
 
     private Document doc(String id) {
@@ -167,14 +173,14 @@ abstract class RobotStoreContract {
         assertEquals(1, store.write(List.of(checkpoint(before, 11, 1))));
         assertEquals(1, store.write(List.of(checkpoint(before, 12, 2))));
         // Moved away and back while the same node holds slot-0 at epoch 5.
-        assertTrue(store.handOver(before, "slot-1"));
+        assertTrue(handOver(store, before, "slot-1"));
         robots.updateOne(Filters.eq("_id", "r1"), Updates.combine(Updates.set("slotId", "slot-0"), Updates.set("epoch", 0L)));
         assertEquals(1, store.fence("slot-0", 5, List.of("r1")));
         RobotToken after = token("r1", 5);
         assertNotEquals(before, after);
 
         assertEquals(0, store.write(List.of(checkpoint(before, 11, 1))), "a late copy of a checkpoint from before");
-        assertFalse(store.handOver(before, "slot-1"), "a late copy of the hand-over from before");
+        assertFalse(handOver(store, before, "slot-1"), "a late copy of the hand-over from before");
         assertEquals(2, countOf("r1"));
         assertEquals("slot-0", doc("r1").getString("slotId"));
         assertEquals(1, store.write(List.of(checkpoint(after, 1, 3))), "the new run's first checkpoint");
@@ -204,9 +210,9 @@ abstract class RobotStoreContract {
         store.fence("slot-0", 3, null);
         robots.updateOne(Filters.eq("_id", "r1"), new Document("$set", new Document("context", new Document("count", 9)).append("target", "slot-1")));
 
-        assertFalse(store.handOver(token("r1", 2), "slot-1"), "a stale runner cannot hand it over");
-        assertFalse(store.handOver(new RobotToken("r1", "another", "slot-0", 3, 1), "slot-1"), "nor a run of another incarnation");
-        assertTrue(store.handOver(token("r1", 3), "slot-1"));
+        assertFalse(handOver(store, token("r1", 2), "slot-1"), "a stale runner cannot hand it over");
+        assertFalse(handOver(store, new RobotToken("r1", "another", "slot-0", 3, 1), "slot-1"), "nor a run of another incarnation");
+        assertTrue(handOver(store, token("r1", 3), "slot-1"));
 
         Document moved = doc("r1");
         assertEquals("slot-1", moved.getString("slotId"));
@@ -214,6 +220,27 @@ abstract class RobotStoreContract {
         assertFalse(moved.containsKey("target"));
         assertEquals(9, moved.get("context", Document.class).getInteger("count"));
         assertEquals(RobotState.PENDING.name(), moved.getString("state"));
+    }
+
+    @Test
+    void aHandOverTellsTheNewSlotsOwnerAndKeepsAFailureOnlyWhileTheRobotIsStillFailed() {
+        db.database().getCollection(SlotTable.COLLECTION).insertOne(new Document("_id", "slot-1").append(SlotTable.CHANGES, 5L));
+        store.fence("slot-0", 3, null);
+        robots.updateOne(Filters.eq("_id", "r2"), Updates.set("state", RobotState.FAILED.name()));
+
+        assertFalse(store.handOver(RobotRules.handOver(token("r1", 3), RobotState.FAILED, "slot-1")),
+                "r1 is not failed (an operator's start cleared it since the read, say)");
+        assertFalse(store.handOver(RobotRules.handOver(token("r2", 3), RobotState.PENDING, "slot-1")), "r2 failed since the read");
+        assertEquals(5L, slotChanges("slot-1"), "nothing moved, nobody told");
+        assertTrue(store.handOver(RobotRules.handOver(token("r2", 3), RobotState.FAILED, "slot-1")));
+
+        assertEquals("slot-1", doc("r2").getString("slotId"));
+        assertEquals(RobotState.FAILED.name(), doc("r2").getString("state"), "a move is no start");
+        assertEquals(6L, slotChanges("slot-1"), "the new slot's owner is told");
+    }
+
+    private long slotChanges(String slotId) {
+        return db.database().getCollection(SlotTable.COLLECTION).find(Filters.eq("_id", slotId)).first().getLong(SlotTable.CHANGES);
     }
 
     @Test
@@ -282,7 +309,7 @@ abstract class RobotStoreContract {
         CommandLog commands = new CommandLog();
         try (StandbyDatabase loose = StandbyDatabase.connect(CommandLog.withOptions(uri(), CommandLog.LOOSE_OPTIONS),
                 db.database().getName(), Duration.ofSeconds(10), s -> s.addCommandListener(commands))) {
-            RobotStore looseStore = new MongoRobotStore(loose.database());
+            RobotStore looseStore = new MongoRobotStore(loose);
             looseStore.fence("slot-0", 1, null);
             looseStore.take("slot-0", 1, List.of("r1", "r2"), "127.0.0.1:1");
             assertEquals(3, looseStore.load("slot-0", 1, null).size());
@@ -291,7 +318,7 @@ abstract class RobotStoreContract {
                 assertTrue(writes.submit(checkpoint(token("r1", 1), 1, 1)).get(10, TimeUnit.SECONDS));
                 assertFalse(writes.submit(checkpoint(token("r2", 0), 2, 1)).get(10, TimeUnit.SECONDS));
             }
-            assertTrue(looseStore.handOver(token("r3", 1), "slot-1"));
+            assertTrue(handOver(looseStore, token("r3", 1), "slot-1"));
         }
         assertTrue(commands.assertSafe(RobotFields.COLLECTION) >= 8, "reads and writes were checked: " + commands.on(RobotFields.COLLECTION));
     }

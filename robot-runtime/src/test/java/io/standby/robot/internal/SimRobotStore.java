@@ -5,6 +5,7 @@ import io.standby.robot.model.RobotCodec;
 import io.standby.robot.model.RobotFields;
 import io.standby.robot.model.RobotToken;
 import io.standby.robot.model.RobotView;
+import io.standby.slot.SlotTable;
 import org.bson.BsonDocument;
 import org.bson.BsonDocumentReader;
 import org.bson.BsonString;
@@ -41,11 +42,11 @@ final class SimRobotStore implements RobotStore, RobotDocuments {
     private static final DocumentCodec CODEC = new DocumentCodec(MongoClientSettings.getDefaultCodecRegistry());
 
     private final SimDatabase db;
-    private final SimSlotStore slots;
+    private final SlotTable slots;
 
     SimRobotStore(SimDatabase db) {
         this.db = db;
-        this.slots = new SimSlotStore(db);
+        this.slots = new SlotTable(new SimSlotStore(db));
     }
 
     @Override
@@ -100,20 +101,22 @@ final class SimRobotStore implements RobotStore, RobotDocuments {
         return CODEC.decode(new BsonDocumentReader(doc), DecoderContext.builder().build());
     }
 
+    /** As {@code MongoRobotStore} hands over: the update, then the word to the new slot's owner. */
     @Override
-    public boolean handOver(RobotToken token, String toSlot) {
-        return db.write("hand over " + token + " to " + toSlot, () -> {
-            boolean done = db.robots.update(RobotRules.handOverFilter(token), RobotRules.handOverUpdate(toSlot), false).matched() == 1;
-            if (done && db.checker != null) {
-                db.checker.accepted(token);
+    public boolean handOver(RobotRules.HandOver handOver) {
+        RobotToken runner = handOver.runner();
+        boolean done = db.write("hand over " + (runner != null ? runner : "idle " + BsonEval.bson(handOver.filter()).toJson())
+                + " to " + handOver.toSlot(), () -> {
+            boolean matched = db.robots.update(handOver.filter(), handOver.update(), false).matched() == 1;
+            if (matched && runner != null && db.checker != null) {
+                db.checker.accepted(runner);
             }
-            return done;
+            return matched;
         });
-    }
-
-    @Override
-    public void touchSlot(String slotId) {
-        slots.touch(slotId);
+        if (done) {
+            slots.tellOwner(handOver.toSlot());
+        }
+        return done;
     }
 
     @Override
@@ -200,12 +203,19 @@ final class SimRobotStore implements RobotStore, RobotDocuments {
     }
 
     @Override
-    public long update(Bson filter, Bson update, boolean many) {
-        return db.write("update " + BsonEval.bson(filter).toJson(), () -> db.robots.update(filter, update, many).matched());
+    public long update(RobotRules.Change change) {
+        return db.write("update " + BsonEval.bson(change.filter()).toJson(), () -> db.robots.update(change.filter(), change.update(), false).matched());
     }
 
     @Override
-    public boolean deleteOne(Bson filter) {
+    public long revoke(String slotId, long epoch) {
+        Bson filter = RobotRules.revokeFilter(slotId, epoch);
+        return db.write("update " + BsonEval.bson(filter).toJson(), () -> db.robots.update(filter, RobotRules.revokeUpdate(epoch), true).matched());
+    }
+
+    @Override
+    public boolean deleteIdle(RobotView robot) {
+        Bson filter = RobotRules.idleDeleteFilter(robot);
         return db.write("delete " + BsonEval.bson(filter).toJson(), () -> db.robots.deleteOne(filter));
     }
 

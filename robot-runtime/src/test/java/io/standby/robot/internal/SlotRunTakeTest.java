@@ -50,7 +50,7 @@ class SlotRunTakeTest {
     @BeforeEach
     void setUp() {
         db = database.connection();
-        store = new CountingStore(new MongoRobotStore(db.database()));
+        store = new CountingStore(new MongoRobotStore(db));
         robots = db.database().getCollection(RobotFields.COLLECTION);
         for (String id : List.of("r1", "r2", "r3")) {
             robots.insertOne(RobotCodec.newRobot(id, "counter", "slot-0", 0, 1, new Document("intervalMs", 5)));

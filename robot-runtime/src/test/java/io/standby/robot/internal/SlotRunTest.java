@@ -9,6 +9,7 @@ import io.standby.robot.model.RobotFields;
 import io.standby.robot.model.RobotState;
 import io.standby.slot.SlotTable;
 import io.standby.slot.StandbyDatabase;
+import io.standby.slot.internal.MongoSlotStore;
 import io.standby.testing.TestDatabase;
 import io.standby.testing.TestMongo;
 import org.bson.Document;
@@ -46,6 +47,7 @@ class SlotRunTest {
     private MongoCollection<Document> robots;
     private MongoCollection<Document> slotDocs;
     private HookedStore store;
+    private FailingTouches touches;
     private final RecordingRuns runs = new RecordingRuns();
     /** Status writes the slot sent, applied to the store as the write batcher would. */
     private final List<RobotWrite> writes = new CopyOnWriteArrayList<>();
@@ -55,7 +57,8 @@ class SlotRunTest {
     @BeforeEach
     void setUp() {
         StandbyDatabase db = database.connection();
-        store = new HookedStore(new MongoRobotStore(db.database()));
+        touches = new FailingTouches(new MongoSlotStore(db), 0);
+        store = new HookedStore(new MongoRobotStore(db.database(), new SlotTable(touches)));
         robots = db.database().getCollection(RobotFields.COLLECTION);
         slotDocs = db.database().getCollection(SlotTable.COLLECTION);
         RobotWrites sent = write -> {
@@ -137,6 +140,39 @@ class SlotRunTest {
         assertNull(doc("stopped").getString("node"));
         assertEquals(List.of("stopped"), writes.stream().map(w -> w.token().robotId()).toList(),
                 "a robot already recorded as stopped needs no write");
+    }
+
+    @Test
+    void aHandOverKeepsAStateThatNeedsNoRunnerAndClearsOneThatClaimsARunner() {
+        // Failed, or stopped, while a move was pending: the move is no start (only `start` clears a failure),
+        // as when the operator moves such a robot directly.
+        add("failed", "slot-0", 0, Updates.combine(Updates.set("target", "slot-1"), Updates.set("state", "FAILED")));
+        add("stopped", "slot-0", 0, Updates.combine(Updates.set("target", "slot-1"), Updates.set("desired", "stopped"),
+                Updates.set("state", "STOPPED")));
+        add("fenced", "slot-0", 0, Updates.combine(Updates.set("target", "slot-1"), Updates.set("state", "RUNNING")));
+
+        slot.begin();
+
+        for (String id : List.of("failed", "stopped", "fenced")) {
+            assertEquals("slot-1", doc(id).getString(RobotFields.SLOT), id + " handed over");
+        }
+        assertEquals("FAILED", doc("failed").getString("state"));
+        assertEquals("STOPPED", doc("stopped").getString("state"));
+        assertEquals("PENDING", doc("fenced").getString("state"), "nobody runs it now");
+    }
+
+    @Test
+    void aHandOverWhoseFirstTellingFailsTellsOnTheSecondTryAndTheBeginGoesOn() {
+        slotDocs.insertOne(new Document("_id", "slot-1").append("changes", 3L));
+        add("moving", "slot-0", 5, Updates.set("target", "slot-1"));
+        add("runnable", "slot-0", 0);
+        touches.failures = 1;
+
+        slot.begin();
+
+        assertEquals("slot-1", doc("moving").getString(RobotFields.SLOT));
+        assertEquals(4L, slotDocs.find(Filters.eq("_id", "slot-1")).first().getLong("changes"), "told on the second try");
+        assertEquals(List.of("runnable"), runs.launchedIds(), "a failed telling stops nothing else");
     }
 
     @Test

@@ -55,7 +55,7 @@ class SlotRunsReleaseTest {
     @Test
     void aReleaseWaitsForTheRobotsThatAPauseInterruptedAndThatStillUnwind() throws Exception {
         db = StandbyDatabase.connect(server.uri(), TestMongo.freshDatabase("releaseAfterPause"), Duration.ofSeconds(10), null);
-        MongoRobotStore store = new MongoRobotStore(db.database());
+        MongoRobotStore store = new MongoRobotStore(db);
         db.database().getCollection(RobotFields.COLLECTION)
                 .insertOne(RobotCodec.newRobot("r1", "counter", "slot-0", 0, 1, new Document("intervalMs", 5)));
         Launcher launcher = new Launcher();

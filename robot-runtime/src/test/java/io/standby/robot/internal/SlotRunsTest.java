@@ -55,7 +55,7 @@ class SlotRunsTest {
     @BeforeEach
     void setUp() {
         StandbyDatabase db = database.connection();
-        store = new HookedStore(new MongoRobotStore(db.database()));
+        store = new HookedStore(new MongoRobotStore(db));
         robots = db.database().getCollection(RobotFields.COLLECTION);
         slots = new SlotRuns(new RuntimeCore(store, write -> { throw new AssertionError("no writes expected: " + write); },
                 new WriteSequence(), NODE, runs, runs.clock), Duration.ofSeconds(5), RESYNC, held::add, wakes::incrementAndGet);

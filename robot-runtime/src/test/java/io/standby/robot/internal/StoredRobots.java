@@ -33,7 +33,7 @@ final class StoredRobots implements AutoCloseable {
     StoredRobots(MemoryBackend backend) {
         server = TestMongo.startEmbedded(backend);
         db = StandbyDatabase.connect(server.uri(), "runs", Duration.ofSeconds(10), null);
-        store = new MongoRobotStore(db.database());
+        store = new MongoRobotStore(db);
     }
 
     /** A new robot of this type, fenced and taken at epoch 4, as its run is launched with it. */

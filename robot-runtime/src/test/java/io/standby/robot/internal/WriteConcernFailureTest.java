@@ -36,7 +36,7 @@ class WriteConcernFailureTest {
     void setUp() {
         server = TestMongo.startEmbedded(backend);
         db = StandbyDatabase.connect(server.uri(), "wc", Duration.ofSeconds(10), null);
-        store = new MongoRobotStore(db.database());
+        store = new MongoRobotStore(db);
         db.database().getCollection(RobotFields.COLLECTION)
                 .insertOne(RobotCodec.newRobot("r1", "counter", "slot-0", 0, 1, new Document()));
         store.fence("slot-0", 1, null);

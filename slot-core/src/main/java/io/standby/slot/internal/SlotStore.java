@@ -86,7 +86,10 @@ public interface SlotStore {
      */
     long markDrain(NodeId node, String instance, boolean force);
 
-    /** Raises the slot's {@code changes}: its robots changed, and its owner should read them again. */
+    /**
+     * Raises the slot's {@code changes}: its robots changed, and its owner should read them again. One try;
+     * {@link io.standby.slot.SlotTable#tellOwner} is the rule that callers use, with its retry.
+     */
     void touch(String slotId);
 
     /** Creates a slot nobody has owned, claimable at once; false if it exists already. */

@@ -1,0 +1,82 @@
+package io.standby.robot.internal;
+
+import com.mongodb.MongoTimeoutException;
+import io.standby.slot.NodeId;
+import io.standby.slot.SlotView;
+import io.standby.slot.internal.SlotStore;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/** The real slot store whose first {@code failures} touches fail, as when the database does not answer in time. */
+public final class FailingTouches implements SlotStore {
+    private final SlotStore store;
+    public int failures;
+    public int calls;
+
+    public FailingTouches(SlotStore store, int failures) {
+        this.store = store;
+        this.failures = failures;
+    }
+
+    @Override
+    public void touch(String slotId) {
+        calls++;
+        if (failures > 0) {
+            failures--;
+            throw new MongoTimeoutException("no answer in time");
+        }
+        store.touch(slotId);
+    }
+
+    @Override
+    public List<SlotView> readAll() {
+        return store.readAll();
+    }
+
+    @Override
+    public Optional<SlotView> read(String slotId) {
+        return store.read(slotId);
+    }
+
+    @Override
+    public boolean claim(SlotView seen, Ownership owner) {
+        return store.claim(seen, owner);
+    }
+
+    @Override
+    public boolean claimFromGone(SlotView seen, Ownership owner) {
+        return store.claimFromGone(seen, owner);
+    }
+
+    @Override
+    public boolean reclaim(SlotView seen, Ownership owner) {
+        return store.reclaim(seen, owner);
+    }
+
+    @Override
+    public Renewals renewAll(Map<String, Long> held, Ownership owner) {
+        return store.renewAll(held, owner);
+    }
+
+    @Override
+    public boolean release(String slotId, long epoch, String instance) {
+        return store.release(slotId, epoch, instance);
+    }
+
+    @Override
+    public boolean revoke(SlotView seen) {
+        return store.revoke(seen);
+    }
+
+    @Override
+    public long markDrain(NodeId node, String instance, boolean force) {
+        return store.markDrain(node, instance, force);
+    }
+
+    @Override
+    public boolean create(String slotId) {
+        return store.create(slotId);
+    }
+}
