@@ -16,7 +16,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class DbCostBenchTest {
 
-    private static final Pattern ROW = Pattern.compile("^\\| 3 \\| 1 \\| (\\d+\\.\\d\\d) \\| (\\d+\\.\\d\\d) \\|$", Pattern.MULTILINE);
+    private static final Pattern ROW = Pattern.compile("^\\| 3 \\| 1 \\| 1 \\| (\\d+\\.\\d\\d) \\| (\\d+\\.\\d\\d) \\|$", Pattern.MULTILINE);
 
     @Test
     void anOwnerRenewsAndReadsSlotsAtAboutOneAndAHalfCommandsASecondAndAStandbyOnlyReads() {
@@ -29,7 +29,7 @@ class DbCostBenchTest {
         // At the default timing an owner polls every 1 s and renews every 2 s: 1.5 a second, give or take a command.
         assertTrue(owner >= 0.8 && owner <= 4.0, String.format(Locale.ROOT, "owner %.2f/s", owner));
         assertTrue(standby >= 0.4 && standby <= 3.0, String.format(Locale.ROOT, "standby %.2f/s", standby));
-        String breakdown = run.out().lines().filter(l -> l.startsWith("3 slots, 1 robots: owner sent")).findFirst().orElseThrow();
+        String breakdown = run.out().lines().filter(l -> l.startsWith("3 slots, 1 owned, 1 robots: owner sent")).findFirst().orElseThrow();
         String[] roles = breakdown.split("; standby sent ");
         assertTrue(roles[0].contains("update slots"), "the owner renewed its slot: " + breakdown);
         assertFalse(roles[1].contains("update slots"), "the standby renewed nothing: " + breakdown);
@@ -40,5 +40,12 @@ class DbCostBenchTest {
         ToolRun run = ToolRun.of("dbcost", "--window", "0s");
         assertEquals(2, run.exitCode());
         assertEquals("bench dbcost: invalid --window 0ms: must be at least 1s (see --help)", run.err().strip());
+    }
+
+    @Test
+    void anOwnerOfMoreSlotsThanThereAreIsRefusedInOneLine() {
+        ToolRun run = ToolRun.of("dbcost", "--slots", "3,300", "--owned", "5");
+        assertEquals(2, run.exitCode());
+        assertEquals("bench dbcost: invalid --owned 5: must be at least 1 and at most the fewest --slots (see --help)", run.err().strip());
     }
 }
