@@ -206,7 +206,7 @@ class DocumentSizesTest {
 
     @Test
     void aRobotDocumentItsCheckpointAndItsWatchedFieldsStaySmall() {
-        MongoRobotStore robots = new MongoRobotStore(database.database());
+        MongoRobotStore robots = new MongoRobotStore(database);
         robots.ensureIndexes();
         List<String> ids = IntStream.rangeClosed(1, 1_000).mapToObj(i -> String.format(Locale.ROOT, "robot-%05d", i)).toList();
         for (String id : ids) {
