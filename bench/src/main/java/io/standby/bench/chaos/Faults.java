@@ -56,6 +56,8 @@ final class Faults {
             int step = 1 + random.nextInt(Math.max(1, slots - 1));
             long pause = (long) (lease.toMillis() * (0.5 + 1.5 * random.nextDouble()));
             long start = System.currentTimeMillis();
+            // A node fault on a node that exited on its own acts on it started again, as under a supervisor.
+            String revived = kind.onNode() ? cluster.nodes().get(node).revive() : "";
             Fault fault = switch (kind) {
                 case KILL9, SIGSTOP, SIGTERM, CUT -> onNode(kind, cluster.nodes().get(node), hold, newPort);
                 case DRAIN -> drain(cluster.nodes().get(node));
@@ -72,6 +74,10 @@ final class Faults {
                 // Started again 0 to 2 leases after the stop, from the hold already drawn.
                 case STOP_START -> stopStart(robots.get(robot), hold - lease.toMillis(), start);
             };
+            if (!revived.isEmpty()) {
+                fault = new Fault(fault.number(), fault.kind(), fault.target(), fault.start(), fault.end(), revived + fault.detail(),
+                        fault.pid(), fault.alive());
+            }
             done.add(fault);
             log.accept(fault);
             Bench.sleep(Duration.ofMillis(pause));
