@@ -62,10 +62,6 @@ public record ProtocolSetup(SlotStore store, NodeConfig config, MonotonicClock c
         return new ProtocolSetup(store, config, clock, listener, sleeper, fanout, registry, workload, gauge, gone);
     }
 
-    public ProtocolSetup withConfig(NodeConfig config) {
-        return new ProtocolSetup(store, config, clock, listener, sleeper, fanout, registry, workload, gauge, gone);
-    }
-
     boolean hasMembership() {
         return registry != NodeRegistry.NONE;
     }
