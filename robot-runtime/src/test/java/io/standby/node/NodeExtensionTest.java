@@ -2,8 +2,6 @@ package io.standby.node;
 
 import com.mongodb.event.CommandListener;
 import com.mongodb.event.CommandStartedEvent;
-import io.standby.robot.Robot;
-import io.standby.robot.RobotFactory;
 import io.standby.robot.admin.RobotTable;
 import io.standby.robot.runtime.RobotListener;
 import io.standby.slot.Lease;
@@ -207,23 +205,5 @@ class NodeExtensionTest {
     private HttpResponse<String> get(int port, String path) throws IOException, InterruptedException {
         return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).timeout(Duration.ofSeconds(10)).build(),
                 HttpResponse.BodyHandlers.ofString());
-    }
-
-    /** Checkpoints a growing {@code ticks} every 50 ms. */
-    private static final class Ticker implements RobotFactory {
-        @Override
-        public String type() {
-            return "ticker";
-        }
-
-        @Override
-        public Robot create(Document config) {
-            return ctx -> {
-                long ticks = ctx.state().get("ticks", 0L);
-                while (ctx.sleep(Duration.ofMillis(50))) {
-                    ctx.checkpoint(new Document("ticks", ++ticks));
-                }
-            };
-        }
     }
 }

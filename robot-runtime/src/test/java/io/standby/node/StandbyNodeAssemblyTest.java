@@ -1,8 +1,6 @@
 package io.standby.node;
 
 import com.mongodb.client.model.Filters;
-import io.standby.robot.Robot;
-import io.standby.robot.RobotFactory;
 import io.standby.robot.admin.RobotTable;
 import io.standby.robot.runtime.RobotListener;
 import io.standby.slot.Lease;
@@ -116,23 +114,5 @@ class StandbyNodeAssemblyTest {
 
     private static long eventWriters() {
         return Thread.getAllStackTraces().keySet().stream().filter(t -> t.isAlive() && t.getName().equals("standby-events")).count();
-    }
-
-    /** Checkpoints a growing {@code ticks} every 50 ms. */
-    private static final class Ticker implements RobotFactory {
-        @Override
-        public String type() {
-            return "ticker";
-        }
-
-        @Override
-        public Robot create(Document config) {
-            return ctx -> {
-                long ticks = ctx.state().get("ticks", 0L);
-                while (ctx.sleep(Duration.ofMillis(50))) {
-                    ctx.checkpoint(new Document("ticks", ++ticks));
-                }
-            };
-        }
     }
 }
