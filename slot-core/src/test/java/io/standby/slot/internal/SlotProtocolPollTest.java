@@ -3,6 +3,7 @@ package io.standby.slot.internal;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Updates;
+import io.standby.slot.Lease;
 import io.standby.slot.ManualClock;
 import io.standby.slot.NodeConfig;
 import io.standby.slot.NodeId;
@@ -225,6 +226,28 @@ class SlotProtocolPollTest {
         clock.tick(Duration.ofMillis(1));
         assertEquals(1, standby.poll(), "slot-1 itself watched for a lease");
         assertEquals(B, slot("slot-1").owner());
+    }
+
+    @Test
+    void aClaimedLeaseCountsFromTheOwnerDocumentsWriteBeforeTheClaimNotFromTheClaim() throws Exception {
+        new SlotTable(database.connection()).init(1);
+        Duration answer = Duration.ofMillis(300);
+        SlotProtocol owner = node(A, 1, new FailingSlotStore(store) {
+            @Override
+            public void beat(Ownership owner) {
+                super.beat(owner);
+                // The document's write is answered 300 ms after it was sent; the claim goes out after that.
+                clock.tick(answer);
+            }
+        });
+        assertEquals(1, owner.poll());
+        Lease lease = owner.leases().getFirst();
+        Duration valid = TIMING.lease().minus(TIMING.fenceMargin());
+
+        clock.tick(valid.minus(answer).minusMillis(1));
+        assertTrue(lease.isValid());
+        clock.tick(Duration.ofMillis(1));
+        assertFalse(lease.isValid(), "a standby may count from the document's beat, written 300 ms before the claim was sent");
     }
 
     @Test
