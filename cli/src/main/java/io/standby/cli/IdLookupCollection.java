@@ -23,9 +23,10 @@ import java.util.Set;
  * filter, so with N robots each write cost N document matches and a node's writes N² (10,000 robots:
  * a bulk of their checkpoints took over 10 s); so does the {@code $in} of ids with which a node takes its
  * robots. The other conditions are still checked on the document found. A filter that is only an
- * {@code $or} of such branches, each naming its own {@code _id} (an owner's one renewal of all its slots),
- * is answered branch by branch from the index, as MongoDB's plan of one index scan per branch does;
- * matched whole against every document, 10,000 branches took longer than a heartbeat.
+ * {@code $or} of such branches, each naming its own {@code _id} or {@code $in} of ids (an owner's one
+ * renewal of all its slots, a branch per epoch), is answered branch by branch from the index, as
+ * MongoDB's plan of one index scan per branch does; matched whole against every document, 5,000 branches
+ * among 20,000 documents took 3.4 s.
  */
 final class IdLookupCollection extends MemoryCollection {
 
@@ -87,10 +88,14 @@ final class IdLookupCollection extends MemoryCollection {
         return document == null || document.isEmpty();
     }
 
-    /** {@code {$or: [{_id: x, ...}, {_id: y, ...}]}}: nothing beside the {@code $or}, a scalar {@code _id} in every branch. */
+    /**
+     * {@code {$or: [{_id: x, ...}, {_id: {$in: [y, z]}, ...}]}}: nothing beside the {@code $or}, and in every
+     * branch a scalar {@code _id} or an {@code $in} of them.
+     */
     private static boolean isOrOfIdBranches(Document query) {
         return query.size() == 1 && query.get("$or") instanceof Collection<?> branches && !branches.isEmpty()
-                && branches.stream().allMatch(b -> b instanceof Document branch && isScalar(branch.get("_id")));
+                && branches.stream().allMatch(b -> b instanceof Document branch
+                        && (isScalar(branch.get("_id")) || isInOfScalars(branch.get("_id"))));
     }
 
     private static boolean isScalar(Object id) {

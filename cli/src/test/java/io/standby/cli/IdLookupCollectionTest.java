@@ -41,7 +41,10 @@ class IdLookupCollectionTest {
             // An owner's renewal of all its slots: one branch per slot, each at its own epoch.
             new Document("$or", List.of(new Document("_id", "r1").append("epoch", 3L), new Document("_id", "r2").append("epoch", 4L),
                     new Document("_id", "gone").append("epoch", 3L), new Document("_id", "r1").append("slotId", "s-1"))),
-            new Document("$or", List.of(new Document("_id", "r1"), new Document("slotId", "s-0"))));
+            new Document("$or", List.of(new Document("_id", "r1"), new Document("slotId", "s-0"))),
+            // The same renewal, a branch per epoch.
+            new Document("$or", List.of(new Document("_id", new Document("$in", List.of("r1", "r2", "gone"))).append("epoch", 3L),
+                    new Document("_id", new Document("$in", List.of("r3"))).append("epoch", 4L))));
 
     @Test
     void findsWhatTheStockServerFinds() {
@@ -53,6 +56,7 @@ class IdLookupCollectionTest {
         assertEquals(List.of(), ours.get(3));
         assertEquals(List.of("r1", "r7"), ours.get(5));
         assertEquals(List.of("r1"), ours.get(9), "r2 is at epoch 3, gone is gone, r1 matched twice counts once");
+        assertEquals(List.of("r1", "r2"), ours.get(11), "r3 is at epoch 3");
     }
 
     private static List<List<Object>> matches(MongoCollection<Document> robots) {

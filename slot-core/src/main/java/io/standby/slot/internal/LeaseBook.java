@@ -68,8 +68,9 @@ final class LeaseBook {
     }
 
     /**
-     * How this node writes itself into a slot it claims or renews, with a beat no other write of this
-     * process carries: a claim's is therefore never in the owner document, and each renewal's is new.
+     * How this node writes itself into a slot it renews, takes back, or claims without a {@link #claimStamp},
+     * with a beat no other write of this process carries: each renewal's is new, and such a claim's is
+     * never in the owner document.
      */
     SlotStore.Ownership me() {
         return me.withBeat(beats.incrementAndGet());
