@@ -14,7 +14,7 @@ M = {
  'zero-margin': [(SC+'LeaseBook.java',
    'this.validNanos = config.timing().lease().minus(config.timing().fenceMargin()).toNanos();',
    'this.validNanos = config.timing().lease().toNanos();')],
- 'no-late-wait': [(SC+'FastFailover.java', '        return reads.seenFor(slot, now, slot.lateMark());', '        return true;')],
+ 'no-late-wait': [(SC+'FastFailover.java', '        return reads.seenFor(slot, now, slot.lateMark());', '        return Optional.of(Observations.Waited.ON_SLOT);')],
 }
 RR='robot-runtime/src/main/java/io/standby/robot/'
 M.update({
@@ -32,6 +32,13 @@ M.update({
  'run-ignores-reject': [(RT+'RobotRun.java', 'lease.epoch(), lease.slotId());\n            interrupt(false);', 'lease.epoch(), lease.slotId());')],
  'lost-no-interrupt': [(RT+'SlotRun.java', '        for (Run run : end()) {\n            run.interrupt(false);\n        }', '        for (Run run : end()) {\n        }')],
  'status-after-final': [(RT+'RunStatus.java', '            if (finishing) {\n                return;\n            }\n            intended', '            intended')],
+})
+
+# Issue 25's poll: a standby waits on the owner's document instead of on each slot.
+M.update({
+ 'owner-any-beat': [(SC+'Observations.java', 'owner != null && owner.beat() == slot.beat() && nowNanos', 'owner != null && nowNanos')],
+ 'owner-no-wait': [(SC+'Observations.java', 'owner.beat() == slot.beat() && nowNanos - owner.sinceNanos() >= wait.toNanos()', 'owner.beat() == slot.beat()')],
+ 'claim-lease-from-claim': [(SC+'ClaimRound.java', 'OwnedLease lease = book.acquire(slot, stamp == null ? sent : stamp.sentNanos());', 'OwnedLease lease = book.acquire(slot, sent);')],
 })
 
 import sys

@@ -6,6 +6,7 @@ import io.standby.slot.SlotTable;
 import io.standby.slot.SlotView;
 import io.standby.slot.StandbyDatabase;
 import io.standby.testing.ChildJvm;
+import io.standby.testing.TcpProxy;
 import io.standby.testing.TestPorts;
 import org.bson.Document;
 import picocli.CommandLine.Command;
@@ -14,6 +15,8 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -25,12 +28,14 @@ import java.util.stream.IntStream;
 /**
  * {@code bench dbcost}: database commands per second of an owner node and a standby node at the default
  * timing, for each number of slots and robots asked for. Each node counts what its clients send
- * (Micrometer's command listener, read from its {@code /metrics} at the start and the end of the window).
+ * (Micrometer's command listener, read from its {@code /metrics} at the start and the end of the window);
+ * the standby reaches the database through a {@link TcpProxy} that counts the bytes the server sends it.
  * A third node owns every other slot, so the owner and the standby are the nodes of one slot.
  */
 @Command(name = "dbcost", mixinStandardHelpOptions = true,
-        description = {"Database commands per second of an owner and a standby node (default timing), by slots and robots.",
-            "The owner's robots are counter robots that never checkpoint in the window (intervalMs one day)."})
+        description = {"Database commands per second of an owner and a standby node (default timing), by slots and robots,",
+                "and the bytes the standby reads from the server (through a counting proxy).",
+                "The owner's robots are counter robots that never checkpoint in the window (intervalMs one day)."})
 public final class DbCostBench implements Callable<Integer> {
 
     private static final long IDLE_INTERVAL_MS = Duration.ofDays(1).toMillis();
@@ -58,8 +63,12 @@ public final class DbCostBench implements Callable<Integer> {
             description = "How long commands are counted in each run (default: ${DEFAULT-VALUE}).")
     Duration window;
 
+    /** The proxies of the run under way. */
+    private final List<TcpProxy> links = new ArrayList<>();
+
     /** One run's rates. */
-    record Row(int slots, int owned, int robots, double owner, double standby, String ownerKinds, String standbyKinds) {
+    record Row(int slots, int owned, int robots, double owner, double standby, double standbyKbRead, String ownerKinds,
+               String standbyKinds) {
     }
 
     @Override
@@ -97,21 +106,24 @@ public final class DbCostBench implements Callable<Integer> {
                         rows.add(measure(dir, database, nodes, s, o, r));
                         nodes.forEach(ChildJvm::close);
                         nodes.clear();
+                        links.forEach(TcpProxy::close);
+                        links.clear();
                     }
                 }
             }
             System.out.println("machine at end: " + Machine.describe());
             System.out.println();
-            System.out.println("| slots | owned by the owner | robots | owner, commands/s | standby, commands/s |");
-            System.out.println("| --- | --- | --- | --- | --- |");
-            rows.forEach(row -> System.out.printf(Locale.ROOT, "| %,d | %,d | %,d | %.2f | %.2f |%n", row.slots(), row.owned(),
-                    row.robots(), row.owner(), row.standby()));
+            System.out.println("| slots | owned by the owner | robots | owner, commands/s | standby, commands/s | standby, KB/s read |");
+            System.out.println("| --- | --- | --- | --- | --- | --- |");
+            rows.forEach(row -> System.out.printf(Locale.ROOT, "| %,d | %,d | %,d | %.2f | %.2f | %.2f |%n", row.slots(), row.owned(),
+                    row.robots(), row.owner(), row.standby(), row.standbyKbRead()));
             System.out.println();
             rows.forEach(row -> System.out.printf(Locale.ROOT, "%d slots, %d owned, %d robots: owner sent %s; standby sent %s%n",
                     row.slots(), row.owned(), row.robots(), row.ownerKinds(), row.standbyKinds()));
             return 0;
         } finally {
             nodes.forEach(ChildJvm::close);
+            links.forEach(TcpProxy::close);
             database.close();
         }
     }
@@ -124,13 +136,13 @@ public final class DbCostBench implements Callable<Integer> {
             SlotTable table = new SlotTable(admin);
             int filled = slotCount - ownedCount;
             if (filled > 0) {
-                nodes.add(node(dir, database, dbName, ports.get(0), filled));
+                nodes.add(node(dir, database.uri(), dbName, ports.get(0), filled));
                 Waits.until("the filler node owns " + filled + " slots", Duration.ofMinutes(2), EVERY,
                         () -> table.list().stream().filter(v -> v.owner() != null).count() == filled);
             }
             List<String> free = table.list().stream().filter(v -> v.owner() == null).map(SlotView::id).toList();
             addIdleRobots(admin, free.getFirst(), robotCount);
-            ChildJvm owner = node(dir, database, dbName, ports.get(1), ownedCount);
+            ChildJvm owner = node(dir, database.uri(), dbName, ports.get(1), ownedCount);
             nodes.add(owner);
             Waits.until("the owner holds " + ownedCount + " slots and runs " + robotCount + " robots on " + free.getFirst(),
                     Duration.ofMinutes(5), EVERY, () -> free.stream().allMatch(slot -> owns(table, slot, ports.get(1)))
@@ -138,7 +150,10 @@ public final class DbCostBench implements Callable<Integer> {
                             .countDocuments(new Document("slotId", free.getFirst()).append("state", "RUNNING")) == robotCount);
             // Robots are marked running in bulks, and fenced in more; a loaded machine can still be at it.
             awaitNoRobotWrites(ports.get(1));
-            ChildJvm standby = node(dir, database, dbName, ports.get(2), 1);
+            // The standby reaches the database through a proxy that counts the bytes the server sends it.
+            TcpProxy standbyLink = TcpProxy.to(database.uri());
+            links.add(standbyLink);
+            ChildJvm standby = node(dir, standbyLink.uri(), dbName, ports.get(2), 1);
             nodes.add(standby);
             Waits.until("the standby answers /metrics", Duration.ofMinutes(1), EVERY, () -> {
                 try {
@@ -151,18 +166,22 @@ public final class DbCostBench implements Callable<Integer> {
             Bench.sleep(SETTLE);
             CommandCount ownerFrom = CommandCount.scrape(ports.get(1));
             CommandCount standbyFrom = CommandCount.scrape(ports.get(2));
+            long readFrom = standbyLink.bytesFromServer();
             Bench.sleep(window);
             CommandCount ownerTo = CommandCount.scrape(ports.get(1));
             CommandCount standbyTo = CommandCount.scrape(ports.get(2));
+            double kbRead = (standbyLink.bytesFromServer() - readFrom) / 1024.0 / window.toMillis() * 1000;
             if (!free.stream().allMatch(slot -> owns(table, slot, ports.get(1)))
                     || table.list().stream().anyMatch(v -> ports.get(2).equals(portOf(v)))) {
                 throw new IllegalStateException("the owner lost one of " + free + " or the standby took a slot while commands were counted");
             }
             admin.database().drop();
-            System.out.printf(Locale.ROOT, "%d slots, %d owned, %d robots: owner %.2f/s, standby %.2f/s%n", slotCount, ownedCount,
-                    robotCount, ownerTo.ratePerSecond(ownerFrom), standbyTo.ratePerSecond(standbyFrom));
+            System.out.printf(Locale.ROOT, "%d slots, %d owned, %d robots: owner %.2f/s, standby %.2f/s and %.2f KB/s read%n", slotCount,
+                    ownedCount, robotCount, ownerTo.ratePerSecond(ownerFrom), standbyTo.ratePerSecond(standbyFrom), kbRead);
             return new Row(slotCount, ownedCount, robotCount, ownerTo.ratePerSecond(ownerFrom), standbyTo.ratePerSecond(standbyFrom),
-                    ownerTo.breakdown(ownerFrom), standbyTo.breakdown(standbyFrom));
+                    kbRead, ownerTo.breakdown(ownerFrom), standbyTo.breakdown(standbyFrom));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
     }
 
@@ -195,10 +214,10 @@ public final class DbCostBench implements Callable<Integer> {
         return slot.owner() == null ? null : slot.owner().port();
     }
 
-    private static ChildJvm node(Path dir, Database database, String dbName, int port, int maxSlots) {
+    private static ChildJvm node(Path dir, String mongoUri, String dbName, int port, int maxSlots) {
         return Children.standby(dir, dbName + "-" + port, List.of("-Xmx512m"), List.of("node", "--ip", "127.0.0.1",
                 "--port", Integer.toString(port), "--max-slots", Integer.toString(maxSlots),
-                "--mongo", database.uri(), "--db", dbName));
+                "--mongo", mongoUri, "--db", dbName));
     }
 
     /** Counter robots that sleep a day between counts: running, never checkpointing while measured. */

@@ -24,6 +24,7 @@ import io.standby.slot.internal.EventLog;
 import io.standby.slot.internal.MongoNodeRegistry;
 import io.standby.slot.internal.MongoSlotStore;
 import io.standby.slot.internal.NodeRegistry;
+import io.standby.slot.internal.SlotRules;
 import io.standby.slot.internal.SlotStore;
 import org.bson.BsonDocument;
 import org.bson.Document;
@@ -35,6 +36,7 @@ import org.junit.jupiter.api.Test;
 
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Date;
 import java.util.LinkedHashMap;
@@ -146,6 +148,8 @@ class DocumentSizesTest {
         store.create("slot-1");
         record("slot document, never owned (`slot-1`)", stored("slots", "slot-1"), 80, 200);
         Map<Integer, Long> pollReply = new LinkedHashMap<>();
+        Map<Integer, Long> standbyPoll = new LinkedHashMap<>();
+        NodeId standby = new NodeId("10.0.0.13", 7700);
         int created = 1;
         for (int m : new int[]{1, 10, 100, 1_000}) {
             for (int i = created + 1; i <= m; i++) {
@@ -164,6 +168,8 @@ class DocumentSizesTest {
                 store.renewAll(heldByB, ownerB);
             }
             pollReply.put(m, one("aggregate", store::readAll)[1]);
+            // A standby's poll while the owners are timely: their owner documents (one at M = 1), no slot.
+            standbyPoll.put(m, one("aggregate", () -> store.poll(standby, Instant.now().minusSeconds(3)))[1]);
         }
         record("slot document, owned with a late mark", stored("slots", "slot-1"), 150, 350);
         record("poll reply (`aggregate` with `$$NOW`), M = 1", pollReply.get(1), 200, 600);
@@ -171,13 +177,16 @@ class DocumentSizesTest {
         record("poll reply, M = 100", pollReply.get(100), 15_000, 40_000);
         record("poll reply, M = 1,000", pollReply.get(1_000), 150_000, 400_000);
         record("poll reply, per slot (M = 100 to 1,000)", (pollReply.get(1_000) - pollReply.get(100)) / 900, 150, 400);
+        record("owner document (`owner:<ip:port>/<instance>`, beat, at)", stored("slots", SlotRules.ownerId(a.node(), a.instance())), 60, 250);
+        record("a standby's poll of an idle world: 1 owner, M = 1", standbyPoll.get(1), 100, 800);
+        record("a standby's poll of an idle world: 2 owners, M = 1,000", standbyPoll.get(1_000), 100, 800);
 
         long[] renewOne = one("update", () -> store.renewAll(Map.of("slot-1", heldByA.get("slot-1")), ownerA));
         long[] renew500 = one("update", () -> store.renewAll(heldByA, ownerA));
         assertEquals(500, heldByA.size());
-        record("renewal (`updateMany`), 1 slot: request", renewOne[0], 150, 700);
-        record("renewal, 500 slots: request", renew500[0], 40_000, 150_000);
-        record("renewal, per slot held (1 to 500)", (renew500[0] - renewOne[0]) / 499, 80, 300);
+        record("renewal (owner document, then `updateMany`), 1 slot: request", renewOne[0], 150, 700);
+        record("renewal, 500 slots (one epoch): request", renew500[0], 5_000, 30_000);
+        record("renewal, per slot held (1 to 500): its id in the epoch's `$in`", (renew500[0] - renewOne[0]) / 499, 8, 60);
         record("renewal reply", renew500[1], 20, 200);
 
         store.markDrain(a.node(), a.instance(), false);

@@ -10,8 +10,11 @@ import de.bwaldvogel.mongo.backend.memory.MemoryCollection;
 import de.bwaldvogel.mongo.bson.Document;
 import de.bwaldvogel.mongo.bson.ObjectId;
 
+import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 
 /**
  * An in-memory collection that finds a document by its {@code _id} index also when the filter has more
@@ -19,7 +22,11 @@ import java.util.List;
  * filter on {@code _id} alone and scans every document otherwise. Every fenced robot write has such a
  * filter, so with N robots each write cost N document matches and a node's writes N² (10,000 robots:
  * a bulk of their checkpoints took over 10 s); so does the {@code $in} of ids with which a node takes its
- * robots. The other conditions are still checked on the document found.
+ * robots. The other conditions are still checked on the document found. A filter that is only an
+ * {@code $or} of such branches, each naming its own {@code _id} or {@code $in} of ids (an owner's one
+ * renewal of all its slots, a branch per epoch), is answered branch by branch from the index, as
+ * MongoDB's plan of one index scan per branch does; matched whole against every document, 5,000 branches
+ * among 20,000 documents took 3.4 s.
  */
 final class IdLookupCollection extends MemoryCollection {
 
@@ -45,7 +52,50 @@ final class IdLookupCollection extends MemoryCollection {
                 }
             }
         }
+        if (isOrOfIdBranches(query) && isEmpty(orderBy) && skip == 0 && limit == 0 && isEmpty(fieldSelector)) {
+            Index<Integer> byId = idIndex();
+            if (byId != null) {
+                List<Document> found = new ArrayList<>();
+                Set<Object> ids = new HashSet<>();
+                for (Object each : (Collection<?>) query.get("$or")) {
+                    Document branch = (Document) each;
+                    Document rest = new Document(branch);
+                    rest.remove("_id");
+                    for (Document doc : matchDocuments(rest, byId.getPositions(new Document("_id", branch.get("_id"))), null, 0, 0, 0, null)) {
+                        // A document two branches match is matched once, as by the whole $or.
+                        if (ids.add(doc.get("_id"))) {
+                            found.add(doc);
+                        }
+                    }
+                }
+                return new QueryResult(found);
+            }
+        }
         return super.matchDocuments(query, orderBy, skip, limit, batchSize, fieldSelector);
+    }
+
+    private Index<Integer> idIndex() {
+        for (Index<Integer> index : getIndexes()) {
+            List<IndexKey> keys = index.getKeys();
+            if (keys.size() == 1 && keys.getFirst().getKey().equals("_id")) {
+                return index;
+            }
+        }
+        return null;
+    }
+
+    private static boolean isEmpty(Document document) {
+        return document == null || document.isEmpty();
+    }
+
+    /**
+     * {@code {$or: [{_id: x, ...}, {_id: {$in: [y, z]}, ...}]}}: nothing beside the {@code $or}, and in every
+     * branch a scalar {@code _id} or an {@code $in} of them.
+     */
+    private static boolean isOrOfIdBranches(Document query) {
+        return query.size() == 1 && query.get("$or") instanceof Collection<?> branches && !branches.isEmpty()
+                && branches.stream().allMatch(b -> b instanceof Document branch
+                        && (isScalar(branch.get("_id")) || isInOfScalars(branch.get("_id"))));
     }
 
     private static boolean isScalar(Object id) {

@@ -20,9 +20,17 @@ import java.time.Instant;
  *                 found gone (fast failover); without it they wait for the lease
  * @param drain    an operator's request that the owner instance it names drain, or null; it means nothing to
  *                 any other instance (a later owner, or the same address restarted)
+ * @param beat     the beat of the owner's write that last took or renewed the slot, or 0 if none was written:
+ *                 a standby that watched the owner's document stand still at this beat may take the slot
  */
 public record SlotView(String id, NodeId owner, String instance, Instant time, Duration lease, long epoch, Duration age,
-                       long changes, Duration lateMark, Drain drain) {
+                       long changes, Duration lateMark, Drain drain, long beat) {
+
+    /** A slot without a beat: written by a node that writes none, or never taken. */
+    public SlotView(String id, NodeId owner, String instance, Instant time, Duration lease, long epoch, Duration age,
+                    long changes, Duration lateMark, Drain drain) {
+        this(id, owner, instance, time, lease, epoch, age, changes, lateMark, drain, 0);
+    }
 
     /** A slot whose owner declared no late mark, without a drain request on it. */
     public SlotView(String id, NodeId owner, String instance, Instant time, Duration lease, long epoch, Duration age,

@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A TCP relay on 127.0.0.1 that a test can pause, slow down, or hold, to fail the network between a
@@ -37,6 +38,8 @@ public final class TcpProxy implements AutoCloseable {
     private final Set<Link> links = ConcurrentHashMap.newKeySet();
     private final List<Link> held = new CopyOnWriteArrayList<>();
     private final Object gate = new Object();
+    private final AtomicLong fromServer = new AtomicLong();
+    private final AtomicLong toServer = new AtomicLong();
     private volatile boolean paused;
     private volatile boolean closed;
     private volatile long latencyNanos;
@@ -149,6 +152,7 @@ public final class TcpProxy implements AutoCloseable {
                     }
                     out.write(buffer, 0, n);
                     out.flush();
+                    toServer.addAndGet(n);
                 }
             } catch (IOException | InterruptedException e) {
                 // The client closed, or the proxy did.
@@ -194,6 +198,16 @@ public final class TcpProxy implements AutoCloseable {
         }
     }
 
+    /** Bytes the server has sent its clients through this proxy so far: what they read from it. */
+    public long bytesFromServer() {
+        return fromServer.get();
+    }
+
+    /** Bytes the clients have sent the server through this proxy so far. */
+    public long bytesToServer() {
+        return toServer.get();
+    }
+
     private void pump(Socket from, Socket to) {
         byte[] buffer = new byte[16 * 1024];
         try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
@@ -202,6 +216,7 @@ public final class TcpProxy implements AutoCloseable {
                 awaitOpen();
                 out.write(buffer, 0, n);
                 out.flush();
+                fromServer.addAndGet(n);
             }
         } catch (IOException | InterruptedException e) {
             // The other side closed, or the proxy did.

@@ -316,7 +316,7 @@ final class BsonEval {
         return Long.compare(a.asNumber().longValue(), b.asNumber().longValue());
     }
 
-    private static final java.util.Set<String> UPDATE_OPERATORS = java.util.Set.of("$set", "$unset", "$inc", "$currentDate");
+    private static final java.util.Set<String> UPDATE_OPERATORS = java.util.Set.of("$set", "$unset", "$inc", "$max", "$currentDate");
 
     /** {@code doc} after {@code update}, as a new document; {@code doc} itself is left as it was. */
     static BsonDocument apply(Bson update, BsonDocument doc, long nowMs) {
@@ -350,6 +350,7 @@ final class BsonEval {
                     case "$set" -> result.put(name, value);
                     case "$unset" -> result.remove(name);
                     case "$inc" -> result.put(name, inc(result.get(name), value, name));
+                    case "$max" -> result.put(name, max(result.get(name), value, name));
                     case "$currentDate" -> {
                         if (!(value.isBoolean() && value.asBoolean().getValue()
                                 || value.isDocument() && new BsonDocument("$type", new org.bson.BsonString("date")).equals(value))) {
@@ -363,6 +364,14 @@ final class BsonEval {
             }
         }
         return result;
+    }
+
+    /** {@code $max} between numbers (all this project writes with it); a missing field takes the value. */
+    private static BsonValue max(BsonValue current, BsonValue value, String name) {
+        if (!value.isNumber() || current != null && !current.isNumber()) {
+            throw new IllegalArgumentException("unsupported $max of " + value + " over " + current + " on " + name);
+        }
+        return current == null || compareNumbers(value, current) > 0 ? value : current;
     }
 
     private static BsonValue inc(BsonValue current, BsonValue by, String name) {

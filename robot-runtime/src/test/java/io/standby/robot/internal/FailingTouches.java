@@ -5,9 +5,11 @@ import io.standby.slot.NodeId;
 import io.standby.slot.SlotView;
 import io.standby.slot.internal.SlotStore;
 
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 
 /** The real slot store whose first {@code failures} touches fail, as when the database does not answer in time. */
 public final class FailingTouches implements SlotStore {
@@ -41,13 +43,33 @@ public final class FailingTouches implements SlotStore {
     }
 
     @Override
-    public boolean claim(SlotView seen, Ownership owner) {
-        return store.claim(seen, owner);
+    public Poll poll(NodeId me, Instant lateBefore) {
+        return store.poll(me, lateBefore);
     }
 
     @Override
-    public boolean claimFromGone(SlotView seen, Ownership owner) {
-        return store.claimFromGone(seen, owner);
+    public boolean claim(SlotView seen, Ownership owner, OptionalLong ownerBeat) {
+        return store.claim(seen, owner, ownerBeat);
+    }
+
+    @Override
+    public boolean claimFromGone(SlotView seen, Ownership owner, OptionalLong ownerBeat) {
+        return store.claimFromGone(seen, owner, ownerBeat);
+    }
+
+    @Override
+    public void beat(Ownership owner) {
+        store.beat(owner);
+    }
+
+    @Override
+    public boolean sweepOwner(String ownerId, long beat) {
+        return store.sweepOwner(ownerId, beat);
+    }
+
+    @Override
+    public void removeOwner(String ownerId) {
+        store.removeOwner(ownerId);
     }
 
     @Override

@@ -3,6 +3,7 @@ package io.standby.robot.internal;
 import io.standby.robot.model.RobotFields;
 import io.standby.robot.model.RobotToken;
 import io.standby.slot.Lease;
+import io.standby.slot.internal.SlotRules;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
 
@@ -292,7 +293,8 @@ final class SimChecker {
     private void everySlotServed() {
         // Served while there is room: drains and their stops may leave fewer claiming nodes than slots.
         int room = world.nodes.stream().filter(SimNode::claiming).mapToInt(n -> n.maxSlots).sum();
-        if (room < world.db.slots.committed.size()) {
+        List<String> slotIds = world.db.slots.committed.keySet().stream().filter(id -> !SlotRules.isOwnerId(id)).toList();
+        if (room < slotIds.size()) {
             unservedSince.clear();
             return;
         }
@@ -304,7 +306,7 @@ final class SimChecker {
             unservedSince.replaceAll((slot, since) -> Math.max(since, sim.now()));
         }
         claimingBefore = claimingNow;
-        for (String slot : world.db.slots.committed.keySet()) {
+        for (String slot : slotIds) {
             boolean served = false;
             for (SimNode node : world.nodes) {
                 for (Lease lease : node.validLeases()) {

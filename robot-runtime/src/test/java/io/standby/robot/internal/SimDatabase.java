@@ -84,6 +84,19 @@ final class SimDatabase {
             return new Written(matched, modified);
         }
 
+        /**
+         * An {@code updateOne} with {@code upsert}, its filter naming one {@code _id}: the document updated, or
+         * created from that id and the update, as MongoDB does. Whether it was created.
+         */
+        boolean upsert(Bson filter, Bson update) {
+            BsonDocument query = BsonEval.bson(filter);
+            if (update(filter, update, false).matched() == 1) {
+                return false;
+            }
+            put(BsonEval.apply(BsonEval.bson(update), new BsonDocument("_id", query.getString("_id")), serverNowMs()));
+            return true;
+        }
+
         /** A {@code deleteOne} on the primary: whether it deleted. */
         boolean deleteOne(Bson filter) {
             List<BsonDocument> matched = matching(BsonEval.bson(filter));

@@ -15,9 +15,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 
 import static io.standby.robot.internal.SimDatabase.number;
 import static io.standby.robot.internal.SimDatabase.string;
+import static io.standby.slot.internal.SlotDocument.BEAT;
 import static io.standby.slot.internal.SlotDocument.CHANGES;
 import static io.standby.slot.internal.SlotDocument.DRAIN;
 import static io.standby.slot.internal.SlotDocument.EPOCH;
@@ -47,13 +49,37 @@ final class SimSlotStore implements SlotStore {
         return db.read("slots", () -> {
             List<SlotView> views = new ArrayList<>();
             long now = db.serverNowMs();
-            db.slots.committed.values().forEach(doc -> views.add(view(doc, now)));
+            db.slots.committed.values().stream().filter(doc -> !SlotRules.isOwnerId(SimDatabase.id(doc)))
+                    .forEach(doc -> views.add(view(doc, now)));
             return views;
+        });
+    }
+
+    /** As {@code MongoSlotStore} sends it: {@link SlotRules#pollFilter}, the owner documents apart. */
+    @Override
+    public Poll poll(NodeId me, Instant lateBefore) {
+        return db.read("poll", () -> {
+            long now = db.serverNowMs();
+            List<SlotView> views = new ArrayList<>();
+            List<OwnerBeat> owners = new ArrayList<>();
+            List<BsonDocument> found = db.slots.find(SlotRules.pollFilter(me, lateBefore));
+            for (BsonDocument doc : found) {
+                String id = SimDatabase.id(doc);
+                if (SlotRules.isOwnerId(id)) {
+                    owners.add(SlotRules.owner(id, number(doc, BEAT), Duration.ofMillis(now - doc.getDateTime(SlotRules.AT).getValue())));
+                } else {
+                    views.add(view(doc, now));
+                }
+            }
+            return new Poll(views, owners, found.isEmpty() ? null : Instant.ofEpochMilli(now));
         });
     }
 
     @Override
     public Optional<SlotView> read(String slotId) {
+        if (SlotRules.isOwnerId(slotId)) {
+            return Optional.empty();
+        }
         return db.read(slotId, () -> Optional.ofNullable(db.slots.committed.get(slotId)).map(doc -> view(doc, db.serverNowMs())));
     }
 
@@ -64,9 +90,11 @@ final class SimSlotStore implements SlotStore {
         long timeMs = doc.getDateTime(TIME).getValue();
         Long late = number(doc, LATE);
         Long changes = number(doc, CHANGES);
+        Long beat = number(doc, BEAT);
         return new SlotView(SimDatabase.id(doc), owner, string(doc, INSTANCE), Instant.ofEpochMilli(timeMs),
                 Duration.ofMillis(number(doc, LEASE)), number(doc, EPOCH), Duration.ofMillis(nowMs - timeMs),
-                changes == null ? 0 : changes, late == null || late <= 0 ? null : Duration.ofMillis(late), drain(doc));
+                changes == null ? 0 : changes, late == null || late <= 0 ? null : Duration.ofMillis(late), drain(doc),
+                beat == null ? 0 : beat);
     }
 
     private static SlotView.Drain drain(BsonDocument doc) {
@@ -75,18 +103,27 @@ final class SimSlotStore implements SlotStore {
     }
 
     @Override
-    public boolean claim(SlotView seen, Ownership owner) {
-        return update("claim " + seen.id() + "@" + seen.epoch() + " by " + owner.node(),
-                SlotRules.claimFilter(seen), SlotRules.takeUpdate(owner), false);
+    public boolean claim(SlotView seen, Ownership owner, OptionalLong ownerBeat) {
+        if (ownerBeat.isPresent() && seen.instance() == null) {
+            return false;
+        }
+        return update("claim " + seen.id() + "@" + seen.epoch() + " by " + owner.node() + beat(ownerBeat),
+                ownerBeat.isPresent() ? SlotRules.claimFilter(seen, ownerBeat.getAsLong()) : SlotRules.claimFilter(seen),
+                SlotRules.takeUpdate(owner), false);
     }
 
     @Override
-    public boolean claimFromGone(SlotView seen, Ownership owner) {
+    public boolean claimFromGone(SlotView seen, Ownership owner, OptionalLong ownerBeat) {
         if (seen.owner() == null || seen.instance() == null || seen.lateMark() == null) {
             return false;
         }
-        return update("claim from gone " + seen.id() + "@" + seen.epoch() + " by " + owner.node(),
-                SlotRules.claimFromGoneFilter(seen), SlotRules.takeUpdate(owner), true);
+        return update("claim from gone " + seen.id() + "@" + seen.epoch() + " by " + owner.node() + beat(ownerBeat),
+                ownerBeat.isPresent() ? SlotRules.claimFromGoneFilter(seen, ownerBeat.getAsLong()) : SlotRules.claimFromGoneFilter(seen),
+                SlotRules.takeUpdate(owner), true);
+    }
+
+    private static String beat(OptionalLong ownerBeat) {
+        return ownerBeat.isPresent() ? " at owner beat " + ownerBeat.getAsLong() : "";
     }
 
     @Override
@@ -95,11 +132,16 @@ final class SimSlotStore implements SlotStore {
                 SlotRules.reclaimFilter(seen, owner), SlotRules.takeUpdate(owner), false);
     }
 
-    /** As {@code MongoSlotStore} sends it: one updateMany, and only if it matched fewer than all, one read. */
+    /**
+     * As {@code MongoSlotStore} sends it: one ordered bulk write (the owner document's upsert, then one
+     * updateMany), and only if it matched fewer than all, one read.
+     */
     @Override
     public Renewals renewAll(Map<String, Long> held, Ownership owner) {
-        long matched = db.write("renew " + held + " by " + owner.node(),
-                () -> db.slots.update(SlotRules.renewAllFilter(held, owner.instance()), SlotRules.renewUpdate(owner), true).matched());
+        long matched = db.write("renew " + held + " by " + owner.node() + " at beat " + owner.beat(), () -> {
+            db.slots.upsert(SlotRules.beatFilter(owner), SlotRules.beatUpdate(owner));
+            return db.slots.update(SlotRules.renewAllFilter(held, owner.instance()), SlotRules.renewUpdate(owner), true).matched();
+        });
         if (matched == held.size()) {
             return Renewals.all(held);
         }
@@ -142,6 +184,21 @@ final class SimSlotStore implements SlotStore {
     @Override
     public void touch(String slotId) {
         db.write("touch " + slotId, () -> db.slots.update(SlotRules.touchFilter(slotId), SlotRules.touchUpdate(), false));
+    }
+
+    @Override
+    public void beat(Ownership owner) {
+        db.write("beat " + owner.instance() + " at " + owner.beat(), () -> db.slots.upsert(SlotRules.beatFilter(owner), SlotRules.beatUpdate(owner)));
+    }
+
+    @Override
+    public boolean sweepOwner(String ownerId, long beat) {
+        return db.write("sweep " + ownerId + " at beat " + beat, () -> db.slots.deleteOne(SlotRules.sweepFilter(ownerId, beat)));
+    }
+
+    @Override
+    public void removeOwner(String ownerId) {
+        db.write("remove " + ownerId, () -> db.slots.deleteOne(SlotRules.ownerFilter(ownerId)));
     }
 
     @Override

@@ -16,16 +16,22 @@ import java.util.Set;
  * score, in steps of 10 so that small swings change nothing), and among those the one that rendezvous
  * hashing of (slot, node) puts first.
  *
- * <p>A node's room comes from the slot table, not from its registry document: the table shows a win at
- * once, the registry only at the winner's next write. Taking both a slot and one unit of its winner's room
- * out of the assignment leaves every other node's share unchanged, so nodes that plan a little apart
- * during a storm still agree. A pure function; nodes that see different memberships may both take a slot
- * (one loses the compare-and-set) or neither (then the others try after a head start).
+ * <p>A node's room is its maximum less what it holds: by its registry document, or by the slots read, if
+ * those show more (the slot table shows a win at once, the registry at the winner's next poll; but a poll
+ * reads only a few slots, so the registry is what counts the rest). Taking both a slot and one unit of
+ * its winner's room out of the assignment leaves every other node's share unchanged, so nodes that plan a
+ * little apart during a storm still agree. A pure function; nodes that see different memberships may
+ * both take a slot (one loses the compare-and-set) or neither (then the others try after a head start).
  */
 public final class ClaimPlan {
 
-    /** A node as the plan sees it: its load score and how many slots it may hold. */
-    public record Member(NodeId id, int load, int maxSlots) {
+    /** A node as the plan sees it: its load score, how many slots it may hold, and how many it holds by its registry document. */
+    public record Member(NodeId id, int load, int maxSlots, int held) {
+
+        /** A member whose registry document lists no slot. */
+        public Member(NodeId id, int load, int maxSlots) {
+            this(id, load, maxSlots, 0);
+        }
     }
 
     private ClaimPlan() {
@@ -34,16 +40,17 @@ public final class ClaimPlan {
     /**
      * The slots among {@code claimable} that the assignment gives to {@code me}.
      *
-     * @param all every slot as read, to count what each member holds now
+     * @param read the slots as read, to count what each member holds now if its registry document is behind
      */
-    public static Set<String> mine(List<SlotView> claimable, List<SlotView> all, List<Member> members, NodeId me) {
-        Map<NodeId, Integer> room = new HashMap<>();
-        members.forEach(m -> room.put(m.id(), m.maxSlots()));
-        for (SlotView slot : all) {
+    public static Set<String> mine(List<SlotView> claimable, List<SlotView> read, List<Member> members, NodeId me) {
+        Map<NodeId, Integer> seen = new HashMap<>();
+        for (SlotView slot : read) {
             if (!slot.expired() && slot.owner() != null) {
-                room.computeIfPresent(slot.owner(), (id, left) -> left - 1);
+                seen.merge(slot.owner(), 1, Integer::sum);
             }
         }
+        Map<NodeId, Integer> room = new HashMap<>();
+        members.forEach(m -> room.put(m.id(), m.maxSlots() - Math.max(m.held(), seen.getOrDefault(m.id(), 0))));
         List<Ranked> ranked = members.stream().map(Ranked::new).toList();
         Set<String> mine = new HashSet<>();
         for (SlotView slot : claimable.stream().sorted(SlotIds.ORDER).toList()) {

@@ -19,6 +19,7 @@ final class Drain {
 
     private static final Logger log = LoggerFactory.getLogger(Drain.class);
 
+    private final SlotStore store;
     private final NodeConfig config;
     private final MonotonicClock clock;
     private final Membership membership;
@@ -37,6 +38,7 @@ final class Drain {
     private long inTransitSince;
 
     Drain(ProtocolSetup setup, Membership membership, LeaseBook book, SlotReads reads, Runnable leavePlans) {
+        this.store = setup.store();
         this.config = setup.config();
         this.clock = setup.clock();
         this.membership = membership;
@@ -99,7 +101,7 @@ final class Drain {
      */
     void step(List<SlotView> slots) {
         if (inTransit != null) {
-            boolean taken = slots.stream().anyMatch(s -> s.id().equals(inTransit) && s.owner() != null && !config.node().equals(s.owner()));
+            boolean taken = takenElsewhere(slots, inTransit);
             if (!taken && clock.nanoTime() - inTransitSince < 2 * config.timing().poll().toNanos()) {
                 return;
             }
@@ -113,6 +115,22 @@ final class Drain {
         inTransit = next.get().slotId();
         inTransitSince = clock.nanoTime();
         book.release(next.get());
+    }
+
+    /**
+     * Whether the slot is owned by another node now: as the poll read it, or, since a poll does not read a
+     * slot a live owner holds, by one read of it. Unreadable: not yet, as far as this node can tell.
+     */
+    private boolean takenElsewhere(List<SlotView> slots, String slotId) {
+        Optional<SlotView> slot = slots.stream().filter(s -> s.id().equals(slotId)).findFirst();
+        if (slot.isEmpty()) {
+            try {
+                slot = store.read(slotId);
+            } catch (RuntimeException e) {
+                return false;
+            }
+        }
+        return slot.filter(s -> s.owner() != null && !config.node().equals(s.owner())).isPresent();
     }
 
     /**

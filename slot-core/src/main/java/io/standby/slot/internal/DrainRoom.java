@@ -17,9 +17,10 @@ import java.util.stream.Collectors;
  * least one live node has room") seen from the node that leaves. The operator's {@code standby node drain}
  * and the draining node itself both judge with it.
  *
- * <p>Places held are counted from the slot documents, not from the registry's {@code slots}, which a node
- * writes up to ten heartbeats late. A slot read is only as current as its read: read the registry first,
- * then the slots, so that every slot a registered node has won is counted against it.
+ * <p>Places held are counted from the slot documents where they show more than the registry's count, which a
+ * node writes at its next poll; a poll's read shows only some slots, so the registry counts the rest. A slot
+ * read is only as current as its read: read the registry first, then the slots, so that every slot a
+ * registered node has won is counted against it.
  *
  * @param free    places left on the other live nodes
  * @param waiting slots that no live node serves now, other than the draining node's own
@@ -29,7 +30,7 @@ public record DrainRoom(int free, int waiting) {
     /**
      * @param draining the node that would hand its slots over; not counted, even if listed as live
      * @param live     the live nodes, as {@link NodeRegistry#readLive()} gives them
-     * @param slots    every slot, read after the registry
+     * @param slots    the slots read after the registry: every one, or a poll's (free, late, and the draining node's own)
      */
     public static DrainRoom of(NodeId draining, List<ClaimPlan.Member> live, List<SlotView> slots) {
         Map<NodeId, ClaimPlan.Member> others = live.stream().filter(m -> !m.id().equals(draining))
@@ -37,7 +38,7 @@ public record DrainRoom(int free, int waiting) {
         Map<NodeId, Long> held = slots.stream().filter(s -> s.owner() != null && !s.expired())
                 .collect(Collectors.groupingBy(SlotView::owner, Collectors.counting()));
         int free = others.values().stream()
-                .mapToInt(m -> (int) Math.max(0, m.maxSlots() - held.getOrDefault(m.id(), 0L))).sum();
+                .mapToInt(m -> (int) Math.max(0, m.maxSlots() - Math.max(m.held(), held.getOrDefault(m.id(), 0L)))).sum();
         Set<NodeId> serving = others.keySet();
         int waiting = (int) slots.stream()
                 .filter(s -> s.owner() == null || s.expired() || !s.owner().equals(draining) && !serving.contains(s.owner()))

@@ -49,7 +49,7 @@ final class FastFailover {
      * late by its own mark and this node watched that version that long, whatever a probe answers.
      */
     boolean mayTakeEarly(SlotView slot, long now) {
-        return gone != GoneOwners.OFF && judgeable(slot) && slot.late() && lateFor(slot, now);
+        return gone != GoneOwners.OFF && judgeable(slot) && slot.late() && lateFor(slot, now).isPresent();
     }
 
     /**
@@ -61,11 +61,19 @@ final class FastFailover {
      * runner. As for a lease, this node must also have seen that version for the whole late mark on its
      * own clock, so a jump of the database's clock cannot make a timely owner look late. The new epoch
      * fences the former owner's writes whatever happens. Owners with a timely heartbeat only teach this
-     * node that their address accepts connects (see {@link GoneOwners#learn}). Returns the number won.
+     * node that their address accepts connects (see {@link GoneOwners#learn}): those whose owner document
+     * was raised within a heartbeat, by the server's clock, since a poll reads no timely owner's slots.
+     * Returns the number won.
      */
     int takeFromGone(List<SlotView> slots) throws InterruptedException {
         if (gone == GoneOwners.OFF) {
             return 0;
+        }
+        for (SlotStore.OwnerBeat owner : reads.owners()) {
+            if (owner.node() != null && !config.node().equals(owner.node()) && owner.age().compareTo(config.timing().heartbeat()) <= 0
+                    && gone.canJudge(owner.node(), owner.instance(), config.host())) {
+                gone.learn(owner.node(), owner.instance());
+            }
         }
         long now = clock.nanoTime();
         int won = 0;
@@ -77,14 +85,15 @@ final class FastFailover {
                 gone.learn(slot.owner(), slot.instance());
                 continue;
             }
-            if (!lateFor(slot, now)) {
+            Optional<Observations.Waited> waited = lateFor(slot, now);
+            if (waited.isEmpty()) {
                 continue;
             }
             if (!claims.hasRoom()) {
                 break;
             }
             Optional<String> evidence = gone.gone(slot.owner(), slot.instance());
-            if (evidence.isPresent() && claims.claim(slot, Takeover.OWNER_GONE, evidence.get())) {
+            if (evidence.isPresent() && claims.claim(slot, Takeover.OWNER_GONE, evidence.get(), waited.get())) {
                 won++;
             }
         }
@@ -121,8 +130,8 @@ final class FastFailover {
         return slot.owner() != null && slot.instance() != null && slot.lateMark() != null && !config.node().equals(slot.owner());
     }
 
-    /** This node has itself watched the late owner's version for the whole late mark, on its own clock. */
-    private boolean lateFor(SlotView slot, long now) {
+    /** This node has itself watched the late owner stand still for the whole late mark, on its own clock: how, if so. */
+    private Optional<Observations.Waited> lateFor(SlotView slot, long now) {
         return reads.seenFor(slot, now, slot.lateMark());
     }
 }

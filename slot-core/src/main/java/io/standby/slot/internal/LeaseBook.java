@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The leases this node holds, and every step that keeps or ends one: a slot won becomes a lease; each
@@ -40,6 +41,10 @@ final class LeaseBook {
     private final Fanout fanout;
     private final Outage outage;
     private final SlotStore.Ownership me;
+    /** The last beat this process wrote; every write takes the next (see {@link SlotStore.Ownership#beat()}). */
+    private final AtomicLong beats = new AtomicLong();
+    /** The owner document's beat written for claims, and when; poll thread only. */
+    private Stamp stamp;
     private final long validNanos;
     /** When a lease pauses, after its last acknowledged renewal was sent; Long.MAX_VALUE without fast failover. */
     private final long pauseNanos;
@@ -62,9 +67,46 @@ final class LeaseBook {
                 : Long.MAX_VALUE;
     }
 
-    /** How this node writes itself into a slot it claims or renews. */
+    /**
+     * How this node writes itself into a slot it renews, takes back, or claims without a {@link #claimStamp},
+     * with a beat no other write of this process carries: each renewal's is new, and such a claim's is
+     * never in the owner document.
+     */
     SlotStore.Ownership me() {
-        return me;
+        return me.withBeat(beats.incrementAndGet());
+    }
+
+    /** How this node writes itself into a slot it claims with {@code stamp}'s beat. */
+    SlotStore.Ownership me(Stamp stamp) {
+        return me.withBeat(stamp.beat());
+    }
+
+    /** A beat the owner document shows, and when the write that put it there was sent. */
+    record Stamp(long beat, long sentNanos) {
+    }
+
+    /**
+     * The beat for the claims this node makes now, and the moment their leases count from: a write of the
+     * owner document, unless one was sent less than a quarter heartbeat ago. A standby that watched the
+     * document stand still at that beat for a lease may take a slot claimed with it, as it may one renewed
+     * with it; so the lease counts from that write's send, not from the claim's, and runs a little short.
+     * Null if the write failed: the claim then writes a beat of its own, which no owner document shows (a
+     * standby watches that slot itself), and counts from its own send.
+     */
+    Stamp claimStamp() {
+        long now = clock.nanoTime();
+        if (stamp != null && now - stamp.sentNanos() < config.timing().heartbeat().toNanos() / 4) {
+            return stamp;
+        }
+        long beat = beats.incrementAndGet();
+        try {
+            store.beat(me.withBeat(beat));
+        } catch (RuntimeException e) {
+            outage.failed("Writing the owner document failed", e);
+            return null;
+        }
+        stamp = new Stamp(beat, now);
+        return stamp;
     }
 
     /** The leases that have not ended, by slot id. */
@@ -143,7 +185,7 @@ final class LeaseBook {
         long sent = clock.nanoTime();
         SlotStore.Renewals renewals;
         try {
-            renewals = store.renewAll(held, me);
+            renewals = store.renewAll(held, me());
         } catch (RuntimeException e) {
             outage.failed("Renewal of " + String.join(", ", held.keySet()) + " failed", e);
             leases.forEach(lease -> Notify.safely("renewalFailed", lease, () -> listener.renewalFailed(lease)));

@@ -45,6 +45,8 @@ public final class MongoNodeRegistry implements NodeRegistry {
                 Updates.set("ip", node.node().ip()), Updates.set("port", node.node().port()),
                 Updates.set("instance", node.instance()), Updates.set("host", node.host()),
                 Updates.set("state", node.state().name()), Updates.set("slots", node.slots()),
+                // How many, for the claim plans, which read it without the list.
+                Updates.set("held", node.slots().size()),
                 Updates.set("maxSlots", node.maxSlots()),
                 Updates.set("robots", new Document("running", node.robotsRunning()).append("failed", node.robotsFailed())),
                 Updates.set("load", new Document("cpu", round(node.cpu())).append("memory", round(node.memory())).append("score", node.load())),
@@ -94,11 +96,12 @@ public final class MongoNodeRegistry implements NodeRegistry {
                 Filters.expr(new Document("$lte", List.of(new Document("$subtract", List.of("$$NOW", "$time")),
                         new Document("$multiply", List.of("$interval", 3))))));
         List<ClaimPlan.Member> members = new ArrayList<>();
-        for (Document doc : nodes.find(live).projection(Projections.include("ip", "port", "maxSlots", "load.score"))
+        for (Document doc : nodes.find(live).projection(Projections.include("ip", "port", "maxSlots", "load.score", "held"))
                 .batchSize(MongoSlotStore.ONE_BATCH)) {
             try {
                 members.add(new ClaimPlan.Member(new NodeId(doc.getString("ip"), ((Number) doc.get("port")).intValue()),
-                        number(doc.get("load", new Document()).get("score")), ((Number) doc.get("maxSlots")).intValue()));
+                        number(doc.get("load", new Document()).get("score")), ((Number) doc.get("maxSlots")).intValue(),
+                        number(doc.get("held"))));
             } catch (RuntimeException e) {
                 // Not well-formed: not a member.
             }

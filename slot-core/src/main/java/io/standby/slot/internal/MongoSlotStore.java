@@ -3,10 +3,17 @@ package io.standby.slot.internal;
 import com.mongodb.ErrorCategory;
 import com.mongodb.MongoWriteException;
 import com.mongodb.client.MongoCollection;
+import com.mongodb.bulk.BulkWriteResult;
 import com.mongodb.client.model.Aggregates;
+import com.mongodb.client.model.BulkWriteOptions;
 import com.mongodb.client.model.Field;
 import com.mongodb.client.model.Filters;
+import com.mongodb.client.model.IndexOptions;
+import com.mongodb.client.model.Indexes;
 import com.mongodb.client.model.Projections;
+import com.mongodb.client.model.UpdateManyModel;
+import com.mongodb.client.model.UpdateOneModel;
+import com.mongodb.client.model.UpdateOptions;
 import io.standby.slot.NodeId;
 import io.standby.slot.SlotView;
 import io.standby.slot.StandbyDatabase;
@@ -19,11 +26,14 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Date;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
 
+import static io.standby.slot.internal.SlotDocument.BEAT;
 import static io.standby.slot.internal.SlotDocument.CHANGES;
 import static io.standby.slot.internal.SlotDocument.DRAIN;
 import static io.standby.slot.internal.SlotDocument.EPOCH;
@@ -49,7 +59,7 @@ public final class MongoSlotStore implements SlotStore {
 
     private static final Logger log = LoggerFactory.getLogger(MongoSlotStore.class);
     private static final String SERVER_NOW = "serverNow";
-    /** Documents per reply: all of them, up to the server's 16 MB a batch (about 80,000 slots at 209 bytes each, docs/SCALING.md). */
+    /** Documents per reply: all of them, up to the server's 16 MB a batch (about 75,000 slots at 223 bytes each, docs/SCALING.md). */
     static final int ONE_BATCH = 1_000_000;
 
     private final MongoCollection<Document> raw;
@@ -69,7 +79,23 @@ public final class MongoSlotStore implements SlotStore {
      */
     @Override
     public List<SlotView> readAll() {
-        return readWithNow(List.of());
+        return readWithNow(List.of()).slots();
+    }
+
+    /** The poll's read: one aggregation, as {@link #readAll()}, of what {@link SlotRules#pollFilter} names. */
+    @Override
+    public Poll poll(NodeId me, Instant lateBefore) {
+        return readWithNow(List.of(Aggregates.match(SlotRules.pollFilter(me, lateBefore))));
+    }
+
+    /**
+     * The indexes the poll's branches need: {@code time} for the late ones, {@code ip, port} for the free ones
+     * and a node's own. Creating an index that exists is a no-op.
+     */
+    @Override
+    public void ensureIndexes() {
+        raw.createIndex(Indexes.ascending(TIME), new IndexOptions().name("time"));
+        raw.createIndex(Indexes.ascending(IP, PORT), new IndexOptions().name("ip_port"));
     }
 
     /**
@@ -78,27 +104,37 @@ public final class MongoSlotStore implements SlotStore {
      */
     @Override
     public List<SlotView> readHeldBy(NodeId node) {
-        return readWithNow(List.of(Aggregates.match(Filters.and(Filters.eq(IP, node.ip()), Filters.eq(PORT, node.port())))));
+        return readWithNow(List.of(Aggregates.match(Filters.and(Filters.eq(IP, node.ip()), Filters.eq(PORT, node.port()))))).slots();
     }
 
-    private List<SlotView> readWithNow(List<Bson> match) {
+    private Poll readWithNow(List<Bson> match) {
         List<Bson> pipeline = new ArrayList<>(match);
         // $addFields rather than $project: the same documents (slots hold nothing else), at about half the
         // embedded server's cost. One batch whatever the slot count: a getMore would be a second command.
         pipeline.add(Aggregates.addFields(new Field<>(SERVER_NOW, "$$NOW")));
         List<Document> docs = raw.aggregate(pipeline).batchSize(ONE_BATCH).into(new ArrayList<>());
         List<SlotView> slots = new ArrayList<>();
+        List<OwnerBeat> owners = new ArrayList<>();
+        Instant serverNow = null;
         for (Document doc : docs) {
             if (!(doc.get(SERVER_NOW) instanceof Date now)) {
                 throw new IllegalStateException("the database did not report its time");
             }
-            SlotView slot = parse(doc, now.toInstant());
+            serverNow = now.toInstant();
+            if (SlotRules.isOwnerId(doc.get("_id"))) {
+                OwnerBeat owner = owner(doc, serverNow);
+                if (owner != null) {
+                    owners.add(owner);
+                }
+                continue;
+            }
+            SlotView slot = parse(doc, serverNow);
             if (slot != null) {
                 slots.add(slot);
             }
         }
         slots.sort(SlotIds.ORDER);
-        return slots;
+        return new Poll(slots, owners, serverNow);
     }
 
     /**
@@ -107,7 +143,10 @@ public final class MongoSlotStore implements SlotStore {
      */
     @Override
     public Optional<SlotView> read(String slotId) {
-        Document doc = raw.find(Filters.eq("_id", slotId)).projection(Projections.include(IP, PORT, TIME, LEASE, LATE, EPOCH, INSTANCE, CHANGES, DRAIN)).first();
+        if (SlotRules.isOwnerId(slotId)) {
+            return Optional.empty();
+        }
+        Document doc = raw.find(Filters.eq("_id", slotId)).projection(Projections.include(IP, PORT, TIME, LEASE, LATE, EPOCH, INSTANCE, CHANGES, DRAIN, BEAT)).first();
         return doc == null ? Optional.empty() : Optional.ofNullable(parse(doc, serverNow()));
     }
 
@@ -121,6 +160,17 @@ public final class MongoSlotStore implements SlotStore {
             throw new IllegalStateException("the database did not report its time");
         }
         return date.toInstant();
+    }
+
+    /**
+     * An owner document; null for one without a whole-number beat or a date, which is no evidence: the
+     * slots of its owner are then watched one by one.
+     */
+    private static OwnerBeat owner(Document doc, Instant now) {
+        if (!isIntegral(doc.get(BEAT)) || !(doc.get(SlotRules.AT) instanceof Date at)) {
+            return null;
+        }
+        return SlotRules.owner((String) doc.get("_id"), ((Number) doc.get(BEAT)).longValue(), Duration.between(at.toInstant(), now));
     }
 
     /** Returns null, after a warning, for a document that does not have the slot's shape. */
@@ -141,7 +191,8 @@ public final class MongoSlotStore implements SlotStore {
                 Duration.ofMillis(((Number) doc.get(LEASE)).longValue()),
                 ((Number) doc.get(EPOCH)).longValue(), Duration.between(time, now),
                 doc.get(CHANGES) instanceof Number changes ? changes.longValue() : 0,
-                doc.get(LATE) instanceof Number late && late.longValue() > 0 ? Duration.ofMillis(late.longValue()) : null, drain(doc));
+                doc.get(LATE) instanceof Number late && late.longValue() > 0 ? Duration.ofMillis(late.longValue()) : null, drain(doc),
+                isIntegral(doc.get(BEAT)) ? ((Number) doc.get(BEAT)).longValue() : 0);
     }
 
     /** The drain request on a slot; one that is not well-formed is no request (the slot itself is fine). */
@@ -191,16 +242,21 @@ public final class MongoSlotStore implements SlotStore {
     }
 
     @Override
-    public boolean claim(SlotView seen, Ownership owner) {
-        return update(SlotRules.claimFilter(seen), SlotRules.takeUpdate(owner));
+    public boolean claim(SlotView seen, Ownership owner, OptionalLong ownerBeat) {
+        if (ownerBeat.isPresent() && (seen.owner() == null || seen.instance() == null)) {
+            return false;
+        }
+        return update(ownerBeat.isPresent() ? SlotRules.claimFilter(seen, ownerBeat.getAsLong()) : SlotRules.claimFilter(seen),
+                SlotRules.takeUpdate(owner));
     }
 
     @Override
-    public boolean claimFromGone(SlotView seen, Ownership owner) {
+    public boolean claimFromGone(SlotView seen, Ownership owner, OptionalLong ownerBeat) {
         if (seen.owner() == null || seen.instance() == null || seen.lateMark() == null) {
             return false;
         }
-        return update(SlotRules.claimFromGoneFilter(seen), SlotRules.takeUpdate(owner));
+        return update(ownerBeat.isPresent() ? SlotRules.claimFromGoneFilter(seen, ownerBeat.getAsLong()) : SlotRules.claimFromGoneFilter(seen),
+                SlotRules.takeUpdate(owner));
     }
 
     @Override
@@ -209,16 +265,22 @@ public final class MongoSlotStore implements SlotStore {
     }
 
     /**
-     * One {@code updateMany} over the held slots, each at its own epoch; only if it matched fewer than all,
-     * one read of them. So an owner's renewal costs one command a heartbeat, however many slots it holds.
+     * One command, an ordered bulk write: the owner document's beat (an upsert), then one {@code updateMany}
+     * over the held slots, each at its own epoch; only if it matched fewer than all, one read of them. So an
+     * owner's renewal costs one command a heartbeat, however many slots it holds.
      */
     @Override
     public Renewals renewAll(Map<String, Long> held, Ownership owner) {
-        long matched = raw.updateMany(SlotRules.renewAllFilter(held, owner.instance()), SlotRules.renewUpdate(owner)).getMatchedCount();
+        BulkWriteResult result = raw.bulkWrite(List.of(
+                        new UpdateOneModel<>(SlotRules.beatFilter(owner), SlotRules.beatUpdate(owner), new UpdateOptions().upsert(true)),
+                        new UpdateManyModel<>(SlotRules.renewAllFilter(held, owner.instance()), SlotRules.renewUpdate(owner))),
+                new BulkWriteOptions().ordered(true));
+        // The owner document matched, or was created (then it counts as an upsert, not a match).
+        long matched = result.getMatchedCount() - (result.getUpserts().isEmpty() ? 1 : 0);
         if (matched == held.size()) {
             return Renewals.all(held);
         }
-        List<SlotView> now = readWithNow(List.of(Aggregates.match(Filters.in("_id", held.keySet()))));
+        List<SlotView> now = readWithNow(List.of(Aggregates.match(Filters.in("_id", held.keySet())))).slots();
         return Renewals.judge(held, owner.instance(), now);
     }
 
@@ -257,6 +319,21 @@ public final class MongoSlotStore implements SlotStore {
             }
             return false;
         }
+    }
+
+    @Override
+    public void beat(Ownership owner) {
+        raw.updateOne(SlotRules.beatFilter(owner), SlotRules.beatUpdate(owner), new UpdateOptions().upsert(true));
+    }
+
+    @Override
+    public boolean sweepOwner(String ownerId, long beat) {
+        return raw.deleteOne(SlotRules.sweepFilter(ownerId, beat)).getDeletedCount() == 1;
+    }
+
+    @Override
+    public void removeOwner(String ownerId) {
+        raw.deleteOne(SlotRules.ownerFilter(ownerId));
     }
 
     /** A compare-and-set: true if it matched (w: majority, from {@link StandbyDatabase#safe}, even on another client's collection). */

@@ -35,7 +35,7 @@ public interface NodeRegistry {
     default List<ClaimPlan.Member> readLive() {
         return readAll().stream()
                 .filter(n -> !n.offline() && n.state() != NodeState.DRAINING && !n.drain())
-                .map(n -> new ClaimPlan.Member(n.id(), n.load(), n.maxSlots()))
+                .map(n -> new ClaimPlan.Member(n.id(), n.load(), n.maxSlots(), n.slots().size()))
                 .toList();
     }
 

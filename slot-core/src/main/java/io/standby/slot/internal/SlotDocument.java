@@ -25,6 +25,11 @@ public class SlotDocument {
     public static final String LATE = "late";
     /** An operator's drain request, {@code {instance, force}}: written only by {@code markDrain}, cleared by a release. */
     public static final String DRAIN = "drain";
+    /**
+     * The owner's beat: a number its process raises at every write it makes, and that a renewal writes both
+     * into the slots it renews and into the process's owner document (see {@link SlotRules#ownerId}).
+     */
+    public static final String BEAT = "beat";
 
     @Id
     String id;

@@ -6,6 +6,8 @@ import io.standby.slot.MonotonicClock;
 import io.standby.slot.NodeConfig;
 import io.standby.slot.NodeState;
 import io.standby.slot.SlotView;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
 import java.util.List;
@@ -27,6 +29,8 @@ import java.util.OptionalLong;
  * with each other.
  */
 public final class SlotProtocol {
+
+    private static final Logger log = LoggerFactory.getLogger(SlotProtocol.class);
 
     /**
      * Heartbeats between registry writes when nothing changed. Ten keeps an owner at the defaults under
@@ -106,6 +110,11 @@ public final class SlotProtocol {
      * @throws InterruptedException  if the thread is interrupted while it lets the registry settle
      */
     public void join() throws InterruptedException {
+        try {
+            store.ensureIndexes();
+        } catch (RuntimeException e) {
+            log.warn("Could not create the slots' indexes (polls still work, each a scan of the slots): {}", e.toString());
+        }
         List<SlotView> held;
         try {
             held = store.readHeldBy(config.node());
@@ -203,7 +212,7 @@ public final class SlotProtocol {
         if (book.holds(slot.id())) {
             return false;
         }
-        return identity.takenBackAtOnce(slot) || reads.expiredFor(slot, now) || fastFailover.mayTakeEarly(slot, now);
+        return identity.takenBackAtOnce(slot) || reads.expiredFor(slot, now).isPresent() || fastFailover.mayTakeEarly(slot, now);
     }
 
     /**
@@ -232,9 +241,15 @@ public final class SlotProtocol {
         return fastFailover.checkIdentity();
     }
 
-    /** Removes this node from the registry: the end of a graceful stop. */
+    /** Removes this node from the registry, and its owner document: the end of a graceful stop. */
     public void leave() {
         membership.leave();
+        try {
+            store.removeOwner(SlotRules.ownerId(config.node(), config.instance()));
+        } catch (RuntimeException e) {
+            // Other nodes remove it once it has stood still for long (SlotReads.SWEEP_AFTER).
+            log.debug("Could not remove this node's owner document: {}", e.toString());
+        }
     }
 
     /** Stops claiming; every later poll only reads. */

@@ -4,17 +4,33 @@ import io.standby.slot.MonotonicClock;
 import io.standby.slot.NodeConfig;
 import io.standby.slot.SlotView;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
+import java.util.Optional;
 import java.util.OptionalLong;
 
 /**
- * How this node reads the slots: every read is recorded in its {@link Observations}, so that a lease is
- * judged expired (or an owner late) only once this node has itself watched the same version long enough
- * on its own clock; and when a plan is likely, the registry is read just before the slots, so that a
- * plan uses a registry no newer than the slot table. Poll thread only, but {@link #lastRead()}.
+ * How this node reads the slots: a poll reads the owner documents and only the slots that may concern it
+ * ({@link SlotRules#pollFilter}: free, its own address's, late or expired), so that its cost does not grow
+ * with the slots of live owners. Every read is recorded in its {@link Observations}, so that a lease is
+ * judged expired (or an owner late) only once this node has itself watched the owner stand still long
+ * enough on its own clock; and when a plan is likely, the registry is read just before the slots, so that
+ * a plan uses a registry no newer than the slot table. Poll thread only, but {@link #lastRead()}.
  */
 final class SlotReads {
+
+    private static final Logger log = LoggerFactory.getLogger(SlotReads.class);
+    /** A date no heartbeat reaches: the first read takes every slot. */
+    private static final Instant EVERY_SLOT = Instant.parse("9999-12-31T00:00:00Z");
+    /**
+     * How long an owner document must stand still before a poll removes it. Far longer than any lease:
+     * its process is gone or holds nothing, and removing it only makes standbys watch its slots one by one.
+     */
+    static final Duration SWEEP_AFTER = Duration.ofMinutes(2);
 
     private final SlotStore store;
     private final NodeConfig config;
@@ -24,6 +40,11 @@ final class SlotReads {
     private final LeaseBook book;
     private final Outage outage;
     private final Observations observations = new Observations();
+    /** The owner documents of the last read. */
+    private List<SlotStore.OwnerBeat> owners = List.of();
+    /** The server's time at the last read that reported it, and this node's clock then; null before. */
+    private Instant serverNow;
+    private long serverNowReadNanos;
     /** When the slots were last read successfully, on this node's clock; 0 before the first read. */
     private volatile long lastReadNanos;
     /** Whether the last slot read came right after a registry read no older than a poll: a plan can use both. */
@@ -83,11 +104,14 @@ final class SlotReads {
         return slots;
     }
 
-    /** Every slot, recorded in the observations; null if they cannot be read. */
+    /**
+     * The slots a poll reads (see {@link SlotRules#pollFilter}), recorded in the observations with the owner
+     * documents; null if they cannot be read. The first read takes every slot.
+     */
     List<SlotView> readAndObserve() {
-        List<SlotView> slots;
+        SlotStore.Poll poll;
         try {
-            slots = store.readAll();
+            poll = store.poll(config.node(), lateBefore());
         } catch (RuntimeException e) {
             outage.failed("Cannot read slots", e);
             return null;
@@ -95,18 +119,59 @@ final class SlotReads {
         outage.succeeded();
         // Taken after the read returned: no earlier than the moment each document got its version.
         long read = clock.nanoTime();
-        observations.update(slots, read);
+        observations.update(poll.slots(), poll.beats(), read);
+        owners = poll.owners();
         lastReadNanos = read == 0 ? 1 : read;
-        return slots;
+        if (poll.serverNow() != null) {
+            serverNow = poll.serverNow();
+            serverNowReadNanos = read;
+        }
+        sweepOwners(read);
+        return poll.slots();
     }
 
-    /** The lease ran out by the server's clock, and this node has itself waited it out on its own. */
-    boolean expiredFor(SlotView slot, long now) {
-        return slot.expired() && observations.waitedOut(slot, now);
+    /**
+     * Heartbeats older than this are read: the server's time now, as this node guesses it from its last read
+     * and its own clock since, less one and a half heartbeats. A live owner renews every heartbeat, so its
+     * slots are not read; a late one's are, before its late mark (two heartbeats) and its lease. Which slots
+     * are read is no safety condition, only what this node can judge; before the first read, every slot.
+     */
+    private Instant lateBefore() {
+        if (serverNow == null) {
+            return EVERY_SLOT;
+        }
+        Duration since = Duration.ofNanos(Math.max(0, clock.nanoTime() - serverNowReadNanos));
+        return serverNow.plus(since).minus(config.timing().heartbeat().multipliedBy(3).dividedBy(2));
     }
 
-    /** This node has itself watched the slot's current version for {@code wait}, on its own clock. */
-    boolean seenFor(SlotView slot, long now, Duration wait) {
+    /**
+     * Removes the owner documents that stood still for {@link #SWEEP_AFTER}: processes that ended without
+     * a graceful stop, or hold no slot. Nothing depends on it but the poll's size.
+     */
+    private void sweepOwners(long now) {
+        for (Observations.StaleOwner stale : observations.staleOwners(now, SWEEP_AFTER)) {
+            try {
+                if (store.sweepOwner(stale.ownerId(), stale.beat())) {
+                    log.debug("Removed the owner document {}, at beat {} for {}", stale.ownerId(), stale.beat(), SWEEP_AFTER);
+                }
+            } catch (RuntimeException e) {
+                log.debug("Could not remove the owner document {}: {}", stale.ownerId(), e.toString());
+            }
+        }
+    }
+
+    /** The owner documents of the last successful read. */
+    List<SlotStore.OwnerBeat> owners() {
+        return owners;
+    }
+
+    /** The lease ran out by the server's clock, and this node has itself waited it out on its own: how, if so. */
+    Optional<Observations.Waited> expiredFor(SlotView slot, long now) {
+        return slot.expired() ? observations.waitedOut(slot, now) : Optional.empty();
+    }
+
+    /** This node has itself watched the slot's owner stand still for {@code wait}, on its own clock: how, if so. */
+    Optional<Observations.Waited> seenFor(SlotView slot, long now, Duration wait) {
         return observations.seenFor(slot, now, wait);
     }
 }

@@ -6,11 +6,14 @@ import org.bson.Document;
 import org.bson.conversions.Bson;
 
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Date;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 
+import static io.standby.slot.internal.SlotDocument.BEAT;
 import static io.standby.slot.internal.SlotDocument.CHANGES;
 import static io.standby.slot.internal.SlotDocument.DRAIN;
 import static io.standby.slot.internal.SlotDocument.EPOCH;
@@ -32,7 +35,89 @@ import static io.standby.slot.internal.SlotDocument.TIME;
  */
 public final class SlotRules {
 
+    /** The start of every owner document's id: {@code owner:<ip:port>/<instance>}. Slot ids never start with it. */
+    public static final String OWNER_PREFIX = "owner:";
+    /** In an owner document: the server's time of its last beat. */
+    public static final String AT = "at";
+
     private SlotRules() {
+    }
+
+    /**
+     * The id of an owner process's document in the slots collection: its identity and instance, as its
+     * slots name it. Each renewal raises its {@code beat} in the same command that renews the slots: a
+     * standby that watches these few documents, not every slot, sees whether each owner still renews
+     * (see {@code Observations}).
+     */
+    public static String ownerId(NodeId node, String instance) {
+        return OWNER_PREFIX + node + "/" + instance;
+    }
+
+    /** The owner whose document has this id: its ip:port and instance; null if the id is not one. */
+    public static SlotStore.OwnerBeat owner(String ownerId, long beat, java.time.Duration age) {
+        int slash = ownerId.indexOf('/');
+        if (!isOwnerId(ownerId) || slash < 0) {
+            return null;
+        }
+        try {
+            return new SlotStore.OwnerBeat(ownerId.substring(slash + 1), NodeId.parse(ownerId.substring(OWNER_PREFIX.length(), slash)), beat, age);
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
+    }
+
+    /** Whether a document of the slots collection is an owner document, not a slot. */
+    public static boolean isOwnerId(Object id) {
+        return id instanceof String s && s.startsWith(OWNER_PREFIX);
+    }
+
+    /**
+     * What a poll reads, and nothing else: every owner document (one per owner process), the slots that are
+     * free (released, revoked or never owned), the slots held under this node's own ip:port (its own, its
+     * earlier processes', a twin's), and the slots whose heartbeat was older than {@code lateBefore}, the
+     * previous poll's server time less a heartbeat: late or expired. A live owner's slots are in none of
+     * these, so a poll of an idle world reads the owner documents and this node's own slots, whatever the
+     * number of slots. Each branch has its index: {@code _id}, {@code ip, port}, {@code time}.
+     */
+    public static Bson pollFilter(NodeId me, Instant lateBefore) {
+        return new Document("$or", List.of(
+                new Document("_id", new Document("$gte", OWNER_PREFIX).append("$lt", ownerIdEnd())),
+                new Document(IP, null),
+                new Document(IP, me.ip()).append(PORT, me.port()),
+                new Document(TIME, new Document("$lt", Date.from(lateBefore)))));
+    }
+
+    /** The first id after every owner document's, for an index range. */
+    private static String ownerIdEnd() {
+        return OWNER_PREFIX.substring(0, OWNER_PREFIX.length() - 1) + (char) (OWNER_PREFIX.charAt(OWNER_PREFIX.length() - 1) + 1);
+    }
+
+    /** An owner process's document: created by its first renewal, if it is not there. */
+    public static Bson beatFilter(SlotStore.Ownership owner) {
+        return ownerFilter(ownerId(owner.node(), owner.instance()));
+    }
+
+    /** One owner document, whatever its beat. */
+    public static Bson ownerFilter(String ownerId) {
+        return new Document("_id", ownerId);
+    }
+
+    /**
+     * A renewal's write to its owner document, sent in the same command as the slots' (an upsert). The beat
+     * only rises ({@code $max}), so a late-delivered renewal cannot move it back.
+     */
+    public static Bson beatUpdate(SlotStore.Ownership owner) {
+        return new Document("$max", new Document(BEAT, owner.beat()))
+                .append("$currentDate", new Document(AT, true));
+    }
+
+    /**
+     * Removes an owner document still at the beat seen: its process has not renewed for a long time. Safe
+     * whatever the process does: without the document, standbys watch its slots one by one, and its next
+     * renewal writes it again.
+     */
+    public static Bson sweepFilter(String ownerId, long beat) {
+        return new Document("_id", ownerId).append(BEAT, beat);
     }
 
     /** The document a new slot is inserted as: nobody has owned it, claimable at once; nulls are shown, as in the seed. */
@@ -52,15 +137,33 @@ public final class SlotRules {
     }
 
     /**
+     * The same claim, by a standby that watched the owner's document, not the slot, stay at {@code ownerBeat}
+     * for the lease: the slot must also still be that owner's, at exactly that beat. The write that put that
+     * beat into the slot was sent no earlier than the one that put it into the owner document (the same
+     * command for a renewal; the document's write just before, for a claim), and the owner's lease counts
+     * from that send, which came before the standby first saw the document at that beat: the lease ran out
+     * on the owner's own clock since. Every write of an owner carries a beat of its own, so no later one
+     * matches.
+     */
+    public static Bson claimFilter(SlotView seen, long ownerBeat) {
+        return ownedVersion(seen).append(BEAT, ownerBeat).append("$expr", before(TIME, LEASE));
+    }
+
+    /**
      * A takeover from an owner found gone, before its lease ran out: the same version, owner included, and
      * late by the server's clock by the mark the owner itself wrote (so the owner has paused its robots).
      */
     public static Bson claimFromGoneFilter(SlotView seen) {
-        return version(seen)
-                .append(IP, seen.owner().ip())
-                .append(PORT, seen.owner().port())
-                .append(INSTANCE, seen.instance())
+        return ownedVersion(seen)
                 // A mark must be there: time + a missing field is null, which sorts below any date.
+                .append(LATE, new Document("$gt", 0))
+                .append("$expr", before(TIME, LATE));
+    }
+
+    /** The same takeover, by a standby that watched the owner's document stay at {@code ownerBeat} (see {@link #claimFilter(SlotView, long)}). */
+    public static Bson claimFromGoneFilter(SlotView seen, long ownerBeat) {
+        return ownedVersion(seen)
+                .append(BEAT, ownerBeat)
                 .append(LATE, new Document("$gt", 0))
                 .append("$expr", before(TIME, LATE));
     }
@@ -75,8 +178,10 @@ public final class SlotRules {
 
     /** What every way of taking a slot writes: the owner, its lease and late mark, a new epoch, the server's time. */
     public static Bson takeUpdate(SlotStore.Ownership owner) {
+        // The beat of the owner document's write just before the claim, which the lease counts from; or, if
+        // that write failed, one that no owner document shows (see claimFilter with a beat).
         Document set = new Document(IP, owner.node().ip()).append(PORT, owner.node().port())
-                .append(INSTANCE, owner.instance()).append(LEASE, owner.lease().toMillis());
+                .append(INSTANCE, owner.instance()).append(LEASE, owner.lease().toMillis()).append(BEAT, owner.beat());
         return lateMark(set, owner)
                 .append("$inc", new Document(EPOCH, 1L))
                 .append("$currentDate", new Document(TIME, true));
@@ -89,16 +194,25 @@ public final class SlotRules {
 
     /**
      * A renewal of many slots in one {@code updateMany}: each held slot, at its own epoch, still owned by
-     * this instance (each branch is {@link #renewFilter}). Each branch matches at most one document, by
-     * its id, so the count it matched says whether every slot was renewed.
+     * this instance, as {@link #renewFilter} says it for one. The slots are grouped by epoch, one branch
+     * ({@code _id $in}, {@code epoch}, {@code instance}) per epoch, so that a filter of 10,000 slots is a
+     * list of ids and not 10,000 branches: a server matches each document it updates against the whole
+     * filter again, and the embedded one took two seconds for 10,000 branches. Each id matches at most one
+     * document, so the count matched says whether every slot was renewed.
      */
     public static Bson renewAllFilter(Map<String, Long> held, String instance) {
-        List<Bson> each = held.entrySet().stream().map(slot -> renewFilter(slot.getKey(), slot.getValue(), instance)).toList();
-        return new Document("$or", each);
+        Map<Long, List<String>> byEpoch = new TreeMap<>();
+        held.forEach((slotId, epoch) -> byEpoch.computeIfAbsent(epoch, e -> new ArrayList<>()).add(slotId));
+        List<Document> each = byEpoch.entrySet().stream()
+                .map(group -> new Document("_id", new Document("$in", group.getValue())).append(EPOCH, group.getKey()).append(INSTANCE, instance))
+                .toList();
+        return each.size() == 1 ? each.getFirst() : new Document("$or", each);
     }
 
+    /** A renewal's write: the lease and late mark, the server's time, and the renewal's beat, as its owner document gets it. */
     public static Bson renewUpdate(SlotStore.Ownership owner) {
         return lateMark(new Document(LEASE, owner.lease().toMillis()), owner)
+                .append("$max", new Document(BEAT, owner.beat()))
                 .append("$currentDate", new Document(TIME, true));
     }
 
@@ -155,6 +269,14 @@ public final class SlotRules {
     /** Raises {@code changes}: the slot's robots changed, and its owner should read them again. */
     public static Bson touchUpdate() {
         return new Document("$inc", new Document(CHANGES, 1L));
+    }
+
+    /** The version as read, owner included: ip, port and instance. */
+    private static Document ownedVersion(SlotView seen) {
+        return version(seen)
+                .append(IP, seen.owner().ip())
+                .append(PORT, seen.owner().port())
+                .append(INSTANCE, seen.instance());
     }
 
     private static Document slot(String slotId, long epoch) {

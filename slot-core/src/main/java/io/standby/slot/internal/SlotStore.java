@@ -4,11 +4,13 @@ import io.standby.slot.NodeId;
 import io.standby.slot.SlotView;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 
 /**
@@ -18,8 +20,15 @@ import java.util.Set;
  */
 public interface SlotStore {
 
-    /** Every well-formed slot document, in id order; malformed ones are skipped with a warning. */
+    /** Every well-formed slot document, in id order; malformed ones are skipped with a warning, owner documents silently. */
     List<SlotView> readAll();
+
+    /**
+     * A poll's read, in one command: every owner document, and the slots {@link SlotRules#pollFilter} names
+     * (free, held under {@code me}'s ip:port, or with a heartbeat older than {@code lateBefore}), in id
+     * order, with the server's time.
+     */
+    Poll poll(NodeId me, Instant lateBefore);
 
     /** The slots held under {@code node}'s ip:port (by any instance), in id order: the check before a node joins. */
     default List<SlotView> readHeldBy(NodeId node) {
@@ -34,7 +43,16 @@ public interface SlotStore {
      * expired by the server's clock: sets the owner, increments the epoch, stamps the server time.
      * Returns true if this call won.
      */
-    boolean claim(SlotView seen, Ownership owner);
+    default boolean claim(SlotView seen, Ownership owner) {
+        return claim(seen, owner, OptionalLong.empty());
+    }
+
+    /**
+     * The same claim; with {@code ownerBeat}, the slot must also still be its owner instance's at that beat
+     * ({@link SlotRules#claimFilter(SlotView, long)}): the claimer waited on the owner's document, not on
+     * the slot.
+     */
+    boolean claim(SlotView seen, Ownership owner, OptionalLong ownerBeat);
 
     /**
      * Takes {@code seen} for {@code owner} before its lease ran out, because its owner's process was found
@@ -42,7 +60,12 @@ public interface SlotStore {
      * so any renewal since makes it match nothing. Sets the owner, increments the epoch (fencing every
      * write of the former owner), stamps the server time. Returns true if this call won.
      */
-    boolean claimFromGone(SlotView seen, Ownership owner);
+    default boolean claimFromGone(SlotView seen, Ownership owner) {
+        return claimFromGone(seen, owner, OptionalLong.empty());
+    }
+
+    /** The same takeover; with {@code ownerBeat}, as {@link #claim(SlotView, Ownership, OptionalLong)}. */
+    boolean claimFromGone(SlotView seen, Ownership owner, OptionalLong ownerBeat);
 
     /**
      * Takes back a slot that {@code seen} shows held by the claimer's own identity, without waiting for
@@ -58,7 +81,8 @@ public interface SlotStore {
 
     /**
      * Renews in one command every slot of {@code held} (slot id to epoch) that this instance still owns
-     * at that epoch, as {@link #renew} does one; if some were not renewed, reads those in a second
+     * at that epoch, as {@link #renew} does one, and the instance's owner document, with the owner's beat
+     * ({@link Ownership#beat()}) written into both; if some slots were not renewed, reads those in a second
      * command, so that the caller learns at once which it lost and how. A slot this read shows at its
      * epoch under this instance was renewed by the first: an epoch only rises, and a slot comes back to
      * this instance only at a new epoch.
@@ -96,6 +120,48 @@ public interface SlotStore {
     boolean create(String slotId);
 
     /**
+     * Raises the owner document of {@code owner}'s instance to its beat (an upsert): before claims that
+     * write that beat into the slots they take, so that a standby may wait on the document for them too.
+     */
+    void beat(Ownership owner);
+
+    /** Creates the indexes a poll's read needs, where the store has any; an index that exists is kept. */
+    default void ensureIndexes() {
+    }
+
+    /** Removes the owner document {@code ownerId} ({@link SlotRules#ownerId}) if it is still at {@code beat}; true if it did. */
+    boolean sweepOwner(String ownerId, long beat);
+
+    /** Removes the owner document {@code ownerId}, whatever its beat: that process has released everything. */
+    void removeOwner(String ownerId);
+
+    /**
+     * What a poll read: the slots, in id order; the owner documents; and the server's time at the read, or
+     * null if nothing matched (then there is no document to carry it).
+     */
+    record Poll(List<SlotView> slots, List<OwnerBeat> owners, Instant serverNow) {
+
+        public Poll {
+            slots = List.copyOf(slots);
+            owners = List.copyOf(owners);
+        }
+
+        /** Each owner document's beat, by its id. */
+        public Map<String, Long> beats() {
+            Map<String, Long> beats = new HashMap<>();
+            owners.forEach(owner -> beats.put(SlotRules.ownerId(owner.node(), owner.instance()), owner.beat()));
+            return beats;
+        }
+    }
+
+    /**
+     * One owner process's document: its instance, its ip:port, its beat, and how long ago, by the server's
+     * clock, it was last raised.
+     */
+    record OwnerBeat(String instance, NodeId node, long beat, Duration age) {
+    }
+
+    /**
      * What a renewal of many slots found: the ids renewed, and the others as they are now; a held slot in
      * neither no longer exists.
      */
@@ -130,14 +196,25 @@ public interface SlotStore {
     }
 
     /**
-     * Who owns a slot: identity, process instance, the lease it writes, and its late mark (null for an
-     * owner that does not pause its robots at that mark, whose slot is then never taken over early).
+     * Who owns a slot: identity, process instance, the lease it writes, its late mark (null for an owner
+     * that does not pause its robots at that mark, whose slot is then never taken over early), and the beat
+     * of this one write: a number the process raises for each write, so that no two of its writes carry
+     * the same one.
      */
-    record Ownership(NodeId node, String instance, Duration lease, Duration late) {
+    record Ownership(NodeId node, String instance, Duration lease, Duration late, long beat) {
 
         /** An owner without a late mark. */
         public Ownership(NodeId node, String instance, Duration lease) {
             this(node, instance, lease, null);
+        }
+
+        public Ownership(NodeId node, String instance, Duration lease, Duration late) {
+            this(node, instance, lease, late, 0);
+        }
+
+        /** The same owner, for a write with {@code beat}. */
+        public Ownership withBeat(long beat) {
+            return new Ownership(node, instance, lease, late, beat);
         }
     }
 }

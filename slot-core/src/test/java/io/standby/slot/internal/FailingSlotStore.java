@@ -3,9 +3,11 @@ package io.standby.slot.internal;
 import io.standby.slot.NodeId;
 import io.standby.slot.SlotView;
 
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -15,6 +17,7 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 class FailingSlotStore implements SlotStore {
 
+    /** {@code READ_ALL} fails both reads of many slots: {@link #readAll()} and a poll's. */
     enum Call { READ_ALL, READ_HELD_BY, READ, CLAIM, CLAIM_FROM_GONE, RECLAIM, RENEW, RELEASE }
 
     private final SlotStore store;
@@ -48,6 +51,12 @@ class FailingSlotStore implements SlotStore {
     }
 
     @Override
+    public Poll poll(NodeId me, Instant lateBefore) {
+        check(Call.READ_ALL);
+        return store.poll(me, lateBefore);
+    }
+
+    @Override
     public List<SlotView> readHeldBy(NodeId node) {
         check(Call.READ_HELD_BY);
         return store.readHeldBy(node);
@@ -60,15 +69,15 @@ class FailingSlotStore implements SlotStore {
     }
 
     @Override
-    public boolean claim(SlotView seen, Ownership owner) {
+    public boolean claim(SlotView seen, Ownership owner, OptionalLong ownerBeat) {
         check(Call.CLAIM);
-        return store.claim(seen, owner);
+        return store.claim(seen, owner, ownerBeat);
     }
 
     @Override
-    public boolean claimFromGone(SlotView seen, Ownership owner) {
+    public boolean claimFromGone(SlotView seen, Ownership owner, OptionalLong ownerBeat) {
         check(Call.CLAIM_FROM_GONE);
-        return store.claimFromGone(seen, owner);
+        return store.claimFromGone(seen, owner, ownerBeat);
     }
 
     @Override
@@ -107,5 +116,25 @@ class FailingSlotStore implements SlotStore {
     @Override
     public boolean create(String slotId) {
         return store.create(slotId);
+    }
+
+    @Override
+    public void ensureIndexes() {
+        store.ensureIndexes();
+    }
+
+    @Override
+    public void beat(Ownership owner) {
+        store.beat(owner);
+    }
+
+    @Override
+    public boolean sweepOwner(String ownerId, long beat) {
+        return store.sweepOwner(ownerId, beat);
+    }
+
+    @Override
+    public void removeOwner(String ownerId) {
+        store.removeOwner(ownerId);
     }
 }

@@ -102,7 +102,10 @@ class FastFailoverTest {
      * unchanged for the late mark on its own clock, as it must before any early takeover.
      */
     private void lateHeartbeat(SlotProtocol standby) throws InterruptedException {
-        slots.updateOne(Filters.eq("_id", "slot-0"), Updates.set("time", Date.from(Instant.now().minusSeconds(5))));
+        Date fiveSecondsAgo = Date.from(Instant.now().minusSeconds(5));
+        slots.updateOne(Filters.eq("_id", "slot-0"), Updates.set("time", fiveSecondsAgo));
+        // The owner's document went quiet with the same renewal: its last beat is as old.
+        slots.updateMany(Filters.gte("_id", SlotRules.OWNER_PREFIX), Updates.set(SlotRules.AT, fiveSecondsAgo));
         assertFalse(slot().expired());
         assertTrue(slot().late());
         assertEquals(0, standby.poll(), "late by the server's clock, but not yet watched for the late mark on the standby's own");
@@ -430,7 +433,10 @@ class FastFailoverTest {
         clock.tick(TIMING.late());
         owner.checkFences();
         assertEquals(List.of(Kind.ACQUIRED), kindsOf("n7001"), "no pause without a late mark");
-        slots.updateOne(Filters.eq("_id", "slot-0"), Updates.set("time", Date.from(Instant.now().minusSeconds(5))));
+        Date fiveSecondsAgo = Date.from(Instant.now().minusSeconds(5));
+        slots.updateOne(Filters.eq("_id", "slot-0"), Updates.set("time", fiveSecondsAgo));
+        // The owner's document went quiet with the same renewal: its last beat is as old.
+        slots.updateMany(Filters.gte("_id", SlotRules.OWNER_PREFIX), Updates.set(SlotRules.AT, fiveSecondsAgo));
         assertEquals(0, standby.poll());
         clock.tick(TIMING.late());
         assertEquals(0, standby.poll(), "no early takeover of an owner that wrote no late mark");

@@ -22,6 +22,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Date;
 import java.util.List;
+import java.util.OptionalLong;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -94,9 +95,9 @@ class SlotProtocolClaimTest {
         // Another node claims between this node's read and its claim: the version it read is gone.
         SlotStore racing = new FailingSlotStore(store) {
             @Override
-            public boolean claim(SlotView seen, Ownership owner) {
+            public boolean claim(SlotView seen, Ownership owner, OptionalLong ownerBeat) {
                 store.claim(seen, new Ownership(B, "b", TIMING.lease()));
-                return super.claim(seen, owner);
+                return super.claim(seen, owner, ownerBeat);
             }
         };
         EveryEvent events = new EveryEvent();

@@ -21,6 +21,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -212,11 +213,11 @@ class SlotProtocolDrainTest {
         java.util.concurrent.atomic.AtomicInteger reads = new java.util.concurrent.atomic.AtomicInteger();
         FailingSlotStore everySecondReadFails = new FailingSlotStore(store) {
             @Override
-            public List<SlotView> readAll() {
+            public Poll poll(NodeId me, Instant lateBefore) {
                 if (reads.incrementAndGet() % 2 == 0) {
                     throw new IllegalStateException("connection lost");
                 }
-                return super.readAll();
+                return super.poll(me, lateBefore);
             }
         };
         SlotProtocol a = new SlotProtocol(ProtocolSetup.of(everySecondReadFails,

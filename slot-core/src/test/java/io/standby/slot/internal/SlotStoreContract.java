@@ -21,6 +21,7 @@ import java.util.Date;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
@@ -172,6 +173,110 @@ abstract class SlotStoreContract {
             assertEquals(19, watchedStore.renewAll(held, a).renewed().size());
             assertEquals(List.of("update", "update", "aggregate"), commands.on("slots").stream().map(c -> c.getFirstKey()).toList());
         }
+    }
+
+    @Test
+    void aRenewalRaisesItsOwnersDocumentAndWritesTheSameBeatIntoEachSlotAndAClaimWritesItsOwn() {
+        new SlotTable(db).init(3);
+        SlotStore.Ownership a = owner(7001, "a");
+        assertTrue(store.claim(slot("slot-0"), a.withBeat(1)));
+        assertTrue(store.claim(slot("slot-1"), a.withBeat(2)));
+        assertEquals(2, slot("slot-1").beat(), "a claim writes its own beat");
+        assertEquals(List.of(), store.poll(new NodeId("127.0.0.1", 7009), Instant.EPOCH).owners(), "no renewal yet: no document");
+
+        store.renewAll(Map.of("slot-0", 1L, "slot-1", 1L), a.withBeat(5));
+
+        SlotStore.OwnerBeat doc = store.poll(new NodeId("127.0.0.1", 7009), Instant.EPOCH).owners().getFirst();
+        assertEquals("a", doc.instance());
+        assertEquals(new NodeId("127.0.0.1", 7001), doc.node());
+        assertEquals(5, doc.beat());
+        assertTrue(doc.age().compareTo(Duration.ofSeconds(5)) < 0, "stamped by the server: " + doc.age());
+        assertEquals(5, slot("slot-0").beat());
+        assertEquals(5, slot("slot-1").beat());
+        assertEquals(0, slot("slot-2").beat());
+
+        // A renewal delivered late, after a newer one: the beat does not go back, in the document or the slots.
+        store.renewAll(Map.of("slot-0", 1L, "slot-1", 1L), a.withBeat(4));
+        assertEquals(5, store.poll(new NodeId("127.0.0.1", 7009), Instant.EPOCH).owners().getFirst().beat());
+        assertEquals(5, slot("slot-0").beat());
+        assertEquals(3, store.readAll().size(), "the owner document is not a slot");
+        assertTrue(store.read(SlotRules.ownerId(a.node(), "a")).isEmpty());
+    }
+
+    @Test
+    void aPollReadsTheOwnerDocumentsTheFreeSlotsItsOwnAddressesAndTheLateOnesOnly() {
+        new SlotTable(db).init(7);
+        SlotStore.Ownership a = owner(7001, "a");
+        SlotStore.Ownership me = owner(7002, "m");
+        for (String id : List.of("slot-0", "slot-1", "slot-3", "slot-6")) {
+            assertTrue(store.claim(slot(id), a));
+        }
+        assertTrue(store.claim(slot("slot-2"), me));
+        assertTrue(store.claim(slot("slot-5"), a));
+        assertTrue(store.release("slot-5", 1, "a"));
+        assertTrue(store.revoke(slot("slot-6")));
+        store.renewAll(Map.of("slot-0", 1L, "slot-1", 1L, "slot-3", 1L), a);
+        MongoCollection<Document> slots = db.database().getCollection("slots");
+        slots.updateOne(Filters.eq("_id", "slot-3"), Updates.set("time", Date.from(Instant.now().minusSeconds(10))));
+
+        SlotStore.Poll poll = store.poll(me.node(), Instant.now().minusSeconds(3));
+
+        assertEquals(List.of("slot-2", "slot-3", "slot-4", "slot-5", "slot-6"), poll.slots().stream().map(SlotView::id).toList(),
+                "its own, the late one, the never-owned, the released and the revoked; not the two a live owner renews");
+        assertEquals(Map.of(SlotRules.ownerId(a.node(), "a"), 0L), poll.beats());
+        assertTrue(Duration.between(poll.serverNow(), Instant.now()).abs().compareTo(Duration.ofSeconds(5)) < 0, "the server's time");
+    }
+
+    @Test
+    void aClaimAtAnOwnersBeatWinsOnlyTheSlotAtThatBeatUnderThatInstance() {
+        new SlotTable(db).init(1);
+        SlotStore.Ownership a = owner(7001, "a");
+        assertTrue(store.claim(slot("slot-0"), a.withBeat(1)));
+        store.renewAll(Map.of("slot-0", 1L), a.withBeat(5));
+        MongoCollection<Document> slots = db.database().getCollection("slots");
+        slots.updateOne(Filters.eq("_id", "slot-0"), Updates.set("time", Date.from(Instant.now().minusSeconds(10))));
+        SlotView expired = slot("slot-0");
+        assertTrue(expired.expired());
+
+        assertFalse(store.claim(expired, owner(7002, "b"), OptionalLong.of(4)), "a beat the slot does not carry");
+        slots.updateOne(Filters.eq("_id", "slot-0"), Updates.set("instance", "a2"));
+        assertFalse(store.claim(expired, owner(7002, "b"), OptionalLong.of(5)), "the slot is another instance's now");
+        slots.updateOne(Filters.eq("_id", "slot-0"), Updates.set("instance", "a"));
+        assertTrue(store.claim(expired, owner(7002, "b"), OptionalLong.of(5)));
+        assertEquals(2, slot("slot-0").epoch());
+    }
+
+    @Test
+    void aClaimFromAGoneOwnerAtItsBeatWinsOnlyTheSlotAtThatBeat() {
+        new SlotTable(db).init(1);
+        SlotStore.Ownership a = new SlotStore.Ownership(new NodeId("127.0.0.1", 7001), "a", Duration.ofSeconds(60), Duration.ofSeconds(4));
+        assertTrue(store.claim(slot("slot-0"), a.withBeat(1)));
+        store.renewAll(Map.of("slot-0", 1L), a.withBeat(5));
+        db.database().getCollection("slots").updateOne(Filters.eq("_id", "slot-0"), Updates.set("time", Date.from(Instant.now().minusSeconds(10))));
+        SlotView late = slot("slot-0");
+        assertTrue(late.late());
+
+        assertFalse(store.claimFromGone(late, owner(7002, "b"), OptionalLong.of(1)), "the claim's beat, not the renewal's");
+        assertTrue(store.claimFromGone(late, owner(7002, "b"), OptionalLong.of(5)));
+    }
+
+    @Test
+    void anOwnerDocumentIsSweptOnlyAtTheBeatSeenComesBackWithTheNextRenewalAndGoesOnLeave() {
+        new SlotTable(db).init(1);
+        SlotStore.Ownership a = owner(7001, "a");
+        assertTrue(store.claim(slot("slot-0"), a.withBeat(1)));
+        store.renewAll(Map.of("slot-0", 1L), a.withBeat(5));
+        NodeId other = new NodeId("127.0.0.1", 7009);
+
+        String doc = SlotRules.ownerId(a.node(), "a");
+        assertFalse(store.sweepOwner(doc, 4), "it moved on since");
+        assertTrue(store.sweepOwner(doc, 5));
+        assertEquals(List.of(), store.poll(other, Instant.EPOCH).owners());
+
+        assertEquals(Set.of("slot-0"), store.renewAll(Map.of("slot-0", 1L), a.withBeat(6)).renewed(), "the slot is renewed as before");
+        assertEquals(Map.of(doc, 6L), store.poll(other, Instant.EPOCH).beats());
+        store.removeOwner(doc);
+        assertEquals(List.of(), store.poll(other, Instant.EPOCH).owners());
     }
 
     @Test

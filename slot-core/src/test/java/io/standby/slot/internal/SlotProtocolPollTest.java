@@ -1,0 +1,285 @@
+package io.standby.slot.internal;
+
+import com.mongodb.client.MongoCollection;
+import com.mongodb.client.model.Filters;
+import com.mongodb.client.model.Updates;
+import io.standby.slot.Lease;
+import io.standby.slot.ManualClock;
+import io.standby.slot.NodeConfig;
+import io.standby.slot.NodeId;
+import io.standby.slot.SlotTable;
+import io.standby.slot.SlotTiming;
+import io.standby.slot.SlotView;
+import io.standby.slot.StandbyDatabase;
+import io.standby.testing.TestDatabase;
+import org.bson.Document;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Date;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A poll that reads the owner documents and only the slots that may concern the standby: its size does not
+ * grow with the slots live owners hold, and a dead owner's slot is still taken at its lease, the own-clock
+ * wait counted from the owner document's last beat, not from the late read of the slot. Server ages are set
+ * up by writing the documents' times, never by sleeping; the standby's own clock is a hand clock.
+ */
+class SlotProtocolPollTest {
+
+    private static final SlotTiming TIMING = SlotTiming.of(Duration.ofSeconds(2), Duration.ofSeconds(5), Duration.ofSeconds(1));
+    private static final NodeId A = new NodeId("127.0.0.1", 7001);
+    private static final NodeId B = new NodeId("127.0.0.1", 7002);
+
+    @RegisterExtension
+    final TestDatabase<StandbyDatabase> database = TestDatabase.of(
+            (uri, name) -> StandbyDatabase.connect(uri, name, Duration.ofSeconds(10), null), StandbyDatabase::database);
+
+    private MongoSlotStore store;
+    private MongoCollection<Document> slots;
+    private final ManualClock clock = new ManualClock();
+    /** How many slots each poll of the standby read. */
+    private final List<Integer> standbyReads = new CopyOnWriteArrayList<>();
+
+    @BeforeEach
+    void setUp() {
+        StandbyDatabase db = database.connection();
+        store = new MongoSlotStore(db);
+        slots = db.database().getCollection("slots");
+        clock.tick(Duration.ofHours(1));
+    }
+
+    private SlotProtocol node(NodeId id, int maxSlots, SlotStore on) {
+        return new SlotProtocol(ProtocolSetup.of(on, new NodeConfig(id, maxSlots, TIMING, NodeConfig.newInstanceId()), clock, new EveryEvent())
+                .withSleeper(d -> { }));
+    }
+
+    /** A standby whose every poll's size is recorded. */
+    private SlotProtocol standby() {
+        return node(B, 100, new FailingSlotStore(store) {
+            @Override
+            public Poll poll(NodeId me, Instant lateBefore) {
+                Poll poll = super.poll(me, lateBefore);
+                standbyReads.add(poll.slots().size());
+                return poll;
+            }
+        });
+    }
+
+    private SlotView slot(String id) {
+        return store.read(id).orElseThrow();
+    }
+
+    /** The owner went quiet {@code ago}: its slots' heartbeats and its document's last beat are that old by the server's clock. */
+    private void ownerQuietFor(Duration ago, String... slotIds) {
+        Date then = Date.from(Instant.now().minus(ago));
+        slots.updateMany(Filters.in("_id", List.of(slotIds)), Updates.set("time", then));
+        slots.updateMany(Filters.gte("_id", SlotRules.OWNER_PREFIX), Updates.set(SlotRules.AT, then));
+    }
+
+    @Test
+    void aStandbysPollOfAnIdleWorldReadsNoSlotOfALiveOwnerHoweverManyThereAre() throws Exception {
+        new SlotTable(database.connection()).init(50);
+        SlotProtocol owner = node(A, 50, store);
+        assertEquals(50, owner.poll());
+        owner.renewAll();
+        SlotProtocol standby = standby();
+
+        for (int i = 0; i < 5; i++) {
+            assertEquals(0, standby.poll());
+            clock.tick(TIMING.poll());
+            owner.renewAll();
+        }
+
+        assertEquals(List.of(50, 0, 0, 0, 0), standbyReads, "the first poll reads every slot, the next ones none");
+        assertEquals(50, owner.leases().size());
+    }
+
+    @Test
+    void aDeadOwnersSlotIsTakenAtItsLeaseByItsDocumentThoughTheStandbyReadItOnlyOnceItWasLate() throws Exception {
+        new SlotTable(database.connection()).init(1);
+        SlotProtocol owner = node(A, 1, store);
+        assertEquals(1, owner.poll());
+        owner.renewAll();
+        SlotProtocol standby = standby();
+        standby.poll();
+        // The owner's last renewal: the standby sees the document at that beat from now on.
+        clock.tick(TIMING.poll());
+        owner.renewAll();
+        assertEquals(0, standby.poll());
+        standbyReads.clear();
+
+        // The owner dies. The standby's next polls do not read the slot until it is late.
+        clock.tick(TIMING.poll());
+        assertEquals(0, standby.poll());
+        ownerQuietFor(TIMING.lease().plusSeconds(1), "slot-0");
+        clock.tick(TIMING.lease().minus(TIMING.poll()).minusMillis(1));
+        assertEquals(0, standby.poll(), "expired by the server's clock, but the document has not stood still for a lease on the standby's");
+        clock.tick(Duration.ofMillis(1));
+
+        assertEquals(1, standby.poll(), "a lease after the document's last beat, on the standby's own clock");
+        assertEquals(List.of(0, 1, 1), standbyReads, "the slot was first read when late");
+        assertEquals(B, slot("slot-0").owner());
+        assertEquals(2, slot("slot-0").epoch());
+    }
+
+    @Test
+    void aSlotWhoseOwnerWritesNoDocumentIsWatchedItselfForALeaseFromItsFirstRead() throws Exception {
+        new SlotTable(database.connection()).init(1);
+        SlotProtocol owner = node(A, 1, store);
+        assertEquals(1, owner.poll());
+        owner.renewAll();
+        // As a node of an earlier version: its slot renewed, no owner document.
+        store.removeOwner(SlotRules.ownerId(A, slot("slot-0").instance()));
+        SlotProtocol standby = standby();
+        standby.poll();
+        standbyReads.clear();
+        clock.tick(TIMING.poll());
+        assertEquals(0, standby.poll());
+        ownerQuietFor(TIMING.lease().plusSeconds(1), "slot-0");
+        clock.tick(TIMING.lease());
+
+        assertEquals(0, standby.poll(), "the first read of this version: its own-clock wait starts now");
+        clock.tick(TIMING.lease().minusMillis(1));
+        assertEquals(0, standby.poll());
+        clock.tick(Duration.ofMillis(1));
+        assertEquals(1, standby.poll());
+        assertEquals(B, slot("slot-0").owner());
+    }
+
+    /** The slots held by a process of another node, which the standby's first poll (a full read) sees. */
+    private static final SlotStore.Ownership EARLIER = new SlotStore.Ownership(new NodeId("127.0.0.1", 7009), "z", TIMING.lease());
+
+    /** The standby's first poll reads every slot while an earlier owner holds them; that owner then lets them go. */
+    private SlotProtocol standbyAfterAnEarlierOwner(String... slotIds) throws InterruptedException {
+        for (String id : slotIds) {
+            assertTrue(store.claim(slot(id), EARLIER));
+        }
+        SlotProtocol standby = standby();
+        assertEquals(0, standby.poll());
+        for (String id : slotIds) {
+            assertTrue(store.release(id, slot(id).epoch(), "z"));
+        }
+        standbyReads.clear();
+        return standby;
+    }
+
+    @Test
+    void aSlotWonWithTheDocumentsBeatIsTakenByTheDocumentWithoutARenewalSince() throws Exception {
+        new SlotTable(database.connection()).init(1);
+        SlotProtocol standby = standbyAfterAnEarlierOwner("slot-0");
+        // The owner wins the slot and dies before its first renewal: its document was raised just before the claim.
+        SlotProtocol owner = node(A, 1, store);
+        assertEquals(1, owner.poll());
+        assertEquals(0, standby.poll());
+        ownerQuietFor(TIMING.lease().plusSeconds(1), "slot-0");
+        clock.tick(TIMING.lease().minusMillis(1));
+        assertEquals(0, standby.poll());
+        clock.tick(Duration.ofMillis(1));
+
+        assertEquals(1, standby.poll(), "the claim carried the document's beat, and the slot was first read late");
+        assertEquals(List.of(0, 1, 1), standbyReads);
+        assertEquals(B, slot("slot-0").owner());
+    }
+
+    @Test
+    void aSlotWonAtABeatNoDocumentShowsIsNotTakenByTheDocumentButByItsOwnWait() throws Exception {
+        new SlotTable(database.connection()).init(2);
+        SlotProtocol standby = standbyAfterAnEarlierOwner("slot-0", "slot-1");
+        // The document's write before the second claim fails: that claim carries a beat of its own.
+        java.util.concurrent.atomic.AtomicBoolean documentFails = new java.util.concurrent.atomic.AtomicBoolean();
+        SlotProtocol owner = node(A, 2, new FailingSlotStore(store) {
+            @Override
+            public void beat(Ownership owner) {
+                if (documentFails.get()) {
+                    throw new IllegalStateException("connection lost");
+                }
+                super.beat(owner);
+            }
+        });
+        slots.updateOne(Filters.eq("_id", "slot-1"), Updates.set("ip", "10.9.9.9"));
+        assertEquals(1, owner.poll());
+        owner.renewAll();
+        slots.updateOne(Filters.eq("_id", "slot-1"), Updates.set("ip", null));
+        clock.tick(TIMING.poll());
+        documentFails.set(true);
+        assertEquals(1, owner.poll());
+        long documentBeat = store.poll(A, Instant.EPOCH).beats().get(SlotRules.ownerId(A, owner.config().instance()));
+        assertTrue(slot("slot-1").beat() > documentBeat, "a beat of its own");
+        assertEquals(0, standby.poll());
+        ownerQuietFor(TIMING.lease().plusSeconds(1), "slot-0", "slot-1");
+        clock.tick(TIMING.lease());
+
+        assertEquals(1, standby.poll(), "slot-0, at the document's beat");
+        assertEquals(B, slot("slot-0").owner());
+        assertEquals(A, slot("slot-1").owner(), "slot-1 carries a beat the document never showed");
+        clock.tick(TIMING.lease().minusMillis(1));
+        assertEquals(0, standby.poll());
+        clock.tick(Duration.ofMillis(1));
+        assertEquals(1, standby.poll(), "slot-1 itself watched for a lease");
+        assertEquals(B, slot("slot-1").owner());
+    }
+
+    @Test
+    void aClaimedLeaseCountsFromTheOwnerDocumentsWriteBeforeTheClaimNotFromTheClaim() throws Exception {
+        new SlotTable(database.connection()).init(1);
+        Duration answer = Duration.ofMillis(300);
+        SlotProtocol owner = node(A, 1, new FailingSlotStore(store) {
+            @Override
+            public void beat(Ownership owner) {
+                super.beat(owner);
+                // The document's write is answered 300 ms after it was sent; the claim goes out after that.
+                clock.tick(answer);
+            }
+        });
+        assertEquals(1, owner.poll());
+        Lease lease = owner.leases().getFirst();
+        Duration valid = TIMING.lease().minus(TIMING.fenceMargin());
+
+        clock.tick(valid.minus(answer).minusMillis(1));
+        assertTrue(lease.isValid());
+        clock.tick(Duration.ofMillis(1));
+        assertFalse(lease.isValid(), "a standby may count from the document's beat, written 300 ms before the claim was sent");
+    }
+
+    @Test
+    void aGracefulStopRemovesTheOwnersDocumentAndOthersSweepOneThatStoodStillForLong() throws Exception {
+        new SlotTable(database.connection()).init(2);
+        NodeId c = new NodeId("127.0.0.1", 7003);
+        SlotProtocol first = node(A, 1, store);
+        SlotProtocol second = node(c, 1, store);
+        assertEquals(1, first.poll());
+        assertEquals(1, second.poll());
+        first.renewAll();
+        second.renewAll();
+        String firstDoc = SlotRules.ownerId(A, first.config().instance());
+        String secondDoc = SlotRules.ownerId(c, second.config().instance());
+        assertEquals(List.of(firstDoc, secondDoc), ownerDocs());
+
+        first.releaseAll();
+        first.leave();
+        assertEquals(List.of(secondDoc), ownerDocs(), "the one that stopped removed its own");
+
+        // The second dies without a stop; a standby removes its document once it stood still for long.
+        SlotProtocol standby = standby();
+        standby.poll();
+        clock.tick(SlotReads.SWEEP_AFTER.minusMillis(1));
+        standby.poll();
+        assertTrue(ownerDocs().contains(secondDoc));
+        clock.tick(Duration.ofMillis(1));
+        standby.poll();
+        assertFalse(ownerDocs().contains(secondDoc));
+    }
+
+    private List<String> ownerDocs() {
+        return store.poll(B, Instant.EPOCH).owners().stream().map(o -> SlotRules.ownerId(o.node(), o.instance())).sorted().toList();
+    }
+}
