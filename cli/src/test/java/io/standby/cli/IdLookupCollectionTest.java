@@ -37,7 +37,11 @@ class IdLookupCollectionTest {
             new Document("_id", new Document("$in", List.of("r1", "r2", "r7", "gone"))).append("slotId", "s-1"),
             new Document("_id", new Document("$gt", "r5")).append("slotId", "s-0"),
             new Document("_id", "r2").append("node", null),
-            new Document("slotId", "s-0").append("epoch", 3L));
+            new Document("slotId", "s-0").append("epoch", 3L),
+            new Document("$or", List.of(new Document("_id", "r1").append("epoch", 3L), new Document("_id", "r7").append("epoch", 4L),
+                    new Document("_id", "gone"), new Document("_id", "r4").append("epoch", 3L))),
+            new Document("$or", List.of(new Document("_id", "r1"), new Document("slotId", "s-1").append("epoch", 3L))),
+            new Document("$or", List.of(new Document("_id", "r2"), new Document("_id", "r3"))).append("node", "n"));
 
     @Test
     void findsWhatTheStockServerFinds() {
@@ -48,6 +52,9 @@ class IdLookupCollectionTest {
         assertEquals(List.of(), ours.get(1));
         assertEquals(List.of(), ours.get(3));
         assertEquals(List.of("r1", "r7"), ours.get(5));
+        assertEquals(List.of("r1", "r4"), ours.get(9));
+        assertEquals(List.of("r1", "r3", "r5", "r7", "r9"), ours.get(10));
+        assertEquals(List.of("r3"), ours.get(11));
     }
 
     private static List<List<Object>> matches(MongoCollection<Document> robots) {
@@ -87,6 +94,40 @@ class IdLookupCollectionTest {
         double byIdAlone = millis[1];
         assertTrue(fenced < byIdAlone * 20 + 50, "1,000 fenced writes among 20,000 documents took " + fenced
                 + " ms, by _id alone " + byIdAlone + " ms");
+    }
+
+    @Test
+    void aRenewalOfManySlotsAmongManyDocumentsCostsWhatItsSlotsCost() {
+        // An owner renews all its slots with one update whose filter is an $or, one branch per slot, each
+        // on _id and more. Scanned, each such update matched all 20,000 documents against 100 branches.
+        double[] millis = onServer(new QuietMemoryBackend(), slots -> {
+            for (int from = 0; from < 20_000; from += 5_000) {
+                slots.insertMany(IntStream.range(from, from + 5_000).mapToObj(i -> new Document("_id", "slot-" + i)
+                        .append("epoch", 3L).append("instance", "a").append("time", 0L)).toList());
+            }
+            List<String> held = IntStream.range(0, 100).mapToObj(i -> "slot-" + i * 200).toList();
+            Document renewal = new Document("$or", held.stream().map(id -> new Document("_id", id).append("epoch", 3L)
+                    .append("instance", "a")).toList());
+            Document byIds = new Document("_id", new Document("$in", held));
+            double or = Double.MAX_VALUE;
+            double in = Double.MAX_VALUE;
+            for (int round = 1; round <= 5; round++) {
+                or = Math.min(or, renewMillis(slots, renewal, 2L * round - 1));
+                in = Math.min(in, renewMillis(slots, byIds, 2L * round));
+            }
+            return new double[]{or, in};
+        });
+        assertTrue(millis[0] < millis[1] * 20 + 50, "20 renewals of 100 slots among 20,000 took " + millis[0]
+                + " ms, by an $in of their ids " + millis[1] + " ms");
+    }
+
+    /** Twenty updates of the 100 slots {@code filter} matches, in milliseconds. */
+    private static double renewMillis(MongoCollection<Document> slots, Document filter, long time) {
+        long began = System.nanoTime();
+        for (int i = 0; i < 20; i++) {
+            assertEquals(100, slots.updateMany(filter, Updates.set("time", time * 100 + i)).getMatchedCount());
+        }
+        return (System.nanoTime() - began) / 1e6;
     }
 
     /** One bulk of 1,000 writes, with the fencing conditions or by _id alone, in milliseconds. */
