@@ -5,6 +5,8 @@ import io.standby.slot.Lease;
 import io.standby.slot.LossReason;
 import io.standby.slot.NodeConfig;
 import io.standby.slot.NodeId;
+import io.standby.slot.NodeTable;
+import io.standby.slot.NodeView;
 import io.standby.slot.SlotListener;
 import io.standby.slot.SlotNode;
 import io.standby.slot.SlotTiming;
@@ -18,8 +20,13 @@ import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -189,6 +196,7 @@ final class StormBench implements Callable<Integer> {
                 if (ledger.ownedTwice() != null) {
                     throw new IllegalStateException("standby, " + layout + ": a slot was owned twice: " + ledger.ownedTwice());
                 }
+                printLoads(db, name, ledger, nodes);
                 LeavePhase.Result left = null;
                 if (leave > 0 && fill.filled()) {
                     left = new LeavePhase(nodes, ledger, calls, timing, timeout).run(leave);
@@ -202,6 +210,41 @@ final class StormBench implements Callable<Integer> {
                 clients.forEach(StandbyDatabase::close);
             }
         }
+    }
+
+    /**
+     * The load scores the plans ranked the nodes by, as the registry shows them now, for the nodes with
+     * slots and those without: a node whose score is a step of 10 above the others' gets slots only once
+     * they are full.
+     */
+    private static void printLoads(Database db, String name, SlotLedger ledger, List<SlotNode> slotNodes) {
+        int[] held = new int[slotNodes.size()];
+        for (int o : ledger.owners()) {
+            if (o >= 0) {
+                held[o]++;
+            }
+        }
+        Set<String> owning = new HashSet<>();
+        for (int i = 0; i < held.length; i++) {
+            if (held[i] > 0) {
+                owning.add(slotNodes.get(i).config().node().toString());
+            }
+        }
+        try (StandbyDatabase client = db.connect(name)) {
+            Map<Boolean, List<Integer>> loads = new TreeMap<>();
+            for (NodeView n : new NodeTable(client).list()) {
+                loads.computeIfAbsent(owning.contains(n.id().toString()), k -> new ArrayList<>()).add(n.load());
+            }
+            loads.values().forEach(Collections::sort);
+            System.out.printf("  load scores in the registry after the fill: nodes with slots %s; without %s%n",
+                    range(loads.get(true)), range(loads.get(false)));
+        } catch (RuntimeException e) {
+            System.out.println("  load scores in the registry after the fill: cannot read them: " + e.getMessage());
+        }
+    }
+
+    private static String range(List<Integer> loads) {
+        return loads == null || loads.isEmpty() ? "(none)" : loads.size() + " nodes, " + loads.getFirst() + "-" + loads.getLast();
     }
 
     private static SlotListener listener(SlotLedger ledger, int node) {
