@@ -188,7 +188,7 @@ final class StormBench implements Callable<Integer> {
                 }
                 awaitFill(ledger, start, timeout, "standby, " + layout, () -> claims(nodes));
                 long reads = calls.mostSlotReads();
-                ClaimCounts claims = total(nodes);
+                ClaimCounts claims = ledger.filledAt() != 0 ? settle(nodes, timing) : total(nodes);
                 long end = ledger.filledAt() != 0 ? ledger.filledAt() : System.nanoTime();
                 long rounds = (long) Math.ceil((end - start) / 1e6 / timing.poll().toMillis());
                 Fill fill = fill("standby", layout, maxSlots, start, ledger, calls, rounds, claims.won(), claims.lost() + claims.failed(),
@@ -245,6 +245,35 @@ final class StormBench implements Callable<Integer> {
 
     private static String range(List<Integer> loads) {
         return loads == null || loads.isEmpty() ? "(none)" : loads.size() + " nodes, " + loads.getFirst() + "-" + loads.getLast();
+    }
+
+    /**
+     * Waits until no node has made a claim for two polls, and returns the claims until then: a node goes
+     * on claiming, one compare-and-set after the other, the slots its last read showed free, after the
+     * others have taken them and the fill is over. Those claims are the storm's too, and a leave measured
+     * before they end would count them as its own.
+     */
+    private ClaimCounts settle(List<SlotNode> nodes, SlotTiming timing) {
+        ClaimCounts atFill = total(nodes);
+        long quiet = timing.poll().multipliedBy(2).toNanos();
+        long deadline = System.nanoTime() + timeout.toNanos();
+        ClaimCounts last = atFill;
+        long changed = System.nanoTime();
+        while (System.nanoTime() - changed < quiet && System.nanoTime() < deadline) {
+            Bench.sleep(Duration.ofMillis(100));
+            ClaimCounts now = total(nodes);
+            if (!now.equals(last)) {
+                last = now;
+                changed = System.nanoTime();
+            }
+        }
+        System.out.printf(Locale.ROOT, "  after the fill: %d more claims (%d won, %d failed) until none for two polls%n",
+                tries(last) - tries(atFill), last.won() - atFill.won(), last.lost() + last.failed() - atFill.lost() - atFill.failed());
+        return last;
+    }
+
+    private static long tries(ClaimCounts c) {
+        return c.won() + c.lost() + c.failed();
     }
 
     private static SlotListener listener(SlotLedger ledger, int node) {
