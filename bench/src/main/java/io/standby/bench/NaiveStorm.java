@@ -29,7 +29,7 @@ final class NaiveStorm {
     private NaiveStorm() {
     }
 
-    static StormBench.Fill run(Database db, int count, Duration latency, Duration timeout) throws Exception {
+    static StormFill run(Database db, int count, Duration latency, Duration timeout) throws Exception {
         String name = "storm_naive";
         db.initSlots(name, count);
         SlotTiming timing = SlotTiming.defaults();
@@ -65,7 +65,7 @@ final class NaiveStorm {
                 if (ledger.ownedTwice() != null) {
                     throw new IllegalStateException("naive: a slot was owned twice: " + ledger.ownedTwice());
                 }
-                return StormBench.fill("naive: first free slot", "any (addresses unused)", 1, start, ledger, calls,
+                return StormFill.of("naive: first free slot", "any (addresses unused)", 1, start, ledger, calls,
                         maxRounds.get(), won.get(), failed.get(), -1, calls.mostSlotReads(), timing);
             } finally {
                 clients.forEach(StandbyDatabase::close);

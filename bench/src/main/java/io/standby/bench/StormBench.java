@@ -5,8 +5,6 @@ import io.standby.slot.Lease;
 import io.standby.slot.LossReason;
 import io.standby.slot.NodeConfig;
 import io.standby.slot.NodeId;
-import io.standby.slot.NodeTable;
-import io.standby.slot.NodeView;
 import io.standby.slot.SlotListener;
 import io.standby.slot.SlotNode;
 import io.standby.slot.SlotTiming;
@@ -20,13 +18,8 @@ import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
-import java.util.Set;
-import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -37,7 +30,7 @@ import java.util.function.Supplier;
  * A cold-start claim storm: N nodes in this JVM, each with its own client, for M free slots, every
  * database call delayed through a proxy; then, optionally, a tenth of the nodes stop gracefully and the
  * others take their slots ({@link LeavePhase}). For N nodes and N slots also every node on one port, and
- * a naive strategy ({@link NaiveStorm}) side by side.
+ * a naive strategy ({@link NaiveStorm}) side by side; {@link StormFill} prints the fills.
  */
 @Command(name = "storm", mixinStandardHelpOptions = true,
         description = {"Claim storm from a cold start: N nodes (in this JVM, each with its own client) for M free slots,",
@@ -72,15 +65,6 @@ final class StormBench implements Callable<Integer> {
             description = "Skip the unmeasured storm (N nodes for N slots) that runs first so that the JIT compiler does not set the time.")
     boolean noWarmUp;
 
-    /** How a fill went; {@code owned} is less than the slots if it did not finish in time. */
-    record Fill(String strategy, String layout, int slots, int maxSlots, int owned, double seconds, long rounds, long reads, long won,
-                long failed, long noAnswer, long halfMs, long ninetyMs, int mostHeld, int[] perNode, int calls, long failedCalls, Stats callMs) {
-
-        boolean filled() {
-            return owned == slots;
-        }
-    }
-
     @Override
     public Integer call() throws Exception {
         int slots = slotsOption == null ? count : slotsOption;
@@ -94,7 +78,7 @@ final class StormBench implements Callable<Integer> {
         System.out.printf("claim storm: %d nodes for %d slots (at most %d per node), then %d node(s) leave; %d ms per database call,"
                 + " default timing; logs in %s%n", count, slots, maxSlots, leave, latencyMs, logs);
         System.out.println("machine at start: " + Machine.describe());
-        List<Fill> fills = new ArrayList<>();
+        List<StormFill> fills = new ArrayList<>();
         LeavePhase.Result left = null;
         try (Database db = Database.inMemory(logs)) {
             if (!noWarmUp) {
@@ -112,14 +96,14 @@ final class StormBench implements Callable<Integer> {
         }
         System.out.println("machine at end: " + Machine.describe());
         System.out.println();
-        printFills(fills);
+        StormFill.print(fills);
         if (left != null) {
             System.out.println();
             LeavePhase.print(left);
         }
-        for (Fill f : fills) {
+        for (StormFill f : fills) {
             if (!f.filled()) {
-                throw new IllegalStateException(f.strategy + ", " + f.layout + ": only " + f.owned + " of " + f.slots
+                throw new IllegalStateException(f.strategy() + ", " + f.layout() + ": only " + f.owned() + " of " + f.slots()
                         + " slots owned after " + timeout.toSeconds() + " s");
             }
         }
@@ -155,7 +139,7 @@ final class StormBench implements Callable<Integer> {
     }
 
     /** A storm's fill, and its leave phase if there was one. */
-    private record Run(Fill fill, LeavePhase.Result leave) {
+    private record Run(StormFill fill, LeavePhase.Result leave) {
     }
 
     private Run standby(Database db, String layout, int slots, int maxSlots, int leave, IntFunction<NodeId> identity, Duration latency)
@@ -191,12 +175,12 @@ final class StormBench implements Callable<Integer> {
                 ClaimCounts claims = ledger.filledAt() != 0 ? settle(nodes, timing) : total(nodes);
                 long end = ledger.filledAt() != 0 ? ledger.filledAt() : System.nanoTime();
                 long rounds = (long) Math.ceil((end - start) / 1e6 / timing.poll().toMillis());
-                Fill fill = fill("standby", layout, maxSlots, start, ledger, calls, rounds, claims.won(), claims.lost() + claims.failed(),
+                StormFill fill = StormFill.of("standby", layout, maxSlots, start, ledger, calls, rounds, claims.won(), claims.lost() + claims.failed(),
                         claims.failed(), reads, timing);
                 if (ledger.ownedTwice() != null) {
                     throw new IllegalStateException("standby, " + layout + ": a slot was owned twice: " + ledger.ownedTwice());
                 }
-                printLoads(db, name, ledger, nodes);
+                StormFill.printLoads(db, name, ledger, nodes);
                 LeavePhase.Result left = null;
                 if (leave > 0 && fill.filled()) {
                     left = new LeavePhase(nodes, ledger, calls, timing, timeout).run(leave);
@@ -210,41 +194,6 @@ final class StormBench implements Callable<Integer> {
                 clients.forEach(StandbyDatabase::close);
             }
         }
-    }
-
-    /**
-     * The load scores the plans ranked the nodes by, as the registry shows them now, for the nodes with
-     * slots and those without: a node whose score is a step of 10 above the others' gets slots only once
-     * they are full.
-     */
-    private static void printLoads(Database db, String name, SlotLedger ledger, List<SlotNode> slotNodes) {
-        int[] held = new int[slotNodes.size()];
-        for (int o : ledger.owners()) {
-            if (o >= 0) {
-                held[o]++;
-            }
-        }
-        Set<String> owning = new HashSet<>();
-        for (int i = 0; i < held.length; i++) {
-            if (held[i] > 0) {
-                owning.add(slotNodes.get(i).config().node().toString());
-            }
-        }
-        try (StandbyDatabase client = db.connect(name)) {
-            Map<Boolean, List<Integer>> loads = new TreeMap<>();
-            for (NodeView n : new NodeTable(client).list()) {
-                loads.computeIfAbsent(owning.contains(n.id().toString()), k -> new ArrayList<>()).add(n.load());
-            }
-            loads.values().forEach(Collections::sort);
-            System.out.printf("  load scores in the registry after the fill: nodes with slots %s; without %s%n",
-                    range(loads.get(true)), range(loads.get(false)));
-        } catch (RuntimeException e) {
-            System.out.println("  load scores in the registry after the fill: cannot read them: " + e.getMessage());
-        }
-    }
-
-    private static String range(List<Integer> loads) {
-        return loads == null || loads.isEmpty() ? "(none)" : loads.size() + " nodes, " + loads.getFirst() + "-" + loads.getLast();
     }
 
     /**
@@ -324,45 +273,6 @@ final class StormBench implements Callable<Integer> {
                         ledger.held(), progress.get(), Machine.loadAverage());
             }
         }
-    }
-
-    static Fill fill(String strategy, String layout, int maxSlots, long start, SlotLedger ledger, StormCalls calls, long rounds, long won,
-                     long failed, long noAnswer, long reads, SlotTiming timing) {
-        int slots = ledger.owners().length;
-        int owned = ledger.held();
-        long end = ledger.filledAt() != 0 ? ledger.filledAt() : System.nanoTime();
-        long half = ledger.halfAt() == 0 ? -1 : (ledger.halfAt() - start) / 1_000_000;
-        long ninety = ledger.ninetyAt() == 0 ? -1 : (ledger.ninetyAt() - start) / 1_000_000;
-        List<Integer> everyNode = new ArrayList<>();
-        for (int i = 0; i < calls.nodes(); i++) {
-            everyNode.add(i);
-        }
-        Fill f = new Fill(strategy, layout, slots, maxSlots, owned, (end - start) / 1e9, rounds, reads, won, failed, noAnswer, half, ninety,
-                ledger.mostHeld(), ledger.spread(everyNode), calls.succeeded(), calls.failed(), calls.millis());
-        System.out.printf(Locale.ROOT, "%s, %s: %s in %.2f s, %d rounds, %d claims won, %d failed%n", strategy, layout,
-                f.filled() ? "filled" : "NOT filled (" + owned + " of " + slots + " owned)", f.seconds, rounds, won, failed);
-        if (calls.failed() > 0) {
-            System.out.println("  failed calls: " + calls.failures());
-        }
-        return f;
-    }
-
-    private static void printFills(List<Fill> fills) {
-        System.out.println("| strategy | layout | slots (max per node) | fill | rounds | most slot reads by a node | claims won | failed claims"
-                + " (no answer) | half filled | 90 % filled | slots per node | calls (failed) | call median | call p99 |");
-        System.out.println("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
-        for (Fill f : fills) {
-            String fill = f.filled() ? String.format(Locale.ROOT, "%.2f s", f.seconds)
-                    : String.format(Locale.ROOT, "not filled: %d owned after %.0f s (at most %d at once)", f.owned, f.seconds, f.mostHeld);
-            System.out.printf(Locale.ROOT, "| %s | %s | %d (%d) | %s | %d | %d | %d | %d (%s) | %s | %s | %d-%d | %d (%d) | %s | %s |%n",
-                    f.strategy, f.layout, f.slots, f.maxSlots, fill, f.rounds, f.reads, f.won, f.failed,
-                    f.noAnswer < 0 ? "-" : Long.toString(f.noAnswer), ms(f.halfMs), ms(f.ninetyMs), f.perNode[0], f.perNode[1],
-                    f.calls, f.failedCalls, f.callMs.count() == 0 ? "-" : f.callMs.p50() + " ms", f.callMs.count() == 0 ? "-" : f.callMs.p99() + " ms");
-        }
-    }
-
-    private static String ms(long ms) {
-        return ms < 0 ? "-" : ms + " ms";
     }
 
     static TcpProxy proxy(Database db) {
