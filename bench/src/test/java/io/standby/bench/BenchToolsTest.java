@@ -73,12 +73,37 @@ class BenchToolsTest {
 
     @Test
     void stormFillsEverySlotOnceWithEachStrategy() {
-        String out = run("storm", "--nodes", "6", "--no-warm-up");
+        String out = run("storm", "--nodes", "6", "--leave", "0", "--no-warm-up");
         for (String strategy : List.of("standby, spread", "standby, one port", "naive: first free slot")) {
             Matcher filled = Pattern.compile(Pattern.quote(strategy) + ".*: filled in [0-9.]+ s, \\d+ rounds, (\\d+) claims won").matcher(out);
             assertTrue(filled.find(), strategy + ":\n" + out);
             assertEquals(6, Long.parseLong(filled.group(1)), "one win per slot and node: " + strategy);
         }
+    }
+
+    @Test
+    void stormWithMoreSlotsThanNodesMovesOnlyTheLeaversSlots() {
+        String out = run("storm", "--nodes", "6", "--slots", "30", "--max-slots", "8", "--leave", "2", "--no-warm-up");
+        Matcher filled = Pattern.compile("standby, spread: filled in [0-9.]+ s, \\d+ rounds, (\\d+) claims won").matcher(out);
+        assertTrue(filled.find(), out);
+        assertTrue(Long.parseLong(filled.group(1)) >= 30, "every slot won at least once:\n" + out);
+        assertTrue(!out.contains("one port") && !out.contains("naive"), "only the spread layout when there are more slots than nodes:\n" + out);
+        Matcher left = Pattern.compile("leave: 2 nodes stop gracefully, holding (\\d+) slots; 4 stay\n").matcher(out);
+        assertTrue(left.find(), out);
+        int held = Integer.parseInt(left.group(1));
+        assertTrue(held > 0, "the leavers are nodes that hold slots:\n" + out);
+        // Exactly the leavers' slots moved, and none of the stayers' was lost on the way.
+        assertTrue(out.contains("leave: every slot owned again in "), out);
+        assertTrue(out.contains(", " + held + " of " + held + " slots moved, 0 of the stayers' slots lost, "), out);
+        assertTrue(out.contains("| 2 (4) | " + held + " | "), out);
+    }
+
+    @Test
+    void stormRefusesTooLittleRoomForTheSlotsAfterTheLeave() {
+        ToolRun run = ToolRun.of("storm", "--nodes", "10", "--slots", "100", "--max-slots", "10");
+        assertEquals(1, run.exitCode());
+        assertEquals("bench storm: --max-slots 10 leaves the 9 nodes that stay room for only 90 of 100 slots: raise it, or use fewer --leave",
+                run.err().strip());
     }
 
     @Test

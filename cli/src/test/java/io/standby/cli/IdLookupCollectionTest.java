@@ -44,7 +44,11 @@ class IdLookupCollectionTest {
             new Document("$or", List.of(new Document("_id", "r1"), new Document("slotId", "s-0"))),
             // The same renewal, a branch per epoch.
             new Document("$or", List.of(new Document("_id", new Document("$in", List.of("r1", "r2", "gone"))).append("epoch", 3L),
-                    new Document("_id", new Document("$in", List.of("r3"))).append("epoch", 4L))));
+                    new Document("_id", new Document("$in", List.of("r3"))).append("epoch", 4L))),
+            new Document("$or", List.of(new Document("_id", "r1").append("epoch", 3L), new Document("_id", "r7").append("epoch", 4L),
+                    new Document("_id", "gone"), new Document("_id", "r4").append("epoch", 3L))),
+            new Document("$or", List.of(new Document("_id", "r1"), new Document("slotId", "s-1").append("epoch", 3L))),
+            new Document("$or", List.of(new Document("_id", "r2"), new Document("_id", "r3"))).append("node", "n"));
 
     @Test
     void findsWhatTheStockServerFinds() {
@@ -57,6 +61,9 @@ class IdLookupCollectionTest {
         assertEquals(List.of("r1", "r7"), ours.get(5));
         assertEquals(List.of("r1"), ours.get(9), "r2 is at epoch 3, gone is gone, r1 matched twice counts once");
         assertEquals(List.of("r1", "r2"), ours.get(11), "r3 is at epoch 3");
+        assertEquals(List.of("r1", "r4"), ours.get(12));
+        assertEquals(List.of("r1", "r3", "r5", "r7", "r9"), ours.get(13));
+        assertEquals(List.of("r3"), ours.get(14), "a condition beside the $or holds too");
     }
 
     private static List<List<Object>> matches(MongoCollection<Document> robots) {
