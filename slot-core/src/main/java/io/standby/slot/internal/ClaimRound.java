@@ -123,6 +123,13 @@ final class ClaimRound {
             if (!hasRoom()) {
                 break;
             }
+            if (clock.nanoTime() - reads.lastReadNanos() > config.timing().poll().toNanos()) {
+                // The read is a poll old: other nodes have claimed since, and a claim from it would likely
+                // lose. The next poll reads again. (At 10,000 free slots a node tried them one after the
+                // other for minutes, 25 ms a call, each a lost race once others had taken them.)
+                log.debug("Stopping this poll's claims after {} of {}: the read is a poll old", claimed, ready.size());
+                break;
+            }
             Optional<Observations.Waited> waited = reads.expiredFor(slot, clock.nanoTime());
             if (waited.isPresent() && claim(slot, Takeover.EXPIRED, null, waited.get())) {
                 claimed++;

@@ -90,6 +90,28 @@ class SlotProtocolClaimTest {
     }
 
     @Test
+    void aPollStopsClaimingOnceItsReadIsAPollOldAndTheNextPollReadsAgain() throws Exception {
+        new SlotTable(database.connection()).init(10);
+        // Every claim takes 300 ms and loses: others took the slots since this node's read.
+        java.util.concurrent.atomic.AtomicInteger tries = new java.util.concurrent.atomic.AtomicInteger();
+        SlotStore slowAndLate = new FailingSlotStore(store) {
+            @Override
+            public boolean claim(SlotView seen, Ownership owner, OptionalLong ownerBeat) {
+                tries.incrementAndGet();
+                clock.tick(Duration.ofMillis(300));
+                return false;
+            }
+        };
+        SlotProtocol a = node(slowAndLate, A, 10, new EveryEvent());
+
+        assertEquals(0, a.poll());
+        assertEquals(4, tries.get(), "claims sent at 0, 300, 600 and 900 ms after the read; at 1,200 ms the read is over a poll old");
+        assertEquals(new ClaimCounts(0, 4, 0), a.claims());
+        assertEquals(0, a.poll());
+        assertEquals(8, tries.get(), "the next poll reads again and tries again");
+    }
+
+    @Test
     void aClaimThatLostTheRaceCountsAsLostAndAcquiresNothing() throws Exception {
         new SlotTable(database.connection()).init(1);
         // Another node claims between this node's read and its claim: the version it read is gone.
