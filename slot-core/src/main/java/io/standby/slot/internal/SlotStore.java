@@ -14,9 +14,11 @@ import java.util.OptionalLong;
 import java.util.Set;
 
 /**
- * The database operations of the slot protocol. Every operation is a single-document compare-and-set
- * whose filter carries all of its safety conditions, so no read, however stale, can make it unsafe.
- * Any operation may throw a runtime exception when the database cannot be reached in time.
+ * The database operations of the slot protocol. Every write of a slot is a compare-and-set whose filter
+ * carries all of its safety conditions, so no read, however stale, can make it unsafe. The writes of an
+ * owner document ({@link SlotRules#ownerId}) carry none: they only raise a beat, which a claim that waited
+ * on that document then requires in its own filter. Any operation may throw a runtime exception when the
+ * database cannot be reached in time.
  */
 public interface SlotStore {
 
