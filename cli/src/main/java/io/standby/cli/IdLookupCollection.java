@@ -38,38 +38,31 @@ final class IdLookupCollection extends MemoryCollection {
     protected QueryResult matchDocuments(Document query, Document orderBy, int skip, int limit, int batchSize,
                                          Document fieldSelector) {
         Object id = query.get("_id");
+        Index<Integer> byId = idIndex();
         // Only equality on a scalar id, or $in of scalar ids: other operators, a regex or an array mean something else.
-        if (isScalar(id) || isInOfScalars(id)) {
-            for (Index<Integer> index : getIndexes()) {
-                List<IndexKey> keys = index.getKeys();
-                if (keys.size() == 1 && keys.getFirst().getKey().equals("_id")) {
-                    Iterable<Integer> positions = index.getPositions(new Document("_id", id));
-                    // The index matched _id exactly; matching it again would compare each document with
-                    // every id of an $in.
-                    Document rest = new Document(query);
-                    rest.remove("_id");
-                    return matchDocuments(rest, positions, orderBy, skip, limit, batchSize, fieldSelector);
-                }
-            }
+        if (byId != null && (isScalar(id) || isInOfScalars(id))) {
+            Iterable<Integer> positions = byId.getPositions(new Document("_id", id));
+            // The index matched _id exactly; matching it again would compare each document with
+            // every id of an $in.
+            Document rest = new Document(query);
+            rest.remove("_id");
+            return matchDocuments(rest, positions, orderBy, skip, limit, batchSize, fieldSelector);
         }
-        if (isOrOfIdBranches(query) && isEmpty(orderBy) && skip == 0 && limit == 0 && isEmpty(fieldSelector)) {
-            Index<Integer> byId = idIndex();
-            if (byId != null) {
-                List<Document> found = new ArrayList<>();
-                Set<Object> ids = new HashSet<>();
-                for (Object each : (Collection<?>) query.get("$or")) {
-                    Document branch = (Document) each;
-                    Document rest = new Document(branch);
-                    rest.remove("_id");
-                    for (Document doc : matchDocuments(rest, byId.getPositions(new Document("_id", branch.get("_id"))), null, 0, 0, 0, null)) {
-                        // A document two branches match is matched once, as by the whole $or.
-                        if (ids.add(doc.get("_id"))) {
-                            found.add(doc);
-                        }
+        if (byId != null && isOrOfIdBranches(query) && isEmpty(orderBy) && skip == 0 && limit == 0 && isEmpty(fieldSelector)) {
+            List<Document> found = new ArrayList<>();
+            Set<Object> ids = new HashSet<>();
+            for (Object each : (Collection<?>) query.get("$or")) {
+                Document branch = (Document) each;
+                Document rest = new Document(branch);
+                rest.remove("_id");
+                for (Document doc : matchDocuments(rest, byId.getPositions(new Document("_id", branch.get("_id"))), null, 0, 0, 0, null)) {
+                    // A document two branches match is matched once, as by the whole $or.
+                    if (ids.add(doc.get("_id"))) {
+                        found.add(doc);
                     }
                 }
-                return new QueryResult(found);
             }
+            return new QueryResult(found);
         }
         return super.matchDocuments(query, orderBy, skip, limit, batchSize, fieldSelector);
     }
