@@ -104,11 +104,11 @@ final class SimSlotStore implements SlotStore {
 
     @Override
     public boolean claim(SlotView seen, Ownership owner, OptionalLong ownerBeat) {
-        if (ownerBeat.isPresent() && seen.instance() == null) {
+        if (ownerBeat.isPresent() && (seen.owner() == null || seen.instance() == null)) {
             return false;
         }
         return update("claim " + seen.id() + "@" + seen.epoch() + " by " + owner.node() + beat(ownerBeat),
-                ownerBeat.isPresent() ? SlotRules.claimFilter(seen, ownerBeat.getAsLong()) : SlotRules.claimFilter(seen),
+                SlotRules.claimFilter(seen, ownerBeat),
                 SlotRules.takeUpdate(owner), false);
     }
 
@@ -118,7 +118,7 @@ final class SimSlotStore implements SlotStore {
             return false;
         }
         return update("claim from gone " + seen.id() + "@" + seen.epoch() + " by " + owner.node() + beat(ownerBeat),
-                ownerBeat.isPresent() ? SlotRules.claimFromGoneFilter(seen, ownerBeat.getAsLong()) : SlotRules.claimFromGoneFilter(seen),
+                SlotRules.claimFromGoneFilter(seen, ownerBeat),
                 SlotRules.takeUpdate(owner), true);
     }
 

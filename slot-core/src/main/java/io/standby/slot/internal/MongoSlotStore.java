@@ -246,8 +246,7 @@ public final class MongoSlotStore implements SlotStore {
         if (ownerBeat.isPresent() && (seen.owner() == null || seen.instance() == null)) {
             return false;
         }
-        return update(ownerBeat.isPresent() ? SlotRules.claimFilter(seen, ownerBeat.getAsLong()) : SlotRules.claimFilter(seen),
-                SlotRules.takeUpdate(owner));
+        return update(SlotRules.claimFilter(seen, ownerBeat), SlotRules.takeUpdate(owner));
     }
 
     @Override
@@ -255,8 +254,7 @@ public final class MongoSlotStore implements SlotStore {
         if (seen.owner() == null || seen.instance() == null || seen.lateMark() == null) {
             return false;
         }
-        return update(ownerBeat.isPresent() ? SlotRules.claimFromGoneFilter(seen, ownerBeat.getAsLong()) : SlotRules.claimFromGoneFilter(seen),
-                SlotRules.takeUpdate(owner));
+        return update(SlotRules.claimFromGoneFilter(seen, ownerBeat), SlotRules.takeUpdate(owner));
     }
 
     @Override

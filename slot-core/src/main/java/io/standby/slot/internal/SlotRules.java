@@ -11,6 +11,7 @@ import java.util.Arrays;
 import java.util.Date;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.TreeMap;
 
 import static io.standby.slot.internal.SlotDocument.BEAT;
@@ -147,6 +148,16 @@ public final class SlotRules {
      */
     public static Bson claimFilter(SlotView seen, long ownerBeat) {
         return ownedVersion(seen).append(BEAT, ownerBeat).append("$expr", before(TIME, LEASE));
+    }
+
+    /** The claim's filter as a claimer that waited on the slot (no beat) or on its owner's document at a beat sends it. */
+    public static Bson claimFilter(SlotView seen, OptionalLong ownerBeat) {
+        return ownerBeat.isPresent() ? claimFilter(seen, ownerBeat.getAsLong()) : claimFilter(seen);
+    }
+
+    /** The takeover's filter, as {@link #claimFilter(SlotView, OptionalLong)} chooses the claim's. */
+    public static Bson claimFromGoneFilter(SlotView seen, OptionalLong ownerBeat) {
+        return ownerBeat.isPresent() ? claimFromGoneFilter(seen, ownerBeat.getAsLong()) : claimFromGoneFilter(seen);
     }
 
     /**
