@@ -58,6 +58,11 @@ public final class FailingTouches implements SlotStore {
     }
 
     @Override
+    public boolean claimFromWatched(SlotView seen, Ownership owner, long maxBeat) {
+        return store.claimFromWatched(seen, owner, maxBeat);
+    }
+
+    @Override
     public void beat(Ownership owner) {
         store.beat(owner);
     }

@@ -66,7 +66,8 @@ final class SimSlotStore implements SlotStore {
             for (BsonDocument doc : found) {
                 String id = SimDatabase.id(doc);
                 if (SlotRules.isOwnerId(id)) {
-                    owners.add(SlotRules.owner(id, number(doc, BEAT), Duration.ofMillis(now - doc.getDateTime(SlotRules.AT).getValue())));
+                    int watch = doc.containsKey(SlotRules.WATCH) ? number(doc, SlotRules.WATCH).intValue() : 0;
+                    owners.add(SlotRules.owner(id, number(doc, BEAT), Duration.ofMillis(now - doc.getDateTime(SlotRules.AT).getValue()), watch));
                 } else {
                     views.add(view(doc, now));
                 }
@@ -124,6 +125,20 @@ final class SimSlotStore implements SlotStore {
 
     private static String beat(OptionalLong ownerBeat) {
         return ownerBeat.isPresent() ? " at owner beat " + ownerBeat.getAsLong() : "";
+    }
+
+    @Override
+    public boolean claimFromWatched(SlotView seen, Ownership owner, long maxBeat) {
+        if (seen.owner() == null || seen.instance() == null) {
+            return false;
+        }
+        return db.write("claim from watched " + seen.id() + "@" + seen.epoch() + " by " + owner.node() + " up to beat " + maxBeat, () -> {
+            boolean matched = db.slots.update(SlotRules.claimFromWatchedFilter(seen, maxBeat), SlotRules.takeUpdate(owner), false).matched() == 1;
+            if (matched) {
+                db.watchedTakeovers++;
+            }
+            return matched;
+        });
     }
 
     @Override

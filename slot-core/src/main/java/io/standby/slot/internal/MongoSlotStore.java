@@ -170,7 +170,8 @@ public final class MongoSlotStore implements SlotStore {
         if (!isIntegral(doc.get(BEAT)) || !(doc.get(SlotRules.AT) instanceof Date at)) {
             return null;
         }
-        return SlotRules.owner((String) doc.get("_id"), ((Number) doc.get(BEAT)).longValue(), Duration.between(at.toInstant(), now));
+        int watch = doc.get(SlotRules.WATCH) instanceof Integer port && port > 0 && port < 65536 ? port : 0;
+        return SlotRules.owner((String) doc.get("_id"), ((Number) doc.get(BEAT)).longValue(), Duration.between(at.toInstant(), now), watch);
     }
 
     /** Returns null, after a warning, for a document that does not have the slot's shape. */
@@ -255,6 +256,14 @@ public final class MongoSlotStore implements SlotStore {
             return false;
         }
         return update(SlotRules.claimFromGoneFilter(seen, ownerBeat), SlotRules.takeUpdate(owner));
+    }
+
+    @Override
+    public boolean claimFromWatched(SlotView seen, Ownership owner, long maxBeat) {
+        if (seen.owner() == null || seen.instance() == null) {
+            return false;
+        }
+        return update(SlotRules.claimFromWatchedFilter(seen, maxBeat), SlotRules.takeUpdate(owner));
     }
 
     @Override

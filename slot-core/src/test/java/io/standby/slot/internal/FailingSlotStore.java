@@ -81,6 +81,12 @@ class FailingSlotStore implements SlotStore {
     }
 
     @Override
+    public boolean claimFromWatched(SlotView seen, Ownership owner, long maxBeat) {
+        check(Call.CLAIM_FROM_GONE);
+        return store.claimFromWatched(seen, owner, maxBeat);
+    }
+
+    @Override
     public boolean reclaim(SlotView seen, Ownership owner) {
         check(Call.RECLAIM);
         return store.reclaim(seen, owner);
