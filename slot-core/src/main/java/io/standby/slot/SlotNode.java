@@ -164,7 +164,7 @@ public final class SlotNode implements AutoCloseable {
     public static SlotNode create(StandbyDatabase database, NodeConfig config, SlotListener listener, Supplier<Workload> workload,
                                   boolean fastFailover, MonotonicClock clock, EventLog events) {
         return new SlotNode(new MongoSlotStore(database), new MongoNodeRegistry(database.database()), config, clock, listener,
-                workload, events, false, fastFailover);
+                workload, events, false, fastFailover, null);
     }
 
     /**
