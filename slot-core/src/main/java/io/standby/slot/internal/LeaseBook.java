@@ -68,13 +68,8 @@ final class LeaseBook {
                 : Long.MAX_VALUE;
         this.watchers = setup.watchers();
         if (watchers.on()) {
-            watchers.beats(beats::get);
+            watchers.bind(beats::get, config.timing().lease());
         }
-    }
-
-    /** The highest beat this process has used: what its watch links' pings carry. */
-    long currentBeat() {
-        return beats.get();
     }
 
     /** A new beat, announced on every watch link before any write carries it. */
@@ -246,6 +241,12 @@ final class LeaseBook {
      */
     private void pauseIfLate(OwnedLease lease, long now) {
         if (lease.pauseIfDue(now)) {
+            if (lease.blockedByWatch(now)) {
+                log.warn("A watch link of {} ended and no renewal outran its deadline: pausing the robots of {}; it keeps the slot "
+                        + "and resumes them when a renewal is acknowledged", config.node(), lease.slotId());
+                Notify.safely("paused", lease, () -> listener.paused(lease));
+                return;
+            }
             log.warn("No renewal of {} acknowledged for {} (late mark {} minus {}): pausing its robots; it keeps the slot "
                             + "until its lease ends and resumes them when a renewal is acknowledged", lease.slotId(),
                     Durations.format(Duration.ofNanos(pauseNanos)), Durations.format(config.timing().late()),

@@ -111,7 +111,12 @@ final class OwnedLease implements Lease {
         return ended.get() == null && pauseDue(nowNanos) && paused.compareAndSet(false, true);
     }
 
-    /** Whether the lease would pause at {@code nowNanos}: for the fence check, which skips the others cheaply. */
+    /** Whether a watch link's deadline, not the late mark, pauses the lease at {@code nowNanos}. */
+    boolean blockedByWatch(long nowNanos) {
+        return watchers.blocks(ackedBeat.get(), nowNanos);
+    }
+
+    /** Whether the lease could ever pause: for the fence check, which skips the others cheaply. */
     boolean mayPause() {
         return pauseNanos != Long.MAX_VALUE || watchers.on();
     }

@@ -70,8 +70,14 @@ public final class Watchers {
     private final Runnable renewNow;
     private final long pauseAfterNanos;
     private final long silentAfterNanos;
-    /** How long an ended link still counts: past it no standby claims by it (see {@link Watches#FORGET_AFTER}). */
-    private final long forgetAfterNanos;
+    /**
+     * How long an ended link still counts. Past a lease after its end, every lease this owner holds has a
+     * higher beat acknowledged or has ended (a renewal sent after the end carries a higher beat, and no new
+     * claim reuses a lower one, see {@link #endedFloor}), so the link can no longer block anything; the
+     * standby forgets it after {@link Watches#FORGET_AFTER} anyway. Kept for the longer of two leases and
+     * twice that, to be safe by a wide margin.
+     */
+    private volatile long forgetAfterNanos;
     private final List<State> links = new ArrayList<>();
 
     /** @param renewNow asks the renewal thread to renew every lease now */
@@ -100,9 +106,13 @@ public final class Watchers {
         return port;
     }
 
-    /** Where the highest beat this process has used comes from: its {@link LeaseBook}, once built. */
-    void beats(LongSupplier currentBeat) {
+    /**
+     * Binds this owner's {@link LeaseBook}: where the highest beat this process has used comes from, and
+     * the lease it writes.
+     */
+    void bind(LongSupplier currentBeat, Duration lease) {
         this.currentBeat = currentBeat;
+        this.forgetAfterNanos = Math.max(Watches.FORGET_AFTER.multipliedBy(2).toNanos(), lease.multipliedBy(2).toNanos());
     }
 
     public Duration watchLease() {
