@@ -16,6 +16,8 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Watch links over TCP: the owner's listener ({@link Server}, which feeds {@link Watchers}) and the
@@ -43,6 +45,7 @@ public final class TcpWatchLinks {
         private final ServerSocket socket;
         private final Watchers watchers;
         private final String instance;
+        private final Set<Socket> peers = ConcurrentHashMap.newKeySet();
         private volatile boolean closed;
 
         public Server(String ip, Watchers watchers, String instance) throws IOException {
@@ -62,6 +65,11 @@ public final class TcpWatchLinks {
             while (!closed) {
                 try {
                     Socket peer = socket.accept();
+                    peers.add(peer);
+                    if (closed) {
+                        peer.close();
+                        return;
+                    }
                     thread("standby-watched-by-" + peer.getRemoteSocketAddress(), () -> serve(peer)).start();
                 } catch (IOException e) {
                     if (!closed) {
@@ -120,9 +128,12 @@ public final class TcpWatchLinks {
                 if (handle != null) {
                     watchers.ended(handle, e instanceof EOFException ? "end of stream" : e.toString());
                 }
+            } finally {
+                peers.remove(peer);
             }
         }
 
+        /** Stops taking links and closes the open ones: their standbys see end of stream, as at an exit. */
         @Override
         public void close() {
             closed = true;
@@ -130,6 +141,13 @@ public final class TcpWatchLinks {
                 socket.close();
             } catch (IOException e) {
                 // closing anyway
+            }
+            for (Socket peer : peers) {
+                try {
+                    peer.close();
+                } catch (IOException e) {
+                    // closing anyway
+                }
             }
         }
     }
