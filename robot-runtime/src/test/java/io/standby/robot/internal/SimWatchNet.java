@@ -50,13 +50,14 @@ final class SimWatchNet {
         conns.add(conn);
         Watchers watchers = owner.watchers;
         conn.toOwner(() -> {
-            conn.handle = watchers.opened(conn);
+            // As the real transport: the hello first, then the link's first ping.
             Watchers.Hello hello = watchers.hello(owner.instance);
             conn.toWatcher(() -> {
                 if (!link.hello(hello.instance(), hello.watchLease())) {
                     conn.hangUpByWatcher();
                 }
             });
+            conn.handle = watchers.opened(conn);
         });
         return conn;
     }

@@ -141,10 +141,17 @@ public final class Watchers {
         }
     }
 
-    /** A new link from a standby: pinged from now on. Returns its handle for the transport's callbacks. */
-    public synchronized Object opened(Link link) {
+    /**
+     * A new link from a standby, once the transport sent its {@link #hello}: pinged at once, so that the
+     * standby knows a beat from the start, and then every tick. Returns its handle for the transport's
+     * callbacks.
+     */
+    public Object opened(Link link) {
         State state = new State(link);
-        links.add(state);
+        synchronized (this) {
+            links.add(state);
+        }
+        send(state, currentBeat.getAsLong());
         return state;
     }
 

@@ -98,6 +98,10 @@ public final class Watches {
                 if (watchLeaseNanos < 0 || dead(now)) {
                     return false;
                 }
+                if (lastReceived == Long.MIN_VALUE) {
+                    log.info("Watching {} (instance {}): its slots are taken about {} ms after this link dies", target.node(),
+                            target.instance(), watchLeaseNanos * 11 / 10 / 1_000_000);
+                }
                 maxBeat = Math.max(maxBeat, beat);
                 lastReceived = now;
                 return true;

@@ -70,10 +70,13 @@ class SlotProtocolWatchTest {
             assertEquals(new Watches.Target(A, "owner-1", 7101), target, "the standby finds the owner's port in its document");
             standbyLink = link;
             linkUp = true;
+            Watchers.Hello hello = ownerWatchers.hello("owner-1");
+            link.hello(hello.instance(), hello.watchLease());
             ownerHandle = ownerWatchers.opened(new Watchers.Link() {
                 @Override
                 public void send(Watchers.Ping ping) {
-                    if (linkUp && link.pinged(ping.beat())) {
+                    // The first ping goes out inside opened(), before its handle is known: its acknowledgement is lost.
+                    if (linkUp && link.pinged(ping.beat()) && ownerHandle != null) {
                         ownerWatchers.acked(ownerHandle, ping.seq());
                     }
                 }
@@ -83,8 +86,6 @@ class SlotProtocolWatchTest {
                     linkUp = false;
                 }
             });
-            Watchers.Hello hello = ownerWatchers.hello("owner-1");
-            link.hello(hello.instance(), hello.watchLease());
             return () -> ownerWatchers.goodbye(ownerHandle);
         };
         standby = new SlotProtocol(ProtocolSetup.of(store, new NodeConfig(B, 1, TIMING, "standby-1"), clock, standbyEvents)

@@ -57,8 +57,7 @@ class WatchLinksTest {
     @Test
     void theOwnerBlocksALeaseAtItsBeatOnlyOnceTheDeadlineFromTheLastAcknowledgedSendHasPassed() {
         Object link = watchers.opened(new Recorded());
-        watchers.tick();
-        assertEquals(1, sent.size());
+        assertEquals(1, sent.size(), "a link is pinged as soon as it opens");
         assertEquals(10, sent.getFirst().beat(), "a ping carries the highest beat used");
         clock.tick(Duration.ofMillis(100));
         watchers.acked(link, sent.getFirst().seq());
@@ -74,10 +73,12 @@ class WatchLinksTest {
     @Test
     void aFirstPingCountsBeforeItsAcknowledgement() {
         watchers.opened(new Recorded());
-        assertFalse(watchers.blocks(0, now() + P.toNanos() * 5), "no ping sent: the standby knows no beat");
+        clock.tick(Duration.ofMillis(100));
         watchers.tick();
-        clock.tick(Duration.ofMillis(900));
-        assertTrue(watchers.blocks(10, now()), "the standby received it no earlier than it was sent");
+        clock.tick(Duration.ofMillis(799));
+        assertFalse(watchers.blocks(10, now()));
+        clock.tick(Duration.ofMillis(1));
+        assertTrue(watchers.blocks(10, now()), "0.9 s after the first ping: the standby received it no earlier than it was sent");
     }
 
     @Test
