@@ -58,8 +58,13 @@ public final class FailingTouches implements SlotStore {
     }
 
     @Override
-    public boolean claimFromWatched(SlotView seen, Ownership owner, long maxBeat) {
-        return store.claimFromWatched(seen, owner, maxBeat);
+    public boolean claimFromWatched(SlotView seen, Ownership owner, long maxBeat, java.time.Duration wait) {
+        return store.claimFromWatched(seen, owner, maxBeat, wait);
+    }
+
+    @Override
+    public long markLinkEnd(io.standby.slot.NodeId node, String instance) {
+        return store.markLinkEnd(node, instance);
     }
 
     @Override

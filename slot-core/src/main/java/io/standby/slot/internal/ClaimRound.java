@@ -182,8 +182,8 @@ final class ClaimRound {
      * Claims {@code slot} from an owner whose watch link died, at a beat up to {@code maxBeat} (see
      * {@link Watches}); otherwise as {@link #claim(SlotView, Takeover, String, Observations.Waited)}.
      */
-    boolean claimWatched(SlotView slot, String evidence, long maxBeat) {
-        return claim(slot, Takeover.OWNER_GONE, evidence, me -> store.claimFromWatched(slot, me, maxBeat));
+    boolean claimWatched(SlotView slot, String evidence, long maxBeat, Duration wait) {
+        return claim(slot, Takeover.OWNER_GONE, evidence, me -> store.claimFromWatched(slot, me, maxBeat, wait));
     }
 
     private boolean claim(SlotView slot, Takeover how, String evidence, Predicate<SlotStore.Ownership> write) {

@@ -22,6 +22,7 @@ import static io.standby.slot.internal.SlotDocument.INSTANCE;
 import static io.standby.slot.internal.SlotDocument.IP;
 import static io.standby.slot.internal.SlotDocument.LATE;
 import static io.standby.slot.internal.SlotDocument.LEASE;
+import static io.standby.slot.internal.SlotDocument.LINK_END;
 import static io.standby.slot.internal.SlotDocument.PORT;
 import static io.standby.slot.internal.SlotDocument.TIME;
 
@@ -125,8 +126,21 @@ public final class SlotRules {
      * A takeover by a watch link that died: the slot still its owner instance's, at the epoch and
      * heartbeat seen, and at a beat no higher than the highest sent on the link (see {@link Watchers}).
      */
-    public static Bson claimFromWatchedFilter(SlotView seen, long maxBeat) {
-        return ownedVersion(seen).append(BEAT, new Document("$lte", maxBeat));
+    public static Bson claimFromWatchedFilter(SlotView seen, long maxBeat, java.time.Duration wait) {
+        return ownedVersion(seen).append(BEAT, new Document("$lte", maxBeat))
+                // A mark must be there: a missing field added to a number is null, which sorts below any date.
+                .append(LINK_END, new Document("$gt", new Date(0)))
+                .append("$expr", new Document("$lt", List.of(new Document("$add", Arrays.asList("$" + LINK_END, wait.toMillis())), "$$NOW")));
+    }
+
+    /** Every slot of one owner instance, for a standby's mark that its watch link to it died. */
+    public static Bson markLinkEndFilter(NodeId node, String instance) {
+        return new Document(IP, node.ip()).append(PORT, node.port()).append(INSTANCE, instance);
+    }
+
+    /** The server's time as the moment a standby found its watch link dead; a later mark only moves it on. */
+    public static Bson markLinkEndUpdate() {
+        return new Document("$currentDate", new Document(LINK_END, true));
     }
 
     /**

@@ -72,10 +72,18 @@ public interface SlotStore {
     /**
      * Takes over a slot from an owner whose watch link died ({@link Watches}): still that owner instance's
      * at the epoch and heartbeat seen, at a beat no higher than {@code maxBeat}, the highest that owner sent
-     * on the link. No lease or late mark is judged: the owner paused every such slot's robots at the
-     * link's deadline, or has since written a higher beat. Returns true if this call won.
+     * on the link, and marked by {@link #markLinkEnd} at least {@code wait} ago by the server's clock. No
+     * lease or late mark is judged: the owner paused every such slot's robots at the link's deadline, or
+     * has since written a higher beat. Returns true if this call won.
      */
-    boolean claimFromWatched(SlotView seen, Ownership owner, long maxBeat);
+    boolean claimFromWatched(SlotView seen, Ownership owner, long maxBeat, Duration wait);
+
+    /**
+     * Stamps every slot of {@code node}'s {@code instance} with the server's time, as the moment a standby
+     * found its watch link to that owner dead: a claim by the link waits for the stamp to age by the
+     * server's clock as well as by the standby's own. Returns the number of slots stamped.
+     */
+    long markLinkEnd(NodeId node, String instance);
 
     /**
      * Takes back a slot that {@code seen} shows held by the claimer's own identity, without waiting for

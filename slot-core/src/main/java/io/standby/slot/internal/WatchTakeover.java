@@ -74,12 +74,22 @@ final class WatchTakeover {
     }
 
     /**
-     * Claims the slots of owners whose link died and whose wait is over: each slot read now, still that
-     * owner instance's at a beat no higher than the link's, while there is room. Returns the number won.
+     * Stamps the slots of owners whose link just died with the server's time, then claims the slots of
+     * owners whose link died long enough ago by both clocks: each slot read now, still that owner
+     * instance's at a beat no higher than the link's, while there is room. Returns the number won.
      */
     int take() throws InterruptedException {
         if (!watches.on()) {
             return 0;
+        }
+        for (Watches.Claimable dying : watches.unmarked()) {
+            try {
+                store.markLinkEnd(dying.target().node(), dying.target().instance());
+                watches.marked(dying);
+            } catch (RuntimeException e) {
+                // Tried again at the next tick; without the mark, nothing is claimed by the link.
+                log.debug("Could not mark the slots of {} behind a dead watch link: {}", dying.target().node(), e.toString());
+            }
         }
         int won = 0;
         for (Watches.Claimable dead : watches.claimable()) {
@@ -93,22 +103,27 @@ final class WatchTakeover {
                 log.debug("Could not read the slots of {}: {}", dead.target().node(), e.toString());
                 continue;
             }
-            boolean left = false;
+            boolean pending = false;
             for (SlotView slot : slots) {
-                // The beat is left to the claim's filter, the one check that cannot go stale.
                 if (!dead.target().instance().equals(slot.instance()) || book.holds(slot.id())) {
                     continue;
                 }
-                if (!claims.hasRoom()) {
-                    left = true;
-                    break;
+                if (slot.beat() > dead.maxBeat()) {
+                    // The owner wrote a higher beat since: it outran the link, nothing to take here.
+                    continue;
                 }
-                if (claims.claimWatched(slot, dead.why(), dead.maxBeat())) {
+                if (!claims.hasRoom() || slot.linkEnd() == null || slot.linkEnd().compareTo(dead.markAge()) <= 0) {
+                    // No room, or the server's mark is not old enough yet: the next tick tries again.
+                    pending = true;
+                    continue;
+                }
+                if (claims.claimWatched(slot, dead.why(), dead.maxBeat(), dead.markAge())) {
                     won++;
+                } else {
+                    pending = true;
                 }
             }
-            if (!left) {
-                // Nothing more to take by it: an owner that renewed since wrote a higher beat.
+            if (!pending) {
                 watches.forget(dead);
             }
         }
@@ -122,8 +137,10 @@ final class WatchTakeover {
 
     /** Whether this node may take {@code slot} now by a watch link (for the simulation's checks). */
     boolean mayTake(SlotView slot) {
-        return watches.on() && slot.owner() != null && slot.instance() != null
-                && watches.mayClaim(slot.owner(), slot.instance(), slot.beat());
+        if (!watches.on() || slot.owner() == null || slot.instance() == null || slot.linkEnd() == null) {
+            return false;
+        }
+        return watches.mayClaim(slot.owner(), slot.instance(), slot.beat()).filter(wait -> slot.linkEnd().compareTo(wait) > 0).isPresent();
     }
 
     /** How long until a dead link's wait ends, on this node's clock: when to try {@link #take()} next. */

@@ -70,6 +70,8 @@ public final class Watches {
         private boolean ended;
         private long endedAt;
         private String why;
+        /** Whether this node has stamped the owner's slots with the server's time since this link died. */
+        private boolean marked;
 
         private Link(Target target, long now) {
             this.target = target;
@@ -141,12 +143,24 @@ public final class Watches {
             if (lastReceived == Long.MIN_VALUE || watchLeaseNanos <= 0) {
                 return OptionalLong.empty();
             }
-            return OptionalLong.of(lastReceived + watchLeaseNanos + watchLeaseNanos / 10);
+            return OptionalLong.of(lastReceived + waitNanos());
+        }
+
+        /** 1.1 watch leases: how long after the last ping this node waits, and how old the server's mark must be. */
+        private long waitNanos() {
+            return watchLeaseNanos + watchLeaseNanos / 10;
+        }
+
+        private Claimable claimable() {
+            return new Claimable(target, maxBeat, Duration.ofNanos(waitNanos()), "its watch link " + why);
         }
     }
 
-    /** A dead link this node may claim by now: the owner, and the highest beat a claim may match. */
-    public record Claimable(Target target, long maxBeat, String why) {
+    /**
+     * A dead link this node may claim by: the owner, the highest beat a claim may match, and how old, by the
+     * server's clock, the mark of the link's end must be ({@link SlotStore#markLinkEnd}).
+     */
+    public record Claimable(Target target, long maxBeat, Duration markAge, String why) {
     }
 
     /** How long a connect and hello may take before the link counts as dead. */
@@ -218,19 +232,51 @@ public final class Watches {
         outside.forEach(Runnable::run);
     }
 
-    /** The dead links whose owner's slots this node may claim now. */
+    /**
+     * The dead links whose owner's slots this node may claim now: their own wait is over on this node's
+     * clock, and the owner's slots were marked ({@link #marked}) since they died, so the claim's filter can
+     * judge the same wait by the server's clock. Two clocks, so that either may fail alone: a standby's
+     * clock that runs fast cannot end the wait early by itself.
+     */
     public synchronized List<Claimable> claimable() {
         long now = clock.nanoTime();
         List<Claimable> ready = new ArrayList<>();
-        List<Link> all = new ArrayList<>(dead);
-        all.addAll(links.values());
-        for (Link link : all) {
+        for (Link link : all()) {
             OptionalLong from = link.claimableFrom();
-            if (link.dead(now) && from.isPresent() && now - from.getAsLong() >= 0 && now - link.endedAt < FORGET_AFTER.toNanos()) {
-                ready.add(new Claimable(link.target, link.maxBeat, "its watch link " + link.why));
+            if (link.dead(now) && link.marked && from.isPresent() && now - from.getAsLong() >= 0
+                    && now - link.endedAt < FORGET_AFTER.toNanos()) {
+                ready.add(link.claimable());
             }
         }
         return ready;
+    }
+
+    /** The dead links, with a ping received, whose owner's slots this node has not marked yet. */
+    public synchronized List<Claimable> unmarked() {
+        long now = clock.nanoTime();
+        List<Claimable> dying = new ArrayList<>();
+        for (Link link : all()) {
+            if (link.dead(now) && !link.marked && link.claimableFrom().isPresent() && now - link.endedAt < FORGET_AFTER.toNanos()) {
+                dying.add(link.claimable());
+            }
+        }
+        return dying;
+    }
+
+    /** This node stamped the slots of {@code dead}'s owner after the link died, and the database acknowledged it. */
+    public synchronized void marked(Claimable dead) {
+        long now = clock.nanoTime();
+        for (Link link : all()) {
+            if (link.target.equals(dead.target()) && link.dead(now)) {
+                link.marked = true;
+            }
+        }
+    }
+
+    private List<Link> all() {
+        List<Link> all = new ArrayList<>(dead);
+        all.addAll(links.values());
+        return all;
     }
 
     /** Forgets the dead links to {@code claimed}'s owner: nothing more is taken by them. */
@@ -241,20 +287,19 @@ public final class Watches {
     }
 
     /**
-     * Whether this node may claim a slot of {@code owner}'s {@code instance} at {@code beat} now, by a
-     * link: for the simulation's check that no node can take a slot whose owner's robots run.
+     * How long the server's mark of a slot of {@code owner}'s {@code instance} at {@code beat} must have
+     * aged for this node to claim it now by a link, or empty if no link allows it: for the simulation's
+     * check that no node can take a slot whose owner's robots run.
      */
-    public synchronized boolean mayClaim(NodeId owner, String instance, long beat) {
-        return claimable().stream().anyMatch(c -> c.target().node().equals(owner) && c.target().instance().equals(instance)
-                && beat <= c.maxBeat());
+    public synchronized Optional<Duration> mayClaim(NodeId owner, String instance, long beat) {
+        return claimable().stream().filter(c -> c.target().node().equals(owner) && c.target().instance().equals(instance)
+                && beat <= c.maxBeat()).map(Claimable::markAge).min(Duration::compareTo);
     }
 
     /** When the next dead link becomes claimable, on this node's clock: for waking the poll early. */
     public synchronized Optional<Long> nextClaimable() {
         long now = clock.nanoTime();
-        List<Link> all = new ArrayList<>(dead);
-        all.addAll(links.values());
-        return all.stream().filter(link -> link.dead(now))
+        return all().stream().filter(link -> link.dead(now))
                 .map(Link::claimableFrom).filter(OptionalLong::isPresent).map(OptionalLong::getAsLong)
                 .filter(at -> at - now > 0).min(Long::compare);
     }

@@ -1,5 +1,7 @@
 package io.standby.slot.internal;
 
+import com.mongodb.client.model.Filters;
+import com.mongodb.client.model.Updates;
 import io.standby.slot.Lease;
 import io.standby.slot.ManualClock;
 import io.standby.slot.NodeConfig;
@@ -14,6 +16,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
+import java.time.Instant;
+import java.util.Date;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -104,6 +108,18 @@ class SlotProtocolWatchTest {
         ownerWatchers.tick();
     }
 
+    /**
+     * The standby's first step after the link died: it marks the owner's slots with the server's time. The
+     * mark is then set 10 s into the past, as the server's clock would age it, so that only the standby's
+     * own clock (the hand clock) decides.
+     */
+    private void markedAndAged() throws InterruptedException {
+        assertEquals(0, standby.takeWatched());
+        assertTrue(slot().linkEnd() != null, "marked at once");
+        database.connection().database().getCollection("slots").updateOne(Filters.eq("_id", "slot-0"),
+                Updates.set("linkEnd", Date.from(Instant.now().minusSeconds(10))));
+    }
+
     private Lease ownerLease() {
         return owner.leases().getFirst();
     }
@@ -118,6 +134,7 @@ class SlotProtocolWatchTest {
         // kill -9: nothing more comes from the owner, and the standby sees end of stream.
         linkUp = false;
         standbyLink.ended("end of stream");
+        markedAndAged();
         clock.tick(Duration.ofMillis(1099));
         assertEquals(0, standby.takeWatched(), "1.1 watch leases after the last ping, less 1 ms");
         assertEquals(A, slot().owner());
@@ -137,6 +154,7 @@ class SlotProtocolWatchTest {
         // A reset that both ends see: the owner renews at once, with a beat it never sent on the link.
         standbyLink.ended("connection reset");
         ownerWatchers.ended(ownerHandle, "connection reset");
+        markedAndAged();
         clock.tick(Duration.ofMillis(1100));
         owner.checkFences();
         assertTrue(ownerLease().isValid(), "a higher beat landed: the link blocks nothing");
@@ -153,6 +171,7 @@ class SlotProtocolWatchTest {
         ownerStore.fail(FailingSlotStore.Call.RENEW);
         standbyLink.ended("connection reset");
         ownerWatchers.ended(ownerHandle, "connection reset");
+        markedAndAged();
         clock.tick(Duration.ofMillis(850));
         owner.checkFences();
         assertTrue(ownerLease().isValid(), "before the link's deadline");
@@ -174,6 +193,7 @@ class SlotProtocolWatchTest {
         ownerStore.fail(FailingSlotStore.Call.RENEW);
         standbyLink.ended("connection reset");
         ownerWatchers.ended(ownerHandle, "connection reset");
+        markedAndAged();
         clock.tick(Duration.ofMillis(950));
         owner.checkFences();
         assertFalse(ownerLease().isValid());
@@ -183,6 +203,17 @@ class SlotProtocolWatchTest {
         assertEquals(List.of("resumed slot-0@" + epoch), ownerEvents.starting("resumed"));
         clock.tick(Duration.ofMillis(200));
         assertEquals(0, standby.takeWatched());
+        assertEquals(A, slot().owner());
+    }
+
+    @Test
+    void aClaimWaitsForTheServersMarkToAgeEvenWhenTheStandbysOwnClockSaysGo() throws InterruptedException {
+        linkUp = false;
+        standbyLink.ended("end of stream");
+        assertEquals(0, standby.takeWatched());
+        // The standby's clock runs ten seconds ahead; the server's mark is fresh.
+        clock.tick(Duration.ofSeconds(10));
+        assertEquals(0, standby.takeWatched(), "a clock that runs fast cannot end the wait by itself");
         assertEquals(A, slot().owner());
     }
 

@@ -159,14 +159,33 @@ class WatchLinksTest {
         clock.tick(Duration.ofMillis(100));
         assertTrue(link.pinged(12));
         link.ended("end of stream");
+        Watches.Claimable dead = new Watches.Claimable(target, 12, Duration.ofMillis(1100), "its watch link end of stream");
+        assertEquals(List.of(dead), watches.unmarked(), "to be marked in the database at once");
         clock.tick(Duration.ofMillis(1099));
+        watches.marked(dead);
+        assertTrue(watches.unmarked().isEmpty());
         assertTrue(watches.claimable().isEmpty(), "1.1 s after the last ping less 1 ms");
-        assertFalse(watches.mayClaim(OWNER, "i-1", 12));
+        assertTrue(watches.mayClaim(OWNER, "i-1", 12).isEmpty());
         clock.tick(Duration.ofMillis(1));
-        assertEquals(List.of(new Watches.Claimable(target, 12, "its watch link end of stream")), watches.claimable());
-        assertTrue(watches.mayClaim(OWNER, "i-1", 12));
-        assertFalse(watches.mayClaim(OWNER, "i-1", 13), "never above the highest beat received");
-        assertFalse(watches.mayClaim(OWNER, "i-2", 12), "another instance at the same address is another owner");
+        assertEquals(List.of(dead), watches.claimable());
+        assertEquals(Duration.ofMillis(1100), watches.mayClaim(OWNER, "i-1", 12).orElseThrow(), "the mark must be as old");
+        assertTrue(watches.mayClaim(OWNER, "i-1", 13).isEmpty(), "never above the highest beat received");
+        assertTrue(watches.mayClaim(OWNER, "i-2", 12).isEmpty(), "another instance at the same address is another owner");
+    }
+
+    @Test
+    void aDeadLinkNotMarkedInTheDatabaseIsNeverClaimedBy() {
+        Watches.Link link = watched();
+        assertTrue(link.pinged(10));
+        link.ended("end of stream");
+        clock.tick(Duration.ofSeconds(5));
+        assertTrue(watches.claimable().isEmpty(), "without the mark, the server's clock could not judge the wait");
+        assertEquals(1, watches.unmarked().size());
+    }
+
+    /** Marks every dead link, as the standby does once the database acknowledged its stamp. */
+    private void markAll() {
+        watches.unmarked().forEach(watches::marked);
     }
 
     @Test
@@ -179,6 +198,7 @@ class WatchLinksTest {
         }
         clock.tick(Duration.ofMillis(400));
         assertFalse(link.pinged(50), "silent for half a watch lease: dead, and a late ping is not acknowledged");
+        markAll();
         clock.tick(Duration.ofMillis(1100));
         assertEquals(39, watches.claimable().getFirst().maxBeat(), "the beat of the last ping acknowledged");
     }
@@ -189,6 +209,7 @@ class WatchLinksTest {
         link.ended("connect refused");
         clock.tick(Duration.ofSeconds(5));
         assertTrue(watches.claimable().isEmpty(), "no ping, no beat to claim at");
+        assertTrue(watches.unmarked().isEmpty(), "nothing to mark either");
 
         watches.watch(List.of());
         Watches.Target other = new Watches.Target(OWNER, "i-2", 7701);
@@ -206,6 +227,7 @@ class WatchLinksTest {
         first.ended("connection reset");
         watches.watch(List.of(target));
         assertEquals(2, opened.size(), "the owner still renews: a new link beside the dead one");
+        markAll();
         clock.tick(Duration.ofMillis(1100));
         assertEquals(10, watches.claimable().getFirst().maxBeat());
         clock.tick(Watches.FORGET_AFTER);
@@ -226,6 +248,7 @@ class WatchLinksTest {
         link.pinged(10);
         saying.watch(List.of());
         assertEquals(List.of("i-1"), byes);
+        assertTrue(saying.unmarked().isEmpty());
         clock.tick(Duration.ofSeconds(2));
         assertTrue(saying.claimable().isEmpty(), "a goodbye gives the link up");
     }
