@@ -56,6 +56,8 @@ class SlotProtocolWatchTest {
     private Object ownerHandle;
     /** Whether the link still carries pings and acknowledgements. */
     private boolean linkUp;
+    /** Whether the standby's marks of a link's end fail, as a write to an unreachable database does. */
+    private volatile boolean marksFail;
 
     @BeforeEach
     void setUp() throws InterruptedException {
@@ -92,7 +94,16 @@ class SlotProtocolWatchTest {
             });
             return () -> ownerWatchers.goodbye(ownerHandle);
         };
-        standby = new SlotProtocol(ProtocolSetup.of(store, new NodeConfig(B, 1, TIMING, "standby-1"), clock, standbyEvents)
+        SlotStore standbyStore = new FailingSlotStore(store) {
+            @Override
+            public long markLinkEnd(NodeId node, String instance) {
+                if (marksFail) {
+                    throw new IllegalStateException("connection lost (mark)");
+                }
+                return super.markLinkEnd(node, instance);
+            }
+        };
+        standby = new SlotProtocol(ProtocolSetup.of(standbyStore, new NodeConfig(B, 1, TIMING, "standby-1"), clock, standbyEvents)
                 .withSleeper(d -> { }).withWatchLinks(Watchers.OFF, new Watches(clock, loopback)));
 
         assertEquals(1, owner.poll());
@@ -214,6 +225,23 @@ class SlotProtocolWatchTest {
         // The standby's clock runs ten seconds ahead; the server's mark is fresh.
         clock.tick(Duration.ofSeconds(10));
         assertEquals(0, standby.takeWatched(), "a clock that runs fast cannot end the wait by itself");
+        assertEquals(A, slot().owner());
+    }
+
+    @Test
+    void aStandbyWhoseOwnMarkFailedNeverClaimsOnAnOlderMark() throws InterruptedException {
+        // A mark left by an earlier link's death, long aged by the server's clock.
+        database.connection().database().getCollection("slots").updateOne(Filters.eq("_id", "slot-0"),
+                Updates.set("linkEnd", Date.from(Instant.now().minusSeconds(60))));
+        marksFail = true;
+        linkUp = false;
+        standbyLink.ended("end of stream");
+        assertEquals(0, standby.takeWatched());
+        clock.tick(Duration.ofMillis(1100));
+        assertEquals(0, standby.takeWatched(), "only its own mark, acknowledged, dates the link's end by the server's clock");
+        assertEquals(A, slot().owner());
+        marksFail = false;
+        assertEquals(0, standby.takeWatched(), "its own mark now, which has yet to age");
         assertEquals(A, slot().owner());
     }
 
