@@ -10,11 +10,24 @@ import java.util.Locale;
 
 /**
  * Node timing under test: {@code defaults} (what {@code standby node} uses unless told) or {@code fast}
- * ({@code --heartbeat 200ms --lease 600ms --poll 100ms}), with fast failover on or off.
+ * ({@code --heartbeat 200ms --lease 600ms --poll 100ms}) or {@code long} ({@code --heartbeat 3s --lease 20s
+ * --poll 1s}), with fast failover on or off, and with or without watch links.
  */
-record Profile(String name, SlotTiming timing, boolean fastFailover) {
+record Profile(String name, SlotTiming timing, boolean fastFailover, Duration watchLease) {
 
     static final SlotTiming FAST = SlotTiming.of(Duration.ofMillis(200), Duration.ofMillis(600), Duration.ofMillis(100));
+    /** A lease that rides through a database election: issue 25's target 5. */
+    static final SlotTiming LONG = SlotTiming.of(Duration.ofSeconds(3), Duration.ofSeconds(20), Duration.ofSeconds(1));
+
+    /** Without watch links. */
+    Profile(String name, SlotTiming timing, boolean fastFailover) {
+        this(name, timing, fastFailover, null);
+    }
+
+    /** The same profile with watch links of {@code watchLease} (null: none). */
+    Profile withWatchLease(Duration watchLease) {
+        return new Profile(name, timing, fastFailover, watchLease);
+    }
 
     /** Every combination of {@code names} (defaults, fast) and {@code failover} (on, off). */
     static List<Profile> parse(List<String> names, List<String> failover) {
@@ -23,7 +36,8 @@ record Profile(String name, SlotTiming timing, boolean fastFailover) {
             SlotTiming timing = switch (name) {
                 case "defaults" -> SlotTiming.defaults();
                 case "fast" -> FAST;
-                default -> throw new IllegalArgumentException("unknown profile '" + name + "': use defaults or fast");
+                case "long" -> LONG;
+                default -> throw new IllegalArgumentException("unknown profile '" + name + "': use defaults, fast or long");
             };
             for (String on : failover) {
                 boolean fast = switch (on) {
@@ -67,12 +81,16 @@ record Profile(String name, SlotTiming timing, boolean fastFailover) {
         List<String> args = new ArrayList<>(List.of("--heartbeat", ms(timing.heartbeat()), "--lease", ms(timing.lease()),
                 "--poll", ms(timing.poll())));
         args.add(fastFailover ? "--fast-failover" : "--no-fast-failover");
+        if (watchLease != null) {
+            args.addAll(List.of("--watch-lease", ms(watchLease)));
+        }
         return args;
     }
 
     String label() {
-        return String.format(Locale.ROOT, "%s (heartbeat %s, lease %s, poll %s), fast failover %s", name,
-                ms(timing.heartbeat()), ms(timing.lease()), ms(timing.poll()), fastFailover ? "on" : "off");
+        return String.format(Locale.ROOT, "%s (heartbeat %s, lease %s, poll %s), fast failover %s%s", name,
+                ms(timing.heartbeat()), ms(timing.lease()), ms(timing.poll()), fastFailover ? "on" : "off",
+                watchLease == null ? "" : ", watch lease " + ms(watchLease));
     }
 
     private static String ms(Duration d) {

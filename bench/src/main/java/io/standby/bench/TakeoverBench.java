@@ -28,12 +28,17 @@ final class TakeoverBench implements Callable<Integer> {
     int rounds;
 
     @Option(names = "--profiles", split = ",", defaultValue = "defaults,fast",
-            description = "defaults (heartbeat 2s, lease 5s, poll 1s) and/or fast (200ms, 600ms, 100ms) (default: ${DEFAULT-VALUE}).")
+            description = "defaults (heartbeat 2s, lease 5s, poll 1s), fast (200ms, 600ms, 100ms) and/or long (3s, 20s, 1s) "
+                    + "(default: ${DEFAULT-VALUE}).")
     List<String> profiles;
 
     @Option(names = "--fast-failover", split = ",", defaultValue = "on,off",
             description = "on and/or off (default: ${DEFAULT-VALUE}).")
     List<String> failover;
+
+    @Option(names = "--watch-lease", converter = DurationOption.class, paramLabel = "DURATION",
+            description = "Nodes keep watch links with this watch lease (default: none).")
+    Duration watchLease;
 
     @Option(names = "--seed", defaultValue = "1", description = "Seeds the kill times (default: ${DEFAULT-VALUE}).")
     long seed;
@@ -51,7 +56,7 @@ final class TakeoverBench implements Callable<Integer> {
         if (rounds < 1) {
             throw new IllegalArgumentException("--rounds " + rounds + " must be at least 1");
         }
-        List<Profile> chosen = Profile.parse(profiles, failover);
+        List<Profile> chosen = Profile.parse(profiles, failover).stream().map(p -> p.withWatchLease(watchLease)).toList();
         Random random = new Random(seed);
         List<Result> results = Profile.runEach("takeover", String.format("takeover after kill -9: %d rounds per profile, seed %d",
                 rounds, seed), chosen, (logs, db, dbName, profile) -> run(logs, db, dbName, profile, random));

@@ -4,6 +4,7 @@ import com.mongodb.MongoClientSettings;
 import io.standby.robot.RobotFactory;
 import io.standby.robot.runtime.RobotTypes;
 import io.standby.robot.runtime.RuntimeConfig;
+import io.standby.slot.Durations;
 import io.standby.slot.MonotonicClock;
 import io.standby.slot.NodeConfig;
 import io.standby.slot.NodeId;
@@ -50,6 +51,7 @@ public final class StandbyNodeBuilder {
     private boolean endpoint = true;
     private boolean addressBound;
     private boolean fastFailover = true;
+    private Duration watchLease;
     private MonotonicClock clock = SuspendAwareClock.ofSystem();
     private final List<NodeExtension> extensions = new ArrayList<>();
 
@@ -180,6 +182,26 @@ public final class StandbyNodeBuilder {
     }
 
     /**
+     * Watch links, off by default: standbys keep a TCP connection to this node (on an ephemeral port of its
+     * ip, which other nodes must reach) and take its slots about {@code 1.1 × watchLease} after the
+     * connection died, instead of at the late mark or the lease. In return this node pauses a slot's
+     * robots when a link's deadline passes and a renewal has not outrun it: when a standby dies or its
+     * link breaks, one renewal is sent at once, and only if the database does not answer it within about
+     * half the watch lease do the robots pause, to resume at the next renewal. Choose it well above the
+     * network's round trip and the database's usual latency: 1 s is a good start.
+     *
+     * @throws IllegalArgumentException if it is under 100 ms; {@link #build()} also refuses one not shorter than
+     *                                  the late mark (two heartbeats), which would take over no sooner
+     */
+    public StandbyNodeBuilder watchLease(Duration watchLease) {
+        if (watchLease != null && (watchLease.compareTo(Duration.ofMillis(100)) < 0)) {
+            throw new IllegalArgumentException("invalid watch lease " + Durations.format(watchLease) + ": must be at least 100ms");
+        }
+        this.watchLease = watchLease;
+        return this;
+    }
+
+    /**
      * The node's one monotonic clock, on which the slot protocol, the robots' runs, their supervisor and
      * the change watcher read every local deadline (the database's clock still judges lease expiry).
      * Default: {@link SuspendAwareClock#ofSystem()}, the JVM's monotonic clock moved forward by any time the
@@ -236,12 +258,16 @@ public final class StandbyNodeBuilder {
         if (ip == null) {
             throw new IllegalArgumentException("the node's identity (ip and port) is required");
         }
+        if (watchLease != null && watchLease.compareTo(timing.late()) >= 0) {
+            throw new IllegalArgumentException("invalid watch lease " + Durations.format(watchLease) + ": must be shorter than the late mark "
+                    + Durations.format(timing.late()) + " (two heartbeats)");
+        }
         // The endpoint is bound at the start before the node runs, or the start fails: either way a proof.
         NodeConfig config = NodeConfig.of(new NodeId(ip, port), maxSlots, timing).withAddressBound(endpoint || addressBound);
         RuntimeConfig runtime = new RuntimeConfig(timing.poll(), stopTimeout, restartBackoff, maxRestartBackoff,
                 failureLimit, failureWindow);
         RobotTypes robotTypes = (types != null ? types : RobotTypes.builtIn()).with(factories);
         return new StandbyNode(new NodeSettings(uri, database, clientSettings, slotDatabase, robotDatabase, config, runtime,
-                robotTypes, listener, endpoint, fastFailover, clock, extensions));
+                robotTypes, listener, endpoint, fastFailover, clock, extensions, watchLease));
     }
 }

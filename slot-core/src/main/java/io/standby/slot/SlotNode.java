@@ -14,15 +14,21 @@ import io.standby.slot.internal.Sleeper;
 import io.standby.slot.internal.SlotProtocol;
 import io.standby.slot.internal.SlotStore;
 import io.standby.slot.internal.SuspendAwareClock;
+import io.standby.slot.internal.TcpWatchLinks;
+import io.standby.slot.internal.Watchers;
+import io.standby.slot.internal.Watches;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -63,6 +69,11 @@ public final class SlotNode implements AutoCloseable {
     /** Whether this node started its event log and closes it, or its owner (a whole node) does. */
     private final boolean ownsEvents;
     private final MonotonicClock clock;
+    private final Watchers watchers;
+    /** The listener for watch links from standbys; null without watch links. */
+    private final TcpWatchLinks.Server watchServer;
+    /** Pings the standbys watching this node; its own thread, so that a slow poll never silences them. */
+    private final ScheduledExecutorService watch = Executors.newSingleThreadScheduledExecutor(daemon("standby-watch"));
 
     /**
      * @param events       where this node records how its slots change hands, or null
@@ -70,11 +81,12 @@ public final class SlotNode implements AutoCloseable {
      */
     SlotNode(SlotStore store, NodeRegistry registry, NodeConfig config, MonotonicClock clock, SlotListener listener,
              Supplier<Workload> workload, EventLog events, boolean fastFailover) {
-        this(store, registry, config, clock, listener, workload, events, true, fastFailover);
+        this(store, registry, config, clock, listener, workload, events, true, fastFailover, null);
     }
 
+    /** @param watchLease with watch links, their lease ({@link Watchers}); null without */
     private SlotNode(SlotStore store, NodeRegistry registry, NodeConfig config, MonotonicClock clock, SlotListener listener,
-                     Supplier<Workload> workload, EventLog events, boolean ownsEvents, boolean fastFailover) {
+                     Supplier<Workload> workload, EventLog events, boolean ownsEvents, boolean fastFailover, Duration watchLease) {
         this.config = config;
         this.events = events;
         this.ownsEvents = ownsEvents;
@@ -83,10 +95,32 @@ public final class SlotNode implements AutoCloseable {
         GoneOwners gone = fastFailover ? new GoneOwners(OwnerProbe.TCP, Sleeper.THREAD, clock,
                 GoneOwners.connectTimeout(config.timing().heartbeat()), GoneOwners.GAP) : GoneOwners.OFF;
         SlotListener listeners = events == null ? listener : SlotListener.inOrder(new EventRecorder(events), listener);
-        this.protocol = new SlotProtocol(ProtocolSetup.of(store, config, clock, listeners)
+        ProtocolSetup setup = ProtocolSetup.of(store, config, clock, listeners)
                 .withMembership(registry, workload, Load.Gauge.SYSTEM)
                 .withFanout(Fanout.PARALLEL)
-                .withFastFailover(gone));
+                .withFastFailover(gone);
+        if (watchLease != null) {
+            this.watchers = new Watchers(clock, watchLease, this::renewNow);
+            try {
+                this.watchServer = new TcpWatchLinks.Server(config.node().ip(), watchers, config.instance());
+            } catch (IOException e) {
+                throw new UncheckedIOException("Cannot listen for watch links on " + config.node().ip() + ": " + e.getMessage(), e);
+            }
+            setup = setup.withWatchLinks(watchers, new Watches(clock, TcpWatchLinks.connector()));
+        } else {
+            this.watchers = Watchers.OFF;
+            this.watchServer = null;
+        }
+        this.protocol = new SlotProtocol(setup);
+    }
+
+    /** A renewal now, on the renewal thread: a watch link ended, and a new beat should land before its deadline. */
+    private void renewNow() {
+        try {
+            heartbeat.execute(guard("renew", protocol::renewAll));
+        } catch (RejectedExecutionException e) {
+            // Stopping: the leases are being released.
+        }
     }
 
     /**
@@ -130,7 +164,19 @@ public final class SlotNode implements AutoCloseable {
     public static SlotNode create(StandbyDatabase database, NodeConfig config, SlotListener listener, Supplier<Workload> workload,
                                   boolean fastFailover, MonotonicClock clock, EventLog events) {
         return new SlotNode(new MongoSlotStore(database), new MongoNodeRegistry(database.database()), config, clock, listener,
-                workload, events, false, fastFailover);
+                workload, events, false, fastFailover, null);
+    }
+
+    /**
+     * The same, with watch links ({@code watchLease} not null): this node takes links from standbys on an
+     * ephemeral port of its ip, written into its owner document, and pauses a slot's robots when a link's
+     * deadline passes before a renewal outran it; and it watches up to 16 owners, taking their slots within
+     * about {@code 1.1 × watchLease} of their death (see {@link io.standby.slot.internal.Watchers}).
+     */
+    public static SlotNode create(StandbyDatabase database, NodeConfig config, SlotListener listener, Supplier<Workload> workload,
+                                  boolean fastFailover, MonotonicClock clock, EventLog events, Duration watchLease) {
+        return new SlotNode(new MongoSlotStore(database), new MongoNodeRegistry(database.database()), config, clock, listener,
+                workload, events, false, fastFailover, watchLease);
     }
 
     /**
@@ -192,6 +238,18 @@ public final class SlotNode implements AutoCloseable {
             long half = Math.max(Duration.ofMillis(50).toNanos(), timing.heartbeat().toNanos() / 2);
             identity.scheduleAtFixedRate(guard("identity", () -> protocol.checkIdentity().ifPresent(identityLost::complete)),
                     half, half, TimeUnit.NANOSECONDS);
+        }
+        if (watchers.on()) {
+            long tick = watchers.tickInterval().toNanos();
+            watch.scheduleAtFixedRate(guard("watch", watchers::tick), tick, tick, TimeUnit.NANOSECONDS);
+            // Between polls: a dead link's wait ends at any moment, and the takeover should follow within a tick.
+            poller.scheduleWithFixedDelay(guard("watched takeover", () -> {
+                try {
+                    protocol.takeWatched();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }), tick, tick, TimeUnit.NANOSECONDS);
         }
         poller.scheduleWithFixedDelay(guard("poll", () -> {
             try {
@@ -273,6 +331,11 @@ public final class SlotNode implements AutoCloseable {
         if (before == State.STARTED) {
             protocol.releaseAll();
             protocol.leave();
+        }
+        watch.shutdownNow();
+        awaitQuietly(watch);
+        if (watchServer != null) {
+            watchServer.close();
         }
         heartbeat.shutdownNow();
         fence.shutdownNow();

@@ -22,9 +22,18 @@ import java.time.Instant;
  *                 any other instance (a later owner, or the same address restarted)
  * @param beat     the beat of the owner's write that last took or renewed the slot, or 0 if none was written:
  *                 a standby that watched the owner's document stand still at this beat may take the slot
+ * @param linkEnd  how long ago, by the server's clock at the read, a standby marked that its watch link to the
+ *                 owner died, or null: a claim by a dead link waits for this mark to age too (see
+ *                 {@code Watches})
  */
 public record SlotView(String id, NodeId owner, String instance, Instant time, Duration lease, long epoch, Duration age,
-                       long changes, Duration lateMark, Drain drain, long beat) {
+                       long changes, Duration lateMark, Drain drain, long beat, Duration linkEnd) {
+
+    /** A slot that no standby marked as behind a dead watch link. */
+    public SlotView(String id, NodeId owner, String instance, Instant time, Duration lease, long epoch, Duration age,
+                    long changes, Duration lateMark, Drain drain, long beat) {
+        this(id, owner, instance, time, lease, epoch, age, changes, lateMark, drain, beat, null);
+    }
 
     /** A slot without a beat: written by a node that writes none, or never taken. */
     public SlotView(String id, NodeId owner, String instance, Instant time, Duration lease, long epoch, Duration age,

@@ -58,6 +58,16 @@ public final class FailingTouches implements SlotStore {
     }
 
     @Override
+    public boolean claimFromWatched(SlotView seen, Ownership owner, long maxBeat, java.time.Duration wait) {
+        return store.claimFromWatched(seen, owner, maxBeat, wait);
+    }
+
+    @Override
+    public long markLinkEnd(io.standby.slot.NodeId node, String instance) {
+        return store.markLinkEnd(node, instance);
+    }
+
+    @Override
     public void beat(Ownership owner) {
         store.beat(owner);
     }

@@ -235,6 +235,7 @@ final class SimDatabase {
     int incarnations;
     /** Slots taken over from an owner found gone (fast failover), before their lease ran out. */
     int fastTakeovers;
+    int watchedTakeovers;
 
     /**
      * The process whose event is running, and its generation: a call that comes back after its process

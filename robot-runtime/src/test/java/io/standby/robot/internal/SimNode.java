@@ -16,6 +16,8 @@ import io.standby.slot.internal.GoneOwners;
 import io.standby.slot.internal.Load;
 import io.standby.slot.internal.ProtocolSetup;
 import io.standby.slot.internal.SlotProtocol;
+import io.standby.slot.internal.Watchers;
+import io.standby.slot.internal.Watches;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -65,6 +67,10 @@ final class SimNode {
     /** Until when connects to this node's address are refused while its process may live (a REJECT rule). */
     long rejectingUntil;
     SlotProtocol protocol;
+    /** This process's instance id, and its watch links' two sides (null without watch links). */
+    String instance;
+    Watchers watchers;
+    Watches watches;
     private SlotRuns slots;
     WriteSequence sequence;
     SimThreads threads;
@@ -109,18 +115,30 @@ final class SimNode {
         WriteBatcher writes = new WriteBatcher(robotStore, size -> { }, threads);
         // A process that binds its address before it starts, as the node command does: the earlier one is gone.
         NodeConfig config = new NodeConfig(id, maxSlots, timing, id.port() + "-" + generation + "@simhost:1:1", true);
+        instance = config.instance();
+        int gen0 = generation;
+        if (world.watchLinks) {
+            watchers = new Watchers(clock, SimWorld.WATCH_LEASE, () -> afterFor(gen0, 0, () -> protocol.renewAll()));
+            // Where the real transport would listen; the simulated links find the process by its address.
+            watchers.port(id.port() + 1);
+            watches = new Watches(clock, world.watchNet.connector(this));
+        } else {
+            watchers = null;
+            watches = null;
+        }
         runs = new RobotRuns(robotStore, writes, sequence, RUNTIME, TYPES, name(), clock, threads, this::runEnded, event -> { },
                 RobotListener.NONE);
         RuntimeCore core = new RuntimeCore(robotStore, writes, sequence, name(), new Launcher(runs), clock);
         slots = new SlotRuns(core, Duration.ofSeconds(2), SlotRuns.RESYNC, slotIds -> { }, () -> scheduleSync(0));
         SlotRuns runs = slots;
-        protocol = new SlotProtocol(ProtocolSetup.of(slotStore, config, clock, new Listener(slots))
+        ProtocolSetup setup = ProtocolSetup.of(slotStore, config, clock, new Listener(slots))
                 .withSleeper(duration -> { })
                 .withMembership(world.registry, runs::workload, Load.Gauge.IDLE)
                 .withFastFailover(world.fastFailover
                         // The two connects in one instant: a process is not restarted between them here.
                         ? new GoneOwners((node, timeout) -> world.probe(node), duration -> { }, clock, Duration.ofMillis(50), GoneOwners.GAP)
-                        : GoneOwners.OFF));
+                        : GoneOwners.OFF);
+        protocol = new SlotProtocol(watchers == null ? setup : setup.withWatchLinks(watchers, watches));
         sim.note(this + " starts (instance " + config.instance() + ")");
         int gen = generation;
         after(0, () -> join(gen));
@@ -144,8 +162,31 @@ final class SimNode {
         if (world.fastFailover) {
             after(local(identityCheck()), () -> checkIdentity(gen));
         }
+        if (watchers != null) {
+            after(local(watchers.tickInterval()), () -> tickWatchers(gen));
+        }
         scheduleSync(local(timing.poll()));
         after(0, () -> poll(gen));
+    }
+
+    /** As SlotNode pings its watchers: every tenth of the watch lease. */
+    private void tickWatchers(int gen) {
+        watchers.tick();
+        after(local(watchers.tickInterval()) + late(), () -> tickWatchers(gen));
+    }
+
+    /** As SlotNode takes over by a dead watch link between polls: when its wait ends. */
+    private void scheduleWatchedTakeover(int gen) {
+        protocol.nextWatchedTakeover().ifPresent(delay -> after(local(delay) + late(), () -> {
+            if (stopping) {
+                return;
+            }
+            try {
+                protocol.takeWatched();
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        }));
     }
 
     /** As SlotNode checks its own address: every half heartbeat, at least every 50 ms. */
@@ -176,7 +217,13 @@ final class SimNode {
 
     /** The process exits now, having written nothing more. */
     private void exit() {
+        exit(false);
+    }
+
+    /** The same; with {@code hostDown}, its peers see nothing more of its connections, not their end. */
+    private void exit(boolean hostDown) {
         up = false;
+        world.watchNet.processEnded(this, generation, hostDown);
         generation++;
         threads.kill();
     }
@@ -202,6 +249,11 @@ final class SimNode {
     /** Runs {@code action} after {@code delay} as this process's event: never after it died, later if it is paused. */
     void after(long delay, Runnable action) {
         int gen = generation;
+        sim.after(delay, () -> run(gen, action));
+    }
+
+    /** Runs {@code action} after {@code delay} as an event of process {@code gen}: never if that process died. */
+    void afterFor(int gen, long delay, Runnable action) {
         sim.after(delay, () -> run(gen, action));
     }
 
@@ -244,6 +296,9 @@ final class SimNode {
             world.checker.drained++;
             stopLater();
             return;
+        }
+        if (watches != null) {
+            scheduleWatchedTakeover(gen);
         }
         after(local(timing.poll()) + late(), () -> poll(gen));
     }
@@ -316,8 +371,9 @@ final class SimNode {
 
     /** kill -9: the process and its robots stop this instant. */
     void kill() {
-        sim.note(this + " killed");
-        exit();
+        boolean hostDown = world.watchLinks && sim.chance(0.3);
+        sim.note(this + " killed" + (hostDown ? " with its host" : ""));
+        exit(hostDown);
     }
 
     /**

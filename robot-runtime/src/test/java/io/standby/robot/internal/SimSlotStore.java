@@ -5,6 +5,7 @@ import io.standby.slot.SlotView;
 import io.standby.slot.internal.SlotRules;
 import io.standby.slot.internal.SlotStore;
 import org.bson.BsonBoolean;
+import org.bson.BsonDateTime;
 import org.bson.BsonDocument;
 import org.bson.BsonString;
 import org.bson.conversions.Bson;
@@ -27,6 +28,7 @@ import static io.standby.slot.internal.SlotDocument.INSTANCE;
 import static io.standby.slot.internal.SlotDocument.IP;
 import static io.standby.slot.internal.SlotDocument.LATE;
 import static io.standby.slot.internal.SlotDocument.LEASE;
+import static io.standby.slot.internal.SlotDocument.LINK_END;
 import static io.standby.slot.internal.SlotDocument.PORT;
 import static io.standby.slot.internal.SlotDocument.TIME;
 
@@ -66,7 +68,8 @@ final class SimSlotStore implements SlotStore {
             for (BsonDocument doc : found) {
                 String id = SimDatabase.id(doc);
                 if (SlotRules.isOwnerId(id)) {
-                    owners.add(SlotRules.owner(id, number(doc, BEAT), Duration.ofMillis(now - doc.getDateTime(SlotRules.AT).getValue())));
+                    int watch = doc.containsKey(SlotRules.WATCH) ? number(doc, SlotRules.WATCH).intValue() : 0;
+                    owners.add(SlotRules.owner(id, number(doc, BEAT), Duration.ofMillis(now - doc.getDateTime(SlotRules.AT).getValue()), watch));
                 } else {
                     views.add(view(doc, now));
                 }
@@ -91,10 +94,11 @@ final class SimSlotStore implements SlotStore {
         Long late = number(doc, LATE);
         Long changes = number(doc, CHANGES);
         Long beat = number(doc, BEAT);
+        Duration linkEnd = doc.get(LINK_END) instanceof BsonDateTime at ? Duration.ofMillis(nowMs - at.getValue()) : null;
         return new SlotView(SimDatabase.id(doc), owner, string(doc, INSTANCE), Instant.ofEpochMilli(timeMs),
                 Duration.ofMillis(number(doc, LEASE)), number(doc, EPOCH), Duration.ofMillis(nowMs - timeMs),
                 changes == null ? 0 : changes, late == null || late <= 0 ? null : Duration.ofMillis(late), drain(doc),
-                beat == null ? 0 : beat);
+                beat == null ? 0 : beat, linkEnd);
     }
 
     private static SlotView.Drain drain(BsonDocument doc) {
@@ -124,6 +128,27 @@ final class SimSlotStore implements SlotStore {
 
     private static String beat(OptionalLong ownerBeat) {
         return ownerBeat.isPresent() ? " at owner beat " + ownerBeat.getAsLong() : "";
+    }
+
+    @Override
+    public boolean claimFromWatched(SlotView seen, Ownership owner, long maxBeat, Duration wait) {
+        if (seen.owner() == null || seen.instance() == null) {
+            return false;
+        }
+        return db.write("claim from watched " + seen.id() + "@" + seen.epoch() + " by " + owner.node() + " up to beat " + maxBeat, () -> {
+            boolean matched = db.slots.update(SlotRules.claimFromWatchedFilter(seen, maxBeat, wait), SlotRules.takeUpdate(owner), false)
+                    .matched() == 1;
+            if (matched) {
+                db.watchedTakeovers++;
+            }
+            return matched;
+        });
+    }
+
+    @Override
+    public long markLinkEnd(NodeId node, String instance) {
+        return db.write("mark link end of " + node + "/" + instance,
+                () -> db.slots.update(SlotRules.markLinkEndFilter(node, instance), SlotRules.markLinkEndUpdate(), true).matched());
     }
 
     @Override

@@ -34,6 +34,14 @@ final class SimWorld {
      * ways of taking a slot over run under the same faults, without a draw that would change every seed.
      */
     final boolean fastFailover;
+    /**
+     * Whether nodes keep watch links and take over within a watch lease of an owner's death: on for seeds
+     * whose half is even, so that it runs both with and without fast failover.
+     */
+    final boolean watchLinks;
+    final SimWatchNet watchNet;
+    /** The owners' watch lease: shorter than the late mark, as a real one is. */
+    static final Duration WATCH_LEASE = Duration.ofMillis(300);
     private final SimOperator operator;
     private final int slotCount;
     private final int maxRobots;
@@ -60,6 +68,8 @@ final class SimWorld {
         this.checker = new SimChecker(sim, this);
         db.checker = checker;
         this.fastFailover = seed % 2 == 0;
+        this.watchLinks = Boolean.getBoolean("standby.sim.watch") || (seed / 2) % 2 == 0;
+        this.watchNet = new SimWatchNet(this);
         int nodeCount = 3 + sim.random.nextInt(4);
         this.slotCount = 2 + sim.random.nextInt(4);
         int maxSlots = 1 + sim.random.nextInt(2);
@@ -84,7 +94,7 @@ final class SimWorld {
             nodes.add(new SimNode(this, ids.get(i), maxSlots, TIMING, rate));
         }
         sim.note("world: " + nodeCount + " nodes (max " + maxSlots + " slots each), " + slotCount + " slots, up to " + maxRobots
-                + " robots, fast failover " + (fastFailover ? "on" : "off"));
+                + " robots, fast failover " + (fastFailover ? "on" : "off") + ", watch links " + (watchLinks ? "on" : "off"));
     }
 
     /**
@@ -209,6 +219,9 @@ final class SimWorld {
             if (node.up && sim.chance(0.5)) {
                 node.pause(sim.between(LEASE / 3, 3 * LEASE));
             }
+        } else if (r < 0.60 && watchLinks) {
+            // A watch link breaks, half open or whole, or the network turns slow.
+            watchNet.fault();
         }
     }
 

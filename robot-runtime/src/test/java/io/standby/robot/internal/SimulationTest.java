@@ -118,6 +118,8 @@ class SimulationTest {
         long rollbacks = 0;
         long late = 0;
         long fast = 0;
+        long watched = 0;
+        long linksBroken = 0;
         for (long seed = only != null ? only : firstSeed; steps < totalSteps; seed++) {
             SimWorld world = new SimWorld(seed, slowCalls);
             try {
@@ -141,16 +143,20 @@ class SimulationTest {
             rollbacks += world.db.rollbacks;
             late += world.db.lateDeliveries;
             fast += world.db.fastTakeovers;
+            watched += world.db.watchedTakeovers;
+            linksBroken += world.watchNet.broken;
             if (only != null) {
                 break;
             }
         }
         double seconds = (System.nanoTime() - started) / 1e9;
         System.out.printf("SIMULATION%s %d steps, %d seeds, %.1f s (%.0f steps/s): %d robot runs, %d crashes, %d checkpoints acknowledged, %d forced releases, %d drains (%d nodes drained), %d identities lost, "
-                + "%d documents rolled back by failovers, %d late copies delivered, %d fast takeovers (even seeds)%n",
-                slowCalls ? " (slow calls)" : "", steps, seeds, seconds, steps / seconds, launches, crashes, acks, released, drains, drained, identityLosses, rollbacks, late, fast);
+                + "%d documents rolled back by failovers, %d late copies delivered, %d fast takeovers (even seeds), "
+                + "%d takeovers by watch links (%d links broken)%n",
+                slowCalls ? " (slow calls)" : "", steps, seeds, seconds, steps / seconds, launches, crashes, acks, released, drains, drained, identityLosses, rollbacks, late, fast, watched, linksBroken);
         if (only == null && seeds >= 2) {
             assertTrue(fast > 0, "fast failover never took a slot over: the even seeds do not exercise it");
+            assertTrue(watched > 0, "no slot was ever taken over by a watch link: the seeds with watch links do not exercise it");
             assertTrue(crashes > 0, "no robot ever crashed: the supervisor's restarts go unexercised");
             assertTrue(released > 0, "no slot was ever released by force");
             assertTrue(drains > 0, "no node was ever drained");

@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Predicate;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
 
@@ -173,13 +174,25 @@ final class ClaimRound {
      * on the owner's document rather than on the slot. True if this node won it.
      */
     boolean claim(SlotView slot, Takeover how, String evidence, Observations.Waited waited) {
+        return claim(slot, how, evidence, me -> how == Takeover.OWNER_GONE ? store.claimFromGone(slot, me, waited.ownerBeat())
+                : store.claim(slot, me, waited.ownerBeat()));
+    }
+
+    /**
+     * Claims {@code slot} from an owner whose watch link died, at a beat up to {@code maxBeat} (see
+     * {@link Watches}); otherwise as {@link #claim(SlotView, Takeover, String, Observations.Waited)}.
+     */
+    boolean claimWatched(SlotView slot, String evidence, long maxBeat, Duration wait) {
+        return claim(slot, Takeover.OWNER_GONE, evidence, me -> store.claimFromWatched(slot, me, maxBeat, wait));
+    }
+
+    private boolean claim(SlotView slot, Takeover how, String evidence, Predicate<SlotStore.Ownership> write) {
         LeaseBook.Stamp stamp = book.claimStamp();
         SlotStore.Ownership me = stamp == null ? book.me() : book.me(stamp);
         long sent = clock.nanoTime();
         boolean taken;
         try {
-            taken = how == Takeover.OWNER_GONE ? store.claimFromGone(slot, me, waited.ownerBeat())
-                    : store.claim(slot, me, waited.ownerBeat());
+            taken = write.test(me);
         } catch (RuntimeException e) {
             // The claim may have landed; if so the next poll finds the slot under this node's identity
             // and takes it back.
@@ -205,7 +218,7 @@ final class ClaimRound {
             log.info("Took over {} from {} (lease {} expired), epoch {}",
                     slot.id(), slot.owner(), Durations.format(slot.lease()), slot.epoch() + 1);
         }
-        OwnedLease lease = book.acquire(slot, stamp == null ? sent : stamp.sentNanos());
+        OwnedLease lease = book.acquire(slot, stamp == null ? sent : stamp.sentNanos(), me.beat());
         // From another owner: a slot held under this node's own identity (by a twin on another host) is
         // recorded as taken back, as before.
         if (slot.owner() != null && !config.node().equals(slot.owner())) {

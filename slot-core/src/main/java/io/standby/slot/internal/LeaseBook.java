@@ -49,6 +49,7 @@ final class LeaseBook {
     /** When a lease pauses, after its last acknowledged renewal was sent; Long.MAX_VALUE without fast failover. */
     private final long pauseNanos;
     private final Map<String, OwnedLease> owned = new ConcurrentHashMap<>();
+    private final Watchers watchers;
 
     LeaseBook(ProtocolSetup setup, Outage outage) {
         this.store = setup.store();
@@ -61,10 +62,21 @@ final class LeaseBook {
         // its robots before its heartbeat is that old. Other nodes take a slot over early only from an
         // owner that wrote one, by the mark it wrote, so nodes with other settings never misjudge it.
         this.me = new SlotStore.Ownership(config.node(), config.instance(), config.timing().lease(),
-                setup.fastFailover() ? config.timing().late() : null);
+                setup.fastFailover() ? config.timing().late() : null).withWatch(setup.watchers().on() ? setup.watchers().port() : 0);
         this.validNanos = config.timing().lease().minus(config.timing().fenceMargin()).toNanos();
         this.pauseNanos = setup.fastFailover() ? config.timing().late().minus(config.timing().lateMargin()).toNanos()
                 : Long.MAX_VALUE;
+        this.watchers = setup.watchers();
+        if (watchers.on()) {
+            watchers.bind(beats::get, config.timing().lease());
+        }
+    }
+
+    /** A new beat, announced on every watch link before any write carries it. */
+    private long nextBeat() {
+        long beat = beats.incrementAndGet();
+        watchers.announce(beat);
+        return beat;
     }
 
     /**
@@ -73,7 +85,7 @@ final class LeaseBook {
      * never in the owner document.
      */
     SlotStore.Ownership me() {
-        return me.withBeat(beats.incrementAndGet());
+        return me.withBeat(nextBeat());
     }
 
     /** How this node writes itself into a slot it claims with {@code stamp}'s beat. */
@@ -95,10 +107,11 @@ final class LeaseBook {
      */
     Stamp claimStamp() {
         long now = clock.nanoTime();
-        if (stamp != null && now - stamp.sentNanos() < config.timing().heartbeat().toNanos() / 4) {
+        // Not a beat sent on a watch link that has ended: a slot claimed with it would pause at once.
+        if (stamp != null && now - stamp.sentNanos() < config.timing().heartbeat().toNanos() / 4 && stamp.beat() > watchers.endedFloor()) {
             return stamp;
         }
-        long beat = beats.incrementAndGet();
+        long beat = nextBeat();
         try {
             store.beat(me.withBeat(beat));
         } catch (RuntimeException e) {
@@ -147,9 +160,10 @@ final class LeaseBook {
     }
 
     /** The slot won, as it was claimed: at the next epoch. */
-    OwnedLease acquire(SlotView claimed, long claimSentNanos) {
+    OwnedLease acquire(SlotView claimed, long claimSentNanos, long claimBeat) {
         long epoch = claimed.epoch() + 1;
-        OwnedLease lease = new OwnedLease(claimed.id(), epoch, config.node(), clock, validNanos, pauseNanos, claimSentNanos);
+        OwnedLease lease = new OwnedLease(claimed.id(), epoch, config.node(), clock, validNanos, pauseNanos, claimSentNanos,
+                claimBeat, watchers);
         log.info("Acquired {} at epoch {}", claimed.id(), epoch);
         // Held while the listener runs, so that a loss found meanwhile is reported after acquired().
         synchronized (lease) {
@@ -182,10 +196,11 @@ final class LeaseBook {
         }
         Map<String, Long> held = new LinkedHashMap<>();
         leases.forEach(lease -> held.put(lease.slotId(), lease.epoch()));
+        SlotStore.Ownership ownership = me();
         long sent = clock.nanoTime();
         SlotStore.Renewals renewals;
         try {
-            renewals = store.renewAll(held, me());
+            renewals = store.renewAll(held, ownership);
         } catch (RuntimeException e) {
             outage.failed("Renewal of " + String.join(", ", held.keySet()) + " failed", e);
             leases.forEach(lease -> Notify.safely("renewalFailed", lease, () -> listener.renewalFailed(lease)));
@@ -195,19 +210,19 @@ final class LeaseBook {
         long answered = clock.nanoTime();
         for (OwnedLease lease : leases) {
             if (renewals.renewed().contains(lease.slotId())) {
-                renewed(lease, sent, answered);
+                renewed(lease, sent, answered, ownership.beat());
             } else {
                 lose(lease, whyGone(lease, renewals.others().get(lease.slotId())));
             }
         }
     }
 
-    private void renewed(OwnedLease lease, long sent, long answered) {
+    private void renewed(OwnedLease lease, long sent, long answered, long beat) {
         synchronized (lease) {
             // An answer after the late point: the robots may have seen the lease invalid, so they pause
             // (if the fence check has not paused them yet) and resume, under one rule.
             pauseIfLate(lease, answered);
-            if (!lease.renewed(sent, answered)) {
+            if (!lease.renewed(sent, answered, beat)) {
                 lose(lease, LossReason.FENCED);
                 return;
             }
@@ -226,6 +241,12 @@ final class LeaseBook {
      */
     private void pauseIfLate(OwnedLease lease, long now) {
         if (lease.pauseIfDue(now)) {
+            if (lease.blockedByWatch(now)) {
+                log.warn("A watch link of {} ended and no renewal outran its deadline: pausing the robots of {}; it keeps the slot "
+                        + "and resumes them when a renewal is acknowledged", config.node(), lease.slotId());
+                Notify.safely("paused", lease, () -> listener.paused(lease));
+                return;
+            }
             log.warn("No renewal of {} acknowledged for {} (late mark {} minus {}): pausing its robots; it keeps the slot "
                             + "until its lease ends and resumes them when a renewal is acknowledged", lease.slotId(),
                     Durations.format(Duration.ofNanos(pauseNanos)), Durations.format(config.timing().late()),
@@ -252,7 +273,7 @@ final class LeaseBook {
         for (OwnedLease lease : owned.values()) {
             if (lease.endReason() == null && lease.deadlinePassed(now)) {
                 lose(lease, LossReason.FENCED);
-            } else if (pauseNanos != Long.MAX_VALUE && lease.endReason() == null && !lease.paused()) {
+            } else if (lease.mayPause() && lease.endReason() == null && !lease.paused()) {
                 synchronized (lease) {
                     pauseIfLate(lease, now);
                 }

@@ -146,7 +146,7 @@ public final class MongoSlotStore implements SlotStore {
         if (SlotRules.isOwnerId(slotId)) {
             return Optional.empty();
         }
-        Document doc = raw.find(Filters.eq("_id", slotId)).projection(Projections.include(IP, PORT, TIME, LEASE, LATE, EPOCH, INSTANCE, CHANGES, DRAIN, BEAT)).first();
+        Document doc = raw.find(Filters.eq("_id", slotId)).projection(Projections.include(IP, PORT, TIME, LEASE, LATE, EPOCH, INSTANCE, CHANGES, DRAIN, BEAT, SlotDocument.LINK_END)).first();
         return doc == null ? Optional.empty() : Optional.ofNullable(parse(doc, serverNow()));
     }
 
@@ -170,7 +170,8 @@ public final class MongoSlotStore implements SlotStore {
         if (!isIntegral(doc.get(BEAT)) || !(doc.get(SlotRules.AT) instanceof Date at)) {
             return null;
         }
-        return SlotRules.owner((String) doc.get("_id"), ((Number) doc.get(BEAT)).longValue(), Duration.between(at.toInstant(), now));
+        int watch = doc.get(SlotRules.WATCH) instanceof Integer port && port > 0 && port < 65536 ? port : 0;
+        return SlotRules.owner((String) doc.get("_id"), ((Number) doc.get(BEAT)).longValue(), Duration.between(at.toInstant(), now), watch);
     }
 
     /** Returns null, after a warning, for a document that does not have the slot's shape. */
@@ -192,7 +193,8 @@ public final class MongoSlotStore implements SlotStore {
                 ((Number) doc.get(EPOCH)).longValue(), Duration.between(time, now),
                 doc.get(CHANGES) instanceof Number changes ? changes.longValue() : 0,
                 doc.get(LATE) instanceof Number late && late.longValue() > 0 ? Duration.ofMillis(late.longValue()) : null, drain(doc),
-                isIntegral(doc.get(BEAT)) ? ((Number) doc.get(BEAT)).longValue() : 0);
+                isIntegral(doc.get(BEAT)) ? ((Number) doc.get(BEAT)).longValue() : 0,
+                doc.get(SlotDocument.LINK_END) instanceof Date linkEnd ? Duration.between(linkEnd.toInstant(), now) : null);
     }
 
     /** The drain request on a slot; one that is not well-formed is no request (the slot itself is fine). */
@@ -255,6 +257,19 @@ public final class MongoSlotStore implements SlotStore {
             return false;
         }
         return update(SlotRules.claimFromGoneFilter(seen, ownerBeat), SlotRules.takeUpdate(owner));
+    }
+
+    @Override
+    public boolean claimFromWatched(SlotView seen, Ownership owner, long maxBeat, Duration wait) {
+        if (seen.owner() == null || seen.instance() == null) {
+            return false;
+        }
+        return update(SlotRules.claimFromWatchedFilter(seen, maxBeat, wait), SlotRules.takeUpdate(owner));
+    }
+
+    @Override
+    public long markLinkEnd(NodeId node, String instance) {
+        return raw.updateMany(SlotRules.markLinkEndFilter(node, instance), SlotRules.markLinkEndUpdate()).getMatchedCount();
     }
 
     @Override

@@ -103,11 +103,12 @@ final class OwnIdentity {
             }
             try {
                 if (room.getAsBoolean()) {
+                    SlotStore.Ownership me = book.me();
                     long sent = clock.nanoTime();
-                    if (store.reclaim(slot, book.me())) {
+                    if (store.reclaim(slot, me)) {
                         log.info("Took back {} held by instance {} of this node ({}), epoch {}",
                                 slot.id(), slot.instance(), config.node(), slot.epoch() + 1);
-                        book.acquire(slot, sent);
+                        book.acquire(slot, sent, me.beat());
                         won++;
                     }
                 } else if (store.release(slot.id(), slot.epoch(), slot.instance())) {

@@ -20,6 +20,10 @@ import java.util.concurrent.atomic.AtomicReference;
  * mark the owner wrote. The lease therefore has a second, earlier point, {@code late - lateMargin} after
  * the same send: from there it is <em>paused</em> (not valid, its robots stopped) until a renewal sent
  * later is acknowledged in time, which makes it valid again under the same epoch.
+ *
+ * <p>With watch links ({@link Watchers}), it also pauses while a link's deadline has passed and the last
+ * acknowledged write of the slot carried a beat no higher than one sent on that link, until a write with
+ * a higher beat is acknowledged.
  */
 final class OwnedLease implements Lease {
 
@@ -35,13 +39,25 @@ final class OwnedLease implements Lease {
     private volatile boolean releasing;
     private final AtomicLong lastRenewalSentNanos;
     private final AtomicReference<LossReason> ended = new AtomicReference<>();
+    /** The beat of the last write of this slot acknowledged: the claim's, then each renewal's. */
+    private final AtomicLong ackedBeat;
+    private final Watchers watchers;
 
     OwnedLease(String slotId, long epoch, NodeId node, MonotonicClock clock, long validNanos, long claimSentNanos) {
         this(slotId, epoch, node, clock, validNanos, Long.MAX_VALUE, claimSentNanos);
     }
 
-    /** @param pauseNanos how long after a renewal's send the lease pauses, if no later one was acknowledged */
     OwnedLease(String slotId, long epoch, NodeId node, MonotonicClock clock, long validNanos, long pauseNanos, long claimSentNanos) {
+        this(slotId, epoch, node, clock, validNanos, pauseNanos, claimSentNanos, 0, Watchers.OFF);
+    }
+
+    /**
+     * @param pauseNanos how long after a renewal's send the lease pauses, if no later one was acknowledged
+     * @param claimBeat  the beat the winning claim wrote into the slot
+     * @param watchers   this owner's watch links, which may pause the lease too
+     */
+    OwnedLease(String slotId, long epoch, NodeId node, MonotonicClock clock, long validNanos, long pauseNanos, long claimSentNanos,
+               long claimBeat, Watchers watchers) {
         this.slotId = slotId;
         this.epoch = epoch;
         this.node = node;
@@ -51,6 +67,8 @@ final class OwnedLease implements Lease {
         // pauses it: clamped to the deadline, a lease without one would pause there, when a renewal is answered late.
         this.pauseNanos = pauseNanos == Long.MAX_VALUE ? Long.MAX_VALUE : Math.min(pauseNanos, validNanos);
         this.lastRenewalSentNanos = new AtomicLong(claimSentNanos);
+        this.ackedBeat = new AtomicLong(claimBeat);
+        this.watchers = watchers;
     }
 
     @Override
@@ -84,12 +102,23 @@ final class OwnedLease implements Lease {
     }
 
     private boolean pauseDue(long nowNanos) {
-        return pauseNanos != Long.MAX_VALUE && nowNanos - lastRenewalSentNanos.get() >= pauseNanos;
+        return (pauseNanos != Long.MAX_VALUE && nowNanos - lastRenewalSentNanos.get() >= pauseNanos)
+                || watchers.blocks(ackedBeat.get(), nowNanos);
     }
 
     /** Pauses the lease if its late point passed at {@code nowNanos}; true for the one caller that paused it. */
     boolean pauseIfDue(long nowNanos) {
         return ended.get() == null && pauseDue(nowNanos) && paused.compareAndSet(false, true);
+    }
+
+    /** Whether a watch link's deadline, not the late mark, pauses the lease at {@code nowNanos}. */
+    boolean blockedByWatch(long nowNanos) {
+        return watchers.blocks(ackedBeat.get(), nowNanos);
+    }
+
+    /** Whether the lease could ever pause: for the fence check, which skips the others cheaply. */
+    boolean mayPause() {
+        return pauseNanos != Long.MAX_VALUE || watchers.on();
     }
 
     /**
@@ -117,11 +146,17 @@ final class OwnedLease implements Lease {
      * though the renewal landed, and the caller must end it.
      */
     boolean renewed(long sentNanos, long nowNanos) {
+        return renewed(sentNanos, nowNanos, 0);
+    }
+
+    /** The same, for a renewal that wrote {@code beat} into the slot. */
+    boolean renewed(long sentNanos, long nowNanos, long beat) {
         if (ended.get() != null || deadlinePassed(nowNanos)) {
             return false;
         }
-        // Renewals may complete out of order: keep the latest send time.
+        // Renewals may complete out of order: keep the latest send time, and the highest beat.
         lastRenewalSentNanos.accumulateAndGet(sentNanos, (a, b) -> b - a > 0 ? b : a);
+        ackedBeat.accumulateAndGet(beat, Math::max);
         return true;
     }
 

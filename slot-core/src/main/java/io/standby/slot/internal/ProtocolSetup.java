@@ -18,9 +18,13 @@ import java.util.function.Supplier;
  * @param gauge    the machine's CPU and memory, for the node's load score
  * @param gone     finds owners whose process is gone, to take their slots over before the lease runs out;
  *                 {@link GoneOwners#OFF} to always wait for the lease
+ * @param watchers this owner's watch links ({@link Watchers#OFF}: none)
+ * @param watches  the owners this node watches, to take over within a watch lease of their death
+ *                 ({@link Watches#NONE}-connected: none)
  */
 public record ProtocolSetup(SlotStore store, NodeConfig config, MonotonicClock clock, SlotListener listener, Sleeper sleeper,
-                            Fanout fanout, NodeRegistry registry, Supplier<Workload> workload, Load.Gauge gauge, GoneOwners gone) {
+                            Fanout fanout, NodeRegistry registry, Supplier<Workload> workload, Load.Gauge gauge, GoneOwners gone,
+                            Watchers watchers, Watches watches) {
 
     public ProtocolSetup {
         Objects.requireNonNull(store, "store");
@@ -33,11 +37,20 @@ public record ProtocolSetup(SlotStore store, NodeConfig config, MonotonicClock c
         Objects.requireNonNull(workload, "workload");
         Objects.requireNonNull(gauge, "gauge");
         Objects.requireNonNull(gone, "gone");
+        Objects.requireNonNull(watchers, "watchers");
+        Objects.requireNonNull(watches, "watches");
     }
+
+    public ProtocolSetup(SlotStore store, NodeConfig config, MonotonicClock clock, SlotListener listener, Sleeper sleeper,
+                         Fanout fanout, NodeRegistry registry, Supplier<Workload> workload, Load.Gauge gauge, GoneOwners gone) {
+        this(store, config, clock, listener, sleeper, fanout, registry, workload, gauge, gone, Watchers.OFF, NO_WATCHES);
+    }
+
+    private static final Watches NO_WATCHES = new Watches(() -> 0, Watches.NONE);
 
     public static ProtocolSetup of(SlotStore store, NodeConfig config, MonotonicClock clock, SlotListener listener) {
         return new ProtocolSetup(store, config, clock, listener, Sleeper.THREAD, Fanout.SEQUENTIAL, NodeRegistry.NONE,
-                () -> Workload.NONE, Load.Gauge.IDLE, GoneOwners.OFF);
+                () -> Workload.NONE, Load.Gauge.IDLE, GoneOwners.OFF, Watchers.OFF, NO_WATCHES);
     }
 
     /** A member of the registry's membership, with an idle workload and machine. */
@@ -46,20 +59,28 @@ public record ProtocolSetup(SlotStore store, NodeConfig config, MonotonicClock c
     }
 
     public ProtocolSetup withMembership(NodeRegistry registry, Supplier<Workload> workload, Load.Gauge gauge) {
-        return new ProtocolSetup(store, config, clock, listener, sleeper, fanout, registry, workload, gauge, gone);
+        return new ProtocolSetup(store, config, clock, listener, sleeper, fanout, registry, workload, gauge, gone, watchers, watches);
     }
 
     public ProtocolSetup withSleeper(Sleeper sleeper) {
-        return new ProtocolSetup(store, config, clock, listener, sleeper, fanout, registry, workload, gauge, gone);
+        return new ProtocolSetup(store, config, clock, listener, sleeper, fanout, registry, workload, gauge, gone, watchers, watches);
     }
 
     public ProtocolSetup withFanout(Fanout fanout) {
-        return new ProtocolSetup(store, config, clock, listener, sleeper, fanout, registry, workload, gauge, gone);
+        return new ProtocolSetup(store, config, clock, listener, sleeper, fanout, registry, workload, gauge, gone, watchers, watches);
     }
 
     /** Fast failover: owners that {@code gone} finds gone are taken over before their lease runs out. */
     public ProtocolSetup withFastFailover(GoneOwners gone) {
-        return new ProtocolSetup(store, config, clock, listener, sleeper, fanout, registry, workload, gauge, gone);
+        return new ProtocolSetup(store, config, clock, listener, sleeper, fanout, registry, workload, gauge, gone, watchers, watches);
+    }
+
+    /**
+     * Watch links: this owner keeps {@code watchers}' rule, and this node takes over, by {@code watches},
+     * the slots of owners whose link died, within a watch lease. Both sides or neither.
+     */
+    public ProtocolSetup withWatchLinks(Watchers watchers, Watches watches) {
+        return new ProtocolSetup(store, config, clock, listener, sleeper, fanout, registry, workload, gauge, gone, watchers, watches);
     }
 
     boolean hasMembership() {

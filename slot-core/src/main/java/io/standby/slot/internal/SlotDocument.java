@@ -30,6 +30,8 @@ public class SlotDocument {
      * into the slots it renews and into the process's owner document (see {@link SlotRules#ownerId}).
      */
     public static final String BEAT = "beat";
+    /** When a standby found its watch link to the slot's owner dead, by the server's clock (see {@code Watches}). */
+    public static final String LINK_END = "linkEnd";
 
     @Id
     String id;

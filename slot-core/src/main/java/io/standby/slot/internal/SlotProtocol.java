@@ -52,6 +52,7 @@ public final class SlotProtocol {
     private final OwnIdentity identity;
     private final ClaimRound claims;
     private final FastFailover fastFailover;
+    private final WatchTakeover watchTakeover;
     private final Drain drain;
     private boolean settled;
 
@@ -68,6 +69,7 @@ public final class SlotProtocol {
         this.identity = new OwnIdentity(setup, book, outage);
         this.claims = new ClaimRound(setup, membership, book, reads, identity, outage);
         this.fastFailover = new FastFailover(setup, book, reads, claims);
+        this.watchTakeover = new WatchTakeover(setup, book, reads, claims);
         this.drain = new Drain(setup, membership, book, reads, () -> {
             claims.stop();
             membership.report(state(), book.heldSlotIds());
@@ -171,10 +173,30 @@ public final class SlotProtocol {
             return 0;
         }
         int won = identity.takeBack(slots, claims::hasRoom);
+        watchTakeover.watch();
+        if (claims.hasRoom()) {
+            won += watchTakeover.take();
+        }
         if (claims.hasRoom()) {
             won += fastFailover.takeFromGone(slots);
         }
         return won + claims.claimExpired(slots);
+    }
+
+    /**
+     * Takes the slots of owners whose watch link died and whose wait is over, between polls (see
+     * {@link #nextWatchedTakeover()}). On the poll thread. Returns the number won.
+     */
+    public int takeWatched() throws InterruptedException {
+        if (drain.draining()) {
+            return 0;
+        }
+        return watchTakeover.take();
+    }
+
+    /** How long until a dead watch link's wait ends, on this node's clock: when to call {@link #takeWatched()}. */
+    public OptionalLong nextWatchedTakeover() {
+        return watchTakeover.nextTake();
     }
 
     /** Whether this node drains: it claims nothing and hands its slots over, one a poll. */
@@ -212,7 +234,8 @@ public final class SlotProtocol {
         if (book.holds(slot.id())) {
             return false;
         }
-        return identity.takenBackAtOnce(slot) || reads.expiredFor(slot, now).isPresent() || fastFailover.mayTakeEarly(slot, now);
+        return identity.takenBackAtOnce(slot) || reads.expiredFor(slot, now).isPresent() || fastFailover.mayTakeEarly(slot, now)
+                || watchTakeover.mayTake(slot);
     }
 
     /**
@@ -243,6 +266,7 @@ public final class SlotProtocol {
 
     /** Removes this node from the registry, and its owner document: the end of a graceful stop. */
     public void leave() {
+        watchTakeover.close();
         membership.leave();
         try {
             store.removeOwner(SlotRules.ownerId(config.node(), config.instance()));

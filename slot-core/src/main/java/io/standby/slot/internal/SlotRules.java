@@ -22,6 +22,7 @@ import static io.standby.slot.internal.SlotDocument.INSTANCE;
 import static io.standby.slot.internal.SlotDocument.IP;
 import static io.standby.slot.internal.SlotDocument.LATE;
 import static io.standby.slot.internal.SlotDocument.LEASE;
+import static io.standby.slot.internal.SlotDocument.LINK_END;
 import static io.standby.slot.internal.SlotDocument.PORT;
 import static io.standby.slot.internal.SlotDocument.TIME;
 
@@ -40,6 +41,8 @@ public final class SlotRules {
     public static final String OWNER_PREFIX = "owner:";
     /** In an owner document: the server's time of its last beat. */
     public static final String AT = "at";
+    /** The port an owner process takes watch links on, in its owner document. */
+    public static final String WATCH = "watch";
 
     private SlotRules() {
     }
@@ -56,12 +59,18 @@ public final class SlotRules {
 
     /** The owner whose document has this id: its ip:port and instance; null if the id is not one. */
     public static SlotStore.OwnerBeat owner(String ownerId, long beat, java.time.Duration age) {
+        return owner(ownerId, beat, age, 0);
+    }
+
+    /** The same, for an owner that takes watch links on {@code watch} (0: none). */
+    public static SlotStore.OwnerBeat owner(String ownerId, long beat, java.time.Duration age, int watch) {
         int slash = ownerId.indexOf('/');
         if (!isOwnerId(ownerId) || slash < 0) {
             return null;
         }
         try {
-            return new SlotStore.OwnerBeat(ownerId.substring(slash + 1), NodeId.parse(ownerId.substring(OWNER_PREFIX.length(), slash)), beat, age);
+            return new SlotStore.OwnerBeat(ownerId.substring(slash + 1), NodeId.parse(ownerId.substring(OWNER_PREFIX.length(), slash)), beat, age,
+                    watch);
         } catch (IllegalArgumentException e) {
             return null;
         }
@@ -108,8 +117,30 @@ public final class SlotRules {
      * only rises ({@code $max}), so a late-delivered renewal cannot move it back.
      */
     public static Bson beatUpdate(SlotStore.Ownership owner) {
-        return new Document("$max", new Document(BEAT, owner.beat()))
+        Document update = new Document("$max", new Document(BEAT, owner.beat()))
                 .append("$currentDate", new Document(AT, true));
+        return owner.watch() > 0 ? update.append("$set", new Document(WATCH, owner.watch())) : update;
+    }
+
+    /**
+     * A takeover by a watch link that died: the slot still its owner instance's, at the epoch and
+     * heartbeat seen, and at a beat no higher than the highest sent on the link (see {@link Watchers}).
+     */
+    public static Bson claimFromWatchedFilter(SlotView seen, long maxBeat, java.time.Duration wait) {
+        return ownedVersion(seen).append(BEAT, new Document("$lte", maxBeat))
+                // A mark must be there: a missing field added to a number is null, which sorts below any date.
+                .append(LINK_END, new Document("$gt", new Date(0)))
+                .append("$expr", new Document("$lt", List.of(new Document("$add", Arrays.asList("$" + LINK_END, wait.toMillis())), "$$NOW")));
+    }
+
+    /** Every slot of one owner instance, for a standby's mark that its watch link to it died. */
+    public static Bson markLinkEndFilter(NodeId node, String instance) {
+        return new Document(IP, node.ip()).append(PORT, node.port()).append(INSTANCE, instance);
+    }
+
+    /** The server's time as the moment a standby found its watch link dead; a later mark only moves it on. */
+    public static Bson markLinkEndUpdate() {
+        return new Document("$currentDate", new Document(LINK_END, true));
     }
 
     /**

@@ -70,6 +70,22 @@ public interface SlotStore {
     boolean claimFromGone(SlotView seen, Ownership owner, OptionalLong ownerBeat);
 
     /**
+     * Takes over a slot from an owner whose watch link died ({@link Watches}): still that owner instance's
+     * at the epoch and heartbeat seen, at a beat no higher than {@code maxBeat}, the highest that owner sent
+     * on the link, and marked by {@link #markLinkEnd} at least {@code wait} ago by the server's clock. No
+     * lease or late mark is judged: the owner paused every such slot's robots at the link's deadline, or
+     * has since written a higher beat. Returns true if this call won.
+     */
+    boolean claimFromWatched(SlotView seen, Ownership owner, long maxBeat, Duration wait);
+
+    /**
+     * Stamps every slot of {@code node}'s {@code instance} with the server's time, as the moment a standby
+     * found its watch link to that owner dead: a claim by the link waits for the stamp to age by the
+     * server's clock as well as by the standby's own. Returns the number of slots stamped.
+     */
+    long markLinkEnd(NodeId node, String instance);
+
+    /**
      * Takes back a slot that {@code seen} shows held by the claimer's own identity, without waiting for
      * its lease: only valid because the node proved by binding its address that no other live process
      * holds that identity. Increments the epoch, so the earlier instance is fenced.
@@ -160,7 +176,12 @@ public interface SlotStore {
      * One owner process's document: its instance, its ip:port, its beat, and how long ago, by the server's
      * clock, it was last raised.
      */
-    record OwnerBeat(String instance, NodeId node, long beat, Duration age) {
+    record OwnerBeat(String instance, NodeId node, long beat, Duration age, int watch) {
+
+        /** An owner without a watch port. */
+        public OwnerBeat(String instance, NodeId node, long beat, Duration age) {
+            this(instance, node, beat, age, 0);
+        }
     }
 
     /**
@@ -201,9 +222,13 @@ public interface SlotStore {
      * Who owns a slot: identity, process instance, the lease it writes, its late mark (null for an owner
      * that does not pause its robots at that mark, whose slot is then never taken over early), and the beat
      * of this one write: a number the process raises for each write, so that no two of its writes carry
-     * the same one.
+     * the same one; and the port it takes watch links on ({@link Watchers}), or 0.
      */
-    record Ownership(NodeId node, String instance, Duration lease, Duration late, long beat) {
+    record Ownership(NodeId node, String instance, Duration lease, Duration late, long beat, int watch) {
+
+        public Ownership(NodeId node, String instance, Duration lease, Duration late, long beat) {
+            this(node, instance, lease, late, beat, 0);
+        }
 
         /** An owner without a late mark. */
         public Ownership(NodeId node, String instance, Duration lease) {
@@ -216,7 +241,12 @@ public interface SlotStore {
 
         /** The same owner, for a write with {@code beat}. */
         public Ownership withBeat(long beat) {
-            return new Ownership(node, instance, lease, late, beat);
+            return new Ownership(node, instance, lease, late, beat, watch);
+        }
+
+        /** The same owner, taking watch links on {@code port} (written into its owner document). */
+        public Ownership withWatch(int port) {
+            return new Ownership(node, instance, lease, late, beat, port);
         }
     }
 }

@@ -81,6 +81,18 @@ class FailingSlotStore implements SlotStore {
     }
 
     @Override
+    public boolean claimFromWatched(SlotView seen, Ownership owner, long maxBeat, java.time.Duration wait) {
+        check(Call.CLAIM_FROM_GONE);
+        return store.claimFromWatched(seen, owner, maxBeat, wait);
+    }
+
+    @Override
+    public long markLinkEnd(NodeId node, String instance) {
+        check(Call.CLAIM_FROM_GONE);
+        return store.markLinkEnd(node, instance);
+    }
+
+    @Override
     public boolean reclaim(SlotView seen, Ownership owner) {
         check(Call.RECLAIM);
         return store.reclaim(seen, owner);

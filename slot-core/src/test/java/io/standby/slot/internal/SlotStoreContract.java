@@ -261,6 +261,53 @@ abstract class SlotStoreContract {
     }
 
     @Test
+    void aClaimByAWatchLinkWinsALiveLeaseOnlyAtABeatUpToTheLinksUnderThatInstanceAndVersionOnceTheMarkAged() {
+        new SlotTable(db).init(1);
+        Duration wait = Duration.ofMillis(1100);
+        SlotStore.Ownership a = owner(7001, "a");
+        assertTrue(store.claim(slot("slot-0"), a.withBeat(1)));
+        store.renewAll(Map.of("slot-0", 1L), a.withBeat(5));
+        MongoCollection<Document> slots = db.database().getCollection("slots");
+        assertFalse(store.claimFromWatched(slot("slot-0"), owner(7002, "b"), 5, wait), "no mark of the link's end");
+        assertEquals(1, store.markLinkEnd(a.node(), "a"));
+        assertEquals(0, store.markLinkEnd(a.node(), "a2"), "another instance holds nothing");
+        SlotView marked = slot("slot-0");
+        assertTrue(marked.linkEnd().compareTo(wait) < 0);
+        assertFalse(store.claimFromWatched(marked, owner(7002, "b"), 5, wait), "the mark has not aged by the server's clock");
+        slots.updateOne(Filters.eq("_id", "slot-0"), Updates.set("linkEnd", Date.from(Instant.now().minusSeconds(10))));
+        SlotView live = slot("slot-0");
+        assertFalse(live.expired(), "no lease or late mark is judged: the owner paused at the link's deadline");
+
+        assertFalse(store.claimFromWatched(live, owner(7002, "b"), 4, wait), "the slot carries a beat the link never sent");
+        store.renewAll(Map.of("slot-0", 1L), a.withBeat(6));
+        assertFalse(store.claimFromWatched(live, owner(7002, "b"), 5, wait), "renewed since it was read, at a higher beat");
+        assertFalse(store.claimFromWatched(live, owner(7002, "b"), 6, wait), "at the version read: renewed since");
+        SlotView renewed = slot("slot-0");
+        assertFalse(store.claimFromWatched(renewed, owner(7002, "b"), 5, wait), "a renewal after the link's end outran the claim");
+        slots.updateOne(Filters.eq("_id", "slot-0"), Updates.set("instance", "a2"));
+        assertFalse(store.claimFromWatched(renewed, owner(7002, "b"), 9, wait), "another instance's now");
+        slots.updateOne(Filters.eq("_id", "slot-0"), Updates.set("instance", "a"));
+        assertFalse(store.claimFromWatched(renewed, owner(7002, "b"), 6, Duration.ofSeconds(11)), "the mark is 10 s old, not 11");
+        assertTrue(store.claimFromWatched(renewed, owner(7002, "b"), 6, wait));
+        SlotView taken = slot("slot-0");
+        assertEquals(2, taken.epoch());
+        assertEquals(new NodeId("127.0.0.1", 7002), taken.owner());
+        assertFalse(store.claimFromWatched(renewed, owner(7003, "c"), 6, wait), "one claim per version");
+    }
+
+    @Test
+    void anOwnerDocumentCarriesTheWatchPortItsRenewalsWrite() {
+        new SlotTable(db).init(1);
+        SlotStore.Ownership a = owner(7001, "a").withWatch(40123);
+        assertTrue(store.claim(slot("slot-0"), a.withBeat(1)));
+        store.renewAll(Map.of("slot-0", 1L), a.withBeat(5));
+        SlotStore.OwnerBeat doc = store.poll(new NodeId("127.0.0.1", 7002), Instant.now().minusSeconds(60)).owners().stream()
+                .filter(o -> o.instance().equals("a")).findFirst().orElseThrow();
+        assertEquals(40123, doc.watch());
+        assertEquals(5, doc.beat());
+    }
+
+    @Test
     void anOwnerDocumentIsSweptOnlyAtTheBeatSeenComesBackWithTheNextRenewalAndGoesOnLeave() {
         new SlotTable(db).init(1);
         SlotStore.Ownership a = owner(7001, "a");

@@ -54,6 +54,12 @@ public class StandbyProperties implements Validator {
      * refuses connects (its process is gone).
      */
     private boolean fastFailover = true;
+    /**
+     * Watch links, off when unset: other nodes keep a connection to this one and take its slots about
+     * 1.1 times this long after it died; this node pauses a slot's robots if a link breaks and the
+     * database does not answer a renewal within about 0.4 times this. Shorter than the late mark.
+     */
+    private Duration watchLease;
     /** How long robots get for a final checkpoint at shutdown before they are interrupted. */
     private Duration stopTimeout = Duration.ofSeconds(10);
     /** A directory of robot plugin jars, whose robot types the node runs besides the RobotFactory beans. */
@@ -123,7 +129,7 @@ public class StandbyProperties implements Validator {
     /** These settings on a node builder; the database, robots and listeners are the auto-configuration's. */
     StandbyNodeBuilder applyTo(StandbyNodeBuilder builder) {
         return builder.node(ip, port == null ? 0 : port).maxSlots(maxSlots).timing(timing()).fastFailover(fastFailover)
-                .stopTimeout(stopTimeout).endpoint(endpoint).database(database);
+                .watchLease(watchLease).stopTimeout(stopTimeout).endpoint(endpoint).database(database);
     }
 
     public boolean isEnabled() {
@@ -212,6 +218,14 @@ public class StandbyProperties implements Validator {
 
     public void setFastFailover(boolean fastFailover) {
         this.fastFailover = fastFailover;
+    }
+
+    public Duration getWatchLease() {
+        return watchLease;
+    }
+
+    public void setWatchLease(Duration watchLease) {
+        this.watchLease = watchLease;
     }
 
     public Duration getStopTimeout() {

@@ -1,0 +1,258 @@
+package io.standby.slot.internal;
+
+import com.mongodb.client.model.Filters;
+import com.mongodb.client.model.Updates;
+import io.standby.slot.Lease;
+import io.standby.slot.ManualClock;
+import io.standby.slot.NodeConfig;
+import io.standby.slot.NodeId;
+import io.standby.slot.SlotTable;
+import io.standby.slot.SlotTiming;
+import io.standby.slot.SlotView;
+import io.standby.slot.StandbyDatabase;
+import io.standby.testing.TestDatabase;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Date;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Watch links through the whole protocol, on the embedded server and one hand clock, the link itself
+ * carried in memory (the TCP transport has its own test): a standby takes a dead owner's slot 1.1 watch
+ * leases after the last ping, long before the late mark; a live owner whose link broke outruns the claim
+ * with one renewal and keeps its robots running; one whose renewal cannot land pauses at 0.9 watch leases,
+ * before the standby's claim, which then wins.
+ */
+class SlotProtocolWatchTest {
+
+    /** A 20 s lease, a late mark of 6 s, and a watch lease of 1 s. */
+    private static final SlotTiming TIMING = SlotTiming.of(Duration.ofSeconds(3), Duration.ofSeconds(20), Duration.ofSeconds(1));
+    private static final Duration WATCH = Duration.ofSeconds(1);
+    private static final NodeId A = new NodeId("127.0.0.1", 7001);
+    private static final NodeId B = new NodeId("127.0.0.1", 7002);
+
+    @RegisterExtension
+    final TestDatabase<StandbyDatabase> database = TestDatabase.of(
+            (uri, name) -> StandbyDatabase.connect(uri, name, Duration.ofSeconds(10), null), StandbyDatabase::database);
+
+    private final ManualClock clock = new ManualClock();
+    private MongoSlotStore store;
+    private FailingSlotStore ownerStore;
+    private final EveryEvent ownerEvents = new EveryEvent();
+    private final EveryEvent standbyEvents = new EveryEvent();
+    private SlotProtocol owner;
+    private Watchers ownerWatchers;
+    private SlotProtocol standby;
+    /** The standby's end of the link, and the owner's handle of it. */
+    private Watches.Link standbyLink;
+    private Object ownerHandle;
+    /** Whether the link still carries pings and acknowledgements. */
+    private boolean linkUp;
+    /** Whether the standby's marks of a link's end fail, as a write to an unreachable database does. */
+    private volatile boolean marksFail;
+
+    @BeforeEach
+    void setUp() throws InterruptedException {
+        StandbyDatabase db = database.connection();
+        store = new MongoSlotStore(db);
+        new SlotTable(db).init(1);
+        clock.tick(Duration.ofHours(1));
+        ownerStore = new FailingSlotStore(store);
+        ownerWatchers = new Watchers(clock, WATCH, () -> owner.renewAll());
+        ownerWatchers.port(7101);
+        NodeConfig ownerConfig = new NodeConfig(A, 1, TIMING, "owner-1");
+        owner = new SlotProtocol(ProtocolSetup.of(ownerStore, ownerConfig, clock, ownerEvents).withSleeper(d -> { })
+                .withFastFailover(new GoneOwners((node, timeout) -> OwnerProbe.Result.ERROR, d -> { }, clock, Duration.ofMillis(50), GoneOwners.GAP))
+                .withWatchLinks(ownerWatchers, new Watches(clock, Watches.NONE)));
+        Watches.Connector loopback = (target, link) -> {
+            assertEquals(new Watches.Target(A, "owner-1", 7101), target, "the standby finds the owner's port in its document");
+            standbyLink = link;
+            linkUp = true;
+            Watchers.Hello hello = ownerWatchers.hello("owner-1");
+            link.hello(hello.instance(), hello.watchLease());
+            ownerHandle = ownerWatchers.opened(new Watchers.Link() {
+                @Override
+                public void send(Watchers.Ping ping) {
+                    // The first ping goes out inside opened(), before its handle is known: its acknowledgement is lost.
+                    if (linkUp && link.pinged(ping.beat()) && ownerHandle != null) {
+                        ownerWatchers.acked(ownerHandle, ping.seq());
+                    }
+                }
+
+                @Override
+                public void close() {
+                    linkUp = false;
+                }
+            });
+            return () -> ownerWatchers.goodbye(ownerHandle);
+        };
+        SlotStore standbyStore = new FailingSlotStore(store) {
+            @Override
+            public long markLinkEnd(NodeId node, String instance) {
+                if (marksFail) {
+                    throw new IllegalStateException("connection lost (mark)");
+                }
+                return super.markLinkEnd(node, instance);
+            }
+        };
+        standby = new SlotProtocol(ProtocolSetup.of(standbyStore, new NodeConfig(B, 1, TIMING, "standby-1"), clock, standbyEvents)
+                .withSleeper(d -> { }).withWatchLinks(Watchers.OFF, new Watches(clock, loopback)));
+
+        assertEquals(1, owner.poll());
+        owner.renewAll();
+        assertEquals(0, standby.poll());
+        assertTrue(linkUp, "the standby opened a link to the owner it read");
+        // A few pings and renewals, as time goes by.
+        for (int i = 0; i < 10; i++) {
+            clock.tick(Duration.ofMillis(100));
+            ownerWatchers.tick();
+        }
+        owner.renewAll();
+        ownerWatchers.tick();
+    }
+
+    /**
+     * The standby's first step after the link died: it marks the owner's slots with the server's time. The
+     * mark is then set 10 s into the past, as the server's clock would age it, so that only the standby's
+     * own clock (the hand clock) decides.
+     */
+    private void markedAndAged() throws InterruptedException {
+        assertEquals(0, standby.takeWatched());
+        assertTrue(slot().linkEnd() != null, "marked at once");
+        database.connection().database().getCollection("slots").updateOne(Filters.eq("_id", "slot-0"),
+                Updates.set("linkEnd", Date.from(Instant.now().minusSeconds(10))));
+    }
+
+    private Lease ownerLease() {
+        return owner.leases().getFirst();
+    }
+
+    private SlotView slot() {
+        return store.read("slot-0").orElseThrow();
+    }
+
+    @Test
+    void aDeadOwnersSlotIsTakenOnePointOneWatchLeasesAfterItsLastPingLongBeforeTheLateMark() throws InterruptedException {
+        long epoch = slot().epoch();
+        // kill -9: nothing more comes from the owner, and the standby sees end of stream.
+        linkUp = false;
+        standbyLink.ended("end of stream");
+        markedAndAged();
+        clock.tick(Duration.ofMillis(1099));
+        assertEquals(0, standby.takeWatched(), "1.1 watch leases after the last ping, less 1 ms");
+        assertEquals(A, slot().owner());
+        clock.tick(Duration.ofMillis(1));
+        assertEquals(1, standby.takeWatched());
+        SlotView taken = slot();
+        assertEquals(B, taken.owner());
+        assertEquals(epoch + 1, taken.epoch());
+        assertTrue(taken.age().compareTo(TIMING.late()) < 0, "taken with the owner's heartbeat " + taken.age() + " old");
+        assertEquals(List.of("tookOver slot-0@" + (epoch + 1) + " from " + A + " OWNER_GONE: its watch link end of stream"),
+                standbyEvents.starting("tookOver"));
+    }
+
+    @Test
+    void aLiveOwnerWhoseLinkBrokeOutrunsTheClaimWithOneRenewalAndKeepsItsRobotsRunning() throws InterruptedException {
+        long epoch = slot().epoch();
+        // A reset that both ends see: the owner renews at once, with a beat it never sent on the link.
+        standbyLink.ended("connection reset");
+        ownerWatchers.ended(ownerHandle, "connection reset");
+        markedAndAged();
+        clock.tick(Duration.ofMillis(1100));
+        owner.checkFences();
+        assertTrue(ownerLease().isValid(), "a higher beat landed: the link blocks nothing");
+        assertEquals(List.of(), ownerEvents.starting("paused"));
+        assertEquals(0, standby.takeWatched(), "the claim at the link's beats matches nothing");
+        assertEquals(A, slot().owner());
+        assertEquals(epoch, slot().epoch());
+        assertTrue(ownerLease().isValid());
+    }
+
+    @Test
+    void anOwnerWhoseRenewalCannotLandPausesBeforeTheStandbysClaimWhichWins() throws InterruptedException {
+        long epoch = slot().epoch();
+        ownerStore.fail(FailingSlotStore.Call.RENEW);
+        standbyLink.ended("connection reset");
+        ownerWatchers.ended(ownerHandle, "connection reset");
+        markedAndAged();
+        clock.tick(Duration.ofMillis(850));
+        owner.checkFences();
+        assertTrue(ownerLease().isValid(), "before the link's deadline");
+        clock.tick(Duration.ofMillis(100));
+        assertFalse(ownerLease().isValid(), "0.9 watch leases after the last acknowledged ping");
+        owner.checkFences();
+        assertEquals(List.of("paused slot-0@" + epoch), ownerEvents.starting("paused"));
+        clock.tick(Duration.ofMillis(150));
+        assertEquals(1, standby.takeWatched());
+        assertEquals(B, slot().owner());
+        ownerStore.heal();
+        owner.renewAll();
+        assertEquals(List.of("lost slot-0@" + epoch + " TAKEN"), ownerEvents.starting("lost"));
+    }
+
+    @Test
+    void aPausedOwnerResumesWhenAHigherBeatLandsAndTheStandbyThenClaimsNothing() throws InterruptedException {
+        long epoch = slot().epoch();
+        ownerStore.fail(FailingSlotStore.Call.RENEW);
+        standbyLink.ended("connection reset");
+        ownerWatchers.ended(ownerHandle, "connection reset");
+        markedAndAged();
+        clock.tick(Duration.ofMillis(950));
+        owner.checkFences();
+        assertFalse(ownerLease().isValid());
+        ownerStore.heal();
+        owner.renewAll();
+        assertTrue(ownerLease().isValid(), "a renewal with a beat above the link's was acknowledged");
+        assertEquals(List.of("resumed slot-0@" + epoch), ownerEvents.starting("resumed"));
+        clock.tick(Duration.ofMillis(200));
+        assertEquals(0, standby.takeWatched());
+        assertEquals(A, slot().owner());
+    }
+
+    @Test
+    void aClaimWaitsForTheServersMarkToAgeEvenWhenTheStandbysOwnClockSaysGo() throws InterruptedException {
+        linkUp = false;
+        standbyLink.ended("end of stream");
+        assertEquals(0, standby.takeWatched());
+        // The standby's clock runs ten seconds ahead; the server's mark is fresh.
+        clock.tick(Duration.ofSeconds(10));
+        assertEquals(0, standby.takeWatched(), "a clock that runs fast cannot end the wait by itself");
+        assertEquals(A, slot().owner());
+    }
+
+    @Test
+    void aStandbyWhoseOwnMarkFailedNeverClaimsOnAnOlderMark() throws InterruptedException {
+        // A mark left by an earlier link's death, long aged by the server's clock.
+        database.connection().database().getCollection("slots").updateOne(Filters.eq("_id", "slot-0"),
+                Updates.set("linkEnd", Date.from(Instant.now().minusSeconds(60))));
+        marksFail = true;
+        linkUp = false;
+        standbyLink.ended("end of stream");
+        assertEquals(0, standby.takeWatched());
+        clock.tick(Duration.ofMillis(1100));
+        assertEquals(0, standby.takeWatched(), "only its own mark, acknowledged, dates the link's end by the server's clock");
+        assertEquals(A, slot().owner());
+        marksFail = false;
+        assertEquals(0, standby.takeWatched(), "its own mark now, which has yet to age");
+        assertEquals(A, slot().owner());
+    }
+
+    @Test
+    void aStandbyThatStopsSaysGoodbyeAndTheOwnerNeitherRenewsNorPauses() throws InterruptedException {
+        ownerStore.fail(FailingSlotStore.Call.RENEW);
+        standby.leave();
+        assertFalse(linkUp, "the owner closed its end");
+        clock.tick(Duration.ofSeconds(2));
+        owner.checkFences();
+        assertTrue(ownerLease().isValid(), "a link given up blocks nothing");
+        assertEquals(List.of(), ownerEvents.starting("paused"));
+    }
+}

@@ -1,0 +1,255 @@
+package io.standby.slot.internal;
+
+import io.standby.slot.ManualClock;
+import io.standby.slot.NodeId;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The rule of watch links, both sides on one hand-driven clock: the owner ({@link Watchers}) pauses a
+ * lease once a link's deadline passed, 0.9 watch leases after the send of the last ping acknowledged,
+ * unless a beat higher than any sent on the link was acknowledged for the slot; the standby
+ * ({@link Watches}) may claim by a dead link only 1.1 watch leases after it received the last ping it
+ * acknowledged, and only at beats up to the highest received.
+ */
+class WatchLinksTest {
+
+    private static final Duration P = Duration.ofSeconds(1);
+    private static final NodeId OWNER = new NodeId("10.0.0.1", 7700);
+    private final ManualClock clock = new ManualClock();
+    private final AtomicInteger renewals = new AtomicInteger();
+    private final AtomicLong beat = new AtomicLong(10);
+    private final Watchers watchers = new Watchers(clock, P, renewals::incrementAndGet);
+    private final List<Watchers.Ping> sent = new ArrayList<>();
+
+    WatchLinksTest() {
+        watchers.bind(beat::get, Duration.ofSeconds(20));
+    }
+
+    /** A link whose pings the test delivers by hand. */
+    private final class Recorded implements Watchers.Link {
+        boolean closed;
+
+        @Override
+        public void send(Watchers.Ping ping) {
+            sent.add(ping);
+        }
+
+        @Override
+        public void close() {
+            closed = true;
+        }
+    }
+
+    private long now() {
+        return clock.nanoTime();
+    }
+
+    @Test
+    void theOwnerBlocksALeaseAtItsBeatOnlyOnceTheDeadlineFromTheLastAcknowledgedSendHasPassed() {
+        Object link = watchers.opened(new Recorded());
+        assertEquals(1, sent.size(), "a link is pinged as soon as it opens");
+        assertEquals(10, sent.getFirst().beat(), "a ping carries the highest beat used");
+        clock.tick(Duration.ofMillis(100));
+        watchers.acked(link, sent.getFirst().seq());
+        // Acknowledged 100 ms after its send: the deadline still counts from the send.
+        clock.tick(Duration.ofMillis(799));
+        assertFalse(watchers.blocks(10, now()), "0.9 s after the send less 1 ms");
+        clock.tick(Duration.ofMillis(1));
+        assertTrue(watchers.blocks(10, now()), "0.9 s after the send of the last acknowledged ping");
+        assertTrue(watchers.blocks(3, now()), "a lower beat too");
+        assertFalse(watchers.blocks(11, now()), "a beat higher than any sent on the link: a claim by it cannot match");
+    }
+
+    @Test
+    void aFirstPingCountsBeforeItsAcknowledgement() {
+        watchers.opened(new Recorded());
+        clock.tick(Duration.ofMillis(100));
+        watchers.tick();
+        clock.tick(Duration.ofMillis(799));
+        assertFalse(watchers.blocks(10, now()));
+        clock.tick(Duration.ofMillis(1));
+        assertTrue(watchers.blocks(10, now()), "0.9 s after the first ping: the standby received it no earlier than it was sent");
+    }
+
+    @Test
+    void everyNewBeatIsAnnouncedBeforeItIsWrittenAndRaisesWhatALeaseMustOutrun() {
+        Object link = watchers.opened(new Recorded());
+        watchers.tick();
+        watchers.acked(link, sent.getLast().seq());
+        beat.set(11);
+        watchers.announce(11);
+        assertEquals(11, sent.getLast().beat());
+        clock.tick(Duration.ofMillis(900));
+        assertTrue(watchers.blocks(11, now()), "a renewal announced on the link does not outrun it");
+        assertFalse(watchers.blocks(12, now()));
+    }
+
+    @Test
+    void aLinkSilentForHalfAWatchLeaseEndsAndTheOwnerRenewsAtOnce() {
+        Recorded recorded = new Recorded();
+        Object link = watchers.opened(recorded);
+        watchers.tick();
+        watchers.acked(link, sent.getLast().seq());
+        clock.tick(Duration.ofMillis(499));
+        watchers.tick();
+        assertEquals(0, renewals.get());
+        assertFalse(recorded.closed);
+        clock.tick(Duration.ofMillis(1));
+        int before = sent.size();
+        watchers.tick();
+        assertEquals(1, renewals.get(), "a renewal at once, to land a higher beat before the deadline");
+        assertTrue(recorded.closed);
+        assertEquals(before, sent.size(), "an ended link is pinged no more, so its highest beat stays put");
+        assertEquals(10, watchers.endedFloor(), "no new claim reuses a beat sent on it");
+        clock.tick(Duration.ofMillis(400));
+        assertTrue(watchers.blocks(10, now()), "still blocks until a higher beat is acknowledged");
+    }
+
+    @Test
+    void anEndedLinkIsKeptForTwoLeasesAndAGoodbyeForgetsItAtOnce() {
+        Object ended = watchers.opened(new Recorded());
+        watchers.tick();
+        watchers.ended(ended, "end of stream");
+        assertEquals(1, renewals.get());
+        clock.tick(Duration.ofSeconds(40));
+        watchers.tick();
+        assertTrue(watchers.blocks(10, now()), "40 s after its end: the lease is 20 s, kept for a minute");
+        clock.tick(Duration.ofSeconds(20));
+        watchers.tick();
+        assertFalse(watchers.blocks(10, now()), "forgotten after a minute");
+
+        Object bye = watchers.opened(new Recorded());
+        watchers.tick();
+        watchers.goodbye(bye);
+        clock.tick(Duration.ofSeconds(5));
+        assertFalse(watchers.blocks(10, now()), "the standby gave the link up: it claims nothing by it");
+        assertEquals(1, renewals.get(), "a goodbye needs no renewal");
+    }
+
+    // The standby's side.
+
+    private final List<Watches.Link> opened = new ArrayList<>();
+    private final Watches watches = new Watches(clock, (target, link) -> {
+        opened.add(link);
+        return () -> { };
+    });
+    private final Watches.Target target = new Watches.Target(OWNER, "i-1", 7701);
+
+    private Watches.Link watched() {
+        watches.watch(List.of(target));
+        Watches.Link link = opened.getLast();
+        assertTrue(link.hello("i-1", P));
+        return link;
+    }
+
+    @Test
+    void aStandbyClaimsByADeadLinkOnly1point1WatchLeasesAfterTheLastPingItAcknowledged() {
+        Watches.Link link = watched();
+        assertTrue(link.pinged(10));
+        clock.tick(Duration.ofMillis(100));
+        assertTrue(link.pinged(12));
+        link.ended("end of stream");
+        Watches.Claimable dead = new Watches.Claimable(target, 12, Duration.ofMillis(1100), "its watch link end of stream");
+        assertEquals(List.of(dead), watches.unmarked(), "to be marked in the database at once");
+        clock.tick(Duration.ofMillis(1099));
+        watches.marked(dead);
+        assertTrue(watches.unmarked().isEmpty());
+        assertTrue(watches.claimable().isEmpty(), "1.1 s after the last ping less 1 ms");
+        assertTrue(watches.mayClaim(OWNER, "i-1", 12).isEmpty());
+        clock.tick(Duration.ofMillis(1));
+        assertEquals(List.of(dead), watches.claimable());
+        assertEquals(Duration.ofMillis(1100), watches.mayClaim(OWNER, "i-1", 12).orElseThrow(), "the mark must be as old");
+        assertTrue(watches.mayClaim(OWNER, "i-1", 13).isEmpty(), "never above the highest beat received");
+        assertTrue(watches.mayClaim(OWNER, "i-2", 12).isEmpty(), "another instance at the same address is another owner");
+    }
+
+    @Test
+    void aDeadLinkNotMarkedInTheDatabaseIsNeverClaimedBy() {
+        Watches.Link link = watched();
+        assertTrue(link.pinged(10));
+        link.ended("end of stream");
+        clock.tick(Duration.ofSeconds(5));
+        assertTrue(watches.claimable().isEmpty(), "without the mark, the server's clock could not judge the wait");
+        assertEquals(1, watches.unmarked().size());
+    }
+
+    /** Marks every dead link, as the standby does once the database acknowledged its stamp. */
+    private void markAll() {
+        watches.unmarked().forEach(watches::marked);
+    }
+
+    @Test
+    void aLiveLinkIsNeverClaimedByAndSilenceKillsIt() {
+        Watches.Link link = watched();
+        for (int i = 0; i < 30; i++) {
+            assertTrue(link.pinged(10 + i));
+            clock.tick(Duration.ofMillis(100));
+            assertTrue(watches.claimable().isEmpty(), "pinged every 100 ms: alive");
+        }
+        clock.tick(Duration.ofMillis(400));
+        assertFalse(link.pinged(50), "silent for half a watch lease: dead, and a late ping is not acknowledged");
+        markAll();
+        clock.tick(Duration.ofMillis(1100));
+        assertEquals(39, watches.claimable().getFirst().maxBeat(), "the beat of the last ping acknowledged");
+    }
+
+    @Test
+    void aLinkThatNeverHeardAPingOrTheWrongInstanceGivesNothing() {
+        Watches.Link link = watched();
+        link.ended("connect refused");
+        clock.tick(Duration.ofSeconds(5));
+        assertTrue(watches.claimable().isEmpty(), "no ping, no beat to claim at");
+        assertTrue(watches.unmarked().isEmpty(), "nothing to mark either");
+
+        watches.watch(List.of());
+        Watches.Target other = new Watches.Target(OWNER, "i-2", 7701);
+        watches.watch(List.of(other));
+        assertFalse(opened.getLast().hello("i-3", P), "another process answers at that port");
+        assertFalse(opened.getLast().pinged(99));
+        clock.tick(Duration.ofSeconds(5));
+        assertTrue(watches.claimable().isEmpty());
+    }
+
+    @Test
+    void aDeadLinkIsKeptBesideANewOneAndForgottenAfterHalfAMinute() {
+        Watches.Link first = watched();
+        assertTrue(first.pinged(10));
+        first.ended("connection reset");
+        watches.watch(List.of(target));
+        assertEquals(2, opened.size(), "the owner still renews: a new link beside the dead one");
+        markAll();
+        clock.tick(Duration.ofMillis(1100));
+        assertEquals(10, watches.claimable().getFirst().maxBeat());
+        clock.tick(Watches.FORGET_AFTER);
+        watches.watch(List.of(target));
+        assertTrue(watches.claimable().stream().noneMatch(c -> c.maxBeat() == 10), "forgotten");
+    }
+
+    @Test
+    void anOwnerNoLongerWatchedGetsAGoodbyeAndNothingIsClaimedByItsLink() {
+        List<String> byes = new ArrayList<>();
+        Watches saying = new Watches(clock, (t, link) -> {
+            opened.add(link);
+            return () -> byes.add(t.instance());
+        });
+        saying.watch(List.of(target));
+        Watches.Link link = opened.getLast();
+        link.hello("i-1", P);
+        link.pinged(10);
+        saying.watch(List.of());
+        assertEquals(List.of("i-1"), byes);
+        assertTrue(saying.unmarked().isEmpty());
+        clock.tick(Duration.ofSeconds(2));
+        assertTrue(saying.claimable().isEmpty(), "a goodbye gives the link up");
+    }
+}
