@@ -30,6 +30,11 @@ public class SlotDocument {
      * into the slots it renews and into the process's owner document (see {@link SlotRules#ownerId}).
      */
     public static final String BEAT = "beat";
+    /**
+     * A hash of the id, 0 to 65,535, written when the slot is created and never changed: a poll reads the
+     * free slots of a few buckets by it ({@code FreeShare}). Documents from before it have none.
+     */
+    public static final String BUCKET = "bucket";
 
     @Id
     String id;
