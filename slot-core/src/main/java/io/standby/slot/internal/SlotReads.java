@@ -62,7 +62,7 @@ final class SlotReads {
      * while it had room; back to 0 when it has none.
      */
     private int widened;
-    /** The ranking of the last read's share, which the plan follows; null when it read every free slot or none by membership. */
+    /** The ranking of the last read's share, which the plan follows; null when the plan is over every node (no share, or few nodes). */
     private FreeShare.Ranking ranking;
 
     SlotReads(ProtocolSetup setup, Membership membership, LeaseBook book, Outage outage) {
@@ -143,12 +143,15 @@ final class SlotReads {
             return FreeShare.ALL;
         }
         FreeShare.Ranking ranked = FreeShare.Ranking.of(live, config.node());
-        int readers = widened >= Integer.SIZE - 2 ? Integer.MAX_VALUE : FreeShare.READERS << widened;
-        FreeShare share = ranked.share(config.node(), readers);
-        if (!share.all()) {
-            ranking = ranked;
+        if (ranked.share(config.node(), FreeShare.READERS).all()) {
+            // Few nodes with room: each reads every free slot, and the plan is over all of them.
+            return FreeShare.ALL;
         }
-        return share;
+        // The plan follows the first readers even when this node reads more: every node plans alike,
+        // however far each has widened its share.
+        ranking = ranked;
+        int readers = widened >= Integer.SIZE - 2 ? Integer.MAX_VALUE : FreeShare.READERS << widened;
+        return widened == 0 ? ranked.share(config.node(), FreeShare.READERS) : ranked.share(config.node(), readers);
     }
 
     /** The ranking of the last read's share: the plan gives each slot it read to one of its range's readers; null if none. */
