@@ -89,11 +89,16 @@ public final class SlotRules {
         if (free.all()) {
             branches.add(new Document(IP, null));
         } else if (!free.none()) {
-            // Older documents have no bucket: {bucket: null} matches them, from the same index.
-            branches.add(new Document(IP, null).append(BUCKET, null));
+            // Older documents have no bucket: {bucket: null} matches them, from the same index. One branch
+            // with the ranges inside (a contained $or, which MongoDB answers from the ip_bucket index): a
+            // held slot fails it at ip, and the embedded server, which matches every document, checks the
+            // ranges only for the free ones.
+            List<Document> buckets = new ArrayList<>();
+            buckets.add(new Document(BUCKET, null));
             for (FreeShare.Range range : free.ranges()) {
-                branches.add(new Document(IP, null).append(BUCKET, new Document("$gte", range.from()).append("$lt", range.to())));
+                buckets.add(new Document(BUCKET, new Document("$gte", range.from()).append("$lt", range.to())));
             }
+            branches.add(new Document(IP, null).append("$or", buckets));
         }
         branches.add(new Document(IP, me.ip()).append(PORT, me.port()));
         // Held slots only: a free slot's time is 1970 (released, never owned) or its revoked owner's, and
