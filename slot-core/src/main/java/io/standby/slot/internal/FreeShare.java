@@ -19,9 +19,9 @@ import java.util.Map;
  * <p>Which slots a poll reads is no safety condition (every one is in the claim's filter); it decides
  * only who sees a free slot, and so whether the slot is served. Readers may be full, gone, or rank by a
  * registry that others see differently; so a node with room whose poll showed it nothing to claim
- * widens its share at the next poll (it counts itself among twice as many readers per range), up to
+ * widens its share at the next poll (it counts itself among four times as many readers per range), up to
  * every free slot ({@link #ALL}). A free slot is therefore read by every node with room that has
- * nothing else to claim within {@code log2(n / READERS)} polls of n nodes with room (four at 100).
+ * nothing else to claim within {@code log4(n / READERS)} polls, rounded up, of n nodes with room (two at 100).
  * Slots created before the bucket existed have none, and every share reads them. Immutable.
  */
 public final class FreeShare {

@@ -58,7 +58,7 @@ final class SlotReads {
     private boolean readOnce;
     /**
      * How far this node has widened its share of the free slots: it counts itself among
-     * {@code READERS << widened} readers of each range. Raised by a poll that showed it nothing to claim
+     * {@code READERS * 4^widened} readers of each range. Raised by a poll that showed it nothing to claim
      * while it had room; back to 0 when it has none.
      */
     private int widened;
@@ -150,8 +150,10 @@ final class SlotReads {
         // The plan follows the first readers even when this node reads more: every node plans alike,
         // however far each has widened its share.
         ranking = ranked;
-        int readers = widened >= Integer.SIZE - 2 ? Integer.MAX_VALUE : FreeShare.READERS << widened;
-        return widened == 0 ? ranked.share(config.node(), FreeShare.READERS) : ranked.share(config.node(), readers);
+        // Four times the readers a step: the last slots of a storm, in ranges whose readers are full, wait
+        // two polls at 100 nodes, not four.
+        int readers = widened >= (Integer.SIZE - 4) / 2 ? Integer.MAX_VALUE : FreeShare.READERS << (2 * widened);
+        return ranked.share(config.node(), readers);
     }
 
     /** The ranking of the last read's share: the plan gives each slot it read to one of its range's readers; null if none. */
