@@ -19,21 +19,21 @@ import java.util.Map;
  * <p>Which slots a poll reads is no safety condition (every one is in the claim's filter); it decides
  * only who sees a free slot, and so whether the slot is served. Readers may be full, gone, or rank by a
  * registry that others see differently; so a node with room whose poll showed it nothing to claim
- * widens its share at the next poll (it counts itself among four times as many readers per range), up to
- * every free slot ({@link #ALL}). A free slot is therefore read by every node with room that has
- * nothing else to claim within {@code log4(n / READERS)} polls, rounded up, of n nodes with room (two at 100).
+ * reads every free slot ({@link #ALL}) from its next poll on, until it is full. A free slot is therefore
+ * read by every node with room that has nothing else to claim one poll later, and claimed after the
+ * head start.
  * Slots created before the bucket existed have none, and every share reads them. Immutable.
  */
 public final class FreeShare {
 
-    /** How many nodes read each range of buckets before any widens its share. */
+    /** How many nodes read each range of buckets (besides those that read every free slot). */
     static final int READERS = 2;
     /** Ranges per node with room: each node reads about {@code READERS} times this many. */
     static final int RANGES_PER_NODE = 4;
     /** The stored buckets: 0 to 2^16 - 1. */
     static final int BUCKET_BITS = 16;
 
-    /** Every free slot: a node without membership, or one whose share has widened to all. */
+    /** Every free slot: a node without membership, among few nodes with room, or whose share showed it nothing. */
     public static final FreeShare ALL = new FreeShare(true, List.of());
     /** No free slot: a node without room to claim one. */
     public static final FreeShare NONE = new FreeShare(false, List.of());

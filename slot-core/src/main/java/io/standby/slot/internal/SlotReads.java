@@ -57,11 +57,11 @@ final class SlotReads {
     /** Whether a read has been made (successful or not reporting the server's time). */
     private boolean readOnce;
     /**
-     * How far this node has widened its share of the free slots: it counts itself among
-     * {@code READERS * 4^widened} readers of each range. Raised by a poll that showed it nothing to claim
-     * while it had room; back to 0 when it has none.
+     * Whether this node reads every free slot, not its share: set by a poll that showed it nothing to
+     * claim while it had room (its ranges' other readers took them, or the free slots are in ranges whose
+     * readers are full, gone or ranked by another registry); cleared when it has no room.
      */
-    private int widened;
+    private boolean everyFree;
     /** The ranking of the last read's share, which the plan follows; null when the plan is over every node (no share, or few nodes). */
     private FreeShare.Ranking ranking;
 
@@ -115,11 +115,9 @@ final class SlotReads {
         if (slots != null) {
             expectClaims = slots.stream().anyMatch(slot -> slot.expired() && !book.holds(slot.id()));
             if (!canClaim) {
-                widened = 0;
-            } else if (!expectClaims && !share.all()) {
-                // Nothing to claim in its share, with room: its ranges' other readers took them, or the
-                // free slots are in ranges whose readers are full, gone or ranked by another registry.
-                widened++;
+                everyFree = false;
+            } else if (!expectClaims) {
+                everyFree = true;
             }
         }
         return slots;
@@ -127,7 +125,8 @@ final class SlotReads {
 
     /**
      * This node's share of the free slots: none without room (it could claim none), every one without a
-     * registry, else the ranges where it ranks among the first readers, widened as {@link #widened} says.
+     * registry, else the ranges where it ranks among the first readers, or every one if its share showed
+     * it nothing ({@link #everyFree}).
      */
     private FreeShare share(boolean canClaim) {
         ranking = null;
@@ -147,13 +146,12 @@ final class SlotReads {
             // Few nodes with room: each reads every free slot, and the plan is over all of them.
             return FreeShare.ALL;
         }
-        // The plan follows the first readers even when this node reads more: every node plans alike,
-        // however far each has widened its share.
+        // The plan follows the first readers even when this node reads every free slot: every node plans
+        // alike, whatever it reads.
         ranking = ranked;
-        // Four times the readers a step: the last slots of a storm, in ranges whose readers are full, wait
-        // two polls at 100 nodes, not four.
-        int readers = widened >= (Integer.SIZE - 4) / 2 ? Integer.MAX_VALUE : FreeShare.READERS << (2 * widened);
-        return ranked.share(config.node(), readers);
+        // In one step to every free slot: the last slots of a storm, in ranges whose readers are full,
+        // wait one poll (a wider share a step took two to four more at 100 nodes), and few are left by then.
+        return everyFree ? FreeShare.ALL : ranked.share(config.node(), FreeShare.READERS);
     }
 
     /** The ranking of the last read's share: the plan gives each slot it read to one of its range's readers; null if none. */

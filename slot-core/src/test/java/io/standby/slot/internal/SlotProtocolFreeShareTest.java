@@ -29,7 +29,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * A poll reads only its share of the free slots ({@link FreeShare}), and still every slot is served while
  * some node has room: a free slot whose readers are registered with room but never poll (gone, or ranking
  * by another registry) is read, and claimed, by a node with room within a few polls, because a poll that
- * shows a node nothing to claim widens its share. The first poll of a process does not read every slot.
+ * shows a node nothing to claim makes it read every free slot at the next. The first poll of a process does not read every slot.
  * Real registry and store on the embedded server; the node's clock is ticked by hand.
  */
 class SlotProtocolFreeShareTest {
@@ -111,8 +111,8 @@ class SlotProtocolFreeShareTest {
     @Test
     void aFreeSlotWhoseReadersNeverPollIsClaimedByANodeWithRoomWithinAFewPolls() throws Exception {
         register(ABSENT, 5, 0);
-        // Its range's first readers are two of the absent nodes: the node reads it only once it has widened
-        // its share.
+        // Its range's first readers are two of the absent nodes: the node reads it only once its share
+        // showed it nothing.
         String starving = slotReadFirstAmong(FreeShare.READERS * 2);
         assertTrue(store.create(starving));
         SlotProtocol a = member(1);
@@ -127,7 +127,7 @@ class SlotProtocolFreeShareTest {
 
         assertEquals(List.of(starving), held(a), "served; the polls read " + freeRead);
         assertEquals(List.of(), freeRead.getFirst(), "not in the node's first share");
-        assertTrue(polls <= 3, "a poll that showed nothing, a wider one, a head start: " + polls + " polls, " + freeRead);
+        assertTrue(polls <= 3, "a poll that showed nothing, one that reads every free slot, a head start: " + polls + " polls, " + freeRead);
     }
 
     @Test
