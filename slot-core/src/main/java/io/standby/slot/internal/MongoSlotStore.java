@@ -60,7 +60,7 @@ public final class MongoSlotStore implements SlotStore {
 
     private static final Logger log = LoggerFactory.getLogger(MongoSlotStore.class);
     private static final String SERVER_NOW = "serverNow";
-    /** Documents per reply: all of them, up to the server's 16 MB a batch (about 75,000 slots at 223 bytes each, docs/SCALING.md). */
+    /** Documents per reply: all of them, up to the server's 16 MB a batch (about 71,000 slots at 234 bytes each, docs/SCALING.md). */
     static final int ONE_BATCH = 1_000_000;
 
     private final MongoCollection<Document> raw;
