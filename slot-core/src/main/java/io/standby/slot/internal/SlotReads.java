@@ -54,7 +54,7 @@ final class SlotReads {
     private boolean registryBeforeSlots;
     /** Whether the last read showed an expired slot this node does not hold: a plan is likely. */
     private boolean expectClaims;
-    /** Whether a read has been made (successful or not reporting the server's time). */
+    /** Whether a read has succeeded: after one that carried no server time, a read takes every slot. */
     private boolean readOnce;
     /**
      * Whether this node reads every free slot, not its share: set by a poll that showed it nothing to

@@ -203,4 +203,28 @@ class SlotProtocolFreeShareTest {
         assertEquals(List.of("slot-1"), polled.getFirst(), "its own address's slot, not the one a live owner holds");
         assertFalse(held(a).contains("slot-0"));
     }
+
+    @Test
+    void afterAFirstPollThatMatchedNothingThePollReadsEverySlotOnceToLearnTheServersTime() throws Exception {
+        store.create("slot-0");
+        // Held by a node of an earlier version, which writes no owner document, and timely.
+        assertTrue(store.claim(store.read("slot-0").orElseThrow(), new SlotStore.Ownership(new NodeId("127.0.0.1", 7002), "o", TIMING.lease())));
+        List<List<String>> polled = new ArrayList<>();
+        SlotProtocol a = new SlotProtocol(ProtocolSetup.of(new FailingSlotStore(store) {
+            @Override
+            public Poll poll(NodeId me, Instant lateBefore, FreeShare free) {
+                Poll poll = super.poll(me, lateBefore, free);
+                polled.add(poll.slots().stream().map(SlotView::id).toList());
+                return poll;
+            }
+        }, new NodeConfig(A, 1, TIMING, NodeConfig.newInstanceId()), clock, new EveryEvent()).withSleeper(d -> { }));
+
+        for (int i = 0; i < 3; i++) {
+            a.poll();
+            clock.tick(TIMING.poll());
+        }
+
+        assertEquals(List.of(List.of(), List.of("slot-0"), List.of()), polled,
+                "nothing matched, so no server time: the next poll reads every slot, and then only late ones again");
+    }
 }
