@@ -50,6 +50,11 @@ public final class FreeShare {
         this.ranges = List.copyOf(ranges);
     }
 
+    /** The free slots of these ranges of stored buckets (and those without a bucket); none for no range. */
+    public static FreeShare of(List<Range> ranges) {
+        return ranges.isEmpty() ? NONE : new FreeShare(false, ranges);
+    }
+
     /** Whether every free slot is read. */
     public boolean all() {
         return all;
