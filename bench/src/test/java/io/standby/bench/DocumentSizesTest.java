@@ -21,6 +21,7 @@ import io.standby.slot.SlotTiming;
 import io.standby.slot.SlotView;
 import io.standby.slot.StandbyDatabase;
 import io.standby.slot.internal.EventLog;
+import io.standby.slot.internal.FreeShare;
 import io.standby.slot.internal.MongoNodeRegistry;
 import io.standby.slot.internal.MongoSlotStore;
 import io.standby.slot.internal.NodeRegistry;
@@ -169,7 +170,7 @@ class DocumentSizesTest {
             }
             pollReply.put(m, one("aggregate", store::readAll)[1]);
             // A standby's poll while the owners are timely: their owner documents (one at M = 1), no slot.
-            standbyPoll.put(m, one("aggregate", () -> store.poll(standby, Instant.now().minusSeconds(3)))[1]);
+            standbyPoll.put(m, one("aggregate", () -> store.poll(standby, Instant.now().minusSeconds(3), FreeShare.ALL))[1]);
         }
         record("slot document, owned with a late mark", stored("slots", "slot-1"), 150, 350);
         record("poll reply (`aggregate` with `$$NOW`), M = 1", pollReply.get(1), 200, 600);

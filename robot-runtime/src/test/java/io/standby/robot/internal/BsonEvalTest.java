@@ -8,6 +8,7 @@ import io.standby.robot.model.RobotView;
 import io.standby.slot.NodeId;
 import io.standby.slot.SlotView;
 import io.standby.slot.StandbyDatabase;
+import io.standby.slot.internal.FreeShare;
 import io.standby.slot.internal.SlotRules;
 import io.standby.slot.internal.SlotStore.Ownership;
 import io.standby.testing.TestMongo;
@@ -92,6 +93,9 @@ class BsonEvalTest {
             docs.add(variant.apply(new Document(expired)));
         }
         docs.add(SlotRules.unowned("s"));
+        docs.add(SlotRules.unowned("s").append("bucket", SlotRules.bucket("s") + 1));
+        docs.add(without(SlotRules.unowned("s"), "bucket"));
+        docs.add(SlotRules.unowned("s").append("time", new Date(System.currentTimeMillis() - HOUR)));
         Document released = slot(0).append("ip", null).append("port", null).append("instance", null).append("time", new Date(0));
         released.remove("late");
         released.remove("drain");
@@ -127,6 +131,16 @@ class BsonEvalTest {
         rules.add(new Rule("revoke", SlotRules.revokeFilter(seen), SlotRules.revokeUpdate(seen), false));
         rules.add(new Rule("markDrain", SlotRules.markDrainFilter(OWNER, "i1"), SlotRules.markDrainUpdate("i1", false), true));
         rules.add(new Rule("touch", SlotRules.touchFilter("s"), SlotRules.touchUpdate(), false));
+        // A poll's filter, with a touch to see it match: every free slot, none, the share that holds "s"'s
+        // bucket, one that does not; late by 2 s.
+        Instant lateBefore = Instant.now().minusSeconds(2);
+        int bucket = SlotRules.bucket("s");
+        for (FreeShare share : List.of(FreeShare.ALL, FreeShare.NONE,
+                FreeShare.of(List.of(new FreeShare.Range(0, 1), new FreeShare.Range(bucket, bucket + 1))),
+                FreeShare.of(List.of(new FreeShare.Range(bucket + 1, bucket + 4))))) {
+            rules.add(new Rule("poll, " + share, SlotRules.pollFilter(OTHER, lateBefore, share), SlotRules.touchUpdate(), false));
+            rules.add(new Rule("poll by the owner, " + share, SlotRules.pollFilter(OWNER, lateBefore, share), SlotRules.touchUpdate(), false));
+        }
         return rules;
     }
 

@@ -3,6 +3,7 @@ package io.standby.robot.internal;
 import com.mongodb.MongoTimeoutException;
 import io.standby.slot.NodeId;
 import io.standby.slot.SlotView;
+import io.standby.slot.internal.FreeShare;
 import io.standby.slot.internal.SlotStore;
 
 import java.time.Instant;
@@ -43,8 +44,8 @@ public final class FailingTouches implements SlotStore {
     }
 
     @Override
-    public Poll poll(NodeId me, Instant lateBefore) {
-        return store.poll(me, lateBefore);
+    public Poll poll(NodeId me, Instant lateBefore, FreeShare free) {
+        return store.poll(me, lateBefore, free);
     }
 
     @Override

@@ -2,6 +2,7 @@ package io.standby.robot.internal;
 
 import io.standby.slot.NodeId;
 import io.standby.slot.SlotView;
+import io.standby.slot.internal.FreeShare;
 import io.standby.slot.internal.SlotRules;
 import io.standby.slot.internal.SlotStore;
 import org.bson.BsonBoolean;
@@ -59,12 +60,12 @@ final class SimSlotStore implements SlotStore {
 
     /** As {@code MongoSlotStore} sends it: {@link SlotRules#pollFilter}, the owner documents apart. */
     @Override
-    public Poll poll(NodeId me, Instant lateBefore) {
+    public Poll poll(NodeId me, Instant lateBefore, FreeShare free) {
         return db.read("poll", () -> {
             long now = db.serverNowMs();
             List<SlotView> views = new ArrayList<>();
             List<OwnerBeat> owners = new ArrayList<>();
-            List<BsonDocument> found = db.slots.find(SlotRules.pollFilter(me, lateBefore));
+            List<BsonDocument> found = db.slots.find(SlotRules.pollFilter(me, lateBefore, free));
             for (BsonDocument doc : found) {
                 String id = SimDatabase.id(doc);
                 if (SlotRules.isOwnerId(id)) {

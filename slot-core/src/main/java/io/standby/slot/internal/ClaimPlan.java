@@ -22,6 +22,10 @@ import java.util.Set;
  * its winner's room out of the assignment leaves every other node's share unchanged, so nodes that plan a
  * little apart during a storm still agree. A pure function; nodes that see different memberships may
  * both take a slot (one loses the compare-and-set) or neither (then the others try after a head start).
+ *
+ * <p>When the poll read only a share of the free slots ({@link FreeShare}), each slot goes to the first of
+ * its range's readers with room, the nodes that read it; only if none of them has room, to the first of
+ * all, as above (that node may not read it: the readers then take it after the head start).
  */
 public final class ClaimPlan {
 
@@ -43,6 +47,15 @@ public final class ClaimPlan {
      * @param read the slots as read, to count what each member holds now if its registry document is behind
      */
     public static Set<String> mine(List<SlotView> claimable, List<SlotView> read, List<Member> members, NodeId me) {
+        return mine(claimable, read, members, me, null);
+    }
+
+    /**
+     * The same, each slot to one of the readers {@code ranking} gives its range first, while one has room.
+     *
+     * @param ranking the ranking of the poll's share of the free slots; null if it read every free slot
+     */
+    static Set<String> mine(List<SlotView> claimable, List<SlotView> read, List<Member> members, NodeId me, FreeShare.Ranking ranking) {
         Map<NodeId, Integer> seen = new HashMap<>();
         for (SlotView slot : read) {
             if (!slot.expired() && slot.owner() != null) {
@@ -55,17 +68,10 @@ public final class ClaimPlan {
         Set<String> mine = new HashSet<>();
         for (SlotView slot : claimable.stream().sorted(SlotIds.ORDER).toList()) {
             long slotKey = ClaimOrder.key(slot.id());
-            Ranked chosen = null;
-            long chosenScore = 0;
-            for (Ranked candidate : ranked) {
-                if (room.get(candidate.member.id()) <= 0) {
-                    continue;
-                }
-                long score = ClaimOrder.score(candidate.key, slotKey);
-                if (chosen == null || candidate.before(score, chosen, chosenScore)) {
-                    chosen = candidate;
-                    chosenScore = score;
-                }
+            List<NodeId> readers = ranking == null ? null : ranking.readers(ranking.range(slot.id()));
+            Ranked chosen = readers == null ? null : choose(ranked, room, slotKey, readers);
+            if (chosen == null) {
+                chosen = choose(ranked, room, slotKey, null);
             }
             if (chosen != null) {
                 room.merge(chosen.member.id(), -1, Integer::sum);
@@ -75,6 +81,23 @@ public final class ClaimPlan {
             }
         }
         return mine;
+    }
+
+    /** The first member by rank for the slot with {@code slotKey} that has room, among {@code only} if given. */
+    private static Ranked choose(List<Ranked> ranked, Map<NodeId, Integer> room, long slotKey, List<NodeId> only) {
+        Ranked chosen = null;
+        long chosenScore = 0;
+        for (Ranked candidate : ranked) {
+            if (room.get(candidate.member.id()) <= 0 || only != null && !only.contains(candidate.member.id())) {
+                continue;
+            }
+            long score = ClaimOrder.score(candidate.key, slotKey);
+            if (chosen == null || candidate.before(score, chosen, chosenScore)) {
+                chosen = candidate;
+                chosenScore = score;
+            }
+        }
+        return chosen;
     }
 
     /** A member with what its rank needs, computed once per plan. */

@@ -152,7 +152,8 @@ final class ClaimRound {
         }
         // A twin's slots (this ip:port on another host) are not this node's: they take none of its room.
         List<SlotView> held = slots.stream().filter(slot -> !identity.heldByTwin(slot)).toList();
-        Set<String> mine = ClaimPlan.mine(candidates, held, members, config.node());
+        // The readers of each range first: the nodes whose polls read its free slots (see FreeShare).
+        Set<String> mine = ClaimPlan.mine(candidates, held, members, config.node(), reads.ranking());
         log.debug("{} claimable slot(s), {} live node(s); the plan gives this node {}", candidates.size(), members.size(), mine);
         return mine;
     }

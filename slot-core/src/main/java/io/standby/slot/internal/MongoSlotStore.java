@@ -34,6 +34,7 @@ import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
 
 import static io.standby.slot.internal.SlotDocument.BEAT;
+import static io.standby.slot.internal.SlotDocument.BUCKET;
 import static io.standby.slot.internal.SlotDocument.CHANGES;
 import static io.standby.slot.internal.SlotDocument.DRAIN;
 import static io.standby.slot.internal.SlotDocument.EPOCH;
@@ -59,7 +60,7 @@ public final class MongoSlotStore implements SlotStore {
 
     private static final Logger log = LoggerFactory.getLogger(MongoSlotStore.class);
     private static final String SERVER_NOW = "serverNow";
-    /** Documents per reply: all of them, up to the server's 16 MB a batch (about 75,000 slots at 223 bytes each, docs/SCALING.md). */
+    /** Documents per reply: all of them, up to the server's 16 MB a batch (about 71,000 slots at 234 bytes each, docs/SCALING.md). */
     static final int ONE_BATCH = 1_000_000;
 
     private final MongoCollection<Document> raw;
@@ -84,18 +85,20 @@ public final class MongoSlotStore implements SlotStore {
 
     /** The poll's read: one aggregation, as {@link #readAll()}, of what {@link SlotRules#pollFilter} names. */
     @Override
-    public Poll poll(NodeId me, Instant lateBefore) {
-        return readWithNow(List.of(Aggregates.match(SlotRules.pollFilter(me, lateBefore))));
+    public Poll poll(NodeId me, Instant lateBefore, FreeShare free) {
+        return readWithNow(List.of(Aggregates.match(SlotRules.pollFilter(me, lateBefore, free))));
     }
 
     /**
-     * The indexes the poll's branches need: {@code time} for the late ones, {@code ip, port} for the free ones
-     * and a node's own. Creating an index that exists is a no-op.
+     * The indexes the poll's branches need: {@code time} for the late ones, {@code ip, port} for a node's own
+     * (and every free one), {@code ip, bucket} for a share of the free ones. None involves the shard key
+     * ({@code _id}), so each works per shard. Creating an index that exists is a no-op.
      */
     @Override
     public void ensureIndexes() {
         raw.createIndex(Indexes.ascending(TIME), new IndexOptions().name("time"));
         raw.createIndex(Indexes.ascending(IP, PORT), new IndexOptions().name("ip_port"));
+        raw.createIndex(Indexes.ascending(IP, BUCKET), new IndexOptions().name("ip_bucket"));
     }
 
     /**

@@ -32,6 +32,11 @@ public class SlotDocument {
     public static final String BEAT = "beat";
     /** When a standby found its watch link to the slot's owner dead, by the server's clock (see {@code Watches}). */
     public static final String LINK_END = "linkEnd";
+    /**
+     * A hash of the id, 0 to 65,535, written when the slot is created and never changed: a poll reads the
+     * free slots of a few buckets by it ({@code FreeShare}). Documents from before it have none.
+     */
+    public static final String BUCKET = "bucket";
 
     @Id
     String id;

@@ -15,8 +15,9 @@ import java.util.OptionalLong;
 
 /**
  * How this node reads the slots: a poll reads the owner documents and only the slots that may concern it
- * ({@link SlotRules#pollFilter}: free, its own address's, late or expired), so that its cost does not grow
- * with the slots of live owners. Every read is recorded in its {@link Observations}, so that a lease is
+ * ({@link SlotRules#pollFilter}: its share of the free ones, its own address's, late or expired), so that
+ * its cost does not grow with the slots of live owners, nor, in a claim storm, with the free slots times
+ * the nodes ({@link FreeShare}). Every read is recorded in its {@link Observations}, so that a lease is
  * judged expired (or an owner late) only once this node has itself watched the owner stand still long
  * enough on its own clock; and when a plan is likely, the registry is read just before the slots, so that
  * a plan uses a registry no newer than the slot table. Poll thread only, but {@link #lastRead()}.
@@ -24,8 +25,10 @@ import java.util.OptionalLong;
 final class SlotReads {
 
     private static final Logger log = LoggerFactory.getLogger(SlotReads.class);
-    /** A date no heartbeat reaches: the first read takes every slot. */
+    /** A date no heartbeat reaches: a read with it takes every slot. */
     private static final Instant EVERY_SLOT = Instant.parse("9999-12-31T00:00:00Z");
+    /** A date no heartbeat is before (a released slot's is exactly this): a read with it takes no late slot. */
+    private static final Instant NO_SLOT = Instant.EPOCH;
     /**
      * How long an owner document must stand still before a poll removes it. Far longer than any lease:
      * its process is gone or holds nothing, and removing it only makes standbys watch its slots one by one.
@@ -51,6 +54,16 @@ final class SlotReads {
     private boolean registryBeforeSlots;
     /** Whether the last read showed an expired slot this node does not hold: a plan is likely. */
     private boolean expectClaims;
+    /** Whether a read has succeeded: after one that carried no server time, a read takes every slot. */
+    private boolean readOnce;
+    /**
+     * Whether this node reads every free slot, not its share: set by a poll that showed it nothing to
+     * claim while it had room (its ranges' other readers took them, or the free slots are in ranges whose
+     * readers are full, gone or ranked by another registry); cleared when it has no room.
+     */
+    private boolean everyFree;
+    /** The ranking of the last read's share, which the plan follows; null when the plan is over every node (no share, or few nodes). */
+    private FreeShare.Ranking ranking;
 
     SlotReads(ProtocolSetup setup, Membership membership, LeaseBook book, Outage outage) {
         this.store = setup.store();
@@ -97,25 +110,74 @@ final class SlotReads {
         } else {
             registryBeforeSlots = withMembership && membership.readWithin(config.timing().poll());
         }
-        List<SlotView> slots = readAndObserve();
+        FreeShare share = share(canClaim);
+        List<SlotView> slots = readAndObserve(share);
         if (slots != null) {
             expectClaims = slots.stream().anyMatch(slot -> slot.expired() && !book.holds(slot.id()));
+            if (!canClaim) {
+                everyFree = false;
+            } else if (!expectClaims) {
+                everyFree = true;
+            }
         }
         return slots;
     }
 
     /**
-     * The slots a poll reads (see {@link SlotRules#pollFilter}), recorded in the observations with the owner
-     * documents; null if they cannot be read. The first read takes every slot.
+     * This node's share of the free slots: none without room (it could claim none), every one without a
+     * registry, else the ranges where it ranks among the first readers, or every one if its share showed
+     * it nothing ({@link #everyFree}).
      */
+    private FreeShare share(boolean canClaim) {
+        ranking = null;
+        if (!canClaim) {
+            return FreeShare.NONE;
+        }
+        if (!withMembership) {
+            return FreeShare.ALL;
+        }
+        List<ClaimPlan.Member> live = membership.live();
+        if (live.isEmpty()) {
+            // No registry to rank by (unreadable, or this node alone and unlisted): every free slot.
+            return FreeShare.ALL;
+        }
+        FreeShare.Ranking ranked = FreeShare.Ranking.of(live, config.node());
+        if (ranked.share(config.node(), FreeShare.READERS).all()) {
+            // Few nodes with room: each reads every free slot, and the plan is over all of them.
+            return FreeShare.ALL;
+        }
+        // The plan follows the first readers even when this node reads every free slot: every node plans
+        // alike, whatever it reads.
+        ranking = ranked;
+        // In one step to every free slot: the last slots of a storm, in ranges whose readers are full,
+        // wait one poll (a wider share a step took two to four more at 100 nodes), and few are left by then.
+        return everyFree ? FreeShare.ALL : ranked.share(config.node(), FreeShare.READERS);
+    }
+
+    /** The ranking of the last read's share: the plan gives each slot it read to one of its range's readers; null if none. */
+    FreeShare.Ranking ranking() {
+        return ranking;
+    }
+
+    /** Every slot a poll reads, every free one included: what a drain judges the room elsewhere by. */
     List<SlotView> readAndObserve() {
+        ranking = null;
+        return readAndObserve(FreeShare.ALL);
+    }
+
+    /**
+     * The slots a poll reads (see {@link SlotRules#pollFilter}) with this share of the free ones, recorded in
+     * the observations with the owner documents; null if they cannot be read.
+     */
+    private List<SlotView> readAndObserve(FreeShare share) {
         SlotStore.Poll poll;
         try {
-            poll = store.poll(config.node(), lateBefore());
+            poll = store.poll(config.node(), lateBefore(), share);
         } catch (RuntimeException e) {
             outage.failed("Cannot read slots", e);
             return null;
         }
+        readOnce = true;
         outage.succeeded();
         // Taken after the read returned: no earlier than the moment each document got its version.
         long read = clock.nanoTime();
@@ -134,11 +196,18 @@ final class SlotReads {
      * Heartbeats older than this are read: the server's time now, as this node guesses it from its last read
      * and its own clock since, less one and a half heartbeats. A live owner renews every heartbeat, so its
      * slots are not read; a late one's are, before its late mark (two heartbeats) and its lease. Which slots
-     * are read is no safety condition, only what this node can judge; before the first read, every slot.
+     * are read is no safety condition, only what this node can judge.
+     *
+     * <p>The first read takes no late slot: without the server's time this node cannot tell late from
+     * timely, and what it needs at once is there without them (its own address's slots, for the take-back
+     * and the twin check; the owner documents, whose wait starts at once). A late slot is read from the
+     * second poll on, one poll later than before, well inside its lease. Only if the first read carried no
+     * server time (nothing matched: no owner document, no free slot, none of its own), a read takes every
+     * slot, until one does.
      */
     private Instant lateBefore() {
         if (serverNow == null) {
-            return EVERY_SLOT;
+            return readOnce ? EVERY_SLOT : NO_SLOT;
         }
         Duration since = Duration.ofNanos(Math.max(0, clock.nanoTime() - serverNowReadNanos));
         return serverNow.plus(since).minus(config.timing().heartbeat().multipliedBy(3).dividedBy(2));

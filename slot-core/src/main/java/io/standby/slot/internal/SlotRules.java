@@ -15,6 +15,7 @@ import java.util.OptionalLong;
 import java.util.TreeMap;
 
 import static io.standby.slot.internal.SlotDocument.BEAT;
+import static io.standby.slot.internal.SlotDocument.BUCKET;
 import static io.standby.slot.internal.SlotDocument.CHANGES;
 import static io.standby.slot.internal.SlotDocument.DRAIN;
 import static io.standby.slot.internal.SlotDocument.EPOCH;
@@ -82,19 +83,47 @@ public final class SlotRules {
     }
 
     /**
-     * What a poll reads, and nothing else: every owner document (one per owner process), the slots that are
-     * free (released, revoked or never owned), the slots held under this node's own ip:port (its own, its
-     * earlier processes', a twin's), and the slots whose heartbeat was older than {@code lateBefore}, the
-     * previous poll's server time less a heartbeat: late or expired. A live owner's slots are in none of
-     * these, so a poll of an idle world reads the owner documents and this node's own slots, whatever the
-     * number of slots. Each branch has its index: {@code _id}, {@code ip, port}, {@code time}.
+     * What a poll reads, and nothing else: every owner document (one per owner process), the free slots
+     * (released, revoked or never owned) of {@code free}'s share, the slots held under this node's own
+     * ip:port (its own, its earlier processes', a twin's), and the slots whose heartbeat was older than
+     * {@code lateBefore}, the previous poll's server time less a heartbeat and a half, and held: late or expired. A
+     * live owner's slots are in none of these, so a poll of an idle world reads the owner documents and
+     * this node's own slots, whatever the number of slots; and in a claim storm a node reads only its
+     * share of the free slots ({@link FreeShare}), and those created before slots had a bucket. Each
+     * branch has its index: {@code _id}, {@code ip, bucket}, {@code ip, port}, {@code time}.
      */
-    public static Bson pollFilter(NodeId me, Instant lateBefore) {
-        return new Document("$or", List.of(
-                new Document("_id", new Document("$gte", OWNER_PREFIX).append("$lt", ownerIdEnd())),
-                new Document(IP, null),
-                new Document(IP, me.ip()).append(PORT, me.port()),
-                new Document(TIME, new Document("$lt", Date.from(lateBefore)))));
+    public static Bson pollFilter(NodeId me, Instant lateBefore, FreeShare free) {
+        List<Document> branches = new ArrayList<>();
+        branches.add(new Document("_id", new Document("$gte", OWNER_PREFIX).append("$lt", ownerIdEnd())));
+        if (free.all()) {
+            branches.add(new Document(IP, null));
+        } else if (!free.none()) {
+            // Older documents have no bucket: {bucket: null} matches them, from the same index. One branch
+            // with the ranges inside (a contained $or, which MongoDB answers from the ip_bucket index): a
+            // held slot fails it at ip, and the embedded server, which matches every document, checks the
+            // ranges only for the free ones.
+            List<Document> buckets = new ArrayList<>();
+            buckets.add(new Document(BUCKET, null));
+            for (FreeShare.Range range : free.ranges()) {
+                buckets.add(new Document(BUCKET, new Document("$gte", range.from()).append("$lt", range.to())));
+            }
+            branches.add(new Document(IP, null).append("$or", buckets));
+        }
+        branches.add(new Document(IP, me.ip()).append(PORT, me.port()));
+        // Held slots only: a free slot's time is 1970 (released, never owned) or its revoked owner's, and
+        // free slots are the share's to read, or every poll would read every one.
+        branches.add(new Document(TIME, new Document("$gt", Date.from(Instant.EPOCH)).append("$lt", Date.from(lateBefore)))
+                .append(IP, new Document("$ne", null)));
+        return new Document("$or", branches);
+    }
+
+    /**
+     * A slot's bucket, 0 to 65,535: a hash of its id, the same on every JVM, stored in the slot when it is
+     * created and never changed, so that a poll can read a share of the free slots by an index range
+     * ({@link FreeShare}).
+     */
+    public static int bucket(String slotId) {
+        return (int) (ClaimOrder.score(0, ClaimOrder.key(slotId)) >>> (Long.SIZE - FreeShare.BUCKET_BITS));
     }
 
     /** The first id after every owner document's, for an index range. */
@@ -152,9 +181,12 @@ public final class SlotRules {
         return new Document("_id", ownerId).append(BEAT, beat);
     }
 
-    /** The document a new slot is inserted as: nobody has owned it, claimable at once; nulls are shown, as in the seed. */
+    /**
+     * The document a new slot is inserted as: nobody has owned it, claimable at once; nulls are shown, as in
+     * the seed. Its bucket is written here once and never changed.
+     */
     public static Document unowned(String slotId) {
-        return new Document("_id", slotId).append(IP, null).append(PORT, null).append(TIME, Date.from(Instant.EPOCH))
+        return new Document("_id", slotId).append(BUCKET, bucket(slotId)).append(IP, null).append(PORT, null).append(TIME, Date.from(Instant.EPOCH))
                 .append(LEASE, 0L).append(EPOCH, 0L).append(INSTANCE, null).append(LATE, null).append(CHANGES, 0L)
                 .append(DRAIN, null);
     }

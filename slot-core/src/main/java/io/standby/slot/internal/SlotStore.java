@@ -27,10 +27,10 @@ public interface SlotStore {
 
     /**
      * A poll's read, in one command: every owner document, and the slots {@link SlotRules#pollFilter} names
-     * (free, held under {@code me}'s ip:port, or with a heartbeat older than {@code lateBefore}), in id
-     * order, with the server's time.
+     * (free in {@code free}'s share, held under {@code me}'s ip:port, or with a heartbeat older than
+     * {@code lateBefore}), in id order, with the server's time.
      */
-    Poll poll(NodeId me, Instant lateBefore);
+    Poll poll(NodeId me, Instant lateBefore, FreeShare free);
 
     /** The slots held under {@code node}'s ip:port (by any instance), in id order: the check before a node joins. */
     default List<SlotView> readHeldBy(NodeId node) {

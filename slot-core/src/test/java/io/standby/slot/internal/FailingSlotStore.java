@@ -51,9 +51,9 @@ class FailingSlotStore implements SlotStore {
     }
 
     @Override
-    public Poll poll(NodeId me, Instant lateBefore) {
+    public Poll poll(NodeId me, Instant lateBefore, FreeShare free) {
         check(Call.READ_ALL);
-        return store.poll(me, lateBefore);
+        return store.poll(me, lateBefore, free);
     }
 
     @Override

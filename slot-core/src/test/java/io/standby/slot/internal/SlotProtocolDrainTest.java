@@ -213,11 +213,11 @@ class SlotProtocolDrainTest {
         java.util.concurrent.atomic.AtomicInteger reads = new java.util.concurrent.atomic.AtomicInteger();
         FailingSlotStore everySecondReadFails = new FailingSlotStore(store) {
             @Override
-            public Poll poll(NodeId me, Instant lateBefore) {
+            public Poll poll(NodeId me, Instant lateBefore, FreeShare free) {
                 if (reads.incrementAndGet() % 2 == 0) {
                     throw new IllegalStateException("connection lost");
                 }
-                return super.poll(me, lateBefore);
+                return super.poll(me, lateBefore, free);
             }
         };
         SlotProtocol a = new SlotProtocol(ProtocolSetup.of(everySecondReadFails,

@@ -182,11 +182,11 @@ abstract class SlotStoreContract {
         assertTrue(store.claim(slot("slot-0"), a.withBeat(1)));
         assertTrue(store.claim(slot("slot-1"), a.withBeat(2)));
         assertEquals(2, slot("slot-1").beat(), "a claim writes its own beat");
-        assertEquals(List.of(), store.poll(new NodeId("127.0.0.1", 7009), Instant.EPOCH).owners(), "no renewal yet: no document");
+        assertEquals(List.of(), store.poll(new NodeId("127.0.0.1", 7009), Instant.EPOCH, FreeShare.ALL).owners(), "no renewal yet: no document");
 
         store.renewAll(Map.of("slot-0", 1L, "slot-1", 1L), a.withBeat(5));
 
-        SlotStore.OwnerBeat doc = store.poll(new NodeId("127.0.0.1", 7009), Instant.EPOCH).owners().getFirst();
+        SlotStore.OwnerBeat doc = store.poll(new NodeId("127.0.0.1", 7009), Instant.EPOCH, FreeShare.ALL).owners().getFirst();
         assertEquals("a", doc.instance());
         assertEquals(new NodeId("127.0.0.1", 7001), doc.node());
         assertEquals(5, doc.beat());
@@ -197,7 +197,7 @@ abstract class SlotStoreContract {
 
         // A renewal delivered late, after a newer one: the beat does not go back, in the document or the slots.
         store.renewAll(Map.of("slot-0", 1L, "slot-1", 1L), a.withBeat(4));
-        assertEquals(5, store.poll(new NodeId("127.0.0.1", 7009), Instant.EPOCH).owners().getFirst().beat());
+        assertEquals(5, store.poll(new NodeId("127.0.0.1", 7009), Instant.EPOCH, FreeShare.ALL).owners().getFirst().beat());
         assertEquals(5, slot("slot-0").beat());
         assertEquals(3, store.readAll().size(), "the owner document is not a slot");
         assertTrue(store.read(SlotRules.ownerId(a.node(), "a")).isEmpty());
@@ -219,7 +219,7 @@ abstract class SlotStoreContract {
         MongoCollection<Document> slots = db.database().getCollection("slots");
         slots.updateOne(Filters.eq("_id", "slot-3"), Updates.set("time", Date.from(Instant.now().minusSeconds(10))));
 
-        SlotStore.Poll poll = store.poll(me.node(), Instant.now().minusSeconds(3));
+        SlotStore.Poll poll = store.poll(me.node(), Instant.now().minusSeconds(3), FreeShare.ALL);
 
         assertEquals(List.of("slot-2", "slot-3", "slot-4", "slot-5", "slot-6"), poll.slots().stream().map(SlotView::id).toList(),
                 "its own, the late one, the never-owned, the released and the revoked; not the two a live owner renews");
@@ -301,7 +301,7 @@ abstract class SlotStoreContract {
         SlotStore.Ownership a = owner(7001, "a").withWatch(40123);
         assertTrue(store.claim(slot("slot-0"), a.withBeat(1)));
         store.renewAll(Map.of("slot-0", 1L), a.withBeat(5));
-        SlotStore.OwnerBeat doc = store.poll(new NodeId("127.0.0.1", 7002), Instant.now().minusSeconds(60)).owners().stream()
+        SlotStore.OwnerBeat doc = store.poll(new NodeId("127.0.0.1", 7002), Instant.now().minusSeconds(60), FreeShare.ALL).owners().stream()
                 .filter(o -> o.instance().equals("a")).findFirst().orElseThrow();
         assertEquals(40123, doc.watch());
         assertEquals(5, doc.beat());
@@ -318,12 +318,12 @@ abstract class SlotStoreContract {
         String doc = SlotRules.ownerId(a.node(), "a");
         assertFalse(store.sweepOwner(doc, 4), "it moved on since");
         assertTrue(store.sweepOwner(doc, 5));
-        assertEquals(List.of(), store.poll(other, Instant.EPOCH).owners());
+        assertEquals(List.of(), store.poll(other, Instant.EPOCH, FreeShare.ALL).owners());
 
         assertEquals(Set.of("slot-0"), store.renewAll(Map.of("slot-0", 1L), a.withBeat(6)).renewed(), "the slot is renewed as before");
-        assertEquals(Map.of(doc, 6L), store.poll(other, Instant.EPOCH).beats());
+        assertEquals(Map.of(doc, 6L), store.poll(other, Instant.EPOCH, FreeShare.ALL).beats());
         store.removeOwner(doc);
-        assertEquals(List.of(), store.poll(other, Instant.EPOCH).owners());
+        assertEquals(List.of(), store.poll(other, Instant.EPOCH, FreeShare.ALL).owners());
     }
 
     @Test
