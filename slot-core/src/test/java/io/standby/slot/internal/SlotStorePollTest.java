@@ -62,7 +62,7 @@ class SlotStorePollTest {
         assertEquals(2, store.renewAll(Map.of("slot-0", 1L, "slot-1", 1L), a.withBeat(8)).renewed().size());
         store.beat(owner(new NodeId("10.0.0.9", 7700), "i-z", 3));
 
-        SlotStore.Poll poll = store.poll(B, NONE_LATE);
+        SlotStore.Poll poll = store.poll(B, NONE_LATE, FreeShare.ALL);
 
         assertEquals(List.of(), poll.slots(), "both slots are a live owner's, neither free, late, nor B's");
         assertEquals(Map.of(SlotRules.ownerId(A, "i-a"), 8L, SlotRules.ownerId(new NodeId("10.0.0.9", 7700), "i-z"), 3L),
@@ -79,7 +79,7 @@ class SlotStorePollTest {
         assertTrue(store.claim(store.read("slot-1").orElseThrow(), owner(B, "i-b", 1)));
         store.beat(owner(A, "i-a", 1));
 
-        SlotStore.Poll poll = store.poll(B, NONE_LATE);
+        SlotStore.Poll poll = store.poll(B, NONE_LATE, FreeShare.ALL);
 
         assertEquals(List.of("slot-1", "slot-2"), poll.slots().stream().map(SlotView::id).toList(),
                 "B's own slot and the free one, not A's live one");
