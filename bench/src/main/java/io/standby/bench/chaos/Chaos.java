@@ -36,7 +36,13 @@ public final class Chaos {
      * only to show that the verdict's late-mark row can fail.
      */
     public record Settings(int nodes, int slots, int robots, Duration duration, long seed, Cluster.Timing timing,
-                           int inputPerSecond, Duration catchUp, boolean fastFailover) {
+                           int inputPerSecond, Duration catchUp, boolean fastFailover, Duration watchLease) {
+
+        /** Without watch links. */
+        public Settings(int nodes, int slots, int robots, Duration duration, long seed, Cluster.Timing timing,
+                        int inputPerSecond, Duration catchUp, boolean fastFailover) {
+            this(nodes, slots, robots, duration, seed, timing, inputPerSecond, catchUp, fastFailover, null);
+        }
 
         /** With fast failover, the nodes' default. */
         public Settings(int nodes, int slots, int robots, Duration duration, long seed, Cluster.Timing timing,
@@ -80,7 +86,7 @@ public final class Chaos {
         for (int i = 1; i <= settings.robots(); i++) {
             robots.add(String.format("ledger-%02d", i));
         }
-        Cluster cluster = new Cluster(dir, settings.nodes(), settings.timing(), settings.fastFailover());
+        Cluster cluster = new Cluster(dir, settings.nodes(), settings.timing(), settings.fastFailover(), settings.watchLease());
         try (cluster) {
             cluster.database().initSlots(Cluster.DB, settings.slots());
             cluster.startNodes();

@@ -47,6 +47,9 @@ public final class ChaosCommand implements Callable<Integer> {
                     + "with it off, so that they stop their robots only near the lease's end: to show that the verdict's "
                     + "late-mark row can fail.")
     boolean fastFailover;
+    @Option(names = "--watch-lease", converter = DurationOption.class, paramLabel = "DURATION",
+            description = "Nodes with watch links of this watch lease, shorter than the late mark (default: none).")
+    Duration watchLease;
     @Option(names = "--catch-up", defaultValue = "120s", converter = DurationOption.class,
             description = "How long the quiet period waits for every robot to catch up (default ${DEFAULT-VALUE}).")
     Duration catchUp;
@@ -59,10 +62,11 @@ public final class ChaosCommand implements Callable<Integer> {
         require(rate >= 1 && rate <= 1000, "--rate " + rate + " must be 1-1000");
         Path dir = Files.createTempDirectory(Path.of(System.getProperty("java.io.tmpdir")), "standby-bench-chaos-");
         System.out.printf("bench chaos: %d nodes, %d slots, %d robots, %d s of faults, seed %d, --heartbeat %dms --lease %dms"
-                        + " --poll %dms, %d inputs/s, fast failover %s; logs, data and records in %s%n", nodes, slots, robots,
-                duration.toSeconds(), seed, heartbeat.toMillis(), lease.toMillis(), poll.toMillis(), rate, fastFailover ? "on" : "OFF", dir);
+                        + " --poll %dms, %d inputs/s, fast failover %s, watch links %s; logs, data and records in %s%n", nodes, slots, robots,
+                duration.toSeconds(), seed, heartbeat.toMillis(), lease.toMillis(), poll.toMillis(), rate, fastFailover ? "on" : "OFF",
+                watchLease == null ? "off" : watchLease.toMillis() + "ms", dir);
         Chaos.Settings settings = new Chaos.Settings(nodes, slots, robots, duration, seed, Chaos.timing(heartbeat, lease, poll),
-                rate, catchUp, fastFailover);
+                rate, catchUp, fastFailover, watchLease);
         System.out.println("machine at start: " + Machine.describe());
         boolean passed = new Chaos(settings, System.out).run(dir).verdict().passed();
         System.out.println("machine at end: " + Machine.describe());

@@ -27,6 +27,8 @@ final class Cluster implements AutoCloseable {
     private final Path dir;
     private final Timing timing;
     private final boolean fastFailover;
+    /** The nodes' watch lease, or null: no watch links. */
+    private final Duration watchLease;
     private final Database database;
     private final List<Node> nodes = new ArrayList<>();
 
@@ -61,6 +63,9 @@ final class Cluster implements AutoCloseable {
                 // Only for the run that shows the verdict can fail: fast failover is the nodes' default.
                 args.add("--no-fast-failover");
             }
+            if (watchLease != null) {
+                args.addAll(List.of("--watch-lease", watchLease.toMillis() + "ms"));
+            }
             process = Children.standby(dir, name, jvm, args);
         }
 
@@ -83,10 +88,11 @@ final class Cluster implements AutoCloseable {
         }
     }
 
-    Cluster(Path dir, int nodeCount, Timing timing, boolean fastFailover) {
+    Cluster(Path dir, int nodeCount, Timing timing, boolean fastFailover, Duration watchLease) {
         this.dir = dir;
         this.timing = timing;
         this.fastFailover = fastFailover;
+        this.watchLease = watchLease;
         this.database = Database.onDisk(dir, dir.resolve("data"));
         try {
             for (int i = 1; i <= nodeCount; i++) {

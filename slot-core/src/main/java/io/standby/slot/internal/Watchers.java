@@ -244,9 +244,12 @@ public final class Watchers {
                 return;
             }
             s.sent.removeFirst();
-            if (ping[1] > s.lastAckedSend || s.lastAckedSend == Long.MIN_VALUE) {
+            // Monotonic readings compare by their difference, as everywhere else.
+            if (s.lastAckedSend == Long.MIN_VALUE || ping[1] - s.lastAckedSend > 0) {
                 s.lastAckedSend = ping[1];
-                s.deadline = Math.max(s.deadline, ping[1] + pauseAfterNanos);
+                if (ping[1] + pauseAfterNanos - s.deadline > 0) {
+                    s.deadline = ping[1] + pauseAfterNanos;
+                }
             }
         }
     }
