@@ -99,7 +99,7 @@ public final class SlotRules {
             branches.add(new Document(IP, null));
         } else if (!free.none()) {
             // Older documents have no bucket: {bucket: null} matches them, from the same index. One branch
-            // with the ranges inside (a contained $or, which MongoDB answers from the ip_bucket index): a
+            // with the ranges inside (a contained $or: MongoDB finds {ip: null} in the ip_port index and checks the ranges on those): a
             // held slot fails it at ip, and the embedded server, which matches every document, checks the
             // ranges only for the free ones.
             List<Document> buckets = new ArrayList<>();
