@@ -113,7 +113,7 @@ class BenchToolsTest {
         assertEquals("bench takeover: --rounds 0 must be at least 1", zero.err().strip());
         ToolRun slow = ToolRun.of("takeover", "--profiles", "slow");
         assertTrue(slow.exitCode() != 0);
-        assertEquals("bench takeover: unknown profile 'slow': use defaults or fast", slow.err().strip());
+        assertEquals("bench takeover: unknown profile 'slow': use defaults, fast or long", slow.err().strip());
         ToolRun malformed = ToolRun.of("chaos", "--duration", "5x");
         assertEquals(2, malformed.exitCode());
         assertEquals("bench chaos: Invalid value for option '--duration': invalid duration '5x': use e.g. 500ms, 30s, 2m (see --help)",
