@@ -41,11 +41,6 @@ public record ProtocolSetup(SlotStore store, NodeConfig config, MonotonicClock c
         Objects.requireNonNull(watches, "watches");
     }
 
-    public ProtocolSetup(SlotStore store, NodeConfig config, MonotonicClock clock, SlotListener listener, Sleeper sleeper,
-                         Fanout fanout, NodeRegistry registry, Supplier<Workload> workload, Load.Gauge gauge, GoneOwners gone) {
-        this(store, config, clock, listener, sleeper, fanout, registry, workload, gauge, gone, Watchers.OFF, NO_WATCHES);
-    }
-
     private static final Watches NO_WATCHES = new Watches(() -> 0, Watches.NONE);
 
     public static ProtocolSetup of(SlotStore store, NodeConfig config, MonotonicClock clock, SlotListener listener) {
