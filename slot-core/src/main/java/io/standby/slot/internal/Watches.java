@@ -66,7 +66,7 @@ public final class Watches {
         private long watchLeaseNanos = -1;
         private long maxBeat = -1;
         private long lastReceived = Long.MIN_VALUE;
-        private long openedAt;
+        private final long openedAt;
         private boolean ended;
         private long endedAt;
         private String why;
@@ -151,6 +151,11 @@ public final class Watches {
             return watchLeaseNanos + watchLeaseNanos / 10;
         }
 
+        /** Dead, with a ping received, and not yet forgotten: a link a claim may still be made by. */
+        private boolean usable(long now) {
+            return dead(now) && claimableFrom().isPresent() && now - endedAt < FORGET_AFTER.toNanos();
+        }
+
         private Claimable claimable() {
             return new Claimable(target, maxBeat, Duration.ofNanos(waitNanos()), "its watch link " + why);
         }
@@ -172,6 +177,8 @@ public final class Watches {
     private final Map<String, Link> links = new HashMap<>();
     /** Dead links a claim may still be made by, until forgotten. */
     private final List<Link> dead = new ArrayList<>();
+    /** The links {@link #unmarked()} last returned: a stamp written after it dates the end of these only. */
+    private final List<Link> toMark = new ArrayList<>();
 
     public Watches(MonotonicClock clock, Connector connector) {
         this.clock = clock;
@@ -242,9 +249,7 @@ public final class Watches {
         long now = clock.nanoTime();
         List<Claimable> ready = new ArrayList<>();
         for (Link link : all()) {
-            OptionalLong from = link.claimableFrom();
-            if (link.dead(now) && link.marked && from.isPresent() && now - from.getAsLong() >= 0
-                    && now - link.endedAt < FORGET_AFTER.toNanos()) {
+            if (link.usable(now) && link.marked && now - link.claimableFrom().getAsLong() >= 0) {
                 ready.add(link.claimable());
             }
         }
@@ -254,20 +259,25 @@ public final class Watches {
     /** The dead links, with a ping received, whose owner's slots this node has not marked yet. */
     public synchronized List<Claimable> unmarked() {
         long now = clock.nanoTime();
+        toMark.clear();
         List<Claimable> dying = new ArrayList<>();
         for (Link link : all()) {
-            if (link.dead(now) && !link.marked && link.claimableFrom().isPresent() && now - link.endedAt < FORGET_AFTER.toNanos()) {
+            if (link.usable(now) && !link.marked) {
+                toMark.add(link);
                 dying.add(link.claimable());
             }
         }
         return dying;
     }
 
-    /** This node stamped the slots of {@code dead}'s owner after the link died, and the database acknowledged it. */
+    /**
+     * This node stamped the slots of {@code dead}'s owner, after {@link #unmarked()} returned it, and the
+     * database acknowledged it. The stamp dates the end of the links to that owner that had died by then;
+     * one that died since may have had a ping after the stamp was sent, and waits for a stamp of its own.
+     */
     public synchronized void marked(Claimable dead) {
-        long now = clock.nanoTime();
-        for (Link link : all()) {
-            if (link.target.equals(dead.target()) && link.dead(now)) {
+        for (Link link : toMark) {
+            if (link.target.equals(dead.target())) {
                 link.marked = true;
             }
         }
@@ -311,6 +321,7 @@ public final class Watches {
             all = links.values().stream().filter(l -> !l.ended && l.connection != null).map(l -> l.connection).toList();
             links.clear();
             dead.clear();
+            toMark.clear();
         }
         all.forEach(Connection::goodbye);
     }

@@ -236,6 +236,24 @@ class WatchLinksTest {
     }
 
     @Test
+    void aMarkCountsOnlyForTheLinksThatHadDiedWhenItWasTaken() {
+        Watches.Link first = watched();
+        assertTrue(first.pinged(10));
+        first.ended("connection reset");
+        watches.watch(List.of(target));
+        Watches.Link second = opened.getLast();
+        assertTrue(second.hello("i-1", P));
+        List<Watches.Claimable> dying = watches.unmarked();
+        assertEquals(List.of(10L), dying.stream().map(Watches.Claimable::maxBeat).toList());
+        // While the stamp for the first is on its way, the second link has a ping and dies.
+        assertTrue(second.pinged(20));
+        second.ended("end of stream");
+        watches.marked(dying.getFirst());
+        assertEquals(List.of(20L), watches.unmarked().stream().map(Watches.Claimable::maxBeat).toList(),
+                "a stamp written before this link's last ping does not date its end");
+    }
+
+    @Test
     void anOwnerNoLongerWatchedGetsAGoodbyeAndNothingIsClaimedByItsLink() {
         List<String> byes = new ArrayList<>();
         Watches saying = new Watches(clock, (t, link) -> {
