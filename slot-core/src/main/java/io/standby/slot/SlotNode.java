@@ -232,7 +232,7 @@ public final class SlotNode implements AutoCloseable {
         SlotTiming timing = config.timing();
         heartbeat.scheduleAtFixedRate(guard("renew", protocol::renewAll),
                 timing.heartbeat().toNanos(), timing.heartbeat().toNanos(), TimeUnit.NANOSECONDS);
-        long check = fenceCheckInterval(timing).toNanos();
+        long check = FenceCheck.interval(timing, watchers.on() ? watchers.watchLease() : null).toNanos();
         fence.scheduleAtFixedRate(guard("fence", protocol::checkFences), check, check, TimeUnit.NANOSECONDS);
         if (fastFailover) {
             long half = Math.max(Duration.ofMillis(50).toNanos(), timing.heartbeat().toNanos() / 2);
@@ -265,19 +265,6 @@ public final class SlotNode implements AutoCloseable {
                 config.node(), config.instance(), config.maxSlots(), Durations.format(timing.heartbeat()),
                 Durations.format(timing.lease()), Durations.format(timing.poll()), fastFailover ? "on" : "off");
         return this;
-    }
-
-    /**
-     * How often a node checks its leases' deadlines: often enough that a deadline is noticed well within the
-     * fence margin. Public for whatever schedules a protocol by other means (the simulation).
-     */
-    public static Duration fenceCheckInterval(SlotTiming timing) {
-        // The smaller of the two margins: a pause at the late mark must be as timely as a fence.
-        Duration margin = timing.lateMargin().compareTo(timing.fenceMargin()) < 0 ? timing.lateMargin() : timing.fenceMargin();
-        Duration quarter = margin.dividedBy(4);
-        Duration min = Duration.ofMillis(5);
-        Duration max = Duration.ofMillis(100);
-        return quarter.compareTo(min) < 0 ? min : quarter.compareTo(max) > 0 ? max : quarter;
     }
 
     public NodeConfig config() {

@@ -4,13 +4,13 @@ import io.standby.robot.model.RobotView;
 import io.standby.robot.runtime.RobotListener;
 import io.standby.robot.runtime.RobotTypes;
 import io.standby.robot.runtime.RuntimeConfig;
+import io.standby.slot.FenceCheck;
 import io.standby.slot.Lease;
 import io.standby.slot.LossReason;
 import io.standby.slot.MonotonicClock;
 import io.standby.slot.NodeConfig;
 import io.standby.slot.NodeId;
 import io.standby.slot.SlotListener;
-import io.standby.slot.SlotNode;
 import io.standby.slot.SlotTiming;
 import io.standby.slot.internal.GoneOwners;
 import io.standby.slot.internal.Load;
@@ -91,7 +91,7 @@ final class SimNode {
         this.slotStore = new SimSlotStore(world.db);
         this.clockBase = clockOffset;
         this.clock = () -> clockBase + (long) ((sim.now() - rateSince) * this.rate);
-        this.fenceCheck = SlotNode.fenceCheckInterval(timing).toNanos();
+        this.fenceCheck = FenceCheck.interval(timing, world.watchLinks ? SimWorld.WATCH_LEASE : null).toNanos();
     }
 
     String name() {

@@ -250,13 +250,25 @@ public final class SlotRules {
                 .append(INSTANCE, seen.instance());
     }
 
-    /** What every way of taking a slot writes: the owner, its lease and late mark, a new epoch, the server's time. */
+    /**
+     * What every way of taking a slot writes: the owner, its lease and late mark, a new epoch, the server's
+     * time. It removes what concerned the earlier owner only: a standby's mark of a dead link to it (kept, it
+     * would let a claim by a link to the new owner pass the server's half of its wait before any standby
+     * marked the new owner) and an operator's request that it drain.
+     */
     public static Bson takeUpdate(SlotStore.Ownership owner) {
         // The beat of the owner document's write just before the claim, which the lease counts from; or, if
         // that write failed, one that no owner document shows (see claimFilter with a beat).
         Document set = new Document(IP, owner.node().ip()).append(PORT, owner.node().port())
                 .append(INSTANCE, owner.instance()).append(LEASE, owner.lease().toMillis()).append(BEAT, owner.beat());
-        return lateMark(set, owner)
+        Document update = lateMark(set, owner);
+        Document unset = update.get("$unset", Document.class);
+        if (unset == null) {
+            unset = new Document();
+            update.append("$unset", unset);
+        }
+        unset.append(LINK_END, "").append(DRAIN, "");
+        return update
                 .append("$inc", new Document(EPOCH, 1L))
                 .append("$currentDate", new Document(TIME, true));
     }

@@ -296,6 +296,42 @@ abstract class SlotStoreContract {
     }
 
     @Test
+    void everyTakeClearsTheMarkOfADeadLinkAndAStaleDrainRequest() {
+        new SlotTable(db).init(1);
+        MongoCollection<Document> slots = db.database().getCollection("slots");
+        SlotStore.Ownership a = owner(7001, "a");
+        assertTrue(store.claim(slot("slot-0"), a.withBeat(1)));
+        markAgedLinkEndAndDrain(slots, a);
+        assertTrue(store.claimFromWatched(slot("slot-0"), owner(7002, "b").withBeat(2), 1, Duration.ofMillis(1100)));
+        assertTakeCleared("a claim by a watch link", slot("slot-0"));
+
+        SlotStore.Ownership b = owner(7002, "b");
+        markAgedLinkEndAndDrain(slots, b);
+        assertTrue(store.reclaim(slot("slot-0"), owner(7002, "b2").withBeat(3)));
+        assertTakeCleared("a take-back", slot("slot-0"));
+
+        SlotStore.Ownership b2 = owner(7002, "b2");
+        markAgedLinkEndAndDrain(slots, b2);
+        slots.updateOne(Filters.eq("_id", "slot-0"), Updates.set("time", Date.from(Instant.now().minusSeconds(60))));
+        assertTrue(store.claim(slot("slot-0"), owner(7003, "c").withBeat(4)));
+        assertTakeCleared("a claim after the lease", slot("slot-0"));
+    }
+
+    /** A standby's mark of a dead link, aged by 10 s, and an operator's drain request, on every slot of {@code owner}. */
+    private void markAgedLinkEndAndDrain(MongoCollection<Document> slots, SlotStore.Ownership owner) {
+        assertEquals(1, store.markLinkEnd(owner.node(), owner.instance()));
+        assertEquals(1, store.markDrain(owner.node(), owner.instance(), false));
+        slots.updateOne(Filters.eq("_id", "slot-0"), Updates.set("linkEnd", Date.from(Instant.now().minusSeconds(10))));
+        assertTrue(slot("slot-0").linkEnd().compareTo(Duration.ofSeconds(9)) > 0);
+    }
+
+    private static void assertTakeCleared(String how, SlotView taken) {
+        assertNull(taken.linkEnd(), how + " leaves no mark of an earlier owner's link: the server's half of a link's wait"
+                + " would be over before a standby marked this owner");
+        assertNull(taken.drain(), how + " leaves no drain request of an earlier owner");
+    }
+
+    @Test
     void anOwnerDocumentCarriesTheWatchPortItsRenewalsWrite() {
         new SlotTable(db).init(1);
         SlotStore.Ownership a = owner(7001, "a").withWatch(40123);
