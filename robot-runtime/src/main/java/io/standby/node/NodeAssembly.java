@@ -130,7 +130,7 @@ final class NodeAssembly {
                     robotListener, settings.clock(), events).start();
             opened.add(robots);
             SlotNode slots = SlotNode.create(slotsDb, config, slotListeners(settings.listener(), robots, hooks), robots::workload,
-                    settings.fastFailover(), settings.clock(), events, settings.watchLease()).start();
+                    settings.fastFailover(), settings.clock(), events, settings.watchLinks()).start();
             // An extension can still fail the start: then the slots it may have claimed are released first.
             opened.add(slots);
             // After the join: a node refused at the join records nothing.

@@ -5,12 +5,14 @@ import io.standby.robot.RobotFactory;
 import io.standby.robot.runtime.RobotTypes;
 import io.standby.robot.runtime.RuntimeConfig;
 import io.standby.slot.Durations;
+import io.standby.slot.FenceCheck;
 import io.standby.slot.MonotonicClock;
 import io.standby.slot.NodeConfig;
 import io.standby.slot.NodeId;
 import io.standby.slot.SlotListener;
 import io.standby.slot.SlotTiming;
 import io.standby.slot.StandbyDatabase;
+import io.standby.slot.WatchLinks;
 import io.standby.slot.internal.SuspendAwareClock;
 
 import java.time.Duration;
@@ -51,7 +53,9 @@ public final class StandbyNodeBuilder {
     private boolean endpoint = true;
     private boolean addressBound;
     private boolean fastFailover = true;
+    private boolean watchLinks = true;
     private Duration watchLease;
+    private int watchPort;
     private MonotonicClock clock = SuspendAwareClock.ofSystem();
     private final List<NodeExtension> extensions = new ArrayList<>();
 
@@ -182,22 +186,48 @@ public final class StandbyNodeBuilder {
     }
 
     /**
-     * Watch links, off by default: standbys keep a TCP connection to this node (on an ephemeral port of its
-     * ip, which other nodes must reach) and take its slots about {@code 1.1 × watchLease} after the
-     * connection died, instead of at the late mark or the lease. In return this node pauses a slot's
-     * robots when a link's deadline passes and a renewal has not outrun it: when a standby dies or its
-     * link breaks, one renewal is sent at once, and only if the database does not answer it within about
-     * half the watch lease do the robots pause, to resume at the next renewal. Choose it well above the
-     * network's round trip and the database's usual latency: 1 s is a good start.
+     * Watch links, on by default ({@link WatchLinks}): standbys keep a TCP connection to this node (on a port
+     * of its ip, {@link #watchPort}, which other nodes must reach) and take its slots about
+     * {@code 1.1 × watch lease} after the connection died, instead of at the late mark or the lease. In
+     * return this node pauses a slot's robots when a link's deadline passes and a renewal has not outrun it:
+     * when a standby dies or its link breaks, one renewal is sent at once, and only if the database does not
+     * answer it within about 0.4 watch leases do the robots pause, to resume at the next renewal. Links are
+     * authenticated with the cluster's key in the database ({@code secrets}); a peer that can reach the port
+     * but not the database is refused. Off: slots are taken over at the late mark (fast failover) or the lease.
+     */
+    public StandbyNodeBuilder watchLinks(boolean watchLinks) {
+        this.watchLinks = watchLinks;
+        return this;
+    }
+
+    /**
+     * The watch lease (see {@link #watchLinks}). Default {@link WatchLinks#DEFAULT_LEASE}, or the heartbeat if
+     * that is shorter; below a heartbeat of {@link WatchLinks#MIN_DEFAULT_HEARTBEAT} links are off unless a
+     * watch lease is given here, since the late mark then takes over about as fast. Choose it well above the
+     * network's round trip (a standby whose handshake takes more than a quarter of it is refused) and the
+     * database's usual latency. Null: the default.
      *
-     * @throws IllegalArgumentException if it is under 100 ms; {@link #build()} also refuses one not shorter than
-     *                                  the late mark (two heartbeats), which would take over no sooner
+     * @throws IllegalArgumentException if it is under {@link WatchLinks#MIN_LEASE}; {@link #build()} also refuses
+     *                                  one not shorter than the late mark (two heartbeats), which would take over
+     *                                  no sooner, or one whose margin is shorter than the fence check's period
      */
     public StandbyNodeBuilder watchLease(Duration watchLease) {
-        if (watchLease != null && (watchLease.compareTo(Duration.ofMillis(100)) < 0)) {
-            throw new IllegalArgumentException("invalid watch lease " + Durations.format(watchLease) + ": must be at least 100ms");
+        if (watchLease != null) {
+            WatchLinks.of(watchLease);
         }
         this.watchLease = watchLease;
+        return this;
+    }
+
+    /**
+     * The TCP port this node takes watch links on, on its ip (default 0: an ephemeral port, written into its
+     * owner document where standbys find it). Set one where a firewall or a NetworkPolicy must allow it.
+     *
+     * @throws IllegalArgumentException if it is not 0 to 65535
+     */
+    public StandbyNodeBuilder watchPort(int watchPort) {
+        new WatchLinks(WatchLinks.MIN_LEASE, watchPort);
+        this.watchPort = watchPort;
         return this;
     }
 
@@ -258,16 +288,22 @@ public final class StandbyNodeBuilder {
         if (ip == null) {
             throw new IllegalArgumentException("the node's identity (ip and port) is required");
         }
-        if (watchLease != null && watchLease.compareTo(timing.late()) >= 0) {
-            throw new IllegalArgumentException("invalid watch lease " + Durations.format(watchLease) + ": must be shorter than the late mark "
+        WatchLinks links = !watchLinks ? null : watchLease != null ? new WatchLinks(watchLease, watchPort)
+                : WatchLinks.defaultFor(timing);
+        if (links != null && links.port() != watchPort) {
+            links = new WatchLinks(links.lease(), watchPort);
+        }
+        if (links != null && links.lease().compareTo(timing.late()) >= 0) {
+            throw new IllegalArgumentException("invalid watch lease " + Durations.format(links.lease()) + ": must be shorter than the late mark "
                     + Durations.format(timing.late()) + " (two heartbeats)");
         }
+        FenceCheck.requireCovered(timing, links == null ? null : links.lease());
         // The endpoint is bound at the start before the node runs, or the start fails: either way a proof.
         NodeConfig config = NodeConfig.of(new NodeId(ip, port), maxSlots, timing).withAddressBound(endpoint || addressBound);
         RuntimeConfig runtime = new RuntimeConfig(timing.poll(), stopTimeout, restartBackoff, maxRestartBackoff,
                 failureLimit, failureWindow);
         RobotTypes robotTypes = (types != null ? types : RobotTypes.builtIn()).with(factories);
         return new StandbyNode(new NodeSettings(uri, database, clientSettings, slotDatabase, robotDatabase, config, runtime,
-                robotTypes, listener, endpoint, fastFailover, clock, extensions, watchLease));
+                robotTypes, listener, endpoint, fastFailover, clock, extensions, links));
     }
 }

@@ -4,6 +4,7 @@ import io.standby.slot.internal.EventLog;
 import io.standby.slot.internal.EventRecorder;
 import io.standby.slot.internal.Fanout;
 import io.standby.slot.internal.GoneOwners;
+import io.standby.slot.internal.LinkKey;
 import io.standby.slot.internal.Load;
 import io.standby.slot.internal.MongoNodeRegistry;
 import io.standby.slot.internal.MongoSlotStore;
@@ -15,6 +16,7 @@ import io.standby.slot.internal.SlotProtocol;
 import io.standby.slot.internal.SlotStore;
 import io.standby.slot.internal.SuspendAwareClock;
 import io.standby.slot.internal.TcpWatchLinks;
+import io.standby.slot.internal.WatchStats;
 import io.standby.slot.internal.Watchers;
 import io.standby.slot.internal.Watches;
 import org.slf4j.Logger;
@@ -31,6 +33,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 
@@ -70,10 +73,20 @@ public final class SlotNode implements AutoCloseable {
     private final boolean ownsEvents;
     private final MonotonicClock clock;
     private final Watchers watchers;
+    private final Watches watches;
     /** The listener for watch links from standbys; null without watch links. */
     private final TcpWatchLinks.Server watchServer;
     /** Pings the standbys watching this node; its own thread, so that a slow poll never silences them. */
     private final ScheduledExecutorService watch = Executors.newSingleThreadScheduledExecutor(daemon("standby-watch"));
+    /** Reads the cluster's key for watch links from the database; null without watch links. */
+    private final Supplier<LinkKey> readKey;
+    /** The cluster's key, once read: links are refused until then. */
+    private volatile LinkKey linkKey;
+    /** When this node last failed to read the key, on its clock: it tries again a minute later. */
+    private long keyFailedAt;
+    private boolean keyFailed;
+    /** A renewal asked for by a link's end and not yet run: more ends before it runs ask for nothing more. */
+    private final AtomicBoolean renewalAsked = new AtomicBoolean();
 
     /**
      * @param events       where this node records how its slots change hands, or null
@@ -81,13 +94,25 @@ public final class SlotNode implements AutoCloseable {
      */
     SlotNode(SlotStore store, NodeRegistry registry, NodeConfig config, MonotonicClock clock, SlotListener listener,
              Supplier<Workload> workload, EventLog events, boolean fastFailover) {
-        this(store, registry, config, clock, listener, workload, events, true, fastFailover, null);
+        this(store, registry, config, clock, listener, workload, events, true, fastFailover, null, null);
     }
 
-    /** @param watchLease with watch links, their lease ({@link Watchers}); null without */
+    /**
+     * @param watchLinks with watch links, their settings ({@link Watchers}); null without
+     * @param readKey    reads the cluster's key for watch links; null without
+     */
     private SlotNode(SlotStore store, NodeRegistry registry, NodeConfig config, MonotonicClock clock, SlotListener listener,
-                     Supplier<Workload> workload, EventLog events, boolean ownsEvents, boolean fastFailover, Duration watchLease) {
+                     Supplier<Workload> workload, EventLog events, boolean ownsEvents, boolean fastFailover, WatchLinks watchLinks,
+                     Supplier<LinkKey> readKey) {
+        if (watchLinks != null) {
+            FenceCheck.requireCovered(config.timing(), watchLinks.lease());
+            if (watchLinks.lease().compareTo(config.timing().late()) >= 0) {
+                throw new IllegalArgumentException("invalid watch lease " + Durations.format(watchLinks.lease())
+                        + ": must be shorter than the late mark " + Durations.format(config.timing().late()) + " (2 × heartbeat)");
+            }
+        }
         this.config = config;
+        this.readKey = readKey;
         this.events = events;
         this.ownsEvents = ownsEvents;
         this.clock = clock;
@@ -99,28 +124,82 @@ public final class SlotNode implements AutoCloseable {
                 .withMembership(registry, workload, Load.Gauge.SYSTEM)
                 .withFanout(Fanout.PARALLEL)
                 .withFastFailover(gone);
-        if (watchLease != null) {
-            this.watchers = new Watchers(clock, watchLease, this::renewNow);
+        if (watchLinks != null) {
+            WatchStats stats = new WatchStats();
+            this.watchers = new Watchers(clock, watchLinks.lease(), this::renewNow, stats);
             try {
-                this.watchServer = new TcpWatchLinks.Server(config.node().ip(), watchers, config.instance());
+                this.watchServer = new TcpWatchLinks.Server(config.node().ip(), watchLinks.port(), watchers, config.instance(),
+                        () -> linkKey);
             } catch (IOException e) {
-                throw new UncheckedIOException("Cannot listen for watch links on " + config.node().ip() + ": " + e.getMessage(), e);
+                throw new UncheckedIOException("Cannot listen for watch links on " + config.node().ip()
+                        + (watchLinks.port() > 0 ? ":" + watchLinks.port() : "") + ": " + e.getMessage(), e);
             }
-            setup = setup.withWatchLinks(watchers, new Watches(clock, TcpWatchLinks.connector()));
+            this.watches = new Watches(clock, TcpWatchLinks.connector(config.node() + "/" + config.instance(), () -> linkKey), stats);
+            setup = setup.withWatchLinks(watchers, watches);
         } else {
             this.watchers = Watchers.OFF;
+            this.watches = null;
             this.watchServer = null;
         }
         this.protocol = new SlotProtocol(setup);
     }
 
-    /** A renewal now, on the renewal thread: a watch link ended, and a new beat should land before its deadline. */
+    /**
+     * A renewal now, on the renewal thread: a watch link ended, and a new beat should land before its
+     * deadline. One at a time: links that end while it waits to run are outrun by the same renewal, since
+     * it takes its beat when it runs, after they ended.
+     */
     private void renewNow() {
+        if (!renewalAsked.compareAndSet(false, true)) {
+            return;
+        }
         try {
-            heartbeat.execute(guard("renew", protocol::renewAll));
+            heartbeat.execute(guard("renew", () -> {
+                renewalAsked.set(false);
+                protocol.renewAll();
+            }));
         } catch (RejectedExecutionException e) {
             // Stopping: the leases are being released.
+            renewalAsked.set(false);
         }
+    }
+
+    /**
+     * Reads the cluster's key for watch links if it is not known yet: at the start, and, if that failed, at
+     * most once a minute from the poll thread. Until it is known, links are refused both ways.
+     */
+    private void readLinkKey() {
+        if (readKey == null || linkKey != null) {
+            return;
+        }
+        long now = clock.nanoTime();
+        if (keyFailed && now - keyFailedAt < Duration.ofMinutes(1).toNanos()) {
+            return;
+        }
+        try {
+            linkKey = readKey.get();
+            if (keyFailed) {
+                log.info("Read the cluster's key for watch links: links are on");
+            }
+            keyFailed = false;
+        } catch (RuntimeException e) {
+            if (!keyFailed) {
+                log.warn("Cannot read or create the cluster's key for watch links (collection {}, id {}): {}; links stay off until "
+                        + "it can, tried again every minute", LinkKey.COLLECTION, LinkKey.ID, e.toString());
+            }
+            keyFailed = true;
+            keyFailedAt = now;
+        }
+    }
+
+    /** What this node's watch links do; {@link WatchLinkCounts#NONE} without them. From any thread. */
+    public WatchLinkCounts watchLinks() {
+        if (watches == null) {
+            return WatchLinkCounts.NONE;
+        }
+        WatchStats stats = watchers.stats();
+        return new WatchLinkCounts(watchers.open(), watches.live(), stats.ownerEnds(), stats.standbyEnds(), stats.refused(),
+                stats.pauses(), stats.takeovers());
     }
 
     /**
@@ -164,19 +243,25 @@ public final class SlotNode implements AutoCloseable {
     public static SlotNode create(StandbyDatabase database, NodeConfig config, SlotListener listener, Supplier<Workload> workload,
                                   boolean fastFailover, MonotonicClock clock, EventLog events) {
         return new SlotNode(new MongoSlotStore(database), new MongoNodeRegistry(database.database()), config, clock, listener,
-                workload, events, false, fastFailover, null);
+                workload, events, false, fastFailover, null, null);
     }
 
     /**
-     * The same, with watch links ({@code watchLease} not null): this node takes links from standbys on an
-     * ephemeral port of its ip, written into its owner document, and pauses a slot's robots when a link's
-     * deadline passes before a renewal outran it; and it watches up to 16 owners, taking their slots within
-     * about {@code 1.1 × watchLease} of their death (see {@link io.standby.slot.internal.Watchers}).
+     * The same, with watch links ({@code watchLinks} not null): this node takes links from standbys on a
+     * port of its ip ({@link WatchLinks#port()}, written into its owner document), and pauses a slot's robots
+     * when a link's deadline passes before a renewal outran it; and it watches up to 16 owners, taking their
+     * slots within about {@code 1.1 × watch lease} of their death (see {@link io.standby.slot.internal.Watchers}).
+     * Links are authenticated with the cluster's key, read from the database (collection
+     * {@value LinkKey#COLLECTION}) at the start, and created there by the first node.
+     *
+     * @throws IllegalArgumentException if the watch lease is not shorter than the late mark, or leaves a
+     *                                  margin shorter than the fence check's period ({@link FenceCheck})
+     * @throws UncheckedIOException     if the watch port cannot be bound
      */
     public static SlotNode create(StandbyDatabase database, NodeConfig config, SlotListener listener, Supplier<Workload> workload,
-                                  boolean fastFailover, MonotonicClock clock, EventLog events, Duration watchLease) {
+                                  boolean fastFailover, MonotonicClock clock, EventLog events, WatchLinks watchLinks) {
         return new SlotNode(new MongoSlotStore(database), new MongoNodeRegistry(database.database()), config, clock, listener,
-                workload, events, false, fastFailover, watchLease);
+                workload, events, false, fastFailover, watchLinks, watchLinks == null ? null : () -> LinkKey.loadOrCreate(database.database()));
     }
 
     /**
@@ -229,6 +314,7 @@ public final class SlotNode implements AutoCloseable {
             // After the join: a node refused at the join records nothing.
             events.start();
         }
+        readLinkKey();
         SlotTiming timing = config.timing();
         heartbeat.scheduleAtFixedRate(guard("renew", protocol::renewAll),
                 timing.heartbeat().toNanos(), timing.heartbeat().toNanos(), TimeUnit.NANOSECONDS);
@@ -253,6 +339,7 @@ public final class SlotNode implements AutoCloseable {
         }
         poller.scheduleWithFixedDelay(guard("poll", () -> {
             try {
+                readLinkKey();
                 protocol.poll();
                 if (protocol.drained()) {
                     drained.complete(null);
@@ -261,9 +348,10 @@ public final class SlotNode implements AutoCloseable {
                 Thread.currentThread().interrupt();
             }
         }), 0, timing.poll().toNanos(), TimeUnit.NANOSECONDS);
-        log.info("Node {} started (instance {}, max slots {}, heartbeat {}, lease {}, poll {}, fast failover {})",
+        log.info("Node {} started (instance {}, max slots {}, heartbeat {}, lease {}, poll {}, fast failover {}, watch links {})",
                 config.node(), config.instance(), config.maxSlots(), Durations.format(timing.heartbeat()),
-                Durations.format(timing.lease()), Durations.format(timing.poll()), fastFailover ? "on" : "off");
+                Durations.format(timing.lease()), Durations.format(timing.poll()), fastFailover ? "on" : "off",
+                watchers.on() ? "on (watch lease " + Durations.format(watchers.watchLease()) + ", port " + watchers.port() + ")" : "off");
         return this;
     }
 

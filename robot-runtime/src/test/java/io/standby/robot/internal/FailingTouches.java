@@ -69,6 +69,11 @@ public final class FailingTouches implements SlotStore {
     }
 
     @Override
+    public long markLinkEndOfUnmarked(NodeId node, String instance) {
+        return store.markLinkEndOfUnmarked(node, instance);
+    }
+
+    @Override
     public void beat(Ownership owner) {
         store.beat(owner);
     }

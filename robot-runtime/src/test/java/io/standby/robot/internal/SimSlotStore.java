@@ -69,7 +69,8 @@ final class SimSlotStore implements SlotStore {
             for (BsonDocument doc : found) {
                 String id = SimDatabase.id(doc);
                 if (SlotRules.isOwnerId(id)) {
-                    int watch = doc.containsKey(SlotRules.WATCH) ? number(doc, SlotRules.WATCH).intValue() : 0;
+                    SlotStore.Watch watch = doc.containsKey(SlotRules.WATCH)
+                            ? SlotRules.watch(number(doc, SlotRules.WATCH), number(doc, SlotRules.WATCH_LEASE)) : SlotStore.Watch.NONE;
                     owners.add(SlotRules.owner(id, number(doc, BEAT), Duration.ofMillis(now - doc.getDateTime(SlotRules.AT).getValue()), watch));
                 } else {
                     views.add(view(doc, now));
@@ -150,6 +151,12 @@ final class SimSlotStore implements SlotStore {
     public long markLinkEnd(NodeId node, String instance) {
         return db.write("mark link end of " + node + "/" + instance,
                 () -> db.slots.update(SlotRules.markLinkEndFilter(node, instance), SlotRules.markLinkEndUpdate(), true).matched());
+    }
+
+    @Override
+    public long markLinkEndOfUnmarked(NodeId node, String instance) {
+        return db.write("mark link end of the unmarked slots of " + node + "/" + instance,
+                () -> db.slots.update(SlotRules.markLinkEndOfUnmarkedFilter(node, instance), SlotRules.markLinkEndUpdate(), true).matched());
     }
 
     @Override

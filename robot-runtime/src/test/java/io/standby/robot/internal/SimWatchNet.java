@@ -50,10 +50,10 @@ final class SimWatchNet {
         conns.add(conn);
         Watchers watchers = owner.watchers;
         conn.toOwner(() -> {
-            // As the real transport: the hello first, then the link's first ping.
-            Watchers.Hello hello = watchers.hello(owner.instance);
+            // As the real transport: the handshake's proofs first (the owner's instance), then the link's first ping.
+            String instance = owner.instance;
             conn.toWatcher(() -> {
-                if (!link.hello(hello.instance(), hello.watchLease())) {
+                if (!link.authenticated(instance)) {
                     conn.hangUpByWatcher();
                 }
             });

@@ -184,7 +184,7 @@ final class ClaimRound {
      * {@link Watches}); otherwise as {@link #claim(SlotView, Takeover, String, Observations.Waited)}.
      */
     boolean claimWatched(SlotView slot, String evidence, long maxBeat, Duration wait) {
-        return claim(slot, Takeover.OWNER_GONE, evidence, me -> store.claimFromWatched(slot, me, maxBeat, wait));
+        return claim(slot, Takeover.LINK, evidence, me -> store.claimFromWatched(slot, me, maxBeat, wait));
     }
 
     private boolean claim(SlotView slot, Takeover how, String evidence, Predicate<SlotStore.Ownership> write) {
@@ -210,7 +210,7 @@ final class ClaimRound {
         }
         won.incrementAndGet();
         Notify.safely("claimed", slot.id(), () -> listener.claimed(slot, ClaimOutcome.WON));
-        if (how == Takeover.OWNER_GONE) {
+        if (how != Takeover.EXPIRED) {
             log.warn("Took over {} from {} before its lease ran out (heartbeat {} old, lease {}): {}; epoch {}",
                     slot.id(), slot.owner(), Durations.approximately(slot.age()), Durations.format(slot.lease()), evidence,
                     slot.epoch() + 1);
@@ -225,7 +225,7 @@ final class ClaimRound {
         if (slot.owner() != null && !config.node().equals(slot.owner())) {
             // The age was the server's at the read; what passed since, this node's clock tells.
             Duration unowned = slot.age().plusNanos(Math.max(0, sent - reads.lastReadNanos()));
-            String why = how == Takeover.OWNER_GONE ? evidence : "lease " + Durations.format(slot.lease()) + " expired";
+            String why = how != Takeover.EXPIRED ? evidence : "lease " + Durations.format(slot.lease()) + " expired";
             Notify.safely("tookOver", lease, () -> listener.tookOver(lease, slot, unowned, how, why));
         }
         return true;

@@ -62,7 +62,8 @@ final class LeaseBook {
         // its robots before its heartbeat is that old. Other nodes take a slot over early only from an
         // owner that wrote one, by the mark it wrote, so nodes with other settings never misjudge it.
         this.me = new SlotStore.Ownership(config.node(), config.instance(), config.timing().lease(),
-                setup.fastFailover() ? config.timing().late() : null).withWatch(setup.watchers().on() ? setup.watchers().port() : 0);
+                setup.fastFailover() ? config.timing().late() : null).withWatch(setup.watchers().on()
+                ? new SlotStore.Watch(setup.watchers().port(), setup.watchers().watchLease()) : SlotStore.Watch.NONE);
         this.validNanos = config.timing().lease().minus(config.timing().fenceMargin()).toNanos();
         this.pauseNanos = setup.fastFailover() ? config.timing().late().minus(config.timing().lateMargin()).toNanos()
                 : Long.MAX_VALUE;
@@ -242,6 +243,7 @@ final class LeaseBook {
     private void pauseIfLate(OwnedLease lease, long now) {
         if (lease.pauseIfDue(now)) {
             if (lease.blockedByWatch(now)) {
+                watchers.stats().pauses.incrementAndGet();
                 log.warn("A watch link of {} ended and no renewal outran its deadline: pausing the robots of {}; it keeps the slot "
                         + "and resumes them when a renewal is acknowledged", config.node(), lease.slotId());
                 Notify.safely("paused", lease, () -> listener.paused(lease));

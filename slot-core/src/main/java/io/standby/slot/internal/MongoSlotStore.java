@@ -175,8 +175,8 @@ public final class MongoSlotStore implements SlotStore {
         if (!isIntegral(doc.get(BEAT)) || !(doc.get(SlotRules.AT) instanceof Date at)) {
             return null;
         }
-        int watch = doc.get(SlotRules.WATCH) instanceof Integer port && port > 0 && port < 65536 ? port : 0;
-        return SlotRules.owner((String) doc.get("_id"), ((Number) doc.get(BEAT)).longValue(), Duration.between(at.toInstant(), now), watch);
+        return SlotRules.owner((String) doc.get("_id"), ((Number) doc.get(BEAT)).longValue(), Duration.between(at.toInstant(), now),
+                SlotRules.watch(doc.get(SlotRules.WATCH), doc.get(SlotRules.WATCH_LEASE)));
     }
 
     /** Returns null, after a warning, for a document that does not have the slot's shape. */
@@ -275,6 +275,11 @@ public final class MongoSlotStore implements SlotStore {
     @Override
     public long markLinkEnd(NodeId node, String instance) {
         return raw.updateMany(SlotRules.markLinkEndFilter(node, instance), SlotRules.markLinkEndUpdate()).getMatchedCount();
+    }
+
+    @Override
+    public long markLinkEndOfUnmarked(NodeId node, String instance) {
+        return raw.updateMany(SlotRules.markLinkEndOfUnmarkedFilter(node, instance), SlotRules.markLinkEndUpdate()).getMatchedCount();
     }
 
     @Override

@@ -44,6 +44,8 @@ public final class SlotRules {
     public static final String AT = "at";
     /** The port an owner process takes watch links on, in its owner document. */
     public static final String WATCH = "watch";
+    /** An owner process's watch lease in milliseconds, in its owner document: where standbys take it from. */
+    public static final String WATCH_LEASE = "watchLease";
 
     private SlotRules() {
     }
@@ -60,11 +62,11 @@ public final class SlotRules {
 
     /** The owner whose document has this id: its ip:port and instance; null if the id is not one. */
     public static SlotStore.OwnerBeat owner(String ownerId, long beat, java.time.Duration age) {
-        return owner(ownerId, beat, age, 0);
+        return owner(ownerId, beat, age, SlotStore.Watch.NONE);
     }
 
-    /** The same, for an owner that takes watch links on {@code watch} (0: none). */
-    public static SlotStore.OwnerBeat owner(String ownerId, long beat, java.time.Duration age, int watch) {
+    /** The same, for an owner that takes watch links as {@code watch} says. */
+    public static SlotStore.OwnerBeat owner(String ownerId, long beat, java.time.Duration age, SlotStore.Watch watch) {
         int slash = ownerId.indexOf('/');
         if (!isOwnerId(ownerId) || slash < 0) {
             return null;
@@ -75,6 +77,17 @@ public final class SlotRules {
         } catch (IllegalArgumentException e) {
             return null;
         }
+    }
+
+    /**
+     * Where an owner document says its process takes watch links: its {@code watch} port and
+     * {@code watchLease}, as stored; {@link SlotStore.Watch#NONE} unless both are there and sensible.
+     */
+    public static SlotStore.Watch watch(Object port, Object lease) {
+        if (port instanceof Number p && p.longValue() > 0 && p.longValue() < 65536 && lease instanceof Number l && l.longValue() > 0) {
+            return new SlotStore.Watch(p.intValue(), java.time.Duration.ofMillis(l.longValue()));
+        }
+        return SlotStore.Watch.NONE;
     }
 
     /** Whether a document of the slots collection is an owner document, not a slot. */
@@ -148,7 +161,9 @@ public final class SlotRules {
     public static Bson beatUpdate(SlotStore.Ownership owner) {
         Document update = new Document("$max", new Document(BEAT, owner.beat()))
                 .append("$currentDate", new Document(AT, true));
-        return owner.watch() > 0 ? update.append("$set", new Document(WATCH, owner.watch())) : update;
+        return owner.watch().on()
+                ? update.append("$set", new Document(WATCH, owner.watch().port()).append(WATCH_LEASE, owner.watch().lease().toMillis()))
+                : update;
     }
 
     /**
@@ -165,6 +180,11 @@ public final class SlotRules {
     /** Every slot of one owner instance, for a standby's mark that its watch link to it died. */
     public static Bson markLinkEndFilter(NodeId node, String instance) {
         return new Document(IP, node.ip()).append(PORT, node.port()).append(INSTANCE, instance);
+    }
+
+    /** The slots of one owner instance that carry no mark: taken since a standby's mark (see {@link SlotStore#markLinkEndOfUnmarked}). */
+    public static Bson markLinkEndOfUnmarkedFilter(NodeId node, String instance) {
+        return new Document(IP, node.ip()).append(PORT, node.port()).append(INSTANCE, instance).append(LINK_END, null);
     }
 
     /** The server's time as the moment a standby found its watch link dead; a later mark only moves it on. */

@@ -86,6 +86,13 @@ public interface SlotStore {
     long markLinkEnd(NodeId node, String instance);
 
     /**
+     * The same stamp on the slots of that owner that carry none: those it took since a standby's stamp (a
+     * take clears the stamp), which a claim by a link that died before could not take without one. A stamp
+     * already there was written after the take, so after the link died: it stays. Returns the number stamped.
+     */
+    long markLinkEndOfUnmarked(NodeId node, String instance);
+
+    /**
      * Takes back a slot that {@code seen} shows held by the claimer's own identity, without waiting for
      * its lease: only valid because the node proved by binding its address that no other live process
      * holds that identity. Increments the epoch, so the earlier instance is fenced.
@@ -176,11 +183,28 @@ public interface SlotStore {
      * One owner process's document: its instance, its ip:port, its beat, and how long ago, by the server's
      * clock, it was last raised.
      */
-    record OwnerBeat(String instance, NodeId node, long beat, Duration age, int watch) {
+    record OwnerBeat(String instance, NodeId node, long beat, Duration age, Watch watch) {
 
-        /** An owner without a watch port. */
+        /** An owner without watch links. */
         public OwnerBeat(String instance, NodeId node, long beat, Duration age) {
-            this(instance, node, beat, age, 0);
+            this(instance, node, beat, age, Watch.NONE);
+        }
+    }
+
+    /**
+     * Where an owner process takes watch links ({@link Watchers}) and its watch lease, as its owner document
+     * shows them: a standby takes the lease from here, written through the database, never from the wire.
+     *
+     * @param port  0 without watch links
+     * @param lease null without watch links
+     */
+    record Watch(int port, Duration lease) {
+
+        public static final Watch NONE = new Watch(0, null);
+
+        /** Whether the owner takes links. */
+        public boolean on() {
+            return port > 0 && lease != null && lease.isPositive();
         }
     }
 
@@ -222,12 +246,12 @@ public interface SlotStore {
      * Who owns a slot: identity, process instance, the lease it writes, its late mark (null for an owner
      * that does not pause its robots at that mark, whose slot is then never taken over early), and the beat
      * of this one write: a number the process raises for each write, so that no two of its writes carry
-     * the same one; and the port it takes watch links on ({@link Watchers}), or 0.
+     * the same one; and where it takes watch links ({@link Watchers}), if it does.
      */
-    record Ownership(NodeId node, String instance, Duration lease, Duration late, long beat, int watch) {
+    record Ownership(NodeId node, String instance, Duration lease, Duration late, long beat, Watch watch) {
 
         public Ownership(NodeId node, String instance, Duration lease, Duration late, long beat) {
-            this(node, instance, lease, late, beat, 0);
+            this(node, instance, lease, late, beat, Watch.NONE);
         }
 
         /** An owner without a late mark. */
@@ -244,9 +268,9 @@ public interface SlotStore {
             return new Ownership(node, instance, lease, late, beat, watch);
         }
 
-        /** The same owner, taking watch links on {@code port} (written into its owner document). */
-        public Ownership withWatch(int port) {
-            return new Ownership(node, instance, lease, late, beat, port);
+        /** The same owner, taking watch links as {@code watch} says (written into its owner document). */
+        public Ownership withWatch(Watch watch) {
+            return new Ownership(node, instance, lease, late, beat, watch);
         }
     }
 }

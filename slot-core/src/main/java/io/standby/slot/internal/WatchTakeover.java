@@ -56,9 +56,10 @@ final class WatchTakeover {
         if (claims.hasRoom()) {
             long fresh = config.timing().heartbeat().multipliedBy(2).toNanos();
             for (SlotStore.OwnerBeat owner : reads.owners()) {
-                if (owner.node() != null && owner.watch() > 0 && !config.node().equals(owner.node())
+                if (owner.node() != null && owner.watch().on() && !config.node().equals(owner.node())
                         && owner.age().toNanos() <= fresh) {
-                    targets.add(new Watches.Target(owner.node(), owner.instance(), owner.watch()));
+                    targets.add(new Watches.Target(owner.node(), owner.instance(), owner.watch().port(), owner.watch().lease(),
+                            owner.beat()));
                 }
             }
             targets.sort(Comparator.comparingLong(this::rank));
@@ -69,14 +70,16 @@ final class WatchTakeover {
     /** A rendezvous rank: the same owner ranks differently on each node. */
     private long rank(Watches.Target target) {
         CRC32 crc = new CRC32();
-        crc.update((config.node() + "|" + SlotRules.ownerId(target.node(), target.instance())).getBytes(StandardCharsets.UTF_8));
+        crc.update((config.node() + "|" + target.ownerId()).getBytes(StandardCharsets.UTF_8));
         return crc.getValue();
     }
 
     /**
      * Stamps the slots of owners whose link just died with the server's time, then claims the slots of
      * owners whose link died long enough ago by both clocks: each slot read now, still that owner
-     * instance's at a beat no higher than the link's, while there is room. Returns the number won.
+     * instance's at a beat no higher than the link's, while there is room. A slot of such an owner that
+     * carries no stamp was taken by it after the stamp (a take clears it): it is stamped now, and claimed
+     * once that stamp aged. Returns the number won.
      */
     int take() throws InterruptedException {
         if (!watches.on()) {
@@ -104,6 +107,7 @@ final class WatchTakeover {
                 continue;
             }
             boolean pending = false;
+            boolean unmarked = false;
             for (SlotView slot : slots) {
                 if (!dead.target().instance().equals(slot.instance()) || book.holds(slot.id())) {
                     continue;
@@ -112,15 +116,28 @@ final class WatchTakeover {
                     // The owner wrote a higher beat since: it outran the link, nothing to take here.
                     continue;
                 }
-                if (!claims.hasRoom() || slot.linkEnd() == null || slot.linkEnd().compareTo(dead.markAge()) <= 0) {
+                if (slot.linkEnd() == null) {
+                    unmarked = true;
+                    pending = true;
+                    continue;
+                }
+                if (!claims.hasRoom() || slot.linkEnd().compareTo(dead.markAge()) <= 0) {
                     // No room, or the server's mark is not old enough yet: the next tick tries again.
                     pending = true;
                     continue;
                 }
                 if (claims.claimWatched(slot, dead.why(), dead.maxBeat(), dead.markAge())) {
+                    watches.stats().takeovers.incrementAndGet();
                     won++;
                 } else {
                     pending = true;
+                }
+            }
+            if (unmarked) {
+                try {
+                    store.markLinkEndOfUnmarked(dead.target().node(), dead.target().instance());
+                } catch (RuntimeException e) {
+                    log.debug("Could not mark the slots {} took since: {}", dead.target().node(), e.toString());
                 }
             }
             if (!pending) {

@@ -47,9 +47,9 @@ public final class Watchers {
     /** No watch links: nothing ever blocks a lease. */
     public static final Watchers OFF = new Watchers(() -> 0, Duration.ZERO, () -> { });
 
-    /** One end of a link, as the transport sends on it. */
+    /** One end of a link, as the transport sends on it. Neither method may wait on the network. */
     public interface Link {
-        /** Sends a ping; an exception ends the link. */
+        /** Queues a ping; an exception (the queue is full: the standby does not read) ends the link. */
         void send(Ping ping) throws IOException;
 
         /** Closes the connection; the standby sees its end. */
@@ -58,10 +58,6 @@ public final class Watchers {
 
     /** A ping: its sequence number and the highest beat this process has used (or is about to send). */
     public record Ping(long seq, long beat) {
-    }
-
-    /** What the owner says first on a link: the instance whose slots it vouches for, and the watch lease. */
-    public record Hello(String instance, Duration watchLease) {
     }
 
     private final MonotonicClock clock;
@@ -79,10 +75,16 @@ public final class Watchers {
      */
     private volatile long forgetAfterNanos;
     private final List<State> links = new ArrayList<>();
+    private final WatchStats stats;
 
-    /** @param renewNow asks the renewal thread to renew every lease now */
+    /** @param renewNow asks the renewal thread to renew every lease now, without waiting for it */
     public Watchers(MonotonicClock clock, Duration watchLease, Runnable renewNow) {
+        this(clock, watchLease, renewNow, new WatchStats());
+    }
+
+    public Watchers(MonotonicClock clock, Duration watchLease, Runnable renewNow, WatchStats stats) {
         this.clock = clock;
+        this.stats = stats;
         this.watchLease = watchLease;
         this.renewNow = renewNow;
         this.pauseAfterNanos = watchLease.toNanos() - watchLease.toNanos() / 10;
@@ -142,9 +144,9 @@ public final class Watchers {
     }
 
     /**
-     * A new link from a standby, once the transport sent its {@link #hello}: pinged at once, so that the
-     * standby knows a beat from the start, and then every tick. Returns its handle for the transport's
-     * callbacks.
+     * A new link from a standby, once the transport authenticated it (the standby holds the cluster's key):
+     * pinged at once, so that the standby knows a beat from the start, and then every tick. Returns its
+     * handle for the transport's callbacks.
      */
     public Object opened(Link link) {
         State state = new State(link);
@@ -153,11 +155,6 @@ public final class Watchers {
         }
         send(state, currentBeat.getAsLong());
         return state;
-    }
-
-    /** What the transport sends first on every link. */
-    public Hello hello(String instance) {
-        return new Hello(instance, watchLease);
     }
 
     /**
@@ -232,18 +229,21 @@ public final class Watchers {
         }
     }
 
-    /** The standby acknowledged ping {@code seq}: it received it no earlier than it was sent. */
-    public void acked(Object handle, long seq) {
+    /**
+     * The standby acknowledged ping {@code seq}: it received it no earlier than it was sent. False if no ping
+     * {@code seq} waits for its acknowledgement (never sent, or acknowledged already, or out of order): the
+     * transport then refuses the message and ends the link.
+     */
+    public boolean acked(Object handle, long seq) {
         State s = (State) handle;
         synchronized (this) {
-            while (!s.sent.isEmpty() && s.sent.peekFirst()[0] < seq) {
+            if (s.sent.stream().noneMatch(sent -> sent[0] == seq)) {
+                return false;
+            }
+            while (s.sent.peekFirst()[0] < seq) {
                 s.sent.removeFirst();
             }
-            long[] ping = s.sent.peekFirst();
-            if (ping == null || ping[0] != seq) {
-                return;
-            }
-            s.sent.removeFirst();
+            long[] ping = s.sent.removeFirst();
             // Monotonic readings compare by their difference, as everywhere else.
             if (s.lastAckedSend == Long.MIN_VALUE || ping[1] - s.lastAckedSend > 0) {
                 s.lastAckedSend = ping[1];
@@ -251,6 +251,7 @@ public final class Watchers {
                     s.deadline = ping[1] + pauseAfterNanos;
                 }
             }
+            return true;
         }
     }
 
@@ -282,6 +283,7 @@ public final class Watchers {
     private void end(State s, long now, String why) {
         s.open = false;
         s.endedAt = now;
+        stats.ownerEnds.incrementAndGet();
         s.link.close();
         if (s.maxSent >= 0) {
             log.info("A watch link ended ({}); renewing now, so that no takeover by it can match (beats up to {} were sent on it)",
@@ -317,5 +319,10 @@ public final class Watchers {
     /** The open links, for metrics and tests. */
     public synchronized int open() {
         return (int) links.stream().filter(s -> s.open).count();
+    }
+
+    /** What the links did so far. */
+    public WatchStats stats() {
+        return stats;
     }
 }

@@ -93,6 +93,12 @@ class FailingSlotStore implements SlotStore {
     }
 
     @Override
+    public long markLinkEndOfUnmarked(NodeId node, String instance) {
+        check(Call.CLAIM_FROM_GONE);
+        return store.markLinkEndOfUnmarked(node, instance);
+    }
+
+    @Override
     public boolean reclaim(SlotView seen, Ownership owner) {
         check(Call.RECLAIM);
         return store.reclaim(seen, owner);

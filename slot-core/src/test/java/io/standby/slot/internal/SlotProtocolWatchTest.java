@@ -73,11 +73,11 @@ class SlotProtocolWatchTest {
                 .withFastFailover(new GoneOwners((node, timeout) -> OwnerProbe.Result.ERROR, d -> { }, clock, Duration.ofMillis(50), GoneOwners.GAP))
                 .withWatchLinks(ownerWatchers, new Watches(clock, Watches.NONE)));
         Watches.Connector loopback = (target, link) -> {
-            assertEquals(new Watches.Target(A, "owner-1", 7101), target, "the standby finds the owner's port in its document");
+            assertEquals(List.of(A, "owner-1", 7101, WATCH), List.of(target.node(), target.instance(), target.port(), target.watchLease()),
+                    "the standby finds the owner's port and watch lease in its document");
             standbyLink = link;
             linkUp = true;
-            Watchers.Hello hello = ownerWatchers.hello("owner-1");
-            link.hello(hello.instance(), hello.watchLease());
+            link.authenticated("owner-1");
             ownerHandle = ownerWatchers.opened(new Watchers.Link() {
                 @Override
                 public void send(Watchers.Ping ping) {
@@ -103,7 +103,7 @@ class SlotProtocolWatchTest {
                 return super.markLinkEnd(node, instance);
             }
         };
-        standby = new SlotProtocol(ProtocolSetup.of(standbyStore, new NodeConfig(B, 1, TIMING, "standby-1"), clock, standbyEvents)
+        standby = new SlotProtocol(ProtocolSetup.of(standbyStore, new NodeConfig(B, 2, TIMING, "standby-1"), clock, standbyEvents)
                 .withSleeper(d -> { }).withWatchLinks(Watchers.OFF, new Watches(clock, loopback)));
 
         assertEquals(1, owner.poll());
@@ -155,8 +155,30 @@ class SlotProtocolWatchTest {
         assertEquals(B, taken.owner());
         assertEquals(epoch + 1, taken.epoch());
         assertTrue(taken.age().compareTo(TIMING.late()) < 0, "taken with the owner's heartbeat " + taken.age() + " old");
-        assertEquals(List.of("tookOver slot-0@" + (epoch + 1) + " from " + A + " OWNER_GONE: its watch link end of stream"),
+        assertEquals(List.of("tookOver slot-0@" + (epoch + 1) + " from " + A + " LINK: its watch link end of stream"),
                 standbyEvents.starting("tookOver"));
+    }
+
+    @Test
+    void aSlotTheOwnerTookAfterTheStandbysMarkIsMarkedInTurnAndTakenToo() throws InterruptedException {
+        new SlotTable(database.connection()).init(2);
+        long beat = slot().beat();
+        linkUp = false;
+        standbyLink.ended("end of stream");
+        markedAndAged();
+        // A claim of the owner's, at a beat it had sent on the link, lands after the standby's mark: a take
+        // clears a mark, so slot-1 carries none.
+        SlotView free = store.read("slot-1").orElseThrow();
+        assertTrue(store.claim(free, new SlotStore.Ownership(A, "owner-1", TIMING.lease(), TIMING.late(), beat)));
+        assertEquals(null, store.read("slot-1").orElseThrow().linkEnd());
+        clock.tick(Duration.ofMillis(1100));
+        assertEquals(1, standby.takeWatched(), "slot-0, whose mark aged; slot-1 has none yet");
+        assertTrue(store.read("slot-1").orElseThrow().linkEnd() != null, "slot-1 is marked now");
+        assertEquals(A, store.read("slot-1").orElseThrow().owner(), "and waits for its own mark to age");
+        database.connection().database().getCollection("slots").updateOne(Filters.eq("_id", "slot-1"),
+                Updates.set("linkEnd", Date.from(Instant.now().minusSeconds(10))));
+        assertEquals(1, standby.takeWatched());
+        assertEquals(B, store.read("slot-1").orElseThrow().owner(), "taken by the same dead link, not left to the lease");
     }
 
     @Test

@@ -332,14 +332,15 @@ abstract class SlotStoreContract {
     }
 
     @Test
-    void anOwnerDocumentCarriesTheWatchPortItsRenewalsWrite() {
+    void anOwnerDocumentCarriesTheWatchPortAndWatchLeaseItsRenewalsWrite() {
         new SlotTable(db).init(1);
-        SlotStore.Ownership a = owner(7001, "a").withWatch(40123);
+        SlotStore.Ownership a = owner(7001, "a").withWatch(new SlotStore.Watch(40123, Duration.ofMillis(800)));
         assertTrue(store.claim(slot("slot-0"), a.withBeat(1)));
         store.renewAll(Map.of("slot-0", 1L), a.withBeat(5));
         SlotStore.OwnerBeat doc = store.poll(new NodeId("127.0.0.1", 7002), Instant.now().minusSeconds(60), FreeShare.ALL).owners().stream()
                 .filter(o -> o.instance().equals("a")).findFirst().orElseThrow();
-        assertEquals(40123, doc.watch());
+        assertEquals(new SlotStore.Watch(40123, Duration.ofMillis(800)), doc.watch(),
+                "a standby takes the watch lease from here, written through the database, not from the wire");
         assertEquals(5, doc.beat());
     }
 

@@ -2,14 +2,22 @@ package io.standby.slot.internal;
 
 import io.standby.slot.MonotonicClock;
 import io.standby.slot.NodeId;
+import io.standby.testing.TcpProxy;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
+import java.io.BufferedInputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
@@ -22,31 +30,50 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * The TCP transport of watch links, on real sockets bound to 127.0.0.1 and the system's monotonic clock:
  * pings flow and are acknowledged (the owner's deadline moves), the owner's end closing is the standby's
  * end of stream, a standby's goodbye gives the link up on the owner's side without a renewal, and a port
- * where another instance answers, or nothing does, gives nothing to claim by. Waits are generous: only the
- * order of facts is asserted.
+ * where another instance answers, or nothing does, gives nothing to claim by.
+ *
+ * <p>And attacks from a socket, as a stranger who reaches the port but not the database would make them:
+ * acknowledgements of guessed sequence numbers from a peer that never reads, a flood of connections, a
+ * peer that answers for the owner with a forged hello, forged and replayed messages from a peer that
+ * completed a handshake, an authenticated standby that stops reading. None may count as a link, cost a
+ * renewal (but the one a real link's end costs), hold up a thread of the owner or pause a lease. Waits are
+ * generous: only the order of facts is asserted.
  */
 class TcpWatchLinksTest {
 
     private static final Duration P = Duration.ofMillis(500);
     private static final NodeId OWNER = new NodeId("127.0.0.1", 7001);
+    private static final LinkKey KEY = LinkKey.random();
     private final MonotonicClock clock = System::nanoTime;
     private final AtomicInteger renewals = new AtomicInteger();
     private final Watchers watchers = new Watchers(clock, P, renewals::incrementAndGet);
     private TcpWatchLinks.Server server;
+    private final List<Socket> strangers = new ArrayList<>();
 
     @AfterEach
-    void tearDown() {
+    void tearDown() throws IOException {
         if (server != null) {
             server.close();
         }
+        for (Socket socket : strangers) {
+            socket.close();
+        }
+    }
+
+    private void listen() throws IOException {
+        watchers.bind(() -> 42, Duration.ofSeconds(20));
+        server = new TcpWatchLinks.Server("127.0.0.1", 0, watchers, "owner-1", () -> KEY);
+        assertEquals(server.port(), watchers.port(), "the port the owner document carries");
     }
 
     private Watches watching(String instance) throws IOException {
-        watchers.bind(() -> 42, Duration.ofSeconds(20));
-        server = new TcpWatchLinks.Server("127.0.0.1", watchers, "owner-1");
-        assertEquals(server.port(), watchers.port(), "the port the owner document carries");
-        Watches watches = new Watches(clock, TcpWatchLinks.connector());
-        watches.watch(List.of(new Watches.Target(OWNER, instance, server.port())));
+        listen();
+        return watching(instance, server.port(), KEY);
+    }
+
+    private Watches watching(String instance, int port, LinkKey key) {
+        Watches watches = new Watches(clock, TcpWatchLinks.connector("127.0.0.1:7002/standby-1", () -> key));
+        watches.watch(List.of(new Watches.Target(OWNER, instance, port, P, 42)));
         return watches;
     }
 
@@ -67,6 +94,20 @@ class TcpWatchLinksTest {
         });
     }
 
+    private Socket stranger() throws IOException {
+        Socket socket = new Socket();
+        strangers.add(socket);
+        socket.connect(new InetSocketAddress("127.0.0.1", server.port()), 1000);
+        return socket;
+    }
+
+    /** The owner never counted a link, never renewed for one, and no lease of any beat can pause. */
+    private void assertNothingCounts(String what) {
+        assertEquals(0, watchers.open(), what + ": no link");
+        assertEquals(0, renewals.get(), what + ": no renewal");
+        assertFalse(watchers.blocks(0, System.nanoTime() + Duration.ofHours(1).toNanos()), what + ": nothing can pause a lease");
+    }
+
     @Test
     void pingsAreAcknowledgedAndTheOwnersCloseIsTheStandbysEndOfStream() throws Exception {
         Watches watches = watching("owner-1");
@@ -82,6 +123,7 @@ class TcpWatchLinksTest {
         server.close();
         await("the standby saw the end", () -> watches.live() == 0);
         await("the link is to be marked, at beats up to 42", () -> watches.unmarked().stream().anyMatch(c -> c.maxBeat() == 42));
+        assertEquals(0, watchers.stats().refused() + watches.stats().refused(), "nothing refused on a link between two nodes");
     }
 
     @Test
@@ -96,26 +138,360 @@ class TcpWatchLinksTest {
     @Test
     void anotherInstanceAtThePortGivesNothingToClaimBy() throws Exception {
         Watches watches = watching("owner-0");
-        await("the standby hung up", () -> watches.live() == 0);
+        await("the standby hung up", () -> watches.live() == 0 && watches.nextClaimable().isEmpty());
+        Thread.sleep(100);
         assertTrue(watches.unmarked().isEmpty(), "no ping was accepted: nothing to mark or claim by");
+        assertNothingCounts("a standby that wants an earlier instance");
     }
 
     @Test
-    void aPortThatDoesNotSpeakTheProtocolGivesNothingToClaimBy() throws Exception {
-        try (ServerSocket other = new ServerSocket(0, 1, java.net.InetAddress.getByName("127.0.0.1"))) {
-            Thread accept = new Thread(() -> {
+    void aPortThatDoesNotSpeakTheProtocolIsRefusedAndGivesNothingToClaimBy() throws Exception {
+        try (ServerSocket other = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
+            Thread accept = Thread.ofVirtual().start(() -> {
                 try (Socket peer = other.accept(); OutputStream out = peer.getOutputStream()) {
-                    out.write("HTTP/1.1 400 Bad Request\r\n\r\n".getBytes());
+                    out.write("HTTP/1.1 400 Bad Request\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+                    peer.getInputStream().read();
                 } catch (IOException e) {
                     // the test ends
                 }
             });
-            accept.start();
-            Watches watches = new Watches(clock, TcpWatchLinks.connector());
-            watches.watch(List.of(new Watches.Target(OWNER, "owner-1", other.getLocalPort())));
-            await("the standby hung up", () -> watches.live() == 0);
+            Watches watches = watching("owner-1", other.getLocalPort(), KEY);
+            await("the standby refused the peer", () -> watches.stats().refused() == 1);
             assertTrue(watches.unmarked().isEmpty());
             accept.join();
+        }
+    }
+
+    // A stranger at the owner's port.
+
+    @Test
+    void aStrangerThatNeverReadsAndAcknowledgesGuessedSequencesIsNeverALink() throws Exception {
+        listen();
+        Socket socket = stranger();
+        DataOutputStream out = new DataOutputStream(socket.getOutputStream());
+        try {
+            for (long seq = 0; seq < 1000; seq++) {
+                out.writeByte('A');
+                out.writeLong(seq);
+            }
+            out.flush();
+        } catch (IOException e) {
+            // the owner closed the connection at the first bytes, which are no hello: the rest finds it closed
+        }
+        for (int i = 0; i < 20; i++) {
+            watchers.announce(42 + i);
+            watchers.tick();
+            Thread.sleep(10);
+        }
+        assertNothingCounts("a stranger's acknowledgements");
+        await("the stranger was refused", () -> watchers.stats().refused() == 1);
+        try {
+            assertEquals(-1, socket.getInputStream().read(), "and closed");
+        } catch (IOException e) {
+            // closed with a reset: the owner had unread bytes when it closed
+        }
+    }
+
+    @Test
+    void aStrangerWithoutTheKeyIsRefusedAfterTheHelloAndOneThatSaysNothingAfterTheHandshakeTimeout() throws Exception {
+        listen();
+        Socket forger = stranger();
+        DataOutputStream out = new DataOutputStream(forger.getOutputStream());
+        hello(out, "127.0.0.1:7002/standby-1", "owner-1");
+        DataInputStream in = new DataInputStream(forger.getInputStream());
+        assertEquals('Y', in.readUnsignedByte(), "the owner answers a hello for its own instance");
+        in.readFully(new byte[LinkKey.NONCE + LinkKey.PROOF]);
+        out.write(new byte[LinkKey.PROOF]);
+        out.flush();
+        assertEquals(-1, in.read(), "a wrong proof: closed");
+        assertEquals(1, watchers.stats().refused());
+
+        Socket silent = stranger();
+        long connected = System.nanoTime();
+        assertEquals(-1, silent.getInputStream().read(), "no hello: closed at the handshake's deadline");
+        assertTrue(System.nanoTime() - connected >= TcpWatchLinks.HANDSHAKE_TIMEOUT.toNanos() - Duration.ofMillis(50).toNanos());
+        assertEquals(2, watchers.stats().refused());
+        assertNothingCounts("two strangers");
+    }
+
+    @Test
+    void aFloodOfConnectionsCostsNoRenewalNoThreadAndLeavesRoomForARealStandby() throws Exception {
+        listen();
+        int threadsBefore = Thread.activeCount();
+        for (int i = 0; i < 100; i++) {
+            // Half-open handshakes that never finish: more than fit at once.
+            Socket holder = stranger();
+            hello(new DataOutputStream(holder.getOutputStream()), "flood-" + i, "owner-1");
+        }
+        long flood = System.nanoTime();
+        for (int i = 0; i < 1000; i++) {
+            try (Socket once = new Socket()) {
+                once.connect(new InetSocketAddress("127.0.0.1", server.port()), 5000);
+            } catch (IOException e) {
+                throw new AssertionError("connect " + i + " after " + (System.nanoTime() - flood) / 1_000_000 + " ms", e);
+            }
+        }
+        assertTrue(Thread.activeCount() - threadsBefore <= 4,
+                "platform threads grew from " + threadsBefore + " to " + Thread.activeCount() + ": connections are served on virtual threads");
+        assertNothingCounts("1,100 connections");
+        Watches watches = watching("owner-1", server.port(), KEY);
+        pingUntilLinked(watches);
+        assertEquals(0, renewals.get(), "the real link costs nothing while it lives");
+    }
+
+    @Test
+    void theAcceptLoopSurvivesFailedAccepts() throws Exception {
+        watchers.bind(() -> 42, Duration.ofSeconds(20));
+        AtomicInteger failures = new AtomicInteger(3);
+        ServerSocket failing = new ServerSocket() {
+            @Override
+            public Socket accept() throws IOException {
+                if (failures.getAndDecrement() > 0) {
+                    throw new IOException("Too many open files");
+                }
+                return super.accept();
+            }
+        };
+        failing.bind(new InetSocketAddress("127.0.0.1", 0));
+        server = new TcpWatchLinks.Server(failing, watchers, "owner-1", () -> KEY);
+        Watches watches = watching("owner-1", server.port(), KEY);
+        pingUntilLinked(watches);
+        assertTrue(failures.get() < 0, "three accepts failed before this link");
+    }
+
+    @Test
+    void aPeerWithoutTheKeyThatAnswersForTheOwnerIsRefusedAndGivesNothingToClaimBy() throws Exception {
+        // The first protocol's hello, a watch lease of 1 ms and a ping at the highest beat: before links were
+        // authenticated, this made a standby claim every slot of a live owner about 2 ms later.
+        try (ServerSocket impostor = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
+            Thread answer = Thread.ofVirtual().start(() -> {
+                try (Socket peer = impostor.accept()) {
+                    DataOutputStream out = new DataOutputStream(peer.getOutputStream());
+                    out.writeInt(0x53425731);
+                    out.writeUTF("owner-1");
+                    out.writeLong(1);
+                    out.writeByte('P');
+                    out.writeLong(0);
+                    out.writeLong(Long.MAX_VALUE);
+                    out.flush();
+                    peer.getInputStream().readAllBytes();
+                } catch (IOException e) {
+                    // the test ends
+                }
+            });
+            Watches watches = watching("owner-1", impostor.getLocalPort(), KEY);
+            await("the standby refused the impostor", () -> watches.stats().refused() == 1);
+            answer.join();
+            assertTrue(watches.unmarked().isEmpty(), "nothing to mark or claim by");
+            assertTrue(watches.nextClaimable().isEmpty());
+        }
+        // The same protocol, with a key of another cluster.
+        listen();
+        Watches other = watching("owner-1", server.port(), LinkKey.random());
+        await("the standby refused an owner without its key", () -> other.stats().refused() == 1);
+        assertTrue(other.unmarked().isEmpty());
+        assertNothingCounts("a standby of another cluster");
+    }
+
+    // Forged and replayed messages on a link whose handshake a peer with the key completed.
+
+    @Test
+    void aForgedOrReplayedAcknowledgementIsRefusedCountedAndEndsTheLink() throws Exception {
+        listen();
+        WireStandby standby = WireStandby.link(server.port(), KEY);
+        watchers.tick();
+        long seq = standby.nextPing();
+        standby.ack(seq, standby.tags.tag((byte) 'A', seq, 0));
+        await("the owner counted the acknowledgement", () -> watchers.blocks(42, System.nanoTime() + P.toNanos()));
+        standby.ack(seq, standby.tags.tag((byte) 'A', seq, 0));
+        await("a replayed acknowledgement is refused and ends the link", () -> watchers.open() == 0);
+        assertEquals(1, watchers.stats().refused());
+        assertEquals(1, renewals.get(), "the end of a real link costs one renewal");
+        standby.close();
+
+        WireStandby forger = WireStandby.link(server.port(), KEY);
+        watchers.tick();
+        long next = forger.nextPing();
+        forger.ack(next, new byte[LinkKey.TAG]);
+        await("a forged acknowledgement is refused and ends the link", () -> watchers.open() == 0);
+        assertEquals(2, watchers.stats().refused());
+        forger.close();
+    }
+
+    @Test
+    void aReplayedOrForgedPingIsRefusedCountedAndNeverRaisesTheBeat() throws Exception {
+        try (ServerSocket owner = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
+            Thread replay = Thread.ofVirtual().start(() -> {
+                try (Socket peer = owner.accept()) {
+                    WireOwner wire = WireOwner.accept(peer, KEY, "owner-1");
+                    wire.ping(0, 42);
+                    wire.ping(0, 42);
+                    peer.getInputStream().readAllBytes();
+                } catch (IOException e) {
+                    // the test ends
+                }
+            });
+            Watches watches = watching("owner-1", owner.getLocalPort(), KEY);
+            await("a replayed ping is refused", () -> watches.stats().refused() == 1);
+            replay.join();
+            await("the link is to be marked at the first ping's beat", () -> watches.unmarked().stream().anyMatch(c -> c.maxBeat() == 42));
+        }
+        try (ServerSocket owner = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
+            Thread forge = Thread.ofVirtual().start(() -> {
+                try (Socket peer = owner.accept()) {
+                    WireOwner wire = WireOwner.accept(peer, KEY, "owner-1");
+                    wire.ping(0, 42);
+                    wire.frame(1, Long.MAX_VALUE, new byte[LinkKey.TAG]);
+                    peer.getInputStream().readAllBytes();
+                } catch (IOException e) {
+                    // the test ends
+                }
+            });
+            Watches watches = watching("owner-1", owner.getLocalPort(), KEY);
+            await("a forged ping is refused", () -> watches.stats().refused() == 1);
+            forge.join();
+            await("the beat stays the authentic ping's", () -> watches.unmarked().stream().anyMatch(c -> c.maxBeat() == 42));
+        }
+    }
+
+    @Test
+    void anAuthenticatedStandbyThatStopsReadingIsCutOffWithoutHoldingUpTheOwnersThreads() throws Exception {
+        listen();
+        WireStandby standby = WireStandby.link(server.port(), KEY);
+        await("the owner counts the link", () -> watchers.open() == 1);
+        long started = System.nanoTime();
+        for (int i = 0; i < 300_000 && watchers.open() == 1; i++) {
+            watchers.announce(42);
+        }
+        assertEquals(0, watchers.open(), "cut off once its queue was full: it reads nothing");
+        assertTrue(System.nanoTime() - started < Duration.ofSeconds(30).toNanos(), "announcing never waited on the network");
+        assertEquals(1, renewals.get(), "its end costs one renewal");
+        standby.close();
+    }
+
+    @Test
+    void aStandbyWhoseRoundTripIsAboveAQuarterOfTheWatchLeaseIsRefusedBeforeItCostsAnything() throws Exception {
+        listen();
+        try (TcpProxy slow = new TcpProxy("127.0.0.1", server.port())) {
+            slow.latency(P.dividedBy(3));
+            Watches watches = watching("owner-1", slow.port(), KEY);
+            await("the owner refused the slow standby", () -> watchers.stats().tooSlow() == 1);
+            assertNothingCounts("a slow standby");
+            assertEquals(0, watchers.stats().refused(), "a slow standby is no attack");
+            assertTrue(watches.unmarked().isEmpty() && watches.nextClaimable().isEmpty(), "no ping: nothing to claim by");
+        }
+    }
+
+    // Hand-written peers that speak the protocol, to send what a real node never would.
+
+    private static void hello(DataOutputStream out, String standby, String owner) throws IOException {
+        out.writeInt(TcpWatchLinks.MAGIC);
+        out.write(new byte[LinkKey.NONCE]);
+        writeId(out, standby);
+        writeId(out, owner);
+        out.flush();
+    }
+
+    private static void writeId(DataOutputStream out, String id) throws IOException {
+        byte[] bytes = id.getBytes(StandardCharsets.UTF_8);
+        out.writeShort(bytes.length);
+        out.write(bytes);
+    }
+
+    /** A standby that holds the key and completes the handshake, then does what the test says. */
+    private static final class WireStandby implements AutoCloseable {
+        final Socket socket;
+        final DataInputStream in;
+        final DataOutputStream out;
+        final LinkKey.Tags tags;
+
+        private WireStandby(Socket socket, DataInputStream in, DataOutputStream out, LinkKey.Tags tags) {
+            this.socket = socket;
+            this.in = in;
+            this.out = out;
+            this.tags = tags;
+        }
+
+        static WireStandby link(int port, LinkKey key) throws IOException {
+            Socket socket = new Socket();
+            socket.setReceiveBufferSize(4096);
+            socket.connect(new InetSocketAddress("127.0.0.1", port), 1000);
+            DataInputStream in = new DataInputStream(new BufferedInputStream(socket.getInputStream()));
+            DataOutputStream out = new DataOutputStream(socket.getOutputStream());
+            String me = "127.0.0.1:7009/wire";
+            byte[] standbyNonce = LinkKey.nonce();
+            out.writeInt(TcpWatchLinks.MAGIC);
+            out.write(standbyNonce);
+            writeId(out, me);
+            writeId(out, "owner-1");
+            out.flush();
+            assertEquals('Y', in.readUnsignedByte());
+            byte[] ownerNonce = in.readNBytes(LinkKey.NONCE);
+            byte[] proof = in.readNBytes(LinkKey.PROOF);
+            assertTrue(LinkKey.same(proof, key.ownerProof(standbyNonce, ownerNonce, "owner-1", me)), "the owner proves it holds the key");
+            out.write(key.standbyProof(standbyNonce, ownerNonce, "owner-1", me));
+            out.flush();
+            return new WireStandby(socket, in, out, key.tags(standbyNonce, ownerNonce, "owner-1", me));
+        }
+
+        /** The sequence number of the next ping, read whole. */
+        long nextPing() throws IOException {
+            assertEquals('P', in.readUnsignedByte());
+            long seq = in.readLong();
+            in.readLong();
+            in.readNBytes(LinkKey.TAG);
+            return seq;
+        }
+
+        void ack(long seq, byte[] tag) throws IOException {
+            out.writeByte('A');
+            out.writeLong(seq);
+            out.write(tag);
+            out.flush();
+        }
+
+        @Override
+        public void close() throws IOException {
+            socket.close();
+        }
+    }
+
+    /** An owner that holds the key and completes the handshake, then sends what the test says. */
+    private static final class WireOwner {
+        final DataOutputStream out;
+        final LinkKey.Tags tags;
+
+        private WireOwner(DataOutputStream out, LinkKey.Tags tags) {
+            this.out = out;
+            this.tags = tags;
+        }
+
+        static WireOwner accept(Socket peer, LinkKey key, String instance) throws IOException {
+            DataInputStream in = new DataInputStream(new BufferedInputStream(peer.getInputStream()));
+            DataOutputStream out = new DataOutputStream(peer.getOutputStream());
+            assertEquals(TcpWatchLinks.MAGIC, in.readInt());
+            byte[] standbyNonce = in.readNBytes(LinkKey.NONCE);
+            String standby = new String(in.readNBytes(in.readUnsignedShort()), StandardCharsets.UTF_8);
+            assertEquals(instance, new String(in.readNBytes(in.readUnsignedShort()), StandardCharsets.UTF_8));
+            byte[] ownerNonce = LinkKey.nonce();
+            out.writeByte('Y');
+            out.write(ownerNonce);
+            out.write(key.ownerProof(standbyNonce, ownerNonce, instance, standby));
+            out.flush();
+            assertTrue(LinkKey.same(in.readNBytes(LinkKey.PROOF), key.standbyProof(standbyNonce, ownerNonce, instance, standby)));
+            return new WireOwner(out, key.tags(standbyNonce, ownerNonce, instance, standby));
+        }
+
+        void ping(long seq, long beat) throws IOException {
+            frame(seq, beat, tags.tag((byte) 'P', seq, beat));
+        }
+
+        void frame(long seq, long beat, byte[] tag) throws IOException {
+            out.writeByte('P');
+            out.writeLong(seq);
+            out.writeLong(beat);
+            out.write(tag);
+            out.flush();
         }
     }
 }

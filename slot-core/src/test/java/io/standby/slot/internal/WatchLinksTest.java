@@ -143,12 +143,12 @@ class WatchLinksTest {
         opened.add(link);
         return () -> { };
     });
-    private final Watches.Target target = new Watches.Target(OWNER, "i-1", 7701);
+    private final Watches.Target target = new Watches.Target(OWNER, "i-1", 7701, P, 10);
 
     private Watches.Link watched() {
         watches.watch(List.of(target));
         Watches.Link link = opened.getLast();
-        assertTrue(link.hello("i-1", P));
+        assertTrue(link.authenticated("i-1"));
         return link;
     }
 
@@ -159,7 +159,7 @@ class WatchLinksTest {
         clock.tick(Duration.ofMillis(100));
         assertTrue(link.pinged(12));
         link.ended("end of stream");
-        Watches.Claimable dead = new Watches.Claimable(target, 12, Duration.ofMillis(1100), "its watch link end of stream");
+        Watches.Claimable dead = new Watches.Claimable(target, 12, Duration.ofMillis(1100), "its watch link end of stream", 1);
         assertEquals(List.of(dead), watches.unmarked(), "to be marked in the database at once");
         clock.tick(Duration.ofMillis(1099));
         watches.marked(dead);
@@ -212,9 +212,9 @@ class WatchLinksTest {
         assertTrue(watches.unmarked().isEmpty(), "nothing to mark either");
 
         watches.watch(List.of());
-        Watches.Target other = new Watches.Target(OWNER, "i-2", 7701);
+        Watches.Target other = new Watches.Target(OWNER, "i-2", 7701, P, 10);
         watches.watch(List.of(other));
-        assertFalse(opened.getLast().hello("i-3", P), "another process answers at that port");
+        assertFalse(opened.getLast().authenticated("i-3"), "another process answers at that port");
         assertFalse(opened.getLast().pinged(99));
         clock.tick(Duration.ofSeconds(5));
         assertTrue(watches.claimable().isEmpty());
@@ -225,6 +225,9 @@ class WatchLinksTest {
         Watches.Link first = watched();
         assertTrue(first.pinged(10));
         first.ended("connection reset");
+        watches.watch(List.of(target));
+        assertEquals(1, opened.size(), "a link that died young: the next one waits a second");
+        clock.tick(Duration.ofSeconds(1));
         watches.watch(List.of(target));
         assertEquals(2, opened.size(), "the owner still renews: a new link beside the dead one");
         markAll();
@@ -241,8 +244,10 @@ class WatchLinksTest {
         assertTrue(first.pinged(10));
         first.ended("connection reset");
         watches.watch(List.of(target));
+        clock.tick(Duration.ofSeconds(1));
+        watches.watch(List.of(target));
         Watches.Link second = opened.getLast();
-        assertTrue(second.hello("i-1", P));
+        assertTrue(second.authenticated("i-1"));
         List<Watches.Claimable> dying = watches.unmarked();
         assertEquals(List.of(10L), dying.stream().map(Watches.Claimable::maxBeat).toList());
         // While the stamp for the first is on its way, the second link has a ping and dies.
@@ -254,6 +259,117 @@ class WatchLinksTest {
     }
 
     @Test
+    void aClaimByOneDeadLinkForgetsThatLinkOnlyAndAYoungerOneToTheSameOwnerStillCounts() {
+        Watches.Link first = watched();
+        assertTrue(first.pinged(10));
+        first.ended("connection reset");
+        clock.tick(Duration.ofSeconds(1));
+        watches.watch(List.of(target));
+        Watches.Link second = opened.getLast();
+        assertTrue(second.authenticated("i-1"));
+        assertTrue(second.pinged(20));
+        second.ended("end of stream");
+        markAll();
+        clock.tick(Duration.ofMillis(1100));
+        Watches.Claimable byFirst = watches.claimable().stream().filter(c -> c.maxBeat() == 10).findFirst().orElseThrow();
+        watches.forget(byFirst);
+        assertEquals(List.of(20L), watches.claimable().stream().map(Watches.Claimable::maxBeat).toList(),
+                "the younger link still covers the slots the owner wrote at beats up to 20");
+    }
+
+    @Test
+    void aPingAtALowerBeatOrFarAboveWhatTheOwnersDocumentShowedIsRefusedCountedAndEndsTheLink() {
+        Watches.Link link = watched();
+        assertTrue(link.pinged(12));
+        assertFalse(link.pinged(11), "beats on a link never go back");
+        assertEquals(1, watches.stats().refused());
+        assertFalse(link.pinged(13), "the link ended");
+        markAll();
+        clock.tick(Duration.ofMillis(1100));
+        assertEquals(List.of(12L), watches.claimable().stream().map(Watches.Claimable::maxBeat).toList(),
+                "the pings before it still count; the refused one raised nothing");
+
+        watches.watch(List.of(target));
+        Watches.Link far = opened.getLast();
+        assertTrue(far != link, "a new link, a second after the refused one died");
+        assertTrue(far.authenticated("i-1"));
+        assertFalse(far.pinged(10 + Watches.BEAT_SLACK + 1), "the owner's document showed beat 10");
+        assertEquals(2, watches.stats().refused());
+    }
+
+    /**
+     * A standby whose acknowledgements come back 0.6 watch leases after the ping's send: the owner ends each
+     * of its links at half a watch lease, and renews. Its links die young, so it links again after a pause
+     * that doubles up to a minute: over ten minutes the owner renews about fifteen times, not once a poll.
+     */
+    @Test
+    void aStandbyWhoseRoundTripIsAboveHalfAWatchLeaseCostsTheOwnerABoundedNumberOfRenewals() {
+        List<long[]> due = new ArrayList<>();
+        List<Runnable> actions = new ArrayList<>();
+        class Net {
+            void at(long when, Runnable action) {
+                due.add(new long[] {when, actions.size()});
+                actions.add(action);
+            }
+        }
+        Net net = new Net();
+        Watches slow = new Watches(clock, (t, link) -> {
+            Object[] handle = new Object[1];
+            net.at(now() + 5_000_000, () -> {
+                link.authenticated("i-1");
+                handle[0] = watchers.opened(new Watchers.Link() {
+                    boolean closed;
+
+                    @Override
+                    public void send(Watchers.Ping ping) {
+                        long sent = now();
+                        net.at(sent + 10_000_000, () -> {
+                            if (!closed && link.pinged(ping.beat())) {
+                                net.at(sent + P.toNanos() * 6 / 10, () -> watchers.acked(handle[0], ping.seq()));
+                            }
+                        });
+                    }
+
+                    @Override
+                    public void close() {
+                        closed = true;
+                        net.at(now() + 10_000_000, () -> link.ended("end of stream"));
+                    }
+                });
+            });
+            return () -> { };
+        });
+        long end = now() + Duration.ofMinutes(10).toNanos();
+        long nextTick = now();
+        long nextPoll = now();
+        while (now() < end) {
+            long next = Math.min(nextTick, nextPoll);
+            for (long[] d : due) {
+                if (d[0] < next) {
+                    next = d[0];
+                }
+            }
+            clock.tick(Duration.ofNanos(Math.max(0, next - now())));
+            for (int i = 0; i < due.size(); i++) {
+                if (due.get(i)[0] <= now()) {
+                    Runnable action = actions.get((int) due.get(i)[1]);
+                    due.remove(i--);
+                    action.run();
+                }
+            }
+            if (nextTick <= now()) {
+                watchers.tick();
+                nextTick += P.toNanos() / 10;
+            }
+            if (nextPoll <= now()) {
+                slow.watch(List.of(target));
+                nextPoll += Duration.ofSeconds(1).toNanos();
+            }
+        }
+        assertTrue(renewals.get() >= 5 && renewals.get() <= 20, "renewals in ten minutes: " + renewals.get());
+    }
+
+    @Test
     void anOwnerNoLongerWatchedGetsAGoodbyeAndNothingIsClaimedByItsLink() {
         List<String> byes = new ArrayList<>();
         Watches saying = new Watches(clock, (t, link) -> {
@@ -262,7 +378,7 @@ class WatchLinksTest {
         });
         saying.watch(List.of(target));
         Watches.Link link = opened.getLast();
-        link.hello("i-1", P);
+        link.authenticated("i-1");
         link.pinged(10);
         saying.watch(List.of());
         assertEquals(List.of("i-1"), byes);
