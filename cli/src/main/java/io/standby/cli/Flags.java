@@ -28,6 +28,8 @@ final class Flags {
         BY_SETTING.put("robot type", "--type");
         BY_SETTING.put("weight", "--weight");
         BY_SETTING.put("capacity", "--capacity");
+        BY_SETTING.put("watch lease", "--watch-lease");
+        BY_SETTING.put("watch port", "--watch-port");
         BY_SETTING.put("heartbeat", "--heartbeat");
         BY_SETTING.put("lease", "--lease");
         BY_SETTING.put("poll", "--poll");
@@ -81,7 +83,8 @@ final class Flags {
         }
         String named = message.replace(SlotTable.NO_SLOTS, "there are no slots (create them with 'standby slots init --count N')");
         for (Map.Entry<String, String> setting : BY_SETTING.entrySet()) {
-            named = Pattern.compile("\\b" + Pattern.quote(setting.getKey()) + "\\b").matcher(named)
+            // Not inside a name already given: "lease" in "--watch-lease" stays.
+            named = Pattern.compile("(?<![-\\w])" + Pattern.quote(setting.getKey()) + "\\b").matcher(named)
                     .replaceAll(Matcher.quoteReplacement(setting.getValue()));
         }
         return named;

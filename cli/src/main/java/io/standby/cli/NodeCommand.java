@@ -111,12 +111,27 @@ final class NodeCommand implements Callable<Integer> {
                     + "always waits out the lease.")
     boolean fastFailover;
 
-    @Option(names = "--watch-lease", paramLabel = "DURATION", converter = DurationConverter.class,
-            description = "Watch links (default: off): other nodes keep a connection to this one and take its slots about "
-                    + "1.1 x this long after it died, instead of at the late mark; this node pauses a slot's robots if a "
-                    + "link breaks and its database does not answer a renewal within about half of it. 1s is a good start. "
-                    + "Nodes listen for the links on an ephemeral port of --ip.")
+    @Option(names = "--watch-links", negatable = true, arity = "0..1", paramLabel = "BOOLEAN",
+            defaultValue = "${env:STANDBY_WATCH_LINKS:-true}", fallbackValue = "true",
+            description = "Watch links (env STANDBY_WATCH_LINKS; default: on): other nodes keep a connection to this one and "
+                    + "take its slots about 1.1 x --watch-lease after it died or froze, whatever the lease; this node pauses a "
+                    + "slot's robots if a link breaks and the database does not answer a renewal within about 0.4 x "
+                    + "--watch-lease. Links are authenticated with the cluster's key, kept in the database (collection "
+                    + "secrets). --no-watch-links: slots are taken over at the late mark or the lease.")
+    boolean watchLinks;
+
+    @Option(names = "--watch-lease", paramLabel = "DURATION", defaultValue = "${env:STANDBY_WATCH_LEASE}",
+            converter = DurationConverter.class,
+            description = "The watch lease (env STANDBY_WATCH_LEASE; default: 1s, or --heartbeat if shorter); at least 100ms "
+                    + "and below the late mark (2 x --heartbeat). Below a --heartbeat of 500ms links are off unless this is "
+                    + "given: the late mark is about as fast there.")
     Duration watchLease;
+
+    @Option(names = "--watch-port", paramLabel = "PORT", defaultValue = "${env:STANDBY_WATCH_PORT:-0}",
+            description = "The port of --ip this node takes watch links on (env STANDBY_WATCH_PORT; default: 0, any free "
+                    + "port, which this node writes into its owner document). Set one where a firewall or a NetworkPolicy "
+                    + "must allow it; other nodes must reach it.")
+    int watchPort;
 
     @Option(names = "--stop-timeout", paramLabel = "DURATION", defaultValue = "${env:STANDBY_STOP_TIMEOUT:-10s}",
             converter = DurationConverter.class,
@@ -145,15 +160,15 @@ final class NodeCommand implements Callable<Integer> {
         }
         RobotTypes types = Flags.usage(() -> RobotTypes.discover(plugins));
         StandbyCli root = (StandbyCli) spec.root().userObject();
-        StandbyNodeBuilder builder = StandbyNode.builder()
+        StandbyNodeBuilder builder = Flags.usage(() -> StandbyNode.builder()
                 .mongo(root.mongo).database(root.db)
                 .node(ip, port).maxSlots(maxSlots).timing(timing).stopTimeout(stopTimeout)
                 .robotTypes(types)
                 .listener(new LoggingListener(stopTimeout))
                 .fastFailover(fastFailover)
-                .watchLease(watchLease)
+                .watchLinks(watchLinks).watchLease(watchLease).watchPort(watchPort)
                 .extension(NodeWeb.pages())
-                .extension(StandbyMetrics.of(meters()));
+                .extension(StandbyMetrics.of(meters())));
         // The builder throws IllegalArgumentException only for a setting, before it binds or connects.
         StandbyNode node = Flags.usage(builder::start);
         CountDownLatch stopped = new CountDownLatch(1);

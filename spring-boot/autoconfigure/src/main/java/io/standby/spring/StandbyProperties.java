@@ -3,8 +3,10 @@ package io.standby.spring;
 import com.mongodb.ConnectionString;
 import io.standby.node.StandbyNodeBuilder;
 import io.standby.slot.Durations;
+import io.standby.slot.FenceCheck;
 import io.standby.slot.NodeId;
 import io.standby.slot.SlotTiming;
+import io.standby.slot.WatchLinks;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.validation.Errors;
 import org.springframework.validation.Validator;
@@ -55,11 +57,19 @@ public class StandbyProperties implements Validator {
      */
     private boolean fastFailover = true;
     /**
-     * Watch links, off when unset: other nodes keep a connection to this one and take its slots about
-     * 1.1 times this long after it died; this node pauses a slot's robots if a link breaks and the
-     * database does not answer a renewal within about 0.4 times this. Shorter than the late mark.
+     * Watch links: other nodes keep a connection to this one and take its slots about 1.1 watch leases
+     * after it died or froze, whatever the lease; this node pauses a slot's robots if a link breaks and the
+     * database does not answer a renewal within about 0.4 watch leases. Authenticated with the cluster's key,
+     * kept in the database (collection secrets). Off: slots are taken over at the late mark or the lease.
+     */
+    private boolean watchLinks = true;
+    /**
+     * The watch lease: 1s, or the heartbeat if shorter, when unset (links are off by default below a
+     * heartbeat of 500ms, where the late mark is about as fast). At least 100ms, shorter than the late mark.
      */
     private Duration watchLease;
+    /** The port of the node's ip it takes watch links on; 0 for any free port, written into its owner document. */
+    private int watchPort;
     /** How long robots get for a final checkpoint at shutdown before they are interrupted. */
     private Duration stopTimeout = Duration.ofSeconds(10);
     /** A directory of robot plugin jars, whose robot types the node runs besides the RobotFactory beans. */
@@ -99,6 +109,13 @@ public class StandbyProperties implements Validator {
             errors.rejectValue(message.startsWith("heartbeat") ? "heartbeat" : message.startsWith("poll") ? "poll" : "lease",
                     "invalid", message);
         }
+        if (watchLinks) {
+            try {
+                watchLinkRules();
+            } catch (IllegalArgumentException e) {
+                errors.rejectValue(e.getMessage().startsWith("invalid watch port") ? "watchPort" : "watchLease", "invalid", e.getMessage());
+            }
+        }
         if (stopTimeout == null || stopTimeout.isNegative() || stopTimeout.isZero()) {
             errors.rejectValue("stopTimeout", "invalid", "stop timeout " + (stopTimeout == null ? "null" : Durations.format(stopTimeout))
                     + " must be more than 0");
@@ -126,10 +143,28 @@ public class StandbyProperties implements Validator {
         return SlotTiming.of(heartbeat, lease, poll);
     }
 
+    /** The rules of the watch lease and port, as the node builder checks them. */
+    private void watchLinkRules() {
+        new WatchLinks(watchLease == null ? WatchLinks.MIN_LEASE : watchLease, watchPort);
+        SlotTiming timing;
+        try {
+            timing = timing();
+        } catch (IllegalArgumentException e) {
+            return;
+        }
+        if (watchLease != null && watchLease.compareTo(timing.late()) >= 0) {
+            throw new IllegalArgumentException("invalid watch lease " + Durations.format(watchLease)
+                    + ": must be shorter than the late mark " + Durations.format(timing.late()) + " (two heartbeats)");
+        }
+        if (watchLease != null) {
+            FenceCheck.requireCovered(timing, watchLease);
+        }
+    }
+
     /** These settings on a node builder; the database, robots and listeners are the auto-configuration's. */
     StandbyNodeBuilder applyTo(StandbyNodeBuilder builder) {
         return builder.node(ip, port == null ? 0 : port).maxSlots(maxSlots).timing(timing()).fastFailover(fastFailover)
-                .watchLease(watchLease).stopTimeout(stopTimeout).endpoint(endpoint).database(database);
+                .watchLinks(watchLinks).watchLease(watchLease).watchPort(watchPort).stopTimeout(stopTimeout).endpoint(endpoint).database(database);
     }
 
     public boolean isEnabled() {
@@ -218,6 +253,22 @@ public class StandbyProperties implements Validator {
 
     public void setFastFailover(boolean fastFailover) {
         this.fastFailover = fastFailover;
+    }
+
+    public boolean isWatchLinks() {
+        return watchLinks;
+    }
+
+    public void setWatchLinks(boolean watchLinks) {
+        this.watchLinks = watchLinks;
+    }
+
+    public int getWatchPort() {
+        return watchPort;
+    }
+
+    public void setWatchPort(int watchPort) {
+        this.watchPort = watchPort;
     }
 
     public Duration getWatchLease() {
