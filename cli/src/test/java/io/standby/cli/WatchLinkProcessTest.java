@@ -81,7 +81,7 @@ class WatchLinkProcessTest {
         SlotView after = slot();
         assertEquals(before.epoch() + 1, after.epoch());
         EventView event = takeover(after.epoch());
-        assertEquals("owner-gone", event.how(), event.toString());
+        assertEquals("link", event.how(), event.toString());
         assertTrue(event.evidence().contains("watch link"), event.evidence());
         Duration unowned = event.unowned().orElseThrow();
         assertTrue(unowned.compareTo(LATE) < 0, "no heartbeat for " + unowned + " by the database's clock: less than the late mark");

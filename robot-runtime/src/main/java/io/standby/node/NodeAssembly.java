@@ -10,6 +10,7 @@ import io.standby.slot.SlotListener;
 import io.standby.slot.SlotNode;
 import io.standby.slot.SlotTable;
 import io.standby.slot.StandbyDatabase;
+import io.standby.slot.WatchLinkCounts;
 import io.standby.slot.Workload;
 import io.standby.slot.internal.EventLog;
 import org.slf4j.Logger;
@@ -67,6 +68,11 @@ final class NodeAssembly {
         @Override
         public Optional<NodeEndpoint> endpoint() {
             return Optional.ofNullable(http);
+        }
+
+        @Override
+        public WatchLinkCounts watchLinks() {
+            return slots.watchLinks();
         }
 
         /** The graceful stop, in its order. */

@@ -4,6 +4,7 @@ import io.standby.node.NodeAssembly.Parts;
 import io.standby.slot.Lease;
 import io.standby.slot.NodeConfig;
 import io.standby.slot.NodeState;
+import io.standby.slot.WatchLinkCounts;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -103,6 +104,12 @@ public final class StandbyNode implements AutoCloseable {
     public List<Lease> leases() {
         Parts now = parts;
         return now == null ? List.of() : now.slots().leases();
+    }
+
+    /** What the node's watch links do ({@link WatchLinkCounts#NONE} without them, or before it starts). */
+    public WatchLinkCounts watchLinks() {
+        Parts now = parts;
+        return now == null ? WatchLinkCounts.NONE : now.slots().watchLinks();
     }
 
     /** What the node does now: drains, owns slots, or stands by (also before it starts). */

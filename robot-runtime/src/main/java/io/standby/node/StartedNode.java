@@ -4,6 +4,7 @@ import io.standby.slot.Lease;
 import io.standby.slot.NodeConfig;
 import io.standby.slot.NodeState;
 import io.standby.slot.StandbyDatabase;
+import io.standby.slot.WatchLinkCounts;
 import io.standby.slot.Workload;
 
 import java.util.List;
@@ -30,6 +31,9 @@ public interface StartedNode {
 
     /** How many robots of this node's slots run, and how many failed. */
     Workload workload();
+
+    /** What the node's watch links do; {@link WatchLinkCounts#NONE} without them. */
+    WatchLinkCounts watchLinks();
 
     /**
      * The robots' connection, with seconds of timeout: for reads an extension makes, which must never

@@ -3,6 +3,7 @@ package io.standby.node.web;
 import com.mongodb.MongoClientSettings;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -15,6 +16,7 @@ import io.standby.slot.LossReason;
 import io.standby.slot.SlotListener;
 import io.standby.slot.SlotView;
 import io.standby.slot.Takeover;
+import io.standby.slot.WatchLinkCounts;
 import io.standby.slot.Workload;
 
 import java.time.Duration;
@@ -46,6 +48,7 @@ final class NodeMetrics implements SlotListener, RobotListener {
     private final Timer checkpoints;
     private final Counter fenced;
     private final DistributionSummary batches;
+    private Supplier<WatchLinkCounts> links;
 
     NodeMetrics(MeterRegistry registry) {
         this.registry = registry;
@@ -88,6 +91,26 @@ final class NodeMetrics implements SlotListener, RobotListener {
                 .description("Robots of this node's slots, by state").register(registry);
         Gauge.builder(StandbyMeters.ROBOTS, () -> workload.get().failed()).tag("state", "failed")
                 .description("Robots of this node's slots, by state").register(registry);
+    }
+
+    /** The watch links' gauges and counters, read from the node when scraped. */
+    void watchLinks(Supplier<WatchLinkCounts> links) {
+        // A function counter holds what it reads weakly: this field keeps it for the node's life.
+        this.links = links;
+        Gauge.builder(StandbyMeters.WATCH_LINKS, () -> links.get().watchedBy()).tag("side", "owner")
+                .description("Watch links open now, from standbys (owner) or to owners (standby)").register(registry);
+        Gauge.builder(StandbyMeters.WATCH_LINKS, () -> links.get().watching()).tag("side", "standby")
+                .description("Watch links open now, from standbys (owner) or to owners (standby)").register(registry);
+        FunctionCounter.builder(StandbyMeters.WATCH_LINK_ENDS, links, l -> l.get().ownerEnds()).tag("side", "owner")
+                .description("Watch links that ended, as an owner (each costs a renewal) or as a standby").register(registry);
+        FunctionCounter.builder(StandbyMeters.WATCH_LINK_ENDS, links, l -> l.get().standbyEnds()).tag("side", "standby")
+                .description("Watch links that ended, as an owner (each costs a renewal) or as a standby").register(registry);
+        FunctionCounter.builder(StandbyMeters.WATCH_REFUSED, links, l -> l.get().refused())
+                .description("Watch handshakes and messages refused: no cluster key, forged, replayed or out of order").register(registry);
+        FunctionCounter.builder(StandbyMeters.WATCH_PAUSES, links, l -> l.get().pauses())
+                .description("Leases paused at a watch link's deadline").register(registry);
+        FunctionCounter.builder(StandbyMeters.WATCH_TAKEOVERS, links, l -> l.get().takeovers())
+                .description("Slots taken over by a dead watch link").register(registry);
     }
 
     /** Counts every database command and watches the connection pools of a client built with these settings. */

@@ -22,8 +22,9 @@ public final class StandbyMeters {
      */
     public static final String LOSSES = "standby.slot.losses";
     /**
-     * Counter: leases paused at the late mark (fast failover: no renewal acknowledged for the late mark
-     * minus its margin, so the slot's robots stopped while the node kept the slot).
+     * Counter: leases paused, whatever the cause: at the late mark (fast failover: no renewal acknowledged
+     * for the late mark minus its margin) or at a watch link's deadline ({@link #WATCH_PAUSES} counts these
+     * apart), so the slot's robots stopped while the node kept the slot.
      */
     public static final String PAUSES = "standby.slot.pauses";
     /** Gauge: slots this node holds whose robots are paused right now, waiting for an acknowledged renewal. */
@@ -32,11 +33,31 @@ public final class StandbyMeters {
     public static final String RELEASES = "standby.slot.releases";
     /**
      * Timer, tag {@code how} ({@code expired}: the lease ran out; {@code owner_gone}: the owner's process
-     * was found gone, see {@code --fast-failover}): for each takeover of a slot whose owner stopped
+     * was found gone, see {@code --fast-failover}; {@code link}: this node's watch link to the owner died,
+     * see {@code --watch-links}): for each takeover of a slot whose owner stopped
      * renewing, how long the slot went without a heartbeat, from the former owner's last one (by the
      * database's clock) to the claim.
      */
     public static final String TAKEOVER_GAP = "standby.slot.takeover.gap";
+    /**
+     * Gauge, tag {@code side}: watch links open now, from standbys that watch this node ({@code owner}) and
+     * to owners this node watches ({@code standby}).
+     */
+    public static final String WATCH_LINKS = "standby.watch.links";
+    /**
+     * Counter, tag {@code side}: watch links that ended, on this node's side as an owner (each costs one
+     * renewal) or died as a standby (each may lead to a takeover).
+     */
+    public static final String WATCH_LINK_ENDS = "standby.watch.link.ends";
+    /**
+     * Counter: watch handshakes and messages refused: peers without the cluster's key, forged, replayed or
+     * out-of-order messages. Anything above zero on a private network deserves a look.
+     */
+    public static final String WATCH_REFUSED = "standby.watch.refused";
+    /** Counter: leases paused because a watch link's deadline passed before a renewal outran it. */
+    public static final String WATCH_PAUSES = "standby.watch.pauses";
+    /** Counter: slots this node took over by a dead watch link. */
+    public static final String WATCH_TAKEOVERS = "standby.watch.takeovers";
     /** Gauge, tag {@code state} (running, failed): the robots of this node's slots. */
     public static final String ROBOTS = "standby.robots";
     /** Counter: robots that threw and were restarted after a backoff. */

@@ -20,8 +20,8 @@ import java.util.Objects;
  * StandbyNode.builder().mongo(uri).node(ip, port).extension(StandbyMetrics.of(registry)).start();
  * }</pre>
  *
- * <p>The meters are {@link StandbyMeters}: slots, claims, renewals, losses, takeover gaps, robots,
- * checkpoints, fenced writes, write batches and database commands, registered at each start. Given
+ * <p>The meters are {@link StandbyMeters}: slots, claims, renewals, losses, takeover gaps, watch links,
+ * robots, checkpoints, fenced writes, write batches and database commands, registered at each start. Given
  * Prometheus' own registry, the node's endpoint also serves {@code /metrics} in its text format.
  */
 public final class StandbyMetrics {
@@ -53,6 +53,7 @@ public final class StandbyMetrics {
                 @Override
                 public void started(StartedNode node) {
                     metrics.robots(node::workload);
+                    metrics.watchLinks(node::watchLinks);
                     node.endpoint().ifPresent(http -> PrometheusText.of(registry).ifPresent(scrape -> http.route("/metrics",
                             () -> NodeEndpoint.Response.text(PrometheusText.CONTENT_TYPE, scrape.get()))));
                 }

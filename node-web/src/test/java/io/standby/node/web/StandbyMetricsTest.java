@@ -82,6 +82,31 @@ class StandbyMetricsTest {
         assertEquals(1.0, registry.get(StandbyMeters.RELEASES).counter().count(), "the graceful release, counted");
     }
 
+    /**
+     * Two nodes at a heartbeat of 500 ms, where watch links are on by default (a watch lease of 500 ms): each
+     * counts the link on its side, and the standby counts its death when the owner goes.
+     */
+    @Test
+    void watchLinksAreCountedOnBothSides() throws Exception {
+        SlotTiming linked = SlotTiming.of(Duration.ofMillis(500), Duration.ofSeconds(2), Duration.ofMillis(200));
+        SimpleMeterRegistry ownerMeters = new SimpleMeterRegistry();
+        SimpleMeterRegistry standbyMeters = new SimpleMeterRegistry();
+        StandbyNode owner = builder(TestPorts.free(), ownerMeters).timing(linked).start();
+        try (StandbyNode standby = builder(TestPorts.free(), standbyMeters).timing(linked).start()) {
+            await().atMost(WAIT).until(() -> owner.leases().size() == 1
+                    && standbyMeters.get(StandbyMeters.WATCH_LINKS).tag("side", "standby").gauge().value() == 1
+                    && ownerMeters.get(StandbyMeters.WATCH_LINKS).tag("side", "owner").gauge().value() == 1);
+            assertEquals(0.0, ownerMeters.get(StandbyMeters.WATCH_REFUSED).functionCounter().count());
+            owner.close();
+            await().atMost(WAIT).until(() -> standbyMeters.get(StandbyMeters.WATCH_LINK_ENDS).tag("side", "standby")
+                    .functionCounter().count() == 1 && standby.leases().size() == 1);
+            assertEquals(0.0, standbyMeters.get(StandbyMeters.WATCH_TAKEOVERS).functionCounter().count(),
+                    "released gracefully: claimed as a free slot, not taken over by the link");
+        } finally {
+            owner.close();
+        }
+    }
+
     private static HttpResponse<String> get(HttpClient http, int port, String path) throws Exception {
         return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).timeout(Duration.ofSeconds(10)).build(),
                 HttpResponse.BodyHandlers.ofString());
