@@ -133,8 +133,9 @@ final class DemoCommand implements Callable<Integer> {
                 SlotView victim = new SlotTable(db).get("slot-0").orElseThrow();
                 NodeProcess owner = nodeProcesses.node(victim.owner());
                 say(out, "kill -9 " + owner.process().pid() + ": " + owner.id() + ", the owner of slot-0 (epoch " + victim.epoch()
-                        + "). Its standbys see its heartbeat late and its port refusing connects: its process is gone, so they "
-                        + "take over without waiting out the lease (fast failover; a frozen owner would still get its lease).");
+                        + "). Its standbys hold watch links to it: a link's end alone proves nothing, but the owner pauses its "
+                        + "robots itself 0.9 watch leases after its last acknowledged ping, so a standby takes over 1.1 watch "
+                        + "leases after it, without waiting out the lease (a frozen owner goes silent and is taken over as fast).");
                 long killed = System.nanoTime();
                 owner.process().destroyForcibly();
                 waitFor(() -> ownedAnew(db, victim), deadline, "a new owner of slot-0");
@@ -142,7 +143,11 @@ final class DemoCommand implements Callable<Integer> {
                 SlotView taken = new SlotTable(db).get("slot-0").orElseThrow();
                 String how = new EventTable(db).list(null, "slot-0", null, null).stream()
                         .filter(e -> "took-over".equals(e.type()) && e.epoch() == taken.epoch()).map(EventView::how)
-                        .findFirst().map(h -> "owner-gone".equals(h) ? ", its owner found gone" : ", its lease expired").orElse("");
+                        .findFirst().map(h -> switch (h) {
+                            case "link" -> ", by its watch link";
+                            case "owner-gone" -> ", its owner found gone";
+                            default -> ", its lease expired";
+                        }).orElse("");
                 measured.add("takeover after kill -9: " + Durations.format(takeover) + " (lease " + DemoNodes.LEASE + ")" + how);
                 say(out, taken.owner() + " took slot-0 over at epoch " + taken.epoch() + ", " + Durations.format(takeover)
                         + " after the kill" + how + ".");

@@ -156,10 +156,12 @@ final class EventsCommand extends AdminCommand {
     private static String what(EventView e) {
         String what = switch (e.type()) {
             case "took-over" -> "took over from " + e.from() + e.unowned().map(gap -> " (no heartbeat for " + Durations.format(gap) + ")").orElse("")
-                    + ("owner-gone".equals(e.how()) ? ", before its lease ran out: " + e.evidence() : "");
+                    + ("owner-gone".equals(e.how()) ? ", before its lease ran out: " + e.evidence() : "")
+                    + ("link".equals(e.how()) ? ", by a watch link before its lease ran out: " + e.evidence() : "");
             case "took-back" -> "took back from an earlier process of the same node";
             case "lost" -> "lost (" + e.reason() + ")";
-            case "paused" -> "paused its robots: no renewal acknowledged for the late mark, the slot kept";
+            case "paused" -> "paused its robots, the slot kept: no renewal acknowledged for the late mark, or a watch link ended and "
+                    + "no renewal outran its deadline";
             case "resumed" -> "resumed its robots: a renewal was acknowledged in time";
             case "robot-restarting" -> "robot " + e.robot() + " failed, restarting: " + firstLine(e.error());
             case "robot-failed" -> "robot " + e.robot() + " failed for good: " + firstLine(e.error());

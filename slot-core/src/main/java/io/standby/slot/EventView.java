@@ -18,8 +18,9 @@ import java.util.Optional;
  * @param reason    for a loss: why (taken, revoked, fenced, vanished)
  * @param error     for a robot that failed or restarts: its error
  * @param to        for a robot that moved: its new slot
- * @param how       for a take-over: {@code expired} (the lease ran out) or {@code owner-gone} (the owner's
- *                  process was found gone before; {@code evidence} says how)
+ * @param how       for a take-over: {@code expired} (the lease ran out), {@code owner-gone} (the owner's
+ *                  process was found gone before) or {@code link} (a watch link to the owner died before);
+ *                  {@code evidence} says how
  * @param evidence  for a take-over: what showed the slot could be taken
  */
 public record EventView(String id, Instant time, String type, String slot, long epoch, String node, String robot, String from,

@@ -91,7 +91,7 @@ final class SimNode {
         this.slotStore = new SimSlotStore(world.db);
         this.clockBase = clockOffset;
         this.clock = () -> clockBase + (long) ((sim.now() - rateSince) * this.rate);
-        this.fenceCheck = FenceCheck.interval(timing, world.watchLinks ? SimWorld.WATCH_LEASE : null).toNanos();
+        this.fenceCheck = FenceCheck.interval(timing, world.watchLinks ? world.watchLease : null).toNanos();
     }
 
     String name() {
@@ -118,7 +118,7 @@ final class SimNode {
         instance = config.instance();
         int gen0 = generation;
         if (world.watchLinks) {
-            watchers = new Watchers(clock, SimWorld.WATCH_LEASE, () -> afterFor(gen0, 0, () -> protocol.renewAll()));
+            watchers = new Watchers(clock, world.watchLease, () -> afterFor(gen0, 0, () -> protocol.renewAll()));
             // Where the real transport would listen; the simulated links find the process by its address.
             watchers.port(id.port() + 1);
             watches = new Watches(clock, world.watchNet.connector(this));

@@ -63,7 +63,7 @@ final class SimWatchNet {
     }
 
     private long delay() {
-        return sim.now() < slowUntil && sim.chance(0.3) ? sim.between(0, SimWorld.WATCH_LEASE.toNanos() / 2) : sim.between(0, 3 * Sim.MS);
+        return sim.now() < slowUntil && sim.chance(0.3) ? sim.between(0, world.watchLease.toNanos() / 2) : sim.between(0, 3 * Sim.MS);
     }
 
     /** A process ended: its peers see end of stream, or, if its host went down, nothing more. */
@@ -100,7 +100,7 @@ final class SimWatchNet {
     /** A storm's fault on one link, or a slow network for a while. */
     void fault() {
         if (sim.chance(0.3)) {
-            slowUntil = sim.now() + sim.between(0, 3 * SimWorld.WATCH_LEASE.toNanos());
+            slowUntil = sim.now() + sim.between(0, 3 * world.watchLease.toNanos());
             sim.note("watch links: slow network");
             return;
         }

@@ -13,8 +13,9 @@ import java.util.Date;
 
 /**
  * How this node's slots change hands, as events: {@code claimed} (a free or released slot),
- * {@code took-over} (from an owner whose lease ran out or whose process was found gone: {@code how} is
- * {@code expired} or {@code owner-gone}, with that owner, its last heartbeat and the evidence),
+ * {@code took-over} (from an owner whose lease ran out, whose process was found gone, or whose watch link
+ * died: {@code how} is {@code expired}, {@code owner-gone} or {@code link}, with that owner, its last
+ * heartbeat and the evidence),
  * {@code took-back} (from an earlier process of this node), {@code released} and {@code lost} (with the
  * reason). Only queues ({@link EventLog#record}).
  */

@@ -215,7 +215,8 @@
   function details(e) {
     switch (e.type) {
       case 'took-over': return 'from ' + (e.from || 'unknown') + (e.gapMs !== null && e.gapMs !== undefined
-        ? ', no heartbeat for ' + duration(e.gapMs) : '') + (e.how === 'owner-gone' ? ', owner gone (before its lease ran out)' : '');
+        ? ', no heartbeat for ' + duration(e.gapMs) : '') + (e.how === 'owner-gone' ? ', owner gone (before its lease ran out)' : '')
+        + (e.how === 'link' ? ', by a watch link (before its lease ran out)' : '');
       case 'took-back': return 'from an earlier process of the same node';
       case 'lost': return 'reason: ' + (e.reason || 'unknown');
       case 'robot-moved': return 'to ' + (e.to || '?');
