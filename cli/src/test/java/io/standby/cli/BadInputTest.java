@@ -93,6 +93,10 @@ class BadInputTest {
         "--ip 127.0.0.1 --port 7700 --plugins /nonexistent   | /nonexistent",
         "--ip 127.0.0.1 --port 7700 --stop-timeout 0ms       | --stop-timeout 0ms",
         "--ip 127.0.0.1 --port 7700 --stop-timeout soon      | soon",
+        "--ip 127.0.0.1 --port 7700 --watch-lease 50ms       | --watch-lease 50ms",
+        "--ip 127.0.0.1 --port 7700 --watch-lease 4s         | --watch-lease 4s",
+        "--ip 127.0.0.1 --port 7700 --watch-port 70000       | --watch-port 70000",
+        "--ip 127.0.0.1 --port 7700 --watch-links maybe      | maybe",
     })
     void nodeOptions(String args, String mention) {
         assertUsageError(run(("node " + args).trim().split("\\s+")), mention);

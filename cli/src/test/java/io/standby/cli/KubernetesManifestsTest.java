@@ -167,8 +167,12 @@ class KubernetesManifestsTest {
         assertEquals("status.podIP", map(podIp, "valueFrom", "fieldRef").get("fieldPath"), "POD_IP from the downward API");
 
         int port = node.matchedOptionValue("--port", 0);
-        Map<String, Object> http = only(list(nodeContainer(), "ports"));
+        Map<String, Object> http = named(list(nodeContainer(), "ports"), "http");
         assertEquals(port, http.get("containerPort"), "the container port is the node's --port");
+        // Watch links on a fixed port, declared, so that a NetworkPolicy can allow it between nodes.
+        assertEquals(node.matchedOptionValue("--watch-port", 0), named(list(nodeContainer(), "ports"), "watch").get("containerPort"),
+                "the watch port is the node's --watch-port");
+        assertEquals(2, list(nodeContainer(), "ports").size(), list(nodeContainer(), "ports").toString());
         String portName = (String) http.get("name");
         for (var probe : Map.of("readinessProbe", "/ready", "livenessProbe", "/health", "startupProbe", "/health").entrySet()) {
             Map<String, Object> get = map(nodeContainer(), probe.getKey(), "httpGet");
@@ -302,7 +306,7 @@ class KubernetesManifestsTest {
         Map<String, Object> service = base().get("Service/standby-node-metrics");
         assertNotNull(service, base().keySet().toString());
         Map<String, Object> metrics = named(list(service, "spec", "ports"), "metrics");
-        assertEquals(only(list(nodeContainer(), "ports")).get("name"), metrics.get("targetPort"), "to the node's own port");
+        assertEquals("http", metrics.get("targetPort"), "to the node's own port");
         assertEquals(map(nodes(), "spec", "selector", "matchLabels"), map(service, "spec", "selector"), "selects the nodes");
 
         Map<String, Object> monitor = new Yaml().load(Files.readString(dir("monitoring").resolve("service-monitor.yaml")));

@@ -31,7 +31,7 @@ public record WatchLinks(Duration lease, int port) {
                     + Durations.format(MIN_LEASE));
         }
         if (port < 0 || port > 65535) {
-            throw new IllegalArgumentException("invalid watch port " + port + ": must be 0 (any free port) to 65535");
+            throw new IllegalArgumentException("invalid watch port " + port + ": must be from 0 to 65535 (0: any free one)");
         }
     }
 
