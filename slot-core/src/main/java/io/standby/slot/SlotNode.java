@@ -8,6 +8,7 @@ import io.standby.slot.internal.LinkKey;
 import io.standby.slot.internal.Load;
 import io.standby.slot.internal.MongoNodeRegistry;
 import io.standby.slot.internal.MongoSlotStore;
+import io.standby.slot.internal.NodeLinks;
 import io.standby.slot.internal.NodeRegistry;
 import io.standby.slot.internal.OwnerProbe;
 import io.standby.slot.internal.ProtocolSetup;
@@ -15,25 +16,18 @@ import io.standby.slot.internal.Sleeper;
 import io.standby.slot.internal.SlotProtocol;
 import io.standby.slot.internal.SlotStore;
 import io.standby.slot.internal.SuspendAwareClock;
-import io.standby.slot.internal.TcpWatchLinks;
-import io.standby.slot.internal.WatchStats;
 import io.standby.slot.internal.Watchers;
-import io.standby.slot.internal.Watches;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 
@@ -72,21 +66,11 @@ public final class SlotNode implements AutoCloseable {
     /** Whether this node started its event log and closes it, or its owner (a whole node) does. */
     private final boolean ownsEvents;
     private final MonotonicClock clock;
+    /** Both sides of this node's watch links; null without them. */
+    private final NodeLinks links;
     private final Watchers watchers;
-    private final Watches watches;
-    /** The listener for watch links from standbys; null without watch links. */
-    private final TcpWatchLinks.Server watchServer;
     /** Pings the standbys watching this node; its own thread, so that a slow poll never silences them. */
     private final ScheduledExecutorService watch = Executors.newSingleThreadScheduledExecutor(daemon("standby-watch"));
-    /** Reads the cluster's key for watch links from the database; null without watch links. */
-    private final Supplier<LinkKey> readKey;
-    /** The cluster's key, once read: links are refused until then. */
-    private volatile LinkKey linkKey;
-    /** When this node last failed to read the key, on its clock: it tries again a minute later. */
-    private long keyFailedAt;
-    private boolean keyFailed;
-    /** A renewal asked for by a link's end and not yet run: more ends before it runs ask for nothing more. */
-    private final AtomicBoolean renewalAsked = new AtomicBoolean();
 
     /**
      * @param events       where this node records how its slots change hands, or null
@@ -104,15 +88,7 @@ public final class SlotNode implements AutoCloseable {
     private SlotNode(SlotStore store, NodeRegistry registry, NodeConfig config, MonotonicClock clock, SlotListener listener,
                      Supplier<Workload> workload, EventLog events, boolean ownsEvents, boolean fastFailover, WatchLinks watchLinks,
                      Supplier<LinkKey> readKey) {
-        if (watchLinks != null) {
-            FenceCheck.requireCovered(config.timing(), watchLinks.lease());
-            if (watchLinks.lease().compareTo(config.timing().late()) >= 0) {
-                throw new IllegalArgumentException("invalid watch lease " + Durations.format(watchLinks.lease())
-                        + ": must be shorter than the late mark " + Durations.format(config.timing().late()) + " (2 × heartbeat)");
-            }
-        }
         this.config = config;
-        this.readKey = readKey;
         this.events = events;
         this.ownsEvents = ownsEvents;
         this.clock = clock;
@@ -125,81 +101,25 @@ public final class SlotNode implements AutoCloseable {
                 .withFanout(Fanout.PARALLEL)
                 .withFastFailover(gone);
         if (watchLinks != null) {
-            WatchStats stats = new WatchStats();
-            this.watchers = new Watchers(clock, watchLinks.lease(), this::renewNow, stats);
-            try {
-                this.watchServer = new TcpWatchLinks.Server(config.node().ip(), watchLinks.port(), watchers, config.instance(),
-                        () -> linkKey);
-            } catch (IOException e) {
-                throw new UncheckedIOException("Cannot listen for watch links on " + config.node().ip()
-                        + (watchLinks.port() > 0 ? ":" + watchLinks.port() : "") + ": " + e.getMessage(), e);
-            }
-            this.watches = new Watches(clock, TcpWatchLinks.connector(config.node() + "/" + config.instance(), () -> linkKey), stats);
-            setup = setup.withWatchLinks(watchers, watches);
+            this.links = new NodeLinks(config, clock, watchLinks, readKey, task -> heartbeat.execute(guard("renew", task)),
+                    this::renewAll);
+            this.watchers = links.watchers();
+            setup = setup.withWatchLinks(watchers, links.watches());
         } else {
+            this.links = null;
             this.watchers = Watchers.OFF;
-            this.watches = null;
-            this.watchServer = null;
         }
         this.protocol = new SlotProtocol(setup);
     }
 
-    /**
-     * A renewal now, on the renewal thread: a watch link ended, and a new beat should land before its
-     * deadline. One at a time: links that end while it waits to run are outrun by the same renewal, since
-     * it takes its beat when it runs, after they ended.
-     */
-    private void renewNow() {
-        if (!renewalAsked.compareAndSet(false, true)) {
-            return;
-        }
-        try {
-            heartbeat.execute(guard("renew", () -> {
-                renewalAsked.set(false);
-                protocol.renewAll();
-            }));
-        } catch (RejectedExecutionException e) {
-            // Stopping: the leases are being released.
-            renewalAsked.set(false);
-        }
-    }
-
-    /**
-     * Reads the cluster's key for watch links if it is not known yet: at the start, and, if that failed, at
-     * most once a minute from the poll thread. Until it is known, links are refused both ways.
-     */
-    private void readLinkKey() {
-        if (readKey == null || linkKey != null) {
-            return;
-        }
-        long now = clock.nanoTime();
-        if (keyFailed && now - keyFailedAt < Duration.ofMinutes(1).toNanos()) {
-            return;
-        }
-        try {
-            linkKey = readKey.get();
-            if (keyFailed) {
-                log.info("Read the cluster's key for watch links: links are on");
-            }
-            keyFailed = false;
-        } catch (RuntimeException e) {
-            if (!keyFailed) {
-                log.warn("Cannot read or create the cluster's key for watch links (collection {}, id {}): {}; links stay off until "
-                        + "it can, tried again every minute", LinkKey.COLLECTION, LinkKey.ID, e.toString());
-            }
-            keyFailed = true;
-            keyFailedAt = now;
-        }
+    /** The protocol's renewal of every lease, for the watch links: not before the constructor is done. */
+    private void renewAll() {
+        protocol.renewAll();
     }
 
     /** What this node's watch links do; {@link WatchLinkCounts#NONE} without them. From any thread. */
     public WatchLinkCounts watchLinks() {
-        if (watches == null) {
-            return WatchLinkCounts.NONE;
-        }
-        WatchStats stats = watchers.stats();
-        return new WatchLinkCounts(watchers.open(), watches.live(), stats.ownerEnds(), stats.standbyEnds(), stats.refused(),
-                stats.pauses(), stats.takeovers());
+        return links == null ? WatchLinkCounts.NONE : links.counts();
     }
 
     /**
@@ -256,7 +176,7 @@ public final class SlotNode implements AutoCloseable {
      *
      * @throws IllegalArgumentException if the watch lease is not shorter than the late mark, or leaves a
      *                                  margin shorter than the fence check's period ({@link FenceCheck})
-     * @throws UncheckedIOException     if the watch port cannot be bound
+     * @throws java.io.UncheckedIOException if the watch port cannot be bound
      */
     public static SlotNode create(StandbyDatabase database, NodeConfig config, SlotListener listener, Supplier<Workload> workload,
                                   boolean fastFailover, MonotonicClock clock, EventLog events, WatchLinks watchLinks) {
@@ -314,7 +234,9 @@ public final class SlotNode implements AutoCloseable {
             // After the join: a node refused at the join records nothing.
             events.start();
         }
-        readLinkKey();
+        if (links != null) {
+            links.readKeyIfMissing();
+        }
         SlotTiming timing = config.timing();
         heartbeat.scheduleAtFixedRate(guard("renew", protocol::renewAll),
                 timing.heartbeat().toNanos(), timing.heartbeat().toNanos(), TimeUnit.NANOSECONDS);
@@ -339,7 +261,9 @@ public final class SlotNode implements AutoCloseable {
         }
         poller.scheduleWithFixedDelay(guard("poll", () -> {
             try {
-                readLinkKey();
+                if (links != null) {
+            links.readKeyIfMissing();
+        }
                 protocol.poll();
                 if (protocol.drained()) {
                     drained.complete(null);
@@ -409,8 +333,8 @@ public final class SlotNode implements AutoCloseable {
         }
         watch.shutdownNow();
         awaitQuietly(watch);
-        if (watchServer != null) {
-            watchServer.close();
+        if (links != null) {
+            links.close();
         }
         heartbeat.shutdownNow();
         fence.shutdownNow();

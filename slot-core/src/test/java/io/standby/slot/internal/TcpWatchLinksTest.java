@@ -47,7 +47,7 @@ class TcpWatchLinksTest {
     private final MonotonicClock clock = System::nanoTime;
     private final AtomicInteger renewals = new AtomicInteger();
     private final Watchers watchers = new Watchers(clock, P, renewals::incrementAndGet);
-    private TcpWatchLinks.Server server;
+    private WatchListener server;
     private final List<Socket> strangers = new ArrayList<>();
 
     @AfterEach
@@ -62,7 +62,7 @@ class TcpWatchLinksTest {
 
     private void listen() throws IOException {
         watchers.bind(() -> 42, Duration.ofSeconds(20));
-        server = new TcpWatchLinks.Server("127.0.0.1", 0, watchers, "owner-1", () -> KEY);
+        server = new WatchListener("127.0.0.1", 0, watchers, "owner-1", () -> KEY);
         assertEquals(server.port(), watchers.port(), "the port the owner document carries");
     }
 
@@ -72,7 +72,7 @@ class TcpWatchLinksTest {
     }
 
     private Watches watching(String instance, int port, LinkKey key) {
-        Watches watches = new Watches(clock, TcpWatchLinks.connector("127.0.0.1:7002/standby-1", () -> key));
+        Watches watches = new Watches(clock, WatchConnector.of("127.0.0.1:7002/standby-1", () -> key));
         watches.watch(List.of(new Watches.Target(OWNER, instance, port, P, 42)));
         return watches;
     }
@@ -253,7 +253,7 @@ class TcpWatchLinksTest {
             }
         };
         failing.bind(new InetSocketAddress("127.0.0.1", 0));
-        server = new TcpWatchLinks.Server(failing, watchers, "owner-1", () -> KEY);
+        server = new WatchListener(failing, watchers, "owner-1", () -> KEY);
         Watches watches = watching("owner-1", server.port(), KEY);
         pingUntilLinked(watches);
         assertTrue(failures.get() < 0, "three accepts failed before this link");
