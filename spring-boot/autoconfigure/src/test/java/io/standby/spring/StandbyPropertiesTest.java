@@ -66,6 +66,25 @@ class StandbyPropertiesTest {
     }
 
     @Test
+    void aBadWatchLeaseOrPortIsRejectedNamingTheProperty() {
+        assertThat(startupFailure("standby.watch-lease=50ms")).contains("standby.watch-lease")
+                .contains("invalid watch lease 50ms: must be at least 100ms");
+        assertThat(startupFailure("standby.watch-lease=4s")).contains("standby.watch-lease")
+                .contains("invalid watch lease 4s: must be shorter than the late mark 4s");
+        assertThat(startupFailure("standby.watch-port=70000")).contains("standby.watch-port")
+                .contains("invalid watch port 70000");
+        // Links off: their settings are not judged.
+        StandbyProperties off = new StandbyProperties();
+        off.setIp("127.0.0.1");
+        off.setPort(7700);
+        off.setWatchLinks(false);
+        off.setWatchLease(java.time.Duration.ofMillis(50));
+        org.springframework.validation.Errors errors = new org.springframework.validation.BeanPropertyBindingResult(off, "standby");
+        off.validate(off, errors);
+        assertThat(errors.getAllErrors()).isEmpty();
+    }
+
+    @Test
     void theDocumentedDefaultsAreTheNodesOwn() {
         StandbyProperties defaults = new StandbyProperties();
         assertThat(defaults.timing()).isEqualTo(SlotTiming.defaults());
@@ -73,5 +92,8 @@ class StandbyPropertiesTest {
         assertThat(defaults.getDatabase()).isEqualTo(StandbyDatabase.DEFAULT_NAME);
         assertThat(defaults.getStopTimeout()).isEqualTo(RuntimeConfig.DEFAULT_STOP_TIMEOUT);
         assertThat(defaults.isFastFailover()).isTrue();
+        assertThat(defaults.isWatchLinks()).isTrue();
+        assertThat(defaults.getWatchLease()).as("unset: the node's default, 1s or the heartbeat").isNull();
+        assertThat(defaults.getWatchPort()).isZero();
     }
 }
