@@ -54,8 +54,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
         description = {"Runs a node until SIGTERM or Ctrl-C, then lets its robots checkpoint and releases its slots.",
             "Binds ip:port for its HTTP endpoint (/health, /ready, /status, /metrics, and the dashboard at /), claims "
                     + "up to --max-slots slots, renews them every --heartbeat, takes over slots whose --lease ran out by the "
-                    + "database's clock or whose owner's process is gone (--fast-failover), and runs the robots of the "
-                    + "slots it owns. Exits 1 if its own address stops accepting connects while it runs. On SIGTERM or Ctrl-C "
+                    + "database's clock, whose watch link to this node died (--watch-links) or whose owner's process is "
+                    + "gone (--fast-failover), and runs the robots of the slots it owns. Exits 1 if its own address stops accepting connects while it runs. On SIGTERM or Ctrl-C "
                     + "it exits 0 once the database shows its slots released, 1 if it could not release them.",
             "For containers, every setting below that names a STANDBY_* variable can come from the environment. "
                     + "An option on the command line wins over a --config file, which wins over the variable, which wins "
