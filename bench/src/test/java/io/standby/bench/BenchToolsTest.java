@@ -13,7 +13,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Each of these tools once, at its smallest, so that they do not rot between benchmark runs: real node
  * processes and the embedded database in its own process. Only generous correctness bounds are asserted;
- * the numbers belong in docs/BENCHMARKS.md. About 60 s in all.
+ * the numbers belong in docs/BENCHMARKS.md. About 90 s in all.
  */
 class BenchToolsTest {
 
@@ -46,6 +46,29 @@ class BenchToolsTest {
         assertTrue(out.contains("| defaults (heartbeat 2000ms, lease 5000ms, poll 1000ms), fast failover on, watch links by default "
                 + "(watch lease 1000ms) | 2 | "), out);
         assertTrue(out.contains(" | link 2 | p50 <= 1500 ms, max <= 2500 ms: "), out);
+    }
+
+    @Test
+    void floodAtAnOwnersWatchPortCostsItNothing() {
+        String out = run("flood", "--duration", "2s", "--rate", "200", "--settle", "3s");
+        for (String verdict : List.of("slot kept", "nothing paused", "threads flat", "heap flat", "open files flat", "the standby's link",
+                "strangers cost no renewal")) {
+            assertTrue(out.contains("verdict " + verdict + ": OK: "), verdict + ":\n" + out);
+        }
+        assertTrue(out.contains("\nverdict: OK\n"), out);
+        Matcher made = Pattern.compile("flood: (\\d+) of 400 connects made").matcher(out);
+        assertTrue(made.find(), out);
+        assertTrue(Long.parseLong(made.group(1)) >= 380, "nearly all connects made:\n" + out);
+        // The slow peers' bogus hellos were refused and counted (an HTTP request and a forged proof at once).
+        Matcher refused = Pattern.compile("; (\\d+) strangers refused").matcher(out);
+        assertTrue(refused.find() && Long.parseLong(refused.group(1)) > 0, out);
+        // Sampled before, every second of the flood, after it settled and after a GC.
+        Matcher sample = Pattern.compile("(?m)^\\| (before(, after a GC)?|1 s|2 s|end \\+ 3 s|after( a GC)?) \\| \\d+ \\(\\d+\\) \\|").matcher(out);
+        int samples = 0;
+        while (sample.find()) {
+            samples++;
+        }
+        assertEquals(5, samples, out);
     }
 
     @Test
