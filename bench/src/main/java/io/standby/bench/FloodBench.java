@@ -120,9 +120,21 @@ final class FloodBench implements Callable<Integer> {
                     start.epoch(), watchPort, watchLease, standbyPort, pair.node(standbyPort).pid(), linkWait);
 
             List<Row> rows = new ArrayList<>();
-            boolean collected = collect(owner);
-            Bench.sleep(Duration.ofSeconds(1));
-            rows.add(new Row(collected ? "before, after a GC" : "before", scrape(ownerPort), slot(pair), 0, 0));
+            // The sample before comes right after a full GC, with the link up: the GC (and jcmd's attach) can
+            // stall the owner long enough for its link to end, and then it is done again once the link is back.
+            boolean collected = false;
+            Scrape first = null;
+            for (int attempt = 1; attempt <= 3 && (first == null || links(first, "owner") != 1); attempt++) {
+                pair.awaitLinked(Duration.ofSeconds(60));
+                collected = collect(owner);
+                Bench.sleep(Duration.ofMillis(200));
+                first = scrape(ownerPort);
+            }
+            if (links(first, "owner") != 1) {
+                throw new IllegalStateException("the standby's link to the owner did not stay up through a GC, three times");
+            }
+            long logFrom = Files.size(owner.log());
+            rows.add(new Row(collected ? "before, after a GC" : "before", first, slot(pair), 0, 0));
 
             Flood flood = new Flood(watchPort, rate, duration, slowPeers, instance, seed);
             long began = System.nanoTime();
@@ -135,16 +147,22 @@ final class FloodBench implements Callable<Integer> {
             long floodNanos = System.nanoTime() - began;
             Bench.sleep(settle);
             rows.add(new Row("end + " + settle.toSeconds() + " s", scrape(ownerPort), slot(pair), flood.connects(), flood.failed()));
-            boolean collectedAfter = collected && collect(owner);
-            Bench.sleep(Duration.ofSeconds(1));
-            rows.add(new Row(collectedAfter ? "after a GC" : "after", scrape(ownerPort), slot(pair), flood.connects(), flood.failed()));
             Scrape standby = Scrape.of(standbyPort);
+            byte[] logBytes = Files.readAllBytes(owner.log());
+            String ownerLog = new String(logBytes, (int) logFrom, logBytes.length - (int) logFrom, StandardCharsets.UTF_8);
+            boolean collectedAfter = collected && collect(owner);
+            Bench.sleep(Duration.ofMillis(200));
+            rows.add(new Row(collectedAfter ? "after a GC" : "after", scrape(ownerPort), slot(pair), flood.connects(), flood.failed()));
 
             System.out.println("machine at end: " + Machine.describe());
             System.out.println();
             print(rows);
             System.out.println();
             System.out.println(flood.describe(floodNanos));
+            List<String> linkLines = ownerLog.lines().filter(l -> l.contains("watch link") || l.contains("Refused") || l.contains("pausing"))
+                    .toList();
+            System.out.println("the owner's log about links from the sample before to the one after the flood settled (" + owner.log() + "):");
+            linkLines.forEach(l -> System.out.println("  " + l));
             System.out.println();
             List<String> failed = verdicts(rows, start, pair.watch().changes(), standby, collectedAfter, floodNanos);
             if (failed.isEmpty()) {
@@ -256,7 +274,7 @@ final class FloodBench implements Callable<Integer> {
         List<String> failed = new ArrayList<>();
         Scrape before = rows.getFirst().owner();
         Scrape end = rows.get(rows.size() - 2).owner();
-        Scrape after = rows.getLast().owner();
+        Scrape afterGc = rows.getLast().owner();
         List<Scrape> during = new ArrayList<>();
         rows.subList(1, rows.size() - 2).forEach(r -> during.add(r.owner()));
         long unanswered = during.stream().filter(Objects::isNull).count();
@@ -265,15 +283,15 @@ final class FloodBench implements Callable<Integer> {
         verdict(failed, "slot kept", kept, String.format(Locale.ROOT, "slot-0 with %s at epoch %d at every sample; %d changes of owner "
                 + "seen by a read every 5 ms", start.owner(), start.epoch(), changes.size()));
 
-        double pauses = slotPauses(after) - slotPauses(before);
-        double linkPauses = watchPauses(after) - watchPauses(before);
+        double pauses = slotPauses(end) - slotPauses(before);
+        double linkPauses = watchPauses(end) - watchPauses(before);
         verdict(failed, "nothing paused", pauses == 0 && linkPauses == 0, String.format(Locale.ROOT,
-                "standby_slot_pauses_total %s -> %s, standby_watch_pauses_total %s -> %s", n(slotPauses(before)), n(slotPauses(after)),
-                n(watchPauses(before)), n(watchPauses(after))));
+                "standby_slot_pauses_total %s -> %s, standby_watch_pauses_total %s -> %s, from the sample before to the one after "
+                        + "the flood settled", n(slotPauses(before)), n(slotPauses(end)), n(watchPauses(before)), n(watchPauses(end))));
 
         double threadsBefore = threads(before);
         double threadsDuring = during.stream().mapToDouble(FloodBench::threads).filter(d -> !Double.isNaN(d)).max().orElse(Double.NaN);
-        double threadsAfter = threads(after);
+        double threadsAfter = threads(end);
         verdict(failed, "threads flat", threadsDuring <= threadsBefore + THREADS_DURING && threadsAfter <= threadsBefore + THREADS_AFTER,
                 String.format(Locale.ROOT, "%s live threads before, at most %s during, %s after (bounds: before + %d during, + %d after; "
                                 + "connections are served on virtual threads, which this gauge does not count)", n(threadsBefore),
@@ -281,7 +299,7 @@ final class FloodBench implements Callable<Integer> {
 
         double heapBefore = heapMiB(before);
         double heapDuring = during.stream().mapToDouble(FloodBench::heapMiB).filter(d -> !Double.isNaN(d)).max().orElse(Double.NaN);
-        double heapAfter = heapMiB(after);
+        double heapAfter = heapMiB(afterGc);
         verdict(failed, "heap flat", heapAfter <= heapBefore + HEAP_AFTER_MIB, String.format(Locale.ROOT,
                 "%.1f MiB used %s before, %.1f MiB %s after (bound: before + %.0f MiB); at most %.1f MiB during, garbage included",
                 heapBefore, collected ? "after a full GC" : "(no GC: jcmd failed)", heapAfter, collected ? "after a full GC" : "(no GC)",
@@ -289,17 +307,17 @@ final class FloodBench implements Callable<Integer> {
 
         double filesBefore = files(before);
         double filesDuring = during.stream().mapToDouble(FloodBench::files).filter(d -> !Double.isNaN(d)).max().orElse(Double.NaN);
-        double filesAfter = files(after);
+        double filesAfter = files(end);
         verdict(failed, "open files flat", filesAfter <= filesBefore + FILES_AFTER, String.format(Locale.ROOT,
                 "%s before, at most %s during, %s after (bound: before + %d after)", n(filesBefore), n(filesDuring), n(filesAfter),
                 FILES_AFTER));
 
         double minLinks = during.stream().mapToDouble(r -> links(r, "owner")).filter(d -> !Double.isNaN(d)).min().orElse(Double.NaN);
-        double ownerEnds = linkEnds(after, "owner") - linkEnds(before, "owner");
-        boolean linked = links(after, "owner") == 1 && standby != null && links(standby, "standby") == 1;
+        double ownerEnds = linkEnds(end, "owner") - linkEnds(before, "owner");
+        boolean linked = links(end, "owner") == 1 && standby != null && links(standby, "standby") == 1;
         verdict(failed, "the standby's link", linked, String.format(Locale.ROOT, "%s: the owner counts %s (at least %s at each sample "
                         + "during), the standby %s; %s link ends on the owner's side", !linked ? "not open" : ownerEnds == 0 ? "open throughout"
-                        : "reopened", n(links(after, "owner")), n(minLinks), standby == null ? "did not answer" : n(links(standby, "standby")),
+                        : "reopened", n(links(end, "owner")), n(minLinks), standby == null ? "did not answer" : n(links(standby, "standby")),
                 n(ownerEnds)));
 
         // A stranger never becomes a link, so it never ends one: only a link's end asks the owner for a renewal
@@ -309,15 +327,15 @@ final class FloodBench implements Callable<Integer> {
         double seconds = (end.atNanos() - before.atNanos()) / 1e9;
         long scheduled = (long) Math.ceil(seconds / (heartbeat.toMillis() / 1000.0));
         double beyond = Math.max(0, renewed - scheduled - ownerEnds);
-        double refusedDelta = refused(after) - refused(before);
+        double refusedDelta = refused(end) - refused(before);
         verdict(failed, "strangers cost no renewal", beyond <= 1, String.format(Locale.ROOT,
                 "%s renewals in the %.1f s from the sample before to the one after the flood: one a heartbeat (%d ms) makes %d, and "
                         + "%s link ends of the real standby on the owner's side ask one each; %s beyond (bound: 1, a heartbeat at the "
                         + "window's edge); %s strangers refused (standby_watch_refused_total)", n(renewed), seconds, heartbeat.toMillis(),
                 scheduled, n(ownerEnds), n(beyond), n(refusedDelta)));
 
-        double allocated = allocatedMiB(after) - allocatedMiB(before);
-        double allocatedSeconds = (after.atNanos() - before.atNanos()) / 1e9;
+        double allocated = allocatedMiB(afterGc) - allocatedMiB(before);
+        double allocatedSeconds = (afterGc.atNanos() - before.atNanos()) / 1e9;
         System.out.printf(Locale.ROOT, "note: the owner allocated %.0f MiB in the %.1f s from the sample before to the last one "
                 + "(jvm_gc_memory_allocated_bytes_total, counted at each GC%s): %.1f MiB/s%n", allocated, allocatedSeconds,
                 collected ? ", both samples right after a full GC" : "", allocated / allocatedSeconds);

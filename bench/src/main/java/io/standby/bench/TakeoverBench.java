@@ -148,7 +148,8 @@ final class TakeoverBench implements Callable<Integer> {
     /** How the claim came about, from its took-over event (written shortly after the claim). */
     private static String how(NodePair pair, long epoch) {
         Document filter = new Document("type", "took-over").append("slot", "slot-0").append("epoch", epoch);
-        for (int i = 0; i < 100; i++) {
+        // Written by the new owner's event queue shortly after the claim; seconds later on a loaded machine.
+        for (int i = 0; i < 500; i++) {
             Document event = pair.client().database().getCollection("events").find(filter).first();
             if (event != null) {
                 return event.getString("how");

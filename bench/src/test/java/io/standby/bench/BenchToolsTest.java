@@ -40,7 +40,10 @@ class BenchToolsTest {
                 assertTrue(ms < 4_000, "a takeover by the link " + ms + " ms after the kill:\n" + out);
             }
         }
-        assertEquals(List.of("owner-gone", "owner-gone", "link", "link"), hows, out);
+        assertEquals(4, hows.size(), out);
+        // fast: no link to take it by (owner-gone, or expired on a loaded machine); defaults: the link, every time.
+        hows.subList(0, 2).forEach(how -> assertTrue(how.equals("owner-gone") || how.equals("expired"), how + ":\n" + out));
+        assertEquals(List.of("link", "link"), hows.subList(2, 4), out);
         assertTrue(out.contains("| fast (heartbeat 200ms, lease 600ms, poll 100ms), fast failover on, no watch links (the default below a "
                 + "500ms heartbeat) | 2 | "), out);
         assertTrue(out.contains("| defaults (heartbeat 2000ms, lease 5000ms, poll 1000ms), fast failover on, watch links by default "

@@ -74,7 +74,8 @@ final class StandbyContest implements Contest {
     @Override
     public String takenBy(long holding) {
         Document filter = new Document("type", "took-over").append("slot", "slot-0").append("epoch", holding);
-        for (int i = 0; i < 100; i++) {
+        // Written by the new owner's event queue shortly after the claim; seconds later on a loaded machine.
+        for (int i = 0; i < 500; i++) {
             Document event = admin.database().getCollection("events").find(filter).first();
             if (event != null) {
                 return event.getString("how");
