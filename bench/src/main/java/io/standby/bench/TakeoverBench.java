@@ -1,5 +1,6 @@
 package io.standby.bench;
 
+import io.standby.slot.SlotTable;
 import org.bson.Document;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -7,6 +8,7 @@ import picocli.CommandLine.Option;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Date;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -110,6 +112,8 @@ final class TakeoverBench implements Callable<Integer> {
         List<Long> takeovers = new ArrayList<>();
         List<Long> pastLease = new ArrayList<>();
         Map<String, Integer> hows = new TreeMap<>();
+        List<Long> toLinkEnd = new ArrayList<>();
+        List<Long> fromLinkEnd = new ArrayList<>();
         Duration heartbeat = profile.timing().heartbeat();
         try (NodePair pair = new NodePair(logs, db, dbName, profile)) {
             pair.start();
@@ -129,6 +133,7 @@ final class TakeoverBench implements Callable<Integer> {
                 long epoch = pair.watch().last().epoch();
                 Instant killed = Instant.now();
                 pair.node(owner).kill9();
+                Instant stamped = profile.effectiveWatchLease() == null ? null : awaitLinkEnd(pair, epoch);
                 SlotWatch.Change change = pair.watch().awaitChangeAfter(epoch, profile.timing().lease().multipliedBy(3).plusSeconds(30));
                 long took = Duration.between(killed, change.claimed()).toMillis();
                 long late = change.unowned().minus(profile.timing().lease()).toMillis();
@@ -136,13 +141,52 @@ final class TakeoverBench implements Callable<Integer> {
                 hows.merge(how, 1, Integer::sum);
                 takeovers.add(took);
                 pastLease.add(late);
-                System.out.printf(Locale.ROOT, "round %d: kill -9 of %d, claimed by %s %d ms later (%s), %d ms past the lease%n",
-                        round, owner, change.after().owner(), took, how, late);
+                String split = "";
+                if (stamped != null) {
+                    long toStamp = Duration.between(killed, stamped).toMillis();
+                    long fromStamp = Duration.between(stamped, change.claimed()).toMillis();
+                    toLinkEnd.add(toStamp);
+                    fromLinkEnd.add(fromStamp);
+                    split = String.format(Locale.ROOT, "; the standby's stamp of the link's end %d ms after the kill, the claim %d ms after it",
+                            toStamp, fromStamp);
+                }
+                System.out.printf(Locale.ROOT, "round %d: kill -9 of %d, claimed by %s %d ms later (%s), %d ms past the lease%s%n",
+                        round, owner, change.after().owner(), took, how, late, split);
                 pair.start(owner);
                 pair.awaitStandbyReady();
             }
         }
+        if (!toLinkEnd.isEmpty()) {
+            Stats to = Stats.of(toLinkEnd);
+            Stats from = Stats.of(fromLinkEnd);
+            System.out.printf(Locale.ROOT, "where the time went, over %d kills with a stamp seen: kill to the standby's stamp of the link's "
+                            + "end (linkEnd, the server's clock) p50 %d / p99 %d / max %d ms; stamp to claim p50 %d / p99 %d / max %d ms "
+                            + "(the claim's filter needs the stamp %d ms old)%n", to.count(), to.p50(), to.p99(), to.max(), from.p50(),
+                    from.p99(), from.max(), profile.effectiveWatchLease().toMillis() * 11 / 10);
+        }
         return new Result(profile, Stats.of(takeovers), Stats.of(pastLease), hows);
+    }
+
+    /**
+     * The server's time in the standby's stamp of the link's end ({@code linkEnd} of the slot), read every
+     * 5 ms from the kill until the slot changes hands (the claim clears it); null if none was seen.
+     */
+    private static Instant awaitLinkEnd(NodePair pair, long epoch) {
+        var slots = pair.client().database().getCollection(SlotTable.COLLECTION);
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (System.nanoTime() < deadline) {
+            Document slot = slots.find(new Document("_id", "slot-0")).projection(new Document("linkEnd", 1).append("epoch", 1)).first();
+            if (slot != null) {
+                if (slot.get("linkEnd") instanceof Date stamp) {
+                    return stamp.toInstant();
+                }
+                if (slot.get("epoch") instanceof Number now && now.longValue() != epoch) {
+                    return null;
+                }
+            }
+            Bench.sleep(Duration.ofMillis(5));
+        }
+        return null;
     }
 
     /** How the claim came about, from its took-over event (written shortly after the claim). */
