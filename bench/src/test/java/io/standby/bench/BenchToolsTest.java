@@ -13,7 +13,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Each of these tools once, at its smallest, so that they do not rot between benchmark runs: real node
  * processes and the embedded database in its own process. Only generous correctness bounds are asserted;
- * the numbers belong in docs/BENCHMARKS.md. About 90 s in all.
+ * the numbers belong in docs/BENCHMARKS.md. About 140 s in all on a quiet machine (takeover at the defaults, with
+ * links, about 50 s of it).
  */
 class BenchToolsTest {
 
