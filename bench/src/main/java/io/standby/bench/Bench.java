@@ -17,7 +17,7 @@ import java.time.Duration;
 @Command(name = "bench", mixinStandardHelpOptions = true,
         description = "Benchmarks and the chaos suite of Standby, on real processes on 127.0.0.1.",
         subcommands = {CommandLine.HelpCommand.class, TakeoverBench.class, HandoverBench.class, PauseBench.class, StormBench.class,
-                DbCostBench.class, ScaleBench.class, io.standby.bench.peer.ShedLockBench.class,
+                DbCostBench.class, ScaleBench.class, FloodBench.class, io.standby.bench.peer.ShedLockBench.class,
                 io.standby.bench.chaos.ChaosCommand.class})
 public final class Bench implements Runnable {
 

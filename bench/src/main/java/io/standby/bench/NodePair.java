@@ -20,17 +20,22 @@ final class NodePair implements AutoCloseable {
     private final Path logs;
     private final Database database;
     private final String dbName;
-    private final Profile profile;
+    private final List<String> options;
     private final Map<Integer, ChildJvm> nodes = new LinkedHashMap<>();
     private final StandbyDatabase client;
     private final SlotWatch watch;
     private int starts;
 
     NodePair(Path logs, Database database, String dbName, Profile profile) {
+        this(logs, database, dbName, profile.nodeArgs());
+    }
+
+    /** With exactly these options of {@code standby node} (none: its defaults). */
+    NodePair(Path logs, Database database, String dbName, List<String> options) {
         this.logs = logs;
         this.database = database;
         this.dbName = dbName;
-        this.profile = profile;
+        this.options = List.copyOf(options);
         database.initSlots(dbName, 1);
         this.client = database.connect(dbName);
         this.watch = new SlotWatch(client, "slot-0");
@@ -58,7 +63,7 @@ final class NodePair implements AutoCloseable {
     void start(int port) {
         List<String> args = new ArrayList<>(List.of("node", "--ip", "127.0.0.1", "--port", Integer.toString(port),
                 "--mongo", database.uri(), "--db", dbName));
-        args.addAll(profile.nodeArgs());
+        args.addAll(options);
         nodes.put(port, Children.standby(logs, dbName + "-node-" + port + "-" + (++starts), List.of("-Xmx256m"), args));
     }
 
@@ -79,6 +84,28 @@ final class NodePair implements AutoCloseable {
     void awaitStandbyReady() {
         int standby = standbyPort();
         NodeHttp.awaitReady(nodes.get(standby), standby, Duration.ofSeconds(60));
+    }
+
+    /**
+     * Waits until the owner counts a watch link from a standby ({@code standby_watch_links{side="owner"}} of
+     * its /metrics at 1 or more); returns how long that took, 0 if it was up at the first look.
+     */
+    long awaitLinked(Duration atMost) {
+        int owner = ownerPort();
+        long start = System.nanoTime();
+        boolean first = true;
+        while (true) {
+            Scrape scrape = Scrape.of(owner);
+            if (scrape != null && scrape.sum("standby_watch_links", "side", "owner").orElse(0) >= 1) {
+                return first ? 0 : (System.nanoTime() - start) / 1_000_000;
+            }
+            first = false;
+            if (System.nanoTime() - start > atMost.toNanos()) {
+                throw new IllegalStateException("no watch link to the owner " + owner + " after " + atMost.toMillis() + " ms (logs: "
+                        + nodes.values().stream().filter(n -> n != null).map(n -> n.log().toString()).toList() + ")");
+            }
+            Bench.sleep(Duration.ofMillis(50));
+        }
     }
 
     @Override

@@ -78,6 +78,13 @@ final class SlotWatch implements AutoCloseable {
         return last;
     }
 
+    /** Every change of owner seen so far, oldest first. */
+    List<Change> changes() {
+        synchronized (changes) {
+            return List.copyOf(changes);
+        }
+    }
+
     /** Waits until the slot has an owner; returns it. */
     NodeId awaitOwner(Duration atMost) {
         long deadline = System.nanoTime() + atMost.toNanos();

@@ -13,7 +13,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Each of these tools once, at its smallest, so that they do not rot between benchmark runs: real node
  * processes and the embedded database in its own process. Only generous correctness bounds are asserted;
- * the numbers belong in docs/BENCHMARKS.md. About 45 s in all.
+ * the numbers belong in docs/BENCHMARKS.md. About 140 s in all on a quiet machine (takeover at the defaults, with
+ * links, about 50 s of it).
  */
 class BenchToolsTest {
 
@@ -24,13 +25,54 @@ class BenchToolsTest {
     }
 
     @Test
-    void takeoverTimesTheClaimAfterAKillByTheDatabasesClock() {
-        String out = run("takeover", "--rounds", "2", "--profiles", "fast", "--fast-failover", "on");
-        List<Long> takeovers = numbers(out, "round \\d+: kill -9 of \\d+, claimed by 127\\.0\\.0\\.1:\\d+ (-?\\d+) ms later");
-        assertEquals(2, takeovers.size(), out);
-        // After the kill, and well within the lease path's bound (lease + poll + slack for a loaded machine).
-        takeovers.forEach(ms -> assertTrue(ms > 0 && ms < 10_000, "takeover " + ms + " ms:\n" + out));
-        assertTrue(out.contains("| fast (heartbeat 200ms, lease 600ms, poll 100ms), fast failover on | 2 |"), out);
+    void takeoverTimesTheClaimAfterAKillByTheDatabasesClockAndSaysHowTheSlotWasTaken() {
+        // fast: no links by default below a 500 ms heartbeat, so fast failover; defaults: links on, since issue 34.
+        String out = run("takeover", "--rounds", "2", "--profiles", "fast,defaults", "--watch-links", "on");
+        Matcher round = Pattern.compile("round \\d+: kill -9 of \\d+, claimed by 127\\.0\\.0\\.1:\\d+ (-?\\d+) ms later \\(([a-z-]+)\\)")
+                .matcher(out);
+        List<String> hows = new ArrayList<>();
+        while (round.find()) {
+            long ms = Long.parseLong(round.group(1));
+            hows.add(round.group(2));
+            // After the kill, and well within the lease path's bound (lease + poll + slack for a loaded machine).
+            assertTrue(ms > 0 && ms < 10_000, "takeover " + ms + " ms:\n" + out);
+            if (round.group(2).equals("link")) {
+                // About 1.1 watch leases (1 s); the late mark alone (2 heartbeats, 4 s) could not be this early.
+                assertTrue(ms < 4_000, "a takeover by the link " + ms + " ms after the kill:\n" + out);
+            }
+        }
+        assertEquals(4, hows.size(), out);
+        // fast: no link to take it by (owner-gone, or expired on a loaded machine); defaults: the link, every time.
+        hows.subList(0, 2).forEach(how -> assertTrue(how.equals("owner-gone") || how.equals("expired"), how + ":\n" + out));
+        assertEquals(List.of("link", "link"), hows.subList(2, 4), out);
+        assertTrue(out.contains("| fast (heartbeat 200ms, lease 600ms, poll 100ms), fast failover on, no watch links (the default below a "
+                + "500ms heartbeat) | 2 | "), out);
+        assertTrue(out.contains("| defaults (heartbeat 2000ms, lease 5000ms, poll 1000ms), fast failover on, watch links by default "
+                + "(watch lease 1000ms) | 2 | "), out);
+        assertTrue(out.contains(" | link 2 | p50 <= 1500 ms, max <= 2500 ms: "), out);
+    }
+
+    @Test
+    void floodAtAnOwnersWatchPortCostsItNothing() {
+        String out = run("flood", "--duration", "2s", "--rate", "200", "--settle", "3s");
+        for (String verdict : List.of("slot kept", "nothing paused", "threads flat", "heap flat", "open files flat", "the standby's link",
+                "strangers cost no renewal")) {
+            assertTrue(out.contains("verdict " + verdict + ": OK: "), verdict + ":\n" + out);
+        }
+        assertTrue(out.contains("\nverdict: OK\n"), out);
+        Matcher made = Pattern.compile("flood: (\\d+) of 400 connects made").matcher(out);
+        assertTrue(made.find(), out);
+        assertTrue(Long.parseLong(made.group(1)) >= 380, "nearly all connects made:\n" + out);
+        // The slow peers' bogus hellos were refused and counted (an HTTP request and a forged proof at once).
+        Matcher refused = Pattern.compile("; (\\d+) strangers refused").matcher(out);
+        assertTrue(refused.find() && Long.parseLong(refused.group(1)) > 0, out);
+        // Sampled before, every second of the flood, after it settled and after a GC.
+        Matcher sample = Pattern.compile("(?m)^\\| (before(, after a GC)?|1 s|2 s|end \\+ 3 s|after( a GC)?) \\| \\d+ \\(\\d+\\) \\|").matcher(out);
+        int samples = 0;
+        while (sample.find()) {
+            samples++;
+        }
+        assertEquals(5, samples, out);
     }
 
     @Test
@@ -114,6 +156,9 @@ class BenchToolsTest {
         ToolRun slow = ToolRun.of("takeover", "--profiles", "slow");
         assertTrue(slow.exitCode() != 0);
         assertEquals("bench takeover: unknown profile 'slow': use defaults, fast or long", slow.err().strip());
+        ToolRun links = ToolRun.of("takeover", "--watch-links", "maybe");
+        assertEquals(1, links.exitCode());
+        assertEquals("bench takeover: unknown --watch-links 'maybe': use on or off", links.err().strip());
         ToolRun malformed = ToolRun.of("chaos", "--duration", "5x");
         assertEquals(2, malformed.exitCode());
         assertEquals("bench chaos: Invalid value for option '--duration': invalid duration '5x': use e.g. 500ms, 30s, 2m (see --help)",

@@ -34,6 +34,11 @@ interface Contest extends AutoCloseable {
     /** Changes exactly when another holder takes the slot (an epoch, a lock time); -1 while nobody holds it. */
     long holding();
 
+    /** How the holder of {@code holding} took the slot, when the tool says (Standby's took-over event); null otherwise. */
+    default String takenBy(long holding) {
+        return null;
+    }
+
     /** Starts a fresh contender in place of a dead one. */
     void replace(ChildJvm dead);
 

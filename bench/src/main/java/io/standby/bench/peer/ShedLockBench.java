@@ -6,6 +6,7 @@ import io.standby.bench.DurationOption;
 import io.standby.bench.Machine;
 import io.standby.bench.Stats;
 import io.standby.bench.Waits;
+import io.standby.slot.SlotTiming;
 import io.standby.testing.ChildJvm;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -21,6 +22,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -47,23 +49,42 @@ public final class ShedLockBench implements Callable<Integer> {
 
     private static final Map<String, BiFunction<Path, Database, Contest>> CONTESTS = new LinkedHashMap<>();
 
+    /** Standby's least ceremony: {@code standby node} with no option, watch links on since issue 34. */
+    static final SlotTiming DEFAULTS = SlotTiming.defaults();
+    private static final SlotTiming FAST = SlotTiming.of(Duration.ofSeconds(1), Duration.ofSeconds(3), RETRY);
+    private static final List<String> FAST_OPTIONS = List.of("--heartbeat", "1s", "--lease", "3s", "--poll", "1s");
+    private static final List<String> NO_LINKS = List.of("--no-watch-links");
+    private static final List<String> LEASE_ONLY = List.of("--no-watch-links", "--no-fast-failover");
+
     static {
-        CONTESTS.put("standby-fast", (dir, db) -> new StandbyContest(dir, db, "standby_fast",
-                Duration.ofSeconds(1), Duration.ofSeconds(3), RETRY, true));
-        CONTESTS.put("standby-fast-no-ff", (dir, db) -> new StandbyContest(dir, db, "standby_fast_noff",
-                Duration.ofSeconds(1), Duration.ofSeconds(3), RETRY, false));
+        standby("standby-fast", "standby 1s/3s", FAST, FAST_OPTIONS, List.of());
+        standby("standby-fast-no-links", "standby 1s/3s no-links", FAST, FAST_OPTIONS, NO_LINKS);
+        standby("standby-fast-lease-only", "standby 1s/3s lease-only", FAST, FAST_OPTIONS, LEASE_ONLY);
         CONTESTS.put("shedlock-extend", (dir, db) -> new ShedLockContest(dir, db, "shedlock_extend", "manual", RETRY));
-        CONTESTS.put("standby-default", (dir, db) -> new StandbyContest(dir, db, "standby_default",
-                Duration.ofSeconds(2), Duration.ofSeconds(5), RETRY, true));
-        CONTESTS.put("standby-default-no-ff", (dir, db) -> new StandbyContest(dir, db, "standby_default_noff",
-                Duration.ofSeconds(2), Duration.ofSeconds(5), RETRY, false));
+        standby("standby-default", "standby defaults", DEFAULTS, List.of(), List.of());
+        standby("standby-default-no-links", "standby defaults no-links", DEFAULTS, List.of(), NO_LINKS);
+        standby("standby-default-lease-only", "standby defaults lease-only", DEFAULTS, List.of(), LEASE_ONLY);
         CONTESTS.put("shedlock-keepalive", (dir, db) -> new ShedLockContest(dir, db, "shedlock_keepalive", "keepalive", RETRY));
     }
 
+    private static void standby(String key, String name, SlotTiming timing, List<String> timingOptions, List<String> more) {
+        List<String> options = new ArrayList<>(timingOptions);
+        options.addAll(more);
+        String dbName = key.replace('-', '_');
+        CONTESTS.put(key, (dir, db) -> new StandbyContest(dir, db, dbName, name, options, timing.heartbeat(), timing.lease(),
+                timing.poll()));
+    }
+
     /** Which ShedLock contest is compared with which Standby ones. */
-    private static final Map<String, List<String>> PAIRS = Map.of(
-            "shedlock-extend", List.of("standby-fast", "standby-fast-no-ff"),
-            "shedlock-keepalive", List.of("standby-default", "standby-default-no-ff"));
+    private static final Map<String, List<String>> PAIRS = new LinkedHashMap<>();
+
+    static {
+        PAIRS.put("shedlock-extend", List.of("standby-default", "standby-fast", "standby-fast-no-links", "standby-fast-lease-only"));
+        PAIRS.put("shedlock-keepalive", List.of("standby-default", "standby-default-no-links", "standby-default-lease-only"));
+    }
+
+    /** Issue 34: Standby's defaults take over within this share of ShedLock's extend (1 s / 3 s), at the median. */
+    static final double TARGET_SHARE = 0.3;
 
     @Spec
     CommandSpec spec;
@@ -77,12 +98,23 @@ public final class ShedLockBench implements Callable<Integer> {
     Duration window;
 
     @Option(names = "--contests", paramLabel = "NAME", split = ",",
-            description = "Which to run (default: all): standby-fast, standby-fast-no-ff, shedlock-extend, standby-default, "
-                    + "standby-default-no-ff, shedlock-keepalive.")
+            description = "Which to run (default: all): standby-fast, standby-fast-no-links, standby-fast-lease-only, "
+                    + "shedlock-extend, standby-default (no option at all), standby-default-no-links, standby-default-lease-only, "
+                    + "shedlock-keepalive. no-links: --no-watch-links; lease-only: --no-watch-links --no-fast-failover.")
     List<String> only;
 
     /** One contest's numbers. */
-    record Result(Contest contest, Stats takeovers, double holderRate, double waiterRate, String holderKinds, String waiterKinds) {
+    record Result(Contest contest, Stats takeovers, Map<String, Integer> takenBy, double holderRate, double waiterRate, String holderKinds,
+                  String waiterKinds) {
+
+        String takenByText() {
+            return takenBy.isEmpty() ? "-" : takenBy.entrySet().stream().map(e -> e.getKey() + " " + e.getValue())
+                    .collect(java.util.stream.Collectors.joining(", "));
+        }
+    }
+
+    /** One kill: how long until another held the slot, and how it took it (null when the tool does not say). */
+    record Kill(long millis, String how) {
     }
 
     @Override
@@ -146,17 +178,22 @@ public final class ShedLockBench implements Callable<Integer> {
             throw new IllegalStateException("the holder changed while commands were counted");
         }
         List<Long> takeovers = new ArrayList<>();
+        Map<String, Integer> takenBy = new TreeMap<>();
         for (int round = 1; round <= rounds; round++) {
-            takeovers.add(killTheHolder(contest));
-            System.out.printf(Locale.ROOT, "%s: round %d of %d, taken over %d ms after kill -9%n", contest.name(), round, rounds,
-                    takeovers.getLast());
+            Kill kill = killTheHolder(contest);
+            takeovers.add(kill.millis());
+            if (kill.how() != null) {
+                takenBy.merge(kill.how(), 1, Integer::sum);
+            }
+            System.out.printf(Locale.ROOT, "%s: round %d of %d, taken over %d ms after kill -9%s%n", contest.name(), round, rounds,
+                    kill.millis(), kill.how() == null ? "" : " (" + kill.how() + ")");
         }
-        return new Result(contest, Stats.of(takeovers), holderTo.ratePerSecond(holderFrom), waiterTo.ratePerSecond(waiterFrom),
+        return new Result(contest, Stats.of(takeovers), takenBy, holderTo.ratePerSecond(holderFrom), waiterTo.ratePerSecond(waiterFrom),
                 holderTo.breakdown(holderFrom), waiterTo.breakdown(waiterFrom));
     }
 
     /** Kills the holder at a random point of its renewal period; milliseconds until the database shows another. */
-    private static long killTheHolder(Contest contest) {
+    private static Kill killTheHolder(Contest contest) {
         ChildJvm holder = contest.holder(contest.bound().plusMinutes(1));
         Bench.sleep(SETTLE.plusMillis(ThreadLocalRandom.current().nextLong(contest.renewal().toMillis())));
         long before = contest.holding();
@@ -167,16 +204,17 @@ public final class ShedLockBench implements Callable<Integer> {
             return now != -1 && now != before;
         });
         long took = (System.nanoTime() - killed) / 1_000_000;
+        String how = contest.takenBy(contest.holding());
         contest.replace(holder);
-        return took;
+        return new Kill(took, how);
     }
 
     private static void print(Map<String, Result> results) {
         System.out.println();
-        System.out.println("| contest | takeover after kill -9 | holder, commands/s | waiter, commands/s |");
-        System.out.println("| --- | --- | --- | --- |");
-        results.values().forEach(r -> System.out.printf(Locale.ROOT, "| %s | %s | %.2f | %.2f |%n",
-                r.contest().name(), r.takeovers().summary(), r.holderRate(), r.waiterRate()));
+        System.out.println("| contest | takeover after kill -9 | taken by | holder, commands/s | waiter, commands/s |");
+        System.out.println("| --- | --- | --- | --- | --- |");
+        results.values().forEach(r -> System.out.printf(Locale.ROOT, "| %s | %s | %s | %.2f | %.2f |%n",
+                r.contest().name(), r.takeovers().summary(), r.takenByText(), r.holderRate(), r.waiterRate()));
         System.out.println();
         System.out.println("| ShedLock / Standby | takeover p50 | takeover max | holder commands | waiter commands |");
         System.out.println("| --- | --- | --- | --- | --- |");
@@ -191,6 +229,15 @@ public final class ShedLockBench implements Callable<Integer> {
                 }
             }
         });
+        Result defaults = results.get("standby-default");
+        Result extend = results.get("shedlock-extend");
+        if (defaults != null && extend != null) {
+            double share = (double) defaults.takeovers().p50() / extend.takeovers().p50();
+            System.out.println();
+            System.out.printf(Locale.ROOT, "target (issue 34): %s p50 <= %.1f x %s p50: %d / %d ms = %.2f: %s%n", defaults.contest().name(),
+                    TARGET_SHARE, extend.contest().name(), defaults.takeovers().p50(), extend.takeovers().p50(), share,
+                    share <= TARGET_SHARE ? "met" : "NOT MET");
+        }
         System.out.println();
         results.values().forEach(r -> {
             System.out.println(r.contest().name() + ": " + r.contest().settings());

@@ -1,13 +1,18 @@
 package io.standby.bench.peer;
 
+import io.standby.bench.Bench;
 import io.standby.bench.Children;
 import io.standby.bench.Database;
+import io.standby.bench.Scrape;
 import io.standby.bench.Waits;
 import io.standby.slot.SlotTable;
+import io.standby.slot.SlotTiming;
 import io.standby.slot.SlotView;
 import io.standby.slot.StandbyDatabase;
+import io.standby.slot.WatchLinks;
 import io.standby.testing.ChildJvm;
 import io.standby.testing.TestPorts;
+import org.bson.Document;
 
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -20,7 +25,11 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-/** Two {@code standby node} processes (max one slot each, no robots) on a database with one slot. */
+/**
+ * Two {@code standby node} processes (max one slot each, no robots) on a database with one slot, started
+ * with exactly {@code options} (none: the node's defaults); {@code heartbeat}, {@code lease} and
+ * {@code poll} are what those options amount to, for the kill's timing and the bounds.
+ */
 final class StandbyContest implements Contest {
 
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
@@ -28,33 +37,52 @@ final class StandbyContest implements Contest {
     private final Path dir;
     private final Database database;
     private final String dbName;
+    private final String name;
+    private final List<String> options;
     private final Duration heartbeat;
     private final Duration lease;
     private final Duration poll;
-    private final boolean fastFailover;
     private final Map<Integer, ChildJvm> nodes = new LinkedHashMap<>();
     private StandbyDatabase admin;
     private int started;
 
-    StandbyContest(Path dir, Database database, String dbName, Duration heartbeat, Duration lease, Duration poll, boolean fastFailover) {
+    StandbyContest(Path dir, Database database, String dbName, String name, List<String> options, Duration heartbeat, Duration lease,
+                   Duration poll) {
         this.dir = dir;
         this.database = database;
         this.dbName = dbName;
+        this.name = name;
+        this.options = List.copyOf(options);
         this.heartbeat = heartbeat;
         this.lease = lease;
         this.poll = poll;
-        this.fastFailover = fastFailover;
     }
 
     @Override
     public String name() {
-        return "standby " + seconds(heartbeat) + "/" + seconds(lease) + (fastFailover ? "" : " no-ff");
+        return name;
     }
 
     @Override
     public String settings() {
-        return "--heartbeat " + seconds(heartbeat) + " --lease " + seconds(lease) + " --poll " + seconds(poll)
-                + (fastFailover ? "" : " --no-fast-failover");
+        String timing = "heartbeat " + seconds(heartbeat) + ", lease " + seconds(lease) + ", poll " + seconds(poll);
+        return options.isEmpty()
+                ? "standby node with no option: its defaults (" + timing + ", fast failover on, watch links on at a 1s watch lease)"
+                : "standby node " + String.join(" ", options) + " (" + timing + ")";
+    }
+
+    @Override
+    public String takenBy(long holding) {
+        Document filter = new Document("type", "took-over").append("slot", "slot-0").append("epoch", holding);
+        // Written by the new owner's event queue shortly after the claim; seconds later on a loaded machine.
+        for (int i = 0; i < 500; i++) {
+            Document event = admin.database().getCollection("events").find(filter).first();
+            if (event != null) {
+                return event.getString("how");
+            }
+            Bench.sleep(Duration.ofMillis(20));
+        }
+        return "no event";
     }
 
     @Override
@@ -78,26 +106,35 @@ final class StandbyContest implements Contest {
 
     private void launch(int port) {
         List<String> args = new ArrayList<>(List.of("node", "--ip", "127.0.0.1", "--port", Integer.toString(port),
-                "--heartbeat", seconds(heartbeat), "--lease", seconds(lease), "--poll", seconds(poll),
                 "--mongo", database.uri(), "--db", dbName));
-        if (!fastFailover) {
-            args.add("--no-fast-failover");
-        }
+        args.addAll(options);
         nodes.put(port, Children.standby(dir, dbName + "-" + port + "-" + started++, List.of("-Xmx256m"), args));
     }
 
     @Override
     public ChildJvm holder(Duration atMost) {
         ChildJvm[] holder = new ChildJvm[1];
-        Waits.until(name() + ": an owner and a standby that answers /health", atMost, Duration.ofMillis(50), () -> {
+        Waits.until(name() + ": an owner and a standby that answers /health" + (linked() ? ", linked to the owner" : ""), atMost, Duration.ofMillis(50), () -> {
             SlotView slot = slot();
             if (slot.owner() == null || !nodes.containsKey(slot.owner().port())) {
                 return false;
             }
             holder[0] = nodes.get(slot.owner().port());
-            return holder[0].isAlive() && nodes.keySet().stream().allMatch(StandbyContest::answers);
+            return holder[0].isAlive() && nodes.keySet().stream().allMatch(StandbyContest::answers)
+                    && (!linked() || watchedBy(slot.owner().port()) >= 1);
         });
         return holder[0];
+    }
+
+    /** Whether the nodes keep watch links: as {@code standby node} does unless told, at a heartbeat of 500 ms or more. */
+    boolean linked() {
+        return !options.contains("--no-watch-links") && WatchLinks.defaultFor(SlotTiming.of(heartbeat, lease, poll)) != null;
+    }
+
+    /** The watch links from standbys the node of {@code port} counts, or 0 when its /metrics does not answer. */
+    private static double watchedBy(int port) {
+        Scrape scrape = Scrape.of(port);
+        return scrape == null ? 0 : scrape.sum("standby_watch_links", "side", "owner").orElse(0);
     }
 
     @Override
