@@ -204,7 +204,7 @@ public final class StandbyNodeBuilder {
      * The watch lease (see {@link #watchLinks}). Default {@link WatchLinks#DEFAULT_LEASE}, or the heartbeat if
      * that is shorter; below a heartbeat of {@link WatchLinks#MIN_DEFAULT_HEARTBEAT} links are off unless a
      * watch lease is given here, since the late mark then takes over about as fast. Choose it well above the
-     * network's round trip (a standby whose handshake takes more than a quarter of it is refused) and the
+     * network's round trip (a standby whose handshake takes more than half of it is refused) and the
      * database's usual latency. Null: the default.
      *
      * @throws IllegalArgumentException if it is under {@link WatchLinks#MIN_LEASE}; {@link #build()} also refuses

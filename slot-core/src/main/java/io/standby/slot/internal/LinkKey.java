@@ -47,6 +47,9 @@ public final class LinkKey {
 
     private LinkKey(byte[] key) {
         this.key = key.clone();
+        // The first HMAC of a JVM loads and checks the provider, hundreds of milliseconds on a cold start:
+        // here, not in the first handshake, whose round trip decides whether the link is taken.
+        tags(nonce(), nonce(), "", "").tag((byte) 0, 0, 0);
     }
 
     /** A key of these bytes: for tests, and for a key read elsewhere. */

@@ -4,6 +4,7 @@ import java.io.Closeable;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
+import java.net.ProtocolException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.ThreadFactory;
@@ -52,7 +53,7 @@ public final class TcpWatchLinks {
     static String id(DataInputStream in) throws IOException {
         int length = in.readUnsignedShort();
         if (length > MAX_ID) {
-            throw new IOException("an identity of " + length + " bytes, above " + MAX_ID);
+            throw new ProtocolException("a hello with an identity of " + length + " bytes, above " + MAX_ID);
         }
         return new String(bytes(in, length), StandardCharsets.UTF_8);
     }

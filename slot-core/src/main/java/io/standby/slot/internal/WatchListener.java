@@ -12,6 +12,7 @@ import java.io.EOFException;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.ProtocolException;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.time.Duration;
@@ -213,10 +214,11 @@ public final class WatchListener implements Closeable {
                 refusals.refused(stats, "a peer without the cluster's key, claiming to be " + printable(standby));
                 return;
             }
+            // Its acknowledgements must come back within half a watch lease, or the link ends and costs a renewal.
             long roundTrip = System.nanoTime() - helloSent;
-            if (roundTrip > watchers.watchLease().toNanos() / 4) {
+            if (roundTrip > watchers.watchLease().toNanos() / 2) {
                 stats.tooSlow.incrementAndGet();
-                log.info("Refused a watch link from {}: its round trip of {} ms is above a quarter of the watch lease ({} ms)",
+                log.info("Refused a watch link from {}: its round trip of {} ms is above half the watch lease ({} ms)",
                         standby, roundTrip / 1_000_000, watchers.watchLease().toMillis());
                 return;
             }
@@ -264,6 +266,10 @@ public final class WatchListener implements Closeable {
             }
         } catch (EOFException e) {
             why = "end of stream";
+        } catch (ProtocolException e) {
+            // Only the handshake reads what a stranger could make too long.
+            refusals.refused(stats, e.getMessage());
+            why = e.getMessage();
         } catch (IOException | RuntimeException e) {
             why = e.toString();
         } finally {

@@ -36,7 +36,7 @@ public final class WatchStats {
         return pauses.get();
     }
 
-    /** Links this owner refused because the standby's round trip in the handshake was above a quarter watch lease. */
+    /** Links this owner refused because the standby's round trip in the handshake was above half a watch lease. */
     public long tooSlow() {
         return tooSlow.get();
     }

@@ -193,7 +193,7 @@ class TcpWatchLinksTest {
     }
 
     @Test
-    void aStrangerWithoutTheKeyIsRefusedAfterTheHelloAndOneThatSaysNothingAfterTheHandshakeTimeout() throws Exception {
+    void aStrangerWithoutTheKeyIsRefusedAfterTheHelloOneWithAnIdentityTooLongAtItsLengthAndOneThatSaysNothingAtTheDeadline() throws Exception {
         listen();
         Socket forger = stranger();
         DataOutputStream out = new DataOutputStream(forger.getOutputStream());
@@ -206,12 +206,21 @@ class TcpWatchLinksTest {
         assertEquals(-1, in.read(), "a wrong proof: closed");
         assertEquals(1, watchers.stats().refused());
 
+        Socket oversized = stranger();
+        DataOutputStream claims = new DataOutputStream(oversized.getOutputStream());
+        claims.writeInt(TcpWatchLinks.MAGIC);
+        claims.write(new byte[LinkKey.NONCE]);
+        claims.writeShort(0xFFFF);
+        claims.flush();
+        assertEquals(-1, oversized.getInputStream().read(), "an identity above 512 bytes: closed at its length");
+        await("the long identity is counted as refused", () -> watchers.stats().refused() == 2);
+
         Socket silent = stranger();
         long connected = System.nanoTime();
         assertEquals(-1, silent.getInputStream().read(), "no hello: closed at the handshake's deadline");
         assertTrue(System.nanoTime() - connected >= TcpWatchLinks.HANDSHAKE_TIMEOUT.toNanos() - Duration.ofMillis(50).toNanos());
-        assertEquals(2, watchers.stats().refused());
-        assertNothingCounts("two strangers");
+        assertEquals(3, watchers.stats().refused());
+        assertNothingCounts("three strangers");
     }
 
     @Test
@@ -370,10 +379,10 @@ class TcpWatchLinksTest {
     }
 
     @Test
-    void aStandbyWhoseRoundTripIsAboveAQuarterOfTheWatchLeaseIsRefusedBeforeItCostsAnything() throws Exception {
+    void aStandbyWhoseRoundTripIsAboveHalfTheWatchLeaseIsRefusedBeforeItCostsAnything() throws Exception {
         listen();
         try (TcpProxy slow = new TcpProxy("127.0.0.1", server.port())) {
-            slow.latency(P.dividedBy(3));
+            slow.latency(P.multipliedBy(2).dividedBy(3));
             Watches watches = watching("owner-1", slow.port(), KEY);
             await("the owner refused the slow standby", () -> watchers.stats().tooSlow() == 1);
             assertNothingCounts("a slow standby");
