@@ -77,6 +77,9 @@ final class SimNode {
     private RobotRuns runs;
     private boolean syncScheduled;
     private boolean syncing;
+    /** Whether a step of SlotNode's poll thread runs (its calls in flight), and the steps due meanwhile. */
+    private boolean pollThreadBusy;
+    private final java.util.ArrayDeque<Runnable> pollThreadWaiting = new java.util.ArrayDeque<>();
 
     SimNode(SimWorld world, NodeId id, int maxSlots, SlotTiming timing, double rate) {
         this.sim = world.sim;
@@ -106,6 +109,8 @@ final class SimNode {
     /** A new process with this identity on this host (a restart takes its slots back at once). */
     void start() {
         generation++;
+        pollThreadBusy = false;
+        pollThreadWaiting.clear();
         up = true;
         stopping = false;
         pausedUntil = 0;
@@ -175,9 +180,9 @@ final class SimNode {
         after(local(watchers.tickInterval()) + late(), () -> tickWatchers(gen));
     }
 
-    /** As SlotNode takes over by a dead watch link between polls: when its wait ends. */
+    /** As SlotNode takes over by a dead watch link between polls: when its wait ends, on the poll's thread. */
     private void scheduleWatchedTakeover(int gen) {
-        protocol.nextWatchedTakeover().ifPresent(delay -> after(local(delay) + late(), () -> {
+        protocol.nextWatchedTakeover().ifPresent(delay -> after(local(delay) + late(), () -> onPollThread(() -> {
             if (stopping) {
                 return;
             }
@@ -186,7 +191,29 @@ final class SimNode {
             } catch (InterruptedException e) {
                 throw new IllegalStateException(e);
             }
-        }));
+        })));
+    }
+
+    /**
+     * Runs {@code step} as SlotNode's one poll thread would: never beside another step of that thread. A step
+     * whose database calls are in flight lets the world run on (slow calls), and a step due meanwhile waits
+     * for it, as a task of a single-thread executor waits for the one running.
+     */
+    private void onPollThread(Runnable step) {
+        if (pollThreadBusy) {
+            pollThreadWaiting.add(step);
+            return;
+        }
+        pollThreadBusy = true;
+        try {
+            step.run();
+        } finally {
+            pollThreadBusy = false;
+        }
+        if (!pollThreadWaiting.isEmpty()) {
+            Runnable next = pollThreadWaiting.removeFirst();
+            after(0, () -> onPollThread(next));
+        }
     }
 
     /** As SlotNode checks its own address: every half heartbeat, at least every 50 ms. */
@@ -283,6 +310,10 @@ final class SimNode {
     }
 
     private void poll(int gen) {
+        onPollThread(() -> pollStep(gen));
+    }
+
+    private void pollStep(int gen) {
         if (stopping) {
             return;
         }
