@@ -29,7 +29,10 @@ record Fault(int number, Kind kind, String target, long start, long end, String 
      */
     enum Kind {
         KILL9(3), SIGSTOP(3), SIGTERM(2), DB_RESTART(1), CUT(3), RELEASE(2), MOVE(2), RM_ADD(2), DRAIN(2), STOP_START(2),
-        /** A short SIGSTOP, 1.2 to 2.4 watch leases: past the link's deadline, mostly before the late mark. */
+        /**
+         * A short SIGSTOP of a slot's owner, 1.2 to 2.4 watch leases: past its links' deadline and mostly before its
+         * late mark, around the takeover by a link (about 1.6 watch leases).
+         */
         FREEZE(3);
 
         final int weight;

@@ -1,9 +1,11 @@
 package io.standby.bench.chaos;
 
+import com.mongodb.client.model.Filters;
 import io.standby.bench.Bench;
 import io.standby.robot.admin.RobotTable;
 import io.standby.slot.StandbyDatabase;
 import io.standby.testing.TestPorts;
+import org.bson.Document;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -80,6 +82,10 @@ final class Faults {
                 hold = (long) (watchLease.toMillis() * (1.2 + 1.2 * holdDraw));
             }
             long start = System.currentTimeMillis();
+            if (kind == Fault.Kind.FREEZE) {
+                // The owner of the slot drawn: a standby's stop would judge nothing.
+                node = owner(slot, node);
+            }
             // A node fault on a node that exited on its own acts on it started again, as under a supervisor.
             String revived = kind.onNode() ? cluster.nodes().get(node).revive() : "";
             Fault fault = switch (kind) {
@@ -252,6 +258,22 @@ final class Faults {
         renewals.add(new Facts.Renewal(robot, start, System.currentTimeMillis()));
         return fault(Fault.Kind.RM_ADD, robot, start, "standby robot rm: exit " + rm + ", robot add: exit " + add
                 + (attempts > 1 ? " (" + attempts + " attempts)" : ""));
+    }
+
+    /** The index of the node that owns {@code slot-<slot>} now, or {@code otherwise} if none of them does. */
+    private int owner(int slot, int otherwise) {
+        try (StandbyDatabase db = cluster.database().connect(Cluster.DB)) {
+            Document doc = db.database().getCollection("slots").find(Filters.eq("_id", "slot-" + slot)).first();
+            Object port = doc == null ? null : doc.get("port");
+            for (int i = 0; i < cluster.nodes().size(); i++) {
+                if (port instanceof Number p && cluster.nodes().get(i).port == p.intValue()) {
+                    return i;
+                }
+            }
+        } catch (RuntimeException e) {
+            // the database is slow or restarting: the node drawn
+        }
+        return otherwise;
     }
 
     private int currentSlot(String robot) {
