@@ -429,12 +429,15 @@ public final class Verdict {
                     held.add(lease(run.getFirst()));
                 }
             }
+            // For the summary: what became of the leases before the process's next stop, if any.
+            long next = links.freezes().stream().filter(f -> f.pid() == freeze.pid() && f.from() > freeze.from())
+                    .mapToLong(Facts.Freeze::from).min().orElse(Long.MAX_VALUE);
             for (String lease : held) {
                 Long taken = links.takenByLink().get(lease);
-                if (taken != null && taken >= freeze.from()) {
+                if (taken != null && taken >= freeze.from() && taken < next) {
                     frozenLeasesTaken++;
                 }
-                if (resumedAfter(links, lease, freeze.from())) {
+                if (links.resumes().getOrDefault(lease, List.of()).stream().anyMatch(t -> t > freeze.from() && t < next)) {
                     frozenLeasesResumed++;
                 }
             }
@@ -496,7 +499,7 @@ public final class Verdict {
         }
         return String.format("%d judged (longer than 0.9 x the watch lease %d ms + %d ms, of a node with a link open), %d shorter, "
                         + "%d of a node without links; %d runs stopped, the latest returned %s (the bound: %d ms); of the leases they held, "
-                        + "%d taken by a link, %d resumed",
+                        + "%d taken by a link and %d resumed after (before the process's next stop)",
                 freezesJudged, watchLeaseMs, LATE_TOLERANCE_MS, freezesShort, freezesUnwatched, frozenRuns,
                 latestReturnAfterWake == Long.MIN_VALUE ? "-" : latestReturnAfterWake + " ms after SIGCONT", linkSlack(watchLeaseMs),
                 frozenLeasesTaken, frozenLeasesResumed);
