@@ -33,21 +33,28 @@ public final class Chaos {
 
     /**
      * The settings of a run. {@code fastFailover} false starts the nodes with {@code --no-fast-failover}:
-     * only to show that the verdict's late-mark row can fail.
+     * only to show that the verdict's late-mark row can fail. {@code watch}: the nodes' watch links (their
+     * default unless said). {@code every}: the mean time between faults, or null for the suite's 0.5 to 2
+     * leases (a longer one makes a soak).
      */
     public record Settings(int nodes, int slots, int robots, Duration duration, long seed, Cluster.Timing timing,
-                           int inputPerSecond, Duration catchUp, boolean fastFailover, Duration watchLease) {
+                           int inputPerSecond, Duration catchUp, boolean fastFailover, Cluster.Watch watch, Duration every) {
 
-        /** Without watch links. */
+        /** With the nodes' default watch links, faults 0.5 to 2 leases apart. */
         public Settings(int nodes, int slots, int robots, Duration duration, long seed, Cluster.Timing timing,
                         int inputPerSecond, Duration catchUp, boolean fastFailover) {
-            this(nodes, slots, robots, duration, seed, timing, inputPerSecond, catchUp, fastFailover, null);
+            this(nodes, slots, robots, duration, seed, timing, inputPerSecond, catchUp, fastFailover, Cluster.Watch.DEFAULT, null);
         }
 
         /** With fast failover, the nodes' default. */
         public Settings(int nodes, int slots, int robots, Duration duration, long seed, Cluster.Timing timing,
                         int inputPerSecond, Duration catchUp) {
             this(nodes, slots, robots, duration, seed, timing, inputPerSecond, catchUp, true);
+        }
+
+        /** The watch lease the nodes run with, or null: no watch links. */
+        public Duration watchLease() {
+            return watch.resolve(timing);
         }
     }
 
@@ -86,7 +93,8 @@ public final class Chaos {
         for (int i = 1; i <= settings.robots(); i++) {
             robots.add(String.format("ledger-%02d", i));
         }
-        Cluster cluster = new Cluster(dir, settings.nodes(), settings.timing(), settings.fastFailover(), settings.watchLease());
+        Cluster cluster = new Cluster(dir, settings.nodes(), settings.timing(), settings.fastFailover(), settings.watch());
+        Duration watchLease = cluster.watchLease();
         try (cluster) {
             cluster.database().initSlots(Cluster.DB, settings.slots());
             cluster.startNodes();
@@ -99,8 +107,8 @@ public final class Chaos {
                 awaitRunning(cluster, robots, Duration.ofSeconds(120));
                 out.printf("Faults from %d s after the start, for %d s:%n", (System.currentTimeMillis() - origin) / 1000,
                         settings.duration().toSeconds());
-                faults = new Faults(cluster, settings.seed(), settings.timing().lease(), settings.slots(), robots,
-                        f -> out.println(f.line(origin)));
+                faults = new Faults(cluster, settings.seed(), settings.timing().lease(), watchLease, settings.every(), settings.slots(),
+                        robots, f -> out.println(f.line(origin)));
                 faults.runUntil(System.currentTimeMillis() + settings.duration().toMillis());
                 cluster.heal();
             } finally {
@@ -109,8 +117,9 @@ public final class Chaos {
             }
             long quiet = System.currentTimeMillis();
             boolean caughtUp = awaitCaughtUp(cluster, robots, inputs, settings.catchUp());
+            long quietEnd = System.currentTimeMillis();
             out.printf("Quiet: producer stopped at seq %d; every robot %s after %d ms%n", inputs,
-                    caughtUp ? "caught up and RUNNING" : "NOT caught up", System.currentTimeMillis() - quiet);
+                    caughtUp ? "caught up and RUNNING" : "NOT caught up", quietEnd - quiet);
             Map<String, String> states = states(cluster, robots);
             // Frozen before the rest is read: a context read while nodes still write could be older than an
             // acknowledgement recorded after it, and be taken for a lost one.
@@ -119,17 +128,30 @@ public final class Chaos {
                     .map(f -> new Facts.Cut(f.target(), f.pid(), f.start(), f.end(), f.alive())).toList();
             long lateMark = SlotTiming.of(settings.timing().heartbeat(), settings.timing().lease(), settings.timing().poll())
                     .late().toMillis();
-            Facts facts = facts(cluster, robots, states, faults.renewals(), cuts, lateMark, dir.resolve("records"));
+            History history;
+            try (StandbyDatabase db = cluster.database().connect(Cluster.DB)) {
+                history = History.read(db.database(), dir, origin);
+            }
+            List<Facts.Freeze> freezes = faults.done().stream().filter(f -> f.kind().stops())
+                    .map(f -> new Facts.Freeze(f.target(), f.pid(), f.start(), f.end(), f.woke(), f.links())).toList();
+            Facts.Links links = watchLease == null ? Facts.Links.OFF : new Facts.Links(watchLease.toMillis(), freezes,
+                    history.resumes(), history.takenByLink(), cluster.killedAt());
+            Facts facts = facts(cluster, robots, states, faults.renewals(), cuts, lateMark, links, dir.resolve("records"));
             Verdict verdict = Verdict.judge(facts);
             long outputs = facts.outputs().values().stream().mapToLong(List::size).sum();
             out.printf("Verdict (%d inputs, %d outputs, %d run starts, ends and checkpoint calls recorded; every process on one host,"
                             + " so one clock; a time-based violation is counted only when certain from the recorded intervals;"
-                            + " late mark %d ms, fast failover %s):%n",
-                    facts.input().size(), outputs, facts.records().size(), lateMark, settings.fastFailover() ? "on" : "OFF");
+                            + " late mark %d ms, fast failover %s, %s):%n",
+                    facts.input().size(), outputs, facts.records().size(), lateMark, settings.fastFailover() ? "on" : "OFF",
+                    watchLease == null ? "watch links off" : "watch lease " + watchLease.toMillis() + " ms");
             verdict.lines().forEach(out::println);
             out.println("Cuts: " + verdict.cutSummary(lateMark));
+            out.println("SIGSTOPs: " + verdict.freezeSummary(watchLease == null ? 0 : watchLease.toMillis()));
             out.println("Service gaps, fault start to the affected robot's first accepted checkpoint after it:");
             Gaps.table(faults.done(), facts.records(), robots, settings.timing().lease().toMillis()).forEach(out::println);
+            long firstFault = faults.done().isEmpty() ? quiet : faults.done().getFirst().start();
+            Churn.report(faults.done(), history, cluster.scrapes(), firstFault, quietEnd, settings.timing().lease().toMillis(),
+                    settings.timing().poll().toMillis()).forEach(out::println);
             out.println(verdict.passed() ? "PASSED" : "FAILED: see the violations above; logs and records in " + dir);
             return new Result(verdict, faults.done(), inputs, outputs);
         }
@@ -200,7 +222,7 @@ public final class Chaos {
     }
 
     private static Facts facts(Cluster cluster, List<String> robots, Map<String, String> states, List<Facts.Renewal> renewals,
-                               List<Facts.Cut> cuts, long lateMark, Path records) {
+                               List<Facts.Cut> cuts, long lateMark, Facts.Links links, Path records) {
         TreeMap<Long, Long> input = new TreeMap<>();
         Map<String, List<Facts.Output>> outputs = new HashMap<>();
         Map<String, Facts.End> ends = new HashMap<>();
@@ -223,7 +245,7 @@ public final class Chaos {
                         v.context() == null ? 0 : ChaosLedger.offset(v.context()))));
             }
         }
-        return new Facts(input, outputs, readRecords(records), ends, robots, renewals, cuts, lateMark);
+        return new Facts(input, outputs, readRecords(records), ends, robots, renewals, cuts, lateMark, links);
     }
 
     private static List<Checkpoint> readRecords(Path dir) {

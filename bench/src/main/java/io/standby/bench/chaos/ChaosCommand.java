@@ -17,7 +17,7 @@ import java.util.concurrent.Callable;
  */
 @Command(name = "chaos", mixinStandardHelpOptions = true,
         description = "Seeded faults (kill -9, SIGSTOP, SIGTERM, database restart, frozen links, release, move, rm+add, drain, "
-                + "stop+start) "
+                + "stop+start, and with watch links short SIGSTOPs) "
                 + "on real node processes running ledger robots; then a verdict on the invariants. Exit 0 if none broke.")
 public final class ChaosCommand implements Callable<Integer> {
 
@@ -47,9 +47,18 @@ public final class ChaosCommand implements Callable<Integer> {
                     + "with it off, so that they stop their robots only near the lease's end: to show that the verdict's "
                     + "late-mark row can fail.")
     boolean fastFailover;
+    @Option(names = "--watch-links", negatable = true, defaultValue = "true", fallbackValue = "true",
+            description = "Nodes with watch links, their default (default ${DEFAULT-VALUE}: a watch lease of 1s, or the "
+                    + "heartbeat if shorter, and none below a 500ms heartbeat unless --watch-lease is given). "
+                    + "--no-watch-links starts them without; the verdict's link-deadline row is then not judged.")
+    boolean watchLinks;
     @Option(names = "--watch-lease", converter = DurationOption.class, paramLabel = "DURATION",
-            description = "Nodes with watch links of this watch lease, shorter than the late mark (default: none).")
+            description = "Nodes with this watch lease, shorter than the late mark (default: the nodes' own).")
     Duration watchLease;
+    @Option(names = "--every", converter = DurationOption.class, paramLabel = "DURATION",
+            description = "The mean time between faults, each drawn from half of it to one and a half (default: 0.5 to 2 "
+                    + "leases). A soak: --duration 30m --every 30s.")
+    Duration every;
     @Option(names = "--catch-up", defaultValue = "120s", converter = DurationOption.class,
             description = "How long the quiet period waits for every robot to catch up (default ${DEFAULT-VALUE}).")
     Duration catchUp;
@@ -60,13 +69,18 @@ public final class ChaosCommand implements Callable<Integer> {
         require(slots >= 1 && slots < nodes, "--slots " + slots + " must be 1 to nodes - 1");
         require(robots >= 1, "--robots " + robots + " must be at least 1");
         require(rate >= 1 && rate <= 1000, "--rate " + rate + " must be 1-1000");
+        require(watchLinks || watchLease == null, "--watch-lease needs watch links: drop --no-watch-links");
+        require(every == null || !every.isNegative() && !every.isZero(), "--every must be positive");
         Path dir = Files.createTempDirectory(Path.of(System.getProperty("java.io.tmpdir")), "standby-bench-chaos-");
-        System.out.printf("bench chaos: %d nodes, %d slots, %d robots, %d s of faults, seed %d, --heartbeat %dms --lease %dms"
-                        + " --poll %dms, %d inputs/s, fast failover %s, watch links %s; logs, data and records in %s%n", nodes, slots, robots,
-                duration.toSeconds(), seed, heartbeat.toMillis(), lease.toMillis(), poll.toMillis(), rate, fastFailover ? "on" : "OFF",
-                watchLease == null ? "off" : watchLease.toMillis() + "ms", dir);
         Chaos.Settings settings = new Chaos.Settings(nodes, slots, robots, duration, seed, Chaos.timing(heartbeat, lease, poll),
-                rate, catchUp, fastFailover, watchLease);
+                rate, catchUp, fastFailover, new Cluster.Watch(watchLinks, watchLease), every);
+        Duration watch = settings.watchLease();
+        String links = watch == null ? (watchLinks ? "off (the nodes' default below a 500ms heartbeat)" : "OFF")
+                : "on, watch lease " + watch.toMillis() + "ms" + (watchLease == null ? " (the nodes' default)" : "");
+        System.out.printf("bench chaos: %d nodes, %d slots, %d robots, %d s of faults%s, seed %d, --heartbeat %dms --lease %dms"
+                        + " --poll %dms, %d inputs/s, fast failover %s, watch links %s; logs, data and records in %s%n", nodes, slots, robots,
+                duration.toSeconds(), every == null ? "" : " about " + every.toSeconds() + " s apart", seed, heartbeat.toMillis(),
+                lease.toMillis(), poll.toMillis(), rate, fastFailover ? "on" : "OFF", links, dir);
         System.out.println("machine at start: " + Machine.describe());
         boolean passed = new Chaos(settings, System.out).run(dir).verdict().passed();
         System.out.println("machine at end: " + Machine.describe());

@@ -3,6 +3,8 @@ package io.standby.bench.chaos;
 import io.standby.bench.Children;
 import io.standby.bench.Database;
 import io.standby.cli.StandbyCli;
+import io.standby.slot.SlotTiming;
+import io.standby.slot.WatchLinks;
 import io.standby.testing.ChildJvm;
 import io.standby.testing.TcpProxy;
 import io.standby.testing.TestPorts;
@@ -15,6 +17,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The processes of a chaos run: the embedded database on a data directory, and {@code standby node}
@@ -27,16 +31,53 @@ final class Cluster implements AutoCloseable {
     private final Path dir;
     private final Timing timing;
     private final boolean fastFailover;
-    /** The nodes' watch lease, or null: no watch links. */
+    private final Watch watch;
+    /** The watch lease in force, or null: no watch links. */
     private final Duration watchLease;
     private final Database database;
     private final List<Node> nodes = new ArrayList<>();
+    /** The last {@code /metrics} read of each node process, by pid (only with watch links). */
+    private final Map<Long, NodeScrape> scrapes = new ConcurrentHashMap<>();
+    /** When each node process this cluster killed with SIGKILL was last known alive: just before the kill. */
+    private final Map<Long, Long> killedAt = new ConcurrentHashMap<>();
 
     /** Node timing flags, as {@code standby node} takes them. */
     record Timing(Duration heartbeat, Duration lease, Duration poll) {
         List<String> flags() {
             return List.of("--heartbeat", heartbeat.toMillis() + "ms", "--lease", lease.toMillis() + "ms",
                     "--poll", poll.toMillis() + "ms");
+        }
+    }
+
+    /**
+     * Watch links as the nodes are started: off ({@code --no-watch-links}), with a given watch lease, or
+     * (lease null) the nodes' own default, which no flag is passed for.
+     */
+    record Watch(boolean links, Duration lease) {
+
+        /** The nodes' default: on, with the watch lease they choose. */
+        static final Watch DEFAULT = new Watch(true, null);
+
+        List<String> flags() {
+            if (!links) {
+                return List.of("--no-watch-links");
+            }
+            return lease == null ? List.of() : List.of("--watch-lease", lease.toMillis() + "ms");
+        }
+
+        /**
+         * The watch lease the nodes run with, by their own rule ({@link WatchLinks#defaultFor}: 1 s, or the
+         * heartbeat if shorter; none below a 500 ms heartbeat unless one is given); null: no links.
+         */
+        Duration resolve(Timing timing) {
+            if (!links) {
+                return null;
+            }
+            if (lease != null) {
+                return lease;
+            }
+            WatchLinks defaults = WatchLinks.defaultFor(SlotTiming.of(timing.heartbeat(), timing.lease(), timing.poll()));
+            return defaults == null ? null : defaults.lease();
         }
     }
 
@@ -63,10 +104,39 @@ final class Cluster implements AutoCloseable {
                 // Only for the run that shows the verdict can fail: fast failover is the nodes' default.
                 args.add("--no-fast-failover");
             }
-            if (watchLease != null) {
-                args.addAll(List.of("--watch-lease", watchLease.toMillis() + "ms"));
-            }
+            args.addAll(watch.flags());
             process = Children.standby(dir, name, jvm, args);
+        }
+
+        /** What other nodes call it now, and what a takeover from it names. */
+        String identity() {
+            return "127.0.0.1:" + port;
+        }
+
+        /**
+         * Reads its {@code /metrics}, with watch links on (null otherwise, or if it does not answer), and keeps
+         * the read as its process's last.
+         */
+        NodeScrape scrape() {
+            if (watchLease == null || !running()) {
+                return null;
+            }
+            NodeScrape scrape = NodeScrape.of(port);
+            if (scrape != null) {
+                scrapes.put(process.pid(), scrape);
+            }
+            return scrape;
+        }
+
+        /**
+         * kill -9, its meters read first; notes when it was last known alive (read before the kill, which
+         * throws if it had exited: then nothing is noted).
+         */
+        void kill9() {
+            scrape();
+            long before = System.currentTimeMillis();
+            process.kill9();
+            killedAt.put(process.pid(), before);
         }
 
         boolean running() {
@@ -88,11 +158,12 @@ final class Cluster implements AutoCloseable {
         }
     }
 
-    Cluster(Path dir, int nodeCount, Timing timing, boolean fastFailover, Duration watchLease) {
+    Cluster(Path dir, int nodeCount, Timing timing, boolean fastFailover, Watch watch) {
         this.dir = dir;
         this.timing = timing;
         this.fastFailover = fastFailover;
-        this.watchLease = watchLease;
+        this.watch = watch;
+        this.watchLease = watch.resolve(timing);
         this.database = Database.onDisk(dir, dir.resolve("data"));
         try {
             for (int i = 1; i <= nodeCount; i++) {
@@ -120,6 +191,21 @@ final class Cluster implements AutoCloseable {
         return dir;
     }
 
+    /** The watch lease the nodes run with, or null: no watch links. */
+    Duration watchLease() {
+        return watchLease;
+    }
+
+    /** The last {@code /metrics} read of each node process, by pid. */
+    Map<Long, NodeScrape> scrapes() {
+        return Map.copyOf(scrapes);
+    }
+
+    /** For each node process killed with SIGKILL: when it was last known alive, just before the kill. */
+    Map<Long, Long> killedAt() {
+        return Map.copyOf(killedAt);
+    }
+
     /**
      * A {@code standby} admin command, run in this process as the command line runs it (a JVM start per
      * command would leave few faults per minute); its output goes to cli.log. Returns its exit code.
@@ -144,9 +230,17 @@ final class Cluster implements AutoCloseable {
         }
     }
 
-    /** kill -9 every node: what they wrote stays as it is while it is read. */
+    /** kill -9 every node (its meters read first): what they wrote stays as it is while it is read. */
     void stopNodes() {
         for (Node node : nodes) {
+            if (node.running()) {
+                try {
+                    node.kill9();
+                    continue;
+                } catch (IllegalStateException exitedMeanwhile) {
+                    // closed below
+                }
+            }
             if (node.process != null) {
                 node.process.close();
             }

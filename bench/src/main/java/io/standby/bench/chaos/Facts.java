@@ -16,9 +16,17 @@ import java.util.SortedMap;
  * @param renewals rm+add of a robot: from just before the rm to just after the add succeeded
  * @param cuts     the links frozen, each with the node process it cut off
  * @param lateMark the late mark the nodes write into their slots (2 heartbeats), in ms
+ * @param links    what the link-deadline row judges: the watch lease, the SIGSTOPs, the resumes and takeovers
  */
 public record Facts(SortedMap<Long, Long> input, Map<String, List<Output>> outputs, List<Checkpoint> records,
-                    Map<String, End> ends, List<String> robots, List<Renewal> renewals, List<Cut> cuts, long lateMark) {
+                    Map<String, End> ends, List<String> robots, List<Renewal> renewals, List<Cut> cuts, long lateMark,
+                    Links links) {
+
+    /** Without watch links: the link-deadline row is not judged. */
+    public Facts(SortedMap<Long, Long> input, Map<String, List<Output>> outputs, List<Checkpoint> records,
+                 Map<String, End> ends, List<String> robots, List<Renewal> renewals, List<Cut> cuts, long lateMark) {
+        this(input, outputs, records, ends, robots, renewals, cuts, lateMark, Links.OFF);
+    }
 
     /** One output document of the ledger. */
     public record Output(long seq, Long amount, Long balance) {
@@ -41,5 +49,37 @@ public record Facts(SortedMap<Long, Long> input, Map<String, List<Output>> outpu
      * @param alive whether that process still ran at {@code to}
      */
     public record Cut(String node, long pid, long from, long to, boolean alive) {
+    }
+
+    /**
+     * A node process stopped by SIGSTOP through all of {@code [from, to]}, wall-clock ms: {@code from} read just
+     * after {@code kill -STOP} returned, {@code to} just before {@code kill -CONT} was sent; {@code woke} read
+     * just after {@code kill -CONT} returned.
+     *
+     * @param pid   the process; its runs are named {@code node/pid/n}
+     * @param links the watch links from standbys it had open, read from its {@code /metrics} just before the
+     *              SIGSTOP; -1 if unknown
+     */
+    public record Freeze(String node, long pid, long from, long to, long woke, int links) {
+    }
+
+    /**
+     * The facts of watch links, for the link-deadline row.
+     *
+     * @param watchLeaseMs the nodes' watch lease; 0 without watch links, and then the row is not judged
+     * @param freezes      every SIGSTOP of a node
+     * @param resumes      for a lease ({@code slot:epoch}, which names one owner), when it was resumed after a
+     *                     pause: the server's time of each {@code resumed} event, and the time of each such line
+     *                     in the nodes' logs (either is written after the resume)
+     * @param takenByLink  for a lease ({@code slot:epoch}) that a standby took over by a dead watch link, the
+     *                     server's time of that {@code took-over} event ({@code how: link}, at the next epoch)
+     * @param killedAt     for a node process killed with SIGKILL, by pid: when it was last known alive, just
+     *                     before the kill
+     */
+    public record Links(long watchLeaseMs, List<Freeze> freezes, Map<String, List<Long>> resumes, Map<String, Long> takenByLink,
+                        Map<Long, Long> killedAt) {
+
+        /** No watch links. */
+        public static final Links OFF = new Links(0, List.of(), Map.of(), Map.of(), Map.of());
     }
 }

@@ -1,9 +1,11 @@
 package io.standby.bench.chaos;
 
+import com.mongodb.client.model.Filters;
 import io.standby.bench.Bench;
 import io.standby.robot.admin.RobotTable;
 import io.standby.slot.StandbyDatabase;
 import io.standby.testing.TestPorts;
+import org.bson.Document;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -15,13 +17,19 @@ import java.util.function.Consumer;
  * Makes faults one after another until a deadline, each chosen from the seed: its kind, target and
  * durations are drawn in the same order whatever happens, so a seed gives the same schedule (the
  * moments shift with how long the machine takes). One fault at a time, undone before the next: every
- * node runs again and the link is back before the next fault is drawn.
+ * node runs again and the link is back before the next fault is drawn. With watch links on, a short
+ * SIGSTOP ({@link Fault.Kind#FREEZE}) is drawn too, and a node's {@code /metrics} are read just before it is
+ * stopped (its open links, for the verdict) and before it is killed (its counters, for the report).
  */
 final class Faults {
 
     private final Cluster cluster;
     private final Random random;
     private final Duration lease;
+    /** The watch lease in force, or null: no watch links. */
+    private final Duration watchLease;
+    /** The mean time between faults, or null: 0.5 to 2 leases. */
+    private final Duration every;
     private final int slots;
     private final List<String> robots;
     private final Consumer<Fault> log;
@@ -29,9 +37,21 @@ final class Faults {
     private final List<Facts.Renewal> renewals = new ArrayList<>();
 
     Faults(Cluster cluster, long seed, Duration lease, int slots, List<String> robots, Consumer<Fault> log) {
+        this(cluster, seed, lease, null, null, slots, robots, log);
+    }
+
+    /**
+     * @param watchLease the nodes' watch lease, or null without watch links
+     * @param every      the mean time from the end of one fault to the start of the next (drawn from half of it
+     *                   to one and a half), or null for the suite's default of 0.5 to 2 leases
+     */
+    Faults(Cluster cluster, long seed, Duration lease, Duration watchLease, Duration every, int slots, List<String> robots,
+           Consumer<Fault> log) {
         this.cluster = cluster;
         this.random = new Random(seed);
         this.lease = lease;
+        this.watchLease = watchLease;
+        this.every = every;
         this.slots = slots;
         this.robots = robots;
         this.log = log;
@@ -49,17 +69,27 @@ final class Faults {
         while (System.currentTimeMillis() < deadlineMillis) {
             Fault.Kind kind = draw();
             int node = random.nextInt(cluster.nodes().size());
-            long hold = (long) (lease.toMillis() * (1 + 2 * random.nextDouble()));
+            double holdDraw = random.nextDouble();
+            long hold = (long) (lease.toMillis() * (1 + 2 * holdDraw));
             boolean newPort = random.nextInt(3) == 0;
             int slot = random.nextInt(slots);
             int robot = random.nextInt(robots.size());
             int step = 1 + random.nextInt(Math.max(1, slots - 1));
-            long pause = (long) (lease.toMillis() * (0.5 + 1.5 * random.nextDouble()));
+            double pauseDraw = random.nextDouble();
+            long pause = every == null ? (long) (lease.toMillis() * (0.5 + 1.5 * pauseDraw)) : (long) (every.toMillis() * (0.5 + pauseDraw));
+            if (kind == Fault.Kind.FREEZE) {
+                // Past the link's deadline (0.9 watch leases), and around the claim by the link (about 1.6).
+                hold = (long) (watchLease.toMillis() * (1.2 + 1.2 * holdDraw));
+            }
             long start = System.currentTimeMillis();
+            if (kind == Fault.Kind.FREEZE) {
+                // The owner of the slot drawn: a standby's stop would judge nothing.
+                node = owner(slot, node);
+            }
             // A node fault on a node that exited on its own acts on it started again, as under a supervisor.
             String revived = kind.onNode() ? cluster.nodes().get(node).revive() : "";
             Fault fault = switch (kind) {
-                case KILL9, SIGSTOP, SIGTERM, CUT -> onNode(kind, cluster.nodes().get(node), hold, newPort);
+                case KILL9, SIGSTOP, SIGTERM, CUT, FREEZE -> onNode(kind, cluster.nodes().get(node), hold, newPort);
                 case DRAIN -> drain(cluster.nodes().get(node));
                 case DB_RESTART -> {
                     cluster.database().restart();
@@ -75,8 +105,7 @@ final class Faults {
                 case STOP_START -> stopStart(robots.get(robot), hold - lease.toMillis(), start);
             };
             if (!revived.isEmpty()) {
-                fault = new Fault(fault.number(), fault.kind(), fault.target(), fault.start(), fault.end(), revived + fault.detail(),
-                        fault.pid(), fault.alive());
+                fault = fault.withDetail(revived);
             }
             done.add(fault);
             log.accept(fault);
@@ -87,11 +116,11 @@ final class Faults {
     private Fault.Kind draw() {
         int total = 0;
         for (Fault.Kind k : Fault.Kind.values()) {
-            total += k.weight;
+            total += k.weight(watchLease != null);
         }
         int pick = random.nextInt(total);
         for (Fault.Kind k : Fault.Kind.values()) {
-            pick -= k.weight;
+            pick -= k.weight(watchLease != null);
             if (pick < 0) {
                 return k;
             }
@@ -104,9 +133,10 @@ final class Faults {
         String detail;
         long start;
         long pid = node.process.pid();
+        String identity = node.identity();
         switch (kind) {
             case KILL9 -> {
-                node.process.kill9();
+                node.kill9();
                 start = System.currentTimeMillis();
                 Bench.sleep(Duration.ofMillis(hold));
                 if (newPort) {
@@ -116,14 +146,11 @@ final class Faults {
                 detail = "kill -9 pid " + pid + ", restarted after " + hold + " ms on "
                         + (newPort ? "new " : "the same ") + "port " + node.port;
             }
-            case SIGSTOP -> {
-                node.process.signal("STOP");
-                start = System.currentTimeMillis();
-                Bench.sleep(Duration.ofMillis(hold));
-                node.process.signal("CONT");
-                detail = "SIGSTOP for " + hold + " ms, then SIGCONT";
+            case SIGSTOP, FREEZE -> {
+                return stop(kind, node, hold, pid, identity);
             }
             case SIGTERM -> {
+                node.scrape();
                 start = System.currentTimeMillis();
                 int code = node.process.terminate(Duration.ofSeconds(60));
                 node.start();
@@ -138,11 +165,33 @@ final class Faults {
                 boolean alive = node.running();
                 node.proxy.resume();
                 return new Fault(done.size() + 1, kind, node.name, start, end, "cut off the database for " + hold + " ms",
-                        pid, alive);
+                        pid, alive, identity, 0, -1);
             }
             default -> throw new IllegalArgumentException(kind.name());
         }
-        return new Fault(done.size() + 1, kind, node.name, start, System.currentTimeMillis(), detail, pid, false);
+        return new Fault(done.size() + 1, kind, node.name, start, System.currentTimeMillis(), detail, pid, false, identity, 0, -1);
+    }
+
+    /**
+     * SIGSTOP for {@code hold} ms, then SIGCONT. With watch links, the node's {@code /metrics} are read just
+     * before: how many links from standbys it had open, which the verdict's link-deadline row needs (an
+     * owner nobody watches has no link deadline). Its start is read after {@code kill -STOP} returned, its
+     * end just before {@code kill -CONT} is sent (stopped through all of {@code [start, end]}), and its wake
+     * just after {@code kill -CONT} returned.
+     */
+    private Fault stop(Fault.Kind kind, Cluster.Node node, long hold, long pid, String identity) {
+        NodeScrape before = node.scrape();
+        int links = before == null ? -1 : (int) before.get(NodeScrape.LINKS_OWNER);
+        node.process.signal("STOP");
+        long start = System.currentTimeMillis();
+        Bench.sleep(Duration.ofMillis(hold));
+        long end = System.currentTimeMillis();
+        node.process.signal("CONT");
+        long woke = System.currentTimeMillis();
+        String detail = "SIGSTOP for " + hold + " ms" + (watchLease == null ? ""
+                : String.format(" (%.1f watch leases; %s)", hold / (double) watchLease.toMillis(),
+                links < 0 ? "its links unknown" : links == 1 ? "1 link open" : links + " links open")) + ", then SIGCONT";
+        return new Fault(done.size() + 1, kind, node.name, start, end, detail, pid, false, identity, woke, links);
     }
 
     /**
@@ -153,6 +202,8 @@ final class Faults {
      */
     private Fault drain(Cluster.Node node) {
         long pid = node.process.pid();
+        String identity = node.identity();
+        node.scrape();
         long start = System.currentTimeMillis();
         int code = cluster.cli("node", "drain", "127.0.0.1:" + node.port);
         String detail;
@@ -169,7 +220,8 @@ final class Faults {
             node.start();
             detail = "standby node drain: exit 0; node " + exit + " after " + gone + " ms, restarted";
         }
-        return new Fault(done.size() + 1, Fault.Kind.DRAIN, node.name, start, System.currentTimeMillis(), detail, pid, false);
+        return new Fault(done.size() + 1, Fault.Kind.DRAIN, node.name, start, System.currentTimeMillis(), detail, pid, false,
+                identity, 0, -1);
     }
 
     /** {@code standby robot stop}, then {@code standby robot start} of the same robot {@code later} ms after. */
@@ -206,6 +258,22 @@ final class Faults {
         renewals.add(new Facts.Renewal(robot, start, System.currentTimeMillis()));
         return fault(Fault.Kind.RM_ADD, robot, start, "standby robot rm: exit " + rm + ", robot add: exit " + add
                 + (attempts > 1 ? " (" + attempts + " attempts)" : ""));
+    }
+
+    /** The index of the node that owns {@code slot-<slot>} now, or {@code otherwise} if none of them does. */
+    private int owner(int slot, int otherwise) {
+        try (StandbyDatabase db = cluster.database().connect(Cluster.DB)) {
+            Document doc = db.database().getCollection("slots").find(Filters.eq("_id", "slot-" + slot)).first();
+            Object port = doc == null ? null : doc.get("port");
+            for (int i = 0; i < cluster.nodes().size(); i++) {
+                if (port instanceof Number p && cluster.nodes().get(i).port == p.intValue()) {
+                    return i;
+                }
+            }
+        } catch (RuntimeException e) {
+            // the database is slow or restarting: the node drawn
+        }
+        return otherwise;
     }
 
     private int currentSlot(String robot) {

@@ -3,9 +3,11 @@ package io.standby.bench.chaos;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Judges the invariants on recorded {@link Facts}. Each kind of violation is counted, with a few
@@ -25,6 +27,7 @@ public final class Verdict {
         STALE_EPOCH("writes accepted at an epoch after a later epoch of the slot had written"),
         LOST_ACK("runs or final contexts behind an acknowledged checkpoint"),
         PAST_LATE_MARK("robot ran on a node cut off from the database past its late mark"),
+        PAST_LINK_DEADLINE("robot ran on an owner woken from SIGSTOP past its watch links' deadline"),
         NOT_RUNNING("robots not RUNNING at the end");
 
         final String meaning;
@@ -38,6 +41,8 @@ public final class Verdict {
 
     private final Map<Violation, Long> counts = new LinkedHashMap<>();
     private final Map<Violation, List<String>> examples = new LinkedHashMap<>();
+    /** Rows the facts cannot judge (the link-deadline row without watch links), and why. */
+    private final Map<Violation, String> notJudged = new LinkedHashMap<>();
 
     private Verdict() {
         for (Violation v : Violation.values()) {
@@ -54,6 +59,7 @@ public final class Verdict {
         verdict.staleEpochs(facts.records());
         verdict.lostAcks(facts, runs);
         verdict.pastLateMark(facts);
+        verdict.pastLinkDeadline(facts);
         verdict.notRunning(facts);
         return verdict;
     }
@@ -66,11 +72,20 @@ public final class Verdict {
         return counts.values().stream().allMatch(c -> c == 0);
     }
 
-    /** One line per kind, then the examples of those that failed. */
+
+
+    /** Whether {@code v} was judged: the link-deadline row is not without watch links. */
+    public boolean judged(Violation v) {
+        return !notJudged.containsKey(v);
+    }
+
+    /** One line per kind (a row not judged says why), then the examples of those that failed. */
     public List<String> lines() {
         List<String> lines = new ArrayList<>();
         for (Violation v : Violation.values()) {
-            lines.add(String.format("  %-14s %6d  (%s)", v.name().toLowerCase().replace('_', '-'), counts.get(v), v.meaning));
+            String name = v.name().toLowerCase().replace('_', '-');
+            lines.add(judged(v) ? String.format("  %-18s %6d  (%s)", name, counts.get(v), v.meaning)
+                    : String.format("  %-18s %6s  (%s: not judged, %s)", name, "-", v.meaning, notJudged.get(v)));
         }
         for (Violation v : Violation.values()) {
             for (String example : examples.get(v)) {
@@ -326,6 +341,168 @@ public final class Verdict {
         return String.format("%d cuts judged (longer than the late mark %d ms + %d ms), %d runs cut off; the latest returned %s",
                 cutsJudged, lateMark, LATE_TOLERANCE_MS, runsJudged,
                 latestEndAfterFreeze == Long.MIN_VALUE ? "-" : latestEndAfterFreeze + " ms after its link froze");
+    }
+
+    /** The freezes judged, the runs they stopped, and how late the latest of those returned (see {@link #freezeSummary}). */
+    private int freezesJudged;
+    private int freezesShort;
+    private int freezesUnwatched;
+    private int frozenRuns;
+    private int frozenLeasesTaken;
+    private int frozenLeasesResumed;
+    private long latestReturnAfterWake = Long.MIN_VALUE;
+
+    /**
+     * The slack past a SIGCONT within which a woken owner's runs must have returned, in ms: the watch margin
+     * ({@code 0.2 × watch lease}, the time the design leaves between the owner's deadline and the earliest
+     * claim, for the fence check at a quarter of it, the interrupt and the run's return) plus
+     * {@link #LATE_TOLERANCE_MS} for the recording and for the woken process to be scheduled again.
+     */
+    static long linkSlack(long watchLeaseMs) {
+        return watchLeaseMs / 5 + LATE_TOLERANCE_MS;
+    }
+
+    /**
+     * A SIGSTOPped owner woken past its link deadline runs no robot code after that deadline. A link's
+     * deadline is {@code 0.9 × watch lease} after the send of its last acknowledged ping; from it on, every
+     * lease whose last acknowledged write carried a beat no higher than one sent on that link is paused until
+     * a write with a higher beat is acknowledged. Every beat is announced on every open link before the write
+     * that carries it is sent, and a new link's first ping carries the highest beat used, so every lease of an
+     * owner is at a beat sent on each of its open links: all of them pause at the earliest deadline.
+     *
+     * <p>For a SIGSTOP of node process P stopped through all of {@code [from, to]} (woken at {@code woke}, read
+     * after {@code kill -CONT} returned), judged when {@code to - from > 0.9 × watch lease + LATE_TOLERANCE_MS}
+     * (its last acknowledged ping was sent before {@code from}, so every deadline passed while it was stopped)
+     * and P had at least one link from a standby open just before the SIGSTOP (an owner nobody watches has no
+     * link deadline: its robots may rightly run on after a short stop). Let
+     * {@code bound = woke + linkSlack(watch lease)}: the process could run no code before {@code woke}, and the
+     * fence check (at a quarter of the watch margin) or the answer to its first renewal pauses its leases as
+     * soon as it runs. A violation, for each run of P:
+     * <ul>
+     *   <li>a run that had begun before {@code to} and had not ended before {@code from} (it ran when P stopped)
+     *       whose start, checkpoint attempt (the time the call began, accepted or not) or end is recorded
+     *       after {@code bound}, or which has no end while P was still alive after {@code bound} (killed later by
+     *       the suite, which notes when); a paused lease's robots start again as new runs, so a run that was
+     *       running when P stopped never legitimately outlives the bound;</li>
+     *   <li>a run that began after {@code to}, at a lease ({@code slot:epoch}) that P held when it stopped (a run
+     *       of P at it had begun before {@code from}), with a fact after {@code bound} (or no end while P lived
+     *       past it), when that lease has no resume after {@code from} (no {@code resumed} event nor log line of
+     *       it). A lease whose slot a standby took by the link never resumes: the owner must never run that
+     *       slot's robots at that epoch again. One that was not taken may resume once a renewal with a higher
+     *       beat is acknowledged, and its new runs are then legitimate.</li>
+     * </ul>
+     */
+    private void pastLinkDeadline(Facts facts) {
+        Facts.Links links = facts.links();
+        if (links.watchLeaseMs() <= 0) {
+            notJudged.put(Violation.PAST_LINK_DEADLINE, "watch links off");
+            return;
+        }
+        long watch = links.watchLeaseMs();
+        long deadline = watch - watch / 10;
+        long slack = linkSlack(watch);
+        Map<String, List<Checkpoint>> byRun = new HashMap<>();
+        for (Checkpoint c : facts.records()) {
+            byRun.computeIfAbsent(c.run(), r -> new ArrayList<>()).add(c);
+        }
+        for (Facts.Freeze freeze : links.freezes()) {
+            if (freeze.to() - freeze.from() <= deadline + LATE_TOLERANCE_MS) {
+                freezesShort++;
+                continue;
+            }
+            if (freeze.links() < 1) {
+                freezesUnwatched++;
+                continue;
+            }
+            freezesJudged++;
+            long bound = freeze.woke() + slack;
+            String prefix = freeze.node() + "/" + freeze.pid() + "/";
+            Map<String, List<Checkpoint>> ofProcess = new LinkedHashMap<>();
+            byRun.forEach((run, facts1) -> {
+                if (run.startsWith(prefix)) {
+                    ofProcess.put(run, facts1);
+                }
+            });
+            Set<String> held = new HashSet<>();
+            for (List<Checkpoint> run : ofProcess.values()) {
+                if (began(run) < freeze.from()) {
+                    held.add(lease(run.getFirst()));
+                }
+            }
+            // For the summary: what became of the leases before the process's next stop, if any.
+            long next = links.freezes().stream().filter(f -> f.pid() == freeze.pid() && f.from() > freeze.from())
+                    .mapToLong(Facts.Freeze::from).min().orElse(Long.MAX_VALUE);
+            for (String lease : held) {
+                Long taken = links.takenByLink().get(lease);
+                if (taken != null && taken >= freeze.from() && taken < next) {
+                    frozenLeasesTaken++;
+                }
+                if (links.resumes().getOrDefault(lease, List.of()).stream().anyMatch(t -> t > freeze.from() && t < next)) {
+                    frozenLeasesResumed++;
+                }
+            }
+            Long killed = links.killedAt().get(freeze.pid());
+            for (Map.Entry<String, List<Checkpoint>> entry : ofProcess.entrySet()) {
+                List<Checkpoint> run = entry.getValue();
+                long began = began(run);
+                Long end = run.stream().filter(c -> c.kind() == Checkpoint.Kind.END).map(Checkpoint::after).findFirst().orElse(null);
+                if (end != null && end < freeze.from()) {
+                    continue;
+                }
+                String lease = lease(run.getFirst());
+                boolean frozen = began < freeze.to();
+                if (!frozen && (!held.contains(lease) || resumedAfter(links, lease, freeze.from()))) {
+                    continue;
+                }
+                if (frozen) {
+                    frozenRuns++;
+                    if (end != null) {
+                        latestReturnAfterWake = Math.max(latestReturnAfterWake, end - freeze.woke());
+                    }
+                }
+                Long taken = links.takenByLink().get(lease);
+                String where = run.getFirst().robot() + ": run " + entry.getKey() + " (" + lease + ") on " + freeze.node()
+                        + ", stopped from " + freeze.from() + " to " + freeze.to() + " (" + (freeze.to() - freeze.from())
+                        + " ms, watch lease " + watch + " ms, " + freeze.links() + " links), woken by " + freeze.woke()
+                        + " (so stopped by " + bound + ")" + (frozen ? "" : ", began after the wake at a lease that never resumed")
+                        + (taken == null ? "" : ", its slot taken over by a link (event at " + taken + ")");
+                Checkpoint late = run.stream().filter(c -> c.before() > bound).min(Comparator.comparingLong(Checkpoint::before)).orElse(null);
+                if (late != null) {
+                    found(Violation.PAST_LINK_DEADLINE, where + ": " + late.kind().name().toLowerCase() + " at " + late.before()
+                            + " (" + (late.before() - freeze.woke()) + " ms after the wake)");
+                } else if (end == null && killed != null && killed > bound) {
+                    found(Violation.PAST_LINK_DEADLINE, where + ": no end recorded, and its process still ran at " + killed);
+                }
+            }
+        }
+    }
+
+    private static long began(List<Checkpoint> run) {
+        return run.stream().mapToLong(Checkpoint::before).min().orElseThrow();
+    }
+
+    private static String lease(Checkpoint c) {
+        return c.slot() + ":" + c.epoch();
+    }
+
+    private static boolean resumedAfter(Facts.Links links, String lease, long from) {
+        return links.resumes().getOrDefault(lease, List.of()).stream().anyMatch(t -> t > from);
+    }
+
+    /**
+     * How the SIGSTOPs went, for the run's report: how many were judged and why others were not, the runs they
+     * stopped, how long after the wake the latest of those returned, and what became of the leases.
+     */
+    public String freezeSummary(long watchLeaseMs) {
+        if (watchLeaseMs <= 0) {
+            return "not judged (watch links off)";
+        }
+        return String.format("%d judged (longer than 0.9 x the watch lease %d ms + %d ms, of a node with a link open), %d shorter, "
+                        + "%d of a node without links; %d runs stopped, the latest returned %s (the bound: %d ms); of the leases they held, "
+                        + "%d taken by a link and %d resumed after (before the process's next stop)",
+                freezesJudged, watchLeaseMs, LATE_TOLERANCE_MS, freezesShort, freezesUnwatched, frozenRuns,
+                latestReturnAfterWake == Long.MIN_VALUE ? "-" : latestReturnAfterWake + " ms after SIGCONT", linkSlack(watchLeaseMs),
+                frozenLeasesTaken, frozenLeasesResumed);
     }
 
     private void notRunning(Facts facts) {

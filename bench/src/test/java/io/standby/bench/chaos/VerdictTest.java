@@ -25,6 +25,12 @@ class VerdictTest {
     private final Map<String, Facts.End> ends = new HashMap<>();
     private final List<Facts.Renewal> renewals = new ArrayList<>();
     private final List<Facts.Cut> cuts = new ArrayList<>();
+    /** The watch lease of the facts: 0, no watch links, unless a test sets it. */
+    private long watchLease;
+    private final List<Facts.Freeze> freezes = new ArrayList<>();
+    private final Map<String, List<Long>> resumes = new HashMap<>();
+    private final Map<String, Long> takenByLink = new HashMap<>();
+    private final Map<Long, Long> killedAt = new HashMap<>();
 
     /** r1 ran on n1 at slot-0:1 (writes at 100-110 ms, 200-210), then on n2 at slot-0:2 (from 300 ms). */
     VerdictTest() {
@@ -166,6 +172,124 @@ class VerdictTest {
         assertTrue(judge().passed(), String.join("\n", judge().lines()));
     }
 
+    /** The watch lease of the link-deadline tests, and so the bound's slack: 200 + 100 ms. */
+    private static final long WATCH = 1000;
+    /** n2 (pid 21), which runs r1 at slot-0:2, stopped from 420 to 2000 ms and woken by 2010, with two links open. */
+    private static final Facts.Freeze FREEZE = new Facts.Freeze("n2", 21, 420, 2000, 2010, 2);
+    private static final long BOUND = 2010 + WATCH / 5 + Verdict.LATE_TOLERANCE_MS;
+
+    private void frozen() {
+        watchLease = WATCH;
+        freezes.add(FREEZE);
+    }
+
+    @Test
+    void aRunThatReturnedWithinTheBoundAfterItsWakeAndRanAgainAfterAResumePasses() {
+        frozen();
+        end("r1", "n2/21/1", "slot-0", 2, 4, BOUND);
+        resumes.put("slot-0:2", List.of(2400L));
+        start("r1", "n2/21/2", "slot-0", 2, 4, 2450);
+        write("r1", "n2/21/2", "slot-0", 2, 4, 2500, 2510);
+        Verdict verdict = judge();
+        assertTrue(verdict.passed(), String.join("\n", verdict.lines()));
+        assertTrue(verdict.freezeSummary(WATCH).startsWith("1 judged"), verdict.freezeSummary(WATCH));
+        assertTrue(verdict.freezeSummary(WATCH).contains("1 runs stopped, the latest returned 300 ms after SIGCONT"),
+                verdict.freezeSummary(WATCH));
+    }
+
+    @Test
+    void aRunThatReturnedPastTheBoundRanPastTheLinkDeadline() {
+        frozen();
+        end("r1", "n2/21/1", "slot-0", 2, 4, BOUND + 1);
+        assertOnly(Violation.PAST_LINK_DEADLINE, 1);
+    }
+
+    @Test
+    void aCheckpointAttemptedPastTheBoundRanPastTheLinkDeadline() {
+        // Fenced (the slot was taken by the link), but attempted: the run was not stopped when its owner woke.
+        frozen();
+        takenByLink.put("slot-0:2", 1700L);
+        records.add(new Checkpoint(Checkpoint.Kind.WRITE, "r1", "n2", "n2/21/1", "slot-0", 2, 5, BOUND + 50, BOUND + 60, "fenced"));
+        end("r1", "n2/21/1", "slot-0", 2, 4, BOUND + 70);
+        Verdict verdict = judge();
+        assertOnly(Violation.PAST_LINK_DEADLINE, 1);
+        assertTrue(String.join("\n", verdict.lines()).contains("taken over by a link"), String.join("\n", verdict.lines()));
+    }
+
+    @Test
+    void aRunWithoutAnEndIsJudgedOnlyWhenItsProcessIsKnownToHaveLivedPastTheBound() {
+        frozen();
+        killedAt.put(21L, 5000L);
+        assertOnly(Violation.PAST_LINK_DEADLINE, 1);
+        // Killed before the bound, or never killed by the suite (it may have died on its own): nothing is certain.
+        killedAt.put(21L, BOUND);
+        assertTrue(judge().passed(), String.join("\n", judge().lines()));
+        killedAt.clear();
+        assertTrue(judge().passed(), String.join("\n", judge().lines()));
+    }
+
+    @Test
+    void aNewRunOfTheFrozenLeaseWithoutAResumeAfterTheStopRanPastTheLinkDeadline() {
+        frozen();
+        end("r1", "n2/21/1", "slot-0", 2, 4, 2100);
+        start("r1", "n2/21/2", "slot-0", 2, 4, 2500);
+        write("r1", "n2/21/2", "slot-0", 2, 4, 2600, 2610);
+        end("r1", "n2/21/2", "slot-0", 2, 4, 2700);
+        assertOnly(Violation.PAST_LINK_DEADLINE, 1);
+        // A resume before the stop does not vouch for runs after it.
+        resumes.put("slot-0:2", List.of(300L));
+        assertOnly(Violation.PAST_LINK_DEADLINE, 1);
+        // A resume after it (a renewal with a higher beat acknowledged): the new run is the lease's.
+        resumes.put("slot-0:2", List.of(300L, 2400L));
+        assertTrue(judge().passed(), String.join("\n", judge().lines()));
+    }
+
+    @Test
+    void aRunStartedWithinTheBoundAndEndedByItNeedsNoResume() {
+        // The runtime decided to start it before the stop: it ran for a moment after the wake, within the slack.
+        frozen();
+        end("r1", "n2/21/1", "slot-0", 2, 4, 2100);
+        start("r1", "n2/21/2", "slot-0", 2, 4, 2020);
+        end("r1", "n2/21/2", "slot-0", 2, 4, BOUND);
+        assertTrue(judge().passed(), String.join("\n", judge().lines()));
+    }
+
+    @Test
+    void aRunOfALeaseWonAfterTheWakeIsNotJudged() {
+        frozen();
+        end("r1", "n2/21/1", "slot-0", 2, 4, 2100);
+        start("r1", "n2/21/2", "slot-1", 5, 4, 2500);
+        write("r1", "n2/21/2", "slot-1", 5, 4, 2600, 2610);
+        assertTrue(judge().passed(), String.join("\n", judge().lines()));
+    }
+
+    @Test
+    void aShortStopAStopOfAnUnwatchedNodeOrOfAnotherProcessIsNotJudged() {
+        watchLease = WATCH;
+        // No longer than 0.9 watch leases + 100 ms: its deadline may not have passed.
+        freezes.add(new Facts.Freeze("n2", 21, 420, 420 + WATCH * 9 / 10 + Verdict.LATE_TOLERANCE_MS, 1430, 2));
+        // No link open (or unknown): it has no link deadline, and its robots may run on.
+        freezes.add(new Facts.Freeze("n2", 21, 420, 2000, 2010, 0));
+        freezes.add(new Facts.Freeze("n2", 21, 420, 2000, 2010, -1));
+        freezes.add(new Facts.Freeze("n2", 22, 420, 2000, 2010, 2));
+        write("r1", "n2/21/1", "slot-0", 2, 4, 2500, 2510);
+        Verdict verdict = judge();
+        assertTrue(verdict.passed(), String.join("\n", verdict.lines()));
+        String summary = verdict.freezeSummary(WATCH);
+        assertTrue(summary.startsWith("1 judged") && summary.contains("1 shorter, 2 of a node without links; 0 runs stopped"), summary);
+    }
+
+    @Test
+    void withoutWatchLinksTheRowIsNotJudged() {
+        freezes.add(FREEZE);
+        end("r1", "n2/21/1", "slot-0", 2, 4, 9000);
+        Verdict verdict = judge();
+        assertTrue(verdict.passed(), String.join("\n", verdict.lines()));
+        assertFalse(verdict.judged(Violation.PAST_LINK_DEADLINE));
+        assertTrue(verdict.lines().stream().anyMatch(l -> l.contains("past-link-deadline") && l.contains("not judged, watch links off")),
+                String.join("\n", verdict.lines()));
+    }
+
     private void assertOnly(Violation kind, long count) {
         Verdict verdict = judge();
         String report = String.join("\n", verdict.lines());
@@ -177,7 +301,8 @@ class VerdictTest {
 
     private Verdict judge(String... robots) {
         List<String> names = robots.length == 0 ? List.of("r1") : List.of(robots);
-        return Verdict.judge(new Facts(input, outputs, records, ends, names, renewals, cuts, LATE));
+        Facts.Links links = watchLease == 0 ? Facts.Links.OFF : new Facts.Links(watchLease, freezes, resumes, takenByLink, killedAt);
+        return Verdict.judge(new Facts(input, outputs, records, ends, names, renewals, cuts, LATE, links));
     }
 
     private static Facts.Output out(long seq, long amount, long balance) {
