@@ -72,8 +72,6 @@ public final class Verdict {
         return counts.values().stream().allMatch(c -> c == 0);
     }
 
-
-
     /** Whether {@code v} was judged: the link-deadline row is not without watch links. */
     public boolean judged(Violation v) {
         return !notJudged.containsKey(v);
