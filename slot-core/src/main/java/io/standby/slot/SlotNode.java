@@ -16,7 +16,7 @@ import io.standby.slot.internal.Sleeper;
 import io.standby.slot.internal.SlotProtocol;
 import io.standby.slot.internal.SlotStore;
 import io.standby.slot.internal.SuspendAwareClock;
-import io.standby.slot.internal.Watchers;
+import io.standby.slot.internal.OwnerLinks;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -68,7 +68,7 @@ public final class SlotNode implements AutoCloseable {
     private final MonotonicClock clock;
     /** Both sides of this node's watch links; null without them. */
     private final NodeLinks links;
-    private final Watchers watchers;
+    private final OwnerLinks ownerLinks;
     /** Pings the standbys watching this node; its own thread, so that a slow poll never silences them. */
     private final ScheduledExecutorService watch = Executors.newSingleThreadScheduledExecutor(daemon("standby-watch"));
 
@@ -82,7 +82,7 @@ public final class SlotNode implements AutoCloseable {
     }
 
     /**
-     * @param watchLinks with watch links, their settings ({@link Watchers}); null without
+     * @param watchLinks with watch links, their settings ({@link OwnerLinks}); null without
      * @param readKey    reads the cluster's key for watch links; null without
      */
     private SlotNode(SlotStore store, NodeRegistry registry, NodeConfig config, MonotonicClock clock, SlotListener listener,
@@ -103,11 +103,11 @@ public final class SlotNode implements AutoCloseable {
         if (watchLinks != null) {
             this.links = new NodeLinks(config, clock, watchLinks, readKey, task -> heartbeat.execute(guard("renew", task)),
                     this::renewAll);
-            this.watchers = links.watchers();
-            setup = setup.withWatchLinks(watchers, links.watches());
+            this.ownerLinks = links.ownerLinks();
+            setup = setup.withWatchLinks(ownerLinks, links.standbyLinks());
         } else {
             this.links = null;
-            this.watchers = Watchers.OFF;
+            this.ownerLinks = OwnerLinks.OFF;
         }
         this.protocol = new SlotProtocol(setup);
     }
@@ -170,7 +170,7 @@ public final class SlotNode implements AutoCloseable {
      * The same, with watch links ({@code watchLinks} not null): this node takes links from standbys on a
      * port of its ip ({@link WatchLinks#port()}, written into its owner document), and pauses a slot's robots
      * when a link's deadline passes before a renewal outran it; and it watches up to 16 owners, taking their
-     * slots within about {@code 1.1 × watch lease} of their death (see {@link io.standby.slot.internal.Watchers}).
+     * slots within about {@code 1.1 × watch lease} of their death (see {@link io.standby.slot.internal.OwnerLinks}).
      * Links are authenticated with the cluster's key, read from the database (collection
      * {@value LinkKey#COLLECTION}) at the start, and created there by the first node.
      *
@@ -240,16 +240,16 @@ public final class SlotNode implements AutoCloseable {
         SlotTiming timing = config.timing();
         heartbeat.scheduleAtFixedRate(guard("renew", protocol::renewAll),
                 timing.heartbeat().toNanos(), timing.heartbeat().toNanos(), TimeUnit.NANOSECONDS);
-        long check = FenceCheck.interval(timing, watchers.on() ? watchers.watchLease() : null).toNanos();
+        long check = FenceCheck.interval(timing, ownerLinks.isOn() ? ownerLinks.watchLease() : null).toNanos();
         fence.scheduleAtFixedRate(guard("fence", protocol::checkFences), check, check, TimeUnit.NANOSECONDS);
         if (fastFailover) {
             long half = Math.max(Duration.ofMillis(50).toNanos(), timing.heartbeat().toNanos() / 2);
             identity.scheduleAtFixedRate(guard("identity", () -> protocol.checkIdentity().ifPresent(identityLost::complete)),
                     half, half, TimeUnit.NANOSECONDS);
         }
-        if (watchers.on()) {
-            long tick = watchers.tickInterval().toNanos();
-            watch.scheduleAtFixedRate(guard("watch", watchers::tick), tick, tick, TimeUnit.NANOSECONDS);
+        if (ownerLinks.isOn()) {
+            long tick = ownerLinks.tickInterval().toNanos();
+            watch.scheduleAtFixedRate(guard("watch", ownerLinks::tick), tick, tick, TimeUnit.NANOSECONDS);
             // Between polls: a dead link's wait ends at any moment, and the takeover should follow within a tick.
             poller.scheduleWithFixedDelay(guard("watched takeover", () -> {
                 try {
@@ -275,7 +275,7 @@ public final class SlotNode implements AutoCloseable {
         log.info("Node {} started (instance {}, max slots {}, heartbeat {}, lease {}, poll {}, fast failover {}, watch links {})",
                 config.node(), config.instance(), config.maxSlots(), Durations.format(timing.heartbeat()),
                 Durations.format(timing.lease()), Durations.format(timing.poll()), fastFailover ? "on" : "off",
-                watchers.on() ? "on (watch lease " + Durations.format(watchers.watchLease()) + ", port " + watchers.port() + ")" : "off");
+                ownerLinks.isOn() ? "on (watch lease " + Durations.format(ownerLinks.watchLease()) + ", port " + ownerLinks.port() + ")" : "off");
         return this;
     }
 

@@ -108,7 +108,7 @@ public final class SlotRules {
     public static Bson pollFilter(NodeId me, Instant lateBefore, FreeShare free) {
         List<Document> branches = new ArrayList<>();
         branches.add(new Document("_id", new Document("$gte", OWNER_PREFIX).append("$lt", ownerIdEnd())));
-        if (free.all()) {
+        if (free.coversEveryFreeSlot()) {
             branches.add(new Document(IP, null));
         } else if (!free.none()) {
             // Older documents have no bucket: {bucket: null} matches them, from the same index. One branch
@@ -161,14 +161,14 @@ public final class SlotRules {
     public static Bson beatUpdate(SlotStore.Ownership owner) {
         Document update = new Document("$max", new Document(BEAT, owner.beat()))
                 .append("$currentDate", new Document(AT, true));
-        return owner.watch().on()
+        return owner.watch().isOn()
                 ? update.append("$set", new Document(WATCH, owner.watch().port()).append(WATCH_LEASE, owner.watch().lease().toMillis()))
                 : update;
     }
 
     /**
      * A takeover by a watch link that died: the slot still its owner instance's, at the epoch and
-     * heartbeat seen, and at a beat no higher than the highest sent on the link (see {@link Watchers}).
+     * heartbeat seen, and at a beat no higher than the highest sent on the link (see {@link OwnerLinks}).
      */
     public static Bson claimFromWatchedFilter(SlotView seen, long maxBeat, java.time.Duration wait) {
         return ownedVersion(seen).append(BEAT, new Document("$lte", maxBeat))

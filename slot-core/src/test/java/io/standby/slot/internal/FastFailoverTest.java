@@ -107,7 +107,7 @@ class FastFailoverTest {
         // The owner's document went quiet with the same renewal: its last beat is as old.
         slots.updateMany(Filters.gte("_id", SlotRules.OWNER_PREFIX), Updates.set(SlotRules.AT, fiveSecondsAgo));
         assertFalse(slot().expired());
-        assertTrue(slot().late());
+        assertTrue(slot().isLate());
         assertEquals(0, standby.poll(), "late by the server's clock, but not yet watched for the late mark on the standby's own");
         clock.tick(TIMING.late());
     }

@@ -254,7 +254,7 @@ abstract class SlotStoreContract {
         store.renewAll(Map.of("slot-0", 1L), a.withBeat(5));
         db.database().getCollection("slots").updateOne(Filters.eq("_id", "slot-0"), Updates.set("time", Date.from(Instant.now().minusSeconds(10))));
         SlotView late = slot("slot-0");
-        assertTrue(late.late());
+        assertTrue(late.isLate());
 
         assertFalse(store.claimFromGone(late, owner(7002, "b"), OptionalLong.of(1)), "the claim's beat, not the renewal's");
         assertTrue(store.claimFromGone(late, owner(7002, "b"), OptionalLong.of(5)));
@@ -431,7 +431,7 @@ abstract class SlotStoreContract {
         store.claim(slot("slot-0"), pausingOwner(7001, "a"));
         SlotView seen = heartbeatAgo(4);
         assertFalse(seen.expired());
-        assertTrue(seen.late());
+        assertTrue(seen.isLate());
         assertEquals(Duration.ofSeconds(3), seen.lateMark(), "the owner's late mark, as it wrote it");
 
         SlotView otherInstance = new SlotView(seen.id(), seen.owner(), "a-restarted", seen.time(), seen.lease(), seen.epoch(),
@@ -466,7 +466,7 @@ abstract class SlotStoreContract {
         store.claim(slot("slot-0"), owner(7001, "a"));
         SlotView late = heartbeatAgo(4);
         assertNull(late.lateMark());
-        assertFalse(late.late());
+        assertFalse(late.isLate());
 
         SlotView claimedLate = new SlotView(late.id(), late.owner(), late.instance(), late.time(), late.lease(), late.epoch(),
                 late.age(), late.changes(), Duration.ofSeconds(3), late.drain());

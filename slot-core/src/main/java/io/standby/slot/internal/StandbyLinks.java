@@ -16,7 +16,7 @@ import java.util.OptionalLong;
 
 /**
  * A standby's side of the watch links (fast takeover): a connection to each owner process it watches, and
- * when it may take that owner's slots after the connection ended. See {@link Watchers} for the owner's
+ * when it may take that owner's slots after the connection ended. See {@link OwnerLinks} for the owner's
  * side and the argument.
  *
  * <p>For each link it records the highest beat received and when it received the last ping it
@@ -39,9 +39,9 @@ import java.util.OptionalLong;
  * <p>The poll thread opens and forgets links and asks what may be taken; the transport's threads report
  * what arrives. Nothing here waits on the network.
  */
-public final class Watches {
+public final class StandbyLinks {
 
-    private static final Logger log = LoggerFactory.getLogger(Watches.class);
+    private static final Logger log = LoggerFactory.getLogger(StandbyLinks.class);
 
     /** How long after its death a link may still be claimed by; the owner keeps it twice as long. */
     static final Duration FORGET_AFTER = Duration.ofSeconds(30);
@@ -125,7 +125,7 @@ public final class Watches {
          * if that is another instance than the one watched, or the link is dead already.
          */
         public boolean authenticated(String instance) {
-            synchronized (Watches.this) {
+            synchronized (StandbyLinks.this) {
                 long now = clock.nanoTime();
                 if (!target.instance().equals(instance)) {
                     endLocked(now, "the owner at " + target.node() + " is instance " + instance + ", not " + target.instance());
@@ -142,10 +142,10 @@ public final class Watches {
         /**
          * A ping arrived, its tag checked by the transport. Returns true if the transport must acknowledge
          * it: the receipt is recorded first, so the acknowledgement never extends the owner's deadline beyond
-         * what this side counts from. False if the link is dead, or the ping is refused (see {@link Watches}).
+         * what this side counts from. False if the link is dead, or the ping is refused (see {@link StandbyLinks}).
          */
         public boolean pinged(long beat) {
-            synchronized (Watches.this) {
+            synchronized (StandbyLinks.this) {
                 long now = clock.nanoTime();
                 if (!authenticated || dead(now)) {
                     return false;
@@ -170,14 +170,14 @@ public final class Watches {
 
         /** The transport refused what the owner's end sent (a bad tag, a sequence out of order): the link ends. */
         public void refused(String reason) {
-            synchronized (Watches.this) {
+            synchronized (StandbyLinks.this) {
                 refusedLocked(clock.nanoTime(), reason);
             }
         }
 
         /** The connection ended: end of stream, an error, a refused connect. */
         public void ended(String reason) {
-            synchronized (Watches.this) {
+            synchronized (StandbyLinks.this) {
                 endLocked(clock.nanoTime(), reason);
             }
         }
@@ -274,18 +274,18 @@ public final class Watches {
     private final Map<String, Retry> retries = new HashMap<>();
     private long nextId = 1;
 
-    public Watches(MonotonicClock clock, Connector connector) {
+    public StandbyLinks(MonotonicClock clock, Connector connector) {
         this(clock, connector, new WatchStats());
     }
 
-    public Watches(MonotonicClock clock, Connector connector, WatchStats stats) {
+    public StandbyLinks(MonotonicClock clock, Connector connector, WatchStats stats) {
         this.clock = clock;
         this.connector = connector;
         this.stats = stats;
     }
 
     /** Whether watch links are on. */
-    public boolean on() {
+    public boolean isOn() {
         return connector != NONE;
     }
 
@@ -340,7 +340,7 @@ public final class Watches {
                 outside.add(() -> {
                     Connection connection = connector.connect(target, link);
                     boolean over;
-                    synchronized (Watches.this) {
+                    synchronized (StandbyLinks.this) {
                         link.connection = connection;
                         over = link.ended;
                     }
@@ -471,6 +471,6 @@ public final class Watches {
 
     @Override
     public String toString() {
-        return "Watches" + links.keySet();
+        return "StandbyLinks" + links.keySet();
     }
 }
