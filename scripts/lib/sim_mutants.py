@@ -48,7 +48,7 @@ M.update({
  'claim-any-beat': [(SC+'SlotRules.java', 'return ownedVersion(seen).append(BEAT, new Document("$lte", maxBeat))', 'return ownedVersion(seen)'),
                     (SC+'WatchTakeover.java', '                if (slot.beat() > dead.maxBeat()) {', '                if (false) {'),
                     (SC+'StandbyLinks.java', '&& beat <= c.maxBeat()).map(Claimable::markAge)', ').map(Claimable::markAge)')],
- 'wait-half': [(SC+'StandbyLinks.java', 'return watchLeaseNanos + watchLeaseNanos / 10;', 'return watchLeaseNanos / 2;')],
+ 'wait-half': [(SC+'StandbyLink.java', 'return watchLeaseNanos + watchLeaseNanos / 10;', 'return watchLeaseNanos / 2;')],
  'no-server-mark': [(SC+'SlotRules.java', '                .append(LINK_END, new Document("$gt", new Date(0)))\n'
                      + '                .append("$expr", new Document("$lt", List.of(new Document("$add", Arrays.asList("$" + LINK_END, wait.toMillis())), "$$NOW")));', ';'),
                     (SC+'WatchTakeover.java', '                if (slot.linkEnd() == null) {', '                if (false) {'),

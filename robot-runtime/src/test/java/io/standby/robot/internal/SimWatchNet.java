@@ -1,6 +1,7 @@
 package io.standby.robot.internal;
 
 import io.standby.slot.internal.OwnerLinks;
+import io.standby.slot.internal.StandbyLink;
 import io.standby.slot.internal.StandbyLinks;
 
 import java.util.ArrayList;
@@ -35,7 +36,7 @@ final class SimWatchNet {
         return (target, link) -> connect(node, gen, target, link);
     }
 
-    private StandbyLinks.Connection connect(SimNode from, int fromGen, StandbyLinks.Target target, StandbyLinks.Link link) {
+    private StandbyLinks.Connection connect(SimNode from, int fromGen, StandbyLinks.Target target, StandbyLink link) {
         SimNode owner = world.nodes.stream().filter(n -> n.id.equals(target.node())).findFirst().orElse(null);
         Conn conn = new Conn(from, fromGen, link);
         if (owner == null || !owner.up || sim.now() < owner.rejectingUntil || owner.ownerLinks == null
@@ -148,7 +149,7 @@ final class SimWatchNet {
     private final class Conn implements OwnerLinks.Link, StandbyLinks.Connection {
         final SimNode watcher;
         final int watcherGen;
-        final StandbyLinks.Link link;
+        final StandbyLink link;
         SimNode owner;
         int ownerGen;
         Object handle;
@@ -157,7 +158,7 @@ final class SimWatchNet {
         private long lastToOwner;
         private long lastToWatcher;
 
-        Conn(SimNode watcher, int watcherGen, StandbyLinks.Link link) {
+        Conn(SimNode watcher, int watcherGen, StandbyLink link) {
             this.watcher = watcher;
             this.watcherGen = watcherGen;
             this.link = link;

@@ -333,7 +333,7 @@ final class LeaseBook {
 
     private void lose(OwnedLease lease, LossReason reason) {
         if (lease.end(reason)) {
-            log.warn("Lost {} at epoch {}: {}", lease.slotId(), lease.epoch(), describe(reason));
+            log.warn("Lost {} at epoch {}: {}", lease.slotId(), lease.epoch(), reason.description());
             reportLoss(lease, reason);
         }
     }
@@ -345,15 +345,5 @@ final class LeaseBook {
         // Removed only after the listener returned, so the slot is not claimed again on this node
         // before the work of the old lease has stopped.
         owned.remove(lease.slotId(), lease);
-    }
-
-    private static String describe(LossReason reason) {
-        return switch (reason) {
-            case TAKEN -> "another node owns it now";
-            case REVOKED -> "an operator released it";
-            case FENCED -> "no renewal succeeded within the lease minus the fence margin";
-            case RELEASED -> "released";
-            case VANISHED -> "the slot document is gone";
-        };
     }
 }

@@ -174,7 +174,7 @@ public interface SlotStore {
         /** Each owner document's beat, by its id. */
         public Map<String, Long> beats() {
             Map<String, Long> beats = new HashMap<>();
-            owners.forEach(owner -> beats.put(SlotRules.ownerId(owner.node(), owner.instance()), owner.beat()));
+            owners.forEach(owner -> beats.put(OwnerDocRules.ownerId(owner.node(), owner.instance()), owner.beat()));
             return beats;
         }
     }

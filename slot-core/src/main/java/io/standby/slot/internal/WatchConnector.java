@@ -62,7 +62,7 @@ public final class WatchConnector {
             this.key = key;
         }
 
-        void run(StandbyLinks.Target target, StandbyLinks.Link link) {
+        void run(StandbyLinks.Target target, StandbyLink link) {
             boolean keepOpen = false;
             try {
                 LinkKey cluster = key.get();

@@ -52,7 +52,7 @@ class SlotProtocolWatchTest {
     private OwnerLinks ownerWatchers;
     private SlotProtocol standby;
     /** The standby's end of the link, and the owner's handle of it. */
-    private StandbyLinks.Link standbyLink;
+    private StandbyLink standbyLink;
     private Object ownerHandle;
     /** Whether the link still carries pings and acknowledgements. */
     private boolean linkUp;

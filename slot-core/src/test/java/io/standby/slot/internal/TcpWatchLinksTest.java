@@ -3,6 +3,7 @@ package io.standby.slot.internal;
 import io.standby.slot.MonotonicClock;
 import io.standby.slot.NodeId;
 import io.standby.testing.TcpProxy;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -20,6 +21,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -77,12 +79,8 @@ class TcpWatchLinksTest {
         return standbyLinks;
     }
 
-    private static void await(String what, BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-        while (!condition.getAsBoolean()) {
-            assertTrue(System.nanoTime() < deadline, "timed out waiting until " + what);
-            Thread.sleep(5);
-        }
+    private static void await(String what, BooleanSupplier condition) {
+        Awaitility.await(what).atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(5)).until(condition::getAsBoolean);
     }
 
     /** Pings until the owner counts the link open and acknowledged. */
@@ -112,12 +110,12 @@ class TcpWatchLinksTest {
     void pingsAreAcknowledgedAndTheOwnersCloseIsTheStandbysEndOfStream() throws Exception {
         StandbyLinks standbyLinks = watching("owner-1");
         pingUntilLinked(standbyLinks);
-        long until = System.nanoTime() + 2 * P.toNanos();
-        while (System.nanoTime() < until) {
-            ownerLinks.tick();
-            Thread.sleep(P.toMillis() / 10);
-        }
-        assertEquals(1, ownerLinks.open(), "acknowledged for two watch leases: still open");
+        // Ticked as the owner's pinger ticks it, for two watch leases: open and acknowledged all along.
+        Awaitility.await("acknowledged for two watch leases: still open").pollInterval(P.dividedBy(10))
+                .during(P.multipliedBy(2)).atMost(P.multipliedBy(20)).until(() -> {
+                    ownerLinks.tick();
+                    return ownerLinks.open() == 1;
+                });
         assertFalse(ownerLinks.blocks(42, System.nanoTime()), "acknowledged: the deadline lies ahead");
         assertEquals(0, renewals.get());
         server.close();
@@ -139,8 +137,8 @@ class TcpWatchLinksTest {
     void anotherInstanceAtThePortGivesNothingToClaimBy() throws Exception {
         StandbyLinks standbyLinks = watching("owner-0");
         await("the standby hung up", () -> standbyLinks.live() == 0 && standbyLinks.nextClaimable().isEmpty());
-        Thread.sleep(100);
-        assertTrue(standbyLinks.unmarked().isEmpty(), "no ping was accepted: nothing to mark or claim by");
+        Awaitility.await("no ping was accepted: nothing to mark or claim by").during(Duration.ofMillis(100))
+                .atMost(Duration.ofSeconds(5)).until(() -> standbyLinks.unmarked().isEmpty());
         assertNothingCounts("a standby that wants an earlier instance");
     }
 
@@ -178,11 +176,14 @@ class TcpWatchLinksTest {
         } catch (IOException e) {
             // the owner closed the connection at the first bytes, which are no hello: the rest finds it closed
         }
-        for (int i = 0; i < 20; i++) {
-            ownerLinks.announce(42 + i);
-            ownerLinks.tick();
-            Thread.sleep(10);
-        }
+        // Beats announced and pings sent every 10 ms for 200 ms, while the stranger's guesses arrive.
+        AtomicLong beat = new AtomicLong(42);
+        Awaitility.await("a stranger's acknowledgements count for nothing").pollInterval(Duration.ofMillis(10))
+                .during(Duration.ofMillis(200)).atMost(Duration.ofSeconds(5)).until(() -> {
+                    ownerLinks.announce(beat.getAndIncrement());
+                    ownerLinks.tick();
+                    return ownerLinks.open() == 0 && renewals.get() == 0;
+                });
         assertNothingCounts("a stranger's acknowledgements");
         await("the stranger was refused", () -> ownerLinks.stats().refused() == 1);
         try {

@@ -138,23 +138,23 @@ class WatchLinksTest {
 
     // The standby's side.
 
-    private final List<StandbyLinks.Link> opened = new ArrayList<>();
+    private final List<StandbyLink> opened = new ArrayList<>();
     private final StandbyLinks standbyLinks = new StandbyLinks(clock, (target, link) -> {
         opened.add(link);
         return () -> { };
     });
     private final StandbyLinks.Target target = new StandbyLinks.Target(OWNER, "i-1", 7701, P, 10);
 
-    private StandbyLinks.Link watched() {
+    private StandbyLink watched() {
         standbyLinks.watch(List.of(target));
-        StandbyLinks.Link link = opened.getLast();
+        StandbyLink link = opened.getLast();
         assertTrue(link.authenticated("i-1"));
         return link;
     }
 
     @Test
     void aStandbyClaimsByADeadLinkOnly1point1WatchLeasesAfterTheLastPingItAcknowledged() {
-        StandbyLinks.Link link = watched();
+        StandbyLink link = watched();
         assertTrue(link.pinged(10));
         clock.tick(Duration.ofMillis(100));
         assertTrue(link.pinged(12));
@@ -175,7 +175,7 @@ class WatchLinksTest {
 
     @Test
     void aDeadLinkNotMarkedInTheDatabaseIsNeverClaimedBy() {
-        StandbyLinks.Link link = watched();
+        StandbyLink link = watched();
         assertTrue(link.pinged(10));
         link.ended("end of stream");
         clock.tick(Duration.ofSeconds(5));
@@ -190,7 +190,7 @@ class WatchLinksTest {
 
     @Test
     void aLiveLinkIsNeverClaimedByAndSilenceKillsIt() {
-        StandbyLinks.Link link = watched();
+        StandbyLink link = watched();
         for (int i = 0; i < 30; i++) {
             assertTrue(link.pinged(10 + i));
             clock.tick(Duration.ofMillis(100));
@@ -205,7 +205,7 @@ class WatchLinksTest {
 
     @Test
     void aLinkThatNeverHeardAPingOrTheWrongInstanceGivesNothing() {
-        StandbyLinks.Link link = watched();
+        StandbyLink link = watched();
         link.ended("connect refused");
         clock.tick(Duration.ofSeconds(5));
         assertTrue(standbyLinks.claimable().isEmpty(), "no ping, no beat to claim at");
@@ -222,7 +222,7 @@ class WatchLinksTest {
 
     @Test
     void aDeadLinkIsKeptBesideANewOneAndForgottenAfterHalfAMinute() {
-        StandbyLinks.Link first = watched();
+        StandbyLink first = watched();
         assertTrue(first.pinged(10));
         first.ended("connection reset");
         standbyLinks.watch(List.of(target));
@@ -240,13 +240,13 @@ class WatchLinksTest {
 
     @Test
     void aMarkCountsOnlyForTheLinksThatHadDiedWhenItWasTaken() {
-        StandbyLinks.Link first = watched();
+        StandbyLink first = watched();
         assertTrue(first.pinged(10));
         first.ended("connection reset");
         standbyLinks.watch(List.of(target));
         clock.tick(Duration.ofSeconds(1));
         standbyLinks.watch(List.of(target));
-        StandbyLinks.Link second = opened.getLast();
+        StandbyLink second = opened.getLast();
         assertTrue(second.authenticated("i-1"));
         List<StandbyLinks.Claimable> dying = standbyLinks.unmarked();
         assertEquals(List.of(10L), dying.stream().map(StandbyLinks.Claimable::maxBeat).toList());
@@ -260,12 +260,12 @@ class WatchLinksTest {
 
     @Test
     void aClaimByOneDeadLinkForgetsThatLinkOnlyAndAYoungerOneToTheSameOwnerStillCounts() {
-        StandbyLinks.Link first = watched();
+        StandbyLink first = watched();
         assertTrue(first.pinged(10));
         first.ended("connection reset");
         clock.tick(Duration.ofSeconds(1));
         standbyLinks.watch(List.of(target));
-        StandbyLinks.Link second = opened.getLast();
+        StandbyLink second = opened.getLast();
         assertTrue(second.authenticated("i-1"));
         assertTrue(second.pinged(20));
         second.ended("end of stream");
@@ -279,7 +279,7 @@ class WatchLinksTest {
 
     @Test
     void aPingAtALowerBeatOrFarAboveWhatTheOwnersDocumentShowedIsRefusedCountedAndEndsTheLink() {
-        StandbyLinks.Link link = watched();
+        StandbyLink link = watched();
         assertTrue(link.pinged(12));
         assertFalse(link.pinged(11), "beats on a link never go back");
         assertEquals(1, standbyLinks.stats().refused());
@@ -290,7 +290,7 @@ class WatchLinksTest {
                 "the pings before it still count; the refused one raised nothing");
 
         standbyLinks.watch(List.of(target));
-        StandbyLinks.Link far = opened.getLast();
+        StandbyLink far = opened.getLast();
         assertTrue(far != link, "a new link, a second after the refused one died");
         assertTrue(far.authenticated("i-1"));
         assertFalse(far.pinged(10 + StandbyLinks.BEAT_SLACK + 1), "the owner's document showed beat 10");
@@ -377,7 +377,7 @@ class WatchLinksTest {
             return () -> byes.add(t.instance());
         });
         saying.watch(List.of(target));
-        StandbyLinks.Link link = opened.getLast();
+        StandbyLink link = opened.getLast();
         link.authenticated("i-1");
         link.pinged(10);
         saying.watch(List.of());
