@@ -44,19 +44,19 @@ M.update({
 
 # Issue 25's watch links: the owner's pause at a link's deadline, and the standby's claim by a dead link.
 M.update({
- 'no-pause': [(SC+'Watchers.java', 'if (s.maxSent >= ackedBeat && now - s.deadline >= 0', 'if (false && s.maxSent >= ackedBeat && now - s.deadline >= 0')],
+ 'no-pause': [(SC+'OwnerLinks.java', 'if (s.maxSent >= ackedBeat && now - s.deadline >= 0', 'if (false && s.maxSent >= ackedBeat && now - s.deadline >= 0')],
  'claim-any-beat': [(SC+'SlotRules.java', 'return ownedVersion(seen).append(BEAT, new Document("$lte", maxBeat))', 'return ownedVersion(seen)'),
                     (SC+'WatchTakeover.java', '                if (slot.beat() > dead.maxBeat()) {', '                if (false) {'),
-                    (SC+'Watches.java', '&& beat <= c.maxBeat()).map(Claimable::markAge)', ').map(Claimable::markAge)')],
- 'wait-half': [(SC+'Watches.java', 'return watchLeaseNanos + watchLeaseNanos / 10;', 'return watchLeaseNanos / 2;')],
+                    (SC+'StandbyLinks.java', '&& beat <= c.maxBeat()).map(Claimable::markAge)', ').map(Claimable::markAge)')],
+ 'wait-half': [(SC+'StandbyLink.java', 'return watchLeaseNanos + watchLeaseNanos / 10;', 'return watchLeaseNanos / 2;')],
  'no-server-mark': [(SC+'SlotRules.java', '                .append(LINK_END, new Document("$gt", new Date(0)))\n'
                      + '                .append("$expr", new Document("$lt", List.of(new Document("$add", Arrays.asList("$" + LINK_END, wait.toMillis())), "$$NOW")));', ';'),
                     (SC+'WatchTakeover.java', '                if (slot.linkEnd() == null) {', '                if (false) {'),
                     (SC+'WatchTakeover.java', 'if (!claims.hasRoom() || slot.linkEnd().compareTo(dead.markAge()) <= 0) {', 'if (!claims.hasRoom()) {'),
                     (SC+'WatchTakeover.java', '.filter(wait -> slot.linkEnd().compareTo(wait) > 0).isPresent();', '.isPresent();'),
                     (SC+'WatchTakeover.java', 'slot.instance() == null || slot.linkEnd() == null) {', 'slot.instance() == null) {')],
- 'no-own-mark': [(SC+'Watches.java', 'if (link.usable(now) && link.marked && now - link.claimableFrom()', 'if (link.usable(now) && now - link.claimableFrom()')],
- 'forget-at-once': [(SC+'Watchers.java', 'links.removeIf(s -> !s.open && s.deadline == Long.MAX_VALUE);', 'links.removeIf(s -> !s.open);')],
+ 'no-own-mark': [(SC+'StandbyLinks.java', 'if (link.usable(now) && link.marked && now - link.claimableFrom()', 'if (link.usable(now) && now - link.claimableFrom()')],
+ 'forget-at-once': [(SC+'OwnerLinks.java', 'links.removeIf(s -> !s.open && s.deadline == Long.MAX_VALUE);', 'links.removeIf(s -> !s.open);')],
 })
 
 # Issue 34: links hardened. The other holes of the issue (a stranger at the port, floods, forged messages,

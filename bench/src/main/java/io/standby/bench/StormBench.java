@@ -158,7 +158,7 @@ final class StormBench implements Callable<Integer> {
                 int node = i;
                 StandbyDatabase client = StandbyDatabase.connect(slow.uri(), name, Duration.ofSeconds(5), s -> s.addCommandListener(calls.of(node)));
                 clients.add(client);
-                nodes.add(SlotNode.create(client, NodeConfig.of(identity.apply(i), maxSlots, timing), listener(ledger, node)));
+                nodes.add(SlotNode.builder(client, NodeConfig.of(identity.apply(i), maxSlots, timing)).listener(listener(ledger, node)).build());
             }
             try {
                 // Connections first, then the latency: the storm measures calls, not connection set-up.

@@ -25,6 +25,7 @@ import io.standby.slot.internal.FreeShare;
 import io.standby.slot.internal.MongoNodeRegistry;
 import io.standby.slot.internal.MongoSlotStore;
 import io.standby.slot.internal.NodeRegistry;
+import io.standby.slot.internal.OwnerDocRules;
 import io.standby.slot.internal.SlotRules;
 import io.standby.slot.internal.SlotStore;
 import org.bson.BsonDocument;
@@ -178,7 +179,7 @@ class DocumentSizesTest {
         record("poll reply, M = 100", pollReply.get(100), 15_000, 40_000);
         record("poll reply, M = 1,000", pollReply.get(1_000), 150_000, 400_000);
         record("poll reply, per slot (M = 100 to 1,000)", (pollReply.get(1_000) - pollReply.get(100)) / 900, 150, 400);
-        record("owner document (`owner:<ip:port>/<instance>`, beat, at)", stored("slots", SlotRules.ownerId(a.node(), a.instance())), 60, 250);
+        record("owner document (`owner:<ip:port>/<instance>`, beat, at)", stored("slots", OwnerDocRules.ownerId(a.node(), a.instance())), 60, 250);
         record("a standby's poll of an idle world: 1 owner, M = 1", standbyPoll.get(1), 100, 800);
         record("a standby's poll of an idle world: 2 owners, M = 1,000", standbyPoll.get(1_000), 100, 800);
 

@@ -114,7 +114,7 @@ final class SlotsCommand {
             json.put("heartbeatAgeMs", s.released() ? null : s.age().toMillis());
             json.put("leaseMs", s.lease().toMillis());
             json.put("expired", s.expired());
-            json.put("late", s.late());
+            json.put("late", s.isLate());
             json.put("lateMarkMs", s.lateMark() == null ? null : s.lateMark().toMillis());
             json.put("changes", s.changes());
             json.put("drain", s.drain() == null ? null : Map.of("instance", s.drain().instance(), "force", s.drain().force()));

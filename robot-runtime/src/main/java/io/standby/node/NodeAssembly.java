@@ -8,6 +8,7 @@ import io.standby.slot.NodeConfig;
 import io.standby.slot.NodeState;
 import io.standby.slot.SlotListener;
 import io.standby.slot.SlotNode;
+import io.standby.slot.SlotNodeBuilder;
 import io.standby.slot.SlotTable;
 import io.standby.slot.StandbyDatabase;
 import io.standby.slot.WatchLinkCounts;
@@ -135,8 +136,12 @@ final class NodeAssembly {
             RobotRuntime robots = RobotRuntime.create(robotsDb, config.node(), settings.runtime(), settings.robotTypes(),
                     robotListener, settings.clock(), events).start();
             opened.add(robots);
-            SlotNode slots = SlotNode.create(slotsDb, config, slotListeners(settings.listener(), robots, hooks), robots::workload,
-                    settings.fastFailover(), settings.clock(), events, settings.watchLinks()).start();
+            SlotNodeBuilder slotNode = SlotNode.builder(slotsDb, config).listener(slotListeners(settings.listener(), robots, hooks))
+                    .workload(robots::workload).sharing(settings.clock(), events).watchLinks(settings.watchLinks());
+            if (settings.fastFailover()) {
+                slotNode.withFastFailover();
+            }
+            SlotNode slots = slotNode.build().start();
             // An extension can still fail the start: then the slots it may have claimed are released first.
             opened.add(slots);
             // After the join: a node refused at the join records nothing.

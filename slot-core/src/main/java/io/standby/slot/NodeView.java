@@ -10,7 +10,7 @@ import java.util.List;
  *
  * @param state    what the node last said it does
  * @param slots    the slots it holds, as it last wrote
- * @param load     0 (idle) to 100 (saturated): 64 % CPU, 32 % slots held of its maximum, 4 % heap (seed 004)
+ * @param load     0 (idle) to 100 (saturated): 64 % CPU, 32 % slots held of its maximum, 4 % heap (the load score, see {@code Load})
  * @param interval how often it writes its document when nothing changes
  * @param age      how long ago it last wrote, by the server's clock
  * @param drain    an operator asked it to drain

@@ -6,8 +6,6 @@ import io.standby.slot.internal.Fanout;
 import io.standby.slot.internal.GoneOwners;
 import io.standby.slot.internal.LinkKey;
 import io.standby.slot.internal.Load;
-import io.standby.slot.internal.MongoNodeRegistry;
-import io.standby.slot.internal.MongoSlotStore;
 import io.standby.slot.internal.NodeLinks;
 import io.standby.slot.internal.NodeRegistry;
 import io.standby.slot.internal.OwnerProbe;
@@ -15,8 +13,7 @@ import io.standby.slot.internal.ProtocolSetup;
 import io.standby.slot.internal.Sleeper;
 import io.standby.slot.internal.SlotProtocol;
 import io.standby.slot.internal.SlotStore;
-import io.standby.slot.internal.SuspendAwareClock;
-import io.standby.slot.internal.Watchers;
+import io.standby.slot.internal.OwnerLinks;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -68,24 +65,19 @@ public final class SlotNode implements AutoCloseable {
     private final MonotonicClock clock;
     /** Both sides of this node's watch links; null without them. */
     private final NodeLinks links;
-    private final Watchers watchers;
+    private final OwnerLinks ownerLinks;
     /** Pings the standbys watching this node; its own thread, so that a slow poll never silences them. */
     private final ScheduledExecutorService watch = Executors.newSingleThreadScheduledExecutor(daemon("standby-watch"));
 
     /**
-     * @param events       where this node records how its slots change hands, or null
-     * @param fastFailover whether to take over slots of owners found gone before their lease runs out
-     */
-    SlotNode(SlotStore store, NodeRegistry registry, NodeConfig config, MonotonicClock clock, SlotListener listener,
-             Supplier<Workload> workload, EventLog events, boolean fastFailover) {
-        this(store, registry, config, clock, listener, workload, events, true, fastFailover, null, null);
-    }
-
-    /**
-     * @param watchLinks with watch links, their settings ({@link Watchers}); null without
+     * See {@link SlotNodeBuilder}.
+     *
+     * @param events     where this node records how its slots change hands
+     * @param ownsEvents whether this node starts and closes {@code events}, or its owner (a whole node) does
+     * @param watchLinks with watch links, their settings ({@link OwnerLinks}); null without
      * @param readKey    reads the cluster's key for watch links; null without
      */
-    private SlotNode(SlotStore store, NodeRegistry registry, NodeConfig config, MonotonicClock clock, SlotListener listener,
+    SlotNode(SlotStore store, NodeRegistry registry, NodeConfig config, MonotonicClock clock, SlotListener listener,
                      Supplier<Workload> workload, EventLog events, boolean ownsEvents, boolean fastFailover, WatchLinks watchLinks,
                      Supplier<LinkKey> readKey) {
         this.config = config;
@@ -103,11 +95,11 @@ public final class SlotNode implements AutoCloseable {
         if (watchLinks != null) {
             this.links = new NodeLinks(config, clock, watchLinks, readKey, task -> heartbeat.execute(guard("renew", task)),
                     this::renewAll);
-            this.watchers = links.watchers();
-            setup = setup.withWatchLinks(watchers, links.watches());
+            this.ownerLinks = links.ownerLinks();
+            setup = setup.withWatchLinks(ownerLinks, links.standbyLinks());
         } else {
             this.links = null;
-            this.watchers = Watchers.OFF;
+            this.ownerLinks = OwnerLinks.OFF;
         }
         this.protocol = new SlotProtocol(setup);
     }
@@ -122,66 +114,9 @@ public final class SlotNode implements AutoCloseable {
         return links == null ? WatchLinkCounts.NONE : links.counts();
     }
 
-    /**
-     * Creates a node on a database whose client bounds every operation by
-     * {@link SlotTiming#operationTimeout()} (see {@link StandbyDatabase#connect}). Not started yet.
-     */
-    public static SlotNode create(StandbyDatabase database, NodeConfig config, SlotListener listener) {
-        return create(database, config, listener, () -> Workload.NONE);
-    }
-
-    /**
-     * Creates a node that writes itself into the {@code nodes} registry, with what {@code workload}
-     * reports of its robots, plans its claims from the registry, and records in the {@code events}
-     * collection how its slots change hands. Not started yet.
-     */
-    public static SlotNode create(StandbyDatabase database, NodeConfig config, SlotListener listener, Supplier<Workload> workload) {
-        return create(database, config, listener, workload, false);
-    }
-
-    /**
-     * The same, with fast failover on or off. On, the node takes a slot over before its lease runs out
-     * when the owner's heartbeat is late and the owner's address, which accepted this node's connects
-     * before, refuses two connects in a row: the owner's process is gone. And it checks its own address
-     * every half heartbeat: if that refuses connects while this node lives, it fences every lease at once
-     * ({@link #identityLost()}). The node's ip:port must then be held by a listener for its whole life
-     * (the node's HTTP endpoint, or the application's own), and must be the address other nodes reach it
-     * at. A firewall that rejects connects to a live node with a TCP reset makes a late node look gone:
-     * its slots are taken and its writes fenced at once, and it stops its robots at its next renewal.
-     */
-    public static SlotNode create(StandbyDatabase database, NodeConfig config, SlotListener listener, Supplier<Workload> workload,
-                                  boolean fastFailover) {
-        return new SlotNode(new MongoSlotStore(database), new MongoNodeRegistry(database.database()), config,
-                SuspendAwareClock.ofSystem(), listener, workload, new EventLog(database.database()), fastFailover);
-    }
-
-    /**
-     * The same, for a node that shares one clock and one event log among its parts (a {@code StandbyNode}):
-     * every local deadline of the protocol is read on {@code clock}, and the node records into
-     * {@code events}, which its owner starts once this node joined and closes after it.
-     */
-    public static SlotNode create(StandbyDatabase database, NodeConfig config, SlotListener listener, Supplier<Workload> workload,
-                                  boolean fastFailover, MonotonicClock clock, EventLog events) {
-        return new SlotNode(new MongoSlotStore(database), new MongoNodeRegistry(database.database()), config, clock, listener,
-                workload, events, false, fastFailover, null, null);
-    }
-
-    /**
-     * The same, with watch links ({@code watchLinks} not null): this node takes links from standbys on a
-     * port of its ip ({@link WatchLinks#port()}, written into its owner document), and pauses a slot's robots
-     * when a link's deadline passes before a renewal outran it; and it watches up to 16 owners, taking their
-     * slots within about {@code 1.1 × watch lease} of their death (see {@link io.standby.slot.internal.Watchers}).
-     * Links are authenticated with the cluster's key, read from the database (collection
-     * {@value LinkKey#COLLECTION}) at the start, and created there by the first node.
-     *
-     * @throws IllegalArgumentException if the watch lease is not shorter than the late mark, or leaves a
-     *                                  margin shorter than the fence check's period ({@link FenceCheck})
-     * @throws java.io.UncheckedIOException if the watch port cannot be bound
-     */
-    public static SlotNode create(StandbyDatabase database, NodeConfig config, SlotListener listener, Supplier<Workload> workload,
-                                  boolean fastFailover, MonotonicClock clock, EventLog events, WatchLinks watchLinks) {
-        return new SlotNode(new MongoSlotStore(database), new MongoNodeRegistry(database.database()), config, clock, listener,
-                workload, events, false, fastFailover, watchLinks, watchLinks == null ? null : () -> LinkKey.loadOrCreate(database.database()));
+    /** A node on {@code database}, as {@code config} says; {@link SlotNodeBuilder} has the rest. */
+    public static SlotNodeBuilder builder(StandbyDatabase database, NodeConfig config) {
+        return new SlotNodeBuilder(database, config);
     }
 
     /**
@@ -240,16 +175,16 @@ public final class SlotNode implements AutoCloseable {
         SlotTiming timing = config.timing();
         heartbeat.scheduleAtFixedRate(guard("renew", protocol::renewAll),
                 timing.heartbeat().toNanos(), timing.heartbeat().toNanos(), TimeUnit.NANOSECONDS);
-        long check = FenceCheck.interval(timing, watchers.on() ? watchers.watchLease() : null).toNanos();
+        long check = FenceCheck.interval(timing, ownerLinks.isOn() ? ownerLinks.watchLease() : null).toNanos();
         fence.scheduleAtFixedRate(guard("fence", protocol::checkFences), check, check, TimeUnit.NANOSECONDS);
         if (fastFailover) {
             long half = Math.max(Duration.ofMillis(50).toNanos(), timing.heartbeat().toNanos() / 2);
             identity.scheduleAtFixedRate(guard("identity", () -> protocol.checkIdentity().ifPresent(identityLost::complete)),
                     half, half, TimeUnit.NANOSECONDS);
         }
-        if (watchers.on()) {
-            long tick = watchers.tickInterval().toNanos();
-            watch.scheduleAtFixedRate(guard("watch", watchers::tick), tick, tick, TimeUnit.NANOSECONDS);
+        if (ownerLinks.isOn()) {
+            long tick = ownerLinks.tickInterval().toNanos();
+            watch.scheduleAtFixedRate(guard("watch", ownerLinks::tick), tick, tick, TimeUnit.NANOSECONDS);
             // Between polls: a dead link's wait ends at any moment, and the takeover should follow within a tick.
             poller.scheduleWithFixedDelay(guard("watched takeover", () -> {
                 try {
@@ -262,8 +197,8 @@ public final class SlotNode implements AutoCloseable {
         poller.scheduleWithFixedDelay(guard("poll", () -> {
             try {
                 if (links != null) {
-            links.readKeyIfMissing();
-        }
+                    links.readKeyIfMissing();
+                }
                 protocol.poll();
                 if (protocol.drained()) {
                     drained.complete(null);
@@ -275,7 +210,7 @@ public final class SlotNode implements AutoCloseable {
         log.info("Node {} started (instance {}, max slots {}, heartbeat {}, lease {}, poll {}, fast failover {}, watch links {})",
                 config.node(), config.instance(), config.maxSlots(), Durations.format(timing.heartbeat()),
                 Durations.format(timing.lease()), Durations.format(timing.poll()), fastFailover ? "on" : "off",
-                watchers.on() ? "on (watch lease " + Durations.format(watchers.watchLease()) + ", port " + watchers.port() + ")" : "off");
+                ownerLinks.isOn() ? "on (watch lease " + Durations.format(ownerLinks.watchLease()) + ", port " + ownerLinks.port() + ")" : "off");
         return this;
     }
 

@@ -24,7 +24,7 @@ import java.time.Instant;
  *                 a standby that watched the owner's document stand still at this beat may take the slot
  * @param linkEnd  how long ago, by the server's clock at the read, a standby marked that its watch link to the
  *                 owner died, or null: a claim by a dead link waits for this mark to age too (see
- *                 {@code Watches})
+ *                 {@code StandbyLinks})
  */
 public record SlotView(String id, NodeId owner, String instance, Instant time, Duration lease, long epoch, Duration age,
                        long changes, Duration lateMark, Drain drain, long beat, Duration linkEnd) {
@@ -52,7 +52,7 @@ public record SlotView(String id, NodeId owner, String instance, Instant time, D
      * the read: the owner has paused its robots, so the slot may be taken over early if its process is
      * found gone. False when the owner declared no late mark.
      */
-    public boolean late() {
+    public boolean isLate() {
         return owner != null && lateMark != null && age.compareTo(lateMark) > 0;
     }
 

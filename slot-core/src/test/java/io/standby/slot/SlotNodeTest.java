@@ -72,7 +72,8 @@ class SlotNodeTest {
         StandbyDatabase db = StandbyDatabase.connect(uri, dbName, timing.operationTimeout(), null);
         connections.add(db);
         NodeConfig config = NodeConfig.of(new NodeId("127.0.0.1", port), maxSlots, timing);
-        SlotNode node = SlotNode.create(db, config, SlotListener.inOrder(new RecordingListener(String.valueOf(port), log), also)).start();
+        SlotNode node = SlotNode.builder(db, config)
+                .listener(SlotListener.inOrder(new RecordingListener(String.valueOf(port), log), also)).build().start();
         nodes.add(node);
         return node;
     }

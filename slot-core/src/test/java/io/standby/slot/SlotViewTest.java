@@ -33,11 +33,11 @@ class SlotViewTest {
 
     @Test
     void anOwnerIsLateOnlyOnceItsHeartbeatIsOlderThanTheLateMarkItWrote() {
-        assertFalse(owned(LATE).late(), "exactly at the mark: the owner pauses its robots before it, not at it");
-        assertTrue(owned(LATE.plusMillis(1)).late());
-        assertFalse(new SlotView("slot-0", OWNER, "i-1", HEARTBEAT, LEASE, 3, LEASE.plusSeconds(60), 0).late(),
+        assertFalse(owned(LATE).isLate(), "exactly at the mark: the owner pauses its robots before it, not at it");
+        assertTrue(owned(LATE.plusMillis(1)).isLate());
+        assertFalse(new SlotView("slot-0", OWNER, "i-1", HEARTBEAT, LEASE, 3, LEASE.plusSeconds(60), 0).isLate(),
                 "an owner that wrote no late mark is never late, however old its heartbeat");
-        assertFalse(new SlotView("slot-0", null, null, HEARTBEAT, LEASE, 3, LEASE, 0, LATE, null).late(),
+        assertFalse(new SlotView("slot-0", null, null, HEARTBEAT, LEASE, 3, LEASE, 0, LATE, null).isLate(),
                 "a slot nobody owns has nobody to be late");
     }
 

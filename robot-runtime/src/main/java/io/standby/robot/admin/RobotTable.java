@@ -166,7 +166,7 @@ public final class RobotTable {
                         : "no slot has room for weight " + robot.weight() + " under capacity " + capacity.getAsDouble()));
     }
 
-    /** Slots a robot may be placed on: the live ones, or every slot while none is live (seed 003). */
+    /** Slots a robot may be placed on: the live ones, or every slot while none is live, so an add never fails for want of a live node. */
     private List<String> candidateSlots() {
         List<SlotView> all = slots.list();
         List<String> live = all.stream().filter(s -> s.state() == SlotState.OWNED).map(SlotView::id).toList();

@@ -14,7 +14,7 @@ import java.util.Optional;
 import java.util.OptionalDouble;
 
 /**
- * Where robots go: the least-loaded slot by the sum of robot weights (seed 003's findLessLoadNode),
+ * Where robots go: the least-loaded slot by the sum of robot weights (least-loaded placement),
  * ties broken by a hash of robot and slot, and the fewest moves that even the load out.
  */
 public final class Placement {

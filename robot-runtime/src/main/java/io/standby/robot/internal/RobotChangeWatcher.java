@@ -117,7 +117,7 @@ public final class RobotChangeWatcher implements AutoCloseable {
     }
 
     /**
-     * Watches the robots of these slots from now on. A new set reopens the stream with its pipeline,
+     * StandbyLinks the robots of these slots from now on. A new set reopens the stream with its pipeline,
      * resuming where the old stream stopped reading, so a change the old one had not read yet arrives if
      * the new set wants it; one the old stream read past and dropped (in a slot only the new set has) is
      * covered by the wake every open gives. An empty set closes the stream. The change takes effect when

@@ -38,7 +38,7 @@ public final class SlotRun {
 
     /**
      * Highest priority first; among equals, robots that were interrupted (the former runner never stopped
-     * them) before the rest, as seed 002 asks; then by id.
+     * them) before the rest, since they were cut off mid-work; then by id.
      */
     static final Comparator<RobotView> START_ORDER = Comparator
             .comparingInt((RobotView r) -> -r.priority())

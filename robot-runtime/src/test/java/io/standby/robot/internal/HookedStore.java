@@ -15,7 +15,7 @@ final class HookedStore extends ForwardingRobotStore {
     volatile boolean failFence;
     volatile boolean failWatch;
     final IllegalStateException fenceFailure = new IllegalStateException("fence: database unreachable");
-    int watches;
+    int standbyLinks;
     /** Runs just before a take, with the ids it asks for. */
     volatile Consumer<Collection<String>> beforeTake = ids -> { };
     /** Runs just after a read of the slots' robots, before they are reconciled. */
@@ -44,7 +44,7 @@ final class HookedStore extends ForwardingRobotStore {
         if (failWatch) {
             throw new IllegalStateException("watch: database unreachable");
         }
-        watches++;
+        standbyLinks++;
         List<RobotView> read = new ArrayList<>(store.watch(slotIds));
         afterWatch.run();
         return read;

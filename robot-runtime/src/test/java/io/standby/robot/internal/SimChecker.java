@@ -3,6 +3,7 @@ package io.standby.robot.internal;
 import io.standby.robot.model.RobotFields;
 import io.standby.robot.model.RobotToken;
 import io.standby.slot.Lease;
+import io.standby.slot.internal.OwnerDocRules;
 import io.standby.slot.internal.SlotRules;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
@@ -293,7 +294,7 @@ final class SimChecker {
     private void everySlotServed() {
         // Served while there is room: drains and their stops may leave fewer claiming nodes than slots.
         int room = world.nodes.stream().filter(SimNode::claiming).mapToInt(n -> n.maxSlots).sum();
-        List<String> slotIds = world.db.slots.committed.keySet().stream().filter(id -> !SlotRules.isOwnerId(id)).toList();
+        List<String> slotIds = world.db.slots.committed.keySet().stream().filter(id -> !OwnerDocRules.isOwnerId(id)).toList();
         if (room < slotIds.size()) {
             unservedSince.clear();
             return;

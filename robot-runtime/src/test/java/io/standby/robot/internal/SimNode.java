@@ -16,8 +16,8 @@ import io.standby.slot.internal.GoneOwners;
 import io.standby.slot.internal.Load;
 import io.standby.slot.internal.ProtocolSetup;
 import io.standby.slot.internal.SlotProtocol;
-import io.standby.slot.internal.Watchers;
-import io.standby.slot.internal.Watches;
+import io.standby.slot.internal.OwnerLinks;
+import io.standby.slot.internal.StandbyLinks;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -69,8 +69,8 @@ final class SimNode {
     SlotProtocol protocol;
     /** This process's instance id, and its watch links' two sides (null without watch links). */
     String instance;
-    Watchers watchers;
-    Watches watches;
+    OwnerLinks ownerLinks;
+    StandbyLinks standbyLinks;
     private SlotRuns slots;
     WriteSequence sequence;
     SimThreads threads;
@@ -123,13 +123,13 @@ final class SimNode {
         instance = config.instance();
         int gen0 = generation;
         if (world.watchLinks) {
-            watchers = new Watchers(clock, world.watchLease, () -> afterFor(gen0, 0, () -> protocol.renewAll()));
+            ownerLinks = new OwnerLinks(clock, world.watchLease, () -> afterFor(gen0, 0, () -> protocol.renewAll()));
             // Where the real transport would listen; the simulated links find the process by its address.
-            watchers.port(id.port() + 1);
-            watches = new Watches(clock, world.watchNet.connector(this));
+            ownerLinks.port(id.port() + 1);
+            standbyLinks = new StandbyLinks(clock, world.watchNet.connector(this));
         } else {
-            watchers = null;
-            watches = null;
+            ownerLinks = null;
+            standbyLinks = null;
         }
         runs = new RobotRuns(robotStore, writes, sequence, RUNTIME, TYPES, name(), clock, threads, this::runEnded, event -> { },
                 RobotListener.NONE);
@@ -143,7 +143,7 @@ final class SimNode {
                         // The two connects in one instant: a process is not restarted between them here.
                         ? new GoneOwners((node, timeout) -> world.probe(node), duration -> { }, clock, Duration.ofMillis(50), GoneOwners.GAP)
                         : GoneOwners.OFF);
-        protocol = new SlotProtocol(watchers == null ? setup : setup.withWatchLinks(watchers, watches));
+        protocol = new SlotProtocol(ownerLinks == null ? setup : setup.withWatchLinks(ownerLinks, standbyLinks));
         sim.note(this + " starts (instance " + config.instance() + ")");
         int gen = generation;
         after(0, () -> join(gen));
@@ -167,8 +167,8 @@ final class SimNode {
         if (world.fastFailover) {
             after(local(identityCheck()), () -> checkIdentity(gen));
         }
-        if (watchers != null) {
-            after(local(watchers.tickInterval()), () -> tickWatchers(gen));
+        if (ownerLinks != null) {
+            after(local(ownerLinks.tickInterval()), () -> tickWatchers(gen));
         }
         scheduleSync(local(timing.poll()));
         after(0, () -> poll(gen));
@@ -176,8 +176,8 @@ final class SimNode {
 
     /** As SlotNode pings its watchers: every tenth of the watch lease. */
     private void tickWatchers(int gen) {
-        watchers.tick();
-        after(local(watchers.tickInterval()) + late(), () -> tickWatchers(gen));
+        ownerLinks.tick();
+        after(local(ownerLinks.tickInterval()) + late(), () -> tickWatchers(gen));
     }
 
     /** As SlotNode takes over by a dead watch link between polls: when its wait ends, on the poll's thread. */
@@ -328,7 +328,7 @@ final class SimNode {
             stopLater();
             return;
         }
-        if (watches != null) {
+        if (standbyLinks != null) {
             scheduleWatchedTakeover(gen);
         }
         after(local(timing.poll()) + late(), () -> poll(gen));

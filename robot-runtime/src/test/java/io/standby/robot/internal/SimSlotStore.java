@@ -3,6 +3,7 @@ package io.standby.robot.internal;
 import io.standby.slot.NodeId;
 import io.standby.slot.SlotView;
 import io.standby.slot.internal.FreeShare;
+import io.standby.slot.internal.OwnerDocRules;
 import io.standby.slot.internal.SlotRules;
 import io.standby.slot.internal.SlotStore;
 import org.bson.BsonBoolean;
@@ -52,7 +53,7 @@ final class SimSlotStore implements SlotStore {
         return db.read("slots", () -> {
             List<SlotView> views = new ArrayList<>();
             long now = db.serverNowMs();
-            db.slots.committed.values().stream().filter(doc -> !SlotRules.isOwnerId(SimDatabase.id(doc)))
+            db.slots.committed.values().stream().filter(doc -> !OwnerDocRules.isOwnerId(SimDatabase.id(doc)))
                     .forEach(doc -> views.add(view(doc, now)));
             return views;
         });
@@ -68,10 +69,10 @@ final class SimSlotStore implements SlotStore {
             List<BsonDocument> found = db.slots.find(SlotRules.pollFilter(me, lateBefore, free));
             for (BsonDocument doc : found) {
                 String id = SimDatabase.id(doc);
-                if (SlotRules.isOwnerId(id)) {
-                    SlotStore.Watch watch = doc.containsKey(SlotRules.WATCH)
-                            ? SlotRules.watch(number(doc, SlotRules.WATCH), number(doc, SlotRules.WATCH_LEASE)) : SlotStore.Watch.NONE;
-                    owners.add(SlotRules.owner(id, number(doc, BEAT), Duration.ofMillis(now - doc.getDateTime(SlotRules.AT).getValue()), watch));
+                if (OwnerDocRules.isOwnerId(id)) {
+                    SlotStore.Watch watch = doc.containsKey(OwnerDocRules.WATCH)
+                            ? OwnerDocRules.watch(number(doc, OwnerDocRules.WATCH), number(doc, OwnerDocRules.WATCH_LEASE)) : SlotStore.Watch.NONE;
+                    owners.add(OwnerDocRules.owner(id, number(doc, BEAT), Duration.ofMillis(now - doc.getDateTime(OwnerDocRules.AT).getValue()), watch));
                 } else {
                     views.add(view(doc, now));
                 }
@@ -82,7 +83,7 @@ final class SimSlotStore implements SlotStore {
 
     @Override
     public Optional<SlotView> read(String slotId) {
-        if (SlotRules.isOwnerId(slotId)) {
+        if (OwnerDocRules.isOwnerId(slotId)) {
             return Optional.empty();
         }
         return db.read(slotId, () -> Optional.ofNullable(db.slots.committed.get(slotId)).map(doc -> view(doc, db.serverNowMs())));
@@ -172,7 +173,7 @@ final class SimSlotStore implements SlotStore {
     @Override
     public Renewals renewAll(Map<String, Long> held, Ownership owner) {
         long matched = db.write("renew " + held + " by " + owner.node() + " at beat " + owner.beat(), () -> {
-            db.slots.upsert(SlotRules.beatFilter(owner), SlotRules.beatUpdate(owner));
+            db.slots.upsert(OwnerDocRules.beatFilter(owner), OwnerDocRules.beatUpdate(owner));
             return db.slots.update(SlotRules.renewAllFilter(held, owner.instance()), SlotRules.renewUpdate(owner), true).matched();
         });
         if (matched == held.size()) {
@@ -221,17 +222,17 @@ final class SimSlotStore implements SlotStore {
 
     @Override
     public void beat(Ownership owner) {
-        db.write("beat " + owner.instance() + " at " + owner.beat(), () -> db.slots.upsert(SlotRules.beatFilter(owner), SlotRules.beatUpdate(owner)));
+        db.write("beat " + owner.instance() + " at " + owner.beat(), () -> db.slots.upsert(OwnerDocRules.beatFilter(owner), OwnerDocRules.beatUpdate(owner)));
     }
 
     @Override
     public boolean sweepOwner(String ownerId, long beat) {
-        return db.write("sweep " + ownerId + " at beat " + beat, () -> db.slots.deleteOne(SlotRules.sweepFilter(ownerId, beat)));
+        return db.write("sweep " + ownerId + " at beat " + beat, () -> db.slots.deleteOne(OwnerDocRules.sweepFilter(ownerId, beat)));
     }
 
     @Override
     public void removeOwner(String ownerId) {
-        db.write("remove " + ownerId, () -> db.slots.deleteOne(SlotRules.ownerFilter(ownerId)));
+        db.write("remove " + ownerId, () -> db.slots.deleteOne(OwnerDocRules.ownerFilter(ownerId)));
     }
 
     @Override

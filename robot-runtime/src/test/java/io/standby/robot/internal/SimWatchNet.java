@@ -1,7 +1,8 @@
 package io.standby.robot.internal;
 
-import io.standby.slot.internal.Watchers;
-import io.standby.slot.internal.Watches;
+import io.standby.slot.internal.OwnerLinks;
+import io.standby.slot.internal.StandbyLink;
+import io.standby.slot.internal.StandbyLinks;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -30,15 +31,15 @@ final class SimWatchNet {
     }
 
     /** The connector of {@code node}'s current process. */
-    Watches.Connector connector(SimNode node) {
+    StandbyLinks.Connector connector(SimNode node) {
         int gen = node.generation;
         return (target, link) -> connect(node, gen, target, link);
     }
 
-    private Watches.Connection connect(SimNode from, int fromGen, Watches.Target target, Watches.Link link) {
+    private StandbyLinks.Connection connect(SimNode from, int fromGen, StandbyLinks.Target target, StandbyLink link) {
         SimNode owner = world.nodes.stream().filter(n -> n.id.equals(target.node())).findFirst().orElse(null);
         Conn conn = new Conn(from, fromGen, link);
-        if (owner == null || !owner.up || sim.now() < owner.rejectingUntil || owner.watchers == null
+        if (owner == null || !owner.up || sim.now() < owner.rejectingUntil || owner.ownerLinks == null
                 || !target.instance().equals(owner.instance)) {
             from.afterFor(fromGen, delay(), () -> link.ended("connect refused"));
             conn.toOwner = false;
@@ -48,7 +49,7 @@ final class SimWatchNet {
         conn.owner = owner;
         conn.ownerGen = owner.generation;
         conns.add(conn);
-        Watchers watchers = owner.watchers;
+        OwnerLinks ownerLinks = owner.ownerLinks;
         conn.toOwner(() -> {
             // As the real transport: the handshake's proofs first (the owner's instance), then the link's first ping.
             String instance = owner.instance;
@@ -57,7 +58,7 @@ final class SimWatchNet {
                     conn.hangUpByWatcher();
                 }
             });
-            conn.handle = watchers.opened(conn);
+            conn.handle = ownerLinks.opened(conn);
         });
         return conn;
     }
@@ -84,10 +85,10 @@ final class SimWatchNet {
                     conn.toOwner = false;
                 } else {
                     Object handle = conn.handle;
-                    Watchers watchers = conn.owner.watchers;
+                    OwnerLinks ownerLinks = conn.owner.ownerLinks;
                     conn.toOwner(() -> {
                         if (handle != null) {
-                            watchers.ended(handle, "end of stream");
+                            ownerLinks.ended(handle, "end of stream");
                         }
                     });
                     conn.toOwner = false;
@@ -112,13 +113,13 @@ final class SimWatchNet {
         broken++;
         double r = sim.random.nextDouble();
         Object handle = conn.handle;
-        Watchers watchers = conn.owner.watchers;
+        OwnerLinks ownerLinks = conn.owner.ownerLinks;
         if (r < 0.4) {
             sim.note("watch link " + conn + " breaks: both ends see it");
             conn.toWatcher(() -> conn.link.ended("connection reset"));
             conn.toOwner(() -> {
                 if (handle != null) {
-                    watchers.ended(handle, "connection reset");
+                    ownerLinks.ended(handle, "connection reset");
                 }
             });
             conn.toWatcher = false;
@@ -132,7 +133,7 @@ final class SimWatchNet {
             sim.note("watch link " + conn + " half open: only the owner sees its end");
             conn.toOwner(() -> {
                 if (handle != null) {
-                    watchers.ended(handle, "connection reset");
+                    ownerLinks.ended(handle, "connection reset");
                 }
             });
             conn.toWatcher = false;
@@ -145,10 +146,10 @@ final class SimWatchNet {
     }
 
     /** One connection: the watcher's process and link, the owner's process and handle. */
-    private final class Conn implements Watchers.Link, Watches.Connection {
+    private final class Conn implements OwnerLinks.Link, StandbyLinks.Connection {
         final SimNode watcher;
         final int watcherGen;
-        final Watches.Link link;
+        final StandbyLink link;
         SimNode owner;
         int ownerGen;
         Object handle;
@@ -157,7 +158,7 @@ final class SimWatchNet {
         private long lastToOwner;
         private long lastToWatcher;
 
-        Conn(SimNode watcher, int watcherGen, Watches.Link link) {
+        Conn(SimNode watcher, int watcherGen, StandbyLink link) {
             this.watcher = watcher;
             this.watcherGen = watcherGen;
             this.link = link;
@@ -182,12 +183,12 @@ final class SimWatchNet {
         }
 
         @Override
-        public void send(Watchers.Ping ping) {
+        public void send(OwnerLinks.Ping ping) {
             toWatcher(() -> {
                 if (link.pinged(ping.beat())) {
                     Object h = handle;
-                    Watchers watchers = owner.watchers;
-                    toOwner(() -> watchers.acked(h, ping.seq()));
+                    OwnerLinks ownerLinks = owner.ownerLinks;
+                    toOwner(() -> ownerLinks.acked(h, ping.seq()));
                 } else {
                     hangUpByWatcher();
                 }
@@ -207,10 +208,10 @@ final class SimWatchNet {
         @Override
         public void goodbye() {
             Object h = handle;
-            Watchers watchers = owner == null ? null : owner.watchers;
+            OwnerLinks ownerLinks = owner == null ? null : owner.ownerLinks;
             toOwner(() -> {
                 if (h != null) {
-                    watchers.goodbye(h);
+                    ownerLinks.goodbye(h);
                 }
             });
             toOwner = false;
@@ -221,10 +222,10 @@ final class SimWatchNet {
         /** The watcher closes without a goodbye (it counts the link dead): the owner sees its end. */
         void hangUpByWatcher() {
             Object h = handle;
-            Watchers watchers = owner.watchers;
+            OwnerLinks ownerLinks = owner.ownerLinks;
             toOwner(() -> {
                 if (h != null) {
-                    watchers.ended(h, "end of stream");
+                    ownerLinks.ended(h, "end of stream");
                 }
             });
             toOwner = false;

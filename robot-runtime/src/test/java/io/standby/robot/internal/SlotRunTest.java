@@ -90,7 +90,7 @@ class SlotRunTest {
         add("a0", "slot-0", 0);
         add("p2", "slot-0", 5);
         add("p1", "slot-0", 5);
-        // Interrupted by its former runner, which never stopped it: first among equals (seed 002).
+        // Interrupted by its former runner, which never stopped it: first among equals (the start order).
         add("p3", "slot-0", 5, Updates.combine(Updates.set("state", "RUNNING"), Updates.set("node", "127.0.0.1:9")));
         add("p4", "slot-0", 5, Updates.combine(Updates.set("state", "STARTING"), Updates.set("node", "127.0.0.1:9")));
         add("f", "slot-0", 9, Updates.set("state", "FAILED"));

@@ -209,12 +209,12 @@ class SlotRunsTest {
         won(lease);
         slots.release(lease);
         long fences = robots.find(Filters.eq("_id", "a1")).first().getLong("fences");
-        int watches = store.watches;
+        int standbyLinks = store.standbyLinks;
 
         slots.changed();
         slots.sync();
 
-        assertEquals(watches, store.watches);
+        assertEquals(standbyLinks, store.standbyLinks);
         assertEquals(fences, robots.find(Filters.eq("_id", "a1")).first().getLong("fences"), "no take after the release");
         assertEquals(2, runs.launched.size());
     }
@@ -245,12 +245,12 @@ class SlotRunsTest {
         slots.sync();
         runs.launched.forEach(r -> r.asked.clear());
         int wakesBefore = wakes.get();
-        int watches = store.watches;
+        int standbyLinks = store.standbyLinks;
 
         stopByOperator("a1");
         slots.observed(lease, view(lease, 1));
         slots.sync();
-        assertEquals(watches, store.watches, "no read while the slot's changes stay the same");
+        assertEquals(standbyLinks, store.standbyLinks, "no read while the slot's changes stay the same");
         assertEquals(wakesBefore, wakes.get());
         assertEquals(List.of("resend"), runs.run("a1").asked, "statuses that failed to arrive are sent again instead");
 

@@ -181,7 +181,7 @@ final class ClaimRound {
 
     /**
      * Claims {@code slot} from an owner whose watch link died, at a beat up to {@code maxBeat} (see
-     * {@link Watches}); otherwise as {@link #claim(SlotView, Takeover, String, Observations.Waited)}.
+     * {@link StandbyLinks}); otherwise as {@link #claim(SlotView, Takeover, String, Observations.Waited)}.
      */
     boolean claimWatched(SlotView slot, String evidence, long maxBeat, Duration wait) {
         return claim(slot, Takeover.LINK, evidence, me -> store.claimFromWatched(slot, me, maxBeat, wait));
@@ -189,7 +189,7 @@ final class ClaimRound {
 
     private boolean claim(SlotView slot, Takeover how, String evidence, Predicate<SlotStore.Ownership> write) {
         LeaseBook.Stamp stamp = book.claimStamp();
-        SlotStore.Ownership me = stamp == null ? book.me() : book.me(stamp);
+        SlotStore.Ownership me = stamp == null ? book.withNewBeat() : book.withBeatOf(stamp);
         long sent = clock.nanoTime();
         boolean taken;
         try {

@@ -49,7 +49,7 @@ final class FastFailover {
      * late by its own mark and this node watched that version that long, whatever a probe answers.
      */
     boolean mayTakeEarly(SlotView slot, long now) {
-        return gone != GoneOwners.OFF && judgeable(slot) && slot.late() && lateFor(slot, now).isPresent();
+        return gone != GoneOwners.OFF && judgeable(slot) && slot.isLate() && lateFor(slot, now).isPresent();
     }
 
     /**
@@ -81,7 +81,7 @@ final class FastFailover {
             if (!judgeable(slot) || book.holds(slot.id()) || !gone.canJudge(slot.owner(), slot.instance(), config.host())) {
                 continue;
             }
-            if (!slot.late()) {
+            if (!slot.isLate()) {
                 gone.learn(slot.owner(), slot.instance());
                 continue;
             }

@@ -56,7 +56,7 @@ public final class FreeShare {
     }
 
     /** Whether every free slot is read. */
-    public boolean all() {
+    public boolean coversEveryFreeSlot() {
         return all;
     }
 

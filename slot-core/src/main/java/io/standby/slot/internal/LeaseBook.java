@@ -49,7 +49,7 @@ final class LeaseBook {
     /** When a lease pauses, after its last acknowledged renewal was sent; Long.MAX_VALUE without fast failover. */
     private final long pauseNanos;
     private final Map<String, OwnedLease> owned = new ConcurrentHashMap<>();
-    private final Watchers watchers;
+    private final OwnerLinks ownerLinks;
 
     LeaseBook(ProtocolSetup setup, Outage outage) {
         this.store = setup.store();
@@ -62,21 +62,21 @@ final class LeaseBook {
         // its robots before its heartbeat is that old. Other nodes take a slot over early only from an
         // owner that wrote one, by the mark it wrote, so nodes with other settings never misjudge it.
         this.me = new SlotStore.Ownership(config.node(), config.instance(), config.timing().lease(),
-                setup.fastFailover() ? config.timing().late() : null).withWatch(setup.watchers().on()
-                ? new SlotStore.Watch(setup.watchers().port(), setup.watchers().watchLease()) : SlotStore.Watch.NONE);
+                setup.fastFailover() ? config.timing().late() : null).withWatch(setup.ownerLinks().isOn()
+                ? new SlotStore.Watch(setup.ownerLinks().port(), setup.ownerLinks().watchLease()) : SlotStore.Watch.NONE);
         this.validNanos = config.timing().lease().minus(config.timing().fenceMargin()).toNanos();
         this.pauseNanos = setup.fastFailover() ? config.timing().late().minus(config.timing().lateMargin()).toNanos()
                 : Long.MAX_VALUE;
-        this.watchers = setup.watchers();
-        if (watchers.on()) {
-            watchers.bind(beats::get, config.timing().lease());
+        this.ownerLinks = setup.ownerLinks();
+        if (ownerLinks.isOn()) {
+            ownerLinks.bind(beats::get, config.timing().lease());
         }
     }
 
     /** A new beat, announced on every watch link before any write carries it. */
     private long nextBeat() {
         long beat = beats.incrementAndGet();
-        watchers.announce(beat);
+        ownerLinks.announce(beat);
         return beat;
     }
 
@@ -85,12 +85,12 @@ final class LeaseBook {
      * with a beat no other write of this process carries: each renewal's is new, and such a claim's is
      * never in the owner document.
      */
-    SlotStore.Ownership me() {
+    SlotStore.Ownership withNewBeat() {
         return me.withBeat(nextBeat());
     }
 
     /** How this node writes itself into a slot it claims with {@code stamp}'s beat. */
-    SlotStore.Ownership me(Stamp stamp) {
+    SlotStore.Ownership withBeatOf(Stamp stamp) {
         return me.withBeat(stamp.beat());
     }
 
@@ -109,7 +109,7 @@ final class LeaseBook {
     Stamp claimStamp() {
         long now = clock.nanoTime();
         // Not a beat sent on a watch link that has ended: a slot claimed with it would pause at once.
-        if (stamp != null && now - stamp.sentNanos() < config.timing().heartbeat().toNanos() / 4 && stamp.beat() > watchers.endedFloor()) {
+        if (stamp != null && now - stamp.sentNanos() < config.timing().heartbeat().toNanos() / 4 && stamp.beat() > ownerLinks.endedFloor()) {
             return stamp;
         }
         long beat = nextBeat();
@@ -164,7 +164,7 @@ final class LeaseBook {
     OwnedLease acquire(SlotView claimed, long claimSentNanos, long claimBeat) {
         long epoch = claimed.epoch() + 1;
         OwnedLease lease = new OwnedLease(claimed.id(), epoch, config.node(), clock, validNanos, pauseNanos, claimSentNanos,
-                claimBeat, watchers);
+                claimBeat, ownerLinks);
         log.info("Acquired {} at epoch {}", claimed.id(), epoch);
         // Held while the listener runs, so that a loss found meanwhile is reported after acquired().
         synchronized (lease) {
@@ -197,7 +197,7 @@ final class LeaseBook {
         }
         Map<String, Long> held = new LinkedHashMap<>();
         leases.forEach(lease -> held.put(lease.slotId(), lease.epoch()));
-        SlotStore.Ownership ownership = me();
+        SlotStore.Ownership ownership = withNewBeat();
         long sent = clock.nanoTime();
         SlotStore.Renewals renewals;
         try {
@@ -243,7 +243,7 @@ final class LeaseBook {
     private void pauseIfLate(OwnedLease lease, long now) {
         if (lease.pauseIfDue(now)) {
             if (lease.blockedByWatch(now)) {
-                watchers.stats().pauses.incrementAndGet();
+                ownerLinks.stats().pauses.incrementAndGet();
                 log.warn("A watch link of {} ended and no renewal outran its deadline: pausing the robots of {}; it keeps the slot "
                         + "and resumes them when a renewal is acknowledged", config.node(), lease.slotId());
                 Notify.safely("paused", lease, () -> listener.paused(lease));
@@ -333,7 +333,7 @@ final class LeaseBook {
 
     private void lose(OwnedLease lease, LossReason reason) {
         if (lease.end(reason)) {
-            log.warn("Lost {} at epoch {}: {}", lease.slotId(), lease.epoch(), describe(reason));
+            log.warn("Lost {} at epoch {}: {}", lease.slotId(), lease.epoch(), reason.description());
             reportLoss(lease, reason);
         }
     }
@@ -345,15 +345,5 @@ final class LeaseBook {
         // Removed only after the listener returned, so the slot is not claimed again on this node
         // before the work of the old lease has stopped.
         owned.remove(lease.slotId(), lease);
-    }
-
-    private static String describe(LossReason reason) {
-        return switch (reason) {
-            case TAKEN -> "another node owns it now";
-            case REVOKED -> "an operator released it";
-            case FENCED -> "no renewal succeeded within the lease minus the fence margin";
-            case RELEASED -> "released";
-            case VANISHED -> "the slot document is gone";
-        };
     }
 }

@@ -4,7 +4,7 @@ import java.lang.management.ManagementFactory;
 import java.lang.management.OperatingSystemMXBean;
 
 /**
- * How busy this node is, for its registry document and for choosing who claims first: seed 004's score,
+ * How busy this node is, for its registry document and for choosing who claims first: the load score,
  * 64 % CPU, 32 % of the slots it may hold, 4 % heap, from 0 (idle) to 100 (saturated).
  */
 public final class Load {

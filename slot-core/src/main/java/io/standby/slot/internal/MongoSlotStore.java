@@ -26,7 +26,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Date;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -126,7 +125,7 @@ public final class MongoSlotStore implements SlotStore {
                 throw new IllegalStateException("the database did not report its time");
             }
             serverNow = now.toInstant();
-            if (SlotRules.isOwnerId(doc.get("_id"))) {
+            if (OwnerDocRules.isOwnerId(doc.get("_id"))) {
                 OwnerBeat owner = owner(doc, serverNow);
                 if (owner != null) {
                     owners.add(owner);
@@ -148,7 +147,7 @@ public final class MongoSlotStore implements SlotStore {
      */
     @Override
     public Optional<SlotView> read(String slotId) {
-        if (SlotRules.isOwnerId(slotId)) {
+        if (OwnerDocRules.isOwnerId(slotId)) {
             return Optional.empty();
         }
         Document doc = raw.find(Filters.eq("_id", slotId)).projection(Projections.include(IP, PORT, TIME, LEASE, LATE, EPOCH, INSTANCE, CHANGES, DRAIN, BEAT, SlotDocument.LINK_END)).first();
@@ -172,17 +171,17 @@ public final class MongoSlotStore implements SlotStore {
      * slots of its owner are then watched one by one.
      */
     private static OwnerBeat owner(Document doc, Instant now) {
-        if (!isIntegral(doc.get(BEAT)) || !(doc.get(SlotRules.AT) instanceof Date at)) {
+        if (!SlotShape.isIntegral(doc.get(BEAT)) || !(doc.get(OwnerDocRules.AT) instanceof Date at)) {
             return null;
         }
-        return SlotRules.owner((String) doc.get("_id"), ((Number) doc.get(BEAT)).longValue(), Duration.between(at.toInstant(), now),
-                SlotRules.watch(doc.get(SlotRules.WATCH), doc.get(SlotRules.WATCH_LEASE)));
+        return OwnerDocRules.owner((String) doc.get("_id"), ((Number) doc.get(BEAT)).longValue(), Duration.between(at.toInstant(), now),
+                OwnerDocRules.watch(doc.get(OwnerDocRules.WATCH), doc.get(OwnerDocRules.WATCH_LEASE)));
     }
 
     /** Returns null, after a warning, for a document that does not have the slot's shape. */
     private SlotView parse(Document doc, Instant now) {
         Object id = doc.get("_id");
-        String problem = problem(doc);
+        String problem = SlotShape.problem(doc);
         if (problem != null) {
             if (!problem.equals(warned.put(String.valueOf(id), problem))) {
                 log.warn("Skipping malformed slot document {}: {}", doc.toJson(), problem);
@@ -197,55 +196,9 @@ public final class MongoSlotStore implements SlotStore {
                 Duration.ofMillis(((Number) doc.get(LEASE)).longValue()),
                 ((Number) doc.get(EPOCH)).longValue(), Duration.between(time, now),
                 doc.get(CHANGES) instanceof Number changes ? changes.longValue() : 0,
-                doc.get(LATE) instanceof Number late && late.longValue() > 0 ? Duration.ofMillis(late.longValue()) : null, drain(doc),
-                isIntegral(doc.get(BEAT)) ? ((Number) doc.get(BEAT)).longValue() : 0,
+                doc.get(LATE) instanceof Number late && late.longValue() > 0 ? Duration.ofMillis(late.longValue()) : null, SlotShape.drain(doc),
+                SlotShape.isIntegral(doc.get(BEAT)) ? ((Number) doc.get(BEAT)).longValue() : 0,
                 doc.get(SlotDocument.LINK_END) instanceof Date linkEnd ? Duration.between(linkEnd.toInstant(), now) : null);
-    }
-
-    /** The drain request on a slot; one that is not well-formed is no request (the slot itself is fine). */
-    private static SlotView.Drain drain(Document doc) {
-        return doc.get(DRAIN) instanceof Document drain && drain.get("instance") instanceof String instance
-                ? new SlotView.Drain(instance, Boolean.TRUE.equals(drain.get("force"))) : null;
-    }
-
-    private static String problem(Document doc) {
-        if (!(doc.get("_id") instanceof String)) {
-            return "_id is not a string";
-        }
-        if (!isIntegral(doc.get(EPOCH))) {
-            return "epoch is not a whole number";
-        }
-        if (!(doc.get(TIME) instanceof Date)) {
-            return "time is not a date";
-        }
-        if (!isIntegral(doc.get(LEASE)) || ((Number) doc.get(LEASE)).longValue() < 0) {
-            return "lease is not a non-negative number of milliseconds";
-        }
-        Object ip = doc.get(IP);
-        Object port = doc.get(PORT);
-        if (ip == null != (port == null)) {
-            return "ip and port must both be set or both be null";
-        }
-        if (ip != null) {
-            if (!(ip instanceof String s) || !isIntegral(port)) {
-                return "ip must be a string and port a number";
-            }
-            try {
-                new NodeId(s, ((Number) port).intValue());
-            } catch (IllegalArgumentException e) {
-                return e.getMessage();
-            }
-        }
-        Object instance = doc.get(INSTANCE);
-        if (instance != null && !(instance instanceof String)) {
-            return "instance is not a string";
-        }
-        return null;
-    }
-
-    private static boolean isIntegral(Object value) {
-        return value instanceof Integer || value instanceof Long
-                || value instanceof Double d && d == Math.rint(d) && !d.isInfinite();
     }
 
     @Override
@@ -295,7 +248,7 @@ public final class MongoSlotStore implements SlotStore {
     @Override
     public Renewals renewAll(Map<String, Long> held, Ownership owner) {
         BulkWriteResult result = raw.bulkWrite(List.of(
-                        new UpdateOneModel<>(SlotRules.beatFilter(owner), SlotRules.beatUpdate(owner), new UpdateOptions().upsert(true)),
+                        new UpdateOneModel<>(OwnerDocRules.beatFilter(owner), OwnerDocRules.beatUpdate(owner), new UpdateOptions().upsert(true)),
                         new UpdateManyModel<>(SlotRules.renewAllFilter(held, owner.instance()), SlotRules.renewUpdate(owner))),
                 new BulkWriteOptions().ordered(true));
         // The owner document matched, or was created (then it counts as an upsert, not a match).
@@ -346,17 +299,17 @@ public final class MongoSlotStore implements SlotStore {
 
     @Override
     public void beat(Ownership owner) {
-        raw.updateOne(SlotRules.beatFilter(owner), SlotRules.beatUpdate(owner), new UpdateOptions().upsert(true));
+        raw.updateOne(OwnerDocRules.beatFilter(owner), OwnerDocRules.beatUpdate(owner), new UpdateOptions().upsert(true));
     }
 
     @Override
     public boolean sweepOwner(String ownerId, long beat) {
-        return raw.deleteOne(SlotRules.sweepFilter(ownerId, beat)).getDeletedCount() == 1;
+        return raw.deleteOne(OwnerDocRules.sweepFilter(ownerId, beat)).getDeletedCount() == 1;
     }
 
     @Override
     public void removeOwner(String ownerId) {
-        raw.deleteOne(SlotRules.ownerFilter(ownerId));
+        raw.deleteOne(OwnerDocRules.ownerFilter(ownerId));
     }
 
     /** A compare-and-set: true if it matched (w: majority, from {@link StandbyDatabase#safe}, even on another client's collection). */

@@ -19,8 +19,8 @@ import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
- * A node's watch links, both sides, over TCP: the owner's rule ({@link Watchers}) and its listener, the
- * standby's links ({@link Watches}) and their connector, the cluster's key they share, and the renewal a
+ * A node's watch links, both sides, over TCP: the owner's rule ({@link OwnerLinks}) and its listener, the
+ * standby's links ({@link StandbyLinks}) and their connector, the cluster's key they share, and the renewal a
  * link's end asks for. {@link io.standby.slot.SlotNode} schedules the steps; nothing here has a timer.
  */
 public final class NodeLinks implements Closeable {
@@ -30,8 +30,8 @@ public final class NodeLinks implements Closeable {
     private static final Duration KEY_RETRY = Duration.ofMinutes(1);
 
     private final MonotonicClock clock;
-    private final Watchers watchers;
-    private final Watches watches;
+    private final OwnerLinks ownerLinks;
+    private final StandbyLinks standbyLinks;
     private final WatchListener listener;
     private final Supplier<LinkKey> readKey;
     private final Consumer<Runnable> renewalThread;
@@ -66,22 +66,22 @@ public final class NodeLinks implements Closeable {
         this.renewalThread = renewalThread;
         this.renewAll = renewAll;
         WatchStats stats = new WatchStats();
-        this.watchers = new Watchers(clock, settings.lease(), this::renewNow, stats);
+        this.ownerLinks = new OwnerLinks(clock, settings.lease(), this::renewNow, stats);
         try {
-            this.listener = new WatchListener(config.node().ip(), settings.port(), watchers, config.instance(), () -> key);
+            this.listener = new WatchListener(config.node().ip(), settings.port(), ownerLinks, config.instance(), () -> key);
         } catch (IOException e) {
             throw new UncheckedIOException("Cannot listen for watch links on " + config.node().ip()
                     + (settings.port() > 0 ? ":" + settings.port() : "") + ": " + e.getMessage(), e);
         }
-        this.watches = new Watches(clock, WatchConnector.of(config.node() + "/" + config.instance(), () -> key), stats);
+        this.standbyLinks = new StandbyLinks(clock, WatchConnector.of(config.node() + "/" + config.instance(), () -> key), stats);
     }
 
-    public Watchers watchers() {
-        return watchers;
+    public OwnerLinks ownerLinks() {
+        return ownerLinks;
     }
 
-    public Watches watches() {
-        return watches;
+    public StandbyLinks standbyLinks() {
+        return standbyLinks;
     }
 
     /**
@@ -134,8 +134,8 @@ public final class NodeLinks implements Closeable {
 
     /** What the links do. From any thread. */
     public WatchLinkCounts counts() {
-        WatchStats stats = watchers.stats();
-        return new WatchLinkCounts(watchers.open(), watches.live(), stats.ownerEnds(), stats.standbyEnds(), stats.refused(),
+        WatchStats stats = ownerLinks.stats();
+        return new WatchLinkCounts(ownerLinks.open(), standbyLinks.live(), stats.ownerEnds(), stats.standbyEnds(), stats.refused(),
                 stats.pauses(), stats.takeovers());
     }
 

@@ -98,7 +98,7 @@ final class Observations {
         if (s != null && s.version().equals(Version.of(slot)) && nowNanos - s.sinceNanos() >= wait.toNanos()) {
             return Optional.of(Waited.ON_SLOT);
         }
-        Beat owner = slot.owner() == null || slot.instance() == null ? null : owners.get(SlotRules.ownerId(slot.owner(), slot.instance()));
+        Beat owner = slot.owner() == null || slot.instance() == null ? null : owners.get(OwnerDocRules.ownerId(slot.owner(), slot.instance()));
         // Only a slot at the very beat watched: one its owner took after it, and did not renew since, is not.
         if (owner != null && owner.beat() == slot.beat() && nowNanos - owner.sinceNanos() >= wait.toNanos()) {
             return Optional.of(new Waited(OptionalLong.of(owner.beat())));

@@ -103,7 +103,7 @@ final class OwnIdentity {
             }
             try {
                 if (room.getAsBoolean()) {
-                    SlotStore.Ownership me = book.me();
+                    SlotStore.Ownership me = book.withNewBeat();
                     long sent = clock.nanoTime();
                     if (store.reclaim(slot, me)) {
                         log.info("Took back {} held by instance {} of this node ({}), epoch {}",

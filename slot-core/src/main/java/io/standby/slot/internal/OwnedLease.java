@@ -21,7 +21,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * the same send: from there it is <em>paused</em> (not valid, its robots stopped) until a renewal sent
  * later is acknowledged in time, which makes it valid again under the same epoch.
  *
- * <p>With watch links ({@link Watchers}), it also pauses while a link's deadline has passed and the last
+ * <p>With watch links ({@link OwnerLinks}), it also pauses while a link's deadline has passed and the last
  * acknowledged write of the slot carried a beat no higher than one sent on that link, until a write with
  * a higher beat is acknowledged.
  */
@@ -41,23 +41,23 @@ final class OwnedLease implements Lease {
     private final AtomicReference<LossReason> ended = new AtomicReference<>();
     /** The beat of the last write of this slot acknowledged: the claim's, then each renewal's. */
     private final AtomicLong ackedBeat;
-    private final Watchers watchers;
+    private final OwnerLinks ownerLinks;
 
     OwnedLease(String slotId, long epoch, NodeId node, MonotonicClock clock, long validNanos, long claimSentNanos) {
         this(slotId, epoch, node, clock, validNanos, Long.MAX_VALUE, claimSentNanos);
     }
 
     OwnedLease(String slotId, long epoch, NodeId node, MonotonicClock clock, long validNanos, long pauseNanos, long claimSentNanos) {
-        this(slotId, epoch, node, clock, validNanos, pauseNanos, claimSentNanos, 0, Watchers.OFF);
+        this(slotId, epoch, node, clock, validNanos, pauseNanos, claimSentNanos, 0, OwnerLinks.OFF);
     }
 
     /**
      * @param pauseNanos how long after a renewal's send the lease pauses, if no later one was acknowledged
      * @param claimBeat  the beat the winning claim wrote into the slot
-     * @param watchers   this owner's watch links, which may pause the lease too
+     * @param ownerLinks   this owner's watch links, which may pause the lease too
      */
     OwnedLease(String slotId, long epoch, NodeId node, MonotonicClock clock, long validNanos, long pauseNanos, long claimSentNanos,
-               long claimBeat, Watchers watchers) {
+               long claimBeat, OwnerLinks ownerLinks) {
         this.slotId = slotId;
         this.epoch = epoch;
         this.node = node;
@@ -68,7 +68,7 @@ final class OwnedLease implements Lease {
         this.pauseNanos = pauseNanos == Long.MAX_VALUE ? Long.MAX_VALUE : Math.min(pauseNanos, validNanos);
         this.lastRenewalSentNanos = new AtomicLong(claimSentNanos);
         this.ackedBeat = new AtomicLong(claimBeat);
-        this.watchers = watchers;
+        this.ownerLinks = ownerLinks;
     }
 
     @Override
@@ -103,7 +103,7 @@ final class OwnedLease implements Lease {
 
     private boolean pauseDue(long nowNanos) {
         return (pauseNanos != Long.MAX_VALUE && nowNanos - lastRenewalSentNanos.get() >= pauseNanos)
-                || watchers.blocks(ackedBeat.get(), nowNanos);
+                || ownerLinks.blocks(ackedBeat.get(), nowNanos);
     }
 
     /** Pauses the lease if its late point passed at {@code nowNanos}; true for the one caller that paused it. */
@@ -113,12 +113,12 @@ final class OwnedLease implements Lease {
 
     /** Whether a watch link's deadline, not the late mark, pauses the lease at {@code nowNanos}. */
     boolean blockedByWatch(long nowNanos) {
-        return watchers.blocks(ackedBeat.get(), nowNanos);
+        return ownerLinks.blocks(ackedBeat.get(), nowNanos);
     }
 
     /** Whether the lease could ever pause: for the fence check, which skips the others cheaply. */
     boolean mayPause() {
-        return pauseNanos != Long.MAX_VALUE || watchers.on();
+        return pauseNanos != Long.MAX_VALUE || ownerLinks.isOn();
     }
 
     /**

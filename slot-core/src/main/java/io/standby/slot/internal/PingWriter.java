@@ -15,11 +15,11 @@ import static io.standby.slot.internal.TcpWatchLinks.quietly;
  * owner's threads that ping and renew only queue, and a standby that reads nothing is cut off when its
  * queue is full (the {@link IOException} of {@link #send} ends the link).
  */
-final class PingWriter implements Watchers.Link {
+final class PingWriter implements OwnerLinks.Link {
     private final Socket socket;
     private final DataOutputStream out;
     private final LinkKey.Tags tags;
-    private final BlockingQueue<Watchers.Ping> queue = new ArrayBlockingQueue<>(BACKLOG);
+    private final BlockingQueue<OwnerLinks.Ping> queue = new ArrayBlockingQueue<>(BACKLOG);
     private final Thread thread;
     private volatile boolean closed;
 
@@ -31,7 +31,7 @@ final class PingWriter implements Watchers.Link {
     }
 
     @Override
-    public void send(Watchers.Ping ping) throws IOException {
+    public void send(OwnerLinks.Ping ping) throws IOException {
         if (closed) {
             throw new IOException("the link is closed");
         }
@@ -43,7 +43,7 @@ final class PingWriter implements Watchers.Link {
     private void run() {
         try {
             while (!closed) {
-                Watchers.Ping ping = queue.take();
+                OwnerLinks.Ping ping = queue.take();
                 do {
                     out.writeByte(PING);
                     out.writeLong(ping.seq());

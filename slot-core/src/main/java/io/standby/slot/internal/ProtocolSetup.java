@@ -18,13 +18,13 @@ import java.util.function.Supplier;
  * @param gauge    the machine's CPU and memory, for the node's load score
  * @param gone     finds owners whose process is gone, to take their slots over before the lease runs out;
  *                 {@link GoneOwners#OFF} to always wait for the lease
- * @param watchers this owner's watch links ({@link Watchers#OFF}: none)
- * @param watches  the owners this node watches, to take over within a watch lease of their death
- *                 ({@link Watches#NONE}-connected: none)
+ * @param ownerLinks this owner's watch links ({@link OwnerLinks#OFF}: none)
+ * @param standbyLinks  the owners this node watches, to take over within a watch lease of their death
+ *                 ({@link StandbyLinks#NONE}-connected: none)
  */
 public record ProtocolSetup(SlotStore store, NodeConfig config, MonotonicClock clock, SlotListener listener, Sleeper sleeper,
                             Fanout fanout, NodeRegistry registry, Supplier<Workload> workload, Load.Gauge gauge, GoneOwners gone,
-                            Watchers watchers, Watches watches) {
+                            OwnerLinks ownerLinks, StandbyLinks standbyLinks) {
 
     public ProtocolSetup {
         Objects.requireNonNull(store, "store");
@@ -37,15 +37,15 @@ public record ProtocolSetup(SlotStore store, NodeConfig config, MonotonicClock c
         Objects.requireNonNull(workload, "workload");
         Objects.requireNonNull(gauge, "gauge");
         Objects.requireNonNull(gone, "gone");
-        Objects.requireNonNull(watchers, "watchers");
-        Objects.requireNonNull(watches, "watches");
+        Objects.requireNonNull(ownerLinks, "ownerLinks");
+        Objects.requireNonNull(standbyLinks, "standbyLinks");
     }
 
-    private static final Watches NO_WATCHES = new Watches(() -> 0, Watches.NONE);
+    private static final StandbyLinks NO_WATCHES = new StandbyLinks(() -> 0, StandbyLinks.NONE);
 
     public static ProtocolSetup of(SlotStore store, NodeConfig config, MonotonicClock clock, SlotListener listener) {
         return new ProtocolSetup(store, config, clock, listener, Sleeper.THREAD, Fanout.SEQUENTIAL, NodeRegistry.NONE,
-                () -> Workload.NONE, Load.Gauge.IDLE, GoneOwners.OFF, Watchers.OFF, NO_WATCHES);
+                () -> Workload.NONE, Load.Gauge.IDLE, GoneOwners.OFF, OwnerLinks.OFF, NO_WATCHES);
     }
 
     /** A member of the registry's membership, with an idle workload and machine. */
@@ -54,28 +54,28 @@ public record ProtocolSetup(SlotStore store, NodeConfig config, MonotonicClock c
     }
 
     public ProtocolSetup withMembership(NodeRegistry registry, Supplier<Workload> workload, Load.Gauge gauge) {
-        return new ProtocolSetup(store, config, clock, listener, sleeper, fanout, registry, workload, gauge, gone, watchers, watches);
+        return new ProtocolSetup(store, config, clock, listener, sleeper, fanout, registry, workload, gauge, gone, ownerLinks, standbyLinks);
     }
 
     public ProtocolSetup withSleeper(Sleeper sleeper) {
-        return new ProtocolSetup(store, config, clock, listener, sleeper, fanout, registry, workload, gauge, gone, watchers, watches);
+        return new ProtocolSetup(store, config, clock, listener, sleeper, fanout, registry, workload, gauge, gone, ownerLinks, standbyLinks);
     }
 
     public ProtocolSetup withFanout(Fanout fanout) {
-        return new ProtocolSetup(store, config, clock, listener, sleeper, fanout, registry, workload, gauge, gone, watchers, watches);
+        return new ProtocolSetup(store, config, clock, listener, sleeper, fanout, registry, workload, gauge, gone, ownerLinks, standbyLinks);
     }
 
     /** Fast failover: owners that {@code gone} finds gone are taken over before their lease runs out. */
     public ProtocolSetup withFastFailover(GoneOwners gone) {
-        return new ProtocolSetup(store, config, clock, listener, sleeper, fanout, registry, workload, gauge, gone, watchers, watches);
+        return new ProtocolSetup(store, config, clock, listener, sleeper, fanout, registry, workload, gauge, gone, ownerLinks, standbyLinks);
     }
 
     /**
-     * Watch links: this owner keeps {@code watchers}' rule, and this node takes over, by {@code watches},
+     * Watch links: this owner keeps {@code ownerLinks}' rule, and this node takes over, by {@code standbyLinks},
      * the slots of owners whose link died, within a watch lease. Both sides or neither.
      */
-    public ProtocolSetup withWatchLinks(Watchers watchers, Watches watches) {
-        return new ProtocolSetup(store, config, clock, listener, sleeper, fanout, registry, workload, gauge, gone, watchers, watches);
+    public ProtocolSetup withWatchLinks(OwnerLinks ownerLinks, StandbyLinks standbyLinks) {
+        return new ProtocolSetup(store, config, clock, listener, sleeper, fanout, registry, workload, gauge, gone, ownerLinks, standbyLinks);
     }
 
     boolean hasMembership() {

@@ -30,7 +30,7 @@ public class SlotDocument {
      * into the slots it renews and into the process's owner document (see {@link SlotRules#ownerId}).
      */
     public static final String BEAT = "beat";
-    /** When a standby found its watch link to the slot's owner dead, by the server's clock (see {@code Watches}). */
+    /** When a standby found its watch link to the slot's owner dead, by the server's clock (see {@code StandbyLinks}). */
     public static final String LINK_END = "linkEnd";
     /**
      * A hash of the id, 0 to 65,535, written when the slot is created and never changed: a poll reads the

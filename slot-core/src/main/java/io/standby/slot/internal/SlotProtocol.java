@@ -269,7 +269,7 @@ public final class SlotProtocol {
         watchTakeover.close();
         membership.leave();
         try {
-            store.removeOwner(SlotRules.ownerId(config.node(), config.instance()));
+            store.removeOwner(OwnerDocRules.ownerId(config.node(), config.instance()));
         } catch (RuntimeException e) {
             // Other nodes remove it once it has stood still for long (SlotReads.SWEEP_AFTER).
             log.debug("Could not remove this node's owner document: {}", e.toString());

@@ -142,7 +142,7 @@ final class SlotReads {
             return FreeShare.ALL;
         }
         FreeShare.Ranking ranked = FreeShare.Ranking.of(live, config.node());
-        if (ranked.share(config.node(), FreeShare.READERS).all()) {
+        if (ranked.share(config.node(), FreeShare.READERS).coversEveryFreeSlot()) {
             // Few nodes with room: each reads every free slot, and the plan is over all of them.
             return FreeShare.ALL;
         }

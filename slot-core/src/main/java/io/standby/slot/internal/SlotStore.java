@@ -70,7 +70,7 @@ public interface SlotStore {
     boolean claimFromGone(SlotView seen, Ownership owner, OptionalLong ownerBeat);
 
     /**
-     * Takes over a slot from an owner whose watch link died ({@link Watches}): still that owner instance's
+     * Takes over a slot from an owner whose watch link died ({@link StandbyLinks}): still that owner instance's
      * at the epoch and heartbeat seen, at a beat no higher than {@code maxBeat}, the highest that owner sent
      * on the link, and marked by {@link #markLinkEnd} at least {@code wait} ago by the server's clock. No
      * lease or late mark is judged: the owner paused every such slot's robots at the link's deadline, or
@@ -174,7 +174,7 @@ public interface SlotStore {
         /** Each owner document's beat, by its id. */
         public Map<String, Long> beats() {
             Map<String, Long> beats = new HashMap<>();
-            owners.forEach(owner -> beats.put(SlotRules.ownerId(owner.node(), owner.instance()), owner.beat()));
+            owners.forEach(owner -> beats.put(OwnerDocRules.ownerId(owner.node(), owner.instance()), owner.beat()));
             return beats;
         }
     }
@@ -192,7 +192,7 @@ public interface SlotStore {
     }
 
     /**
-     * Where an owner process takes watch links ({@link Watchers}) and its watch lease, as its owner document
+     * Where an owner process takes watch links ({@link OwnerLinks}) and its watch lease, as its owner document
      * shows them: a standby takes the lease from here, written through the database, never from the wire.
      *
      * @param port  0 without watch links
@@ -203,7 +203,7 @@ public interface SlotStore {
         public static final Watch NONE = new Watch(0, null);
 
         /** Whether the owner takes links. */
-        public boolean on() {
+        public boolean isOn() {
             return port > 0 && lease != null && lease.isPositive();
         }
     }
@@ -246,7 +246,7 @@ public interface SlotStore {
      * Who owns a slot: identity, process instance, the lease it writes, its late mark (null for an owner
      * that does not pause its robots at that mark, whose slot is then never taken over early), and the beat
      * of this one write: a number the process raises for each write, so that no two of its writes carry
-     * the same one; and where it takes watch links ({@link Watchers}), if it does.
+     * the same one; and where it takes watch links ({@link OwnerLinks}), if it does.
      */
     record Ownership(NodeId node, String instance, Duration lease, Duration late, long beat, Watch watch) {
 

@@ -11,7 +11,7 @@ import java.util.concurrent.ThreadFactory;
 
 /**
  * Watch links over TCP: the wire, shared by the owner's listener ({@link WatchListener}, which feeds
- * {@link Watchers}) and the standby's connector ({@link WatchConnector}, which feeds {@link Watches}).
+ * {@link OwnerLinks}) and the standby's connector ({@link WatchConnector}, which feeds {@link StandbyLinks}).
  *
  * <p>The standby opens: the int {@code SBW2}, a fresh nonce, its own identity and the owner instance it
  * wants. The owner answers {@code 'N'} if it is another instance, else {@code 'Y'}, a nonce of its own and

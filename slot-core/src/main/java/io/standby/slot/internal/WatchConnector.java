@@ -26,7 +26,7 @@ import static io.standby.slot.internal.TcpWatchLinks.writeId;
 
 /**
  * The standby's side of watch links over TCP ({@link TcpWatchLinks} has the wire): one connection, on a
- * virtual thread of its own, to each owner {@link Watches} watches. The poll thread that opens, gives up
+ * virtual thread of its own, to each owner {@link StandbyLinks} watches. The poll thread that opens, gives up
  * or hangs up a link never waits on the network: goodbyes are written by threads of their own.
  */
 public final class WatchConnector {
@@ -40,7 +40,7 @@ public final class WatchConnector {
      * @param standby this node's identity, {@code ip:port/instance}, as the handshake binds it
      * @param key     the cluster's key, null until it is read: no link is opened until then
      */
-    public static Watches.Connector of(String standby, Supplier<LinkKey> key) {
+    public static StandbyLinks.Connector of(String standby, Supplier<LinkKey> key) {
         return (target, link) -> {
             Conn conn = new Conn(standby, key);
             Thread.ofVirtual().name("standby-watching-" + target.node()).start(() -> conn.run(target, link));
@@ -48,7 +48,7 @@ public final class WatchConnector {
         };
     }
 
-    private static final class Conn implements Watches.Connection {
+    private static final class Conn implements StandbyLinks.Connection {
         private final String standby;
         private final Supplier<LinkKey> key;
         private final Socket socket = new Socket();
@@ -62,7 +62,7 @@ public final class WatchConnector {
             this.key = key;
         }
 
-        void run(Watches.Target target, Watches.Link link) {
+        void run(StandbyLinks.Target target, StandbyLink link) {
             boolean keepOpen = false;
             try {
                 LinkKey cluster = key.get();
@@ -104,7 +104,7 @@ public final class WatchConnector {
                 if (!link.authenticated(target.instance())) {
                     return;
                 }
-                // Silence for half a watch lease kills the link on this side too (Watches counts it dead).
+                // Silence for half a watch lease kills the link on this side too (StandbyLinks counts it dead).
                 socket.setSoTimeout((int) Math.max(1, target.watchLease().toMillis() / 2));
                 long lastSeq = -1;
                 while (true) {
@@ -126,7 +126,7 @@ public final class WatchConnector {
                     }
                     lastSeq = seq;
                     if (!link.pinged(beat)) {
-                        // Dead, refused or given up on this side already: Watches hangs up or says goodbye, which
+                        // Dead, refused or given up on this side already: StandbyLinks hangs up or says goodbye, which
                         // must not find the socket closed under it.
                         keepOpen = true;
                         return;

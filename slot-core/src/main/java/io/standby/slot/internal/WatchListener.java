@@ -40,7 +40,7 @@ import static io.standby.slot.internal.TcpWatchLinks.quietly;
 
 /**
  * The owner's side of watch links over TCP ({@link TcpWatchLinks} has the wire): takes links from standbys
- * for {@link Watchers}, on a port of the node's ip. The accept loop has one thread of its own and survives
+ * for {@link OwnerLinks}, on a port of the node's ip. The accept loop has one thread of its own and survives
  * every error; each connection is served on a virtual thread; at most {@link TcpWatchLinks#MAX_PENDING}
  * connections wait in their handshake (a new one pushes the oldest out) and each gets
  * {@link TcpWatchLinks#HANDSHAKE_TIMEOUT} in all; at most {@link TcpWatchLinks#MAX_LINKS} links are open. Each
@@ -52,7 +52,7 @@ public final class WatchListener implements Closeable {
 
     private static final Logger log = LoggerFactory.getLogger(WatchListener.class);
     private final ServerSocket socket;
-    private final Watchers watchers;
+    private final OwnerLinks ownerLinks;
     private final String instance;
     private final Supplier<LinkKey> key;
     private final WatchStats stats;
@@ -71,19 +71,19 @@ public final class WatchListener implements Closeable {
      *
      * @param key the cluster's key, null until it is read: links are refused until then
      */
-    public WatchListener(String ip, int port, Watchers watchers, String instance, Supplier<LinkKey> key) throws IOException {
-        this(bound(ip, port), watchers, instance, key);
+    public WatchListener(String ip, int port, OwnerLinks ownerLinks, String instance, Supplier<LinkKey> key) throws IOException {
+        this(bound(ip, port), ownerLinks, instance, key);
     }
 
     /** On a socket bound already: for tests that make its accepts fail. */
-    WatchListener(ServerSocket socket, Watchers watchers, String instance, Supplier<LinkKey> key) {
+    WatchListener(ServerSocket socket, OwnerLinks ownerLinks, String instance, Supplier<LinkKey> key) {
         this.socket = socket;
-        this.watchers = watchers;
+        this.ownerLinks = ownerLinks;
         this.instance = instance;
         this.key = key;
-        this.stats = watchers.stats();
+        this.stats = ownerLinks.stats();
         deadlines.setRemoveOnCancelPolicy(true);
-        watchers.port(socket.getLocalPort());
+        ownerLinks.port(socket.getLocalPort());
         acceptor = daemon("standby-watch-accept").newThread(this::accept);
         acceptor.start();
     }
@@ -216,10 +216,10 @@ public final class WatchListener implements Closeable {
             }
             // Its acknowledgements must come back within half a watch lease, or the link ends and costs a renewal.
             long roundTrip = System.nanoTime() - helloSent;
-            if (roundTrip > watchers.watchLease().toNanos() / 2) {
+            if (roundTrip > ownerLinks.watchLease().toNanos() / 2) {
                 stats.tooSlow.incrementAndGet();
                 log.info("Refused a watch link from {}: its round trip of {} ms is above half the watch lease ({} ms)",
-                        standby, roundTrip / 1_000_000, watchers.watchLease().toMillis());
+                        standby, roundTrip / 1_000_000, ownerLinks.watchLease().toMillis());
                 return;
             }
             synchronized (pending) {
@@ -236,7 +236,7 @@ public final class WatchListener implements Closeable {
             peer.setSoTimeout(0);
             LinkKey.Tags tags = cluster.tags(standbyNonce, ownerNonce, instance, standby);
             writer = new PingWriter(peer, out, tags.copy());
-            handle = watchers.opened(writer);
+            handle = ownerLinks.opened(writer);
             while (true) {
                 byte type = in.readByte();
                 if (type == ACK) {
@@ -246,7 +246,7 @@ public final class WatchListener implements Closeable {
                         why = refusedOnLink(standby, "an acknowledgement with a bad tag");
                         return;
                     }
-                    if (!watchers.acked(handle, seq)) {
+                    if (!ownerLinks.acked(handle, seq)) {
                         why = refusedOnLink(standby, "an acknowledgement of ping " + seq + ", which waits for none");
                         return;
                     }
@@ -256,7 +256,7 @@ public final class WatchListener implements Closeable {
                         why = refusedOnLink(standby, "a goodbye with a bad tag");
                         return;
                     }
-                    watchers.goodbye(handle);
+                    ownerLinks.goodbye(handle);
                     handle = null;
                     return;
                 } else {
@@ -284,7 +284,7 @@ public final class WatchListener implements Closeable {
                 writer.close();
             }
             if (handle != null) {
-                watchers.ended(handle, why);
+                ownerLinks.ended(handle, why);
             }
         }
     }

@@ -15,8 +15,8 @@ import java.util.zip.CRC32;
 
 /**
  * Fast takeover by watch links, the standby's side: which owners this node watches, and taking their
- * slots once a link died and its wait is over ({@link Watches}). The owner's side of the rule that makes
- * it safe is {@link Watchers}.
+ * slots once a link died and its wait is over ({@link StandbyLinks}). The owner's side of the rule that makes
+ * it safe is {@link OwnerLinks}.
  *
  * <p>A node with room watches the owners whose document was raised within two heartbeats and which take
  * watch links, up to {@link #MAX_LINKS} of them, chosen by a hash of the owner and this node, so that
@@ -32,7 +32,7 @@ final class WatchTakeover {
     private final NodeConfig config;
     private final MonotonicClock clock;
     private final SlotStore store;
-    private final Watches watches;
+    private final StandbyLinks standbyLinks;
     private final LeaseBook book;
     private final SlotReads reads;
     private final ClaimRound claims;
@@ -41,7 +41,7 @@ final class WatchTakeover {
         this.config = setup.config();
         this.clock = setup.clock();
         this.store = setup.store();
-        this.watches = setup.watches();
+        this.standbyLinks = setup.standbyLinks();
         this.book = book;
         this.reads = reads;
         this.claims = claims;
@@ -49,26 +49,26 @@ final class WatchTakeover {
 
     /** Keeps the links to the owners this node watches, after a poll read the owner documents. */
     void watch() {
-        if (!watches.on()) {
+        if (!standbyLinks.isOn()) {
             return;
         }
-        List<Watches.Target> targets = new ArrayList<>();
+        List<StandbyLinks.Target> targets = new ArrayList<>();
         if (claims.hasRoom()) {
             long fresh = config.timing().heartbeat().multipliedBy(2).toNanos();
             for (SlotStore.OwnerBeat owner : reads.owners()) {
-                if (owner.node() != null && owner.watch().on() && !config.node().equals(owner.node())
+                if (owner.node() != null && owner.watch().isOn() && !config.node().equals(owner.node())
                         && owner.age().toNanos() <= fresh) {
-                    targets.add(new Watches.Target(owner.node(), owner.instance(), owner.watch().port(), owner.watch().lease(),
+                    targets.add(new StandbyLinks.Target(owner.node(), owner.instance(), owner.watch().port(), owner.watch().lease(),
                             owner.beat()));
                 }
             }
             targets.sort(Comparator.comparingLong(this::rank));
         }
-        watches.watch(targets.subList(0, Math.min(MAX_LINKS, targets.size())));
+        standbyLinks.watch(targets.subList(0, Math.min(MAX_LINKS, targets.size())));
     }
 
     /** A rendezvous rank: the same owner ranks differently on each node. */
-    private long rank(Watches.Target target) {
+    private long rank(StandbyLinks.Target target) {
         CRC32 crc = new CRC32();
         crc.update((config.node() + "|" + target.ownerId()).getBytes(StandardCharsets.UTF_8));
         return crc.getValue();
@@ -82,20 +82,20 @@ final class WatchTakeover {
      * once that stamp aged. Returns the number won.
      */
     int take() throws InterruptedException {
-        if (!watches.on()) {
+        if (!standbyLinks.isOn()) {
             return 0;
         }
-        for (Watches.Claimable dying : watches.unmarked()) {
+        for (StandbyLinks.Claimable dying : standbyLinks.unmarked()) {
             try {
                 store.markLinkEnd(dying.target().node(), dying.target().instance());
-                watches.marked(dying);
+                standbyLinks.marked(dying);
             } catch (RuntimeException e) {
                 // Tried again at the next tick; without the mark, nothing is claimed by the link.
                 log.debug("Could not mark the slots of {} behind a dead watch link: {}", dying.target().node(), e.toString());
             }
         }
         int won = 0;
-        for (Watches.Claimable dead : watches.claimable()) {
+        for (StandbyLinks.Claimable dead : standbyLinks.claimable()) {
             if (!claims.hasRoom()) {
                 break;
             }
@@ -127,7 +127,7 @@ final class WatchTakeover {
                     continue;
                 }
                 if (claims.claimWatched(slot, dead.why(), dead.maxBeat(), dead.markAge())) {
-                    watches.stats().takeovers.incrementAndGet();
+                    standbyLinks.stats().takeovers.incrementAndGet();
                     won++;
                 } else {
                     pending = true;
@@ -141,7 +141,7 @@ final class WatchTakeover {
                 }
             }
             if (!pending) {
-                watches.forget(dead);
+                standbyLinks.forget(dead);
             }
         }
         return won;
@@ -149,20 +149,20 @@ final class WatchTakeover {
 
     /** Says goodbye on every link: this node stops, and takes nothing more by them. */
     void close() {
-        watches.close();
+        standbyLinks.close();
     }
 
     /** Whether this node may take {@code slot} now by a watch link (for the simulation's checks). */
     boolean mayTake(SlotView slot) {
-        if (!watches.on() || slot.owner() == null || slot.instance() == null || slot.linkEnd() == null) {
+        if (!standbyLinks.isOn() || slot.owner() == null || slot.instance() == null || slot.linkEnd() == null) {
             return false;
         }
-        return watches.mayClaim(slot.owner(), slot.instance(), slot.beat()).filter(wait -> slot.linkEnd().compareTo(wait) > 0).isPresent();
+        return standbyLinks.mayClaim(slot.owner(), slot.instance(), slot.beat()).filter(wait -> slot.linkEnd().compareTo(wait) > 0).isPresent();
     }
 
     /** How long until a dead link's wait ends, on this node's clock: when to try {@link #take()} next. */
     OptionalLong nextTake() {
         long now = clock.nanoTime();
-        return watches.nextClaimable().map(at -> OptionalLong.of(Math.max(0, at - now))).orElse(OptionalLong.empty());
+        return standbyLinks.nextClaimable().map(at -> OptionalLong.of(Math.max(0, at - now))).orElse(OptionalLong.empty());
     }
 }

@@ -105,9 +105,9 @@ class FastFailoverTest {
         Date fiveSecondsAgo = Date.from(Instant.now().minusSeconds(5));
         slots.updateOne(Filters.eq("_id", "slot-0"), Updates.set("time", fiveSecondsAgo));
         // The owner's document went quiet with the same renewal: its last beat is as old.
-        slots.updateMany(Filters.gte("_id", SlotRules.OWNER_PREFIX), Updates.set(SlotRules.AT, fiveSecondsAgo));
+        slots.updateMany(Filters.gte("_id", OwnerDocRules.OWNER_PREFIX), Updates.set(OwnerDocRules.AT, fiveSecondsAgo));
         assertFalse(slot().expired());
-        assertTrue(slot().late());
+        assertTrue(slot().isLate());
         assertEquals(0, standby.poll(), "late by the server's clock, but not yet watched for the late mark on the standby's own");
         clock.tick(TIMING.late());
     }
@@ -436,7 +436,7 @@ class FastFailoverTest {
         Date fiveSecondsAgo = Date.from(Instant.now().minusSeconds(5));
         slots.updateOne(Filters.eq("_id", "slot-0"), Updates.set("time", fiveSecondsAgo));
         // The owner's document went quiet with the same renewal: its last beat is as old.
-        slots.updateMany(Filters.gte("_id", SlotRules.OWNER_PREFIX), Updates.set(SlotRules.AT, fiveSecondsAgo));
+        slots.updateMany(Filters.gte("_id", OwnerDocRules.OWNER_PREFIX), Updates.set(OwnerDocRules.AT, fiveSecondsAgo));
         assertEquals(0, standby.poll());
         clock.tick(TIMING.late());
         assertEquals(0, standby.poll(), "no early takeover of an owner that wrote no late mark");

@@ -26,8 +26,8 @@ class ObservationsTest {
     private static final NodeId OWNER = new NodeId("10.0.0.5", 7700);
     private static final Instant BEAT = Instant.parse("2026-11-26T10:00:00Z");
     /** The owner documents of instances i1 and i2 at OWNER. */
-    private static final String I1 = SlotRules.ownerId(OWNER, "i1");
-    private static final String I2 = SlotRules.ownerId(OWNER, "i2");
+    private static final String I1 = OwnerDocRules.ownerId(OWNER, "i1");
+    private static final String I2 = OwnerDocRules.ownerId(OWNER, "i2");
 
     private final Observations observations = new Observations();
 

@@ -101,7 +101,7 @@ class SlotProtocolFreeShareTest {
 
     private static boolean in(FreeShare share, String slotId) {
         int bucket = SlotRules.bucket(slotId);
-        return share.all() || share.ranges().stream().anyMatch(r -> r.from() <= bucket && bucket < r.to());
+        return share.coversEveryFreeSlot() || share.ranges().stream().anyMatch(r -> r.from() <= bucket && bucket < r.to());
     }
 
     private List<String> held(SlotProtocol node) {

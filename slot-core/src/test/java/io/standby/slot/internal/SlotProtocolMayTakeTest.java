@@ -126,7 +126,7 @@ class SlotProtocolMayTakeTest {
 
         clock.tick(TIMING.late());
         SlotView late = slot();
-        assertTrue(late.late() && !late.expired());
+        assertTrue(late.isLate() && !late.expired());
         assertTrue(b.mayTake(late));
         assertFalse(withoutFastFailover.mayTake(late), "a node without fast failover waits for the lease");
         assertFalse(a.mayTake(late), "never itself");

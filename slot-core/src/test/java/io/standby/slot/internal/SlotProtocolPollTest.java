@@ -82,7 +82,7 @@ class SlotProtocolPollTest {
     private void ownerQuietFor(Duration ago, String... slotIds) {
         Date then = Date.from(Instant.now().minus(ago));
         slots.updateMany(Filters.in("_id", List.of(slotIds)), Updates.set("time", then));
-        slots.updateMany(Filters.gte("_id", SlotRules.OWNER_PREFIX), Updates.set(SlotRules.AT, then));
+        slots.updateMany(Filters.gte("_id", OwnerDocRules.OWNER_PREFIX), Updates.set(OwnerDocRules.AT, then));
     }
 
     @Test
@@ -138,7 +138,7 @@ class SlotProtocolPollTest {
         assertEquals(1, owner.poll());
         owner.renewAll();
         // As a node of an earlier version: its slot renewed, no owner document.
-        store.removeOwner(SlotRules.ownerId(A, slot("slot-0").instance()));
+        store.removeOwner(OwnerDocRules.ownerId(A, slot("slot-0").instance()));
         SlotProtocol standby = standby();
         standby.poll();
         standbyReads.clear();
@@ -216,7 +216,7 @@ class SlotProtocolPollTest {
         clock.tick(TIMING.poll());
         documentFails.set(true);
         assertEquals(1, owner.poll());
-        long documentBeat = store.poll(A, Instant.EPOCH, FreeShare.ALL).beats().get(SlotRules.ownerId(A, owner.config().instance()));
+        long documentBeat = store.poll(A, Instant.EPOCH, FreeShare.ALL).beats().get(OwnerDocRules.ownerId(A, owner.config().instance()));
         assertTrue(slot("slot-1").beat() > documentBeat, "a beat of its own");
         assertEquals(0, standby.poll());
         ownerQuietFor(TIMING.lease().plusSeconds(1), "slot-0", "slot-1");
@@ -264,8 +264,8 @@ class SlotProtocolPollTest {
         assertEquals(1, second.poll());
         first.renewAll();
         second.renewAll();
-        String firstDoc = SlotRules.ownerId(A, first.config().instance());
-        String secondDoc = SlotRules.ownerId(c, second.config().instance());
+        String firstDoc = OwnerDocRules.ownerId(A, first.config().instance());
+        String secondDoc = OwnerDocRules.ownerId(c, second.config().instance());
         assertEquals(List.of(firstDoc, secondDoc), ownerDocs());
 
         first.releaseAll();
@@ -284,6 +284,6 @@ class SlotProtocolPollTest {
     }
 
     private List<String> ownerDocs() {
-        return store.poll(B, Instant.EPOCH, FreeShare.ALL).owners().stream().map(o -> SlotRules.ownerId(o.node(), o.instance())).sorted().toList();
+        return store.poll(B, Instant.EPOCH, FreeShare.ALL).owners().stream().map(o -> OwnerDocRules.ownerId(o.node(), o.instance())).sorted().toList();
     }
 }

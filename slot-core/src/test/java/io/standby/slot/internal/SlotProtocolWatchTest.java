@@ -49,10 +49,10 @@ class SlotProtocolWatchTest {
     private final EveryEvent ownerEvents = new EveryEvent();
     private final EveryEvent standbyEvents = new EveryEvent();
     private SlotProtocol owner;
-    private Watchers ownerWatchers;
+    private OwnerLinks ownerWatchers;
     private SlotProtocol standby;
     /** The standby's end of the link, and the owner's handle of it. */
-    private Watches.Link standbyLink;
+    private StandbyLink standbyLink;
     private Object ownerHandle;
     /** Whether the link still carries pings and acknowledgements. */
     private boolean linkUp;
@@ -66,21 +66,21 @@ class SlotProtocolWatchTest {
         new SlotTable(db).init(1);
         clock.tick(Duration.ofHours(1));
         ownerStore = new FailingSlotStore(store);
-        ownerWatchers = new Watchers(clock, WATCH, () -> owner.renewAll());
+        ownerWatchers = new OwnerLinks(clock, WATCH, () -> owner.renewAll());
         ownerWatchers.port(7101);
         NodeConfig ownerConfig = new NodeConfig(A, 1, TIMING, "owner-1");
         owner = new SlotProtocol(ProtocolSetup.of(ownerStore, ownerConfig, clock, ownerEvents).withSleeper(d -> { })
                 .withFastFailover(new GoneOwners((node, timeout) -> OwnerProbe.Result.ERROR, d -> { }, clock, Duration.ofMillis(50), GoneOwners.GAP))
-                .withWatchLinks(ownerWatchers, new Watches(clock, Watches.NONE)));
-        Watches.Connector loopback = (target, link) -> {
+                .withWatchLinks(ownerWatchers, new StandbyLinks(clock, StandbyLinks.NONE)));
+        StandbyLinks.Connector loopback = (target, link) -> {
             assertEquals(List.of(A, "owner-1", 7101, WATCH), List.of(target.node(), target.instance(), target.port(), target.watchLease()),
                     "the standby finds the owner's port and watch lease in its document");
             standbyLink = link;
             linkUp = true;
             link.authenticated("owner-1");
-            ownerHandle = ownerWatchers.opened(new Watchers.Link() {
+            ownerHandle = ownerWatchers.opened(new OwnerLinks.Link() {
                 @Override
-                public void send(Watchers.Ping ping) {
+                public void send(OwnerLinks.Ping ping) {
                     // The first ping goes out inside opened(), before its handle is known: its acknowledgement is lost.
                     if (linkUp && link.pinged(ping.beat()) && ownerHandle != null) {
                         ownerWatchers.acked(ownerHandle, ping.seq());
@@ -104,7 +104,7 @@ class SlotProtocolWatchTest {
             }
         };
         standby = new SlotProtocol(ProtocolSetup.of(standbyStore, new NodeConfig(B, 2, TIMING, "standby-1"), clock, standbyEvents)
-                .withSleeper(d -> { }).withWatchLinks(Watchers.OFF, new Watches(clock, loopback)));
+                .withSleeper(d -> { }).withWatchLinks(OwnerLinks.OFF, new StandbyLinks(clock, loopback)));
 
         assertEquals(1, owner.poll());
         owner.renewAll();

@@ -200,7 +200,7 @@ abstract class SlotStoreContract {
         assertEquals(5, store.poll(new NodeId("127.0.0.1", 7009), Instant.EPOCH, FreeShare.ALL).owners().getFirst().beat());
         assertEquals(5, slot("slot-0").beat());
         assertEquals(3, store.readAll().size(), "the owner document is not a slot");
-        assertTrue(store.read(SlotRules.ownerId(a.node(), "a")).isEmpty());
+        assertTrue(store.read(OwnerDocRules.ownerId(a.node(), "a")).isEmpty());
     }
 
     @Test
@@ -223,7 +223,7 @@ abstract class SlotStoreContract {
 
         assertEquals(List.of("slot-2", "slot-3", "slot-4", "slot-5", "slot-6"), poll.slots().stream().map(SlotView::id).toList(),
                 "its own, the late one, the never-owned, the released and the revoked; not the two a live owner renews");
-        assertEquals(Map.of(SlotRules.ownerId(a.node(), "a"), 0L), poll.beats());
+        assertEquals(Map.of(OwnerDocRules.ownerId(a.node(), "a"), 0L), poll.beats());
         assertTrue(Duration.between(poll.serverNow(), Instant.now()).abs().compareTo(Duration.ofSeconds(5)) < 0, "the server's time");
     }
 
@@ -254,7 +254,7 @@ abstract class SlotStoreContract {
         store.renewAll(Map.of("slot-0", 1L), a.withBeat(5));
         db.database().getCollection("slots").updateOne(Filters.eq("_id", "slot-0"), Updates.set("time", Date.from(Instant.now().minusSeconds(10))));
         SlotView late = slot("slot-0");
-        assertTrue(late.late());
+        assertTrue(late.isLate());
 
         assertFalse(store.claimFromGone(late, owner(7002, "b"), OptionalLong.of(1)), "the claim's beat, not the renewal's");
         assertTrue(store.claimFromGone(late, owner(7002, "b"), OptionalLong.of(5)));
@@ -352,7 +352,7 @@ abstract class SlotStoreContract {
         store.renewAll(Map.of("slot-0", 1L), a.withBeat(5));
         NodeId other = new NodeId("127.0.0.1", 7009);
 
-        String doc = SlotRules.ownerId(a.node(), "a");
+        String doc = OwnerDocRules.ownerId(a.node(), "a");
         assertFalse(store.sweepOwner(doc, 4), "it moved on since");
         assertTrue(store.sweepOwner(doc, 5));
         assertEquals(List.of(), store.poll(other, Instant.EPOCH, FreeShare.ALL).owners());
@@ -431,7 +431,7 @@ abstract class SlotStoreContract {
         store.claim(slot("slot-0"), pausingOwner(7001, "a"));
         SlotView seen = heartbeatAgo(4);
         assertFalse(seen.expired());
-        assertTrue(seen.late());
+        assertTrue(seen.isLate());
         assertEquals(Duration.ofSeconds(3), seen.lateMark(), "the owner's late mark, as it wrote it");
 
         SlotView otherInstance = new SlotView(seen.id(), seen.owner(), "a-restarted", seen.time(), seen.lease(), seen.epoch(),
@@ -466,7 +466,7 @@ abstract class SlotStoreContract {
         store.claim(slot("slot-0"), owner(7001, "a"));
         SlotView late = heartbeatAgo(4);
         assertNull(late.lateMark());
-        assertFalse(late.late());
+        assertFalse(late.isLate());
 
         SlotView claimedLate = new SlotView(late.id(), late.owner(), late.instance(), late.time(), late.lease(), late.epoch(),
                 late.age(), late.changes(), Duration.ofSeconds(3), late.drain());

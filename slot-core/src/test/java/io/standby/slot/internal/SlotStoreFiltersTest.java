@@ -185,7 +185,7 @@ class SlotStoreFiltersTest {
         assertTrue(store.claim(store.read("slot-0").orElseThrow(), a));
         slots.updateOne(Filters.eq("_id", "slot-0"), Updates.set("time", Date.from(Instant.now().minusSeconds(4))));
         SlotView late = store.read("slot-0").orElseThrow();
-        assertTrue(late.late());
+        assertTrue(late.isLate());
         SlotStore.Ownership b = new SlotStore.Ownership(new NodeId("127.0.0.1", 7002), "i-2", LEASE, Duration.ofSeconds(3));
 
         SlotView noInstance = new SlotView(late.id(), late.owner(), null, late.time(), late.lease(), late.epoch(), late.age(),

@@ -65,7 +65,7 @@ class SlotStorePollTest {
         SlotStore.Poll poll = store.poll(B, NONE_LATE, FreeShare.ALL);
 
         assertEquals(List.of(), poll.slots(), "both slots are a live owner's, neither free, late, nor B's");
-        assertEquals(Map.of(SlotRules.ownerId(A, "i-a"), 8L, SlotRules.ownerId(new NodeId("10.0.0.9", 7700), "i-z"), 3L),
+        assertEquals(Map.of(OwnerDocRules.ownerId(A, "i-a"), 8L, OwnerDocRules.ownerId(new NodeId("10.0.0.9", 7700), "i-z"), 3L),
                 poll.beats(), "every owner document, at its last beat");
         assertEquals(java.util.Set.of(A, new NodeId("10.0.0.9", 7700)),
                 poll.owners().stream().map(SlotStore.OwnerBeat::node).collect(java.util.stream.Collectors.toSet()));
@@ -83,7 +83,7 @@ class SlotStorePollTest {
 
         assertEquals(List.of("slot-1", "slot-2"), poll.slots().stream().map(SlotView::id).toList(),
                 "B's own slot and the free one, not A's live one");
-        assertEquals(Map.of(SlotRules.ownerId(A, "i-a"), 1L), poll.beats());
+        assertEquals(Map.of(OwnerDocRules.ownerId(A, "i-a"), 1L), poll.beats());
     }
 
     @Test

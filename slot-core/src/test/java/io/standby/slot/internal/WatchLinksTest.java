@@ -15,10 +15,10 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The rule of watch links, both sides on one hand-driven clock: the owner ({@link Watchers}) pauses a
+ * The rule of watch links, both sides on one hand-driven clock: the owner ({@link OwnerLinks}) pauses a
  * lease once a link's deadline passed, 0.9 watch leases after the send of the last ping acknowledged,
  * unless a beat higher than any sent on the link was acknowledged for the slot; the standby
- * ({@link Watches}) may claim by a dead link only 1.1 watch leases after it received the last ping it
+ * ({@link StandbyLinks}) may claim by a dead link only 1.1 watch leases after it received the last ping it
  * acknowledged, and only at beats up to the highest received.
  */
 class WatchLinksTest {
@@ -28,19 +28,19 @@ class WatchLinksTest {
     private final ManualClock clock = new ManualClock();
     private final AtomicInteger renewals = new AtomicInteger();
     private final AtomicLong beat = new AtomicLong(10);
-    private final Watchers watchers = new Watchers(clock, P, renewals::incrementAndGet);
-    private final List<Watchers.Ping> sent = new ArrayList<>();
+    private final OwnerLinks ownerLinks = new OwnerLinks(clock, P, renewals::incrementAndGet);
+    private final List<OwnerLinks.Ping> sent = new ArrayList<>();
 
     WatchLinksTest() {
-        watchers.bind(beat::get, Duration.ofSeconds(20));
+        ownerLinks.bind(beat::get, Duration.ofSeconds(20));
     }
 
     /** A link whose pings the test delivers by hand. */
-    private final class Recorded implements Watchers.Link {
+    private final class Recorded implements OwnerLinks.Link {
         boolean closed;
 
         @Override
-        public void send(Watchers.Ping ping) {
+        public void send(OwnerLinks.Ping ping) {
             sent.add(ping);
         }
 
@@ -56,245 +56,245 @@ class WatchLinksTest {
 
     @Test
     void theOwnerBlocksALeaseAtItsBeatOnlyOnceTheDeadlineFromTheLastAcknowledgedSendHasPassed() {
-        Object link = watchers.opened(new Recorded());
+        Object link = ownerLinks.opened(new Recorded());
         assertEquals(1, sent.size(), "a link is pinged as soon as it opens");
         assertEquals(10, sent.getFirst().beat(), "a ping carries the highest beat used");
         clock.tick(Duration.ofMillis(100));
-        watchers.acked(link, sent.getFirst().seq());
+        ownerLinks.acked(link, sent.getFirst().seq());
         // Acknowledged 100 ms after its send: the deadline still counts from the send.
         clock.tick(Duration.ofMillis(799));
-        assertFalse(watchers.blocks(10, now()), "0.9 s after the send less 1 ms");
+        assertFalse(ownerLinks.blocks(10, now()), "0.9 s after the send less 1 ms");
         clock.tick(Duration.ofMillis(1));
-        assertTrue(watchers.blocks(10, now()), "0.9 s after the send of the last acknowledged ping");
-        assertTrue(watchers.blocks(3, now()), "a lower beat too");
-        assertFalse(watchers.blocks(11, now()), "a beat higher than any sent on the link: a claim by it cannot match");
+        assertTrue(ownerLinks.blocks(10, now()), "0.9 s after the send of the last acknowledged ping");
+        assertTrue(ownerLinks.blocks(3, now()), "a lower beat too");
+        assertFalse(ownerLinks.blocks(11, now()), "a beat higher than any sent on the link: a claim by it cannot match");
     }
 
     @Test
     void aFirstPingCountsBeforeItsAcknowledgement() {
-        watchers.opened(new Recorded());
+        ownerLinks.opened(new Recorded());
         clock.tick(Duration.ofMillis(100));
-        watchers.tick();
+        ownerLinks.tick();
         clock.tick(Duration.ofMillis(799));
-        assertFalse(watchers.blocks(10, now()));
+        assertFalse(ownerLinks.blocks(10, now()));
         clock.tick(Duration.ofMillis(1));
-        assertTrue(watchers.blocks(10, now()), "0.9 s after the first ping: the standby received it no earlier than it was sent");
+        assertTrue(ownerLinks.blocks(10, now()), "0.9 s after the first ping: the standby received it no earlier than it was sent");
     }
 
     @Test
     void everyNewBeatIsAnnouncedBeforeItIsWrittenAndRaisesWhatALeaseMustOutrun() {
-        Object link = watchers.opened(new Recorded());
-        watchers.tick();
-        watchers.acked(link, sent.getLast().seq());
+        Object link = ownerLinks.opened(new Recorded());
+        ownerLinks.tick();
+        ownerLinks.acked(link, sent.getLast().seq());
         beat.set(11);
-        watchers.announce(11);
+        ownerLinks.announce(11);
         assertEquals(11, sent.getLast().beat());
         clock.tick(Duration.ofMillis(900));
-        assertTrue(watchers.blocks(11, now()), "a renewal announced on the link does not outrun it");
-        assertFalse(watchers.blocks(12, now()));
+        assertTrue(ownerLinks.blocks(11, now()), "a renewal announced on the link does not outrun it");
+        assertFalse(ownerLinks.blocks(12, now()));
     }
 
     @Test
     void aLinkSilentForHalfAWatchLeaseEndsAndTheOwnerRenewsAtOnce() {
         Recorded recorded = new Recorded();
-        Object link = watchers.opened(recorded);
-        watchers.tick();
-        watchers.acked(link, sent.getLast().seq());
+        Object link = ownerLinks.opened(recorded);
+        ownerLinks.tick();
+        ownerLinks.acked(link, sent.getLast().seq());
         clock.tick(Duration.ofMillis(499));
-        watchers.tick();
+        ownerLinks.tick();
         assertEquals(0, renewals.get());
         assertFalse(recorded.closed);
         clock.tick(Duration.ofMillis(1));
         int before = sent.size();
-        watchers.tick();
+        ownerLinks.tick();
         assertEquals(1, renewals.get(), "a renewal at once, to land a higher beat before the deadline");
         assertTrue(recorded.closed);
         assertEquals(before, sent.size(), "an ended link is pinged no more, so its highest beat stays put");
-        assertEquals(10, watchers.endedFloor(), "no new claim reuses a beat sent on it");
+        assertEquals(10, ownerLinks.endedFloor(), "no new claim reuses a beat sent on it");
         clock.tick(Duration.ofMillis(400));
-        assertTrue(watchers.blocks(10, now()), "still blocks until a higher beat is acknowledged");
+        assertTrue(ownerLinks.blocks(10, now()), "still blocks until a higher beat is acknowledged");
     }
 
     @Test
     void anEndedLinkIsKeptForTwoLeasesAndAGoodbyeForgetsItAtOnce() {
-        Object ended = watchers.opened(new Recorded());
-        watchers.tick();
-        watchers.ended(ended, "end of stream");
+        Object ended = ownerLinks.opened(new Recorded());
+        ownerLinks.tick();
+        ownerLinks.ended(ended, "end of stream");
         assertEquals(1, renewals.get());
         clock.tick(Duration.ofSeconds(40));
-        watchers.tick();
-        assertTrue(watchers.blocks(10, now()), "40 s after its end: the lease is 20 s, kept for a minute");
+        ownerLinks.tick();
+        assertTrue(ownerLinks.blocks(10, now()), "40 s after its end: the lease is 20 s, kept for a minute");
         clock.tick(Duration.ofSeconds(20));
-        watchers.tick();
-        assertFalse(watchers.blocks(10, now()), "forgotten after a minute");
+        ownerLinks.tick();
+        assertFalse(ownerLinks.blocks(10, now()), "forgotten after a minute");
 
-        Object bye = watchers.opened(new Recorded());
-        watchers.tick();
-        watchers.goodbye(bye);
+        Object bye = ownerLinks.opened(new Recorded());
+        ownerLinks.tick();
+        ownerLinks.goodbye(bye);
         clock.tick(Duration.ofSeconds(5));
-        assertFalse(watchers.blocks(10, now()), "the standby gave the link up: it claims nothing by it");
+        assertFalse(ownerLinks.blocks(10, now()), "the standby gave the link up: it claims nothing by it");
         assertEquals(1, renewals.get(), "a goodbye needs no renewal");
     }
 
     // The standby's side.
 
-    private final List<Watches.Link> opened = new ArrayList<>();
-    private final Watches watches = new Watches(clock, (target, link) -> {
+    private final List<StandbyLink> opened = new ArrayList<>();
+    private final StandbyLinks standbyLinks = new StandbyLinks(clock, (target, link) -> {
         opened.add(link);
         return () -> { };
     });
-    private final Watches.Target target = new Watches.Target(OWNER, "i-1", 7701, P, 10);
+    private final StandbyLinks.Target target = new StandbyLinks.Target(OWNER, "i-1", 7701, P, 10);
 
-    private Watches.Link watched() {
-        watches.watch(List.of(target));
-        Watches.Link link = opened.getLast();
+    private StandbyLink watched() {
+        standbyLinks.watch(List.of(target));
+        StandbyLink link = opened.getLast();
         assertTrue(link.authenticated("i-1"));
         return link;
     }
 
     @Test
     void aStandbyClaimsByADeadLinkOnly1point1WatchLeasesAfterTheLastPingItAcknowledged() {
-        Watches.Link link = watched();
+        StandbyLink link = watched();
         assertTrue(link.pinged(10));
         clock.tick(Duration.ofMillis(100));
         assertTrue(link.pinged(12));
         link.ended("end of stream");
-        Watches.Claimable dead = new Watches.Claimable(target, 12, Duration.ofMillis(1100), "its watch link end of stream", 1);
-        assertEquals(List.of(dead), watches.unmarked(), "to be marked in the database at once");
+        StandbyLinks.Claimable dead = new StandbyLinks.Claimable(target, 12, Duration.ofMillis(1100), "its watch link end of stream", 1);
+        assertEquals(List.of(dead), standbyLinks.unmarked(), "to be marked in the database at once");
         clock.tick(Duration.ofMillis(1099));
-        watches.marked(dead);
-        assertTrue(watches.unmarked().isEmpty());
-        assertTrue(watches.claimable().isEmpty(), "1.1 s after the last ping less 1 ms");
-        assertTrue(watches.mayClaim(OWNER, "i-1", 12).isEmpty());
+        standbyLinks.marked(dead);
+        assertTrue(standbyLinks.unmarked().isEmpty());
+        assertTrue(standbyLinks.claimable().isEmpty(), "1.1 s after the last ping less 1 ms");
+        assertTrue(standbyLinks.mayClaim(OWNER, "i-1", 12).isEmpty());
         clock.tick(Duration.ofMillis(1));
-        assertEquals(List.of(dead), watches.claimable());
-        assertEquals(Duration.ofMillis(1100), watches.mayClaim(OWNER, "i-1", 12).orElseThrow(), "the mark must be as old");
-        assertTrue(watches.mayClaim(OWNER, "i-1", 13).isEmpty(), "never above the highest beat received");
-        assertTrue(watches.mayClaim(OWNER, "i-2", 12).isEmpty(), "another instance at the same address is another owner");
+        assertEquals(List.of(dead), standbyLinks.claimable());
+        assertEquals(Duration.ofMillis(1100), standbyLinks.mayClaim(OWNER, "i-1", 12).orElseThrow(), "the mark must be as old");
+        assertTrue(standbyLinks.mayClaim(OWNER, "i-1", 13).isEmpty(), "never above the highest beat received");
+        assertTrue(standbyLinks.mayClaim(OWNER, "i-2", 12).isEmpty(), "another instance at the same address is another owner");
     }
 
     @Test
     void aDeadLinkNotMarkedInTheDatabaseIsNeverClaimedBy() {
-        Watches.Link link = watched();
+        StandbyLink link = watched();
         assertTrue(link.pinged(10));
         link.ended("end of stream");
         clock.tick(Duration.ofSeconds(5));
-        assertTrue(watches.claimable().isEmpty(), "without the mark, the server's clock could not judge the wait");
-        assertEquals(1, watches.unmarked().size());
+        assertTrue(standbyLinks.claimable().isEmpty(), "without the mark, the server's clock could not judge the wait");
+        assertEquals(1, standbyLinks.unmarked().size());
     }
 
     /** Marks every dead link, as the standby does once the database acknowledged its stamp. */
     private void markAll() {
-        watches.unmarked().forEach(watches::marked);
+        standbyLinks.unmarked().forEach(standbyLinks::marked);
     }
 
     @Test
     void aLiveLinkIsNeverClaimedByAndSilenceKillsIt() {
-        Watches.Link link = watched();
+        StandbyLink link = watched();
         for (int i = 0; i < 30; i++) {
             assertTrue(link.pinged(10 + i));
             clock.tick(Duration.ofMillis(100));
-            assertTrue(watches.claimable().isEmpty(), "pinged every 100 ms: alive");
+            assertTrue(standbyLinks.claimable().isEmpty(), "pinged every 100 ms: alive");
         }
         clock.tick(Duration.ofMillis(400));
         assertFalse(link.pinged(50), "silent for half a watch lease: dead, and a late ping is not acknowledged");
         markAll();
         clock.tick(Duration.ofMillis(1100));
-        assertEquals(39, watches.claimable().getFirst().maxBeat(), "the beat of the last ping acknowledged");
+        assertEquals(39, standbyLinks.claimable().getFirst().maxBeat(), "the beat of the last ping acknowledged");
     }
 
     @Test
     void aLinkThatNeverHeardAPingOrTheWrongInstanceGivesNothing() {
-        Watches.Link link = watched();
+        StandbyLink link = watched();
         link.ended("connect refused");
         clock.tick(Duration.ofSeconds(5));
-        assertTrue(watches.claimable().isEmpty(), "no ping, no beat to claim at");
-        assertTrue(watches.unmarked().isEmpty(), "nothing to mark either");
+        assertTrue(standbyLinks.claimable().isEmpty(), "no ping, no beat to claim at");
+        assertTrue(standbyLinks.unmarked().isEmpty(), "nothing to mark either");
 
-        watches.watch(List.of());
-        Watches.Target other = new Watches.Target(OWNER, "i-2", 7701, P, 10);
-        watches.watch(List.of(other));
+        standbyLinks.watch(List.of());
+        StandbyLinks.Target other = new StandbyLinks.Target(OWNER, "i-2", 7701, P, 10);
+        standbyLinks.watch(List.of(other));
         assertFalse(opened.getLast().authenticated("i-3"), "another process answers at that port");
         assertFalse(opened.getLast().pinged(99));
         clock.tick(Duration.ofSeconds(5));
-        assertTrue(watches.claimable().isEmpty());
+        assertTrue(standbyLinks.claimable().isEmpty());
     }
 
     @Test
     void aDeadLinkIsKeptBesideANewOneAndForgottenAfterHalfAMinute() {
-        Watches.Link first = watched();
+        StandbyLink first = watched();
         assertTrue(first.pinged(10));
         first.ended("connection reset");
-        watches.watch(List.of(target));
+        standbyLinks.watch(List.of(target));
         assertEquals(1, opened.size(), "a link that died young: the next one waits a second");
         clock.tick(Duration.ofSeconds(1));
-        watches.watch(List.of(target));
+        standbyLinks.watch(List.of(target));
         assertEquals(2, opened.size(), "the owner still renews: a new link beside the dead one");
         markAll();
         clock.tick(Duration.ofMillis(1100));
-        assertEquals(10, watches.claimable().getFirst().maxBeat());
-        clock.tick(Watches.FORGET_AFTER);
-        watches.watch(List.of(target));
-        assertTrue(watches.claimable().stream().noneMatch(c -> c.maxBeat() == 10), "forgotten");
+        assertEquals(10, standbyLinks.claimable().getFirst().maxBeat());
+        clock.tick(StandbyLinks.FORGET_AFTER);
+        standbyLinks.watch(List.of(target));
+        assertTrue(standbyLinks.claimable().stream().noneMatch(c -> c.maxBeat() == 10), "forgotten");
     }
 
     @Test
     void aMarkCountsOnlyForTheLinksThatHadDiedWhenItWasTaken() {
-        Watches.Link first = watched();
+        StandbyLink first = watched();
         assertTrue(first.pinged(10));
         first.ended("connection reset");
-        watches.watch(List.of(target));
+        standbyLinks.watch(List.of(target));
         clock.tick(Duration.ofSeconds(1));
-        watches.watch(List.of(target));
-        Watches.Link second = opened.getLast();
+        standbyLinks.watch(List.of(target));
+        StandbyLink second = opened.getLast();
         assertTrue(second.authenticated("i-1"));
-        List<Watches.Claimable> dying = watches.unmarked();
-        assertEquals(List.of(10L), dying.stream().map(Watches.Claimable::maxBeat).toList());
+        List<StandbyLinks.Claimable> dying = standbyLinks.unmarked();
+        assertEquals(List.of(10L), dying.stream().map(StandbyLinks.Claimable::maxBeat).toList());
         // While the stamp for the first is on its way, the second link has a ping and dies.
         assertTrue(second.pinged(20));
         second.ended("end of stream");
-        watches.marked(dying.getFirst());
-        assertEquals(List.of(20L), watches.unmarked().stream().map(Watches.Claimable::maxBeat).toList(),
+        standbyLinks.marked(dying.getFirst());
+        assertEquals(List.of(20L), standbyLinks.unmarked().stream().map(StandbyLinks.Claimable::maxBeat).toList(),
                 "a stamp written before this link's last ping does not date its end");
     }
 
     @Test
     void aClaimByOneDeadLinkForgetsThatLinkOnlyAndAYoungerOneToTheSameOwnerStillCounts() {
-        Watches.Link first = watched();
+        StandbyLink first = watched();
         assertTrue(first.pinged(10));
         first.ended("connection reset");
         clock.tick(Duration.ofSeconds(1));
-        watches.watch(List.of(target));
-        Watches.Link second = opened.getLast();
+        standbyLinks.watch(List.of(target));
+        StandbyLink second = opened.getLast();
         assertTrue(second.authenticated("i-1"));
         assertTrue(second.pinged(20));
         second.ended("end of stream");
         markAll();
         clock.tick(Duration.ofMillis(1100));
-        Watches.Claimable byFirst = watches.claimable().stream().filter(c -> c.maxBeat() == 10).findFirst().orElseThrow();
-        watches.forget(byFirst);
-        assertEquals(List.of(20L), watches.claimable().stream().map(Watches.Claimable::maxBeat).toList(),
+        StandbyLinks.Claimable byFirst = standbyLinks.claimable().stream().filter(c -> c.maxBeat() == 10).findFirst().orElseThrow();
+        standbyLinks.forget(byFirst);
+        assertEquals(List.of(20L), standbyLinks.claimable().stream().map(StandbyLinks.Claimable::maxBeat).toList(),
                 "the younger link still covers the slots the owner wrote at beats up to 20");
     }
 
     @Test
     void aPingAtALowerBeatOrFarAboveWhatTheOwnersDocumentShowedIsRefusedCountedAndEndsTheLink() {
-        Watches.Link link = watched();
+        StandbyLink link = watched();
         assertTrue(link.pinged(12));
         assertFalse(link.pinged(11), "beats on a link never go back");
-        assertEquals(1, watches.stats().refused());
+        assertEquals(1, standbyLinks.stats().refused());
         assertFalse(link.pinged(13), "the link ended");
         markAll();
         clock.tick(Duration.ofMillis(1100));
-        assertEquals(List.of(12L), watches.claimable().stream().map(Watches.Claimable::maxBeat).toList(),
+        assertEquals(List.of(12L), standbyLinks.claimable().stream().map(StandbyLinks.Claimable::maxBeat).toList(),
                 "the pings before it still count; the refused one raised nothing");
 
-        watches.watch(List.of(target));
-        Watches.Link far = opened.getLast();
+        standbyLinks.watch(List.of(target));
+        StandbyLink far = opened.getLast();
         assertTrue(far != link, "a new link, a second after the refused one died");
         assertTrue(far.authenticated("i-1"));
-        assertFalse(far.pinged(10 + Watches.BEAT_SLACK + 1), "the owner's document showed beat 10");
-        assertEquals(2, watches.stats().refused());
+        assertFalse(far.pinged(10 + StandbyLinks.BEAT_SLACK + 1), "the owner's document showed beat 10");
+        assertEquals(2, standbyLinks.stats().refused());
     }
 
     /**
@@ -313,19 +313,19 @@ class WatchLinksTest {
             }
         }
         Net net = new Net();
-        Watches slow = new Watches(clock, (t, link) -> {
+        StandbyLinks slow = new StandbyLinks(clock, (t, link) -> {
             Object[] handle = new Object[1];
             net.at(now() + 5_000_000, () -> {
                 link.authenticated("i-1");
-                handle[0] = watchers.opened(new Watchers.Link() {
+                handle[0] = ownerLinks.opened(new OwnerLinks.Link() {
                     boolean closed;
 
                     @Override
-                    public void send(Watchers.Ping ping) {
+                    public void send(OwnerLinks.Ping ping) {
                         long sent = now();
                         net.at(sent + 10_000_000, () -> {
                             if (!closed && link.pinged(ping.beat())) {
-                                net.at(sent + P.toNanos() * 6 / 10, () -> watchers.acked(handle[0], ping.seq()));
+                                net.at(sent + P.toNanos() * 6 / 10, () -> ownerLinks.acked(handle[0], ping.seq()));
                             }
                         });
                     }
@@ -358,7 +358,7 @@ class WatchLinksTest {
                 }
             }
             if (nextTick <= now()) {
-                watchers.tick();
+                ownerLinks.tick();
                 nextTick += P.toNanos() / 10;
             }
             if (nextPoll <= now()) {
@@ -372,12 +372,12 @@ class WatchLinksTest {
     @Test
     void anOwnerNoLongerWatchedGetsAGoodbyeAndNothingIsClaimedByItsLink() {
         List<String> byes = new ArrayList<>();
-        Watches saying = new Watches(clock, (t, link) -> {
+        StandbyLinks saying = new StandbyLinks(clock, (t, link) -> {
             opened.add(link);
             return () -> byes.add(t.instance());
         });
         saying.watch(List.of(target));
-        Watches.Link link = opened.getLast();
+        StandbyLink link = opened.getLast();
         link.authenticated("i-1");
         link.pinged(10);
         saying.watch(List.of());

@@ -16,7 +16,7 @@ import java.util.OptionalLong;
 
 /**
  * A standby's side of the watch links (fast takeover): a connection to each owner process it watches, and
- * when it may take that owner's slots after the connection ended. See {@link Watchers} for the owner's
+ * when it may take that owner's slots after the connection ended. See {@link OwnerLinks} for the owner's
  * side and the argument.
  *
  * <p>For each link it records the highest beat received and when it received the last ping it
@@ -39,9 +39,9 @@ import java.util.OptionalLong;
  * <p>The poll thread opens and forgets links and asks what may be taken; the transport's threads report
  * what arrives. Nothing here waits on the network.
  */
-public final class Watches {
+public final class StandbyLinks {
 
-    private static final Logger log = LoggerFactory.getLogger(Watches.class);
+    private static final Logger log = LoggerFactory.getLogger(StandbyLinks.class);
 
     /** How long after its death a link may still be claimed by; the owner keeps it twice as long. */
     static final Duration FORGET_AFTER = Duration.ofSeconds(30);
@@ -66,7 +66,7 @@ public final class Watches {
          * Starts connecting to {@code target}'s watch port, without waiting; what arrives goes to
          * {@code link}. Returns the connection, whose {@link Connection#goodbye()} ends it for good.
          */
-        Connection connect(Target target, Link link);
+        Connection connect(Target target, StandbyLink link);
     }
 
     /** A standby's end of one link, as the transport sends on it. Neither method waits on the network. */
@@ -90,161 +90,7 @@ public final class Watches {
 
         /** The owner document's id: one link per owner process. */
         String ownerId() {
-            return SlotRules.ownerId(node, instance);
-        }
-    }
-
-    /** One link: what arrived on it. */
-    public final class Link {
-        private final Target target;
-        private final long id;
-        private final long watchLeaseNanos;
-        private Connection connection;
-        private boolean authenticated;
-        private long maxBeat = -1;
-        /** The beat the owner's document showed at the last poll: pings far above it are refused. */
-        private long shownBeat;
-        private long lastReceived = Long.MIN_VALUE;
-        private final long openedAt;
-        private boolean ended;
-        private long endedAt;
-        private String why;
-        /** Whether this node has stamped the owner's slots with the server's time since this link died. */
-        private boolean marked;
-
-        private Link(Target target, long id, long now) {
-            this.target = target;
-            this.id = id;
-            this.watchLeaseNanos = target.watchLease().toNanos();
-            this.shownBeat = target.beat();
-            this.openedAt = now;
-        }
-
-        /**
-         * The owner proved that it holds the cluster's key and is {@code instance}: false (and the link ends)
-         * if that is another instance than the one watched, or the link is dead already.
-         */
-        public boolean authenticated(String instance) {
-            synchronized (Watches.this) {
-                long now = clock.nanoTime();
-                if (!target.instance().equals(instance)) {
-                    endLocked(now, "the owner at " + target.node() + " is instance " + instance + ", not " + target.instance());
-                    return false;
-                }
-                if (dead(now)) {
-                    return false;
-                }
-                authenticated = true;
-                return true;
-            }
-        }
-
-        /**
-         * A ping arrived, its tag checked by the transport. Returns true if the transport must acknowledge
-         * it: the receipt is recorded first, so the acknowledgement never extends the owner's deadline beyond
-         * what this side counts from. False if the link is dead, or the ping is refused (see {@link Watches}).
-         */
-        public boolean pinged(long beat) {
-            synchronized (Watches.this) {
-                long now = clock.nanoTime();
-                if (!authenticated || dead(now)) {
-                    return false;
-                }
-                if (beat < maxBeat) {
-                    refusedLocked(now, "a ping at beat " + beat + " after one at " + maxBeat);
-                    return false;
-                }
-                if (beat - shownBeat > BEAT_SLACK) {
-                    refusedLocked(now, "a ping at beat " + beat + ", far above the " + shownBeat + " the owner's document showed");
-                    return false;
-                }
-                if (lastReceived == Long.MIN_VALUE) {
-                    log.info("Watching {} (instance {}): its slots are taken about {} ms after this link dies", target.node(),
-                            target.instance(), waitNanos() / 1_000_000);
-                }
-                maxBeat = beat;
-                lastReceived = now;
-                return true;
-            }
-        }
-
-        /** The transport refused what the owner's end sent (a bad tag, a sequence out of order): the link ends. */
-        public void refused(String reason) {
-            synchronized (Watches.this) {
-                refusedLocked(clock.nanoTime(), reason);
-            }
-        }
-
-        /** The connection ended: end of stream, an error, a refused connect. */
-        public void ended(String reason) {
-            synchronized (Watches.this) {
-                endLocked(clock.nanoTime(), reason);
-            }
-        }
-
-        private void refusedLocked(long now, String reason) {
-            if (!ended) {
-                stats.refused.incrementAndGet();
-                log.warn("Refused a message on the watch link to {} (instance {}): {}", target.node(), target.instance(), reason);
-            }
-            endLocked(now, "refused: " + reason);
-        }
-
-        private void endLocked(long now, String reason) {
-            if (!ended) {
-                ended = true;
-                endedAt = now;
-                why = reason;
-                if (lastReceived != Long.MIN_VALUE) {
-                    stats.standbyEnds.incrementAndGet();
-                }
-            }
-        }
-
-        /** Given up (no longer watched, or this node stops): no claim is made by it, and it is not counted as a death. */
-        private void giveUpLocked(long now) {
-            if (!ended) {
-                ended = true;
-                endedAt = now;
-                why = "given up";
-                lastReceived = Long.MIN_VALUE;
-            }
-        }
-
-        /** Dead: ended, or silent for half the watch lease since the last ping, or without a handshake in time. */
-        private boolean dead(long now) {
-            if (!ended) {
-                if (lastReceived != Long.MIN_VALUE) {
-                    if (now - lastReceived >= watchLeaseNanos / 2) {
-                        endLocked(now, "silent for " + Duration.ofNanos(now - lastReceived).toMillis() + " ms");
-                    }
-                } else if (now - openedAt >= Math.max(CONNECT_TIMEOUT.toNanos(), watchLeaseNanos / 2)) {
-                    endLocked(now, "no ping within " + Duration.ofNanos(now - openedAt).toMillis() + " ms of the connect");
-                }
-            }
-            return ended;
-        }
-
-        /** From when a claim by this link is safe, on this node's clock; empty if never (no ping received). */
-        private OptionalLong claimableFrom() {
-            if (lastReceived == Long.MIN_VALUE) {
-                return OptionalLong.empty();
-            }
-            return OptionalLong.of(lastReceived + waitNanos());
-        }
-
-        /** 1.1 watch leases: how long after the last ping this node waits, and how old the server's mark must be. */
-        private long waitNanos() {
-            return watchLeaseNanos + watchLeaseNanos / 10;
-        }
-
-        /** Dead, with a ping received, and not yet forgotten: a link a claim may still be made by. */
-        private boolean usable(long now) {
-            return dead(now) && claimableFrom().isPresent() && now - endedAt < FORGET_AFTER.toNanos();
-        }
-
-        private Claimable claimable() {
-            return new Claimable(target, maxBeat, Duration.ofNanos(waitNanos()), "its watch link " + why, id);
+            return OwnerDocRules.ownerId(node, instance);
         }
     }
 
@@ -261,31 +107,31 @@ public final class Watches {
         long notBefore;
     }
 
-    private final MonotonicClock clock;
+    final MonotonicClock clock;
     private final Connector connector;
-    private final WatchStats stats;
+    final WatchStats stats;
     /** The current link to each owner process watched, by owner document id. */
-    private final Map<String, Link> links = new HashMap<>();
+    private final Map<String, StandbyLink> links = new HashMap<>();
     /** Dead links a claim may still be made by, until forgotten. */
-    private final List<Link> dead = new ArrayList<>();
+    private final List<StandbyLink> dead = new ArrayList<>();
     /** The links {@link #unmarked()} last returned: a stamp written after it dates the end of these only. */
-    private final List<Link> toMark = new ArrayList<>();
+    private final List<StandbyLink> toMark = new ArrayList<>();
     /** Owners whose last link died young, by owner document id: only owners still watched. */
     private final Map<String, Retry> retries = new HashMap<>();
     private long nextId = 1;
 
-    public Watches(MonotonicClock clock, Connector connector) {
+    public StandbyLinks(MonotonicClock clock, Connector connector) {
         this(clock, connector, new WatchStats());
     }
 
-    public Watches(MonotonicClock clock, Connector connector, WatchStats stats) {
+    public StandbyLinks(MonotonicClock clock, Connector connector, WatchStats stats) {
         this.clock = clock;
         this.connector = connector;
         this.stats = stats;
     }
 
     /** Whether watch links are on. */
-    public boolean on() {
+    public boolean isOn() {
         return connector != NONE;
     }
 
@@ -302,7 +148,7 @@ public final class Watches {
             Map<String, Target> wanted = new HashMap<>();
             targets.forEach(t -> wanted.put(t.ownerId(), t));
             links.entrySet().removeIf(e -> {
-                Link link = e.getValue();
+                StandbyLink link = e.getValue();
                 if (link.dead(now)) {
                     if (link.claimableFrom().isPresent()) {
                         dead.add(link);
@@ -334,13 +180,13 @@ public final class Watches {
                 if (links.containsKey(id) || (retry != null && now - retry.notBefore < 0)) {
                     return;
                 }
-                Link link = new Link(target, nextId++, now);
+                StandbyLink link = new StandbyLink(this, target, nextId++, now);
                 links.put(id, link);
                 log.debug("Watching {}/{} on port {}", target.node(), target.instance(), target.port());
                 outside.add(() -> {
                     Connection connection = connector.connect(target, link);
                     boolean over;
-                    synchronized (Watches.this) {
+                    synchronized (StandbyLinks.this) {
                         link.connection = connection;
                         over = link.ended;
                     }
@@ -354,7 +200,7 @@ public final class Watches {
     }
 
     /** A link to the owner {@code ownerId} died: a link that died young makes the next one wait, longer each time. */
-    private void retryLater(String ownerId, Link link) {
+    private void retryLater(String ownerId, StandbyLink link) {
         if (link.endedAt - link.openedAt >= STABLE.toNanos()) {
             retries.remove(ownerId);
             return;
@@ -374,7 +220,7 @@ public final class Watches {
     public synchronized List<Claimable> claimable() {
         long now = clock.nanoTime();
         List<Claimable> ready = new ArrayList<>();
-        for (Link link : all()) {
+        for (StandbyLink link : all()) {
             if (link.usable(now) && link.marked && now - link.claimableFrom().getAsLong() >= 0) {
                 ready.add(link.claimable());
             }
@@ -387,7 +233,7 @@ public final class Watches {
         long now = clock.nanoTime();
         toMark.clear();
         List<Claimable> dying = new ArrayList<>();
-        for (Link link : all()) {
+        for (StandbyLink link : all()) {
             if (link.usable(now) && !link.marked) {
                 toMark.add(link);
                 dying.add(link.claimable());
@@ -402,15 +248,15 @@ public final class Watches {
      * one that died since may have had a ping after the stamp was sent, and waits for a stamp of its own.
      */
     public synchronized void marked(Claimable dead) {
-        for (Link link : toMark) {
+        for (StandbyLink link : toMark) {
             if (link.target.ownerId().equals(dead.target().ownerId())) {
                 link.marked = true;
             }
         }
     }
 
-    private List<Link> all() {
-        List<Link> all = new ArrayList<>(dead);
+    private List<StandbyLink> all() {
+        List<StandbyLink> all = new ArrayList<>(dead);
         all.addAll(links.values());
         return all;
     }
@@ -439,7 +285,7 @@ public final class Watches {
     public synchronized Optional<Long> nextClaimable() {
         long now = clock.nanoTime();
         return all().stream().filter(link -> link.dead(now))
-                .map(Link::claimableFrom).filter(OptionalLong::isPresent).map(OptionalLong::getAsLong)
+                .map(StandbyLink::claimableFrom).filter(OptionalLong::isPresent).map(OptionalLong::getAsLong)
                 .filter(at -> at - now > 0).min(Long::compare);
     }
 
@@ -471,6 +317,6 @@ public final class Watches {
 
     @Override
     public String toString() {
-        return "Watches" + links.keySet();
+        return "StandbyLinks" + links.keySet();
     }
 }

@@ -23,7 +23,7 @@ import java.util.function.LongSupplier;
  * link's deadline is {@code s + 0.9 × watch lease}; the first ping's send counts before any
  * acknowledgement. A standby whose link ended (end of stream, an error, or silence) may claim this owner's
  * slots at a beat no higher than the highest one it received, once {@code 1.1 × watch lease} has passed
- * on its own clock since it received the last ping it acknowledged (see {@link Watches}).
+ * on its own clock since it received the last ping it acknowledged (see {@link StandbyLinks}).
  *
  * <p>The rule on this side: once a link's deadline has passed, a lease whose last acknowledged write
  * carried a beat no higher than the highest beat sent on that link ({@link #blocks}) is paused, its robots
@@ -40,12 +40,12 @@ import java.util.function.LongSupplier;
  *
  * <p>Thread-safe: the transport's threads, the renewal thread and the fence thread call it.
  */
-public final class Watchers {
+public final class OwnerLinks {
 
-    private static final Logger log = LoggerFactory.getLogger(Watchers.class);
+    private static final Logger log = LoggerFactory.getLogger(OwnerLinks.class);
 
     /** No watch links: nothing ever blocks a lease. */
-    public static final Watchers OFF = new Watchers(() -> 0, Duration.ZERO, () -> { });
+    public static final OwnerLinks OFF = new OwnerLinks(() -> 0, Duration.ZERO, () -> { });
 
     /** One end of a link, as the transport sends on it. Neither method may wait on the network. */
     public interface Link {
@@ -70,7 +70,7 @@ public final class Watchers {
      * How long an ended link still counts. Past a lease after its end, every lease this owner holds has a
      * higher beat acknowledged or has ended (a renewal sent after the end carries a higher beat, and no new
      * claim reuses a lower one, see {@link #endedFloor}), so the link can no longer block anything; the
-     * standby forgets it after {@link Watches#FORGET_AFTER} anyway. Kept for the longer of two leases and
+     * standby forgets it after {@link StandbyLinks#FORGET_AFTER} anyway. Kept for the longer of two leases and
      * twice that, to be safe by a wide margin.
      */
     private volatile long forgetAfterNanos;
@@ -78,22 +78,22 @@ public final class Watchers {
     private final WatchStats stats;
 
     /** @param renewNow asks the renewal thread to renew every lease now, without waiting for it */
-    public Watchers(MonotonicClock clock, Duration watchLease, Runnable renewNow) {
+    public OwnerLinks(MonotonicClock clock, Duration watchLease, Runnable renewNow) {
         this(clock, watchLease, renewNow, new WatchStats());
     }
 
-    public Watchers(MonotonicClock clock, Duration watchLease, Runnable renewNow, WatchStats stats) {
+    public OwnerLinks(MonotonicClock clock, Duration watchLease, Runnable renewNow, WatchStats stats) {
         this.clock = clock;
         this.stats = stats;
         this.watchLease = watchLease;
         this.renewNow = renewNow;
         this.pauseAfterNanos = watchLease.toNanos() - watchLease.toNanos() / 10;
         this.silentAfterNanos = watchLease.toNanos() / 2;
-        this.forgetAfterNanos = Watches.FORGET_AFTER.multipliedBy(2).toNanos();
+        this.forgetAfterNanos = StandbyLinks.FORGET_AFTER.multipliedBy(2).toNanos();
     }
 
     /** Whether watch links are on. */
-    public boolean on() {
+    public boolean isOn() {
         return this != OFF;
     }
 
@@ -114,7 +114,7 @@ public final class Watchers {
      */
     void bind(LongSupplier currentBeat, Duration lease) {
         this.currentBeat = currentBeat;
-        this.forgetAfterNanos = Math.max(Watches.FORGET_AFTER.multipliedBy(2).toNanos(), lease.multipliedBy(2).toNanos());
+        this.forgetAfterNanos = Math.max(StandbyLinks.FORGET_AFTER.multipliedBy(2).toNanos(), lease.multipliedBy(2).toNanos());
     }
 
     public Duration watchLease() {

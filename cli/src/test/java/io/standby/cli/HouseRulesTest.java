@@ -1,0 +1,100 @@
+package io.standby.cli;
+
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The limits the team keeps, checked by the build so that nobody counts by hand: the protocol's main files
+ * stay short enough to read in one sitting, and a test waits on facts, not on the clock, except where it
+ * says why it must. Reads the source tree of the whole repository, from any module's directory.
+ */
+class HouseRulesTest {
+
+    /** The most lines a main file of slot-core may have. */
+    static final int SLOT_CORE_MAX_LINES = 350;
+    /** The most {@code Thread.sleep} calls in all tests together, each with its reason. */
+    static final int MAX_SLEEPS = 3;
+    /** What the comment just above a sleep starts its reason with. */
+    static final String SLEEP_REASON = "A sleep on purpose";
+    /** A call, not the name in a string. */
+    private static final Pattern SLEEP = Pattern.compile("(?<!\")\\bThread\\.sleep\\(");
+
+    @Test
+    void everyMainFileOfSlotCoreHasAtMost350Lines() {
+        List<String> over = new ArrayList<>();
+        for (Path file : javaFiles(root().resolve("slot-core/src/main/java"))) {
+            int lines = lines(file).size();
+            if (lines > SLOT_CORE_MAX_LINES) {
+                over.add(root().relativize(file) + ": " + lines);
+            }
+        }
+        assertEquals(List.of(), over, "slot-core main files over " + SLOT_CORE_MAX_LINES + " lines");
+    }
+
+    @Test
+    void testsSleepAtMostThreeTimesAndSayWhyEachTime() {
+        List<String> sleeps = new ArrayList<>();
+        List<String> unexplained = new ArrayList<>();
+        // Modules sit one or two levels down (slot-core, spring-boot/autoconfigure); build output is no source.
+        try (Stream<Path> modules = Files.walk(root(), 5)) {
+            for (Path tests : modules.filter(p -> p.endsWith(Path.of("src/test/java")) && !p.toString().contains("/target/")).toList()) {
+                for (Path file : javaFiles(tests)) {
+                    List<String> lines = lines(file);
+                    for (int i = 0; i < lines.size(); i++) {
+                        if (SLEEP.matcher(lines.get(i)).find() && !lines.get(i).trim().startsWith("*")
+                                && !lines.get(i).trim().startsWith("//")) {
+                            String where = root().relativize(file) + ":" + (i + 1);
+                            sleeps.add(where);
+                            if (lines.subList(Math.max(0, i - 4), i).stream().noneMatch(l -> l.contains("// " + SLEEP_REASON))) {
+                                unexplained.add(where);
+                            }
+                        }
+                    }
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        assertTrue(sleeps.size() <= MAX_SLEEPS, sleeps.size() + " sleeps in tests, at most " + MAX_SLEEPS + ": " + sleeps);
+        assertEquals(List.of(), unexplained, "sleeps without a '// " + SLEEP_REASON + ": why' comment in the four lines above");
+    }
+
+    /** The repository's root: the first directory up from here with the parent pom and slot-core. */
+    static Path root() {
+        Path dir = Path.of("").toAbsolutePath();
+        while (dir != null && !(Files.isRegularFile(dir.resolve("pom.xml")) && Files.isDirectory(dir.resolve("slot-core")))) {
+            dir = dir.getParent();
+        }
+        if (dir == null) {
+            throw new IllegalStateException("no repository root above " + Path.of("").toAbsolutePath());
+        }
+        return dir;
+    }
+
+    private static List<Path> javaFiles(Path dir) {
+        try (Stream<Path> files = Files.walk(dir)) {
+            return files.filter(p -> p.toString().endsWith(".java")).sorted().toList();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static List<String> lines(Path file) {
+        try {
+            return Files.readAllLines(file);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}
