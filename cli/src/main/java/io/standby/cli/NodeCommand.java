@@ -165,10 +165,15 @@ final class NodeCommand implements Callable<Integer> {
                 .node(ip, port).maxSlots(maxSlots).timing(timing).stopTimeout(stopTimeout)
                 .robotTypes(types)
                 .listener(new LoggingListener(stopTimeout))
-                .fastFailover(fastFailover)
-                .watchLinks(watchLinks).watchLease(watchLease).watchPort(watchPort)
+                .watchLease(watchLease).watchPort(watchPort)
                 .extension(NodeWeb.pages())
                 .extension(StandbyMetrics.of(meters())));
+        if (!fastFailover) {
+            builder.withoutFastFailover();
+        }
+        if (!watchLinks) {
+            builder.withoutWatchLinks();
+        }
         // The builder throws IllegalArgumentException only for a setting, before it binds or connects.
         StandbyNode node = Flags.usage(builder::start);
         CountDownLatch stopped = new CountDownLatch(1);

@@ -32,8 +32,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * {@code /ready}, {@code /status}, dashboard and {@code /metrics}). Binding proves that no other live
  * process on this host has the identity, which is what lets a restarted node take its own slots back at
  * once. An application that listens on that address itself says so with
- * {@link StandbyNodeBuilder#endpoint(boolean) endpoint(false)}, and with
- * {@link StandbyNodeBuilder#addressBound(boolean)} if it has bound it before starting the node.
+ * {@link StandbyNodeBuilder#withoutEndpoint()}, and with
+ * {@link StandbyNodeBuilder#addressBound()} if it has bound it before starting the node.
  *
  * <p>This class is the node's lifecycle and what it tells; {@link StandbyNodeBuilder} holds its settings and
  * {@code NodeAssembly} opens its parts in order.

@@ -176,12 +176,12 @@ public final class StandbyNodeBuilder {
      * <p>It relies on the node's ip:port being the address other nodes reach it at, held by a
      * listener for the node's whole life. A refusal can be wrong (a firewall REJECT rule, a moved ip, a
      * closed listener): the owner therefore writes its late mark into its slots and pauses its robots
-     * before it is that late, so a wrong refusal costs it its slots, never a second runner. Turn it off
-     * to always wait out the lease: the node then writes no late mark, never pauses at one, and is never
+     * before it is that late, so a wrong refusal costs it its slots, never a second runner. Turned off
+     * here, the node always waits out the lease: it writes no late mark, never pauses at one, and is never
      * taken over early.
      */
-    public StandbyNodeBuilder fastFailover(boolean fastFailover) {
-        this.fastFailover = fastFailover;
+    public StandbyNodeBuilder withoutFastFailover() {
+        this.fastFailover = false;
         return this;
     }
 
@@ -193,15 +193,16 @@ public final class StandbyNodeBuilder {
      * when a standby dies or its link breaks, one renewal is sent at once, and only if the database does not
      * answer it within about 0.4 watch leases do the robots pause, to resume at the next renewal. Links are
      * authenticated with the cluster's key in the database ({@code secrets}); a peer that can reach the port
-     * but not the database is refused. Off: slots are taken over at the late mark (fast failover) or the lease.
+     * but not the database is refused. Turned off here, slots are taken over at the late mark (fast failover)
+     * or the lease.
      */
-    public StandbyNodeBuilder watchLinks(boolean watchLinks) {
-        this.watchLinks = watchLinks;
+    public StandbyNodeBuilder withoutWatchLinks() {
+        this.watchLinks = false;
         return this;
     }
 
     /**
-     * The watch lease (see {@link #watchLinks}). Default {@link WatchLinks#DEFAULT_LEASE}, or the heartbeat if
+     * The watch lease (see {@link #withoutWatchLinks}). Default {@link WatchLinks#DEFAULT_LEASE}, or the heartbeat if
      * that is shorter; below a heartbeat of {@link WatchLinks#MIN_DEFAULT_HEARTBEAT} links are off unless a
      * watch lease is given here, since the late mark then takes over about as fast. Choose it well above the
      * network's round trip (a standby whose handshake takes more than half of it is refused) and the
@@ -243,27 +244,27 @@ public final class StandbyNodeBuilder {
     }
 
     /**
-     * Whether the node binds its ip:port for its own HTTP endpoint (default true): {@code /health}, and
+     * Without the node's own HTTP endpoint. By default the node binds its ip:port for it: {@code /health}, and
      * whatever its extensions serve. It binds it before it connects or joins and holds it until closed,
-     * which proves its identity. Pass false when the application listens on that address itself. Then nothing proves that an earlier process with this
+     * which proves its identity. Call this when the application listens on that address itself. Then nothing proves that an earlier process with this
      * ip:port on this host is gone, unless the application bound it before {@link #start()} (see
      * {@link #addressBound}): the node waits out the leases such a process left, and refuses to start
      * while one of them is live, since the process may still run their robots.
      */
-    public StandbyNodeBuilder endpoint(boolean endpoint) {
-        this.endpoint = endpoint;
+    public StandbyNodeBuilder withoutEndpoint() {
+        this.endpoint = false;
         return this;
     }
 
     /**
-     * With {@link #endpoint(boolean) endpoint(false)}: whether the application has bound the node's
-     * ip:port itself before {@link #start()}, and holds it until the node is closed (default false). That
+     * With {@link #withoutEndpoint()}: the application has bound the node's ip:port itself before
+     * {@link #start()}, and holds it until the node is closed (by default nothing is assumed). That
      * proves the earlier processes with this identity on this host gone, so the node takes their slots
      * back at once, as it does when it binds its own endpoint. An application that binds later gets no
      * such proof: a restart after a crash waits out the lease.
      */
-    public StandbyNodeBuilder addressBound(boolean addressBound) {
-        this.addressBound = addressBound;
+    public StandbyNodeBuilder addressBound() {
+        this.addressBound = true;
         return this;
     }
 

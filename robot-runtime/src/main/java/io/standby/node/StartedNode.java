@@ -41,6 +41,6 @@ public interface StartedNode {
      */
     StandbyDatabase robotDatabase();
 
-    /** The node's HTTP listener; empty with {@link StandbyNodeBuilder#endpoint(boolean) endpoint(false)}. */
+    /** The node's HTTP listener; empty with {@link StandbyNodeBuilder#withoutEndpoint()}. */
     Optional<NodeEndpoint> endpoint();
 }

@@ -19,7 +19,7 @@ import java.util.Map;
  * StandbyNode.builder().mongo(uri).node(ip, port).extension(NodeWeb.pages()).start();
  * }</pre>
  *
- * <p>A node built with {@code endpoint(false)} has no listener, and these pages are not served.
+ * <p>A node built {@code withoutEndpoint()} has no listener, and these pages are not served.
  */
 public final class NodeWeb {
 

@@ -32,7 +32,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 /**
  * The meters on a registry other than Prometheus', and both extensions on a node without a listener: the
  * meters are the same, {@code /metrics} is served only for Prometheus' registry, and nothing is bound
- * with {@code endpoint(false)}.
+ * with {@code withoutEndpoint()}.
  */
 class StandbyMetricsTest {
 
@@ -75,7 +75,7 @@ class StandbyMetricsTest {
     void withoutAnEndpointTheMetersStillWorkAndNothingIsBound() throws Exception {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         int port = TestPorts.free();
-        try (StandbyNode node = builder(port, registry).endpoint(false).start()) {
+        try (StandbyNode node = builder(port, registry).withoutEndpoint().start()) {
             await().atMost(WAIT).until(() -> node.leases().size() == 1 && registry.get(StandbyMeters.SLOTS_OWNED).gauge().value() == 1);
             new ServerSocket(port, 1, InetAddress.getLoopbackAddress()).close();
         }

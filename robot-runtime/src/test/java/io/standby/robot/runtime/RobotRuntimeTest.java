@@ -302,7 +302,7 @@ class RobotRuntimeTest {
         TestNode first = node(7441, 1);
         await().atMost(WAIT).until(() -> robot("t1").state() == RobotState.RUNNING);
 
-        // One JVM, so one host; neither node binds 127.0.0.1:7441 (endpoint(false)): nothing proves the first gone.
+        // One JVM, so one host; neither node binds 127.0.0.1:7441 (withoutEndpoint()): nothing proves the first gone.
         IllegalStateException refused = null;
         try {
             node(7441, 1);

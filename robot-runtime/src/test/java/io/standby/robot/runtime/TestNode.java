@@ -93,11 +93,11 @@ final class TestNode implements AutoCloseable {
                 .restarts(config.restartBackoff(), config.maxRestartBackoff(), config.failureLimit(), config.failureWindow())
                 .robotTypes(types)
                 // In-process nodes share 127.0.0.1 and need no HTTP: each test gives them distinct ports.
-                .endpoint(false)
+                .withoutEndpoint()
                 // Without a listener no connect to them is ever accepted, so fast failover could never take
                 // their slots early; off, they also keep running through slow renewals instead of pausing at
                 // the late mark. The pause is tested with real processes (FastFailoverProcessTest).
-                .fastFailover(false)
+                .withoutFastFailover()
                 .listener(new SlotListener() {
                     @Override
                     public void acquired(Lease lease) {

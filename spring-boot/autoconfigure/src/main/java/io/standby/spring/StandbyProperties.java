@@ -163,8 +163,18 @@ public class StandbyProperties implements Validator {
 
     /** These settings on a node builder; the database, robots and listeners are the auto-configuration's. */
     StandbyNodeBuilder applyTo(StandbyNodeBuilder builder) {
-        return builder.node(ip, port == null ? 0 : port).maxSlots(maxSlots).timing(timing()).fastFailover(fastFailover)
-                .watchLinks(watchLinks).watchLease(watchLease).watchPort(watchPort).stopTimeout(stopTimeout).endpoint(endpoint).database(database);
+        builder.node(ip, port == null ? 0 : port).maxSlots(maxSlots).timing(timing()).watchLease(watchLease).watchPort(watchPort)
+                .stopTimeout(stopTimeout).database(database);
+        if (!fastFailover) {
+            builder.withoutFastFailover();
+        }
+        if (!watchLinks) {
+            builder.withoutWatchLinks();
+        }
+        if (!endpoint) {
+            builder.withoutEndpoint();
+        }
+        return builder;
     }
 
     public boolean isEnabled() {

@@ -85,7 +85,7 @@ class LedgerTakeoverTest {
                     .node("127.0.0.1", port).timing(TIMING).stopTimeout(Duration.ofSeconds(5))
                     .robotTypes(RobotTypes.of(new LedgerRobot.Factory(ledgerProxy.uri())))
                     // Nodes in one JVM need no HTTP endpoint; each has its own port all the same.
-                    .endpoint(false)
+                    .withoutEndpoint()
                     .start();
             return new LedgerNode(port, proxy, ledgerProxy, slots, robots, node);
         }
