@@ -3,6 +3,8 @@ package io.standby.slot.internal;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Updates;
+import com.mongodb.event.CommandListener;
+import com.mongodb.event.CommandStartedEvent;
 import io.standby.slot.FreshDatabase;
 import io.standby.slot.ManualClock;
 import io.standby.slot.NodeConfig;
@@ -21,7 +23,9 @@ import org.junit.jupiter.api.extension.ExtensionContext;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Date;
+import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Supplier;
 
 /**
@@ -49,6 +53,8 @@ final class ProtocolFixture implements BeforeEachCallback, AfterEachCallback {
     private final ManualClock clock = new ManualClock();
     private final SlotTiming timing;
     private MongoSlotStore store;
+    private final List<String> reads = new CopyOnWriteArrayList<>();
+    private StandbyDatabase watched;
 
     /** Nodes with {@link #TIMING}. */
     ProtocolFixture() {
@@ -80,7 +86,12 @@ final class ProtocolFixture implements BeforeEachCallback, AfterEachCallback {
     @Override
     public void afterEach(ExtensionContext context) throws Exception {
         store = null;
-        database.afterEach(context);
+        try (StandbyDatabase opened = watched) {
+            // Closed before the database is dropped, as a test's own @AfterEach would.
+            watched = null;
+        } finally {
+            database.afterEach(context);
+        }
     }
 
     /** This test's database. */
@@ -91,6 +102,32 @@ final class ProtocolFixture implements BeforeEachCallback, AfterEachCallback {
     /** The server's URI, for a test that opens a second connection of its own. */
     String uri() {
         return database.uri();
+    }
+
+    /**
+     * A second connection to this test's database, opened at the first call, that adds to {@link #reads()}
+     * the collection of every find and aggregate it sends, as the server sees them: what a node built on it
+     * reads, poll by poll.
+     */
+    StandbyDatabase watched() {
+        if (watched == null) {
+            CommandListener readsOfCollections = new CommandListener() {
+                @Override
+                public void commandStarted(CommandStartedEvent event) {
+                    if (event.getCommandName().equals("aggregate") || event.getCommandName().equals("find")) {
+                        reads.add(event.getCommand().getString(event.getCommandName()).getValue());
+                    }
+                }
+            };
+            watched = StandbyDatabase.connect(uri(), db().database().getName(), Duration.ofSeconds(10),
+                    settings -> settings.addCommandListener(readsOfCollections));
+        }
+        return watched;
+    }
+
+    /** The collections read through {@link #watched()}, in order; a test clears it to start counting afresh. */
+    List<String> reads() {
+        return reads;
     }
 
     /** The slot store over this test's database, the one nodes use unless built {@link Node#on} another. */

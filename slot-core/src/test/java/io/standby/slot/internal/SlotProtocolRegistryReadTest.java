@@ -1,19 +1,11 @@
 package io.standby.slot.internal;
 
-import com.mongodb.event.CommandListener;
-import com.mongodb.event.CommandStartedEvent;
 import io.standby.slot.ManualClock;
 import io.standby.slot.NodeId;
-import io.standby.slot.StandbyDatabase;
-import io.standby.testing.TestMongo;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 
 import static io.standby.slot.internal.ProtocolFixture.TIMING;
 import static io.standby.slot.internal.ProtocolFixture.A;
@@ -31,33 +23,11 @@ class SlotProtocolRegistryReadTest {
     @RegisterExtension
     final ProtocolFixture protocol = new ProtocolFixture();
 
-    private StandbyDatabase watched;
-    /** The collections the watched node read, in order. */
-    private final List<String> reads = new CopyOnWriteArrayList<>();
     private final ManualClock clock = protocol.clock();
-
-    @BeforeEach
-    void setUp() {
-        CommandListener readsOfCollections = new CommandListener() {
-            @Override
-            public void commandStarted(CommandStartedEvent event) {
-                if (event.getCommandName().equals("aggregate") || event.getCommandName().equals("find")) {
-                    reads.add(event.getCommand().getString(event.getCommandName()).getValue());
-                }
-            }
-        };
-        watched = StandbyDatabase.connect(TestMongo.uri(), protocol.db().database().getName(), Duration.ofSeconds(10),
-                settings -> settings.addCommandListener(readsOfCollections));
-    }
-
-    @AfterEach
-    void tearDown() {
-        watched.close();
-    }
 
     /** A member whose reads are recorded. */
     private SlotProtocol watchedMember(NodeId id, int maxSlots) {
-        return protocol.node(id).maxSlots(maxSlots).on(new MongoSlotStore(watched)).member(new MongoNodeRegistry(watched.database())).build();
+        return protocol.node(id).maxSlots(maxSlots).on(new MongoSlotStore(protocol.watched())).member(new MongoNodeRegistry(protocol.watched().database())).build();
     }
 
     private SlotProtocol member(NodeId id, int maxSlots) {
@@ -72,7 +42,7 @@ class SlotProtocolRegistryReadTest {
                 node.poll();
             }
         }
-        reads.clear();
+        protocol.reads().clear();
     }
 
     @Test
@@ -86,7 +56,7 @@ class SlotProtocolRegistryReadTest {
         clock.tick(TIMING.poll());
         assertEquals(0, a.poll());
 
-        assertEquals(List.of("slots"), reads);
+        assertEquals(List.of("slots"), protocol.reads());
     }
 
     @Test
@@ -99,7 +69,7 @@ class SlotProtocolRegistryReadTest {
         clock.tick(TIMING.poll());
         assertEquals(0, a.poll());
 
-        assertEquals(List.of("slots"), reads);
+        assertEquals(List.of("slots"), protocol.reads());
     }
 
     @Test
@@ -112,13 +82,13 @@ class SlotProtocolRegistryReadTest {
 
         clock.tick(TIMING.poll());
         b.poll();
-        assertEquals(List.of("slots"), reads, "nothing claimable: the slots alone");
+        assertEquals(List.of("slots"), protocol.reads(), "nothing claimable: the slots alone");
         a.releaseAll();
-        reads.clear();
+        protocol.reads().clear();
 
         clock.tick(TIMING.poll());
         assertEquals(1, b.poll(), "a released slot: claimed at the next poll");
-        assertEquals(List.of("slots", "nodes", "slots"), reads,
+        assertEquals(List.of("slots", "nodes", "slots"), protocol.reads(),
                 "claimable without warning: the registry, then the slots again, before the plan");
     }
 }

@@ -1,19 +1,12 @@
 package io.standby.slot.internal;
 
-import com.mongodb.event.CommandListener;
-import com.mongodb.event.CommandStartedEvent;
 import io.standby.slot.ManualClock;
 import io.standby.slot.NodeId;
 import io.standby.slot.StandbyDatabase;
-import io.standby.testing.TestMongo;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 
 import static io.standby.slot.internal.ProtocolFixture.TIMING;
 import static io.standby.slot.internal.ProtocolFixture.A;
@@ -31,29 +24,7 @@ class SlotReadsPollTest {
     @RegisterExtension
     final ProtocolFixture protocol = new ProtocolFixture();
 
-    private StandbyDatabase watched;
-    /** The collections the watched node read, in order. */
-    private final List<String> reads = new CopyOnWriteArrayList<>();
     private final ManualClock clock = protocol.clock();
-
-    @BeforeEach
-    void setUp() {
-        CommandListener readsOfCollections = new CommandListener() {
-            @Override
-            public void commandStarted(CommandStartedEvent event) {
-                if (event.getCommandName().equals("aggregate") || event.getCommandName().equals("find")) {
-                    reads.add(event.getCommand().getString(event.getCommandName()).getValue());
-                }
-            }
-        };
-        watched = StandbyDatabase.connect(TestMongo.uri(), protocol.db().database().getName(), Duration.ofSeconds(10),
-                settings -> settings.addCommandListener(readsOfCollections));
-    }
-
-    @AfterEach
-    void tearDown() {
-        watched.close();
-    }
 
     private SlotProtocol member(StandbyDatabase on, NodeId id, int maxSlots) {
         return protocol.node(id).maxSlots(maxSlots).on(new MongoSlotStore(on)).member(new MongoNodeRegistry(on.database())).build();
@@ -62,21 +33,21 @@ class SlotReadsPollTest {
     @Test
     void aNodeWithRoomThatReadsOnlyItsOwnSlotsReadsNoRegistry() throws Exception {
         protocol.init(1);
-        SlotProtocol a = member(watched, A, 2);
+        SlotProtocol a = member(protocol.watched(), A, 2);
         assertEquals(1, a.poll());
         for (int i = 0; i < 3; i++) {
             clock.tick(TIMING.poll());
             a.poll();
             a.renewAll();
         }
-        reads.clear();
+        protocol.reads().clear();
 
         clock.tick(TIMING.poll());
         assertEquals(0, a.poll());
         clock.tick(TIMING.poll());
         assertEquals(0, a.poll());
 
-        assertEquals(List.of("slots", "slots"), reads,
+        assertEquals(List.of("slots", "slots"), protocol.reads(),
                 "its own live slot is read at every poll, but is nothing to plan: no registry read");
     }
 
@@ -84,7 +55,7 @@ class SlotReadsPollTest {
     void aRegistryReadWithinAPollServesASlotReleasedWithoutWarningWithOneReadOfTheSlots() throws Exception {
         protocol.init(2);
         SlotProtocol a = member(protocol.db(), A, 1);
-        SlotProtocol b = member(watched, B, 2);
+        SlotProtocol b = member(protocol.watched(), B, 2);
         assertEquals(1, a.poll());
         assertEquals(1, b.poll(), "the other slot");
         clock.tick(TIMING.poll());
@@ -92,12 +63,12 @@ class SlotReadsPollTest {
         assertEquals(0, a.poll());
         // The last read showed a claimable slot (since won): the registry, then the slots, which show nothing to claim.
         assertEquals(0, b.poll());
-        reads.clear();
+        protocol.reads().clear();
         a.releaseAll();
 
         clock.tick(TIMING.poll().dividedBy(2));
         assertEquals(1, b.poll(), "the released slot, claimed at once");
 
-        assertEquals(List.of("slots"), reads, "the registry was read half a poll ago: neither it nor the slots again");
+        assertEquals(List.of("slots"), protocol.reads(), "the registry was read half a poll ago: neither it nor the slots again");
     }
 }
