@@ -2,7 +2,6 @@ package io.standby.slot;
 
 import io.standby.slot.RecordingListener.Event;
 import io.standby.slot.RecordingListener.Kind;
-import io.standby.slot.internal.MongoSlotStore;
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Updates;
 import io.standby.testing.TcpProxy;
@@ -39,8 +38,7 @@ class SlotNodeTest {
     private static final Duration WAIT = Duration.ofSeconds(30);
 
     @RegisterExtension
-    final TestDatabase<StandbyDatabase> database = TestDatabase.of(
-            (uri, name) -> StandbyDatabase.connect(uri, name, Duration.ofSeconds(10), null), StandbyDatabase::database);
+    final TestDatabase<StandbyDatabase> database = FreshDatabase.perTest();
 
     private String dbName;
     private StandbyDatabase admin;

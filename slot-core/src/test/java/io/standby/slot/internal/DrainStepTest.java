@@ -1,27 +1,21 @@
 package io.standby.slot.internal;
 
-import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Updates;
 import io.standby.slot.ManualClock;
-import io.standby.slot.NodeConfig;
 import io.standby.slot.NodeId;
 import io.standby.slot.NodeTable;
-import io.standby.slot.SlotTable;
-import io.standby.slot.SlotTiming;
 import io.standby.slot.SlotView;
-import io.standby.slot.StandbyDatabase;
-import io.standby.testing.TestDatabase;
-import org.bson.Document;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import java.time.Duration;
 import java.time.Instant;
 import java.util.Date;
 import java.util.List;
 
+import static io.standby.slot.internal.ProtocolFixture.TIMING;
+import static io.standby.slot.internal.ProtocolFixture.A;
+import static io.standby.slot.internal.ProtocolFixture.B;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -33,41 +27,20 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class DrainStepTest {
 
-    private static final SlotTiming TIMING = SlotTiming.of(Duration.ofSeconds(2), Duration.ofSeconds(5), Duration.ofSeconds(1));
-    private static final NodeId A = new NodeId("127.0.0.1", 7001);
-    private static final NodeId B = new NodeId("127.0.0.1", 7002);
-
     @RegisterExtension
-    final TestDatabase<StandbyDatabase> database = TestDatabase.of(
-            (uri, name) -> StandbyDatabase.connect(uri, name, Duration.ofSeconds(10), null), StandbyDatabase::database);
+    final ProtocolFixture protocol = new ProtocolFixture();
 
-    private StandbyDatabase db;
-    private MongoSlotStore store;
-    private MongoCollection<Document> slots;
-    private final ManualClock clock = new ManualClock();
-
-    @BeforeEach
-    void setUp() {
-        db = database.connection();
-        store = new MongoSlotStore(db);
-        slots = db.database().getCollection("slots");
-    }
+    private final ManualClock clock = protocol.clock();
 
     private SlotProtocol member(SlotStore on, NodeId id, int maxSlots) {
-        return new SlotProtocol(ProtocolSetup.of(on, new NodeConfig(id, maxSlots, TIMING, NodeConfig.newInstanceId()), clock, new EveryEvent())
-                .withSleeper(d -> { })
-                .withMembership(new MongoNodeRegistry(db.database())));
-    }
-
-    private SlotView slot(String id) {
-        return store.read(id).orElseThrow();
+        return protocol.member(id).maxSlots(maxSlots).on(on).build();
     }
 
     /** A and B hold one slot each, with room for one, and their registry documents say so. */
     private List<SlotProtocol> twoFullNodes() throws Exception {
-        new SlotTable(db).init(2);
-        SlotProtocol a = member(store, A, 1);
-        SlotProtocol b = member(store, B, 1);
+        protocol.init(2);
+        SlotProtocol a = member(protocol.store(), A, 1);
+        SlotProtocol b = member(protocol.store(), B, 1);
         assertEquals(1, a.poll());
         clock.tick(TIMING.poll());
         assertEquals(1, b.poll());
@@ -78,7 +51,7 @@ class DrainStepTest {
     }
 
     private String heldBy(NodeId node) {
-        return store.readAll().stream().filter(s -> node.equals(s.owner())).map(SlotView::id).findFirst().orElseThrow();
+        return protocol.store().readAll().stream().filter(s -> node.equals(s.owner())).map(SlotView::id).findFirst().orElseThrow();
     }
 
     @Test
@@ -86,13 +59,13 @@ class DrainStepTest {
         SlotProtocol b = twoFullNodes().get(1);
         String bSlot = heldBy(B);
 
-        new NodeTable(db).drain(B, true);
+        new NodeTable(protocol.db()).drain(B, true);
         clock.tick(TIMING.poll());
         b.poll();
 
         assertTrue(b.draining());
-        assertNull(slot(bSlot).owner(), "forced: released with nowhere to go");
-        assertEquals(A, slot(heldBy(A)).owner());
+        assertNull(protocol.slot(bSlot).owner(), "forced: released with nowhere to go");
+        assertEquals(A, protocol.slot(heldBy(A)).owner());
     }
 
     @Test
@@ -101,69 +74,69 @@ class DrainStepTest {
         String bSlot = heldBy(B);
 
         // A request written while A still had room, say: the slots carry it, unforced.
-        assertEquals(1, store.markDrain(B, b.config().instance(), false));
+        assertEquals(1, protocol.store().markDrain(B, b.config().instance(), false));
         clock.tick(TIMING.poll());
         b.poll();
 
         assertTrue(b.draining());
-        assertEquals(B, slot(bSlot).owner(), "no room elsewhere: B keeps serving it");
+        assertEquals(B, protocol.slot(bSlot).owner(), "no room elsewhere: B keeps serving it");
     }
 
     @Test
     void aHandoverThatCannotBeReadWaitsTwoPollsBeforeTheNextSlotGoes() throws Exception {
-        new SlotTable(db).init(2);
-        FailingSlotStore aStore = new FailingSlotStore(store);
+        protocol.init(2);
+        FailingSlotStore aStore = new FailingSlotStore(protocol.store());
         SlotProtocol a = member(aStore, A, 2);
-        SlotProtocol b = member(store, B, 2);
+        SlotProtocol b = member(protocol.store(), B, 2);
         assertEquals(2, a.poll());
         clock.tick(TIMING.poll());
         a.poll();
         assertEquals(0, b.poll());
-        new NodeTable(db).drain(A);
+        new NodeTable(protocol.db()).drain(A);
 
         clock.tick(TIMING.poll());
         a.poll();
-        String first = store.readAll().stream().filter(SlotView::released).map(SlotView::id).findFirst().orElseThrow();
+        String first = protocol.store().readAll().stream().filter(SlotView::released).map(SlotView::id).findFirst().orElseThrow();
         String second = heldBy(A);
         assertEquals(1, b.poll(), "B takes the slot handed over");
-        assertEquals(B, slot(first).owner());
+        assertEquals(B, protocol.slot(first).owner());
         // A's poll does not read B's live slot; the one read of it that would show it taken fails.
         aStore.fail(FailingSlotStore.Call.READ);
 
         clock.tick(TIMING.poll());
         a.poll();
-        assertEquals(A, slot(second).owner(), "the handover is not confirmed: A keeps its next slot");
+        assertEquals(A, protocol.slot(second).owner(), "the handover is not confirmed: A keeps its next slot");
 
         clock.tick(TIMING.poll());
         a.poll();
-        assertNull(slot(second).owner(), "two polls after the first handover, the next one goes anyway");
+        assertNull(protocol.slot(second).owner(), "two polls after the first handover, the next one goes anyway");
     }
 
     @Test
     void aHandoverThePollShowsOwnedElsewhereNeedsNoSecondRead() throws Exception {
-        new SlotTable(db).init(2);
-        FailingSlotStore aStore = new FailingSlotStore(store);
+        protocol.init(2);
+        FailingSlotStore aStore = new FailingSlotStore(protocol.store());
         SlotProtocol a = member(aStore, A, 2);
-        SlotProtocol b = member(store, B, 2);
+        SlotProtocol b = member(protocol.store(), B, 2);
         assertEquals(2, a.poll());
         clock.tick(TIMING.poll());
         a.poll();
         assertEquals(0, b.poll());
-        new NodeTable(db).drain(A);
+        new NodeTable(protocol.db()).drain(A);
 
         clock.tick(TIMING.poll());
         a.poll();
-        String first = store.readAll().stream().filter(SlotView::released).map(SlotView::id).findFirst().orElseThrow();
+        String first = protocol.store().readAll().stream().filter(SlotView::released).map(SlotView::id).findFirst().orElseThrow();
         String second = heldBy(A);
         assertEquals(1, b.poll());
         // B's heartbeat on it is late (not expired): A's poll reads it, owned by B. A single read would fail.
-        slots.updateOne(Filters.eq("_id", first), Updates.set("time", Date.from(Instant.now().minusSeconds(4))));
+        protocol.slots().updateOne(Filters.eq("_id", first), Updates.set("time", Date.from(Instant.now().minusSeconds(4))));
         aStore.fail(FailingSlotStore.Call.READ);
 
         clock.tick(TIMING.poll());
         a.poll();
 
-        assertEquals(B, slot(first).owner());
-        assertNull(slot(second).owner(), "the poll showed the first slot taken: the next one goes at once");
+        assertEquals(B, protocol.slot(first).owner());
+        assertNull(protocol.slot(second).owner(), "the poll showed the first slot taken: the next one goes at once");
     }
 }

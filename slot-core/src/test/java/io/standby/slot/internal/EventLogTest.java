@@ -2,6 +2,7 @@ package io.standby.slot.internal;
 
 import com.mongodb.client.MongoCollection;
 import io.standby.slot.EventTable;
+import io.standby.slot.FreshDatabase;
 import io.standby.slot.StandbyDatabase;
 import io.standby.testing.TestDatabase;
 import org.bson.Document;
@@ -23,8 +24,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class EventLogTest {
 
     @RegisterExtension
-    final TestDatabase<StandbyDatabase> database = TestDatabase.of(
-            (uri, name) -> StandbyDatabase.connect(uri, name, Duration.ofSeconds(10), null), StandbyDatabase::database);
+    final TestDatabase<StandbyDatabase> database = FreshDatabase.perTest();
 
     private StandbyDatabase db;
 

@@ -1,6 +1,5 @@
 package io.standby.slot.internal;
 
-import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Updates;
 import io.standby.slot.LossReason;
@@ -11,12 +10,8 @@ import io.standby.slot.NodeView;
 import io.standby.slot.RecordingListener;
 import io.standby.slot.RecordingListener.Event;
 import io.standby.slot.RecordingListener.Kind;
-import io.standby.slot.SlotTable;
 import io.standby.slot.SlotTiming;
 import io.standby.slot.SlotView;
-import io.standby.slot.StandbyDatabase;
-import io.standby.testing.TestDatabase;
-import org.bson.Document;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -30,6 +25,8 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.IntStream;
 
+import static io.standby.slot.internal.ProtocolFixture.A;
+import static io.standby.slot.internal.ProtocolFixture.B;
 import static io.standby.slot.internal.OwnerProbe.Result.ACCEPTED;
 import static io.standby.slot.internal.OwnerProbe.Result.REFUSED;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -46,37 +43,25 @@ class FastFailoverTest {
 
     /** Late at 4 s; a lease long enough that a slot set late never expires while a test runs on a loaded machine. */
     private static final SlotTiming TIMING = SlotTiming.of(Duration.ofSeconds(2), Duration.ofSeconds(10), Duration.ofSeconds(1));
-    private static final NodeId A = new NodeId("127.0.0.1", 7001);
-    private static final NodeId B = new NodeId("127.0.0.1", 7002);
 
     @RegisterExtension
-    final TestDatabase<StandbyDatabase> database = TestDatabase.of(
-            (uri, name) -> StandbyDatabase.connect(uri, name, Duration.ofSeconds(10), null), StandbyDatabase::database);
+    final ProtocolFixture protocol = new ProtocolFixture(TIMING);
 
-    private StandbyDatabase db;
-    private MongoSlotStore store;
-    private MongoCollection<Document> slots;
-    private final ManualClock clock = new ManualClock();
+    private final ManualClock clock = protocol.clock();
     private final List<Event> log = new CopyOnWriteArrayList<>();
     private final List<Duration> sleeps = new ArrayList<>();
     private final ScriptedProbe probe = new ScriptedProbe();
 
     @BeforeEach
     void setUp() {
-        db = database.connection();
-        store = new MongoSlotStore(db);
-        slots = db.database().getCollection("slots");
-        new SlotTable(db).init(1);
+        protocol.init(1);
     }
 
     /** A node whose connects the test scripts, fast failover on, in {@code registry} ({@link NodeRegistry#NONE}: none). */
     private SlotProtocol node(NodeId id, String instance, NodeRegistry registry) {
         // Bound: a node process binds its address before it claims, which is what fast failover relies on.
-        NodeConfig config = new NodeConfig(id, 1, TIMING, instance, true);
-        return new SlotProtocol(ProtocolSetup.of(store, config, clock, new RecordingListener("n" + id.port(), log))
-                .withSleeper(sleeps::add)
-                .withMembership(registry)
-                .withFastFailover(new GoneOwners(probe, sleeps::add, clock, Duration.ofMillis(100), GoneOwners.GAP)));
+        return protocol.node(id).instance(instance).bound().listener(new RecordingListener("n" + id.port(), log))
+                .sleeper(sleeps::add).member(registry).fastFailover(probe).build();
     }
 
     private SlotProtocol node(NodeId id, String instance) {
@@ -93,7 +78,7 @@ class FastFailoverTest {
     }
 
     private SlotView slot() {
-        return store.read("slot-0").orElseThrow();
+        return protocol.store().read("slot-0").orElseThrow();
     }
 
     /**
@@ -103,9 +88,9 @@ class FastFailoverTest {
      */
     private void lateHeartbeat(SlotProtocol standby) throws InterruptedException {
         Date fiveSecondsAgo = Date.from(Instant.now().minusSeconds(5));
-        slots.updateOne(Filters.eq("_id", "slot-0"), Updates.set("time", fiveSecondsAgo));
+        protocol.slots().updateOne(Filters.eq("_id", "slot-0"), Updates.set("time", fiveSecondsAgo));
         // The owner's document went quiet with the same renewal: its last beat is as old.
-        slots.updateMany(Filters.gte("_id", OwnerDocRules.OWNER_PREFIX), Updates.set(OwnerDocRules.AT, fiveSecondsAgo));
+        protocol.slots().updateMany(Filters.gte("_id", OwnerDocRules.OWNER_PREFIX), Updates.set(OwnerDocRules.AT, fiveSecondsAgo));
         assertFalse(slot().expired());
         assertTrue(slot().isLate());
         assertEquals(0, standby.poll(), "late by the server's clock, but not yet watched for the late mark on the standby's own");
@@ -141,7 +126,7 @@ class FastFailoverTest {
 
     @Test
     void aGoneOwnersRegistryDocumentIsRemovedSoThatViewsAndPlansStopCountingItAtOnce() throws Exception {
-        MongoNodeRegistry registry = new MongoNodeRegistry(db.database());
+        MongoNodeRegistry registry = protocol.registry();
         SlotProtocol owner = member(A, registry);
         SlotProtocol standby = member(B, registry);
         probe.then(A, ACCEPTED);
@@ -287,7 +272,7 @@ class FastFailoverTest {
         SlotView seen = slot();
         owner.renewAll();
 
-        assertFalse(store.claimFromGone(seen, new SlotStore.Ownership(B, NodeConfig.newInstanceId(), TIMING.lease())));
+        assertFalse(protocol.store().claimFromGone(seen, new SlotStore.Ownership(B, NodeConfig.newInstanceId(), TIMING.lease())));
         assertEquals(A, slot().owner());
     }
 
@@ -310,7 +295,7 @@ class FastFailoverTest {
 
     @Test
     void aNodeThatLostItsIdentityLeavesThePlansSoThatNoStandbyWaitsAHeadStartForIt() throws Exception {
-        MongoNodeRegistry registry = new MongoNodeRegistry(db.database());
+        MongoNodeRegistry registry = protocol.registry();
         // A standby that a plan counting the lost node would make wait a head start for it.
         NodeId standbyId = IntStream.range(7100, 7400).mapToObj(port -> new NodeId("127.0.0.1", port))
                 .filter(b -> !ClaimPlan.mine(List.of(slot()), List.of(slot()), List.of(new ClaimPlan.Member(A, 0, 1),
@@ -421,9 +406,7 @@ class FastFailoverTest {
      */
     @Test
     void anOwnerWithoutFastFailoverIsNeverTakenOverEarlyAndNeverPauses() throws Exception {
-        SlotProtocol owner = new SlotProtocol(ProtocolSetup.of(store, new NodeConfig(A, 1, TIMING, NodeConfig.newInstanceId()),
-                clock, new RecordingListener("n7001", log))
-                .withSleeper(sleeps::add));
+        SlotProtocol owner = protocol.node(A).listener(new RecordingListener("n7001", log)).sleeper(sleeps::add).build();
         SlotProtocol standby = node(B);
         probe.then(A, ACCEPTED).always(A, REFUSED);
         assertEquals(1, owner.poll());
@@ -434,9 +417,9 @@ class FastFailoverTest {
         owner.checkFences();
         assertEquals(List.of(Kind.ACQUIRED), kindsOf("n7001"), "no pause without a late mark");
         Date fiveSecondsAgo = Date.from(Instant.now().minusSeconds(5));
-        slots.updateOne(Filters.eq("_id", "slot-0"), Updates.set("time", fiveSecondsAgo));
+        protocol.slots().updateOne(Filters.eq("_id", "slot-0"), Updates.set("time", fiveSecondsAgo));
         // The owner's document went quiet with the same renewal: its last beat is as old.
-        slots.updateMany(Filters.gte("_id", OwnerDocRules.OWNER_PREFIX), Updates.set(OwnerDocRules.AT, fiveSecondsAgo));
+        protocol.slots().updateMany(Filters.gte("_id", OwnerDocRules.OWNER_PREFIX), Updates.set(OwnerDocRules.AT, fiveSecondsAgo));
         assertEquals(0, standby.poll());
         clock.tick(TIMING.late());
         assertEquals(0, standby.poll(), "no early takeover of an owner that wrote no late mark");

@@ -4,6 +4,7 @@ import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Updates;
 import io.standby.slot.NodeId;
 import io.standby.slot.NodeState;
+import io.standby.slot.FreshDatabase;
 import io.standby.slot.StandbyDatabase;
 import io.standby.testing.TestDatabase;
 import org.junit.jupiter.api.BeforeEach;
@@ -23,8 +24,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 class MongoNodeRegistryTest {
 
     @RegisterExtension
-    final TestDatabase<StandbyDatabase> database = TestDatabase.of(
-            (uri, name) -> StandbyDatabase.connect(uri, name, Duration.ofSeconds(10), null), StandbyDatabase::database);
+    final TestDatabase<StandbyDatabase> database = FreshDatabase.perTest();
 
     private StandbyDatabase db;
     private MongoNodeRegistry registry;

@@ -2,15 +2,11 @@ package io.standby.slot.internal;
 
 import io.standby.slot.LossReason;
 import io.standby.slot.ManualClock;
-import io.standby.slot.NodeConfig;
 import io.standby.slot.NodeId;
 import io.standby.slot.RecordingListener;
 import io.standby.slot.RecordingListener.Event;
 import io.standby.slot.RecordingListener.Kind;
-import io.standby.slot.SlotTable;
 import io.standby.slot.SlotTiming;
-import io.standby.slot.StandbyDatabase;
-import io.standby.testing.TestDatabase;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -31,19 +27,14 @@ class OwnerWithoutLateMarkTest {
     private static final SlotTiming TIMING = SlotTiming.of(Duration.ofSeconds(2), Duration.ofSeconds(10), Duration.ofSeconds(1));
 
     @RegisterExtension
-    final TestDatabase<StandbyDatabase> database = TestDatabase.of(
-            (uri, name) -> StandbyDatabase.connect(uri, name, Duration.ofSeconds(10), null), StandbyDatabase::database);
+    final ProtocolFixture protocol = new ProtocolFixture(TIMING);
 
     @Test
     void aRenewalAnsweredAfterTheDeadlineLosesTheSlotWithoutAPause() throws Exception {
-        StandbyDatabase db = database.connection();
-        new SlotTable(db).init(1);
-        ManualClock clock = new ManualClock();
+        protocol.init(1);
+        ManualClock clock = protocol.clock();
         List<Event> log = new CopyOnWriteArrayList<>();
-        SlotProtocol owner = new SlotProtocol(ProtocolSetup.of(new MongoSlotStore(db),
-                new NodeConfig(new NodeId("127.0.0.1", 7001), 1, TIMING, NodeConfig.newInstanceId()),
-                clock, new RecordingListener("n7001", log))
-                .withSleeper(d -> { }));
+        SlotProtocol owner = protocol.node(new NodeId("127.0.0.1", 7001)).on(new MongoSlotStore(protocol.db())).listener(new RecordingListener("n7001", log)).build();
         assertEquals(1, owner.poll());
 
         // No fence check ran meanwhile (a stalled node): the renewal itself finds the deadline passed.

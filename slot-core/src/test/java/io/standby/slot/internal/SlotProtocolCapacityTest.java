@@ -1,19 +1,11 @@
 package io.standby.slot.internal;
 
-import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Updates;
 import io.standby.slot.Lease;
 import io.standby.slot.ManualClock;
-import io.standby.slot.NodeConfig;
 import io.standby.slot.NodeId;
-import io.standby.slot.SlotTable;
 import io.standby.slot.SlotTiming;
-import io.standby.slot.SlotView;
-import io.standby.slot.StandbyDatabase;
-import io.standby.testing.TestDatabase;
-import org.bson.Document;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -23,6 +15,9 @@ import java.util.ArrayList;
 import java.util.Date;
 import java.util.List;
 
+import static io.standby.slot.internal.ProtocolFixture.A;
+import static io.standby.slot.internal.ProtocolFixture.B;
+import static io.standby.slot.internal.ProtocolFixture.C;
 import static io.standby.slot.internal.OwnerProbe.Result.ACCEPTED;
 import static io.standby.slot.internal.OwnerProbe.Result.REFUSED;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -36,41 +31,21 @@ class SlotProtocolCapacityTest {
 
     /** Late at 4 s; a lease long enough that a late slot never expires while a test runs on a loaded machine. */
     private static final SlotTiming TIMING = SlotTiming.of(Duration.ofSeconds(2), Duration.ofSeconds(30), Duration.ofSeconds(1));
-    private static final NodeId A = new NodeId("127.0.0.1", 7001);
-    private static final NodeId C = new NodeId("127.0.0.1", 7003);
-    private static final NodeId B = new NodeId("127.0.0.1", 7002);
 
     @RegisterExtension
-    final TestDatabase<StandbyDatabase> database = TestDatabase.of(
-            (uri, name) -> StandbyDatabase.connect(uri, name, Duration.ofSeconds(10), null), StandbyDatabase::database);
+    final ProtocolFixture protocol = new ProtocolFixture(TIMING);
 
-    private MongoSlotStore store;
-    private MongoCollection<Document> slots;
-    private final ManualClock clock = new ManualClock();
+    private final ManualClock clock = protocol.clock();
     private final List<Duration> sleeps = new ArrayList<>();
     private final ScriptedProbe probe = new ScriptedProbe();
 
-    @BeforeEach
-    void setUp() {
-        StandbyDatabase db = database.connection();
-        store = new MongoSlotStore(db);
-        slots = db.database().getCollection("slots");
-    }
-
     private SlotProtocol node(NodeId id, int maxSlots) {
-        NodeConfig config = new NodeConfig(id, maxSlots, TIMING, NodeConfig.newInstanceId(), true);
-        return new SlotProtocol(ProtocolSetup.of(store, config, clock, new EveryEvent())
-                .withSleeper(sleeps::add)
-                .withFastFailover(new GoneOwners(probe, sleeps::add, clock, Duration.ofMillis(100), GoneOwners.GAP)));
-    }
-
-    private SlotView slot(String id) {
-        return store.read(id).orElseThrow();
+        return protocol.node(id).maxSlots(maxSlots).bound().sleeper(sleeps::add).fastFailover(probe).build();
     }
 
     private void lateHeartbeats(String... ids) {
         for (String id : ids) {
-            slots.updateOne(Filters.eq("_id", id), Updates.set("time", Date.from(Instant.now().minusSeconds(5))));
+            protocol.slots().updateOne(Filters.eq("_id", id), Updates.set("time", Date.from(Instant.now().minusSeconds(5))));
         }
     }
 
@@ -80,7 +55,7 @@ class SlotProtocolCapacityTest {
 
     @Test
     void aStandbyTakesOverFromGoneOwnersOnlyAsManySlotsAsItHasRoomFor() throws Exception {
-        new SlotTable(database.connection()).init(2);
+        protocol.init(2);
         SlotProtocol a = node(A, 1);
         SlotProtocol c = node(C, 1);
         SlotProtocol b = node(B, 1);
@@ -97,14 +72,14 @@ class SlotProtocolCapacityTest {
 
         assertEquals(1, b.poll());
         assertEquals(1, held(b).size());
-        assertEquals(1, store.readAll().stream().filter(s -> B.equals(s.owner())).count(), "one slot taken, one left to others");
+        assertEquals(1, protocol.store().readAll().stream().filter(s -> B.equals(s.owner())).count(), "one slot taken, one left to others");
         assertEquals(0, b.poll(), "and none at the next poll");
-        assertEquals(1, store.readAll().stream().filter(s -> B.equals(s.owner())).count());
+        assertEquals(1, protocol.store().readAll().stream().filter(s -> B.equals(s.owner())).count());
     }
 
     @Test
     void aNodeThatIsFullProbesNobodyAndTakesNothingOver() throws Exception {
-        new SlotTable(database.connection()).init(2);
+        protocol.init(2);
         SlotProtocol a = node(A, 1);
         SlotProtocol b = node(B, 1);
         probe.then(A, ACCEPTED);
@@ -120,24 +95,24 @@ class SlotProtocolCapacityTest {
         b.renewAll();
 
         assertEquals(0, b.poll());
-        assertEquals(A, slot(ofA).owner());
+        assertEquals(A, protocol.slot(ofA).owner());
         assertEquals(probes, probe.probesOf(A), "a full node judges nobody");
     }
 
     @Test
     void aNodeClaimsExactlyUpToItsMaxSlotsAcrossPolls() throws Exception {
-        new SlotTable(database.connection()).init(4);
+        protocol.init(4);
         SlotProtocol a = node(A, 2);
 
         assertEquals(2, a.poll());
         assertEquals(0, a.poll());
         assertEquals(2, held(a).size());
-        assertEquals(2, store.readAll().stream().filter(s -> A.equals(s.owner())).count());
+        assertEquals(2, protocol.store().readAll().stream().filter(s -> A.equals(s.owner())).count());
     }
 
     @Test
     void aFullNodeStopsProbingTimelyOwnersItCouldNotTakeOverFrom() throws Exception {
-        new SlotTable(database.connection()).init(2);
+        protocol.init(2);
         SlotProtocol a = node(A, 1);
         SlotProtocol b = node(B, 1);
         probe.always(A, ACCEPTED);

@@ -1,29 +1,22 @@
 package io.standby.slot.internal;
 
-import com.mongodb.client.MongoCollection;
-import com.mongodb.client.model.Filters;
-import com.mongodb.client.model.Updates;
 import io.standby.slot.ClaimCounts;
 import io.standby.slot.ManualClock;
 import io.standby.slot.NodeConfig;
 import io.standby.slot.NodeId;
-import io.standby.slot.SlotTable;
-import io.standby.slot.SlotTiming;
 import io.standby.slot.SlotView;
-import io.standby.slot.StandbyDatabase;
-import io.standby.testing.TestDatabase;
-import org.bson.Document;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Date;
 import java.util.List;
 import java.util.OptionalLong;
 
+import static io.standby.slot.internal.ProtocolFixture.TIMING;
+import static io.standby.slot.internal.ProtocolFixture.A;
+import static io.standby.slot.internal.ProtocolFixture.B;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -35,46 +28,26 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class SlotProtocolClaimTest {
 
-    private static final SlotTiming TIMING = SlotTiming.of(Duration.ofSeconds(2), Duration.ofSeconds(5), Duration.ofSeconds(1));
-    private static final NodeId A = new NodeId("127.0.0.1", 7001);
-    private static final NodeId B = new NodeId("127.0.0.1", 7002);
-
     @RegisterExtension
-    final TestDatabase<StandbyDatabase> database = TestDatabase.of(
-            (uri, name) -> StandbyDatabase.connect(uri, name, Duration.ofSeconds(10), null), StandbyDatabase::database);
+    final ProtocolFixture protocol = new ProtocolFixture();
 
-    private MongoSlotStore store;
-    private MongoCollection<Document> slots;
-    private final ManualClock clock = new ManualClock();
+    private final ManualClock clock = protocol.clock();
     private final List<Duration> sleeps = new ArrayList<>();
 
     @BeforeEach
     void setUp() {
-        StandbyDatabase db = database.connection();
-        store = new MongoSlotStore(db);
-        slots = db.database().getCollection("slots");
         // A node's clock is far from zero: a time judged from a reading of it, not the reading itself.
         clock.tick(Duration.ofHours(1));
     }
 
     private SlotProtocol node(SlotStore on, NodeId id, int maxSlots, EveryEvent events) {
-        return new SlotProtocol(ProtocolSetup.of(on, new NodeConfig(id, maxSlots, TIMING, NodeConfig.newInstanceId()),
-                clock, events)
-                .withSleeper(sleeps::add));
-    }
-
-    private SlotView slot(String id) {
-        return store.read(id).orElseThrow();
-    }
-
-    private void heartbeatAgo(String id, Duration ago) {
-        slots.updateOne(Filters.eq("_id", id), Updates.set("time", Date.from(Instant.now().minus(ago))));
+        return protocol.node(id).on(on).maxSlots(maxSlots).listener(events).sleeper(sleeps::add).build();
     }
 
     @Test
     void aClaimWithNoAnswerCountsAsFailedAndTheSlotIsClaimedAtTheNextPoll() throws Exception {
-        new SlotTable(database.connection()).init(1);
-        FailingSlotStore failing = new FailingSlotStore(store).fail(FailingSlotStore.Call.CLAIM);
+        protocol.init(1);
+        FailingSlotStore failing = new FailingSlotStore(protocol.store()).fail(FailingSlotStore.Call.CLAIM);
         EveryEvent events = new EveryEvent();
         SlotProtocol a = node(failing, A, 1, events);
 
@@ -91,10 +64,10 @@ class SlotProtocolClaimTest {
 
     @Test
     void aPollStopsClaimingOnceItsReadIsAPollOldAndTheNextPollReadsAgain() throws Exception {
-        new SlotTable(database.connection()).init(10);
+        protocol.init(10);
         // Every claim takes 300 ms and loses: others took the slots since this node's read.
         java.util.concurrent.atomic.AtomicInteger tries = new java.util.concurrent.atomic.AtomicInteger();
-        SlotStore slowAndLate = new FailingSlotStore(store) {
+        SlotStore slowAndLate = new FailingSlotStore(protocol.store()) {
             @Override
             public boolean claim(SlotView seen, Ownership owner, OptionalLong ownerBeat) {
                 tries.incrementAndGet();
@@ -113,12 +86,12 @@ class SlotProtocolClaimTest {
 
     @Test
     void aClaimThatLostTheRaceCountsAsLostAndAcquiresNothing() throws Exception {
-        new SlotTable(database.connection()).init(1);
+        protocol.init(1);
         // Another node claims between this node's read and its claim: the version it read is gone.
-        SlotStore racing = new FailingSlotStore(store) {
+        SlotStore racing = new FailingSlotStore(protocol.store()) {
             @Override
             public boolean claim(SlotView seen, Ownership owner, OptionalLong ownerBeat) {
-                store.claim(seen, new Ownership(B, "b", TIMING.lease()));
+                protocol.store().claim(seen, new Ownership(B, "b", TIMING.lease()));
                 return super.claim(seen, owner, ownerBeat);
             }
         };
@@ -130,18 +103,18 @@ class SlotProtocolClaimTest {
         assertEquals(new ClaimCounts(0, 1, 0), a.claims());
         assertEquals(List.of("claimed slot-0 CONFLICT"), events.lines);
         assertEquals(List.of(), a.leases());
-        assertEquals(B, slot("slot-0").owner());
+        assertEquals(B, protocol.slot("slot-0").owner());
     }
 
     @Test
     void aTakeOverReportsTheFormerOwnerAndHowLongTheSlotWentUnserved() throws Exception {
-        new SlotTable(database.connection()).init(1);
+        protocol.init(1);
         EveryEvent eventsOfA = new EveryEvent();
         EveryEvent eventsOfB = new EveryEvent();
-        SlotProtocol a = node(store, A, 1, eventsOfA);
-        SlotProtocol b = node(store, B, 1, eventsOfB);
+        SlotProtocol a = node(protocol.store(), A, 1, eventsOfA);
+        SlotProtocol b = node(protocol.store(), B, 1, eventsOfB);
         assertEquals(1, a.poll());
-        heartbeatAgo("slot-0", Duration.ofSeconds(60));
+        protocol.heartbeatAgo("slot-0", Duration.ofSeconds(60));
         assertEquals(0, b.poll());
         clock.tick(TIMING.lease());
 
@@ -157,55 +130,55 @@ class SlotProtocolClaimTest {
 
     @Test
     void aNodeWithoutRoomTakesNothingBackAndReleasesWhatItCannotHold() throws Exception {
-        new SlotTable(database.connection()).init(3);
+        protocol.init(3);
         // A restart that bound its address finds two slots of its earlier process; it has room for one, and
         // one free slot is there too.
         NodeConfig config = new NodeConfig(A, 1, TIMING, NodeConfig.newInstanceId(), true);
         SlotStore.Ownership earlier = new SlotStore.Ownership(A, "earlier@" + config.host(), TIMING.lease());
-        assertTrue(store.claim(slot("slot-0"), earlier));
-        assertTrue(store.claim(slot("slot-1"), earlier));
+        assertTrue(protocol.store().claim(protocol.slot("slot-0"), earlier));
+        assertTrue(protocol.store().claim(protocol.slot("slot-1"), earlier));
         EveryEvent events = new EveryEvent();
-        SlotProtocol a = new SlotProtocol(ProtocolSetup.of(store, config, clock, events).withSleeper(sleeps::add));
+        SlotProtocol a = new SlotProtocol(ProtocolSetup.of(protocol.store(), config, clock, events).withSleeper(sleeps::add));
 
         assertEquals(1, a.poll());
 
         assertEquals(List.of("slot-0"), a.leases().stream().map(io.standby.slot.Lease::slotId).toList());
-        assertEquals(config.instance(), slot("slot-0").instance());
-        assertTrue(slot("slot-1").released(), "released for a standby, not held");
-        assertTrue(slot("slot-2").released(), "the free slot stays free: no room");
-        assertEquals(0, slot("slot-2").epoch(), "never claimed");
+        assertEquals(config.instance(), protocol.slot("slot-0").instance());
+        assertTrue(protocol.slot("slot-1").released(), "released for a standby, not held");
+        assertTrue(protocol.slot("slot-2").released(), "the free slot stays free: no room");
+        assertEquals(0, protocol.slot("slot-2").epoch(), "never claimed");
         assertEquals(List.of("acquired slot-0@2"), events.lines);
     }
 
     @Test
     void aTakeBackThatFailsIsTriedAgainAtTheNextPoll() throws Exception {
-        new SlotTable(database.connection()).init(1);
+        protocol.init(1);
         NodeConfig config = new NodeConfig(A, 1, TIMING, NodeConfig.newInstanceId(), true);
-        assertTrue(store.claim(slot("slot-0"), new SlotStore.Ownership(A, "earlier@" + config.host(), TIMING.lease())));
-        FailingSlotStore failing = new FailingSlotStore(store).fail(FailingSlotStore.Call.RECLAIM);
+        assertTrue(protocol.store().claim(protocol.slot("slot-0"), new SlotStore.Ownership(A, "earlier@" + config.host(), TIMING.lease())));
+        FailingSlotStore failing = new FailingSlotStore(protocol.store()).fail(FailingSlotStore.Call.RECLAIM);
         SlotProtocol a = new SlotProtocol(ProtocolSetup.of(failing, config, clock, new EveryEvent())
                 .withSleeper(sleeps::add));
 
         assertEquals(0, a.poll());
-        assertEquals("earlier@" + config.host(), slot("slot-0").instance());
+        assertEquals("earlier@" + config.host(), protocol.slot("slot-0").instance());
 
         failing.heal();
         assertEquals(1, a.poll());
-        assertEquals(config.instance(), slot("slot-0").instance());
+        assertEquals(config.instance(), protocol.slot("slot-0").instance());
         assertEquals(List.of("slot-0"), a.leases().stream().map(io.standby.slot.Lease::slotId).toList());
     }
 
     @Test
     void aStandbyThatCannotReadTheSlotsClaimsNothingAndHasNotReadYet() throws Exception {
-        new SlotTable(database.connection()).init(1);
-        FailingSlotStore failing = new FailingSlotStore(store).fail(FailingSlotStore.Call.READ_ALL);
+        protocol.init(1);
+        FailingSlotStore failing = new FailingSlotStore(protocol.store()).fail(FailingSlotStore.Call.READ_ALL);
         EveryEvent events = new EveryEvent();
         SlotProtocol a = node(failing, A, 1, events);
 
         assertEquals(0, a.poll());
         assertTrue(a.lastRead().isEmpty(), "never read: not ready");
         assertEquals(List.of(), events.lines);
-        assertTrue(slot("slot-0").released());
+        assertTrue(protocol.slot("slot-0").released());
 
         failing.heal();
         clock.tick(Duration.ofSeconds(1));

@@ -1,6 +1,5 @@
 package io.standby.slot.internal;
 
-import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Updates;
 import io.standby.slot.Lease;
@@ -9,25 +8,20 @@ import io.standby.slot.NodeConfig;
 import io.standby.slot.NodeId;
 import io.standby.slot.NodeState;
 import io.standby.slot.NodeTable;
-import io.standby.slot.SlotTable;
 import io.standby.slot.SlotListener;
-import io.standby.slot.SlotTiming;
-import io.standby.slot.SlotView;
-import io.standby.slot.StandbyDatabase;
-import io.standby.testing.TestDatabase;
 import org.bson.Document;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 
+import static io.standby.slot.internal.ProtocolFixture.TIMING;
+import static io.standby.slot.internal.ProtocolFixture.A;
+import static io.standby.slot.internal.ProtocolFixture.B;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -37,44 +31,22 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class SlotProtocolDrainTest {
 
-    private static final SlotTiming TIMING = SlotTiming.of(Duration.ofSeconds(2), Duration.ofSeconds(5), Duration.ofSeconds(1));
-    private static final NodeId A = new NodeId("127.0.0.1", 7001);
-    private static final NodeId B = new NodeId("127.0.0.1", 7002);
-
     @RegisterExtension
-    final TestDatabase<StandbyDatabase> database = TestDatabase.of(
-            (uri, name) -> StandbyDatabase.connect(uri, name, Duration.ofSeconds(10), null), StandbyDatabase::database);
+    final ProtocolFixture protocol = new ProtocolFixture();
 
-    private StandbyDatabase db;
-    private MongoSlotStore store;
-    private MongoCollection<Document> slots;
-    private final ManualClock clock = new ManualClock();
-
-    @BeforeEach
-    void setUp() {
-        db = database.connection();
-        store = new MongoSlotStore(db);
-        slots = db.database().getCollection("slots");
-    }
+    private final ManualClock clock = protocol.clock();
 
     private SlotProtocol member(NodeId id, int maxSlots, String instance, boolean bound) {
-        NodeConfig config = new NodeConfig(id, maxSlots, TIMING, instance, bound);
-        return new SlotProtocol(ProtocolSetup.of(store, config, clock, new EveryEvent())
-                .withSleeper(d -> { })
-                .withMembership(new MongoNodeRegistry(db.database())));
+        return protocol.member(id).maxSlots(maxSlots).instance(instance).bound(bound).build();
     }
 
     private SlotProtocol member(NodeId id, int maxSlots) {
         return member(id, maxSlots, NodeConfig.newInstanceId(), false);
     }
 
-    private SlotView slot(String id) {
-        return store.read(id).orElseThrow();
-    }
-
     @Test
     void aNodeNeverAskedToDrainIsNeverDrained() throws Exception {
-        new SlotTable(db).init(1);
+        protocol.init(1);
         SlotProtocol a = member(A, 1);
         SlotProtocol b = member(B, 1);
         assertEquals(1, a.poll());
@@ -88,15 +60,15 @@ class SlotProtocolDrainTest {
 
     @Test
     void aDrainedNodeHasSeenItsLastSlotTakenBeforeItMayStop() throws Exception {
-        new SlotTable(db).init(1);
+        protocol.init(1);
         SlotProtocol a = member(A, 1);
         SlotProtocol b = member(B, 1);
         assertEquals(1, a.poll());
         assertEquals(0, b.poll());
-        new NodeTable(db).drain(A);
+        new NodeTable(protocol.db()).drain(A);
 
         a.poll();
-        assertTrue(slot("slot-0").released(), "handed over");
+        assertTrue(protocol.slot("slot-0").released(), "handed over");
         assertEquals(List.of(), a.leases());
         assertFalse(a.drained(), "nobody has taken it yet: stopping now could leave it unserved unnoticed");
 
@@ -108,8 +80,8 @@ class SlotProtocolDrainTest {
 
     @Test
     void aDrainTakesItsNodeOutOfThePlansBeforeItsFirstRelease() throws Exception {
-        new SlotTable(db).init(1);
-        MongoNodeRegistry registry = new MongoNodeRegistry(db.database());
+        protocol.init(1);
+        MongoNodeRegistry registry = protocol.registry();
         List<NodeState> registeredWhenReleasing = new ArrayList<>();
         SlotListener listener = new SlotListener() {
             @Override
@@ -117,83 +89,79 @@ class SlotProtocolDrainTest {
                 registry.readAll().stream().filter(node -> node.id().equals(A)).forEach(node -> registeredWhenReleasing.add(node.state()));
             }
         };
-        SlotProtocol a = new SlotProtocol(ProtocolSetup.of(store, new NodeConfig(A, 1, TIMING, NodeConfig.newInstanceId()), clock, listener)
-                .withSleeper(d -> { })
-                .withMembership(registry));
+        SlotProtocol a = protocol.node(A).listener(listener).member(registry).build();
         SlotProtocol b = member(B, 1);
         assertEquals(1, a.poll());
         assertEquals(0, b.poll());
         // Asked on its slot only, so that the poll that sees the request is the one that releases.
-        assertEquals(1, store.markDrain(A, a.config().instance(), false));
+        assertEquals(1, protocol.store().markDrain(A, a.config().instance(), false));
 
         a.poll();
 
-        assertTrue(slot("slot-0").released(), "handed over in the poll that saw the request");
+        assertTrue(protocol.slot("slot-0").released(), "handed over in the poll that saw the request");
         assertEquals(List.of(NodeState.DRAINING), registeredWhenReleasing,
                 "a standby planning meanwhile must not count the draining node as a place for the slot");
     }
 
     @Test
     void aDrainingNodeClaimsNothingEvenWhereItHasRoom() throws Exception {
-        new SlotTable(db).init(1);
+        protocol.init(1);
         SlotProtocol a = member(A, 2);
         SlotProtocol b = member(B, 1);
         assertEquals(1, a.poll());
         assertEquals(0, b.poll());
-        new NodeTable(db).drain(A);
+        new NodeTable(protocol.db()).drain(A);
         a.poll();
-        new SlotTable(db).init(2);
+        protocol.init(2);
 
         clock.tick(TIMING.poll());
         assertEquals(0, a.poll());
-        assertTrue(slot("slot-1").released(), "the new slot is left for others");
+        assertTrue(protocol.slot("slot-1").released(), "the new slot is left for others");
     }
 
     @Test
     void aDrainAskedOfTheProcessBeforeARestartIsNotTheRestartedOnes() throws Exception {
-        new SlotTable(db).init(1);
+        protocol.init(1);
         SlotProtocol before = member(A, 1, NodeConfig.newInstanceId(), true);
         SlotProtocol standby = member(B, 1);
         assertEquals(1, before.poll());
         assertEquals(0, standby.poll());
-        assertEquals(1, store.markDrain(A, before.config().instance(), true));
+        assertEquals(1, protocol.store().markDrain(A, before.config().instance(), true));
 
         // The process dies before it sees the request; its restart binds the address and takes its slot back.
         SlotProtocol after = member(A, 1, NodeConfig.newInstanceId(), true);
         after.join();
         assertEquals(1, after.poll());
-        assertEquals(after.config().instance(), slot("slot-0").instance());
+        assertEquals(after.config().instance(), protocol.slot("slot-0").instance());
         clock.tick(TIMING.poll());
         after.poll();
 
         assertFalse(after.draining(), "the request named the earlier instance");
-        assertEquals(A, slot("slot-0").owner());
+        assertEquals(A, protocol.slot("slot-0").owner());
     }
 
     @Test
     void aNodeWithoutAMembershipIgnoresADrainRequestOnItsSlots() throws Exception {
-        new SlotTable(db).init(1);
-        SlotProtocol a = new SlotProtocol(ProtocolSetup.of(store, new NodeConfig(A, 1, TIMING, NodeConfig.newInstanceId()),
-                clock, new EveryEvent())
-                .withSleeper(d -> { }));
+        protocol.init(1);
+        SlotProtocol a = protocol.node(A).build();
         assertEquals(1, a.poll());
-        slots.updateOne(Filters.eq("_id", "slot-0"),
+        protocol.slots().updateOne(Filters.eq("_id", "slot-0"),
                 Updates.set("drain", new Document("instance", a.config().instance()).append("force", true)));
 
         a.poll();
 
         assertFalse(a.draining(), "no registry, no room to judge: the request is not for it");
-        assertEquals(A, slot("slot-0").owner());
+        assertEquals(A, protocol.slot("slot-0").owner());
     }
 
     @Test
     void aStandbyAskedToDrainSeesItAtItsNextRegistryWriteAndIsDrainedAtOnce() throws Exception {
-        new SlotTable(db).init(1);
+        protocol.init(1);
         SlotProtocol a = member(A, 1);
         SlotProtocol b = member(B, 1);
         assertEquals(1, a.poll());
         assertEquals(0, b.poll());
-        new NodeTable(db).drain(B);
+        new NodeTable(protocol.db()).drain(B);
 
         clock.tick(TIMING.heartbeat().multipliedBy(SlotProtocol.REGISTRY_WRITE_HEARTBEATS));
         b.poll();
@@ -201,17 +169,17 @@ class SlotProtocolDrainTest {
         assertTrue(b.draining());
         assertTrue(b.drained(), "nothing to hand over: it may stop");
         assertEquals(NodeState.DRAINING, b.state());
-        new SlotTable(db).init(2);
+        protocol.init(2);
         clock.tick(TIMING.poll());
         assertEquals(0, b.poll(), "and claims nothing meanwhile");
     }
 
     @Test
     void aDrainThatCannotReadTheSlotsAgainToJudgeRoomKeepsServingItsSlot() throws Exception {
-        new SlotTable(db).init(1);
+        protocol.init(1);
         // The poll's read succeeds; the second read, the one that counts every slot the registry's nodes hold, fails.
         java.util.concurrent.atomic.AtomicInteger reads = new java.util.concurrent.atomic.AtomicInteger();
-        FailingSlotStore everySecondReadFails = new FailingSlotStore(store) {
+        FailingSlotStore everySecondReadFails = new FailingSlotStore(protocol.store()) {
             @Override
             public Poll poll(NodeId me, Instant lateBefore, FreeShare free) {
                 if (reads.incrementAndGet() % 2 == 0) {
@@ -220,22 +188,18 @@ class SlotProtocolDrainTest {
                 return super.poll(me, lateBefore, free);
             }
         };
-        SlotProtocol a = new SlotProtocol(ProtocolSetup.of(everySecondReadFails,
-                new NodeConfig(A, 1, TIMING, NodeConfig.newInstanceId()),
-                clock, new EveryEvent())
-                .withSleeper(d -> { })
-                .withMembership(new MongoNodeRegistry(db.database())));
+        SlotProtocol a = protocol.member(A).on(everySecondReadFails).build();
         SlotProtocol b = member(B, 1);
         assertEquals(1, a.poll());
         assertEquals(0, b.poll());
-        new NodeTable(db).drain(A);
+        new NodeTable(protocol.db()).drain(A);
         reads.set(0);
 
         clock.tick(TIMING.poll());
         a.poll();
 
         assertTrue(a.draining());
-        assertEquals(A, slot("slot-0").owner(), "room unknown: no room, as far as this node can tell");
+        assertEquals(A, protocol.slot("slot-0").owner(), "room unknown: no room, as far as this node can tell");
         assertFalse(a.drained());
     }
 }

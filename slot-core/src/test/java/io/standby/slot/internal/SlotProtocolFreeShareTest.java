@@ -3,13 +3,9 @@ package io.standby.slot.internal;
 import com.mongodb.client.MongoCollection;
 import io.standby.slot.Lease;
 import io.standby.slot.ManualClock;
-import io.standby.slot.NodeConfig;
 import io.standby.slot.NodeId;
 import io.standby.slot.NodeState;
-import io.standby.slot.SlotTiming;
 import io.standby.slot.SlotView;
-import io.standby.slot.StandbyDatabase;
-import io.standby.testing.TestDatabase;
 import org.bson.Document;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -21,6 +17,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.IntStream;
 
+import static io.standby.slot.internal.ProtocolFixture.TIMING;
+import static io.standby.slot.internal.ProtocolFixture.A;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -34,31 +32,24 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class SlotProtocolFreeShareTest {
 
-    private static final SlotTiming TIMING = SlotTiming.of(Duration.ofSeconds(2), Duration.ofSeconds(5), Duration.ofSeconds(1));
-    private static final NodeId A = new NodeId("127.0.0.1", 7001);
     /** Registered with room; they never poll. */
     private static final List<NodeId> ABSENT = IntStream.range(0, 15).mapToObj(i -> new NodeId("10.0.0." + (i + 2), 7700)).toList();
 
     @RegisterExtension
-    final TestDatabase<StandbyDatabase> database = TestDatabase.of(
-            (uri, name) -> StandbyDatabase.connect(uri, name, Duration.ofSeconds(10), null), StandbyDatabase::database);
+    final ProtocolFixture protocol = new ProtocolFixture();
 
-    private StandbyDatabase db;
-    private MongoSlotStore store;
     private MongoNodeRegistry registry;
-    private final ManualClock clock = new ManualClock();
+    private final ManualClock clock = protocol.clock();
     /** The free slots each poll of the node read. */
     private final List<List<String>> freeRead = new ArrayList<>();
 
     @BeforeEach
     void setUp() {
-        db = database.connection();
-        store = new MongoSlotStore(db);
-        registry = new MongoNodeRegistry(db.database());
+        registry = protocol.registry();
     }
 
     private SlotProtocol member(int maxSlots) {
-        SlotStore watched = new FailingSlotStore(store) {
+        SlotStore watched = new FailingSlotStore(protocol.store()) {
             @Override
             public Poll poll(NodeId me, Instant lateBefore, FreeShare free) {
                 Poll poll = super.poll(me, lateBefore, free);
@@ -66,10 +57,7 @@ class SlotProtocolFreeShareTest {
                 return poll;
             }
         };
-        SlotProtocol node = new SlotProtocol(ProtocolSetup.of(watched, new NodeConfig(A, maxSlots, TIMING, NodeConfig.newInstanceId()),
-                clock, new EveryEvent())
-                .withSleeper(d -> { })
-                .withMembership(registry));
+        SlotProtocol node = protocol.node(A).maxSlots(maxSlots).on(watched).member(registry).build();
         return node;
     }
 
@@ -114,7 +102,7 @@ class SlotProtocolFreeShareTest {
         // Its range's first readers are two of the absent nodes: the node reads it only once its share
         // showed it nothing.
         String starving = slotReadFirstAmong(FreeShare.READERS * 2);
-        assertTrue(store.create(starving));
+        assertTrue(protocol.store().create(starving));
         SlotProtocol a = member(1);
         a.join();
 
@@ -134,7 +122,7 @@ class SlotProtocolFreeShareTest {
     void aPollReadsItsShareOfTheFreeSlotsNotEveryOne() throws Exception {
         register(ABSENT, 5, 0);
         for (int i = 0; i < 400; i++) {
-            store.create("slot-" + i);
+            protocol.store().create("slot-" + i);
         }
         SlotProtocol a = member(1);
         a.join();
@@ -153,7 +141,7 @@ class SlotProtocolFreeShareTest {
         // The others are full: only this node has room, so it reads every free slot.
         register(ABSENT, 1, 1);
         for (int i = 0; i < 40; i++) {
-            store.create("slot-" + i);
+            protocol.store().create("slot-" + i);
         }
         SlotProtocol a = member(1);
         a.join();
@@ -171,8 +159,8 @@ class SlotProtocolFreeShareTest {
         String legacy = slotReadFirstAmong(FreeShare.READERS * 2);
         Document doc = SlotRules.unowned(legacy);
         doc.remove(SlotDocument.BUCKET);
-        MongoCollection<Document> slots = db.database().getCollection("slots");
-        slots.insertOne(doc);
+        MongoCollection<Document> slots = protocol.db().database().getCollection("slots");
+        protocol.slots().insertOne(doc);
         SlotProtocol a = member(1);
         a.join();
 
@@ -183,20 +171,13 @@ class SlotProtocolFreeShareTest {
 
     @Test
     void theFirstPollReadsNoSlotOfALiveOwnerButItsOwnAddresses() throws Exception {
-        store.create("slot-0");
-        store.create("slot-1");
+        protocol.store().create("slot-0");
+        protocol.store().create("slot-1");
         SlotStore.Ownership other = new SlotStore.Ownership(new NodeId("127.0.0.1", 7002), "o", TIMING.lease());
-        assertTrue(store.claim(store.read("slot-0").orElseThrow(), other));
-        assertTrue(store.claim(store.read("slot-1").orElseThrow(), new SlotStore.Ownership(A, "earlier", TIMING.lease())));
+        assertTrue(protocol.store().claim(protocol.store().read("slot-0").orElseThrow(), other));
+        assertTrue(protocol.store().claim(protocol.store().read("slot-1").orElseThrow(), new SlotStore.Ownership(A, "earlier", TIMING.lease())));
         List<List<String>> polled = new ArrayList<>();
-        SlotProtocol a = new SlotProtocol(ProtocolSetup.of(new FailingSlotStore(store) {
-            @Override
-            public Poll poll(NodeId me, Instant lateBefore, FreeShare free) {
-                Poll poll = super.poll(me, lateBefore, free);
-                polled.add(poll.slots().stream().map(SlotView::id).toList());
-                return poll;
-            }
-        }, new NodeConfig(A, 2, TIMING, NodeConfig.newInstanceId()), clock, new EveryEvent()).withSleeper(d -> { }));
+        SlotProtocol a = protocol.node(A).maxSlots(2).on(new FailingSlotStore(protocol.store()) { @Override public Poll poll(NodeId me, Instant lateBefore, FreeShare free) { Poll poll = super.poll(me, lateBefore, free); polled.add(poll.slots().stream().map(SlotView::id).toList()); return poll; } }).build();
 
         a.poll();
 
@@ -206,18 +187,11 @@ class SlotProtocolFreeShareTest {
 
     @Test
     void afterAFirstPollThatMatchedNothingThePollReadsEverySlotOnceToLearnTheServersTime() throws Exception {
-        store.create("slot-0");
+        protocol.store().create("slot-0");
         // Held by a node of an earlier version, which writes no owner document, and timely.
-        assertTrue(store.claim(store.read("slot-0").orElseThrow(), new SlotStore.Ownership(new NodeId("127.0.0.1", 7002), "o", TIMING.lease())));
+        assertTrue(protocol.store().claim(protocol.store().read("slot-0").orElseThrow(), new SlotStore.Ownership(new NodeId("127.0.0.1", 7002), "o", TIMING.lease())));
         List<List<String>> polled = new ArrayList<>();
-        SlotProtocol a = new SlotProtocol(ProtocolSetup.of(new FailingSlotStore(store) {
-            @Override
-            public Poll poll(NodeId me, Instant lateBefore, FreeShare free) {
-                Poll poll = super.poll(me, lateBefore, free);
-                polled.add(poll.slots().stream().map(SlotView::id).toList());
-                return poll;
-            }
-        }, new NodeConfig(A, 1, TIMING, NodeConfig.newInstanceId()), clock, new EveryEvent()).withSleeper(d -> { }));
+        SlotProtocol a = protocol.node(A).on(new FailingSlotStore(protocol.store()) { @Override public Poll poll(NodeId me, Instant lateBefore, FreeShare free) { Poll poll = super.poll(me, lateBefore, free); polled.add(poll.slots().stream().map(SlotView::id).toList()); return poll; } }).build();
 
         for (int i = 0; i < 3; i++) {
             a.poll();

@@ -1,12 +1,7 @@
 package io.standby.slot.internal;
 
 import io.standby.slot.ManualClock;
-import io.standby.slot.NodeConfig;
-import io.standby.slot.NodeId;
-import io.standby.slot.SlotTable;
 import io.standby.slot.SlotTiming;
-import io.standby.slot.StandbyDatabase;
-import io.standby.testing.TestDatabase;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -14,6 +9,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 
+import static io.standby.slot.internal.ProtocolFixture.A;
 import static io.standby.slot.internal.OwnerProbe.Result.ACCEPTED;
 import static io.standby.slot.internal.OwnerProbe.Result.REFUSED;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -26,23 +22,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class SlotProtocolIdentityTest {
 
     private static final SlotTiming TIMING = SlotTiming.of(Duration.ofSeconds(2), Duration.ofSeconds(10), Duration.ofSeconds(1));
-    private static final NodeId A = new NodeId("127.0.0.1", 7001);
 
     @RegisterExtension
-    final TestDatabase<StandbyDatabase> database = TestDatabase.of(
-            (uri, name) -> StandbyDatabase.connect(uri, name, Duration.ofSeconds(10), null), StandbyDatabase::database);
+    final ProtocolFixture protocol = new ProtocolFixture(TIMING);
 
     @Test
     void everyCheckAfterTheLossReportsTheSameReasonWithoutProbingAgain() throws Exception {
-        StandbyDatabase db = database.connection();
-        new SlotTable(db).init(1);
-        ManualClock clock = new ManualClock();
+        protocol.init(1);
+        ManualClock clock = protocol.clock();
         ScriptedProbe probe = new ScriptedProbe().then(A, ACCEPTED, REFUSED).always(A, ACCEPTED);
-        SlotProtocol a = new SlotProtocol(ProtocolSetup.of(new MongoSlotStore(db),
-                new NodeConfig(A, 1, TIMING, NodeConfig.newInstanceId(), true),
-                clock, new EveryEvent())
-                .withSleeper(d -> { })
-                .withFastFailover(new GoneOwners(probe, d -> { }, clock, Duration.ofMillis(100), GoneOwners.GAP)));
+        SlotProtocol a = protocol.node(A).bound().on(new MongoSlotStore(protocol.db())).fastFailover(probe).build();
         assertEquals(1, a.poll());
         assertEquals(Optional.empty(), a.checkIdentity());
         String reason = a.checkIdentity().orElseThrow();
@@ -54,6 +43,6 @@ class SlotProtocolIdentityTest {
         clock.tick(TIMING.poll());
         a.poll();
         assertEquals(List.of(), a.leases());
-        assertTrue(new MongoSlotStore(db).read("slot-0").orElseThrow().owner() == null, "the fenced slot handed back, not claimed again");
+        assertTrue(new MongoSlotStore(protocol.db()).read("slot-0").orElseThrow().owner() == null, "the fenced slot handed back, not claimed again");
     }
 }

@@ -1,14 +1,9 @@
 package io.standby.slot.internal;
 
 import io.standby.slot.ManualClock;
-import io.standby.slot.NodeConfig;
-import io.standby.slot.NodeId;
 import io.standby.slot.NodeState;
 import io.standby.slot.NodeView;
-import io.standby.slot.SlotTable;
 import io.standby.slot.SlotTiming;
-import io.standby.slot.StandbyDatabase;
-import io.standby.testing.TestDatabase;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -22,6 +17,7 @@ import java.util.Date;
 import java.util.ArrayList;
 import java.util.List;
 
+import static io.standby.slot.internal.ProtocolFixture.A;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
@@ -32,30 +28,21 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
  */
 class SlotProtocolJoinTest {
 
-    private static final NodeId A = new NodeId("127.0.0.1", 7001);
-
     @RegisterExtension
-    final TestDatabase<StandbyDatabase> database = TestDatabase.of(
-            (uri, name) -> StandbyDatabase.connect(uri, name, Duration.ofSeconds(10), null), StandbyDatabase::database);
+    final ProtocolFixture protocol = new ProtocolFixture();
 
-    private MongoSlotStore store;
     private MongoNodeRegistry registry;
-    private final ManualClock clock = new ManualClock();
+    private final ManualClock clock = protocol.clock();
     private final List<Duration> sleeps = new ArrayList<>();
 
     @BeforeEach
     void setUp() {
-        StandbyDatabase db = database.connection();
-        store = new MongoSlotStore(db);
-        registry = new MongoNodeRegistry(db.database());
-        new SlotTable(db).init(1);
+        registry = protocol.registry();
+        protocol.init(1);
     }
 
     private SlotProtocol member(SlotStore on, SlotTiming timing) {
-        return new SlotProtocol(ProtocolSetup.of(on, new NodeConfig(A, 1, timing, NodeConfig.newInstanceId()),
-                clock, new EveryEvent())
-                .withSleeper(sleeps::add)
-                .withMembership(registry));
+        return protocol.node(A).timing(timing).on(on).sleeper(sleeps::add).member(registry).build();
     }
 
     private static SlotTiming poll(Duration poll) {
@@ -64,7 +51,7 @@ class SlotProtocolJoinTest {
 
     @Test
     void aJoiningMemberIsRegisteredBeforeItsFirstPollAndLetsOthersRegisterForAtMost250Ms() throws Exception {
-        SlotProtocol a = member(store, poll(Duration.ofSeconds(1)));
+        SlotProtocol a = member(protocol.store(), poll(Duration.ofSeconds(1)));
 
         a.join();
 
@@ -79,7 +66,7 @@ class SlotProtocolJoinTest {
 
     @Test
     void aMemberWithAShortPollWaitsHalfOfIt() throws Exception {
-        SlotProtocol a = member(store, poll(Duration.ofMillis(300)));
+        SlotProtocol a = member(protocol.store(), poll(Duration.ofMillis(300)));
 
         assertEquals(1, a.poll());
 
@@ -88,7 +75,7 @@ class SlotProtocolJoinTest {
 
     @Test
     void aJoinThatCannotReadTheSlotsStillRegistersTheNode() throws Exception {
-        FailingSlotStore failing = new FailingSlotStore(store).fail(FailingSlotStore.Call.READ_HELD_BY);
+        FailingSlotStore failing = new FailingSlotStore(protocol.store()).fail(FailingSlotStore.Call.READ_HELD_BY);
         SlotProtocol a = member(failing, poll(Duration.ofSeconds(1)));
 
         a.join();
@@ -100,19 +87,13 @@ class SlotProtocolJoinTest {
 
     @Test
     void aJoinGoesOnWhenTheLeaseHeldUnderItsIdentityElsewhereHasRunOut() throws Exception {
-        SlotProtocol hostA = new SlotProtocol(ProtocolSetup.of(store,
-                new NodeConfig(A, 1, poll(Duration.ofSeconds(1)), "1-aaaa@host-a:1111:1"),
-                clock, new EveryEvent())
-                .withSleeper(sleeps::add));
+        SlotProtocol hostA = protocol.node(A).timing(poll(Duration.ofSeconds(1))).instance("1-aaaa@host-a:1111:1").sleeper(sleeps::add).build();
         assertEquals(1, hostA.poll());
-        SlotProtocol hostB = new SlotProtocol(ProtocolSetup.of(store,
-                new NodeConfig(A, 1, poll(Duration.ofSeconds(1)), "2-bbbb@host-b:2222:1"),
-                clock, new EveryEvent())
-                .withSleeper(sleeps::add));
+        SlotProtocol hostB = protocol.node(A).timing(poll(Duration.ofSeconds(1))).instance("2-bbbb@host-b:2222:1").sleeper(sleeps::add).build();
         assertThrows(IllegalStateException.class, hostB::join, "a live lease of another host under this identity");
 
         // Host a's process died long ago: its lease ran out by the server's clock.
-        database.connection().database().getCollection("slots").updateOne(Filters.eq("_id", "slot-0"),
+        protocol.db().database().getCollection("slots").updateOne(Filters.eq("_id", "slot-0"),
                 Updates.set("time", Date.from(Instant.now().minusSeconds(60))));
 
         hostB.join();
@@ -123,10 +104,7 @@ class SlotProtocolJoinTest {
 
     @Test
     void aNodeWithoutAMembershipWaitsForNobody() throws Exception {
-        SlotProtocol a = new SlotProtocol(ProtocolSetup.of(store,
-                new NodeConfig(A, 1, poll(Duration.ofSeconds(1)), NodeConfig.newInstanceId()),
-                clock, new EveryEvent())
-                .withSleeper(sleeps::add));
+        SlotProtocol a = protocol.node(A).timing(poll(Duration.ofSeconds(1))).sleeper(sleeps::add).build();
 
         a.join();
         assertEquals(1, a.poll());

@@ -1,17 +1,11 @@
 package io.standby.slot.internal;
 
-import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Updates;
 import io.standby.slot.ManualClock;
-import io.standby.slot.NodeConfig;
 import io.standby.slot.NodeId;
-import io.standby.slot.SlotTable;
 import io.standby.slot.SlotTiming;
 import io.standby.slot.SlotView;
-import io.standby.slot.StandbyDatabase;
-import io.standby.testing.TestDatabase;
-import org.bson.Document;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -20,6 +14,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Date;
 
+import static io.standby.slot.internal.ProtocolFixture.A;
+import static io.standby.slot.internal.ProtocolFixture.B;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -34,40 +30,28 @@ class SlotProtocolMayTakeTest {
 
     /** Late at 4 s; a lease long enough that a late slot never expires while a test runs on a loaded machine. */
     private static final SlotTiming TIMING = SlotTiming.of(Duration.ofSeconds(2), Duration.ofSeconds(30), Duration.ofSeconds(1));
-    private static final NodeId A = new NodeId("127.0.0.1", 7001);
-    private static final NodeId B = new NodeId("127.0.0.1", 7002);
 
     @RegisterExtension
-    final TestDatabase<StandbyDatabase> database = TestDatabase.of(
-            (uri, name) -> StandbyDatabase.connect(uri, name, Duration.ofSeconds(10), null), StandbyDatabase::database);
+    final ProtocolFixture protocol = new ProtocolFixture(TIMING);
 
-    private MongoSlotStore store;
-    private MongoCollection<Document> slots;
-    private final ManualClock clock = new ManualClock();
+    private final ManualClock clock = protocol.clock();
 
     @BeforeEach
     void setUp() {
-        StandbyDatabase db = database.connection();
-        store = new MongoSlotStore(db);
-        slots = db.database().getCollection("slots");
-        new SlotTable(db).init(1);
+        protocol.init(1);
     }
 
     private SlotProtocol node(NodeId id, boolean fastFailover) {
-        NodeConfig config = new NodeConfig(id, 1, TIMING, NodeConfig.newInstanceId(), true);
-        GoneOwners gone = fastFailover
-                ? new GoneOwners(new ScriptedProbe(), d -> { }, clock, Duration.ofMillis(100), GoneOwners.GAP) : GoneOwners.OFF;
-        return new SlotProtocol(ProtocolSetup.of(store, config, clock, new EveryEvent())
-                .withSleeper(d -> { })
-                .withFastFailover(gone));
+        ProtocolFixture.Node node = protocol.node(id).bound();
+        return (fastFailover ? node.fastFailover(new ScriptedProbe()) : node).build();
     }
 
     private SlotView slot() {
-        return store.read("slot-0").orElseThrow();
+        return protocol.store().read("slot-0").orElseThrow();
     }
 
     private void heartbeatAgo(Duration ago) {
-        slots.updateOne(Filters.eq("_id", "slot-0"), Updates.set("time", Date.from(Instant.now().minus(ago))));
+        protocol.slots().updateOne(Filters.eq("_id", "slot-0"), Updates.set("time", Date.from(Instant.now().minus(ago))));
     }
 
     @Test

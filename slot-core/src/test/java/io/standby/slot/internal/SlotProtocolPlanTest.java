@@ -5,16 +5,14 @@ import io.standby.slot.NodeConfig;
 import io.standby.slot.NodeId;
 import io.standby.slot.NodeView;
 import io.standby.slot.SlotTable;
-import io.standby.slot.SlotTiming;
-import io.standby.slot.StandbyDatabase;
-import io.standby.testing.TestDatabase;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
 import java.util.List;
 
+import static io.standby.slot.internal.ProtocolFixture.TIMING;
+import static io.standby.slot.internal.ProtocolFixture.A;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
@@ -24,33 +22,19 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  */
 class SlotProtocolPlanTest {
 
-    private static final SlotTiming TIMING = SlotTiming.of(Duration.ofSeconds(2), Duration.ofSeconds(5), Duration.ofSeconds(1));
-    private static final NodeId A = new NodeId("127.0.0.1", 7001);
-
     @RegisterExtension
-    final TestDatabase<StandbyDatabase> database = TestDatabase.of(
-            (uri, name) -> StandbyDatabase.connect(uri, name, Duration.ofSeconds(10), null), StandbyDatabase::database);
+    final ProtocolFixture protocol = new ProtocolFixture();
 
-    private StandbyDatabase db;
-    private MongoSlotStore store;
-    private final ManualClock clock = new ManualClock();
-
-    @BeforeEach
-    void setUp() {
-        db = database.connection();
-        store = new MongoSlotStore(db);
-    }
+    private final ManualClock clock = protocol.clock();
 
     private SlotProtocol member(NodeRegistry registry, String instance) {
-        return new SlotProtocol(ProtocolSetup.of(store, new NodeConfig(A, 1, TIMING, instance), clock, new EveryEvent())
-                .withSleeper(d -> { })
-                .withMembership(registry));
+        return protocol.node(A).instance(instance).member(registry).build();
     }
 
     @Test
     void aNodeThatCannotWriteItselfIntoTheRegistryStillPlansItselfInAndClaimsAtOnce() throws Exception {
-        new SlotTable(db).init(1);
-        MongoNodeRegistry registry = new MongoNodeRegistry(db.database());
+        protocol.init(1);
+        MongoNodeRegistry registry = protocol.registry();
         NodeRegistry unwritable = refusingWrites(registry);
         SlotProtocol a = member(unwritable, NodeConfig.newInstanceId());
 
@@ -60,8 +44,8 @@ class SlotProtocolPlanTest {
 
     @Test
     void aNodeMissingFromARegistryThatListsOthersStillPlansItselfInAndClaimsItsShareAtOnce() throws Exception {
-        new SlotTable(db).init(2);
-        MongoNodeRegistry registry = new MongoNodeRegistry(db.database());
+        protocol.init(2);
+        MongoNodeRegistry registry = protocol.registry();
         // Another live node, room for one: with this node planned in too, each gets one slot at once.
         registry.write(new NodeRegistry.NodeRecord(new NodeId("10.0.0.2", 7700), "1-other@elsewhere", "elsewhere",
                 io.standby.slot.NodeState.STANDBY, List.of(), 1, 0, 0, 0, 0, 0, "dev", Duration.ofSeconds(60), List.of("counter")), true);
@@ -103,27 +87,27 @@ class SlotProtocolPlanTest {
 
     @Test
     void theSlotsATwinHoldsUnderThisAddressOnAnotherHostTakeNoneOfThisNodesRoom() throws Exception {
-        new SlotTable(db).init(2);
+        protocol.init(2);
         // 127.0.0.1:7001 on host a holds slot-0; the same address on host b, room for one, plans slot-1.
         SlotProtocol hostA = member(NodeRegistry.NONE, "1-aaaa@host-a:1111:1");
         assertEquals(1, hostA.poll());
-        SlotProtocol hostB = member(new MongoNodeRegistry(db.database()), "2-bbbb@host-b:2222:1");
+        SlotProtocol hostB = member(protocol.registry(), "2-bbbb@host-b:2222:1");
 
         assertEquals(1, hostB.poll(), "planned for itself and claimed at once, not after a head start");
         assertEquals("2-bbbb@host-b:2222:1",
-                store.readAll().stream().filter(s -> !s.id().equals(hostA.leases().getFirst().slotId())).findFirst().orElseThrow()
+                protocol.store().readAll().stream().filter(s -> !s.id().equals(hostA.leases().getFirst().slotId())).findFirst().orElseThrow()
                         .instance());
     }
 
     @Test
     void aHeadStartCountsFromWhenThisNodeHasRoomNotFromWhenTheSlotBecameClaimable() throws Exception {
-        new SlotTable(db).init(2);
+        protocol.init(2);
         // A node that registered and died, which the plan gives slot-0 while this node gets slot-1.
         NodeId ghost = java.util.stream.IntStream.range(2, 250).mapToObj(i -> new NodeId("10.0.0." + i, 7700))
-                .filter(g -> ClaimPlan.mine(store.readAll(), store.readAll(),
+                .filter(g -> ClaimPlan.mine(protocol.store().readAll(), protocol.store().readAll(),
                         List.of(new ClaimPlan.Member(g, 0, 1), new ClaimPlan.Member(A, 0, 1)), g).equals(java.util.Set.of("slot-0")))
                 .findFirst().orElseThrow();
-        MongoNodeRegistry registry = new MongoNodeRegistry(db.database());
+        MongoNodeRegistry registry = protocol.registry();
         registry.write(new NodeRegistry.NodeRecord(ghost, "1-dead@elsewhere", "elsewhere", io.standby.slot.NodeState.STANDBY,
                 List.of(), 1, 0, 0, 0, 0, 0, "dev", Duration.ofSeconds(60), List.of("counter")), true);
         SlotProtocol a = member(registry, NodeConfig.newInstanceId());
@@ -133,34 +117,34 @@ class SlotProtocolPlanTest {
         assertEquals(0, a.poll(), "full: slot-0 stays the ghost's to take");
 
         // An operator releases this node's slot: it has room again, long after slot-0 became claimable.
-        assertEquals(true, new SlotTable(db).forceRelease("slot-1").isPresent());
+        assertEquals(true, new SlotTable(protocol.db()).forceRelease("slot-1").isPresent());
         a.renewAll();
         clock.tick(TIMING.poll());
         assertEquals(0, a.poll(), "the planned node gets its head start from now, as if the slot had just become claimable");
         clock.tick(TIMING.poll().dividedBy(2));
         assertEquals(1, a.poll());
-        assertEquals(A, store.read("slot-0").orElseThrow().owner());
+        assertEquals(A, protocol.store().read("slot-0").orElseThrow().owner());
     }
 
     @Test
     void aHeadStartStartsAgainEachTimeASlotBecomesClaimableAgain() throws Exception {
-        new SlotTable(db).init(1);
+        protocol.init(1);
         NodeId ghost = java.util.stream.IntStream.range(2, 250).mapToObj(i -> new NodeId("10.0.0." + i, 7700))
-                .filter(g -> ClaimPlan.mine(store.readAll(), store.readAll(),
+                .filter(g -> ClaimPlan.mine(protocol.store().readAll(), protocol.store().readAll(),
                         List.of(new ClaimPlan.Member(g, 0, 1), new ClaimPlan.Member(A, 0, 1)), g).equals(java.util.Set.of("slot-0")))
                 .findFirst().orElseThrow();
-        MongoNodeRegistry registry = new MongoNodeRegistry(db.database());
+        MongoNodeRegistry registry = protocol.registry();
         registry.write(new NodeRegistry.NodeRecord(ghost, "1-g@elsewhere", "elsewhere", io.standby.slot.NodeState.STANDBY,
                 List.of(), 1, 0, 0, 0, 0, 0, "dev", Duration.ofSeconds(60), List.of("counter")), true);
         SlotProtocol a = member(registry, NodeConfig.newInstanceId());
         assertEquals(0, a.poll(), "slot-0 is the other node's to take first");
 
         // The other node takes it within its head start, then dies: its lease runs out.
-        assertEquals(true, store.claim(store.read("slot-0").orElseThrow(),
+        assertEquals(true, protocol.store().claim(protocol.store().read("slot-0").orElseThrow(),
                 new SlotStore.Ownership(ghost, "1-g@elsewhere", TIMING.lease())));
         clock.tick(TIMING.poll());
         assertEquals(0, a.poll());
-        database.connection().database().getCollection("slots").updateOne(com.mongodb.client.model.Filters.eq("_id", "slot-0"),
+        protocol.db().database().getCollection("slots").updateOne(com.mongodb.client.model.Filters.eq("_id", "slot-0"),
                 com.mongodb.client.model.Updates.set("time", java.util.Date.from(java.time.Instant.now().minusSeconds(60))));
         assertEquals(0, a.poll());
         clock.tick(TIMING.lease());

@@ -1,18 +1,10 @@
 package io.standby.slot.internal;
 
-import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Updates;
 import io.standby.slot.Lease;
 import io.standby.slot.ManualClock;
-import io.standby.slot.NodeConfig;
 import io.standby.slot.NodeId;
-import io.standby.slot.SlotTable;
-import io.standby.slot.SlotTiming;
-import io.standby.slot.SlotView;
-import io.standby.slot.StandbyDatabase;
-import io.standby.testing.TestDatabase;
-import org.bson.Document;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -23,6 +15,9 @@ import java.util.Date;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
+import static io.standby.slot.internal.ProtocolFixture.TIMING;
+import static io.standby.slot.internal.ProtocolFixture.A;
+import static io.standby.slot.internal.ProtocolFixture.B;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -35,36 +30,25 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class SlotProtocolPollTest {
 
-    private static final SlotTiming TIMING = SlotTiming.of(Duration.ofSeconds(2), Duration.ofSeconds(5), Duration.ofSeconds(1));
-    private static final NodeId A = new NodeId("127.0.0.1", 7001);
-    private static final NodeId B = new NodeId("127.0.0.1", 7002);
-
     @RegisterExtension
-    final TestDatabase<StandbyDatabase> database = TestDatabase.of(
-            (uri, name) -> StandbyDatabase.connect(uri, name, Duration.ofSeconds(10), null), StandbyDatabase::database);
+    final ProtocolFixture protocol = new ProtocolFixture();
 
-    private MongoSlotStore store;
-    private MongoCollection<Document> slots;
-    private final ManualClock clock = new ManualClock();
+    private final ManualClock clock = protocol.clock();
     /** How many slots each poll of the standby read. */
     private final List<Integer> standbyReads = new CopyOnWriteArrayList<>();
 
     @BeforeEach
     void setUp() {
-        StandbyDatabase db = database.connection();
-        store = new MongoSlotStore(db);
-        slots = db.database().getCollection("slots");
         clock.tick(Duration.ofHours(1));
     }
 
     private SlotProtocol node(NodeId id, int maxSlots, SlotStore on) {
-        return new SlotProtocol(ProtocolSetup.of(on, new NodeConfig(id, maxSlots, TIMING, NodeConfig.newInstanceId()), clock, new EveryEvent())
-                .withSleeper(d -> { }));
+        return protocol.node(id).maxSlots(maxSlots).on(on).build();
     }
 
     /** A standby whose every poll's size is recorded. */
     private SlotProtocol standby() {
-        return node(B, 100, new FailingSlotStore(store) {
+        return node(B, 100, new FailingSlotStore(protocol.store()) {
             @Override
             public Poll poll(NodeId me, Instant lateBefore, FreeShare free) {
                 Poll poll = super.poll(me, lateBefore, free);
@@ -74,21 +58,17 @@ class SlotProtocolPollTest {
         });
     }
 
-    private SlotView slot(String id) {
-        return store.read(id).orElseThrow();
-    }
-
     /** The owner went quiet {@code ago}: its slots' heartbeats and its document's last beat are that old by the server's clock. */
     private void ownerQuietFor(Duration ago, String... slotIds) {
         Date then = Date.from(Instant.now().minus(ago));
-        slots.updateMany(Filters.in("_id", List.of(slotIds)), Updates.set("time", then));
-        slots.updateMany(Filters.gte("_id", OwnerDocRules.OWNER_PREFIX), Updates.set(OwnerDocRules.AT, then));
+        protocol.slots().updateMany(Filters.in("_id", List.of(slotIds)), Updates.set("time", then));
+        protocol.slots().updateMany(Filters.gte("_id", OwnerDocRules.OWNER_PREFIX), Updates.set(OwnerDocRules.AT, then));
     }
 
     @Test
     void aStandbysPollOfAnIdleWorldReadsNoSlotOfALiveOwnerHoweverManyThereAre() throws Exception {
-        new SlotTable(database.connection()).init(50);
-        SlotProtocol owner = node(A, 50, store);
+        protocol.init(50);
+        SlotProtocol owner = node(A, 50, protocol.store());
         assertEquals(50, owner.poll());
         owner.renewAll();
         SlotProtocol standby = standby();
@@ -105,8 +85,8 @@ class SlotProtocolPollTest {
 
     @Test
     void aDeadOwnersSlotIsTakenAtItsLeaseByItsDocumentThoughTheStandbyReadItOnlyOnceItWasLate() throws Exception {
-        new SlotTable(database.connection()).init(1);
-        SlotProtocol owner = node(A, 1, store);
+        protocol.init(1);
+        SlotProtocol owner = node(A, 1, protocol.store());
         assertEquals(1, owner.poll());
         owner.renewAll();
         SlotProtocol standby = standby();
@@ -127,18 +107,18 @@ class SlotProtocolPollTest {
 
         assertEquals(1, standby.poll(), "a lease after the document's last beat, on the standby's own clock");
         assertEquals(List.of(0, 1, 1), standbyReads, "the slot was first read when late");
-        assertEquals(B, slot("slot-0").owner());
-        assertEquals(2, slot("slot-0").epoch());
+        assertEquals(B, protocol.slot("slot-0").owner());
+        assertEquals(2, protocol.slot("slot-0").epoch());
     }
 
     @Test
     void aSlotWhoseOwnerWritesNoDocumentIsWatchedItselfForALeaseFromItsFirstRead() throws Exception {
-        new SlotTable(database.connection()).init(1);
-        SlotProtocol owner = node(A, 1, store);
+        protocol.init(1);
+        SlotProtocol owner = node(A, 1, protocol.store());
         assertEquals(1, owner.poll());
         owner.renewAll();
         // As a node of an earlier version: its slot renewed, no owner document.
-        store.removeOwner(OwnerDocRules.ownerId(A, slot("slot-0").instance()));
+        protocol.store().removeOwner(OwnerDocRules.ownerId(A, protocol.slot("slot-0").instance()));
         SlotProtocol standby = standby();
         standby.poll();
         standbyReads.clear();
@@ -152,7 +132,7 @@ class SlotProtocolPollTest {
         assertEquals(0, standby.poll());
         clock.tick(Duration.ofMillis(1));
         assertEquals(1, standby.poll());
-        assertEquals(B, slot("slot-0").owner());
+        assertEquals(B, protocol.slot("slot-0").owner());
     }
 
     /** The slots held by a process of another node, whose owner document the standby's first poll sees. */
@@ -164,13 +144,13 @@ class SlotProtocolPollTest {
      */
     private SlotProtocol standbyAfterAnEarlierOwner(String... slotIds) throws InterruptedException {
         for (String id : slotIds) {
-            assertTrue(store.claim(slot(id), EARLIER));
+            assertTrue(protocol.store().claim(protocol.slot(id), EARLIER));
         }
-        store.beat(EARLIER.withBeat(1));
+        protocol.store().beat(EARLIER.withBeat(1));
         SlotProtocol standby = standby();
         assertEquals(0, standby.poll());
         for (String id : slotIds) {
-            assertTrue(store.release(id, slot(id).epoch(), "z"));
+            assertTrue(protocol.store().release(id, protocol.slot(id).epoch(), "z"));
         }
         standbyReads.clear();
         return standby;
@@ -178,10 +158,10 @@ class SlotProtocolPollTest {
 
     @Test
     void aSlotWonWithTheDocumentsBeatIsTakenByTheDocumentWithoutARenewalSince() throws Exception {
-        new SlotTable(database.connection()).init(1);
+        protocol.init(1);
         SlotProtocol standby = standbyAfterAnEarlierOwner("slot-0");
         // The owner wins the slot and dies before its first renewal: its document was raised just before the claim.
-        SlotProtocol owner = node(A, 1, store);
+        SlotProtocol owner = node(A, 1, protocol.store());
         assertEquals(1, owner.poll());
         assertEquals(0, standby.poll());
         ownerQuietFor(TIMING.lease().plusSeconds(1), "slot-0");
@@ -191,16 +171,16 @@ class SlotProtocolPollTest {
 
         assertEquals(1, standby.poll(), "the claim carried the document's beat, and the slot was first read late");
         assertEquals(List.of(0, 1, 1), standbyReads);
-        assertEquals(B, slot("slot-0").owner());
+        assertEquals(B, protocol.slot("slot-0").owner());
     }
 
     @Test
     void aSlotWonAtABeatNoDocumentShowsIsNotTakenByTheDocumentButByItsOwnWait() throws Exception {
-        new SlotTable(database.connection()).init(2);
+        protocol.init(2);
         SlotProtocol standby = standbyAfterAnEarlierOwner("slot-0", "slot-1");
         // The document's write before the second claim fails: that claim carries a beat of its own.
         java.util.concurrent.atomic.AtomicBoolean documentFails = new java.util.concurrent.atomic.AtomicBoolean();
-        SlotProtocol owner = node(A, 2, new FailingSlotStore(store) {
+        SlotProtocol owner = node(A, 2, new FailingSlotStore(protocol.store()) {
             @Override
             public void beat(Ownership owner) {
                 if (documentFails.get()) {
@@ -209,34 +189,34 @@ class SlotProtocolPollTest {
                 super.beat(owner);
             }
         });
-        slots.updateOne(Filters.eq("_id", "slot-1"), Updates.set("ip", "10.9.9.9"));
+        protocol.slots().updateOne(Filters.eq("_id", "slot-1"), Updates.set("ip", "10.9.9.9"));
         assertEquals(1, owner.poll());
         owner.renewAll();
-        slots.updateOne(Filters.eq("_id", "slot-1"), Updates.set("ip", null));
+        protocol.slots().updateOne(Filters.eq("_id", "slot-1"), Updates.set("ip", null));
         clock.tick(TIMING.poll());
         documentFails.set(true);
         assertEquals(1, owner.poll());
-        long documentBeat = store.poll(A, Instant.EPOCH, FreeShare.ALL).beats().get(OwnerDocRules.ownerId(A, owner.config().instance()));
-        assertTrue(slot("slot-1").beat() > documentBeat, "a beat of its own");
+        long documentBeat = protocol.store().poll(A, Instant.EPOCH, FreeShare.ALL).beats().get(OwnerDocRules.ownerId(A, owner.config().instance()));
+        assertTrue(protocol.slot("slot-1").beat() > documentBeat, "a beat of its own");
         assertEquals(0, standby.poll());
         ownerQuietFor(TIMING.lease().plusSeconds(1), "slot-0", "slot-1");
         clock.tick(TIMING.lease());
 
         assertEquals(1, standby.poll(), "slot-0, at the document's beat");
-        assertEquals(B, slot("slot-0").owner());
-        assertEquals(A, slot("slot-1").owner(), "slot-1 carries a beat the document never showed");
+        assertEquals(B, protocol.slot("slot-0").owner());
+        assertEquals(A, protocol.slot("slot-1").owner(), "slot-1 carries a beat the document never showed");
         clock.tick(TIMING.lease().minusMillis(1));
         assertEquals(0, standby.poll());
         clock.tick(Duration.ofMillis(1));
         assertEquals(1, standby.poll(), "slot-1 itself watched for a lease");
-        assertEquals(B, slot("slot-1").owner());
+        assertEquals(B, protocol.slot("slot-1").owner());
     }
 
     @Test
     void aClaimedLeaseCountsFromTheOwnerDocumentsWriteBeforeTheClaimNotFromTheClaim() throws Exception {
-        new SlotTable(database.connection()).init(1);
+        protocol.init(1);
         Duration answer = Duration.ofMillis(300);
-        SlotProtocol owner = node(A, 1, new FailingSlotStore(store) {
+        SlotProtocol owner = node(A, 1, new FailingSlotStore(protocol.store()) {
             @Override
             public void beat(Ownership owner) {
                 super.beat(owner);
@@ -256,10 +236,10 @@ class SlotProtocolPollTest {
 
     @Test
     void aGracefulStopRemovesTheOwnersDocumentAndOthersSweepOneThatStoodStillForLong() throws Exception {
-        new SlotTable(database.connection()).init(2);
+        protocol.init(2);
         NodeId c = new NodeId("127.0.0.1", 7003);
-        SlotProtocol first = node(A, 1, store);
-        SlotProtocol second = node(c, 1, store);
+        SlotProtocol first = node(A, 1, protocol.store());
+        SlotProtocol second = node(c, 1, protocol.store());
         assertEquals(1, first.poll());
         assertEquals(1, second.poll());
         first.renewAll();
@@ -284,6 +264,6 @@ class SlotProtocolPollTest {
     }
 
     private List<String> ownerDocs() {
-        return store.poll(B, Instant.EPOCH, FreeShare.ALL).owners().stream().map(o -> OwnerDocRules.ownerId(o.node(), o.instance())).sorted().toList();
+        return protocol.store().poll(B, Instant.EPOCH, FreeShare.ALL).owners().stream().map(o -> OwnerDocRules.ownerId(o.node(), o.instance())).sorted().toList();
     }
 }

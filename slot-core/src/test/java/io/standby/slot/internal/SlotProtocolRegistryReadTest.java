@@ -1,24 +1,15 @@
 package io.standby.slot.internal;
 
-import com.mongodb.event.CommandListener;
-import com.mongodb.event.CommandStartedEvent;
 import io.standby.slot.ManualClock;
-import io.standby.slot.NodeConfig;
 import io.standby.slot.NodeId;
-import io.standby.slot.SlotTable;
-import io.standby.slot.SlotTiming;
-import io.standby.slot.StandbyDatabase;
-import io.standby.testing.TestDatabase;
-import io.standby.testing.TestMongo;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 
+import static io.standby.slot.internal.ProtocolFixture.TIMING;
+import static io.standby.slot.internal.ProtocolFixture.A;
+import static io.standby.slot.internal.ProtocolFixture.B;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
@@ -29,56 +20,18 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  */
 class SlotProtocolRegistryReadTest {
 
-    private static final SlotTiming TIMING = SlotTiming.of(Duration.ofSeconds(2), Duration.ofSeconds(5), Duration.ofSeconds(1));
-    private static final NodeId A = new NodeId("127.0.0.1", 7001);
-    private static final NodeId B = new NodeId("127.0.0.1", 7002);
-
     @RegisterExtension
-    final TestDatabase<StandbyDatabase> database = TestDatabase.of(
-            (uri, name) -> StandbyDatabase.connect(uri, name, Duration.ofSeconds(10), null), StandbyDatabase::database);
+    final ProtocolFixture protocol = new ProtocolFixture();
 
-    private StandbyDatabase db;
-    private MongoSlotStore store;
-    private StandbyDatabase watched;
-    /** The collections the watched node read, in order. */
-    private final List<String> reads = new CopyOnWriteArrayList<>();
-    private final ManualClock clock = new ManualClock();
-
-    @BeforeEach
-    void setUp() {
-        db = database.connection();
-        store = new MongoSlotStore(db);
-        CommandListener readsOfCollections = new CommandListener() {
-            @Override
-            public void commandStarted(CommandStartedEvent event) {
-                if (event.getCommandName().equals("aggregate") || event.getCommandName().equals("find")) {
-                    reads.add(event.getCommand().getString(event.getCommandName()).getValue());
-                }
-            }
-        };
-        watched = StandbyDatabase.connect(TestMongo.uri(), db.database().getName(), Duration.ofSeconds(10),
-                settings -> settings.addCommandListener(readsOfCollections));
-    }
-
-    @AfterEach
-    void tearDown() {
-        watched.close();
-    }
+    private final ManualClock clock = protocol.clock();
 
     /** A member whose reads are recorded. */
     private SlotProtocol watchedMember(NodeId id, int maxSlots) {
-        return new SlotProtocol(ProtocolSetup.of(new MongoSlotStore(watched),
-                new NodeConfig(id, maxSlots, TIMING, NodeConfig.newInstanceId()),
-                clock, new EveryEvent())
-                .withSleeper(d -> { })
-                .withMembership(new MongoNodeRegistry(watched.database())));
+        return protocol.node(id).maxSlots(maxSlots).on(new MongoSlotStore(protocol.watched())).member(new MongoNodeRegistry(protocol.watched().database())).build();
     }
 
     private SlotProtocol member(NodeId id, int maxSlots) {
-        return new SlotProtocol(ProtocolSetup.of(store, new NodeConfig(id, maxSlots, TIMING, NodeConfig.newInstanceId()),
-                clock, new EveryEvent())
-                .withSleeper(d -> { })
-                .withMembership(new MongoNodeRegistry(db.database())));
+        return protocol.member(id).maxSlots(maxSlots).build();
     }
 
     /** Past the registry writes that follow a start and a claim, so that a poll writes nothing. */
@@ -89,26 +42,26 @@ class SlotProtocolRegistryReadTest {
                 node.poll();
             }
         }
-        reads.clear();
+        protocol.reads().clear();
     }
 
     @Test
     void aFullNodeReadsOnlyTheSlotsThoughOneIsClaimable() throws Exception {
-        new SlotTable(db).init(2);
+        protocol.init(2);
         SlotProtocol a = watchedMember(A, 1);
         assertEquals(1, a.poll());
         quiet(a);
-        assertEquals(1, store.readAll().stream().filter(s -> s.expired()).count(), "the other slot is free");
+        assertEquals(1, protocol.store().readAll().stream().filter(s -> s.expired()).count(), "the other slot is free");
 
         clock.tick(TIMING.poll());
         assertEquals(0, a.poll());
 
-        assertEquals(List.of("slots"), reads);
+        assertEquals(List.of("slots"), protocol.reads());
     }
 
     @Test
     void aNodeThatStoppedClaimingReadsOnlyTheSlots() throws Exception {
-        new SlotTable(db).init(1);
+        protocol.init(1);
         SlotProtocol a = watchedMember(A, 1);
         a.stopClaiming();
         quiet(a);
@@ -116,12 +69,12 @@ class SlotProtocolRegistryReadTest {
         clock.tick(TIMING.poll());
         assertEquals(0, a.poll());
 
-        assertEquals(List.of("slots"), reads);
+        assertEquals(List.of("slots"), protocol.reads());
     }
 
     @Test
     void aSlotReleasedWithoutWarningIsPlannedFromARegistryReadAfterIt() throws Exception {
-        new SlotTable(db).init(1);
+        protocol.init(1);
         SlotProtocol b = watchedMember(B, 1);
         SlotProtocol a = member(A, 1);
         assertEquals(1, a.poll());
@@ -129,13 +82,13 @@ class SlotProtocolRegistryReadTest {
 
         clock.tick(TIMING.poll());
         b.poll();
-        assertEquals(List.of("slots"), reads, "nothing claimable: the slots alone");
+        assertEquals(List.of("slots"), protocol.reads(), "nothing claimable: the slots alone");
         a.releaseAll();
-        reads.clear();
+        protocol.reads().clear();
 
         clock.tick(TIMING.poll());
         assertEquals(1, b.poll(), "a released slot: claimed at the next poll");
-        assertEquals(List.of("slots", "nodes", "slots"), reads,
+        assertEquals(List.of("slots", "nodes", "slots"), protocol.reads(),
                 "claimable without warning: the registry, then the slots again, before the plan");
     }
 }

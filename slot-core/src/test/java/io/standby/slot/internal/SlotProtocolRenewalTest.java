@@ -1,34 +1,27 @@
 package io.standby.slot.internal;
 
-import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Updates;
 import io.standby.slot.Lease;
 import io.standby.slot.ManualClock;
-import io.standby.slot.NodeConfig;
-import io.standby.slot.NodeId;
 import io.standby.slot.SlotTable;
-import io.standby.slot.SlotTiming;
-import io.standby.slot.SlotView;
 import io.standby.slot.StandbyDatabase;
 import io.standby.testing.CommandLog;
-import io.standby.testing.TestDatabase;
 import io.standby.testing.TestMongo;
 import org.bson.BsonDocument;
-import org.bson.Document;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 
+import static io.standby.slot.internal.ProtocolFixture.TIMING;
+import static io.standby.slot.internal.ProtocolFixture.A;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -39,40 +32,25 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class SlotProtocolRenewalTest {
 
-    private static final SlotTiming TIMING = SlotTiming.of(Duration.ofSeconds(2), Duration.ofSeconds(5), Duration.ofSeconds(1));
-    private static final NodeId A = new NodeId("127.0.0.1", 7001);
-
     @RegisterExtension
-    final TestDatabase<StandbyDatabase> database = TestDatabase.of(
-            (uri, name) -> StandbyDatabase.connect(uri, name, Duration.ofSeconds(10), null), StandbyDatabase::database);
+    final ProtocolFixture protocol = new ProtocolFixture();
 
-    private MongoSlotStore store;
-    private MongoCollection<Document> slots;
-    private final ManualClock clock = new ManualClock();
+    private final ManualClock clock = protocol.clock();
     private final EveryEvent events = new EveryEvent();
 
     @BeforeEach
     void setUp() {
-        StandbyDatabase db = database.connection();
-        store = new MongoSlotStore(db);
-        slots = db.database().getCollection("slots");
         clock.tick(Duration.ofHours(1));
     }
 
     private SlotProtocol owner(SlotStore on, int maxSlots) {
-        return new SlotProtocol(ProtocolSetup.of(on, new NodeConfig(A, maxSlots, TIMING, NodeConfig.newInstanceId()),
-                clock, events)
-                .withSleeper(d -> { }));
-    }
-
-    private SlotView slot(String id) {
-        return store.read(id).orElseThrow();
+        return protocol.node(A).maxSlots(maxSlots).on(on).listener(events).build();
     }
 
     @Test
     void everyRenewalIsReportedWithTheTimeItsAnswerTookOnTheOwnersClock() throws Exception {
-        new SlotTable(database.connection()).init(1);
-        SlotStore slow = new FailingSlotStore(store) {
+        protocol.init(1);
+        SlotStore slow = new FailingSlotStore(protocol.store()) {
             @Override
             public Renewals renewAll(Map<String, Long> held, Ownership owner) {
                 Renewals renewed = super.renewAll(held, owner);
@@ -91,9 +69,9 @@ class SlotProtocolRenewalTest {
 
     @Test
     void anOwnerRenewsAllItsSlotsInOneCommandAndLosesATakenOneInTheSameRound() throws Exception {
-        new SlotTable(database.connection()).init(20);
+        protocol.init(20);
         CommandLog commands = new CommandLog();
-        try (StandbyDatabase watched = StandbyDatabase.connect(TestMongo.uri(), database.connection().database().getName(),
+        try (StandbyDatabase watched = StandbyDatabase.connect(TestMongo.uri(), protocol.db().database().getName(),
                 Duration.ofSeconds(10), settings -> settings.addCommandListener(commands))) {
             SlotProtocol a = owner(new MongoSlotStore(watched), 20);
             assertEquals(20, a.poll());
@@ -104,7 +82,7 @@ class SlotProtocolRenewalTest {
                     "one command for twenty slots");
             assertEquals(20, events.starting("renewed").size());
 
-            slots.updateOne(Filters.eq("_id", "slot-7"), Updates.combine(Updates.set("instance", "other"), Updates.inc("epoch", 1L)));
+            protocol.slots().updateOne(Filters.eq("_id", "slot-7"), Updates.combine(Updates.set("instance", "other"), Updates.inc("epoch", 1L)));
             before = commands.on("slots").size();
             a.renewAll();
             assertEquals(List.of("update", "aggregate"), names(commands.on("slots").subList(before, commands.on("slots").size())),
@@ -121,8 +99,8 @@ class SlotProtocolRenewalTest {
 
     @Test
     void aRenewalWithNoAnswerEndsNothingAndTheNextOneKeepsTheLease() throws Exception {
-        new SlotTable(database.connection()).init(1);
-        FailingSlotStore failing = new FailingSlotStore(store);
+        protocol.init(1);
+        FailingSlotStore failing = new FailingSlotStore(protocol.store());
         SlotProtocol a = owner(failing, 1);
         a.poll();
         Lease lease = a.leases().getFirst();
@@ -146,10 +124,10 @@ class SlotProtocolRenewalTest {
 
     @Test
     void aLeaseWhoseSlotDocumentIsGoneEndsAsVanished() throws Exception {
-        new SlotTable(database.connection()).init(1);
-        SlotProtocol a = owner(store, 1);
+        protocol.init(1);
+        SlotProtocol a = owner(protocol.store(), 1);
         a.poll();
-        slots.deleteOne(Filters.eq("_id", "slot-0"));
+        protocol.slots().deleteOne(Filters.eq("_id", "slot-0"));
 
         a.renewAll();
 
@@ -159,14 +137,14 @@ class SlotProtocolRenewalTest {
 
     @Test
     void onlyARaisedEpochWithoutOwnerIsAnOperatorsRevocation() throws Exception {
-        new SlotTable(database.connection()).init(2);
-        SlotProtocol a = owner(store, 2);
+        protocol.init(2);
+        SlotProtocol a = owner(protocol.store(), 2);
         assertEquals(2, a.poll());
         String instance = a.config().instance();
         // slot-0: an operator's forced release, which raises the epoch. slot-1: released at the lease's own
         // epoch (as only a process with this instance could): nobody revoked it, it was taken from under this lease.
-        assertTrue(new SlotTable(database.connection()).forceRelease("slot-0").isPresent());
-        assertTrue(store.release("slot-1", 1, instance));
+        assertTrue(new SlotTable(protocol.db()).forceRelease("slot-0").isPresent());
+        assertTrue(protocol.store().release("slot-1", 1, instance));
 
         a.renewAll();
 
@@ -175,8 +153,8 @@ class SlotProtocolRenewalTest {
 
     @Test
     void thePollTellsTheListenerHowEachHeldSlotLooksAtItsLeasesEpochOnly() throws Exception {
-        new SlotTable(database.connection()).init(2);
-        SlotProtocol a = owner(store, 1);
+        protocol.init(2);
+        SlotProtocol a = owner(protocol.store(), 1);
         assertEquals(1, a.poll());
         String held = a.leases().getFirst().slotId();
         events.lines.clear();
@@ -185,7 +163,7 @@ class SlotProtocolRenewalTest {
         assertEquals(List.of("observed " + held + "@1 at epoch 1"), events.starting("observed"), "the other slot is not held");
 
         // Taken at a higher epoch under this node's feet: what the poll reads is not this lease's slot.
-        slots.updateOne(Filters.eq("_id", held), Updates.combine(Updates.set("instance", "other"), Updates.inc("epoch", 1L)));
+        protocol.slots().updateOne(Filters.eq("_id", held), Updates.combine(Updates.set("instance", "other"), Updates.inc("epoch", 1L)));
         events.lines.clear();
         a.poll();
         assertEquals(List.of(), events.starting("observed"));
@@ -193,8 +171,8 @@ class SlotProtocolRenewalTest {
 
     @Test
     void anEndedLeaseIsNoLongerHeldNorObserved() throws Exception {
-        new SlotTable(database.connection()).init(1);
-        SlotProtocol a = owner(store, 1);
+        protocol.init(1);
+        SlotProtocol a = owner(protocol.store(), 1);
         assertEquals(1, a.poll());
         List<List<Lease>> heldDuringLoss = new CopyOnWriteArrayList<>();
         events.onLost = lease -> heldDuringLoss.add(a.leases());
@@ -213,8 +191,8 @@ class SlotProtocolRenewalTest {
 
     @Test
     void aStandbysFenceCheckAndRenewalsDoNothing() throws Exception {
-        new SlotTable(database.connection()).init(1);
-        FailingSlotStore failing = new FailingSlotStore(store).fail(FailingSlotStore.Call.RENEW);
+        protocol.init(1);
+        FailingSlotStore failing = new FailingSlotStore(protocol.store()).fail(FailingSlotStore.Call.RENEW);
         SlotProtocol a = owner(failing, 1);
         a.stopClaiming();
         a.poll();

@@ -1,6 +1,5 @@
 package io.standby.slot.internal;
 
-import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Updates;
 import com.mongodb.event.CommandListener;
@@ -16,13 +15,10 @@ import io.standby.slot.RecordingListener;
 import io.standby.slot.RecordingListener.Event;
 import io.standby.slot.RecordingListener.Kind;
 import io.standby.slot.SlotTable;
-import io.standby.slot.SlotTiming;
 import io.standby.slot.SlotView;
 import io.standby.slot.StandbyDatabase;
-import io.standby.testing.TestDatabase;
 import io.standby.testing.TestMongo;
 import org.bson.Document;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -34,6 +30,7 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.IntStream;
 
+import static io.standby.slot.internal.ProtocolFixture.TIMING;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -46,25 +43,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class SlotProtocolTest {
 
-    private static final SlotTiming TIMING = SlotTiming.of(Duration.ofSeconds(2), Duration.ofSeconds(5), Duration.ofSeconds(1));
-
     @RegisterExtension
-    final TestDatabase<StandbyDatabase> database = TestDatabase.of(
-            (uri, name) -> StandbyDatabase.connect(uri, name, Duration.ofSeconds(10), null), StandbyDatabase::database);
+    final ProtocolFixture protocol = new ProtocolFixture();
 
-    private StandbyDatabase db;
-    private MongoSlotStore store;
-    private MongoCollection<Document> slots;
-    private final ManualClock clock = new ManualClock();
+    private final ManualClock clock = protocol.clock();
     private final List<Event> log = new CopyOnWriteArrayList<>();
     private final List<Duration> sleeps = new ArrayList<>();
-
-    @BeforeEach
-    void setUp() {
-        db = database.connection();
-        store = new MongoSlotStore(db);
-        slots = db.database().getCollection("slots");
-    }
 
     private SlotProtocol node(int port, int maxSlots) {
         return node(port, maxSlots, NodeConfig.newInstanceId());
@@ -80,21 +64,14 @@ class SlotProtocolTest {
     }
 
     private SlotProtocol node(int port, int maxSlots, String instance, boolean addressBound) {
-        NodeConfig config = new NodeConfig(new NodeId("127.0.0.1", port), maxSlots, TIMING, instance, addressBound);
-        return new SlotProtocol(ProtocolSetup.of(store, config, clock, new RecordingListener("n" + port, log))
-                .withSleeper(sleeps::add));
+        return protocol.node(new NodeId("127.0.0.1", port)).maxSlots(maxSlots).instance(instance).bound(addressBound)
+                .listener(new RecordingListener("n" + port, log)).sleeper(sleeps::add).build();
     }
 
     /** A node that writes itself into the registry and plans its claims from it. */
     private SlotProtocol member(int port, int maxSlots) {
-        NodeConfig config = new NodeConfig(new NodeId("127.0.0.1", port), maxSlots, TIMING, NodeConfig.newInstanceId());
-        return new SlotProtocol(ProtocolSetup.of(store, config, clock, new RecordingListener("n" + port, log))
-                .withSleeper(sleeps::add)
-                .withMembership(new MongoNodeRegistry(db.database())));
-    }
-
-    private SlotView slot(String id) {
-        return store.read(id).orElseThrow();
+        return protocol.member(new NodeId("127.0.0.1", port)).maxSlots(maxSlots)
+                .listener(new RecordingListener("n" + port, log)).sleeper(sleeps::add).build();
     }
 
     /** Makes the server see the slot's last heartbeat as long past, as a dead owner would leave it. */
@@ -103,17 +80,17 @@ class SlotProtocolTest {
     }
 
     private void ageHeartbeat(String id, Duration ago) {
-        slots.updateOne(Filters.eq("_id", id), Updates.set("time", Date.from(Instant.now().minus(ago))));
+        protocol.slots().updateOne(Filters.eq("_id", id), Updates.set("time", Date.from(Instant.now().minus(ago))));
     }
 
     @Test
     void claimsAFreeSlotAndIncrementsTheEpoch() throws Exception {
-        new SlotTable(db).init(1);
+        protocol.init(1);
         SlotProtocol a = node(7001, 1);
 
         assertEquals(1, a.poll());
 
-        SlotView s = slot("slot-0");
+        SlotView s = protocol.slot("slot-0");
         assertEquals(new NodeId("127.0.0.1", 7001), s.owner());
         assertEquals(a.config().instance(), s.instance());
         assertEquals(1, s.epoch());
@@ -124,28 +101,28 @@ class SlotProtocolTest {
 
     @Test
     void aNodeNeverOwnsMoreThanMaxSlots() throws Exception {
-        new SlotTable(db).init(5);
+        protocol.init(5);
         SlotProtocol a = node(7001, 3);
 
         assertEquals(3, a.poll());
         assertEquals(0, a.poll());
 
         assertEquals(3, a.leases().size());
-        assertEquals(3, store.readAll().stream().filter(s -> s.owner() != null).count());
+        assertEquals(3, protocol.store().readAll().stream().filter(s -> s.owner() != null).count());
         assertEquals(List.of(), sleeps, "without a registry there is nobody to wait for");
         assertEquals(3, a.claims().won());
     }
 
     @Test
     void aStandbyWaitsAFullLeaseOnItsOwnClockEvenWhenTheServerSaysExpired() throws Exception {
-        new SlotTable(db).init(1);
+        protocol.init(1);
         SlotProtocol a = node(7001, 1);
         SlotProtocol b = node(7002, 1);
         a.poll();
         // The server now judges the lease expired (as after a jump of its clock), but b has only just
         // seen this version of the document.
         ageHeartbeat("slot-0");
-        assertTrue(slot("slot-0").expired());
+        assertTrue(protocol.slot("slot-0").expired());
 
         assertEquals(0, b.poll());
         clock.tick(Duration.ofMillis(4999));
@@ -153,25 +130,19 @@ class SlotProtocolTest {
         clock.tick(Duration.ofMillis(1));
         assertEquals(1, b.poll());
 
-        assertEquals(new NodeId("127.0.0.1", 7002), slot("slot-0").owner());
-        assertEquals(2, slot("slot-0").epoch());
+        assertEquals(new NodeId("127.0.0.1", 7002), protocol.slot("slot-0").owner());
+        assertEquals(2, protocol.slot("slot-0").epoch());
     }
 
     @Test
     void howASlotChangesHandsIsRecordedWithTheServersTimesAndTheTakeoverGap() throws Exception {
-        new SlotTable(db).init(1);
-        EventLog events = new EventLog(db.database()).start();
-        SlotProtocol a = new SlotProtocol(ProtocolSetup.of(store,
-                new NodeConfig(new NodeId("127.0.0.1", 7001), 1, TIMING, NodeConfig.newInstanceId()),
-                clock, new EventRecorder(events))
-                .withSleeper(sleeps::add));
-        SlotProtocol b = new SlotProtocol(ProtocolSetup.of(store,
-                new NodeConfig(new NodeId("127.0.0.1", 7002), 1, TIMING, NodeConfig.newInstanceId()),
-                clock, new EventRecorder(events))
-                .withSleeper(sleeps::add));
+        protocol.init(1);
+        EventLog events = new EventLog(protocol.db().database()).start();
+        SlotProtocol a = protocol.node(new NodeId("127.0.0.1", 7001)).listener(new EventRecorder(events)).sleeper(sleeps::add).build();
+        SlotProtocol b = protocol.node(new NodeId("127.0.0.1", 7002)).listener(new EventRecorder(events)).sleeper(sleeps::add).build();
         assertEquals(1, a.poll());
         ageHeartbeat("slot-0");
-        Instant lastHeartbeat = slot("slot-0").time();
+        Instant lastHeartbeat = protocol.slot("slot-0").time();
         b.poll();
         clock.tick(Duration.ofSeconds(5));
         assertEquals(1, b.poll());
@@ -179,7 +150,7 @@ class SlotProtocolTest {
         b.releaseAll();
         events.close(Duration.ofSeconds(10));
 
-        List<io.standby.slot.EventView> recorded = new io.standby.slot.EventTable(db).list(null, null, null, null);
+        List<io.standby.slot.EventView> recorded = new io.standby.slot.EventTable(protocol.db()).list(null, null, null, null);
         assertEquals(List.of("claimed 7001 1", "took-over 7002 2", "lost 7001 1", "released 7002 2"),
                 recorded.stream().map(e -> e.type() + " " + e.node().split(":")[1] + " " + e.epoch()).toList());
         io.standby.slot.EventView takeover = recorded.get(1);
@@ -188,13 +159,13 @@ class SlotProtocolTest {
         assertTrue(takeover.unowned().orElseThrow().compareTo(Duration.ofSeconds(59)) >= 0,
                 "from the aged heartbeat to the claim, by the server's clock: " + takeover.unowned());
         assertEquals("taken", recorded.get(2).reason());
-        assertEquals(1, new io.standby.slot.EventTable(db).list(null, "slot-0", null, takeover.time()).stream()
+        assertEquals(1, new io.standby.slot.EventTable(protocol.db()).list(null, "slot-0", null, takeover.time()).stream()
                 .filter(e -> e.type().equals("took-over")).count(), "a follow from the take-over's time sees it");
     }
 
     @Test
     void aRenewalRestartsTheStandbysWait() throws Exception {
-        new SlotTable(db).init(1);
+        protocol.init(1);
         SlotProtocol a = node(7001, 1);
         SlotProtocol b = node(7002, 1);
         a.poll();
@@ -215,7 +186,7 @@ class SlotProtocolTest {
 
     @Test
     void aLiveLeaseIsNeverClaimedHoweverLongTheStandbyWatches() throws Exception {
-        new SlotTable(db).init(1);
+        protocol.init(1);
         SlotProtocol a = node(7001, 1);
         SlotProtocol b = node(7002, 1);
         a.poll();
@@ -225,12 +196,12 @@ class SlotProtocolTest {
         // Unchanged for ten minutes on b's clock, but the server's clock says the lease is live: the
         // compare-and-set filter refuses.
         assertEquals(0, b.poll());
-        assertEquals(new NodeId("127.0.0.1", 7001), slot("slot-0").owner());
+        assertEquals(new NodeId("127.0.0.1", 7001), protocol.slot("slot-0").owner());
     }
 
     @Test
     void anOwnerFencesItselfWhenNoRenewalSucceedsWithinLeaseMinusMargin() throws Exception {
-        new SlotTable(db).init(1);
+        protocol.init(1);
         SlotProtocol a = node(7001, 1);
         a.poll();
         Lease lease = a.leases().getFirst();
@@ -250,12 +221,12 @@ class SlotProtocolTest {
 
     @Test
     void anOwnerWhoseMachineWasSuspendedPastItsDeadlineFencesAtOnceOnWaking() throws Exception {
-        new SlotTable(db).init(1);
+        protocol.init(1);
         // A suspended machine's monotonic clock stands still while the wall clock, and the database, go on.
         java.util.concurrent.atomic.AtomicLong wall = new java.util.concurrent.atomic.AtomicLong(1_000_000);
         MonotonicClock awake = new SuspendAwareClock(clock, wall::get);
         NodeConfig config = new NodeConfig(new NodeId("127.0.0.1", 7001), 1, TIMING, NodeConfig.newInstanceId());
-        SlotProtocol a = new SlotProtocol(ProtocolSetup.of(store, config, awake, new RecordingListener("n7001", log))
+        SlotProtocol a = new SlotProtocol(ProtocolSetup.of(protocol.store(), config, awake, new RecordingListener("n7001", log))
                 .withSleeper(sleeps::add));
         a.poll();
         Lease lease = a.leases().getFirst();
@@ -287,7 +258,7 @@ class SlotProtocolTest {
 
     @Test
     void aRenewalThatLandsAfterTheDeadlineDoesNotReviveTheLease() throws Exception {
-        new SlotTable(db).init(1);
+        protocol.init(1);
         SlotProtocol a = node(7001, 1);
         a.poll();
         Lease lease = a.leases().getFirst();
@@ -301,11 +272,11 @@ class SlotProtocolTest {
 
     @Test
     void aRenewalThatMatchesNothingReportsTheLossAtOnce() throws Exception {
-        new SlotTable(db).init(1);
+        protocol.init(1);
         SlotProtocol a = node(7001, 1);
         a.poll();
         // Someone else took it (epoch moved on, another owner).
-        slots.updateOne(Filters.eq("_id", "slot-0"), Updates.combine(
+        protocol.slots().updateOne(Filters.eq("_id", "slot-0"), Updates.combine(
                 Updates.set("ip", "127.0.0.9"), Updates.set("instance", "other"), Updates.inc("epoch", 1L)));
 
         a.renewAll();
@@ -316,15 +287,15 @@ class SlotProtocolTest {
 
     @Test
     void forcedReleaseFencesTheOwnerAndMakesStandbysWaitOutTheLease() throws Exception {
-        new SlotTable(db).init(1);
+        protocol.init(1);
         SlotProtocol a = node(7001, 1);
         SlotProtocol b = node(7002, 1);
         a.poll();
-        Instant heartbeat = slot("slot-0").time();
+        Instant heartbeat = protocol.slot("slot-0").time();
 
-        SlotView before = new SlotTable(db).forceRelease("slot-0").orElseThrow();
+        SlotView before = new SlotTable(protocol.db()).forceRelease("slot-0").orElseThrow();
         assertEquals(new NodeId("127.0.0.1", 7001), before.owner());
-        SlotView after = slot("slot-0");
+        SlotView after = protocol.slot("slot-0");
         assertNull(after.owner());
         assertEquals(2, after.epoch());
         assertEquals(heartbeat, after.time(), "time is kept, so the lease runs out from the last heartbeat");
@@ -339,12 +310,12 @@ class SlotProtocolTest {
         b.poll();
         clock.tick(Duration.ofSeconds(5));
         assertEquals(1, b.poll());
-        assertEquals(3, slot("slot-0").epoch());
+        assertEquals(3, protocol.slot("slot-0").epoch());
     }
 
     @Test
     void gracefulReleaseLetsAStandbyTakeTheSlotAtItsNextPollWithoutWaiting() throws Exception {
-        new SlotTable(db).init(1);
+        protocol.init(1);
         SlotProtocol a = node(7001, 1);
         SlotProtocol b = node(7002, 1);
         a.poll();
@@ -352,7 +323,7 @@ class SlotProtocolTest {
 
         a.releaseAll();
 
-        SlotView released = slot("slot-0");
+        SlotView released = protocol.slot("slot-0");
         assertNull(released.owner());
         assertNull(released.instance());
         assertEquals(Instant.EPOCH, released.time());
@@ -362,12 +333,12 @@ class SlotProtocolTest {
         assertEquals(LossReason.RELEASED, log.getLast().reason());
 
         assertEquals(1, b.poll(), "no waiting on the standby's clock");
-        assertEquals(2, slot("slot-0").epoch());
+        assertEquals(2, protocol.slot("slot-0").epoch());
     }
 
     @Test
     void aRestartThatBoundItsAddressTakesItsSlotsBackAtOnce() throws Exception {
-        new SlotTable(db).init(3);
+        protocol.init(3);
         SlotProtocol before = node(7001, 2);
         before.poll();
         List<String> held = before.leases().stream().map(Lease::slotId).toList();
@@ -382,8 +353,8 @@ class SlotProtocolTest {
 
         assertEquals(held, after.leases().stream().map(Lease::slotId).toList());
         for (String id : held) {
-            assertEquals(after.config().instance(), slot(id).instance());
-            assertEquals(2, slot(id).epoch(), "the earlier instance is fenced by the new epoch");
+            assertEquals(after.config().instance(), protocol.slot(id).instance());
+            assertEquals(2, protocol.slot(id).epoch(), "the earlier instance is fenced by the new epoch");
         }
         before.renewAll();
         assertEquals(2, log.stream().filter(e -> e.node().equals("n7001") && e.reason() == LossReason.TAKEN).count());
@@ -391,7 +362,7 @@ class SlotProtocolTest {
 
     @Test
     void aSecondProcessWithOneAddressOnThisHostThatDidNotBindItRefusesToStartAndNeverTakesTheSlot() throws Exception {
-        new SlotTable(db).init(1);
+        protocol.init(1);
         // Two processes on this host with one ip:port, neither of which bound it (an embedder that binds
         // late, or none at all): nothing proves the first one gone.
         SlotProtocol first = node(7001, 1);
@@ -409,8 +380,8 @@ class SlotProtocolTest {
             first.renewAll();
             clock.tick(TIMING.heartbeat());
         }
-        assertEquals(first.config().instance(), slot("slot-0").instance());
-        assertEquals(1, slot("slot-0").epoch(), "no take-back, no take-back of the take-back");
+        assertEquals(first.config().instance(), protocol.slot("slot-0").instance());
+        assertEquals(1, protocol.slot("slot-0").epoch(), "no take-back, no take-back of the take-back");
         assertTrue(log.stream().noneMatch(e -> e.kind() == Kind.LOST), "nobody lost a slot: " + log);
 
         // The first process dies: the second claims its slot once the lease has run out, like any standby.
@@ -418,7 +389,7 @@ class SlotProtocolTest {
         assertEquals(0, second.poll());
         clock.tick(TIMING.lease());
         assertEquals(1, second.poll());
-        assertEquals(2, slot("slot-0").epoch());
+        assertEquals(2, protocol.slot("slot-0").epoch());
     }
 
     @Test
@@ -433,7 +404,7 @@ class SlotProtocolTest {
     }
 
     private void aLaterProcessKeepsItsSlot(boolean firstBound) throws Exception {
-        new SlotTable(db).init(1);
+        protocol.init(1);
         SlotProtocol other = node(7002, 1);
         assertEquals(1, other.poll());
         // The first process stands by; the second, on this host with the same ip:port, starts while the
@@ -448,14 +419,14 @@ class SlotProtocolTest {
 
         assertEquals(0, first.poll(), "the second process's slot is not the first's to take back");
         second.renewAll();
-        assertEquals(second.config().instance(), slot("slot-0").instance());
-        assertEquals(2, slot("slot-0").epoch());
+        assertEquals(second.config().instance(), protocol.slot("slot-0").instance());
+        assertEquals(2, protocol.slot("slot-0").epoch());
         assertTrue(log.stream().noneMatch(e -> e.kind() == Kind.LOST && e.node().equals("n7001")), "nobody lost a slot: " + log);
     }
 
     @Test
     void aNodeOnAnotherHostWithTheSameIdentityWaitsOutTheLeaseLikeAnyStandby() throws Exception {
-        new SlotTable(db).init(2);
+        protocol.init(2);
         // 127.0.0.1:7001 on two machines (or behind NAT): binding the address proves nothing across hosts.
         SlotProtocol hostA = node(7001, 1, "1-aaaa@host-a:1111:1");
         SlotProtocol hostB = node(7001, 1, "2-bbbb@host-b:2222:1");
@@ -464,7 +435,7 @@ class SlotProtocolTest {
 
         assertEquals(1, hostB.poll(), "b takes the free slot, not a's");
         assertEquals(1, hostA.leases().size());
-        assertEquals("1-aaaa@host-a:1111:1", slot(slotOfA).instance(), "a keeps its slot");
+        assertEquals("1-aaaa@host-a:1111:1", protocol.slot(slotOfA).instance(), "a keeps its slot");
         hostA.renewAll();
         hostB.renewAll();
         assertTrue(log.stream().noneMatch(e -> e.kind() == Kind.LOST), "nobody lost a slot: " + log);
@@ -482,7 +453,7 @@ class SlotProtocolTest {
 
     @Test
     void aNodeRefusesToStartWhileItsIdentityHoldsALiveLeaseOnAnotherHost() throws Exception {
-        new SlotTable(db).init(1);
+        protocol.init(1);
         SlotProtocol hostA = node(7001, 1, "1-aaaa@host-a:1111:1");
         hostA.poll();
         SlotProtocol hostB = node(7001, 1, "2-bbbb@host-b:2222:1");
@@ -496,12 +467,12 @@ class SlotProtocolTest {
 
     @Test
     void aGracefulStopTakesItsNodeOutOfThePlansBeforeItReleasesSoTheStandbyClaimsAtItsNextPoll() throws Exception {
-        new SlotTable(db).init(1);
+        protocol.init(1);
         NodeId standby = new NodeId("127.0.0.1", 7002);
         // An owner the plan would prefer for slot-0 once it is free: were it still planned for after its
         // release, the standby would wait a head start for a node that is on its way out.
         int ownerPort = IntStream.range(7100, 7400)
-                .filter(p -> ClaimPlan.mine(store.readAll(), store.readAll(), List.of(new ClaimPlan.Member(new NodeId("127.0.0.1", p), 0, 1),
+                .filter(p -> ClaimPlan.mine(protocol.store().readAll(), protocol.store().readAll(), List.of(new ClaimPlan.Member(new NodeId("127.0.0.1", p), 0, 1),
                         new ClaimPlan.Member(standby, 0, 1)), new NodeId("127.0.0.1", p)).contains("slot-0"))
                 .findFirst().orElseThrow();
         SlotProtocol a = member(ownerPort, 1);
@@ -513,38 +484,38 @@ class SlotProtocolTest {
         a.releaseAll();
 
         assertEquals(1, b.poll(), "the standby claims the released slot at its first poll after the release");
-        assertEquals(standby, slot("slot-0").owner());
+        assertEquals(standby, protocol.slot("slot-0").owner());
     }
 
     @Test
     void aDrainingNodeReleasesItsNextSlotOnlyOnceTheLastIsOwnedElsewhereOrTwoPollsHavePassed() throws Exception {
-        new SlotTable(db).init(3);
+        protocol.init(3);
         SlotProtocol a = member(7001, 3);
         assertEquals(3, a.poll());
         SlotProtocol b = member(7002, 3);
         assertEquals(0, b.poll(), "a standby with room for all three");
-        new io.standby.slot.NodeTable(db).drain(new NodeId("127.0.0.1", 7001));
+        new io.standby.slot.NodeTable(protocol.db()).drain(new NodeId("127.0.0.1", 7001));
 
         a.poll();
-        assertNull(slot("slot-0").owner(), "the first slot is handed over");
-        assertEquals(2, store.readAll().stream().filter(v -> v.owner() != null).count());
+        assertNull(protocol.slot("slot-0").owner(), "the first slot is handed over");
+        assertEquals(2, protocol.store().readAll().stream().filter(v -> v.owner() != null).count());
         clock.tick(TIMING.poll());
         a.poll();
-        assertEquals(2, store.readAll().stream().filter(v -> v.owner() != null).count(), "one poll later, nobody has taken it: it waits");
+        assertEquals(2, protocol.store().readAll().stream().filter(v -> v.owner() != null).count(), "one poll later, nobody has taken it: it waits");
 
         assertEquals(1, b.poll());
         a.poll();
-        assertNull(slot("slot-1").owner(), "the first is owned elsewhere: the second goes");
-        assertEquals(new NodeId("127.0.0.1", 7001), slot("slot-2").owner(), "one at a time");
+        assertNull(protocol.slot("slot-1").owner(), "the first is owned elsewhere: the second goes");
+        assertEquals(new NodeId("127.0.0.1", 7001), protocol.slot("slot-2").owner(), "one at a time");
 
         clock.tick(TIMING.poll().multipliedBy(2));
         a.poll();
-        assertNull(slot("slot-2").owner(), "two polls without a taker: the next goes anyway");
+        assertNull(protocol.slot("slot-2").owner(), "two polls without a taker: the next goes anyway");
     }
 
     @Test
     void anOwnerSeesADrainAtItsNextPollNotAtItsNextRegistryWrite() throws Exception {
-        new SlotTable(db).init(1);
+        protocol.init(1);
         SlotProtocol a = member(7001, 1);
         SlotProtocol b = member(7002, 1);
         assertEquals(1, a.poll());
@@ -555,12 +526,12 @@ class SlotProtocolTest {
             a.poll();
             b.poll();
         }
-        new io.standby.slot.NodeTable(db).drain(new NodeId("127.0.0.1", 7001), false);
+        new io.standby.slot.NodeTable(protocol.db()).drain(new NodeId("127.0.0.1", 7001), false);
 
         clock.tick(TIMING.poll());
         a.poll();
         assertTrue(a.draining(), "seen at the next poll, not at the registry write due 20 s later");
-        assertNull(slot("slot-0").owner(), "and the slot handed over at once");
+        assertNull(protocol.slot("slot-0").owner(), "and the slot handed over at once");
         clock.tick(TIMING.poll());
         assertEquals(1, b.poll(), "the standby takes it at its next poll");
         a.poll();
@@ -569,7 +540,7 @@ class SlotProtocolTest {
 
     @Test
     void aDrainNeverReleasesASlotWhileNoOtherLiveNodeHasRoomForIt() throws Exception {
-        new SlotTable(db).init(2);
+        protocol.init(2);
         SlotProtocol a = member(7001, 1);
         SlotProtocol b = member(7002, 1);
         assertEquals(1, a.poll());
@@ -578,7 +549,7 @@ class SlotProtocolTest {
         NodeId full = new NodeId("127.0.0.1", 7002);
         // Asked while there was room, say, which then went: straight through the registry, as the command
         // line would refuse it now.
-        new MongoNodeRegistry(db.database()).requestDrain(full);
+        protocol.registry().requestDrain(full);
 
         for (int i = 0; i < 4; i++) {
             clock.tick(TIMING.poll());
@@ -586,14 +557,14 @@ class SlotProtocolTest {
             b.poll();
         }
         assertTrue(b.draining());
-        assertEquals(full, slot("slot-1").owner(), "the only other node is full: b keeps its slot and serves it");
+        assertEquals(full, protocol.slot("slot-1").owner(), "the only other node is full: b keeps its slot and serves it");
         assertFalse(b.drained(), "and does not report drained");
 
         SlotProtocol c = member(7003, 1);
         assertEquals(0, c.poll(), "room appears");
         clock.tick(TIMING.poll());
         b.poll();
-        assertNull(slot("slot-1").owner(), "now it goes");
+        assertNull(protocol.slot("slot-1").owner(), "now it goes");
         assertEquals(1, c.poll());
         clock.tick(TIMING.poll());
         b.poll();
@@ -602,21 +573,21 @@ class SlotProtocolTest {
 
     @Test
     void aForcedDrainReleasesEvenWithoutRoomAndAnUnforcedOneIsRefusedWritingNothing() throws Exception {
-        new SlotTable(db).init(2);
+        protocol.init(2);
         SlotProtocol a = member(7001, 1);
         SlotProtocol b = member(7002, 1);
         assertEquals(1, a.poll());
         clock.tick(TIMING.poll());
         assertEquals(1, b.poll());
         NodeId full = new NodeId("127.0.0.1", 7002);
-        io.standby.slot.NodeTable nodes = new io.standby.slot.NodeTable(db);
+        io.standby.slot.NodeTable nodes = new io.standby.slot.NodeTable(protocol.db());
 
         IllegalStateException refused = org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class,
                 () -> nodes.drain(full, false));
         assertEquals("cannot drain 127.0.0.1:7002: it holds 1 slot and the other live nodes have room for 0; "
                 + "start a node with room, or force the drain to release its slots anyway", refused.getMessage());
         assertFalse(nodes.get(full).orElseThrow().drain(), "nothing written");
-        assertNull(slot("slot-1").drain());
+        assertNull(protocol.slot("slot-1").drain());
         clock.tick(TIMING.poll());
         b.poll();
         assertFalse(b.draining());
@@ -625,18 +596,18 @@ class SlotProtocolTest {
         clock.tick(TIMING.poll());
         b.poll();
         assertTrue(b.draining());
-        assertNull(slot("slot-1").owner(), "forced: released with nowhere to go, as the operator asked");
-        assertEquals(new NodeId("127.0.0.1", 7001), slot("slot-0").owner());
+        assertNull(protocol.slot("slot-1").owner(), "forced: released with nowhere to go, as the operator asked");
+        assertEquals(new NodeId("127.0.0.1", 7001), protocol.slot("slot-0").owner());
     }
 
     @Test
     void aPlannedNodeThatIsDeadDelaysItsSlotByTheHeadStartOnly() throws Exception {
-        new SlotTable(db).init(1);
-        MongoNodeRegistry registry = new MongoNodeRegistry(db.database());
+        protocol.init(1);
+        MongoNodeRegistry registry = protocol.registry();
         // A node that registered and died: the registry still shows it live, and the plan gives it slot-0.
         NodeId me = new NodeId("127.0.0.1", 7001);
         NodeId ghost = IntStream.range(2, 250).mapToObj(i -> new NodeId("10.0.0." + i, 7700))
-                .filter(g -> ClaimPlan.mine(store.readAll(), store.readAll(), List.of(new ClaimPlan.Member(g, 0, 1),
+                .filter(g -> ClaimPlan.mine(protocol.store().readAll(), protocol.store().readAll(), List.of(new ClaimPlan.Member(g, 0, 1),
                         new ClaimPlan.Member(me, 0, 1)), g).contains("slot-0"))
                 .findFirst().orElseThrow();
         registry.write(new NodeRegistry.NodeRecord(ghost, "1-dead@elsewhere", "elsewhere", io.standby.slot.NodeState.STANDBY,
@@ -649,22 +620,22 @@ class SlotProtocolTest {
         assertEquals(0, a.poll(), "within the head start (half a poll)");
         clock.tick(Duration.ofMillis(1));
         assertEquals(1, a.poll(), "after it, this node claims it anyway");
-        assertEquals(me, slot("slot-0").owner());
+        assertEquals(me, protocol.slot("slot-0").owner());
     }
 
     @Test
     void aNodeThatPlansReadsTheRegistryBeforeTheSlotsSoEveryWinInTheRegistryIsInTheTableToo() throws Exception {
         // The plan stays the same for every node as others win (ClaimPlan) only if the slot table it sees
         // is no older than the registry: a winner writes its slot first and its registry document after.
-        new SlotTable(db).init(2);
+        protocol.init(2);
         NodeId me = new NodeId("127.0.0.1", 7001);
         NodeId other = IntStream.range(2, 250).mapToObj(i -> new NodeId("10.0.0." + i, 7700))
                 .filter(g -> {
                     List<ClaimPlan.Member> both = List.of(new ClaimPlan.Member(g, 0, 1), new ClaimPlan.Member(me, 0, 2));
-                    return ClaimPlan.mine(store.readAll(), store.readAll(), both, g).size() == 1;
+                    return ClaimPlan.mine(protocol.store().readAll(), protocol.store().readAll(), both, g).size() == 1;
                 })
                 .findFirst().orElseThrow();
-        new MongoNodeRegistry(db.database()).write(new NodeRegistry.NodeRecord(other, "1-slow@elsewhere", "elsewhere",
+        protocol.registry().write(new NodeRegistry.NodeRecord(other, "1-slow@elsewhere", "elsewhere",
                 io.standby.slot.NodeState.STANDBY, List.of(), 1, 0, 0, 0, 0, 0, "dev", Duration.ofSeconds(10), List.of("counter")), true);
         List<String> reads = new CopyOnWriteArrayList<>();
         CommandListener readsOfCollections = new CommandListener() {
@@ -675,7 +646,7 @@ class SlotProtocolTest {
                 }
             }
         };
-        try (StandbyDatabase watched = StandbyDatabase.connect(TestMongo.uri(), db.database().getName(), Duration.ofSeconds(10),
+        try (StandbyDatabase watched = StandbyDatabase.connect(TestMongo.uri(), protocol.db().database().getName(), Duration.ofSeconds(10),
                 settings -> settings.addCommandListener(readsOfCollections))) {
             NodeConfig config = new NodeConfig(me, 2, TIMING, NodeConfig.newInstanceId());
             SlotProtocol a = new SlotProtocol(ProtocolSetup.of(new MongoSlotStore(watched), config,
@@ -698,8 +669,8 @@ class SlotProtocolTest {
 
     @Test
     void aNodeRegistersItselfAtALowRateAndLeavesWhenItStops() throws Exception {
-        new SlotTable(db).init(1);
-        MongoNodeRegistry registry = new MongoNodeRegistry(db.database());
+        protocol.init(1);
+        MongoNodeRegistry registry = protocol.registry();
         java.util.concurrent.atomic.AtomicInteger writes = new java.util.concurrent.atomic.AtomicInteger();
         NodeRegistry counting = new NodeRegistry() {
             @Override
@@ -729,7 +700,7 @@ class SlotProtocolTest {
             }
         };
         NodeConfig config = new NodeConfig(new NodeId("127.0.0.1", 7001), 1, TIMING, NodeConfig.newInstanceId());
-        SlotProtocol a = new SlotProtocol(ProtocolSetup.of(store, config, clock, new RecordingListener("n7001", log))
+        SlotProtocol a = new SlotProtocol(ProtocolSetup.of(protocol.store(), config, clock, new RecordingListener("n7001", log))
                 .withSleeper(sleeps::add)
                 .withMembership(counting));
         assertEquals(1, a.poll());
@@ -760,11 +731,11 @@ class SlotProtocolTest {
 
     @Test
     void aNodeTakesBackAClaimWhoseReplyItNeverSaw() throws Exception {
-        new SlotTable(db).init(1);
+        protocol.init(1);
         SlotProtocol a = node(7001, 1);
         // The claim landed but its reply was lost: the database says a owns slot-0, a does not know. Its
         // own instance: taken back at once, bound address or not.
-        assertTrue(store.claim(slot("slot-0"), new SlotStore.Ownership(a.config().node(), a.config().instance(), TIMING.lease())));
+        assertTrue(protocol.store().claim(protocol.slot("slot-0"), new SlotStore.Ownership(a.config().node(), a.config().instance(), TIMING.lease())));
 
         assertEquals(1, a.poll());
         assertEquals(2, a.leases().getFirst().epoch());
@@ -772,57 +743,57 @@ class SlotProtocolTest {
 
     @Test
     void aNodeWithoutRoomReleasesSlotsHeldUnderItsIdentity() throws Exception {
-        new SlotTable(db).init(2);
+        protocol.init(2);
         SlotProtocol a = bound(7001, 1);
         // An earlier instance of this node, on this host, held two slots; this one has room for one.
         var earlier = new SlotStore.Ownership(a.config().node(), "earlier@" + a.config().host(), TIMING.lease());
-        store.claim(slot("slot-0"), earlier);
-        store.claim(slot("slot-1"), earlier);
+        protocol.store().claim(protocol.slot("slot-0"), earlier);
+        protocol.store().claim(protocol.slot("slot-1"), earlier);
 
         assertEquals(1, a.poll());
 
         String other = a.leases().getFirst().slotId().equals("slot-0") ? "slot-1" : "slot-0";
-        assertTrue(slot(other).released());
+        assertTrue(protocol.slot(other).released());
         assertEquals(1, a.leases().size());
     }
 
     @Test
     void aNodeThatDidNotBindItsAddressNeitherTakesBackNorReleasesTheSlotsOfAnotherProcessWithIt() throws Exception {
-        new SlotTable(db).init(2);
+        protocol.init(2);
         SlotProtocol a = node(7001, 1);
         // Another process on this host with this ip:port, perhaps alive: its slot is its own.
-        store.claim(slot("slot-1"), new SlotStore.Ownership(a.config().node(), "other@" + a.config().host(), TIMING.lease()));
+        protocol.store().claim(protocol.slot("slot-1"), new SlotStore.Ownership(a.config().node(), "other@" + a.config().host(), TIMING.lease()));
 
         assertEquals(1, a.poll(), "the free slot");
         assertEquals(0, a.poll(), "and, without room, it releases nothing either");
         assertEquals(List.of("slot-0"), a.leases().stream().map(Lease::slotId).toList());
-        assertEquals("other@" + a.config().host(), slot("slot-1").instance());
-        assertFalse(slot("slot-1").released());
+        assertEquals("other@" + a.config().host(), protocol.slot("slot-1").instance());
+        assertFalse(protocol.slot("slot-1").released());
     }
 
     @Test
     void malformedSlotDocumentsAreSkippedNotFatal() throws Exception {
-        new SlotTable(db).init(1);
-        slots.insertOne(new Document("_id", "slot-7").append("epoch", "seven").append("time", "yesterday"));
-        slots.insertOne(new Document("_id", "slot-8").append("epoch", 0L).append("time", new Date(0)).append("lease", 0L)
+        protocol.init(1);
+        protocol.slots().insertOne(new Document("_id", "slot-7").append("epoch", "seven").append("time", "yesterday"));
+        protocol.slots().insertOne(new Document("_id", "slot-8").append("epoch", 0L).append("time", new Date(0)).append("lease", 0L)
                 .append("ip", "not-an-ip").append("port", 1));
-        slots.insertOne(new Document("_id", 42).append("epoch", 0L));
+        protocol.slots().insertOne(new Document("_id", 42).append("epoch", 0L));
         SlotProtocol a = node(7001, 3);
 
         assertEquals(1, a.poll());
-        assertEquals(List.of("slot-0"), store.readAll().stream().map(SlotView::id).toList());
+        assertEquals(List.of("slot-0"), protocol.store().readAll().stream().map(SlotView::id).toList());
         assertEquals("slot-0", a.leases().getFirst().slotId());
     }
 
     @Test
     void aClaimOfAVersionThatChangedSinceTheReadWinsNothing() {
-        new SlotTable(db).init(1);
-        SlotView seen = slot("slot-0");
+        protocol.init(1);
+        SlotView seen = protocol.slot("slot-0");
         var me = new SlotStore.Ownership(new NodeId("127.0.0.1", 7001), "i1", TIMING.lease());
         var other = new SlotStore.Ownership(new NodeId("127.0.0.1", 7002), "i2", TIMING.lease());
 
-        assertTrue(store.claim(seen, other));
-        assertFalse(store.claim(seen, me), "same epoch seen, but the slot moved on");
-        assertEquals("i2", slot("slot-0").instance());
+        assertTrue(protocol.store().claim(seen, other));
+        assertFalse(protocol.store().claim(seen, me), "same epoch seen, but the slot moved on");
+        assertEquals("i2", protocol.slot("slot-0").instance());
     }
 }

@@ -6,11 +6,8 @@ import io.standby.slot.Lease;
 import io.standby.slot.ManualClock;
 import io.standby.slot.NodeConfig;
 import io.standby.slot.NodeId;
-import io.standby.slot.SlotTable;
 import io.standby.slot.SlotTiming;
 import io.standby.slot.SlotView;
-import io.standby.slot.StandbyDatabase;
-import io.standby.testing.TestDatabase;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -20,6 +17,8 @@ import java.time.Instant;
 import java.util.Date;
 import java.util.List;
 
+import static io.standby.slot.internal.ProtocolFixture.A;
+import static io.standby.slot.internal.ProtocolFixture.B;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -36,15 +35,11 @@ class SlotProtocolWatchTest {
     /** A 20 s lease, a late mark of 6 s, and a watch lease of 1 s. */
     private static final SlotTiming TIMING = SlotTiming.of(Duration.ofSeconds(3), Duration.ofSeconds(20), Duration.ofSeconds(1));
     private static final Duration WATCH = Duration.ofSeconds(1);
-    private static final NodeId A = new NodeId("127.0.0.1", 7001);
-    private static final NodeId B = new NodeId("127.0.0.1", 7002);
 
     @RegisterExtension
-    final TestDatabase<StandbyDatabase> database = TestDatabase.of(
-            (uri, name) -> StandbyDatabase.connect(uri, name, Duration.ofSeconds(10), null), StandbyDatabase::database);
+    final ProtocolFixture protocol = new ProtocolFixture(TIMING);
 
-    private final ManualClock clock = new ManualClock();
-    private MongoSlotStore store;
+    private final ManualClock clock = protocol.clock();
     private FailingSlotStore ownerStore;
     private final EveryEvent ownerEvents = new EveryEvent();
     private final EveryEvent standbyEvents = new EveryEvent();
@@ -61,11 +56,9 @@ class SlotProtocolWatchTest {
 
     @BeforeEach
     void setUp() throws InterruptedException {
-        StandbyDatabase db = database.connection();
-        store = new MongoSlotStore(db);
-        new SlotTable(db).init(1);
+        protocol.init(1);
         clock.tick(Duration.ofHours(1));
-        ownerStore = new FailingSlotStore(store);
+        ownerStore = new FailingSlotStore(protocol.store());
         ownerWatchers = new OwnerLinks(clock, WATCH, () -> owner.renewAll());
         ownerWatchers.port(7101);
         NodeConfig ownerConfig = new NodeConfig(A, 1, TIMING, "owner-1");
@@ -94,7 +87,7 @@ class SlotProtocolWatchTest {
             });
             return () -> ownerWatchers.goodbye(ownerHandle);
         };
-        SlotStore standbyStore = new FailingSlotStore(store) {
+        SlotStore standbyStore = new FailingSlotStore(protocol.store()) {
             @Override
             public long markLinkEnd(NodeId node, String instance) {
                 if (marksFail) {
@@ -127,7 +120,7 @@ class SlotProtocolWatchTest {
     private void markedAndAged() throws InterruptedException {
         assertEquals(0, standby.takeWatched());
         assertTrue(slot().linkEnd() != null, "marked at once");
-        database.connection().database().getCollection("slots").updateOne(Filters.eq("_id", "slot-0"),
+        protocol.db().database().getCollection("slots").updateOne(Filters.eq("_id", "slot-0"),
                 Updates.set("linkEnd", Date.from(Instant.now().minusSeconds(10))));
     }
 
@@ -136,7 +129,7 @@ class SlotProtocolWatchTest {
     }
 
     private SlotView slot() {
-        return store.read("slot-0").orElseThrow();
+        return protocol.store().read("slot-0").orElseThrow();
     }
 
     @Test
@@ -161,24 +154,24 @@ class SlotProtocolWatchTest {
 
     @Test
     void aSlotTheOwnerTookAfterTheStandbysMarkIsMarkedInTurnAndTakenToo() throws InterruptedException {
-        new SlotTable(database.connection()).init(2);
+        protocol.init(2);
         long beat = slot().beat();
         linkUp = false;
         standbyLink.ended("end of stream");
         markedAndAged();
         // A claim of the owner's, at a beat it had sent on the link, lands after the standby's mark: a take
         // clears a mark, so slot-1 carries none.
-        SlotView free = store.read("slot-1").orElseThrow();
-        assertTrue(store.claim(free, new SlotStore.Ownership(A, "owner-1", TIMING.lease(), TIMING.late(), beat)));
-        assertEquals(null, store.read("slot-1").orElseThrow().linkEnd());
+        SlotView free = protocol.store().read("slot-1").orElseThrow();
+        assertTrue(protocol.store().claim(free, new SlotStore.Ownership(A, "owner-1", TIMING.lease(), TIMING.late(), beat)));
+        assertEquals(null, protocol.store().read("slot-1").orElseThrow().linkEnd());
         clock.tick(Duration.ofMillis(1100));
         assertEquals(1, standby.takeWatched(), "slot-0, whose mark aged; slot-1 has none yet");
-        assertTrue(store.read("slot-1").orElseThrow().linkEnd() != null, "slot-1 is marked now");
-        assertEquals(A, store.read("slot-1").orElseThrow().owner(), "and waits for its own mark to age");
-        database.connection().database().getCollection("slots").updateOne(Filters.eq("_id", "slot-1"),
+        assertTrue(protocol.store().read("slot-1").orElseThrow().linkEnd() != null, "slot-1 is marked now");
+        assertEquals(A, protocol.store().read("slot-1").orElseThrow().owner(), "and waits for its own mark to age");
+        protocol.db().database().getCollection("slots").updateOne(Filters.eq("_id", "slot-1"),
                 Updates.set("linkEnd", Date.from(Instant.now().minusSeconds(10))));
         assertEquals(1, standby.takeWatched());
-        assertEquals(B, store.read("slot-1").orElseThrow().owner(), "taken by the same dead link, not left to the lease");
+        assertEquals(B, protocol.store().read("slot-1").orElseThrow().owner(), "taken by the same dead link, not left to the lease");
     }
 
     @Test
@@ -253,7 +246,7 @@ class SlotProtocolWatchTest {
     @Test
     void aStandbyWhoseOwnMarkFailedNeverClaimsOnAnOlderMark() throws InterruptedException {
         // A mark left by an earlier link's death, long aged by the server's clock.
-        database.connection().database().getCollection("slots").updateOne(Filters.eq("_id", "slot-0"),
+        protocol.db().database().getCollection("slots").updateOne(Filters.eq("_id", "slot-0"),
                 Updates.set("linkEnd", Date.from(Instant.now().minusSeconds(60))));
         marksFail = true;
         linkUp = false;

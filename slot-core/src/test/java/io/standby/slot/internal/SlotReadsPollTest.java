@@ -1,24 +1,16 @@
 package io.standby.slot.internal;
 
-import com.mongodb.event.CommandListener;
-import com.mongodb.event.CommandStartedEvent;
 import io.standby.slot.ManualClock;
-import io.standby.slot.NodeConfig;
 import io.standby.slot.NodeId;
-import io.standby.slot.SlotTable;
-import io.standby.slot.SlotTiming;
 import io.standby.slot.StandbyDatabase;
-import io.standby.testing.TestDatabase;
-import io.standby.testing.TestMongo;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 
+import static io.standby.slot.internal.ProtocolFixture.TIMING;
+import static io.standby.slot.internal.ProtocolFixture.A;
+import static io.standby.slot.internal.ProtocolFixture.B;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
@@ -29,73 +21,41 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  */
 class SlotReadsPollTest {
 
-    private static final SlotTiming TIMING = SlotTiming.of(Duration.ofSeconds(2), Duration.ofSeconds(5), Duration.ofSeconds(1));
-    private static final NodeId A = new NodeId("127.0.0.1", 7001);
-    private static final NodeId B = new NodeId("127.0.0.1", 7002);
-
     @RegisterExtension
-    final TestDatabase<StandbyDatabase> database = TestDatabase.of(
-            (uri, name) -> StandbyDatabase.connect(uri, name, Duration.ofSeconds(10), null), StandbyDatabase::database);
+    final ProtocolFixture protocol = new ProtocolFixture();
 
-    private StandbyDatabase db;
-    private StandbyDatabase watched;
-    /** The collections the watched node read, in order. */
-    private final List<String> reads = new CopyOnWriteArrayList<>();
-    private final ManualClock clock = new ManualClock();
-
-    @BeforeEach
-    void setUp() {
-        db = database.connection();
-        CommandListener readsOfCollections = new CommandListener() {
-            @Override
-            public void commandStarted(CommandStartedEvent event) {
-                if (event.getCommandName().equals("aggregate") || event.getCommandName().equals("find")) {
-                    reads.add(event.getCommand().getString(event.getCommandName()).getValue());
-                }
-            }
-        };
-        watched = StandbyDatabase.connect(TestMongo.uri(), db.database().getName(), Duration.ofSeconds(10),
-                settings -> settings.addCommandListener(readsOfCollections));
-    }
-
-    @AfterEach
-    void tearDown() {
-        watched.close();
-    }
+    private final ManualClock clock = protocol.clock();
 
     private SlotProtocol member(StandbyDatabase on, NodeId id, int maxSlots) {
-        return new SlotProtocol(ProtocolSetup.of(new MongoSlotStore(on), new NodeConfig(id, maxSlots, TIMING, NodeConfig.newInstanceId()),
-                clock, new EveryEvent())
-                .withSleeper(d -> { })
-                .withMembership(new MongoNodeRegistry(on.database())));
+        return protocol.node(id).maxSlots(maxSlots).on(new MongoSlotStore(on)).member(new MongoNodeRegistry(on.database())).build();
     }
 
     @Test
     void aNodeWithRoomThatReadsOnlyItsOwnSlotsReadsNoRegistry() throws Exception {
-        new SlotTable(db).init(1);
-        SlotProtocol a = member(watched, A, 2);
+        protocol.init(1);
+        SlotProtocol a = member(protocol.watched(), A, 2);
         assertEquals(1, a.poll());
         for (int i = 0; i < 3; i++) {
             clock.tick(TIMING.poll());
             a.poll();
             a.renewAll();
         }
-        reads.clear();
+        protocol.reads().clear();
 
         clock.tick(TIMING.poll());
         assertEquals(0, a.poll());
         clock.tick(TIMING.poll());
         assertEquals(0, a.poll());
 
-        assertEquals(List.of("slots", "slots"), reads,
+        assertEquals(List.of("slots", "slots"), protocol.reads(),
                 "its own live slot is read at every poll, but is nothing to plan: no registry read");
     }
 
     @Test
     void aRegistryReadWithinAPollServesASlotReleasedWithoutWarningWithOneReadOfTheSlots() throws Exception {
-        new SlotTable(db).init(2);
-        SlotProtocol a = member(db, A, 1);
-        SlotProtocol b = member(watched, B, 2);
+        protocol.init(2);
+        SlotProtocol a = member(protocol.db(), A, 1);
+        SlotProtocol b = member(protocol.watched(), B, 2);
         assertEquals(1, a.poll());
         assertEquals(1, b.poll(), "the other slot");
         clock.tick(TIMING.poll());
@@ -103,12 +63,12 @@ class SlotReadsPollTest {
         assertEquals(0, a.poll());
         // The last read showed a claimable slot (since won): the registry, then the slots, which show nothing to claim.
         assertEquals(0, b.poll());
-        reads.clear();
+        protocol.reads().clear();
         a.releaseAll();
 
         clock.tick(TIMING.poll().dividedBy(2));
         assertEquals(1, b.poll(), "the released slot, claimed at once");
 
-        assertEquals(List.of("slots"), reads, "the registry was read half a poll ago: neither it nor the slots again");
+        assertEquals(List.of("slots"), protocol.reads(), "the registry was read half a poll ago: neither it nor the slots again");
     }
 }

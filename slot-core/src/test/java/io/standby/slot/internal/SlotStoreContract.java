@@ -6,6 +6,7 @@ import com.mongodb.client.model.Updates;
 import io.standby.slot.NodeId;
 import io.standby.slot.SlotTable;
 import io.standby.slot.SlotView;
+import io.standby.slot.FreshDatabase;
 import io.standby.slot.StandbyDatabase;
 import io.standby.testing.CommandLog;
 import io.standby.testing.TestDatabase;
@@ -44,9 +45,7 @@ abstract class SlotStoreContract {
     private static final Duration LEASE = Duration.ofSeconds(5);
 
     @RegisterExtension
-    final TestDatabase<StandbyDatabase> database = TestDatabase.of(
-            (uri, name) -> StandbyDatabase.connect(uri, name, Duration.ofSeconds(10), null), StandbyDatabase::database)
-            .on(this::uri);
+    final TestDatabase<StandbyDatabase> database = FreshDatabase.perTest().on(this::uri);
 
     private StandbyDatabase db;
     private MongoSlotStore store;

@@ -1,13 +1,9 @@
 package io.standby.slot.internal;
 
-import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Updates;
 import io.standby.slot.NodeId;
-import io.standby.slot.SlotTable;
 import io.standby.slot.SlotView;
-import io.standby.slot.StandbyDatabase;
-import io.standby.testing.TestDatabase;
 import org.bson.Document;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -19,33 +15,26 @@ import java.util.Date;
 import java.util.List;
 import java.util.Optional;
 
+import static io.standby.slot.internal.ProtocolFixture.A;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * What the MongoDB slot store reads and writes, on the embedded wire server: which documents count as
+ * What the MongoDB slot protocol.store() reads and writes, on the embedded wire server: which documents count as
  * slots (a hand-edited one must not stop a node, nor be misread), what a read reports of them, and the
  * compare-and-sets that must report no match when they changed nothing.
  */
 class SlotStoreFiltersTest {
 
     private static final Duration LEASE = Duration.ofSeconds(5);
-    private static final NodeId A = new NodeId("127.0.0.1", 7001);
 
     @RegisterExtension
-    final TestDatabase<StandbyDatabase> database = TestDatabase.of(
-            (uri, name) -> StandbyDatabase.connect(uri, name, Duration.ofSeconds(10), null), StandbyDatabase::database);
-
-    private MongoSlotStore store;
-    private MongoCollection<Document> slots;
+    final ProtocolFixture protocol = new ProtocolFixture();
 
     @BeforeEach
     void setUp() {
-        StandbyDatabase db = database.connection();
-        store = new MongoSlotStore(db);
-        slots = db.database().getCollection("slots");
     }
 
     private static SlotStore.Ownership owner(NodeId node, String instance) {
@@ -59,13 +48,13 @@ class SlotStoreFiltersTest {
     }
 
     private List<String> readIds() {
-        return store.readAll().stream().map(SlotView::id).toList();
+        return protocol.store().readAll().stream().map(SlotView::id).toList();
     }
 
     @Test
     void theReadListsSlotsInTheirNaturalOrderWhateverOrderTheServerKeepsThem() {
         for (String id : List.of("slot-10", "slot-2", "slot-0", "slot-1")) {
-            slots.insertOne(SlotRules.unowned(id));
+            protocol.slots().insertOne(SlotRules.unowned(id));
         }
 
         assertEquals(List.of("slot-0", "slot-1", "slot-2", "slot-10"), readIds());
@@ -74,35 +63,35 @@ class SlotStoreFiltersTest {
     @Test
     void epochsAndLeasesAreWholeNumbersHoweverTheShellWroteThem() {
         // mongosh writes numbers as doubles: 3.0 is a whole number, 3.5 and Infinity are not.
-        slots.insertOne(ownedDocument("slot-0").append("epoch", 3.0).append("lease", 5000.0).append("port", 7001.0));
-        slots.insertOne(ownedDocument("slot-1").append("epoch", 3.5));
-        slots.insertOne(ownedDocument("slot-2").append("epoch", Double.POSITIVE_INFINITY));
-        slots.insertOne(ownedDocument("slot-3").append("lease", 5000.5));
-        slots.insertOne(ownedDocument("slot-4").append("epoch", "3"));
+        protocol.slots().insertOne(ownedDocument("slot-0").append("epoch", 3.0).append("lease", 5000.0).append("port", 7001.0));
+        protocol.slots().insertOne(ownedDocument("slot-1").append("epoch", 3.5));
+        protocol.slots().insertOne(ownedDocument("slot-2").append("epoch", Double.POSITIVE_INFINITY));
+        protocol.slots().insertOne(ownedDocument("slot-3").append("lease", 5000.5));
+        protocol.slots().insertOne(ownedDocument("slot-4").append("epoch", "3"));
 
         assertEquals(List.of("slot-0"), readIds());
-        SlotView shellWritten = store.read("slot-0").orElseThrow();
+        SlotView shellWritten = protocol.store().read("slot-0").orElseThrow();
         assertEquals(3, shellWritten.epoch());
         assertEquals(LEASE, shellWritten.lease());
         assertEquals(A, shellWritten.owner());
-        assertEquals(Optional.empty(), store.read("slot-1"), "a single read skips it as the poll's does");
+        assertEquals(Optional.empty(), protocol.store().read("slot-1"), "a single read skips it as the poll's does");
     }
 
     @Test
     void aDocumentWithoutTheSlotsShapeIsSkippedAndTheOthersStillRead() {
-        slots.insertOne(SlotRules.unowned("slot-0"));
-        slots.insertOne(ownedDocument("slot-1").append("lease", -1L));
-        slots.insertOne(ownedDocument("slot-2").append("port", null));
-        slots.insertOne(ownedDocument("slot-3").append("ip", null));
-        slots.insertOne(ownedDocument("slot-4").append("ip", 127));
-        slots.insertOne(ownedDocument("slot-5").append("port", "7001"));
-        slots.insertOne(ownedDocument("slot-6").append("instance", 1));
-        slots.insertOne(ownedDocument("slot-7").append("time", "yesterday"));
-        slots.insertOne(ownedDocument("slot-8").append("port", 70_001));
-        slots.insertOne(ownedDocument("slot-9"));
+        protocol.slots().insertOne(SlotRules.unowned("slot-0"));
+        protocol.slots().insertOne(ownedDocument("slot-1").append("lease", -1L));
+        protocol.slots().insertOne(ownedDocument("slot-2").append("port", null));
+        protocol.slots().insertOne(ownedDocument("slot-3").append("ip", null));
+        protocol.slots().insertOne(ownedDocument("slot-4").append("ip", 127));
+        protocol.slots().insertOne(ownedDocument("slot-5").append("port", "7001"));
+        protocol.slots().insertOne(ownedDocument("slot-6").append("instance", 1));
+        protocol.slots().insertOne(ownedDocument("slot-7").append("time", "yesterday"));
+        protocol.slots().insertOne(ownedDocument("slot-8").append("port", 70_001));
+        protocol.slots().insertOne(ownedDocument("slot-9"));
 
         assertEquals(List.of("slot-0", "slot-9"), readIds());
-        SlotView owned = store.read("slot-9").orElseThrow();
+        SlotView owned = protocol.store().read("slot-9").orElseThrow();
         assertEquals(A, owned.owner());
         assertEquals("i-1", owned.instance());
         assertFalse(owned.expired());
@@ -110,24 +99,24 @@ class SlotStoreFiltersTest {
 
     @Test
     void aSlotMendedByHandIsReadAgain() {
-        slots.insertOne(ownedDocument("slot-0").append("lease", -1L));
+        protocol.slots().insertOne(ownedDocument("slot-0").append("lease", -1L));
         assertEquals(List.of(), readIds());
 
-        slots.updateOne(Filters.eq("_id", "slot-0"), Updates.set("lease", 5000L));
+        protocol.slots().updateOne(Filters.eq("_id", "slot-0"), Updates.set("lease", 5000L));
 
         assertEquals(List.of("slot-0"), readIds());
     }
 
     @Test
     void aLateMarkCountsOnlyWhenItIsAPositiveNumberAndAMissingChangeCountIsZero() {
-        slots.insertOne(ownedDocument("slot-0").append("late", 4000L).append("changes", 7L));
-        slots.insertOne(ownedDocument("slot-1").append("late", 0L).append("changes", "seven"));
-        slots.insertOne(ownedDocument("slot-2").append("late", "4s"));
+        protocol.slots().insertOne(ownedDocument("slot-0").append("late", 4000L).append("changes", 7L));
+        protocol.slots().insertOne(ownedDocument("slot-1").append("late", 0L).append("changes", "seven"));
+        protocol.slots().insertOne(ownedDocument("slot-2").append("late", "4s"));
         Document noChanges = ownedDocument("slot-3");
         noChanges.remove("changes");
-        slots.insertOne(noChanges);
+        protocol.slots().insertOne(noChanges);
 
-        List<SlotView> read = store.readAll();
+        List<SlotView> read = protocol.store().readAll();
         assertEquals(Duration.ofSeconds(4), read.get(0).lateMark());
         assertEquals(7, read.get(0).changes());
         assertNull(read.get(1).lateMark(), "a zero mark is no mark: nobody may take the slot over early by it");
@@ -138,12 +127,12 @@ class SlotStoreFiltersTest {
 
     @Test
     void aDrainRequestIsReadOnlyWhenItNamesAnInstance() {
-        slots.insertOne(ownedDocument("slot-0").append("drain", new Document("instance", "i-1").append("force", true)));
-        slots.insertOne(ownedDocument("slot-1").append("drain", new Document("instance", "i-1")));
-        slots.insertOne(ownedDocument("slot-2").append("drain", new Document("force", true)));
-        slots.insertOne(ownedDocument("slot-3").append("drain", "i-1"));
+        protocol.slots().insertOne(ownedDocument("slot-0").append("drain", new Document("instance", "i-1").append("force", true)));
+        protocol.slots().insertOne(ownedDocument("slot-1").append("drain", new Document("instance", "i-1")));
+        protocol.slots().insertOne(ownedDocument("slot-2").append("drain", new Document("force", true)));
+        protocol.slots().insertOne(ownedDocument("slot-3").append("drain", "i-1"));
 
-        List<SlotView> read = store.readAll();
+        List<SlotView> read = protocol.store().readAll();
         assertEquals(List.of("slot-0", "slot-1", "slot-2", "slot-3"), read.stream().map(SlotView::id).toList(),
                 "a malformed request leaves the slot itself readable");
         assertEquals(new SlotView.Drain("i-1", true), read.get(0).drain());
@@ -154,66 +143,66 @@ class SlotStoreFiltersTest {
 
     @Test
     void aSlotThatIsNotThereReadsAsEmpty() {
-        slots.insertOne(SlotRules.unowned("slot-0"));
+        protocol.slots().insertOne(SlotRules.unowned("slot-0"));
 
-        assertEquals(Optional.empty(), store.read("slot-1"));
-        assertTrue(store.read("slot-0").orElseThrow().released());
+        assertEquals(Optional.empty(), protocol.store().read("slot-1"));
+        assertTrue(protocol.store().read("slot-0").orElseThrow().released());
     }
 
     @Test
     void aForcedReleaseReportsNoMatchForAFreeSlotOrAVersionThatMovedOn() {
-        new SlotTable(database.connection()).init(2);
-        SlotView free = store.read("slot-0").orElseThrow();
-        assertFalse(store.revoke(free), "nobody owns it: nothing to revoke");
-        assertEquals(0, store.read("slot-0").orElseThrow().epoch(), "and nothing written");
+        protocol.init(2);
+        SlotView free = protocol.store().read("slot-0").orElseThrow();
+        assertFalse(protocol.store().revoke(free), "nobody owns it: nothing to revoke");
+        assertEquals(0, protocol.store().read("slot-0").orElseThrow().epoch(), "and nothing written");
 
-        assertTrue(store.claim(store.read("slot-1").orElseThrow(), owner(A, "i-1")));
-        SlotView owned = store.read("slot-1").orElseThrow();
-        assertTrue(store.revoke(owned));
-        SlotView revoked = store.read("slot-1").orElseThrow();
+        assertTrue(protocol.store().claim(protocol.store().read("slot-1").orElseThrow(), owner(A, "i-1")));
+        SlotView owned = protocol.store().read("slot-1").orElseThrow();
+        assertTrue(protocol.store().revoke(owned));
+        SlotView revoked = protocol.store().read("slot-1").orElseThrow();
         assertNull(revoked.owner());
         assertEquals(2, revoked.epoch());
         assertEquals(owned.time(), revoked.time(), "standbys still wait out the former owner's lease");
-        assertFalse(store.revoke(owned), "the version seen is gone");
-        assertEquals(2, store.read("slot-1").orElseThrow().epoch());
+        assertFalse(protocol.store().revoke(owned), "the version seen is gone");
+        assertEquals(2, protocol.store().read("slot-1").orElseThrow().epoch());
     }
 
     @Test
     void aClaimFromAGoneOwnerNeedsAnOwnerAnInstanceAndAMarkInTheVersionSeen() {
-        new SlotTable(database.connection()).init(1);
+        protocol.init(1);
         SlotStore.Ownership a = new SlotStore.Ownership(A, "i-1", LEASE, Duration.ofSeconds(3));
-        assertTrue(store.claim(store.read("slot-0").orElseThrow(), a));
-        slots.updateOne(Filters.eq("_id", "slot-0"), Updates.set("time", Date.from(Instant.now().minusSeconds(4))));
-        SlotView late = store.read("slot-0").orElseThrow();
+        assertTrue(protocol.store().claim(protocol.store().read("slot-0").orElseThrow(), a));
+        protocol.slots().updateOne(Filters.eq("_id", "slot-0"), Updates.set("time", Date.from(Instant.now().minusSeconds(4))));
+        SlotView late = protocol.store().read("slot-0").orElseThrow();
         assertTrue(late.isLate());
         SlotStore.Ownership b = new SlotStore.Ownership(new NodeId("127.0.0.1", 7002), "i-2", LEASE, Duration.ofSeconds(3));
 
         SlotView noInstance = new SlotView(late.id(), late.owner(), null, late.time(), late.lease(), late.epoch(), late.age(),
                 late.changes(), late.lateMark(), null);
-        assertFalse(store.claimFromGone(noInstance, b), "a view without the owner's instance proves nobody gone");
+        assertFalse(protocol.store().claimFromGone(noInstance, b), "a view without the owner's instance proves nobody gone");
         SlotView noMark = new SlotView(late.id(), late.owner(), late.instance(), late.time(), late.lease(), late.epoch(),
                 late.age(), late.changes(), null, null);
-        assertFalse(store.claimFromGone(noMark, b), "a view without the owner's mark: its owner may not have paused");
-        assertEquals("i-1", store.read("slot-0").orElseThrow().instance());
+        assertFalse(protocol.store().claimFromGone(noMark, b), "a view without the owner's mark: its owner may not have paused");
+        assertEquals("i-1", protocol.store().read("slot-0").orElseThrow().instance());
 
-        assertTrue(store.claimFromGone(late, b));
-        assertEquals("i-2", store.read("slot-0").orElseThrow().instance());
+        assertTrue(protocol.store().claimFromGone(late, b));
+        assertEquals("i-2", protocol.store().read("slot-0").orElseThrow().instance());
     }
 
     @Test
     void aSlotIsCreatedOnceAndATouchRaisesOnlyItsChangeCount() {
-        assertTrue(store.create("slot-0"));
-        assertFalse(store.create("slot-0"), "it exists");
-        assertTrue(store.claim(store.read("slot-0").orElseThrow(), owner(A, "i-1")));
-        SlotView before = store.read("slot-0").orElseThrow();
+        assertTrue(protocol.store().create("slot-0"));
+        assertFalse(protocol.store().create("slot-0"), "it exists");
+        assertTrue(protocol.store().claim(protocol.store().read("slot-0").orElseThrow(), owner(A, "i-1")));
+        SlotView before = protocol.store().read("slot-0").orElseThrow();
 
-        store.touch("slot-0");
-        store.touch("slot-0");
+        protocol.store().touch("slot-0");
+        protocol.store().touch("slot-0");
 
-        SlotView after = store.read("slot-0").orElseThrow();
+        SlotView after = protocol.store().read("slot-0").orElseThrow();
         assertEquals(before.changes() + 2, after.changes());
         assertEquals(List.of(before.owner(), before.instance(), before.epoch(), before.time()),
                 List.of(after.owner(), after.instance(), after.epoch(), after.time()));
-        assertTrue(store.renew("slot-0", 1, owner(A, "i-1")), "a touch is no new version of the lease");
+        assertTrue(protocol.store().renew("slot-0", 1, owner(A, "i-1")), "a touch is no new version of the lease");
     }
 }

@@ -1,12 +1,7 @@
 package io.standby.slot.internal;
 
-import com.mongodb.client.MongoCollection;
 import io.standby.slot.NodeId;
-import io.standby.slot.SlotTable;
 import io.standby.slot.SlotView;
-import io.standby.slot.StandbyDatabase;
-import io.standby.testing.TestDatabase;
-import org.bson.Document;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -17,36 +12,29 @@ import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 
+import static io.standby.slot.internal.ProtocolFixture.A;
+import static io.standby.slot.internal.ProtocolFixture.B;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * What the MongoDB store's poll reads of the owner documents, and what a claim at an owner's beat needs, on
+ * What the MongoDB protocol.store()'s poll reads of the owner documents, and what a claim at an owner's beat needs, on
  * the embedded wire server: the poll must bring every owner document, whatever the slots' branches match,
  * since a standby waits on those documents instead of on the slots of live owners.
  */
 class SlotStorePollTest {
 
     private static final Duration LEASE = Duration.ofSeconds(5);
-    private static final NodeId A = new NodeId("127.0.0.1", 7001);
-    private static final NodeId B = new NodeId("127.0.0.1", 7002);
     /** Before every heartbeat: the poll's late branch matches no slot. */
     private static final Instant NONE_LATE = Instant.EPOCH;
 
     @RegisterExtension
-    final TestDatabase<StandbyDatabase> database = TestDatabase.of(
-            (uri, name) -> StandbyDatabase.connect(uri, name, Duration.ofSeconds(10), null), StandbyDatabase::database);
-
-    private MongoSlotStore store;
-    private MongoCollection<Document> slots;
+    final ProtocolFixture protocol = new ProtocolFixture();
 
     @BeforeEach
     void setUp() {
-        StandbyDatabase db = database.connection();
-        store = new MongoSlotStore(db);
-        slots = db.database().getCollection("slots");
     }
 
     private static SlotStore.Ownership owner(NodeId node, String instance, long beat) {
@@ -55,14 +43,14 @@ class SlotStorePollTest {
 
     @Test
     void aPollReadsEveryOwnerDocumentWithItsBeatThoughItReadsNoSlotOfALiveOwner() {
-        new SlotTable(database.connection()).init(2);
+        protocol.init(2);
         SlotStore.Ownership a = owner(A, "i-a", 7);
-        assertTrue(store.claim(store.read("slot-0").orElseThrow(), a));
-        assertTrue(store.claim(store.read("slot-1").orElseThrow(), a));
-        assertEquals(2, store.renewAll(Map.of("slot-0", 1L, "slot-1", 1L), a.withBeat(8)).renewed().size());
-        store.beat(owner(new NodeId("10.0.0.9", 7700), "i-z", 3));
+        assertTrue(protocol.store().claim(protocol.store().read("slot-0").orElseThrow(), a));
+        assertTrue(protocol.store().claim(protocol.store().read("slot-1").orElseThrow(), a));
+        assertEquals(2, protocol.store().renewAll(Map.of("slot-0", 1L, "slot-1", 1L), a.withBeat(8)).renewed().size());
+        protocol.store().beat(owner(new NodeId("10.0.0.9", 7700), "i-z", 3));
 
-        SlotStore.Poll poll = store.poll(B, NONE_LATE, FreeShare.ALL);
+        SlotStore.Poll poll = protocol.store().poll(B, NONE_LATE, FreeShare.ALL);
 
         assertEquals(List.of(), poll.slots(), "both slots are a live owner's, neither free, late, nor B's");
         assertEquals(Map.of(OwnerDocRules.ownerId(A, "i-a"), 8L, OwnerDocRules.ownerId(new NodeId("10.0.0.9", 7700), "i-z"), 3L),
@@ -74,12 +62,12 @@ class SlotStorePollTest {
 
     @Test
     void aPollReadsTheOwnerDocumentsAlongsideTheSlotsThatConcernIt() {
-        new SlotTable(database.connection()).init(3);
-        assertTrue(store.claim(store.read("slot-0").orElseThrow(), owner(A, "i-a", 1)));
-        assertTrue(store.claim(store.read("slot-1").orElseThrow(), owner(B, "i-b", 1)));
-        store.beat(owner(A, "i-a", 1));
+        protocol.init(3);
+        assertTrue(protocol.store().claim(protocol.store().read("slot-0").orElseThrow(), owner(A, "i-a", 1)));
+        assertTrue(protocol.store().claim(protocol.store().read("slot-1").orElseThrow(), owner(B, "i-b", 1)));
+        protocol.store().beat(owner(A, "i-a", 1));
 
-        SlotStore.Poll poll = store.poll(B, NONE_LATE, FreeShare.ALL);
+        SlotStore.Poll poll = protocol.store().poll(B, NONE_LATE, FreeShare.ALL);
 
         assertEquals(List.of("slot-1", "slot-2"), poll.slots().stream().map(SlotView::id).toList(),
                 "B's own slot and the free one, not A's live one");
@@ -88,19 +76,19 @@ class SlotStorePollTest {
 
     @Test
     void aClaimAtAnOwnersBeatNeedsAnOwnerInTheVersionSeenAndWritesNothingWithout() {
-        new SlotTable(database.connection()).init(1);
-        SlotView free = store.read("slot-0").orElseThrow();
+        protocol.init(1);
+        SlotView free = protocol.store().read("slot-0").orElseThrow();
         assertNull(free.owner());
 
-        assertFalse(store.claim(free, owner(B, "i-b", 1), OptionalLong.of(0)),
+        assertFalse(protocol.store().claim(free, owner(B, "i-b", 1), OptionalLong.of(0)),
                 "a free slot has no owner whose document could have been watched");
-        SlotView after = store.read("slot-0").orElseThrow();
+        SlotView after = protocol.store().read("slot-0").orElseThrow();
         assertNull(after.owner(), "nothing written");
         assertEquals(0, after.epoch());
 
         SlotView noInstance = new SlotView(free.id(), A, null, free.time(), free.lease(), free.epoch(), free.age(), 0);
-        assertFalse(store.claim(noInstance, owner(B, "i-b", 1), OptionalLong.of(0)));
-        assertEquals(0, store.read("slot-0").orElseThrow().epoch());
-        assertEquals(1, slots.countDocuments(), "no owner document written by a refused claim either");
+        assertFalse(protocol.store().claim(noInstance, owner(B, "i-b", 1), OptionalLong.of(0)));
+        assertEquals(0, protocol.store().read("slot-0").orElseThrow().epoch());
+        assertEquals(1, protocol.slots().countDocuments(), "no owner document written by a refused claim either");
     }
 }
