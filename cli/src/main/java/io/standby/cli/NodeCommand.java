@@ -276,7 +276,7 @@ final class NodeCommand implements Callable<Integer> {
             try (StandbyDatabase db = connect()) {
                 NodeView view;
                 try {
-                    view = new NodeTable(db).drain(id, force);
+                    view = force ? new NodeTable(db).forceDrain(id) : new NodeTable(db).drain(id);
                 } catch (NodeTable.Refused e) {
                     throw new StandbyCli.UserError("cannot drain " + e.reason()
                             + "; start a node with room, or use --force to release them anyway");

@@ -170,7 +170,7 @@ final class RobotCommand {
         public Integer call() {
             OptionalDouble room = capacity(capacity);
             try (StandbyDatabase db = connect()) {
-                List<RobotTable.Move> moves = Flags.checked(() -> new RobotTable(db).rebalance(room, dryRun));
+                List<RobotTable.Move> moves = Flags.checked(() -> dryRun ? new RobotTable(db).planRebalance(room) : new RobotTable(db).rebalance(room));
                 if (moves.isEmpty()) {
                     out().println("Already balanced.");
                     out().flush();

@@ -36,29 +36,38 @@ public final class NodeTable {
     }
 
     /**
-     * Asks a node to hand its slots to standbys one at a time, then stop; {@link #drain(NodeId, boolean)}
-     * without force.
+     * Asks a node to hand its slots to standbys one at a time, then stop. The request goes on its registry
+     * document and on every slot it holds: a node reads its slots at every poll, so it sees the request at
+     * its next poll (a node that holds none sees it at its next registry write, within ten heartbeats).
+     *
+     * <p>Unforced, the drain is refused, and nothing written, unless the other live nodes have
+     * room for every slot the node holds ({@link DrainRoom}); the node itself then still hands a slot over
+     * only while there is room, and otherwise keeps serving it and waits. With {@link #forceDrain} it hands them
+     * over anyway: a slot with nowhere to go stays unserved until some node has room. Forcing a drain that
+     * was asked without force makes it forced.
+     *
+     * @return the node as it was
+     * @throws IllegalArgumentException if the node is unknown, offline, or already draining
+     * @throws Refused                  if the other live nodes have no room for its slots
      */
     public NodeView drain(NodeId node) {
         return drain(node, false);
     }
 
     /**
-     * Asks a node to hand its slots to standbys one at a time, then stop. The request goes on its registry
-     * document and on every slot it holds: a node reads its slots at every poll, so it sees the request at
-     * its next poll (a node that holds none sees it at its next registry write, within ten heartbeats).
-     *
-     * <p>Without {@code force}, the drain is refused, and nothing written, unless the other live nodes have
-     * room for every slot the node holds ({@link DrainRoom}); the node itself then still hands a slot over
-     * only while there is room, and otherwise keeps serving it and waits. With {@code force} it hands them
-     * over anyway: a slot with nowhere to go stays unserved until some node has room. Forcing a drain that
-     * was asked without force makes it forced.
+     * A drain that hands every slot over even where the other live nodes have no room: a slot with nowhere
+     * to go stays unserved until some node has room. See {@link #drain(NodeId)}; forcing a drain that was
+     * asked without force makes it forced.
      *
      * @return the node as it was
-     * @throws IllegalArgumentException if the node is unknown, offline, or already draining (forced, with {@code force})
-     * @throws Refused                  without {@code force}, if the other live nodes have no room for its slots
+     * @throws IllegalArgumentException if the node is unknown, offline, or already draining by force
      */
-    public NodeView drain(NodeId node, boolean force) {
+    public NodeView forceDrain(NodeId node) {
+        return drain(node, true);
+    }
+
+    /** Both drains: {@code force} hands the slots over even where the other live nodes have no room. */
+    private NodeView drain(NodeId node, boolean force) {
         NodeView view = get(node).orElseThrow(() -> new IllegalArgumentException("unknown node '" + node + "'" + knownNodes()));
         boolean asked = view.state() == NodeState.DRAINING || view.drain();
         // The registry, then the slots: every slot a live node has won by then is counted against its room.

@@ -371,16 +371,19 @@ public final class RobotTable {
     }
 
     /**
-     * The fewest moves (largest robots first) that even out the weight on the live slots; applied
-     * with {@link #move} unless {@code dryRun}.
+     * The fewest moves (largest robots first) that even out the weight on the live slots, each applied
+     * with {@link #move}; the moves made.
      */
-    public List<Move> rebalance(OptionalDouble capacity, boolean dryRun) {
-        List<Placement.Item> items = load(list(null));
-        List<Move> plan = Placement.rebalance(Placement.loads(candidateSlots(), items), items, capacity).stream()
-                .map(m -> new Move(m.robotId(), m.from(), m.to(), m.weight())).toList();
-        if (!dryRun) {
-            plan.forEach(m -> move(m.robotId(), m.to()));
-        }
+    public List<Move> rebalance(OptionalDouble capacity) {
+        List<Move> plan = planRebalance(capacity);
+        plan.forEach(m -> move(m.robotId(), m.to()));
         return plan;
+    }
+
+    /** The moves {@link #rebalance} would make now, without making them. */
+    public List<Move> planRebalance(OptionalDouble capacity) {
+        List<Placement.Item> items = load(list(null));
+        return Placement.rebalance(Placement.loads(candidateSlots(), items), items, capacity).stream()
+                .map(m -> new Move(m.robotId(), m.from(), m.to(), m.weight())).toList();
     }
 }

@@ -800,13 +800,13 @@ class RobotTableTest {
         }
         List<RobotView> before = table.list(null);
 
-        List<RobotTable.Move> plan = table.rebalance(NO_CAPACITY, true);
+        List<RobotTable.Move> plan = table.planRebalance(NO_CAPACITY);
 
         assertEquals(List.of(new RobotTable.Move("big", "slot-0", "slot-1", 3)), plan);
         assertEquals(before, table.list(null), "a dry run changes nothing");
-        assertEquals(plan, table.rebalance(NO_CAPACITY, false));
+        assertEquals(plan, table.rebalance(NO_CAPACITY));
         assertEquals("slot-1", view("big").slotId());
-        assertEquals(List.of(), table.rebalance(NO_CAPACITY, false), "balanced");
+        assertEquals(List.of(), table.rebalance(NO_CAPACITY), "balanced");
     }
 
     @Test
@@ -819,14 +819,14 @@ class RobotTableTest {
             take("r" + i, epoch);
         }
 
-        List<RobotTable.Move> plan = table.rebalance(NO_CAPACITY, false);
+        List<RobotTable.Move> plan = table.rebalance(NO_CAPACITY);
 
         assertEquals(2, plan.size());
         for (RobotTable.Move move : plan) {
             assertEquals("slot-1", view(move.robotId()).target(), "asked of its runner");
             assertEquals("slot-0", view(move.robotId()).slotId());
         }
-        assertEquals(List.of(), table.rebalance(NO_CAPACITY, true), "the pending moves already even it out");
+        assertEquals(List.of(), table.planRebalance(NO_CAPACITY), "the pending moves already even it out");
     }
 
     /**

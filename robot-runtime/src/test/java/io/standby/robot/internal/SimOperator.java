@@ -108,7 +108,11 @@ final class SimOperator {
                 NodeId node = nodeIds.get(sim.random.nextInt(nodeIds.size()));
                 boolean force = storming.getAsBoolean() && sim.chance(0.3);
                 sim.note("operator: nodes drain " + node + (force ? " --force" : ""));
-                nodes.drain(node, force);
+                if (force) {
+                    nodes.forceDrain(node);
+                } else {
+                    nodes.drain(node);
+                }
                 checker.drains++;
             } else {
                 String slot = randomSlot();

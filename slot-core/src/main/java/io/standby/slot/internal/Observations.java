@@ -19,7 +19,7 @@ import java.util.OptionalLong;
  * jump of the database's clock alone can therefore not hand a live slot away, since a live owner keeps
  * changing what is watched. It watches one of two things:
  * <ul>
- *   <li>the owner's document ({@link SlotRules#ownerId}), which every renewal raises in the same command as
+ *   <li>the owner's document ({@link OwnerDocRules#ownerId}), which every renewal raises in the same command as
  *       the slots: one document per owner process, so a poll need not read the slots of live owners. The
  *       claim then requires the slot to carry the very beat watched ({@link SlotRules#claimFilter(SlotView,
  *       long)}): the renewal that wrote it was sent before the standby first saw that beat.</li>
@@ -61,7 +61,7 @@ final class Observations {
     private final Map<String, Beat> owners = new HashMap<>();
 
     /**
-     * Records a read: the slots in it, and the owner documents' beats by id ({@link SlotRules#ownerId}). {@code readNanos} must be
+     * Records a read: the slots in it, and the owner documents' beats by id ({@link OwnerDocRules#ownerId}). {@code readNanos} must be
      * taken after the read returned, so it is no earlier than the moment each document got its current
      * version. A slot or owner missing from a read is forgotten: if it comes back, its wait starts again.
      */

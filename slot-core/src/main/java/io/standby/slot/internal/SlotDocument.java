@@ -27,7 +27,7 @@ public class SlotDocument {
     public static final String DRAIN = "drain";
     /**
      * The owner's beat: a number its process raises at every write it makes, and that a renewal writes both
-     * into the slots it renews and into the process's owner document (see {@link SlotRules#ownerId}).
+     * into the slots it renews and into the process's owner document (see {@link OwnerDocRules#ownerId}).
      */
     public static final String BEAT = "beat";
     /** When a standby found its watch link to the slot's owner dead, by the server's clock (see {@code StandbyLinks}). */

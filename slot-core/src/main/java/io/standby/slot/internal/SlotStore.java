@@ -16,7 +16,7 @@ import java.util.Set;
 /**
  * The database operations of the slot protocol. Every write of a slot is a compare-and-set whose filter
  * carries all of its safety conditions, so no read, however stale, can make it unsafe. The writes of an
- * owner document ({@link SlotRules#ownerId}) carry none: they only raise a beat, which a claim that waited
+ * owner document ({@link OwnerDocRules#ownerId}) carry none: they only raise a beat, which a claim that waited
  * on that document then requires in its own filter. Any operation may throw a runtime exception when the
  * database cannot be reached in time.
  */
@@ -154,7 +154,7 @@ public interface SlotStore {
     default void ensureIndexes() {
     }
 
-    /** Removes the owner document {@code ownerId} ({@link SlotRules#ownerId}) if it is still at {@code beat}; true if it did. */
+    /** Removes the owner document {@code ownerId} ({@link OwnerDocRules#ownerId}) if it is still at {@code beat}; true if it did. */
     boolean sweepOwner(String ownerId, long beat);
 
     /** Removes the owner document {@code ownerId}, whatever its beat: that process has released everything. */

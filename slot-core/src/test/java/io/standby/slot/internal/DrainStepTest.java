@@ -59,7 +59,7 @@ class DrainStepTest {
         SlotProtocol b = twoFullNodes().get(1);
         String bSlot = heldBy(B);
 
-        new NodeTable(protocol.db()).drain(B, true);
+        new NodeTable(protocol.db()).forceDrain(B);
         clock.tick(TIMING.poll());
         b.poll();
 

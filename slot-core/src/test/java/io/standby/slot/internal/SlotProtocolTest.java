@@ -526,7 +526,7 @@ class SlotProtocolTest {
             a.poll();
             b.poll();
         }
-        new io.standby.slot.NodeTable(protocol.db()).drain(new NodeId("127.0.0.1", 7001), false);
+        new io.standby.slot.NodeTable(protocol.db()).drain(new NodeId("127.0.0.1", 7001));
 
         clock.tick(TIMING.poll());
         a.poll();
@@ -583,7 +583,7 @@ class SlotProtocolTest {
         io.standby.slot.NodeTable nodes = new io.standby.slot.NodeTable(protocol.db());
 
         IllegalStateException refused = org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class,
-                () -> nodes.drain(full, false));
+                () -> nodes.drain(full));
         assertEquals("cannot drain 127.0.0.1:7002: it holds 1 slot and the other live nodes have room for 0; "
                 + "start a node with room, or force the drain to release its slots anyway", refused.getMessage());
         assertFalse(nodes.get(full).orElseThrow().drain(), "nothing written");
@@ -592,7 +592,7 @@ class SlotProtocolTest {
         b.poll();
         assertFalse(b.draining());
 
-        nodes.drain(full, true);
+        nodes.forceDrain(full);
         clock.tick(TIMING.poll());
         b.poll();
         assertTrue(b.draining());
