@@ -77,17 +77,17 @@ class BenchToolsTest {
 
     @Test
     void handoverMeasuresFromTheLastRobotStopToTheFirstStart() {
-        String out = run("handover", "--rounds", "2", "--robots", "3", "--profiles", "fast");
+        String out = run("handover", "--rounds", "1", "--robots", "3", "--profiles", "fast");
         List<Long> gaps = numbers(out, "3 robots started on \\d+ (-?\\d+) ms after the last stop");
-        assertEquals(2, gaps.size(), out);
+        assertEquals(1, gaps.size(), out);
         gaps.forEach(ms -> assertTrue(ms >= 0 && ms < 10_000, "gap " + ms + " ms:\n" + out));
     }
 
     @Test
     void handoverByDrainMeasuresFromTheRequestToTheClaimElsewhere() {
-        String out = run("handover", "--how", "drain", "--rounds", "2", "--robots", "3", "--profiles", "fast");
+        String out = run("handover", "--how", "drain", "--rounds", "1", "--robots", "3", "--profiles", "fast");
         List<Long> claims = numbers(out, "drain request to \\d+ \\(exit after \\d+ ms, claimed elsewhere after (-?\\d+) ms\\)");
-        assertEquals(2, claims.size(), out);
+        assertEquals(1, claims.size(), out);
         // Seen at the owner's next poll, not at its registry write ten heartbeats (2 s) later; slack for a loaded machine.
         claims.forEach(ms -> assertTrue(ms >= 0 && ms < 1_000, "claimed " + ms + " ms after the request:\n" + out));
     }

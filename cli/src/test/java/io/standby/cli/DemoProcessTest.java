@@ -41,7 +41,7 @@ class DemoProcessTest {
     @Test
     void theWholeStoryEndsWithASummaryAndExitZeroAndLeavesNoProcess() throws Exception {
         try (ChildJvm demo = StandbyProcess.start(dir, "demo", "demo", "--nodes", "3", "--slots", "1", "--robots", "3",
-                "--duration", "30s", "--logs", dir.resolve("logs").toString())) {
+                "--duration", "20s", "--logs", dir.resolve("logs").toString())) {
             int exit = demo.awaitExit(Duration.ofSeconds(120));
             String output = demo.output();
             assertEquals(0, exit, output);
