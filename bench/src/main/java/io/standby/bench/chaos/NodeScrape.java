@@ -1,15 +1,9 @@
 package io.standby.bench.chaos;
 
-import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.time.Duration;
+import io.standby.bench.Scrape;
+
 import java.util.HashMap;
 import java.util.Map;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * The watch-link meters of one node process, read from its {@code /metrics} (Prometheus' text) at
@@ -26,45 +20,30 @@ record NodeScrape(long atMillis, Map<String, Double> values) {
     static final String ENDS_STANDBY = "standby_watch_link_ends_total{side=standby}";
     static final String REFUSED = "standby_watch_refused_total";
 
-    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
-    private static final Pattern LINE = Pattern.compile("^([a-zA-Z_:][a-zA-Z0-9_:]*)(\\{([^}]*)})? (\\S+)$", Pattern.MULTILINE);
-    private static final Pattern SIDE = Pattern.compile("(?:^|,)side=\"([^\"]*)\"");
-
     NodeScrape {
         values = Map.copyOf(values);
     }
 
     /** The meters of the node on {@code port}, or null if it does not answer within two seconds. */
     static NodeScrape of(int port) {
-        HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/metrics"))
-                .timeout(Duration.ofSeconds(2)).build();
-        try {
-            HttpResponse<String> response = HTTP.send(request, HttpResponse.BodyHandlers.ofString());
-            return response.statusCode() == 200 ? parse(System.currentTimeMillis(), response.body()) : null;
-        } catch (IOException e) {
-            return null;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return null;
-        }
+        Scrape scrape = Scrape.of(port);
+        return scrape == null ? null : of(System.currentTimeMillis(), scrape);
     }
 
     /** The {@code standby_watch_*} and {@code standby_slot_pauses_total} series, summed by name and side. */
     static NodeScrape parse(long atMillis, String text) {
+        return of(atMillis, Scrape.parse(System.nanoTime(), text));
+    }
+
+    private static NodeScrape of(long atMillis, Scrape scrape) {
         Map<String, Double> values = new HashMap<>();
-        Matcher m = LINE.matcher(text);
-        while (m.find()) {
-            String name = m.group(1);
+        for (Scrape.Sample sample : scrape.samples()) {
+            String name = sample.name();
             if (!name.startsWith("standby_watch_") && !name.equals(SLOT_PAUSES)) {
                 continue;
             }
-            Matcher side = SIDE.matcher(m.group(3) == null ? "" : m.group(3));
-            String key = side.find() ? name + "{side=" + side.group(1) + "}" : name;
-            try {
-                values.merge(key, Double.parseDouble(m.group(4)), Double::sum);
-            } catch (NumberFormatException ignored) {
-                // not a number: not one of ours
-            }
+            String side = sample.labels().get("side");
+            values.merge(side == null ? name : name + "{side=" + side + "}", sample.value(), Double::sum);
         }
         return new NodeScrape(atMillis, values);
     }
