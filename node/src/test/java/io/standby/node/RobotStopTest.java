@@ -1,5 +1,6 @@
-package io.standby.robot.runtime;
+package io.standby.node;
 
+import io.standby.robot.runtime.RobotTypes;
 import io.standby.robot.model.RobotCodec;
 import io.standby.slot.SlotTable;
 import io.standby.slot.StandbyDatabase;

@@ -1,4 +1,4 @@
-package io.standby.robot.runtime;
+package io.standby.node;
 
 import io.standby.robot.Robot;
 import io.standby.robot.RobotContext;

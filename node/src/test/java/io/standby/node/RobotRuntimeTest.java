@@ -1,5 +1,7 @@
-package io.standby.robot.runtime;
+package io.standby.node;
 
+import io.standby.robot.runtime.RobotTypes;
+import io.standby.robot.runtime.RuntimeConfig;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Updates;

@@ -1,12 +1,12 @@
-package io.standby.robot.runtime;
+package io.standby.node;
 
+import io.standby.robot.runtime.RobotTypes;
+import io.standby.robot.runtime.RuntimeConfig;
 import com.mongodb.event.CommandFailedEvent;
 import com.mongodb.event.CommandListener;
 import com.mongodb.event.CommandStartedEvent;
 import com.mongodb.event.CommandSucceededEvent;
 import org.bson.BsonDocument;
-import io.standby.node.StandbyNode;
-import io.standby.node.StandbyNodeBuilder;
 import io.standby.slot.Lease;
 import io.standby.slot.NodeId;
 import io.standby.slot.SlotListener;

@@ -1,4 +1,4 @@
-package io.standby.robot.runtime;
+package io.standby.node;
 
 import java.util.ArrayList;
 import java.util.Comparator;
