@@ -1,0 +1,24 @@
+/**
+ * The slot layer: nodes that race for slots with leases judged by the database's clock, and fence every
+ * write with the slot's epoch. {@code io.standby.slot} is the API; the protocol's parts in
+ * {@code io.standby.slot.internal} are open only to the runtime and the node built on them, which share its
+ * event log and its suspend-aware clock.
+ */
+// The driver and BSON jars name their modules in their manifests, and keep those names; the modules that the
+// internal package is exported to are built after this one.
+@SuppressWarnings({"requires-transitive-automatic", "requires-automatic", "module"})
+module io.standby.slot {
+    requires transitive org.mongodb.driver.sync.client;
+    requires transitive org.mongodb.driver.core;
+    requires transitive org.mongodb.bson;
+    requires org.slf4j;
+    // Load: the machine's CPU load and the heap, to tell a loaded node's late renewals from a dead one's.
+    requires java.management;
+    requires jdk.management;
+    // No main path maps an entity: only the package-private StandbyDatabase.datastore() names Morphia, so it is
+    // needed to compile and never resolved at run time. (Its jar has no module name of its own, either.)
+    requires static morphia.core;
+
+    exports io.standby.slot;
+    exports io.standby.slot.internal to io.standby.robot.runtime, io.standby.node;
+}
