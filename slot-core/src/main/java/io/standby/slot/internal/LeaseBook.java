@@ -163,8 +163,8 @@ final class LeaseBook {
     /** The slot won, as it was claimed: at the next epoch. */
     OwnedLease acquire(SlotView claimed, long claimSentNanos, long claimBeat) {
         long epoch = claimed.epoch() + 1;
-        OwnedLease lease = new OwnedLease(claimed.id(), epoch, config.node(), clock, validNanos, pauseNanos, claimSentNanos,
-                claimBeat, ownerLinks);
+        OwnedLease lease = new OwnedLease(new OwnedLease.Identity(claimed.id(), epoch, config.node()),
+                new OwnedLease.Timing(validNanos, pauseNanos), clock, new OwnedLease.Claim(claimSentNanos, claimBeat), ownerLinks);
         log.info("Acquired {} at epoch {}", claimed.id(), epoch);
         // Held while the listener runs, so that a loss found meanwhile is reported after acquired().
         synchronized (lease) {
