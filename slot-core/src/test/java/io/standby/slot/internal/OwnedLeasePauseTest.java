@@ -20,7 +20,8 @@ class OwnedLeasePauseTest {
 
     private static final Duration VALID = Duration.ofSeconds(5);
     private static final Duration PAUSE = Duration.ofSeconds(3);
-    private static final OwnedLease.Identity IDENTITY = new OwnedLease.Identity("slot-0", 7, new NodeId("10.0.0.1", 7700));
+    private static final OwnedLease.Identity IDENTITY =
+            new OwnedLease.Identity("slot-0", 7, new NodeId("10.0.0.1", 7700));
     private final ManualClock clock = new ManualClock();
     private final long start = clock.nanoTime();
 
