@@ -56,9 +56,10 @@ final class RobotRun implements Run {
         this.runs = runs;
         this.control = new RunControl(runs.threads());
         this.status = new RunStatus(token, runs.writes(), runs.threads(), runs.sequence(), this::reject);
-        this.context = new RunContext(token, lease, robot.type(), robot.config(), robot.context(), control,
-                runs.writes(), runs.threads(), runs.sequence(), this::reject, runs.clock(),
-                latency -> runs.tell(l -> l.checkpointed(robot.id(), latency)));
+        RunContext.Launch launch = new RunContext.Launch(token, lease, robot.type(), robot.config(), robot.context());
+        this.context = new RunContext(launch, control,
+                new RunContext.Checkpoints(runs.writes(), runs.threads(), runs.sequence(), runs.clock()),
+                this::reject, latency -> runs.tell(l -> l.checkpointed(robot.id(), latency)));
         this.supervisor = new Supervisor(runs.config(), runs.clock());
         this.restarts = robot.restarts();
         this.lastError = robot.lastError();
