@@ -115,8 +115,9 @@ class RobotRunTest {
     }
 
     private RobotRuns runs(RunThreads threads, RuntimeConfig config, RobotFactory... types) {
-        return new RobotRuns(robots.store, writes, new WriteSequence(), config, RobotTypes.of(types), StoredRobots.NODE,
-                () -> 0L, threads, ended::incrementAndGet, events::add, listener);
+        return new RobotRuns(new RobotRuns.Storage(robots.store, writes, new WriteSequence()), config,
+                RobotTypes.of(types), StoredRobots.NODE, () -> 0L, threads,
+                new RobotRuns.Hooks(ended::incrementAndGet, events::add, listener));
     }
 
     private RobotRuns runs(RobotFactory... types) {
