@@ -86,8 +86,18 @@ final class RobotRun implements Run {
     }
 
     @Override
-    public void interrupt(boolean removal) {
-        control.interrupt(removal);
+    public void interrupt() {
+        control.interrupt();
+        interruptThread();
+    }
+
+    @Override
+    public void interruptRemoved() {
+        control.interruptRemoved();
+        interruptThread();
+    }
+
+    private void interruptThread() {
         RunThreads.Worker t = thread;
         if (t != null) {
             t.interrupt();
@@ -156,7 +166,7 @@ final class RobotRun implements Run {
                 // A checkpoint cut short by a graceful stop is no fence: the run still holds its token and
                 // ends as asked, with its final state. A real fence or an interrupt marked the run already.
                 if (control.stop() == null) {
-                    control.interrupt(false);
+                    control.interrupt();
                 }
             } catch (Throwable t) {
                 failure = t;
@@ -242,7 +252,7 @@ final class RobotRun implements Run {
         runs.tell(l -> l.fenced(robot.id()));
         if (!control.interrupted()) {
             log.warn("Robot {} was fenced at epoch {} of {}: stopping it", robot.id(), lease.epoch(), lease.slotId());
-            interrupt(false);
+            interrupt();
         }
     }
 }

@@ -123,7 +123,7 @@ final class RunContext implements RobotContext {
                 onRejected.run();
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                control.interrupt(false);
+                control.interrupt();
                 throw new FencedException("robot " + token.robotId() + " was interrupted during a checkpoint");
             } catch (ExecutionException e) {
                 if (e.getCause() instanceof IllegalArgumentException refused) {

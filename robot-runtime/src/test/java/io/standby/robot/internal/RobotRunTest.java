@@ -269,7 +269,7 @@ class RobotRunTest {
         robots.db.database().getCollection(RobotFields.COLLECTION).updateOne(new Document(RobotFields.ID, "r1"),
                 new Document("$set", new Document(RobotFields.DESIRED, "removed")));
 
-        run.interrupt(true);
+        run.interruptRemoved();
 
         assertEnds(run);
         assertNull(doc(), "deleted under the run's token");
@@ -282,7 +282,7 @@ class RobotRunTest {
         RobotRuns runs = runs(factory("stubborn", config -> context -> never.await()));
         Run run = launchAndAwaitRunning(runs, robots.add("r1", "stubborn", new Document()));
 
-        run.interrupt(false);
+        run.interrupt();
 
         assertEnds(run);
         assertEquals("RUNNING", doc().getString(RobotFields.STATE), "no last words: the slot's next owner decides");

@@ -43,7 +43,7 @@ class RunContextTest {
         return new RunContext(new RunContext.Launch(TOKEN, lease, "counter", config, state), control,
                 new RunContext.Checkpoints(through, threads, new WriteSequence(), now::get), () -> {
                     rejected.incrementAndGet();
-                    control.interrupt(false);
+                    control.interrupt();
                 }, acknowledged::add);
     }
 
@@ -123,7 +123,7 @@ class RunContextTest {
                         new RunContext.Checkpoints(batcher, RunThreads.VIRTUAL, new WriteSequence(), now::get);
                 RunContext real = new RunContext(launch(token, new Document("count", 0)), control, through, () -> {
                     rejected.incrementAndGet();
-                    control.interrupt(false);
+                    control.interrupt();
                 }, acknowledged::add);
 
                 assertThrows(FencedException.class, () -> real.checkpoint(new Document("count", 1)));
@@ -211,7 +211,7 @@ class RunContextTest {
 
     @Test
     void aCheckpointOfAnInterruptedRunIsNotSent() {
-        control.interrupt(false);
+        control.interrupt();
 
         assertThrows(FencedException.class, () -> context.checkpoint(new Document("count", 6)));
         assertEquals(List.of(), writes.submitted);
