@@ -152,7 +152,7 @@ public final class SlotRun {
 
     private Action decide(RobotView robot, Run run) {
         return RobotDecision.decide(robot, lease.epoch(), core.node(), run == null ? null : run.token(),
-                core.launcher().aliveOnNode(robot.id()));
+                core.launcher().aliveOnNode(robot.id()) ? RobotDecision.OnNode.RUN_ALIVE : RobotDecision.OnNode.NO_RUN);
     }
 
     /**
