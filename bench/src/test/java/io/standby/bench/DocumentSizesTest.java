@@ -191,7 +191,7 @@ class DocumentSizesTest {
         record("renewal, per slot held (1 to 500): its id in the epoch's `$in`", (renew500[0] - renewOne[0]) / 499, 8, 60);
         record("renewal reply", renew500[1], 20, 200);
 
-        store.markDrain(a.node(), a.instance(), false);
+        store.markDrain(a.node(), SlotView.Drain.asked(a.instance()));
         record("slot document, owned, late mark and drain request", stored("slots", "slot-1"), 180, 450);
     }
 

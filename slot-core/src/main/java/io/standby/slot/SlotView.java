@@ -61,6 +61,16 @@ public record SlotView(String id, NodeId owner, String instance, Instant time, D
      * {@code force}, even when no other live node has room for them.
      */
     public record Drain(String instance, boolean force) {
+
+        /** A drain of {@code instance} that hands over only what the other live nodes have room for. */
+        public static Drain asked(String instance) {
+            return new Drain(instance, false);
+        }
+
+        /** A drain of {@code instance} that hands over every slot, room or not. */
+        public static Drain forced(String instance) {
+            return new Drain(instance, true);
+        }
     }
 
     /** Whether an operator asked this instance to drain while it held this slot. */

@@ -129,7 +129,8 @@ class BsonEvalTest {
         rules.add(new Rule("renew all, one", SlotRules.renewAllFilter(Map.of("s", 3L), "i2"), SlotRules.renewUpdate(noMark), true));
         rules.add(new Rule("release", SlotRules.releaseFilter("s", 3, "i1"), SlotRules.releaseUpdate(), false));
         rules.add(new Rule("revoke", SlotRules.revokeFilter(seen), SlotRules.revokeUpdate(seen), false));
-        rules.add(new Rule("markDrain", SlotRules.markDrainFilter(OWNER, "i1"), SlotRules.markDrainUpdate("i1", false), true));
+        rules.add(new Rule("markDrain", SlotRules.markDrainFilter(OWNER, "i1"),
+                SlotRules.markDrainUpdate(SlotView.Drain.asked("i1")), true));
         rules.add(new Rule("touch", SlotRules.touchFilter("s"), SlotRules.touchUpdate(), false));
         // A poll's filter, with a touch to see it match: every free slot, none, the share that holds "s"'s
         // bucket, one that does not; late by 2 s.

@@ -319,7 +319,7 @@ abstract class SlotStoreContract {
     /** A standby's mark of a dead link, aged by 10 s, and an operator's drain request, on every slot of {@code owner}. */
     private void markAgedLinkEndAndDrain(MongoCollection<Document> slots, SlotStore.Ownership owner) {
         assertEquals(1, store.markLinkEnd(owner.node(), owner.instance()));
-        assertEquals(1, store.markDrain(owner.node(), owner.instance(), false));
+        assertEquals(1, store.markDrain(owner.node(), SlotView.Drain.asked(owner.instance())));
         slots.updateOne(Filters.eq("_id", "slot-0"), Updates.set("linkEnd", Date.from(Instant.now().minusSeconds(10))));
         assertTrue(slot("slot-0").linkEnd().compareTo(Duration.ofSeconds(9)) > 0);
     }
@@ -488,8 +488,9 @@ abstract class SlotStoreContract {
         assertTrue(store.claim(slot("slot-2"), owner(7002, "b")));
         SlotView before = slot("slot-0");
 
-        assertEquals(0, store.markDrain(new NodeId("127.0.0.1", 7001), "a-restarted", true), "another instance of that address");
-        assertEquals(2, store.markDrain(new NodeId("127.0.0.1", 7001), "a", false));
+        assertEquals(0, store.markDrain(new NodeId("127.0.0.1", 7001), SlotView.Drain.forced("a-restarted")),
+                "another instance of that address");
+        assertEquals(2, store.markDrain(new NodeId("127.0.0.1", 7001), SlotView.Drain.asked("a")));
 
         SlotView after = slot("slot-0");
         assertEquals(new SlotView.Drain("a", false), after.drain());
