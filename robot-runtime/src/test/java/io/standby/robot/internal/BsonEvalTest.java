@@ -110,8 +110,8 @@ class BsonEvalTest {
 
     /** Every slot rule, as seen on {@link #slot} (owner, instance, epoch 3, late mark) with the heartbeat of {@code seenTime}. */
     private static List<Rule> slotRules(Date seenTime) {
-        SlotView seen = new SlotView("s", OWNER, "i1", seenTime.toInstant(), Duration.ofSeconds(5), 3, Duration.ZERO, 0,
-                Duration.ofSeconds(2), null);
+        SlotView seen = SlotView.of("s", OWNER, "i1", seenTime.toInstant(), Duration.ofSeconds(5), 3, Duration.ZERO)
+                .withLateMark(Duration.ofSeconds(2));
         Ownership other = new Ownership(OTHER, "i2", Duration.ofSeconds(5), Duration.ofSeconds(2));
         Ownership noMark = new Ownership(OTHER, "i2", Duration.ofSeconds(5));
         Ownership self = new Ownership(OWNER, "i3", Duration.ofSeconds(5));
