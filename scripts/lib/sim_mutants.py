@@ -29,8 +29,8 @@ M.update({
 })
 
 M.update({
- 'run-ignores-reject': [(RT+'RobotRun.java', 'lease.epoch(), lease.slotId());\n            interrupt(false);', 'lease.epoch(), lease.slotId());')],
- 'lost-no-interrupt': [(RT+'SlotRun.java', '        for (Run run : end()) {\n            run.interrupt(false);\n        }', '        for (Run run : end()) {\n        }')],
+ 'run-ignores-reject': [(RT+'RobotRun.java', 'lease.epoch(), lease.slotId());\n            interrupt();', 'lease.epoch(), lease.slotId());')],
+ 'lost-no-interrupt': [(RT+'SlotRun.java', '        for (Run run : end()) {\n            run.interrupt();\n        }', '        for (Run run : end()) {\n        }')],
  'status-after-final': [(RT+'RunStatus.java', '            if (finishing) {\n                return;\n            }\n            intended', '            intended')],
 })
 

@@ -35,9 +35,7 @@ final class NaiveStorm {
         SlotTiming timing = SlotTiming.defaults();
         SlotLedger ledger = new SlotLedger(count);
         StormCalls calls = new StormCalls(count);
-        AtomicLong failed = new AtomicLong();
-        AtomicLong won = new AtomicLong();
-        AtomicLong maxRounds = new AtomicLong();
+        Tally tally = new Tally(new AtomicLong(), new AtomicLong(), new AtomicLong());
         List<StandbyDatabase> clients = new ArrayList<>();
         try (TcpProxy slow = StormBench.proxy(db)) {
             for (int i = 0; i < count; i++) {
@@ -55,26 +53,32 @@ final class NaiveStorm {
                     SlotStore store = new MongoSlotStore(clients.get(i));
                     SlotStore.Ownership me = new SlotStore.Ownership(new NodeId("10.2." + (i / 200) + "." + (i % 200 + 1), 7000 + i),
                             NodeConfig.newInstanceId(), timing.lease());
-                    nodes.submit(() -> node(store, me, node, timing, ledger, won, failed, maxRounds, stop));
+                    nodes.submit(() -> node(store, me, node, timing, ledger, tally, stop));
                 }
                 try {
-                    StormBench.awaitFill(ledger, start, timeout, "naive", () -> "claims won " + won.get() + ", failed " + failed.get());
+                    StormBench.awaitFill(ledger, start, timeout, "naive",
+                            () -> "claims won " + tally.won().get() + ", failed " + tally.failed().get());
                 } finally {
                     stop.countDown();
                 }
                 if (ledger.ownedTwice() != null) {
                     throw new IllegalStateException("naive: a slot was owned twice: " + ledger.ownedTwice());
                 }
-                return StormFill.of("naive: first free slot", "any (addresses unused)", 1, start, ledger, calls,
-                        maxRounds.get(), won.get(), failed.get(), -1, calls.mostSlotReads(), timing);
+                StormFill.Layout run = new StormFill.Layout("naive: first free slot", "any (addresses unused)", 1);
+                return StormFill.of(run, start, ledger, calls, new StormFill.Tally(tally.maxRounds().get(),
+                        tally.won().get(), tally.failed().get(), -1, calls.mostSlotReads()));
             } finally {
                 clients.forEach(StandbyDatabase::close);
             }
         }
     }
 
-    private static void node(SlotStore store, SlotStore.Ownership me, int node, SlotTiming timing, SlotLedger ledger, AtomicLong won,
-                             AtomicLong failed, AtomicLong maxRounds, CountDownLatch stop) {
+    /** What the naive nodes count together: claims won and failed, and the most rounds one node took to win one. */
+    private record Tally(AtomicLong won, AtomicLong failed, AtomicLong maxRounds) {
+    }
+
+    private static void node(SlotStore store, SlotStore.Ownership me, int node, SlotTiming timing, SlotLedger ledger,
+                             Tally tally, CountDownLatch stop) {
         try {
             long rounds = 0;
             while (stop.getCount() > 0) {
@@ -98,12 +102,12 @@ final class NaiveStorm {
                     claimed = false;
                 }
                 if (!claimed) {
-                    failed.incrementAndGet();
+                    tally.failed().incrementAndGet();
                     continue;
                 }
-                won.incrementAndGet();
+                tally.won().incrementAndGet();
                 ledger.won(free.get().id(), node);
-                maxRounds.accumulateAndGet(rounds, Math::max);
+                tally.maxRounds().accumulateAndGet(rounds, Math::max);
                 long epoch = free.get().epoch() + 1;
                 while (!stop.await(timing.heartbeat().toMillis(), TimeUnit.MILLISECONDS)) {
                     if (!store.renew(free.get().id(), epoch, me)) {

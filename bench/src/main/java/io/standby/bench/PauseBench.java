@@ -118,11 +118,12 @@ final class PauseBench implements Callable<Integer> {
 
     static Setting setting(String name) {
         return switch (name) {
-            case "defaults" -> new Setting(new Profile(name, SlotTiming.defaults(), true), Duration.ofSeconds(4));
-            case "fast" -> new Setting(new Profile(name, SlotTiming.of(Duration.ofMillis(200), Duration.ofSeconds(1),
-                    Duration.ofMillis(100)), true), Duration.ofMillis(600));
-            case "long-lease" -> new Setting(new Profile(name, SlotTiming.of(Duration.ofSeconds(1), Duration.ofSeconds(8),
-                    Duration.ofSeconds(1)), true), Duration.ofSeconds(3));
+            case "defaults" -> new Setting(Profile.withFastFailover(name, SlotTiming.defaults()),
+                    Duration.ofSeconds(4));
+            case "fast" -> new Setting(Profile.withFastFailover(name, SlotTiming.of(Duration.ofMillis(200),
+                    Duration.ofSeconds(1), Duration.ofMillis(100))), Duration.ofMillis(600));
+            case "long-lease" -> new Setting(Profile.withFastFailover(name, SlotTiming.of(Duration.ofSeconds(1),
+                    Duration.ofSeconds(8), Duration.ofSeconds(1))), Duration.ofSeconds(3));
             default -> throw new IllegalArgumentException("unknown profile '" + name + "': use defaults, fast or long-lease");
         };
     }
@@ -202,8 +203,9 @@ final class PauseBench implements Callable<Integer> {
             }
             SlotTable slots = new SlotTable(client);
             // The owner starts first and alone; the standby joins once the slot is the owner's.
-            try (ChildJvm owner = node(logs, dbName, profile, ownerPort, proxy.uri());
-                 ChildJvm other = awaitOwnerThenStandby(owner, ownerId, slots, logs, dbName, profile, ports.get(1), db.uri())) {
+            try (ChildJvm owner = node(new NodeStart(logs, dbName, profile, ownerPort, proxy.uri()));
+                 ChildJvm other = awaitOwnerThenStandby(owner, ownerId, slots,
+                         new NodeStart(logs, dbName, profile, ports.get(1), db.uri()))) {
                 long epoch = slot(slots).epoch();
                 Facts facts = new Facts(client, slots, ownerId, epoch);
                 List<Round> done = new ArrayList<>();
@@ -373,9 +375,15 @@ final class PauseBench implements Callable<Integer> {
         }
     }
 
-    /** Waits until {@code owner} holds the slot, then starts the standby (null without one) and waits until it is ready. */
-    private ChildJvm awaitOwnerThenStandby(ChildJvm owner, NodeId ownerId, SlotTable slots, Path logs, String dbName, Profile profile,
-                                        int port, String mongo) {
+    /** How to start one node: where its log goes, its database and settings, its port, and the MongoDB it uses. */
+    private record NodeStart(Path logs, String dbName, Profile profile, int port, String mongo) {
+    }
+
+    /**
+     * Waits until {@code owner} holds the slot, then starts the standby ({@code second}) and waits until it is
+     * ready; null without a standby.
+     */
+    private ChildJvm awaitOwnerThenStandby(ChildJvm owner, NodeId ownerId, SlotTable slots, NodeStart second) {
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
         SlotView seen = slot(slots);
         while (!ownerId.equals(seen.owner())) {
@@ -388,16 +396,16 @@ final class PauseBench implements Callable<Integer> {
         if (!standby) {
             return null;
         }
-        ChildJvm other = node(logs, dbName, profile, port, mongo);
-        NodeHttp.awaitReady(other, port, Duration.ofSeconds(60));
+        ChildJvm other = node(second);
+        NodeHttp.awaitReady(other, second.port(), Duration.ofSeconds(60));
         return other;
     }
 
-    private static ChildJvm node(Path logs, String dbName, Profile profile, int port, String mongo) {
-        List<String> args = new ArrayList<>(List.of("node", "--ip", "127.0.0.1", "--port", Integer.toString(port),
-                "--mongo", mongo, "--db", dbName));
-        args.addAll(profile.nodeArgs());
-        return Children.standby(logs, dbName + "-node-" + port, List.of("-Xmx256m"), args);
+    private static ChildJvm node(NodeStart start) {
+        List<String> args = new ArrayList<>(List.of("node", "--ip", "127.0.0.1", "--port",
+                Integer.toString(start.port()), "--mongo", start.mongo(), "--db", start.dbName()));
+        args.addAll(start.profile().nodeArgs());
+        return Children.standby(start.logs(), start.dbName() + "-node-" + start.port(), List.of("-Xmx256m"), args);
     }
 
     private static TcpProxy proxy(Database db) {

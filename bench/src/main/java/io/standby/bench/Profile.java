@@ -22,9 +22,9 @@ record Profile(String name, SlotTiming timing, boolean fastFailover, boolean wat
     /** A lease that rides through a database election: issue 25's target 5. */
     static final SlotTiming LONG = SlotTiming.of(Duration.ofSeconds(3), Duration.ofSeconds(20), Duration.ofSeconds(1));
 
-    /** With watch links as {@code standby node} has them unless told. */
-    Profile(String name, SlotTiming timing, boolean fastFailover) {
-        this(name, timing, fastFailover, true, null);
+    /** With fast failover, and watch links as {@code standby node} has them unless told. */
+    static Profile withFastFailover(String name, SlotTiming timing) {
+        return new Profile(name, timing, true, true, null);
     }
 
     /** Every combination of {@code names} (defaults, fast, long) and {@code failover} (on, off), links as by default. */

@@ -175,8 +175,10 @@ final class StormBench implements Callable<Integer> {
                 ClaimCounts claims = ledger.filledAt() != 0 ? settle(nodes, timing) : total(nodes);
                 long end = ledger.filledAt() != 0 ? ledger.filledAt() : System.nanoTime();
                 long rounds = (long) Math.ceil((end - start) / 1e6 / timing.poll().toMillis());
-                StormFill fill = StormFill.of("standby", layout, maxSlots, start, ledger, calls, rounds, claims.won(), claims.lost() + claims.failed(),
-                        claims.failed(), reads, timing);
+                StormFill.Tally tally = new StormFill.Tally(rounds, claims.won(), claims.lost() + claims.failed(),
+                        claims.failed(), reads);
+                StormFill.Layout run = new StormFill.Layout("standby", layout, maxSlots);
+                StormFill fill = StormFill.of(run, start, ledger, calls, tally);
                 if (ledger.ownedTwice() != null) {
                     throw new IllegalStateException("standby, " + layout + ": a slot was owned twice: " + ledger.ownedTwice());
                 }

@@ -3,7 +3,6 @@ package io.standby.bench;
 import io.standby.slot.NodeTable;
 import io.standby.slot.NodeView;
 import io.standby.slot.SlotNode;
-import io.standby.slot.SlotTiming;
 import io.standby.slot.StandbyDatabase;
 
 import java.util.ArrayList;
@@ -64,8 +63,23 @@ record StormFill(String strategy, String layout, int slots, int maxSlots, int ow
         return loads == null || loads.isEmpty() ? "(none)" : loads.size() + " nodes, " + loads.getFirst() + "-" + loads.getLast();
     }
 
-    static StormFill of(String strategy, String layout, int maxSlots, long start, SlotLedger ledger, StormCalls calls, long rounds, long won,
-                     long failed, long noAnswer, long reads, SlotTiming timing) {
+    /** What was run: the claim strategy, the layout of the nodes' addresses, and the most slots a node may own. */
+    record Layout(String strategy, String layout, int maxSlots) {
+    }
+
+    /**
+     * What the nodes counted: rounds, claims won, claims failed and of those the ones with no answer ({@code -1}:
+     * not counted), and the most reads of the slots by one node.
+     */
+    record Tally(long rounds, long won, long failed, long noAnswer, long reads) {
+    }
+
+    static StormFill of(Layout run, long start, SlotLedger ledger, StormCalls calls, Tally tally) {
+        String strategy = run.strategy();
+        String layout = run.layout();
+        long rounds = tally.rounds();
+        long won = tally.won();
+        long failed = tally.failed();
         int slots = ledger.owners().length;
         int owned = ledger.held();
         long end = ledger.filledAt() != 0 ? ledger.filledAt() : System.nanoTime();
@@ -75,8 +89,9 @@ record StormFill(String strategy, String layout, int slots, int maxSlots, int ow
         for (int i = 0; i < calls.nodes(); i++) {
             everyNode.add(i);
         }
-        StormFill f = new StormFill(strategy, layout, slots, maxSlots, owned, (end - start) / 1e9, rounds, reads, won, failed, noAnswer, half, ninety,
-                ledger.mostHeld(), ledger.spread(everyNode), calls.succeeded(), calls.failed(), calls.millis());
+        StormFill f = new StormFill(strategy, layout, slots, run.maxSlots(), owned, (end - start) / 1e9, rounds,
+                tally.reads(), won, failed, tally.noAnswer(), half, ninety, ledger.mostHeld(), ledger.spread(everyNode),
+                calls.succeeded(), calls.failed(), calls.millis());
         System.out.printf(Locale.ROOT, "%s, %s: %s in %.2f s, %d rounds, %d claims won, %d failed%n", strategy, layout,
                 f.filled() ? "filled" : "NOT filled (" + owned + " of " + slots + " owned)", f.seconds, rounds, won, failed);
         if (calls.failed() > 0) {

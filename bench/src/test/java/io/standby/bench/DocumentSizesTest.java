@@ -191,7 +191,7 @@ class DocumentSizesTest {
         record("renewal, per slot held (1 to 500): its id in the epoch's `$in`", (renew500[0] - renewOne[0]) / 499, 8, 60);
         record("renewal reply", renew500[1], 20, 200);
 
-        store.markDrain(a.node(), a.instance(), false);
+        store.markDrain(a.node(), SlotView.Drain.asked(a.instance()));
         record("slot document, owned, late mark and drain request", stored("slots", "slot-1"), 180, 450);
     }
 
@@ -202,14 +202,14 @@ class DocumentSizesTest {
             NodeConfig node = NodeConfig.of(new NodeId("10.0.1." + i, 7700), 4, SlotTiming.defaults());
             registry.write(new NodeRegistry.NodeRecord(node.node(), node.instance(), node.host(), NodeState.OWNER,
                     List.of("slot-" + (2 * i - 1), "slot-" + 2 * i), 4, 25, 0, 0.31, 0.42, 25, "0.1.0",
-                    Duration.ofSeconds(20), List.of("counter", "ledger")), true);
+                    Duration.ofSeconds(20), List.of("counter", "ledger")), NodeRegistry.Write.FIRST);
         }
         record("node document (2 slots, 2 robot types)", stored(MongoNodeRegistry.COLLECTION, "10.0.1.1:7700"), 250, 700);
         long[] write = one("findAndModify", () -> {
             NodeConfig node = NodeConfig.of(new NodeId("10.0.1.1", 7700), 4, SlotTiming.defaults());
             registry.write(new NodeRegistry.NodeRecord(node.node(), node.instance(), node.host(), NodeState.OWNER,
                     List.of("slot-1", "slot-2"), 4, 25, 0, 0.31, 0.42, 25, "0.1.0", Duration.ofSeconds(20),
-                    List.of("counter", "ledger")), false);
+                    List.of("counter", "ledger")), NodeRegistry.Write.AGAIN);
         });
         record("registry write (`findAndModify`): request", write[0], 300, 1_000);
         record("registry read of live nodes (`find`), per node (10 nodes)", one("find", registry::readLive)[1] / 10, 50, 200);

@@ -126,7 +126,7 @@ final class DemoCommand implements Callable<Integer> {
                 waitFor(() -> allOwnedAndRunning(db), deadline, "every slot owned and every robot running");
                 counters.sample(db);
                 say(out, "Every slot has an owner, every robot runs:");
-                StatusCommand.Screen.print(ClusterStatus.read(db, 0), out, Map.of(), false);
+                StatusCommand.Screen.print(ClusterStatus.read(db, 0), out, Map.of(), StatusCommand.Screen.Style.TEXT);
 
                 waitFor(() -> CounterWatch.counts(db).values().stream().allMatch(count -> count >= 3), deadline, "the counters counting");
                 Map<String, Long> before = CounterWatch.counts(db);
@@ -171,7 +171,7 @@ final class DemoCommand implements Callable<Integer> {
                 say(out, new SlotTable(db).get(stopping.id()).orElseThrow().owner() + " took " + stopping.id() + " over, "
                         + Durations.format(handover) + " after SIGTERM, without waiting for the lease.");
                 waitFor(() -> allOwnedAndRunning(db), deadline, "every robot running again");
-                StatusCommand.Screen.print(ClusterStatus.read(db, 0), out, Map.of(), false);
+                StatusCommand.Screen.print(ClusterStatus.read(db, 0), out, Map.of(), StatusCommand.Screen.Style.TEXT);
                 say(out, duration == null ? "Watching the counters; Ctrl-C ends the demo." : "Watching the counters until the end.");
                 long nextLine = 0;
                 while (System.nanoTime() < deadline) {

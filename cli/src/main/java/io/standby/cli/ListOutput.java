@@ -63,7 +63,11 @@ final class ListOutput {
     }
 
     void print(PrintWriter out, Table table) {
-        table.print(out, !noHeaders);
+        if (noHeaders) {
+            table.printRows(out);
+        } else {
+            table.print(out);
+        }
     }
 
     void print(PrintWriter out, List<? extends Map<String, ?>> objects) {

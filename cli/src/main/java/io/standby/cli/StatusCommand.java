@@ -89,7 +89,7 @@ final class StatusCommand extends AdminCommand {
                 return 0;
             }
             if (!watch) {
-                Screen.print(ClusterStatus.read(db, 0), out, Map.of(), false);
+                Screen.print(ClusterStatus.read(db, 0), out, Map.of(), Screen.Style.TEXT);
                 out.flush();
                 return 0;
             }
@@ -110,7 +110,7 @@ final class StatusCommand extends AdminCommand {
                 }
                 out.println("standby status, " + LocalTime.now(ZoneId.systemDefault()).format(DateTimeFormatter.ofPattern("HH:mm:ss"))
                         + " (every " + Durations.format(interval) + ", Ctrl-C to stop)");
-                Screen.print(snapshot, out, owners, terminal);
+                Screen.print(snapshot, out, owners, terminal ? Screen.Style.ANSI : Screen.Style.TEXT);
                 out.println();
                 out.flush();
                 owners = snapshot.owners();
@@ -123,14 +123,14 @@ final class StatusCommand extends AdminCommand {
     /** How {@code standby status} prints one reading of the cluster. */
     static final class Screen {
 
+        /** How a changed slot's mark shows: as text alone, or in bold on a terminal that reads ANSI codes. */
+        enum Style { TEXT, ANSI }
+
         private Screen() {
         }
 
-        /**
-         * @param before the owners at the previous frame (empty at the first): a slot whose owner changed is marked
-         * @param ansi   whether to also show the mark in bold
-         */
-        static void print(ClusterStatus status, PrintWriter out, Map<String, String> before, boolean ansi) {
+        /** @param before the owners at the previous frame (empty at the first): a slot whose owner changed is marked */
+        static void print(ClusterStatus status, PrintWriter out, Map<String, String> before, Style style) {
             if (status.slots().isEmpty()) {
                 out.println("No slots. Create them with: standby slots init --count 3");
             } else {
@@ -143,7 +143,8 @@ final class StatusCommand extends AdminCommand {
                 }
                 StringWriter buffer = new StringWriter();
                 table.print(new PrintWriter(buffer, true));
-                buffer.toString().lines().forEach(line -> out.println(ansi && line.startsWith("*") ? BOLD + line + PLAIN : line));
+                buffer.toString().lines().forEach(line ->
+                        out.println(style == Style.ANSI && line.startsWith("*") ? BOLD + line + PLAIN : line));
             }
             out.println();
             printNodes(status, out);

@@ -27,8 +27,12 @@ final class Table {
         print(out, true);
     }
 
-    /** Without the header line when {@code headers} is false, for scripts that read the rows alone. */
-    void print(PrintWriter out, boolean headers) {
+    /** Without the header line, for scripts that read the rows alone. */
+    void printRows(PrintWriter out) {
+        print(out, false);
+    }
+
+    private void print(PrintWriter out, boolean headers) {
         List<String[]> lines = new ArrayList<>(rows.size() + 1);
         if (headers) {
             lines.add(header);

@@ -65,9 +65,11 @@ class ListOutputTest {
                 Updates.set("lastError", "java.lang.IllegalStateException: boom\n\tat x")));
         MongoNodeRegistry registry = new MongoNodeRegistry(admin.database());
         registry.write(new NodeRegistry.NodeRecord(new NodeId("10.0.0.1", 7700), "1-a@h:1:1", "h:1:1", NodeState.OWNER,
-                List.of("slot-0"), 2, 1, 0, 0.25, 0.5, 40, "0.1.0", Duration.ofSeconds(20), List.of("counter")), true);
+                List.of("slot-0"), 2, 1, 0, 0.25, 0.5, 40, "0.1.0", Duration.ofSeconds(20), List.of("counter")),
+                NodeRegistry.Write.FIRST);
         registry.write(new NodeRegistry.NodeRecord(new NodeId("10.0.0.2", 7700), "2-b@h:2:2", "h:2:2", NodeState.STANDBY,
-                List.of(), 1, 0, 0, 0.1, 0.1, 7, "0.1.0", Duration.ofSeconds(20), List.of("counter")), true);
+                List.of(), 1, 0, 0, 0.1, 0.1, 7, "0.1.0", Duration.ofSeconds(20), List.of("counter")),
+                NodeRegistry.Write.FIRST);
         EventLog log = new EventLog(admin.database()).start();
         log.record(new Document("type", "claimed").append("slot", "slot-0").append("epoch", 1L).append("node", "10.0.0.2:7700"));
         log.record(new Document("type", "took-over").append("slot", "slot-0").append("epoch", 2L).append("node", "10.0.0.1:7700")

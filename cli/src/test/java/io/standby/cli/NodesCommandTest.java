@@ -48,7 +48,7 @@ class NodesCommandTest {
 
     private void register(String ip, NodeState state, List<String> slots) {
         registry.write(new NodeRegistry.NodeRecord(new NodeId(ip, 7700), "1-a@host:1:1", "host:1:1", state, slots, 2, slots.size() * 3,
-                0, 0.25, 0.5, 40, "0.1.0", Duration.ofSeconds(10), List.of("counter")), true);
+                0, 0.25, 0.5, 40, "0.1.0", Duration.ofSeconds(10), List.of("counter")), NodeRegistry.Write.FIRST);
     }
 
     @Test

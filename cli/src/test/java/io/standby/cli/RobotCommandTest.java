@@ -160,7 +160,7 @@ class RobotCommandTest {
 
         new MongoNodeRegistry(admin.database()).write(new NodeRegistry.NodeRecord(new NodeId("10.0.0.1", 7700), "1-a@h:1:1",
                 "h:1:1", NodeState.STANDBY, List.of(), 1, 0, 0, 0, 0, 0, "0.1.0", Duration.ofSeconds(10),
-                List.of("counter", "mailer")), true);
+                List.of("counter", "mailer")), NodeRegistry.Write.FIRST);
         ok("robot", "add", "x2", "--type", "mailer");
         assertEquals("mailer", robot("x2").type());
     }

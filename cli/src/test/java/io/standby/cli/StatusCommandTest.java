@@ -63,9 +63,11 @@ class StatusCommandTest {
                 Updates.set("state", "FAILED"), Updates.set("lastError", "java.lang.IllegalStateException: boom\n\tat x")));
         MongoNodeRegistry registry = new MongoNodeRegistry(admin.database());
         registry.write(new NodeRegistry.NodeRecord(new NodeId("10.0.0.1", 7700), "1-a@h:1:1", "h:1:1", NodeState.OWNER,
-                List.of("slot-0"), 1, 1, 1, 0.1, 0.1, 40, "0.1.0", Duration.ofSeconds(20), List.of("counter")), true);
+                List.of("slot-0"), 1, 1, 1, 0.1, 0.1, 40, "0.1.0", Duration.ofSeconds(20), List.of("counter")),
+                NodeRegistry.Write.FIRST);
         registry.write(new NodeRegistry.NodeRecord(new NodeId("10.0.0.2", 7700), "2-b@h:2:2", "h:2:2", NodeState.STANDBY,
-                List.of(), 1, 0, 0, 0.1, 0.1, 7, "0.1.0", Duration.ofSeconds(20), List.of("counter")), true);
+                List.of(), 1, 0, 0, 0.1, 0.1, 7, "0.1.0", Duration.ofSeconds(20), List.of("counter")),
+                NodeRegistry.Write.FIRST);
     }
 
     @Test

@@ -49,9 +49,25 @@ public record NodeConfig(NodeId node, int maxSlots, SlotTiming timing, String in
         return new NodeConfig(node, maxSlots, timing, newInstanceId());
     }
 
-    /** The same configuration, with {@link #addressBound()} as given. */
+    /** The same configuration, for a process that bound its address and holds it (see {@link #addressBound()}). */
+    public NodeConfig withAddressBound() {
+        return new NodeConfig(node, maxSlots, timing, instance, true);
+    }
+
+    /** The same configuration, for a process that has not bound its address (see {@link #addressBound()}). */
+    public NodeConfig withAddressUnbound() {
+        return new NodeConfig(node, maxSlots, timing, instance, false);
+    }
+
+    /**
+     * The same configuration, with {@link #addressBound()} as given.
+     *
+     * @deprecated a bare {@code true} or {@code false} does not say which; use {@link #withAddressBound()} or
+     *             {@link #withAddressUnbound()}
+     */
+    @Deprecated(forRemoval = true)
     public NodeConfig withAddressBound(boolean bound) {
-        return new NodeConfig(node, maxSlots, timing, instance, bound);
+        return bound ? withAddressBound() : withAddressUnbound();
     }
 
     /** The host part of the instance id (after the last {@code @}), or null if it has none. */

@@ -88,7 +88,7 @@ public final class NodeTable {
         if (!asked && !registry.requestDrain(node)) {
             throw new IllegalArgumentException("unknown node '" + node + "': it left the registry just now");
         }
-        store.markDrain(node, view.instance(), force);
+        store.markDrain(node, new SlotView.Drain(view.instance(), force));
         return view;
     }
 

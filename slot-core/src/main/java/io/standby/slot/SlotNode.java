@@ -4,15 +4,12 @@ import io.standby.slot.internal.EventLog;
 import io.standby.slot.internal.EventRecorder;
 import io.standby.slot.internal.Fanout;
 import io.standby.slot.internal.GoneOwners;
-import io.standby.slot.internal.LinkKey;
 import io.standby.slot.internal.Load;
 import io.standby.slot.internal.NodeLinks;
-import io.standby.slot.internal.NodeRegistry;
 import io.standby.slot.internal.OwnerProbe;
 import io.standby.slot.internal.ProtocolSetup;
 import io.standby.slot.internal.Sleeper;
 import io.standby.slot.internal.SlotProtocol;
-import io.standby.slot.internal.SlotStore;
 import io.standby.slot.internal.OwnerLinks;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -69,32 +66,25 @@ public final class SlotNode implements AutoCloseable {
     /** Pings the standbys watching this node; its own thread, so that a slow poll never silences them. */
     private final ScheduledExecutorService watch = Executors.newSingleThreadScheduledExecutor(daemon("standby-watch"));
 
-    /**
-     * See {@link SlotNodeBuilder}.
-     *
-     * @param events     where this node records how its slots change hands
-     * @param ownsEvents whether this node starts and closes {@code events}, or its owner (a whole node) does
-     * @param watchLinks with watch links, their settings ({@link OwnerLinks}); null without
-     * @param readKey    reads the cluster's key for watch links; null without
-     */
-    SlotNode(SlotStore store, NodeRegistry registry, NodeConfig config, MonotonicClock clock, SlotListener listener,
-                     Supplier<Workload> workload, EventLog events, boolean ownsEvents, boolean fastFailover, WatchLinks watchLinks,
-                     Supplier<LinkKey> readKey) {
+    /** See {@link SlotNodeBuilder}. */
+    SlotNode(SlotNodeBuilder.Stores stores, NodeConfig config, MonotonicClock clock, SlotListener listener,
+             Supplier<Workload> workload, SlotNodeBuilder.Events events, SlotNodeBuilder.Takeover takeover) {
         this.config = config;
-        this.events = events;
-        this.ownsEvents = ownsEvents;
+        this.events = events.log();
+        this.ownsEvents = events.ownLog();
         this.clock = clock;
-        this.fastFailover = fastFailover;
+        this.fastFailover = takeover.fastFailover();
         GoneOwners gone = fastFailover ? new GoneOwners(OwnerProbe.TCP, Sleeper.THREAD, clock,
                 GoneOwners.connectTimeout(config.timing().heartbeat()), GoneOwners.GAP) : GoneOwners.OFF;
-        SlotListener listeners = events == null ? listener : SlotListener.inOrder(new EventRecorder(events), listener);
-        ProtocolSetup setup = ProtocolSetup.of(store, config, clock, listeners)
-                .withMembership(registry, workload, Load.Gauge.SYSTEM)
+        SlotListener listeners = this.events == null ? listener
+                : SlotListener.inOrder(new EventRecorder(this.events), listener);
+        ProtocolSetup setup = ProtocolSetup.of(stores.slots(), config, clock, listeners)
+                .withMembership(stores.registry(), workload, Load.Gauge.SYSTEM)
                 .withFanout(Fanout.PARALLEL)
                 .withFastFailover(gone);
-        if (watchLinks != null) {
-            this.links = new NodeLinks(config, clock, watchLinks, readKey, task -> heartbeat.execute(guard("renew", task)),
-                    this::renewAll);
+        if (takeover.watchLinks() != null) {
+            this.links = new NodeLinks(config, clock, takeover.watchLinks(), takeover.readKey(),
+                    task -> heartbeat.execute(guard("renew", task)), this::renewAll);
             this.ownerLinks = links.ownerLinks();
             setup = setup.withWatchLinks(ownerLinks, links.standbyLinks());
         } else {

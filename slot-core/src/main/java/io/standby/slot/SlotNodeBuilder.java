@@ -4,6 +4,8 @@ import io.standby.slot.internal.EventLog;
 import io.standby.slot.internal.LinkKey;
 import io.standby.slot.internal.MongoNodeRegistry;
 import io.standby.slot.internal.MongoSlotStore;
+import io.standby.slot.internal.NodeRegistry;
+import io.standby.slot.internal.SlotStore;
 import io.standby.slot.internal.SuspendAwareClock;
 
 import java.util.Objects;
@@ -94,10 +96,37 @@ public final class SlotNodeBuilder {
      * @throws java.io.UncheckedIOException if the watch port cannot be bound
      */
     public SlotNode build() {
-        boolean ownsEvents = events == null;
-        return new SlotNode(new MongoSlotStore(database), new MongoNodeRegistry(database.database()), config,
-                clock == null ? SuspendAwareClock.ofSystem() : clock, listener, workload,
-                ownsEvents ? new EventLog(database.database()) : events, ownsEvents, fastFailover, watchLinks,
-                watchLinks == null ? null : () -> LinkKey.loadOrCreate(database.database()));
+        Stores stores = new Stores(new MongoSlotStore(database), new MongoNodeRegistry(database.database()));
+        return new SlotNode(stores, config, clock == null ? SuspendAwareClock.ofSystem() : clock, listener, workload,
+                events == null ? Events.own(new EventLog(database.database())) : Events.shared(events),
+                new Takeover(fastFailover, watchLinks,
+                        watchLinks == null ? null : () -> LinkKey.loadOrCreate(database.database())));
+    }
+
+    /** The collections a node works on: its slots, and the registry of nodes. */
+    record Stores(SlotStore slots, NodeRegistry registry) {
+    }
+
+    /**
+     * Where a node records how its slots change hands, and whether the node starts and closes that log
+     * itself ({@code ownLog}) or its owner, a whole node, does.
+     */
+    record Events(EventLog log, boolean ownLog) {
+
+        static Events own(EventLog log) {
+            return new Events(log, true);
+        }
+
+        static Events shared(EventLog log) {
+            return new Events(log, false);
+        }
+    }
+
+    /**
+     * How a node takes slots over before their lease runs out: by fast failover, and by watch links with
+     * their settings ({@link io.standby.slot.internal.OwnerLinks}) and a reader of the cluster's key for them
+     * (both null without).
+     */
+    record Takeover(boolean fastFailover, WatchLinks watchLinks, Supplier<LinkKey> readKey) {
     }
 }

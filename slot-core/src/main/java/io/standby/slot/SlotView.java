@@ -29,22 +29,33 @@ import java.time.Instant;
 public record SlotView(String id, NodeId owner, String instance, Instant time, Duration lease, long epoch, Duration age,
                        long changes, Duration lateMark, Drain drain, long beat, Duration linkEnd) {
 
-    /** A slot that no standby marked as behind a dead watch link. */
-    public SlotView(String id, NodeId owner, String instance, Instant time, Duration lease, long epoch, Duration age,
-                    long changes, Duration lateMark, Drain drain, long beat) {
-        this(id, owner, instance, time, lease, epoch, age, changes, lateMark, drain, beat, null);
+    /**
+     * A slot with no robot changes, written by an owner that declared no late mark and writes no beat, without a
+     * drain request or a standby's mark on it; the withers add the rest.
+     */
+    public static SlotView of(String id, NodeId owner, String instance, Instant time, Duration lease, long epoch,
+                              Duration age) {
+        return new SlotView(id, owner, instance, time, lease, epoch, age, 0, null, null, 0, null);
     }
 
-    /** A slot without a beat: written by a node that writes none, or never taken. */
-    public SlotView(String id, NodeId owner, String instance, Instant time, Duration lease, long epoch, Duration age,
-                    long changes, Duration lateMark, Drain drain) {
-        this(id, owner, instance, time, lease, epoch, age, changes, lateMark, drain, 0);
+    /** The same slot, with {@link #changes()} as given. */
+    public SlotView withChanges(long changes) {
+        return new SlotView(id, owner, instance, time, lease, epoch, age, changes, lateMark, drain, beat, linkEnd);
     }
 
-    /** A slot whose owner declared no late mark, without a drain request on it. */
-    public SlotView(String id, NodeId owner, String instance, Instant time, Duration lease, long epoch, Duration age,
-                    long changes) {
-        this(id, owner, instance, time, lease, epoch, age, changes, null, null);
+    /** The same slot, with {@link #lateMark()} as given. */
+    public SlotView withLateMark(Duration lateMark) {
+        return new SlotView(id, owner, instance, time, lease, epoch, age, changes, lateMark, drain, beat, linkEnd);
+    }
+
+    /** The same slot, with {@link #drain()} as given. */
+    public SlotView withDrain(Drain drain) {
+        return new SlotView(id, owner, instance, time, lease, epoch, age, changes, lateMark, drain, beat, linkEnd);
+    }
+
+    /** The same slot, with {@link #beat()} as given. */
+    public SlotView withBeat(long beat) {
+        return new SlotView(id, owner, instance, time, lease, epoch, age, changes, lateMark, drain, beat, linkEnd);
     }
 
     /**
@@ -61,6 +72,16 @@ public record SlotView(String id, NodeId owner, String instance, Instant time, D
      * {@code force}, even when no other live node has room for them.
      */
     public record Drain(String instance, boolean force) {
+
+        /** A drain of {@code instance} that hands over only what the other live nodes have room for. */
+        public static Drain asked(String instance) {
+            return new Drain(instance, false);
+        }
+
+        /** A drain of {@code instance} that hands over every slot, room or not. */
+        public static Drain forced(String instance) {
+            return new Drain(instance, true);
+        }
     }
 
     /** Whether an operator asked this instance to drain while it held this slot. */

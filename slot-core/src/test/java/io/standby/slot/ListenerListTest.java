@@ -116,7 +116,7 @@ class ListenerListTest {
     void everyCallReachesEveryListenerWithItsArguments() {
         List<String> heard = new ArrayList<>();
         SlotListener all = SlotListener.inOrder(new Everything("a", heard), new Everything("b", heard));
-        SlotView slot = new SlotView("slot-0", null, null, Instant.EPOCH, Duration.ofSeconds(5), 3, Duration.ZERO, 0, null, null);
+        SlotView slot = SlotView.of("slot-0", null, null, Instant.EPOCH, Duration.ofSeconds(5), 3, Duration.ZERO);
 
         all.acquired(LEASE);
         all.acquired(LEASE, slot);

@@ -21,7 +21,7 @@ class SlotViewTest {
     private static final Instant HEARTBEAT = Instant.parse("2026-11-26T12:00:00Z");
 
     private static SlotView owned(Duration age) {
-        return new SlotView("slot-0", OWNER, "i-1", HEARTBEAT, LEASE, 3, age, 0, LATE, null);
+        return SlotView.of("slot-0", OWNER, "i-1", HEARTBEAT, LEASE, 3, age).withLateMark(LATE);
     }
 
     @Test
@@ -35,16 +35,16 @@ class SlotViewTest {
     void anOwnerIsLateOnlyOnceItsHeartbeatIsOlderThanTheLateMarkItWrote() {
         assertFalse(owned(LATE).isLate(), "exactly at the mark: the owner pauses its robots before it, not at it");
         assertTrue(owned(LATE.plusMillis(1)).isLate());
-        assertFalse(new SlotView("slot-0", OWNER, "i-1", HEARTBEAT, LEASE, 3, LEASE.plusSeconds(60), 0).isLate(),
+        assertFalse(SlotView.of("slot-0", OWNER, "i-1", HEARTBEAT, LEASE, 3, LEASE.plusSeconds(60)).isLate(),
                 "an owner that wrote no late mark is never late, however old its heartbeat");
-        assertFalse(new SlotView("slot-0", null, null, HEARTBEAT, LEASE, 3, LEASE, 0, LATE, null).isLate(),
+        assertFalse(SlotView.of("slot-0", null, null, HEARTBEAT, LEASE, 3, LEASE).withLateMark(LATE).isLate(),
                 "a slot nobody owns has nobody to be late");
     }
 
     @Test
     void aDrainRequestConcernsOnlyTheInstanceItNames() {
-        SlotView asked = new SlotView("slot-0", OWNER, "i-1", HEARTBEAT, LEASE, 3, Duration.ZERO, 0, null,
-                new SlotView.Drain("i-1", false));
+        SlotView asked = SlotView.of("slot-0", OWNER, "i-1", HEARTBEAT, LEASE, 3, Duration.ZERO)
+                .withDrain(SlotView.Drain.asked("i-1"));
         assertTrue(asked.drainAsked("i-1"));
         assertFalse(asked.drainAsked("i-2"), "the same address restarted is another instance");
         assertFalse(owned(Duration.ZERO).drainAsked("i-1"));
@@ -52,21 +52,22 @@ class SlotViewTest {
 
     @Test
     void theStateShowsWhoMayTakeTheSlot() {
-        assertEquals(SlotState.FREE, new SlotView("slot-0", null, null, Instant.EPOCH, LEASE, 0, Duration.ZERO, 0).state(),
+        assertEquals(SlotState.FREE, SlotView.of("slot-0", null, null, Instant.EPOCH, LEASE, 0, Duration.ZERO).state(),
                 "released (time 1970): claimable at once, even judged by a lease that did not run out");
         assertEquals(SlotState.OWNED, owned(LEASE).state());
         assertEquals(SlotState.EXPIRED, owned(LEASE.plusMillis(1)).state());
-        assertEquals(SlotState.REVOKED, new SlotView("slot-0", null, null, HEARTBEAT, LEASE, 4, LEASE, 0).state(),
+        assertEquals(SlotState.REVOKED, SlotView.of("slot-0", null, null, HEARTBEAT, LEASE, 4, LEASE).state(),
                 "revoked by an operator: its former owner's lease has not run out, so nobody may take it yet");
-        assertEquals(SlotState.FREE, new SlotView("slot-0", null, null, HEARTBEAT, LEASE, 4, LEASE.plusMillis(1), 0).state(),
+        assertEquals(SlotState.FREE,
+                SlotView.of("slot-0", null, null, HEARTBEAT, LEASE, 4, LEASE.plusMillis(1)).state(),
                 "revoked long enough ago");
     }
 
     @Test
     void onlyASlotWithoutOwnerInstanceAndHeartbeatCountsAsReleased() {
-        assertTrue(new SlotView("slot-0", null, null, Instant.EPOCH, LEASE, 2, Duration.ZERO, 0).released());
-        assertFalse(new SlotView("slot-0", null, null, HEARTBEAT, LEASE, 2, Duration.ZERO, 0).released(), "revoked");
-        assertFalse(new SlotView("slot-0", null, "i-1", Instant.EPOCH, LEASE, 2, Duration.ZERO, 0).released());
-        assertFalse(new SlotView("slot-0", OWNER, null, Instant.EPOCH, LEASE, 2, Duration.ZERO, 0).released());
+        assertTrue(SlotView.of("slot-0", null, null, Instant.EPOCH, LEASE, 2, Duration.ZERO).released());
+        assertFalse(SlotView.of("slot-0", null, null, HEARTBEAT, LEASE, 2, Duration.ZERO).released(), "revoked");
+        assertFalse(SlotView.of("slot-0", null, "i-1", Instant.EPOCH, LEASE, 2, Duration.ZERO).released());
+        assertFalse(SlotView.of("slot-0", OWNER, null, Instant.EPOCH, LEASE, 2, Duration.ZERO).released());
     }
 }

@@ -40,18 +40,6 @@ public final class Chaos {
     public record Settings(int nodes, int slots, int robots, Duration duration, long seed, Cluster.Timing timing,
                            int inputPerSecond, Duration catchUp, boolean fastFailover, Cluster.Watch watch, Duration every) {
 
-        /** With the nodes' default watch links, faults 0.5 to 2 leases apart. */
-        public Settings(int nodes, int slots, int robots, Duration duration, long seed, Cluster.Timing timing,
-                        int inputPerSecond, Duration catchUp, boolean fastFailover) {
-            this(nodes, slots, robots, duration, seed, timing, inputPerSecond, catchUp, fastFailover, Cluster.Watch.DEFAULT, null);
-        }
-
-        /** With fast failover, the nodes' default. */
-        public Settings(int nodes, int slots, int robots, Duration duration, long seed, Cluster.Timing timing,
-                        int inputPerSecond, Duration catchUp) {
-            this(nodes, slots, robots, duration, seed, timing, inputPerSecond, catchUp, true);
-        }
-
         /** The watch lease the nodes run with, or null: no watch links. */
         public Duration watchLease() {
             return watch.resolve(timing);
@@ -107,8 +95,9 @@ public final class Chaos {
                 awaitRunning(cluster, robots, Duration.ofSeconds(120));
                 out.printf("Faults from %d s after the start, for %d s:%n", (System.currentTimeMillis() - origin) / 1000,
                         settings.duration().toSeconds());
-                faults = new Faults(cluster, settings.seed(), settings.timing().lease(), watchLease, settings.every(), settings.slots(),
-                        robots, f -> out.println(f.line(origin)));
+                Faults.Pace pace =
+                        new Faults.Pace(settings.seed(), settings.timing().lease(), watchLease, settings.every());
+                faults = new Faults(cluster, pace, settings.slots(), robots, f -> out.println(f.line(origin)));
                 faults.runUntil(System.currentTimeMillis() + settings.duration().toMillis());
                 cluster.heal();
             } finally {
@@ -136,7 +125,8 @@ public final class Chaos {
                     .map(f -> new Facts.Freeze(f.target(), f.pid(), f.start(), f.end(), f.woke(), f.links())).toList();
             Facts.Links links = watchLease == null ? Facts.Links.OFF : new Facts.Links(watchLease.toMillis(), freezes,
                     history.resumes(), history.takenByLink(), cluster.killedAt());
-            Facts facts = facts(cluster, robots, states, faults.renewals(), cuts, lateMark, links, dir.resolve("records"));
+            Facts facts = facts(cluster, robots, states, new FaultFacts(faults.renewals(), cuts, lateMark, links),
+                    dir.resolve("records"));
             Verdict verdict = Verdict.judge(facts);
             long outputs = facts.outputs().values().stream().mapToLong(List::size).sum();
             out.printf("Verdict (%d inputs, %d outputs, %d run starts, ends and checkpoint calls recorded; every process on one host,"
@@ -221,8 +211,12 @@ public final class Chaos {
         return states;
     }
 
-    private static Facts facts(Cluster cluster, List<String> robots, Map<String, String> states, List<Facts.Renewal> renewals,
-                               List<Facts.Cut> cuts, long lateMark, Facts.Links links, Path records) {
+    /** What the verdict judges of the faults: the robots renewed, the links cut, the late mark and the watch links. */
+    private record FaultFacts(List<Facts.Renewal> renewals, List<Facts.Cut> cuts, long lateMark, Facts.Links links) {
+    }
+
+    private static Facts facts(Cluster cluster, List<String> robots, Map<String, String> states, FaultFacts faults,
+                               Path records) {
         TreeMap<Long, Long> input = new TreeMap<>();
         Map<String, List<Facts.Output>> outputs = new HashMap<>();
         Map<String, Facts.End> ends = new HashMap<>();
@@ -245,7 +239,8 @@ public final class Chaos {
                         v.context() == null ? 0 : ChaosLedger.offset(v.context()))));
             }
         }
-        return new Facts(input, outputs, readRecords(records), ends, robots, renewals, cuts, lateMark, links);
+        return new Facts(input, outputs, readRecords(records), ends, robots, faults.renewals(), faults.cuts(),
+                faults.lateMark(), faults.links());
     }
 
     private static List<Checkpoint> readRecords(Path dir) {

@@ -22,12 +22,6 @@ public record Facts(SortedMap<Long, Long> input, Map<String, List<Output>> outpu
                     Map<String, End> ends, List<String> robots, List<Renewal> renewals, List<Cut> cuts, long lateMark,
                     Links links) {
 
-    /** Without watch links: the link-deadline row is not judged. */
-    public Facts(SortedMap<Long, Long> input, Map<String, List<Output>> outputs, List<Checkpoint> records,
-                 Map<String, End> ends, List<String> robots, List<Renewal> renewals, List<Cut> cuts, long lateMark) {
-        this(input, outputs, records, ends, robots, renewals, cuts, lateMark, Links.OFF);
-    }
-
     /** One output document of the ledger. */
     public record Output(long seq, Long amount, Long balance) {
     }

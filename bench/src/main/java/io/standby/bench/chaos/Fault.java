@@ -18,9 +18,9 @@ package io.standby.bench.chaos;
 record Fault(int number, Kind kind, String target, long start, long end, String detail, long pid, boolean alive,
              String identity, long woke, int links) {
 
-    /** A fault on no node, or on a node without a SIGSTOP. */
-    Fault(int number, Kind kind, String target, long start, long end, String detail, long pid, boolean alive) {
-        this(number, kind, target, start, end, detail, pid, alive, null, 0, -1);
+    /** A fault on no node: a slot, a robot or the database. */
+    static Fault offNode(int number, Kind kind, String target, long start, long end, String detail) {
+        return new Fault(number, kind, target, start, end, detail, 0, false, null, 0, -1);
     }
 
     /**

@@ -36,22 +36,26 @@ final class Faults {
     private final List<Fault> done = new ArrayList<>();
     private final List<Facts.Renewal> renewals = new ArrayList<>();
 
-    Faults(Cluster cluster, long seed, Duration lease, int slots, List<String> robots, Consumer<Fault> log) {
-        this(cluster, seed, lease, null, null, slots, robots, log);
-    }
-
     /**
+     * How faults are drawn: from {@code seed}, held and spaced by {@code lease}, FREEZEs only with a watch lease.
+     *
      * @param watchLease the nodes' watch lease, or null without watch links
      * @param every      the mean time from the end of one fault to the start of the next (drawn from half of it
      *                   to one and a half), or null for the suite's default of 0.5 to 2 leases
      */
-    Faults(Cluster cluster, long seed, Duration lease, Duration watchLease, Duration every, int slots, List<String> robots,
-           Consumer<Fault> log) {
+    record Pace(long seed, Duration lease, Duration watchLease, Duration every) {
+    }
+
+    Faults(Cluster cluster, long seed, Duration lease, int slots, List<String> robots, Consumer<Fault> log) {
+        this(cluster, new Pace(seed, lease, null, null), slots, robots, log);
+    }
+
+    Faults(Cluster cluster, Pace pace, int slots, List<String> robots, Consumer<Fault> log) {
         this.cluster = cluster;
-        this.random = new Random(seed);
-        this.lease = lease;
-        this.watchLease = watchLease;
-        this.every = every;
+        this.random = new Random(pace.seed());
+        this.lease = pace.lease();
+        this.watchLease = pace.watchLease();
+        this.every = pace.every();
         this.slots = slots;
         this.robots = robots;
         this.log = log;
@@ -284,6 +288,6 @@ final class Faults {
     }
 
     private Fault fault(Fault.Kind kind, String target, long start, String detail) {
-        return new Fault(done.size() + 1, kind, target, start, System.currentTimeMillis(), detail, 0, false);
+        return Fault.offNode(done.size() + 1, kind, target, start, System.currentTimeMillis(), detail);
     }
 }

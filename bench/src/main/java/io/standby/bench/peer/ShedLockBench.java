@@ -71,8 +71,7 @@ public final class ShedLockBench implements Callable<Integer> {
         List<String> options = new ArrayList<>(timingOptions);
         options.addAll(more);
         String dbName = key.replace('-', '_');
-        CONTESTS.put(key, (dir, db) -> new StandbyContest(dir, db, dbName, name, options, timing.heartbeat(), timing.lease(),
-                timing.poll()));
+        CONTESTS.put(key, (dir, db) -> new StandbyContest(dir, db, dbName, name, options, timing));
     }
 
     /** Which ShedLock contest is compared with which Standby ones. */

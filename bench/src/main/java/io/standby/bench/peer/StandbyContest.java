@@ -27,8 +27,8 @@ import java.util.Map;
 
 /**
  * Two {@code standby node} processes (max one slot each, no robots) on a database with one slot, started
- * with exactly {@code options} (none: the node's defaults); {@code heartbeat}, {@code lease} and
- * {@code poll} are what those options amount to, for the kill's timing and the bounds.
+ * with exactly {@code options} (none: the node's defaults); {@code timing}'s heartbeat, lease and poll are
+ * what those options amount to, for the kill's timing and the bounds.
  */
 final class StandbyContest implements Contest {
 
@@ -46,16 +46,15 @@ final class StandbyContest implements Contest {
     private StandbyDatabase admin;
     private int started;
 
-    StandbyContest(Path dir, Database database, String dbName, String name, List<String> options, Duration heartbeat, Duration lease,
-                   Duration poll) {
+    StandbyContest(Path dir, Database database, String dbName, String name, List<String> options, SlotTiming timing) {
         this.dir = dir;
         this.database = database;
         this.dbName = dbName;
         this.name = name;
         this.options = List.copyOf(options);
-        this.heartbeat = heartbeat;
-        this.lease = lease;
-        this.poll = poll;
+        this.heartbeat = timing.heartbeat();
+        this.lease = timing.lease();
+        this.poll = timing.poll();
     }
 
     @Override

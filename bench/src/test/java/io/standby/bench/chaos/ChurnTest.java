@@ -66,7 +66,7 @@ class ChurnTest {
     @Test
     void aTakeoverByALinkOrOfAGoneOwnerIsFalseUnlessItsFormerOwnerWasUnderAFault() {
         Fault freeze = new Fault(1, Fault.Kind.FREEZE, "node-2", 1000, 2500, "", 22, false, "127.0.0.1:2", 2510, 3);
-        Fault restart = new Fault(2, Fault.Kind.DB_RESTART, "database", 20_000, 25_000, "", 0, false);
+        Fault restart = Fault.offNode(2, Fault.Kind.DB_RESTART, "database", 20_000, 25_000, "");
         List<Fault> faults = List.of(freeze, restart);
         long grace = 6000;
         assertEquals(freeze, Churn.excuse(faults, took("127.0.0.1:2", 2600), grace));

@@ -43,6 +43,12 @@ public final class RobotDecision {
         LAUNCH
     }
 
+    /** Whether any run of the robot's id is still alive on this node, under any lease. */
+    public enum OnNode {
+        NO_RUN,
+        RUN_ALIVE
+    }
+
     private RobotDecision() {
     }
 
@@ -52,9 +58,9 @@ public final class RobotDecision {
      * @param node           this node's identity, as written in {@code node}
      * @param runToken    the token of this node's live run of the robot under this lease, or null if there
      *                    is none
-     * @param aliveOnNode whether any run of this robot id is still alive on this node, under any lease
+     * @param onNode      whether any run of this robot id is still alive on this node, under any lease
      */
-    public static Action decide(RobotView robot, long leaseEpoch, String node, RobotToken runToken, boolean aliveOnNode) {
+    public static Action decide(RobotView robot, long leaseEpoch, String node, RobotToken runToken, OnNode onNode) {
         boolean running = runToken != null;
         if (running && !Objects.equals(runToken.incarnation(), robot.incarnation())) {
             return Action.INTERRUPT_REMOVED;
@@ -80,7 +86,7 @@ public final class RobotDecision {
             }
             return robot.desired() == Desired.STOPPED ? Action.STOP : Action.KEEP;
         }
-        if (aliveOnNode) {
+        if (onNode == OnNode.RUN_ALIVE) {
             return Action.WAIT;
         }
         if (robot.desired() == Desired.REMOVED) {

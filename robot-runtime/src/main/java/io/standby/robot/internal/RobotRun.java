@@ -56,9 +56,10 @@ final class RobotRun implements Run {
         this.runs = runs;
         this.control = new RunControl(runs.threads());
         this.status = new RunStatus(token, runs.writes(), runs.threads(), runs.sequence(), this::reject);
-        this.context = new RunContext(token, lease, robot.type(), robot.config(), robot.context(), control,
-                runs.writes(), runs.threads(), runs.sequence(), this::reject, runs.clock(),
-                latency -> runs.tell(l -> l.checkpointed(robot.id(), latency)));
+        RunContext.Launch launch = new RunContext.Launch(token, lease, robot.type(), robot.config(), robot.context());
+        this.context = new RunContext(launch, control,
+                new RunContext.Checkpoints(runs.writes(), runs.threads(), runs.sequence(), runs.clock()),
+                this::reject, latency -> runs.tell(l -> l.checkpointed(robot.id(), latency)));
         this.supervisor = new Supervisor(runs.config(), runs.clock());
         this.restarts = robot.restarts();
         this.lastError = robot.lastError();
@@ -85,8 +86,18 @@ final class RobotRun implements Run {
     }
 
     @Override
-    public void interrupt(boolean removal) {
-        control.interrupt(removal);
+    public void interrupt() {
+        control.interrupt();
+        interruptThread();
+    }
+
+    @Override
+    public void interruptRemoved() {
+        control.interruptRemoved();
+        interruptThread();
+    }
+
+    private void interruptThread() {
         RunThreads.Worker t = thread;
         if (t != null) {
             t.interrupt();
@@ -155,7 +166,7 @@ final class RobotRun implements Run {
                 // A checkpoint cut short by a graceful stop is no fence: the run still holds its token and
                 // ends as asked, with its final state. A real fence or an interrupt marked the run already.
                 if (control.stop() == null) {
-                    control.interrupt(false);
+                    control.interrupt();
                 }
             } catch (Throwable t) {
                 failure = t;
@@ -241,7 +252,7 @@ final class RobotRun implements Run {
         runs.tell(l -> l.fenced(robot.id()));
         if (!control.interrupted()) {
             log.warn("Robot {} was fenced at epoch {} of {}: stopping it", robot.id(), lease.epoch(), lease.slotId());
-            interrupt(false);
+            interrupt();
         }
     }
 }

@@ -38,27 +38,39 @@ public final class RobotRuns implements Run.Launcher {
     private final RobotListener listener;
 
     /**
+     * Where runs read and write their robots: the store, the batched writes, and the sequence that orders a
+     * run's writes.
+     */
+    public record Storage(RobotStore store, RobotWrites writes, WriteSequence sequence) {
+    }
+
+    /**
+     * Who hears of the runs.
+     *
      * @param runEnded told whenever a run ends: something may wait for it (its slot's owner re-reads then)
      * @param events   where the runs' starts, failures and ends go as events ({@code EventLog#record}); must not block
      * @param listener told of checkpoints, fenced writes, restarts and failures, for metrics
      */
-    public RobotRuns(RobotStore store, RobotWrites writes, WriteSequence sequence, RuntimeConfig config, RobotTypes types,
-                     String node, MonotonicClock clock, Runnable runEnded, Consumer<Document> events, RobotListener listener) {
-        this(store, writes, sequence, config, types, node, clock, RunThreads.VIRTUAL, runEnded, events, listener);
+    public record Hooks(Runnable runEnded, Consumer<Document> events, RobotListener listener) {
+    }
+
+    /** Runs on virtual threads. */
+    public RobotRuns(Storage storage, RuntimeConfig config, RobotTypes types, String node, MonotonicClock clock,
+                     Hooks hooks) {
+        this(storage, config, types, node, clock, RunThreads.VIRTUAL, hooks);
     }
 
     /** @param threads where the runs' threads come from and how they wait (the simulation's own, on virtual time) */
-    public RobotRuns(RobotStore store, RobotWrites writes, WriteSequence sequence, RuntimeConfig config, RobotTypes types,
-                     String node, MonotonicClock clock, RunThreads threads, Runnable runEnded, Consumer<Document> events,
-                     RobotListener listener) {
+    public RobotRuns(Storage storage, RuntimeConfig config, RobotTypes types, String node, MonotonicClock clock,
+                     RunThreads threads, Hooks hooks) {
         this.threads = threads;
         this.clock = clock;
-        this.runEnded = runEnded;
-        this.events = events;
-        this.listener = listener;
-        this.store = store;
-        this.writes = writes;
-        this.sequence = sequence;
+        this.runEnded = hooks.runEnded();
+        this.events = hooks.events();
+        this.listener = hooks.listener();
+        this.store = storage.store();
+        this.writes = storage.writes();
+        this.sequence = storage.sequence();
         this.config = config;
         this.types = types;
         this.node = node;

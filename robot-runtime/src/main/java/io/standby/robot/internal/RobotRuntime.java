@@ -58,8 +58,8 @@ public final class RobotRuntime implements SlotListener, AutoCloseable {
         WriteSequence sequence = new WriteSequence();
         this.ownsEvents = events == null;
         this.events = ownsEvents ? new EventLog(database.database()) : events;
-        RobotRuns runs = new RobotRuns(store, writes, sequence, config, types, node.toString(), clock, sync::changed,
-                this.events::record, listener);
+        RobotRuns runs = new RobotRuns(new RobotRuns.Storage(store, writes, sequence), config, types, node.toString(),
+                clock, new RobotRuns.Hooks(sync::changed, this.events::record, listener));
         this.slots = new SlotRuns(new RuntimeCore(store, writes, sequence, node.toString(), runs, clock),
                 config.stopTimeout(), SlotRuns.RESYNC, sync::slotsChanged, sync::wake);
     }

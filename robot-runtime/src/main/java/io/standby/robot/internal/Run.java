@@ -23,8 +23,11 @@ interface Run {
     /** Asks the robot to finish; {@code target} is the slot of a move, else null. The first request sticks. */
     void requestStop(Stop why, String target);
 
-    /** Stops the robot at once: it may write nothing more. A removed robot's document is then deleted. */
-    void interrupt(boolean removed);
+    /** Stops the robot at once: it may write nothing more. */
+    void interrupt();
+
+    /** Stops the robot at once, as {@link #interrupt()}, because it was removed: its document is then deleted. */
+    void interruptRemoved();
 
     /** If a status write of this run failed to arrive, sends the whole current status again. */
     void resendStatus();

@@ -42,21 +42,38 @@ final class RunContext implements RobotContext {
     /** The last accepted state, immutable; decoded afresh for every {@link #state()} call. */
     private volatile RawBsonDocument state;
 
-    RunContext(RobotToken token, Lease lease, String type, Document config, Document context, RunControl control,
-               RobotWrites writes, RunThreads threads, WriteSequence sequence, Runnable onRejected, MonotonicClock clock,
+    /**
+     * The robot as launched: its run's token, the lease it runs under, its type (which names its log), and its
+     * configuration and last checkpoint as read (null for none).
+     */
+    record Launch(RobotToken token, Lease lease, String type, Document config, Document state) {
+    }
+
+    /**
+     * How checkpoints are written: submitted to {@code writes}, waited for on {@code threads}, numbered by
+     * {@code sequence}, and timed on {@code clock}.
+     */
+    record Checkpoints(RobotWrites writes, RunThreads threads, WriteSequence sequence, MonotonicClock clock) {
+    }
+
+    /**
+     * @param onRejected     told when a checkpoint was rejected under the run's token: another runner has the robot
+     * @param onAcknowledged told how long each acknowledged checkpoint took
+     */
+    RunContext(Launch launch, RunControl control, Checkpoints checkpoints, Runnable onRejected,
                Consumer<Duration> onAcknowledged) {
-        this.token = token;
-        this.lease = lease;
+        this.token = launch.token();
+        this.lease = launch.lease();
         this.control = control;
-        this.writes = writes;
-        this.threads = threads;
-        this.sequence = sequence;
+        this.writes = checkpoints.writes();
+        this.threads = checkpoints.threads();
+        this.sequence = checkpoints.sequence();
         this.onRejected = onRejected;
-        this.clock = clock;
+        this.clock = checkpoints.clock();
         this.onAcknowledged = onAcknowledged;
-        this.robotLog = LoggerFactory.getLogger("robot." + type);
-        this.config = new RawBsonDocument(config == null ? new Document() : config, CODEC);
-        this.state = new RawBsonDocument(context == null ? new Document() : context, CODEC);
+        this.robotLog = LoggerFactory.getLogger("robot." + launch.type());
+        this.config = new RawBsonDocument(launch.config() == null ? new Document() : launch.config(), CODEC);
+        this.state = new RawBsonDocument(launch.state() == null ? new Document() : launch.state(), CODEC);
     }
 
     @Override
@@ -106,7 +123,7 @@ final class RunContext implements RobotContext {
                 onRejected.run();
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                control.interrupt(false);
+                control.interrupt();
                 throw new FencedException("robot " + token.robotId() + " was interrupted during a checkpoint");
             } catch (ExecutionException e) {
                 if (e.getCause() instanceof IllegalArgumentException refused) {

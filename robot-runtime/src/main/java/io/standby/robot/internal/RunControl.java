@@ -31,7 +31,16 @@ final class RunControl {
     }
 
     /** Marks the run interrupted; true the first time. The caller interrupts the thread. */
-    boolean interrupt(boolean removal) {
+    boolean interrupt() {
+        return markInterrupted(false);
+    }
+
+    /** The same, for a robot that was removed: its run ends by deleting it. */
+    boolean interruptRemoved() {
+        return markInterrupted(true);
+    }
+
+    private boolean markInterrupted(boolean removal) {
         boolean first;
         synchronized (monitor) {
             first = !interrupted;

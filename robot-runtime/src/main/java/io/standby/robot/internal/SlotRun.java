@@ -116,10 +116,10 @@ public final class SlotRun {
             Action action = decide(robot, run);
             switch (action) {
                 case FENCE -> toFence.add(robot.id());
-                case INTERRUPT_LOST -> run.interrupt(false);
+                case INTERRUPT_LOST -> run.interrupt();
                 case INTERRUPT_REMOVED -> {
                     log.info("Robot {} was removed: stopping it", robot.id());
-                    run.interrupt(true);
+                    run.interruptRemoved();
                 }
                 case STOP_FOR_MOVE -> run.requestStop(Run.Stop.MOVE, robot.target());
                 case STOP -> run.requestStop(Run.Stop.OPERATOR, null);
@@ -135,7 +135,7 @@ public final class SlotRun {
                 Run run = liveRun(id);
                 if (run != null) {
                     log.info("Robot {} is no longer in {}: stopping it", id, lease.slotId());
-                    run.interrupt(true);
+                    run.interruptRemoved();
                 }
             }
         }
@@ -152,7 +152,7 @@ public final class SlotRun {
 
     private Action decide(RobotView robot, Run run) {
         return RobotDecision.decide(robot, lease.epoch(), core.node(), run == null ? null : run.token(),
-                core.launcher().aliveOnNode(robot.id()));
+                core.launcher().aliveOnNode(robot.id()) ? RobotDecision.OnNode.RUN_ALIVE : RobotDecision.OnNode.NO_RUN);
     }
 
     /**
@@ -276,7 +276,7 @@ public final class SlotRun {
     /** The slot is lost: every robot stops at once. Never blocks. */
     public void lost() {
         for (Run run : end()) {
-            run.interrupt(false);
+            run.interrupt();
         }
     }
 
@@ -295,7 +295,7 @@ public final class SlotRun {
                 long left = Math.max(0, deadline - core.clock().nanoTime());
                 if (!run.await(Duration.ofNanos(left)) && !run.finishing()) {
                     log.warn("Robot {} did not stop within {}; interrupting it", run.token().robotId(), timeout);
-                    run.interrupt(false);
+                    run.interrupt();
                 }
             }
             // One deadline for all: the runs end together, and a final write gives up after its own timeout.
@@ -309,7 +309,7 @@ public final class SlotRun {
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            stopping.forEach(run -> run.interrupt(false));
+            stopping.forEach(Run::interrupt);
         }
     }
 

@@ -78,7 +78,8 @@ class RobotTypeCheckTest {
     private void announce(String node, List<String> types, boolean offline) {
         NodeId id = NodeId.parse(node);
         new MongoNodeRegistry(database.connection().database()).write(new NodeRegistry.NodeRecord(id, "i-" + node, "host",
-                NodeState.STANDBY, List.of(), 1, 0, 0, 0, 0, 0, "test", Duration.ofSeconds(1), types), true);
+                NodeState.STANDBY, List.of(), 1, 0, 0, 0, 0, 0, "test", Duration.ofSeconds(1), types),
+                NodeRegistry.Write.FIRST);
         if (offline) {
             database.connection().database().getCollection(MongoNodeRegistry.COLLECTION).updateOne(Filters.eq("_id", node),
                     Updates.set("time", new Date(System.currentTimeMillis() - Duration.ofHours(1).toMillis())));

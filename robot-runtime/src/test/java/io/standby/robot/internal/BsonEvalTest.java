@@ -110,8 +110,8 @@ class BsonEvalTest {
 
     /** Every slot rule, as seen on {@link #slot} (owner, instance, epoch 3, late mark) with the heartbeat of {@code seenTime}. */
     private static List<Rule> slotRules(Date seenTime) {
-        SlotView seen = new SlotView("s", OWNER, "i1", seenTime.toInstant(), Duration.ofSeconds(5), 3, Duration.ZERO, 0,
-                Duration.ofSeconds(2), null);
+        SlotView seen = SlotView.of("s", OWNER, "i1", seenTime.toInstant(), Duration.ofSeconds(5), 3, Duration.ZERO)
+                .withLateMark(Duration.ofSeconds(2));
         Ownership other = new Ownership(OTHER, "i2", Duration.ofSeconds(5), Duration.ofSeconds(2));
         Ownership noMark = new Ownership(OTHER, "i2", Duration.ofSeconds(5));
         Ownership self = new Ownership(OWNER, "i3", Duration.ofSeconds(5));
@@ -129,7 +129,8 @@ class BsonEvalTest {
         rules.add(new Rule("renew all, one", SlotRules.renewAllFilter(Map.of("s", 3L), "i2"), SlotRules.renewUpdate(noMark), true));
         rules.add(new Rule("release", SlotRules.releaseFilter("s", 3, "i1"), SlotRules.releaseUpdate(), false));
         rules.add(new Rule("revoke", SlotRules.revokeFilter(seen), SlotRules.revokeUpdate(seen), false));
-        rules.add(new Rule("markDrain", SlotRules.markDrainFilter(OWNER, "i1"), SlotRules.markDrainUpdate("i1", false), true));
+        rules.add(new Rule("markDrain", SlotRules.markDrainFilter(OWNER, "i1"),
+                SlotRules.markDrainUpdate(SlotView.Drain.asked("i1")), true));
         rules.add(new Rule("touch", SlotRules.touchFilter("s"), SlotRules.touchUpdate(), false));
         // A poll's filter, with a touch to see it match: every free slot, none, the share that holds "s"'s
         // bucket, one that does not; late by 2 s.

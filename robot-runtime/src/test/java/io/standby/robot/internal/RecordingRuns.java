@@ -106,8 +106,17 @@ final class RecordingRuns implements Run.Launcher {
         }
 
         @Override
-        public void interrupt(boolean removed) {
-            asked.add(removed ? "interrupt removed" : "interrupt");
+        public void interrupt() {
+            interrupted("interrupt");
+        }
+
+        @Override
+        public void interruptRemoved() {
+            interrupted("interrupt removed");
+        }
+
+        private void interrupted(String how) {
+            asked.add(how);
             if (interruptedAt < 0) {
                 interruptedAt = clock.nanoTime();
             }

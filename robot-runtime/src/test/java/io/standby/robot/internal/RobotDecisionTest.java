@@ -32,7 +32,8 @@ class RobotDecisionTest {
     private static final RobotToken RUN = new RobotToken("r", "inc-1", "slot-0", EPOCH, 3);
 
     private static Action decide(RobotView robot, RobotToken run, boolean aliveOnNode) {
-        return RobotDecision.decide(robot, EPOCH, ME, run, aliveOnNode);
+        return RobotDecision.decide(robot, EPOCH, ME, run,
+                aliveOnNode ? RobotDecision.OnNode.RUN_ALIVE : RobotDecision.OnNode.NO_RUN);
     }
 
     @Test

@@ -67,8 +67,9 @@ class RobotRunLateStartTest {
                 return context -> ran.incrementAndGet();
             }
         };
-        RobotRuns runs = new RobotRuns(store, writes, new WriteSequence(), RuntimeConfig.defaults(Duration.ofSeconds(1)),
-                RobotTypes.of(factory), "127.0.0.1:1", MonotonicClock.system(), () -> { }, event -> { }, RobotListener.NONE);
+        RobotRuns runs = new RobotRuns(new RobotRuns.Storage(store, writes, new WriteSequence()),
+                RuntimeConfig.defaults(Duration.ofSeconds(1)), RobotTypes.of(factory), "127.0.0.1:1",
+                MonotonicClock.system(), new RobotRuns.Hooks(() -> { }, event -> { }, RobotListener.NONE));
 
         // A lease that ended between the take and the start of the robot's thread.
         Run run = runs.launch(robot, new FixedLease("slot-0", 0, false));

@@ -115,8 +115,9 @@ class RobotRunTest {
     }
 
     private RobotRuns runs(RunThreads threads, RuntimeConfig config, RobotFactory... types) {
-        return new RobotRuns(robots.store, writes, new WriteSequence(), config, RobotTypes.of(types), StoredRobots.NODE,
-                () -> 0L, threads, ended::incrementAndGet, events::add, listener);
+        return new RobotRuns(new RobotRuns.Storage(robots.store, writes, new WriteSequence()), config,
+                RobotTypes.of(types), StoredRobots.NODE, () -> 0L, threads,
+                new RobotRuns.Hooks(ended::incrementAndGet, events::add, listener));
     }
 
     private RobotRuns runs(RobotFactory... types) {
@@ -268,7 +269,7 @@ class RobotRunTest {
         robots.db.database().getCollection(RobotFields.COLLECTION).updateOne(new Document(RobotFields.ID, "r1"),
                 new Document("$set", new Document(RobotFields.DESIRED, "removed")));
 
-        run.interrupt(true);
+        run.interruptRemoved();
 
         assertEnds(run);
         assertNull(doc(), "deleted under the run's token");
@@ -281,7 +282,7 @@ class RobotRunTest {
         RobotRuns runs = runs(factory("stubborn", config -> context -> never.await()));
         Run run = launchAndAwaitRunning(runs, robots.add("r1", "stubborn", new Document()));
 
-        run.interrupt(false);
+        run.interrupt();
 
         assertEnds(run);
         assertEquals("RUNNING", doc().getString(RobotFields.STATE), "no last words: the slot's next owner decides");

@@ -40,11 +40,16 @@ class RunContextTest {
     private final List<Duration> acknowledged = new CopyOnWriteArrayList<>();
 
     private RunContext context(RobotWrites through, Document config, Document state) {
-        return new RunContext(TOKEN, lease, "counter", config, state, control, through, threads, new WriteSequence(),
-                () -> {
+        return new RunContext(new RunContext.Launch(TOKEN, lease, "counter", config, state), control,
+                new RunContext.Checkpoints(through, threads, new WriteSequence(), now::get), () -> {
                     rejected.incrementAndGet();
-                    control.interrupt(false);
-                }, now::get, acknowledged::add);
+                    control.interrupt();
+                }, acknowledged::add);
+    }
+
+    /** A robot of type counter without configuration, under the test's lease. */
+    private RunContext.Launch launch(RobotToken token, Document state) {
+        return new RunContext.Launch(token, lease, "counter", null, state);
     }
 
     private final RunContext context = context(writes, new Document("step", 2), new Document("count", 5));
@@ -91,8 +96,9 @@ class RunContextTest {
         try (StoredRobots robots = new StoredRobots()) {
             robots.add("r1", "counter", new Document());
             try (WriteBatcher batcher = new WriteBatcher(robots.store)) {
-                RunContext real = new RunContext(robots.token("r1"), lease, "counter", null, null, control, batcher, RunThreads.VIRTUAL,
-                        new WriteSequence(), rejected::incrementAndGet, now::get, acknowledged::add);
+                RunContext real = new RunContext(launch(robots.token("r1"), null), control,
+                        new RunContext.Checkpoints(batcher, RunThreads.VIRTUAL, new WriteSequence(), now::get),
+                        rejected::incrementAndGet, acknowledged::add);
                 Document state = new Document("count", 1);
 
                 real.checkpoint(state);
@@ -113,11 +119,12 @@ class RunContextTest {
             RobotToken token = robots.token("r1");
             robots.fenceAway(5);
             try (WriteBatcher batcher = new WriteBatcher(robots.store)) {
-                RunContext real = new RunContext(token, lease, "counter", null, new Document("count", 0), control, batcher,
-                        RunThreads.VIRTUAL, new WriteSequence(), () -> {
-                            rejected.incrementAndGet();
-                            control.interrupt(false);
-                        }, now::get, acknowledged::add);
+                RunContext.Checkpoints through =
+                        new RunContext.Checkpoints(batcher, RunThreads.VIRTUAL, new WriteSequence(), now::get);
+                RunContext real = new RunContext(launch(token, new Document("count", 0)), control, through, () -> {
+                    rejected.incrementAndGet();
+                    control.interrupt();
+                }, acknowledged::add);
 
                 assertThrows(FencedException.class, () -> real.checkpoint(new Document("count", 1)));
 
@@ -135,8 +142,9 @@ class RunContextTest {
         try (StoredRobots robots = new StoredRobots(backend)) {
             robots.add("r1", "counter", new Document());
             try (WriteBatcher batcher = new WriteBatcher(robots.store)) {
-                RunContext real = new RunContext(robots.token("r1"), lease, "counter", null, null, control, batcher, threads,
-                        new WriteSequence(), rejected::incrementAndGet, now::get, acknowledged::add);
+                RunContext real = new RunContext(launch(robots.token("r1"), null), control,
+                        new RunContext.Checkpoints(batcher, threads, new WriteSequence(), now::get),
+                        rejected::incrementAndGet, acknowledged::add);
                 backend.failWriteConcern(RobotFields.COLLECTION, 2);
 
                 real.checkpoint(new Document("count", 1));
@@ -203,7 +211,7 @@ class RunContextTest {
 
     @Test
     void aCheckpointOfAnInterruptedRunIsNotSent() {
-        control.interrupt(false);
+        control.interrupt();
 
         assertThrows(FencedException.class, () -> context.checkpoint(new Document("count", 6)));
         assertEquals(List.of(), writes.submitted);

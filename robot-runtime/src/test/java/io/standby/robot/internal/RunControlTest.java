@@ -52,8 +52,8 @@ class RunControlTest {
 
     @Test
     void anInterruptIsReportedFirstOnlyOnceAndARemovalSticks() {
-        assertTrue(control.interrupt(true), "the first interrupt");
-        assertFalse(control.interrupt(false), "a second one");
+        assertTrue(control.interruptRemoved(), "the first interrupt");
+        assertFalse(control.interrupt(), "a second one");
 
         assertTrue(control.interrupted());
         assertTrue(control.stopping());
@@ -63,7 +63,7 @@ class RunControlTest {
 
     @Test
     void anInterruptForALostSlotIsNoRemoval() {
-        control.interrupt(false);
+        control.interrupt();
 
         assertTrue(control.interrupted());
         assertFalse(control.removed());
@@ -95,7 +95,7 @@ class RunControlTest {
     void anInterruptEndsAWaitUnderWay() throws Exception {
         CompletableFuture<Boolean> slept = waitingOnAnotherThread();
 
-        control.interrupt(false);
+        control.interrupt();
 
         assertFalse(slept.get(BOUND_S, TimeUnit.SECONDS), "the wait ended early");
     }

@@ -90,7 +90,7 @@ class RunnabilityTest {
         for (Document doc : table) {
             RobotView robot = RobotCodec.parse(doc);
             assertNotNull(robot, doc.toJson());
-            Action action = RobotDecision.decide(robot, EPOCH, ME, null, false);
+            Action action = RobotDecision.decide(robot, EPOCH, ME, null, RobotDecision.OnNode.NO_RUN);
             if (action == Action.TAKE || action == Action.LAUNCH) {
                 run.add(robot.id());
             }

@@ -131,8 +131,8 @@ final class SimNode {
             ownerLinks = null;
             standbyLinks = null;
         }
-        runs = new RobotRuns(robotStore, writes, sequence, RUNTIME, TYPES, name(), clock, threads, this::runEnded, event -> { },
-                RobotListener.NONE);
+        runs = new RobotRuns(new RobotRuns.Storage(robotStore, writes, sequence), RUNTIME, TYPES, name(), clock,
+                threads, new RobotRuns.Hooks(this::runEnded, event -> { }, RobotListener.NONE));
         RuntimeCore core = new RuntimeCore(robotStore, writes, sequence, name(), new Launcher(runs), clock);
         slots = new SlotRuns(core, Duration.ofSeconds(2), SlotRuns.RESYNC, slotIds -> { }, () -> scheduleSync(0));
         SlotRuns runs = slots;

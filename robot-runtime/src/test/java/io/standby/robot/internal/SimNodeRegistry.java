@@ -34,10 +34,11 @@ final class SimNodeRegistry implements NodeRegistry {
     }
 
     @Override
-    public boolean write(NodeRecord node, boolean first) {
+    public boolean write(NodeRecord node, Write write) {
         return db.write("register " + node.node(), () -> {
             Entry before = nodes.get(node.node().toString());
             long now = db.serverNowMs();
+            boolean first = write == Write.FIRST;
             boolean drain = !first && before != null && before.drain();
             nodes.put(node.node().toString(), new Entry(node, now, first || before == null ? now : before.startedMs(), drain));
             return drain;

@@ -210,9 +210,9 @@ final class SimSlotStore implements SlotStore {
     }
 
     @Override
-    public long markDrain(NodeId node, String instance, boolean force) {
-        return db.write("mark drain of " + node, () -> db.slots.update(SlotRules.markDrainFilter(node, instance),
-                SlotRules.markDrainUpdate(instance, force), true).matched());
+    public long markDrain(NodeId node, SlotView.Drain drain) {
+        return db.write("mark drain of " + node, () -> db.slots.update(
+                SlotRules.markDrainFilter(node, drain.instance()), SlotRules.markDrainUpdate(drain), true).matched());
     }
 
     @Override

@@ -147,7 +147,11 @@ class SlotRunTakeTest {
         }
 
         @Override
-        public void interrupt(boolean removed) {
+        public void interrupt() {
+        }
+
+        @Override
+        public void interruptRemoved() {
         }
 
         @Override

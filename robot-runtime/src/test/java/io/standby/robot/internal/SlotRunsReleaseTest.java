@@ -127,8 +127,13 @@ class SlotRunsReleaseTest {
         }
 
         @Override
-        public void interrupt(boolean removed) {
+        public void interrupt() {
             interrupted = true;
+        }
+
+        @Override
+        public void interruptRemoved() {
+            interrupt();
         }
 
         @Override

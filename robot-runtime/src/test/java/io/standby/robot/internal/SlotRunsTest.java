@@ -66,8 +66,8 @@ class SlotRunsTest {
     }
 
     private static SlotView view(Lease lease, long changes) {
-        return new SlotView(lease.slotId(), null, "i1", Instant.parse("2026-11-26T10:00:00Z"), Duration.ofSeconds(5),
-                lease.epoch(), Duration.ZERO, changes);
+        return SlotView.of(lease.slotId(), null, "i1", Instant.parse("2026-11-26T10:00:00Z"), Duration.ofSeconds(5),
+                lease.epoch(), Duration.ZERO).withChanges(changes);
     }
 
     /** The slots won and begun, with the first sync's full read done and what it asked of the runs forgotten. */

@@ -162,10 +162,10 @@ final class LeaseBook {
 
     /** The slot won, as it was claimed: at the next epoch. */
     OwnedLease acquire(SlotView claimed, long claimSentNanos, long claimBeat) {
-        long epoch = claimed.epoch() + 1;
-        OwnedLease lease = new OwnedLease(claimed.id(), epoch, config.node(), clock, validNanos, pauseNanos, claimSentNanos,
-                claimBeat, ownerLinks);
-        log.info("Acquired {} at epoch {}", claimed.id(), epoch);
+        OwnedLease lease = new OwnedLease(new OwnedLease.Identity(claimed.id(), claimed.epoch() + 1, config.node()),
+                new OwnedLease.Timing(validNanos, pauseNanos), clock, new OwnedLease.Claim(claimSentNanos, claimBeat),
+                ownerLinks);
+        log.info("Acquired {} at epoch {}", claimed.id(), lease.epoch());
         // Held while the listener runs, so that a loss found meanwhile is reported after acquired().
         synchronized (lease) {
             owned.put(claimed.id(), lease);

@@ -77,7 +77,7 @@ final class Membership {
                 List.copyOf(slots), config.maxSlots(), robots.running(), robots.failed(), cpu, memory,
                 Load.score(cpu, slots.size(), config.maxSlots(), memory), version, Duration.ofNanos(writeEveryNanos), robots.types());
         try {
-            drainRequested = registry.write(record, !registered);
+            drainRequested = registry.write(record, registered ? NodeRegistry.Write.AGAIN : NodeRegistry.Write.FIRST);
             registered = true;
             lastWritten = record;
             lastWriteNanos = now;

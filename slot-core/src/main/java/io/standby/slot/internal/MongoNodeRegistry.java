@@ -40,7 +40,7 @@ public final class MongoNodeRegistry implements NodeRegistry {
     }
 
     @Override
-    public boolean write(NodeRecord node, boolean first) {
+    public boolean write(NodeRecord node, Write write) {
         List<Bson> updates = new ArrayList<>(List.of(
                 Updates.set("ip", node.node().ip()), Updates.set("port", node.node().port()),
                 Updates.set("instance", node.instance()), Updates.set("host", node.host()),
@@ -53,7 +53,7 @@ public final class MongoNodeRegistry implements NodeRegistry {
                 Updates.set("version", node.version()), Updates.set("interval", node.interval().toMillis()),
                 Updates.set("types", node.types()),
                 Updates.currentDate("time")));
-        if (first) {
+        if (write == Write.FIRST) {
             // A new process: its own start, and no drain request meant for the process before it.
             updates.add(Updates.currentDate("started"));
             updates.add(Updates.unset("drain"));

@@ -275,8 +275,9 @@ public final class MongoSlotStore implements SlotStore {
      * touched, and a slot released or taken meanwhile no longer matches.
      */
     @Override
-    public long markDrain(NodeId node, String instance, boolean force) {
-        return raw.updateMany(SlotRules.markDrainFilter(node, instance), SlotRules.markDrainUpdate(instance, force)).getMatchedCount();
+    public long markDrain(NodeId node, SlotView.Drain drain) {
+        return raw.updateMany(SlotRules.markDrainFilter(node, drain.instance()), SlotRules.markDrainUpdate(drain))
+                .getMatchedCount();
     }
 
     @Override

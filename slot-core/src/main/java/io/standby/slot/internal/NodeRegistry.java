@@ -14,12 +14,19 @@ import java.util.List;
  */
 public interface NodeRegistry {
 
+    /** Which of a process's writes of its document a write is. */
+    enum Write {
+        /** The process's first: it also stamps {@code started}, and clears a drain request meant for an earlier one. */
+        FIRST,
+        /** Any later one. */
+        AGAIN
+    }
+
     /**
      * Writes this node's document (creating it, or replacing an earlier instance's), stamped with the
-     * server's clock; {@code first} also stamps {@code started}. Returns whether an operator asked the
-     * node to drain.
+     * server's clock. Returns whether an operator asked the node to drain.
      */
-    boolean write(NodeRecord node, boolean first);
+    boolean write(NodeRecord node, Write write);
 
     /** Removes this instance's document. */
     void remove(NodeId node, String instance);
@@ -57,7 +64,7 @@ public interface NodeRegistry {
     /** No registry: a node that takes part in no membership (tests of the protocol alone). */
     NodeRegistry NONE = new NodeRegistry() {
         @Override
-        public boolean write(NodeRecord node, boolean first) {
+        public boolean write(NodeRecord node, Write write) {
             return false;
         }
 

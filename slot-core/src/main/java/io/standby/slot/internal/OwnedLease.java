@@ -27,9 +27,7 @@ import java.util.concurrent.atomic.AtomicReference;
  */
 final class OwnedLease implements Lease {
 
-    private final String slotId;
-    private final long epoch;
-    private final NodeId node;
+    private final Identity identity;
     private final MonotonicClock clock;
     private final long validNanos;
     /** Long.MAX_VALUE for a lease without a late mark: it never pauses. */
@@ -43,47 +41,60 @@ final class OwnedLease implements Lease {
     private final AtomicLong ackedBeat;
     private final OwnerLinks ownerLinks;
 
-    OwnedLease(String slotId, long epoch, NodeId node, MonotonicClock clock, long validNanos, long claimSentNanos) {
-        this(slotId, epoch, node, clock, validNanos, Long.MAX_VALUE, claimSentNanos);
-    }
-
-    OwnedLease(String slotId, long epoch, NodeId node, MonotonicClock clock, long validNanos, long pauseNanos, long claimSentNanos) {
-        this(slotId, epoch, node, clock, validNanos, pauseNanos, claimSentNanos, 0, OwnerLinks.OFF);
+    /** Which lease it is: the slot, the epoch it was won at, and the node that holds it. */
+    record Identity(String slotId, long epoch, NodeId node) {
     }
 
     /**
-     * @param pauseNanos how long after a renewal's send the lease pauses, if no later one was acknowledged
-     * @param claimBeat  the beat the winning claim wrote into the slot
-     * @param ownerLinks   this owner's watch links, which may pause the lease too
+     * How long after a renewal's send the lease stays valid, and after how long it pauses if no later renewal
+     * was acknowledged ({@link #NEVER_PAUSES}: it never does).
      */
-    OwnedLease(String slotId, long epoch, NodeId node, MonotonicClock clock, long validNanos, long pauseNanos, long claimSentNanos,
-               long claimBeat, OwnerLinks ownerLinks) {
-        this.slotId = slotId;
-        this.epoch = epoch;
-        this.node = node;
+    record Timing(long validNanos, long pauseNanos) {
+
+        static final long NEVER_PAUSES = Long.MAX_VALUE;
+
+        /** A lease without a late mark. */
+        static Timing unpaused(long validNanos) {
+            return new Timing(validNanos, NEVER_PAUSES);
+        }
+    }
+
+    /** The winning claim: when it was sent, and the beat it wrote into the slot. */
+    record Claim(long sentNanos, long beat) {
+    }
+
+    /** A lease whose claim wrote no beat, without watch links. */
+    OwnedLease(Identity identity, Timing timing, MonotonicClock clock, long claimSentNanos) {
+        this(identity, timing, clock, new Claim(claimSentNanos, 0), OwnerLinks.OFF);
+    }
+
+    /** @param ownerLinks this owner's watch links, which may pause the lease too */
+    OwnedLease(Identity identity, Timing timing, MonotonicClock clock, Claim claim, OwnerLinks ownerLinks) {
+        this.identity = identity;
         this.clock = clock;
-        this.validNanos = validNanos;
+        this.validNanos = timing.validNanos();
+        long pauseNanos = timing.pauseNanos();
         // A late mark beyond the deadline pauses the lease at its deadline; no late mark (Long.MAX_VALUE) never
         // pauses it: clamped to the deadline, a lease without one would pause there, when a renewal is answered late.
         this.pauseNanos = pauseNanos == Long.MAX_VALUE ? Long.MAX_VALUE : Math.min(pauseNanos, validNanos);
-        this.lastRenewalSentNanos = new AtomicLong(claimSentNanos);
-        this.ackedBeat = new AtomicLong(claimBeat);
+        this.lastRenewalSentNanos = new AtomicLong(claim.sentNanos());
+        this.ackedBeat = new AtomicLong(claim.beat());
         this.ownerLinks = ownerLinks;
     }
 
     @Override
     public String slotId() {
-        return slotId;
+        return identity.slotId();
     }
 
     @Override
     public long epoch() {
-        return epoch;
+        return identity.epoch();
     }
 
     @Override
     public NodeId node() {
-        return node;
+        return identity.node();
     }
 
     @Override
@@ -171,6 +182,6 @@ final class OwnedLease implements Lease {
 
     @Override
     public String toString() {
-        return slotId + "@" + epoch;
+        return identity.slotId() + "@" + identity.epoch();
     }
 }

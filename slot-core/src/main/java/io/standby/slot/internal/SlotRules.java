@@ -273,8 +273,9 @@ public final class SlotRules {
     }
 
     /** Writes the drain request alone: owner, epoch, time and lease stay as they are. */
-    public static Bson markDrainUpdate(String instance, boolean force) {
-        return new Document("$set", new Document(DRAIN, new Document("instance", instance).append("force", force)));
+    public static Bson markDrainUpdate(SlotView.Drain drain) {
+        Document request = new Document("instance", drain.instance()).append("force", drain.force());
+        return new Document("$set", new Document(DRAIN, request));
     }
 
     /** The slot, whatever its state: for {@link #touchUpdate()}. */

@@ -128,12 +128,12 @@ public interface SlotStore {
     boolean revoke(SlotView seen);
 
     /**
-     * Puts an operator's drain request ({@link SlotView#drain()}) on every slot {@code instance} of
+     * Puts an operator's drain request ({@link SlotView#drain()}) on every slot the drain's instance of
      * {@code node} holds, so that the owner, which reads its slots at every poll, sees it at its next one.
      * Writes nothing else: owner, epoch, time and lease stay as they are, so no lease is weakened and no
      * compare-and-set of the owner or of a standby is disturbed. Returns how many slots it marked.
      */
-    long markDrain(NodeId node, String instance, boolean force);
+    long markDrain(NodeId node, SlotView.Drain drain);
 
     /**
      * Raises the slot's {@code changes}: its robots changed, and its owner should read them again. One try;

@@ -25,7 +25,7 @@ class ClaimPlanRoomTest {
     private static final List<SlotView> SLOTS = IntStream.range(0, 20).mapToObj(i -> free("slot-" + i)).toList();
 
     private static SlotView free(String id) {
-        return new SlotView(id, null, null, Instant.EPOCH, Duration.ZERO, 0, Duration.ofDays(1), 0);
+        return SlotView.of(id, null, null, Instant.EPOCH, Duration.ZERO, 0, Duration.ofDays(1));
     }
 
     private static Set<String> planOf(NodeId me, int loadX, int loadY) {

@@ -21,7 +21,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class ClaimPlanTest {
 
     private static SlotView free(String id) {
-        return new SlotView(id, null, null, Instant.EPOCH, Duration.ZERO, 0, Duration.ofDays(1), 0);
+        return SlotView.of(id, null, null, Instant.EPOCH, Duration.ZERO, 0, Duration.ofDays(1));
     }
 
     private static List<SlotView> slots(int n) {
@@ -118,7 +118,8 @@ class ClaimPlanTest {
             if (won) {
                 winners.add(planned);
             }
-            after.add(won ? new SlotView(slot.id(), planned, "i", Instant.now(), Duration.ofSeconds(5), 1, Duration.ZERO, 0) : slot);
+            after.add(won ? SlotView.of(slot.id(), planned, "i", Instant.now(), Duration.ofSeconds(5), 1, Duration.ZERO)
+                    : slot);
         }
         List<SlotView> stillClaimable = after.stream().filter(SlotView::expired).toList();
         Map<NodeId, Set<String>> later = plans(stillClaimable, after, everyone);

@@ -21,11 +21,11 @@ class DrainRoomTest {
     private static final Duration LEASE = Duration.ofSeconds(5);
 
     private static SlotView free(String id) {
-        return new SlotView(id, null, null, Instant.EPOCH, Duration.ZERO, 0, Duration.ofDays(1), 0);
+        return SlotView.of(id, null, null, Instant.EPOCH, Duration.ZERO, 0, Duration.ofDays(1));
     }
 
     private static SlotView held(String id, NodeId owner) {
-        return new SlotView(id, owner, "i", Instant.parse("2026-11-26T10:00:00Z"), LEASE, 1, Duration.ofSeconds(1), 0);
+        return SlotView.of(id, owner, "i", Instant.parse("2026-11-26T10:00:00Z"), LEASE, 1, Duration.ofSeconds(1));
     }
 
     @Test

@@ -74,7 +74,7 @@ class DrainStepTest {
         String bSlot = heldBy(B);
 
         // A request written while A still had room, say: the slots carry it, unforced.
-        assertEquals(1, protocol.store().markDrain(B, b.config().instance(), false));
+        assertEquals(1, protocol.store().markDrain(B, SlotView.Drain.asked(b.config().instance())));
         clock.tick(TIMING.poll());
         b.poll();
 

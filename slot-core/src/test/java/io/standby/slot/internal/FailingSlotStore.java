@@ -122,8 +122,8 @@ class FailingSlotStore implements SlotStore {
     }
 
     @Override
-    public long markDrain(NodeId node, String instance, boolean force) {
-        return store.markDrain(node, instance, force);
+    public long markDrain(NodeId node, SlotView.Drain drain) {
+        return store.markDrain(node, drain);
     }
 
     @Override

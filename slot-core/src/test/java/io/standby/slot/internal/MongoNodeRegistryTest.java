@@ -37,7 +37,7 @@ class MongoNodeRegistryTest {
 
     private void write(int port, NodeState state, int maxSlots, int load) {
         registry.write(new NodeRegistry.NodeRecord(new NodeId("10.0.0.1", port), port + "-i@h", "h", state, List.of(), maxSlots,
-                0, 0, 0.5, 0.1, load, "dev", Duration.ofSeconds(10), List.of("counter")), true);
+                0, 0, 0.5, 0.1, load, "dev", Duration.ofSeconds(10), List.of("counter")), NodeRegistry.Write.FIRST);
     }
 
     @Test
@@ -75,7 +75,7 @@ class MongoNodeRegistryTest {
             }
 
             @Override
-            public boolean write(NodeRecord node, boolean first) {
+            public boolean write(NodeRecord node, Write write) {
                 throw new UnsupportedOperationException();
             }
 

@@ -32,7 +32,7 @@ class ObservationsTest {
     private final Observations observations = new Observations();
 
     private static SlotView owned(String id, long epoch, Instant time, String instance) {
-        return new SlotView(id, OWNER, instance, time, LEASE, epoch, Duration.ofSeconds(6), 0);
+        return SlotView.of(id, OWNER, instance, time, LEASE, epoch, Duration.ofSeconds(6));
     }
 
     private static SlotView slot0() {
@@ -42,7 +42,8 @@ class ObservationsTest {
     /** slot-0 as its owner's renewal with {@code beat} left it. */
     private static SlotView slot0AtBeat(long beat) {
         SlotView s = slot0();
-        return new SlotView(s.id(), s.owner(), s.instance(), s.time(), s.lease(), s.epoch(), s.age(), s.changes(), null, null, beat);
+        return SlotView.of(s.id(), s.owner(), s.instance(), s.time(), s.lease(), s.epoch(), s.age())
+                .withChanges(s.changes()).withBeat(beat);
     }
 
     private static long at(Duration sinceT0) {
@@ -69,7 +70,7 @@ class ObservationsTest {
 
     @Test
     void aReleasedOrNeverOwnedSlotNeedsNoWait() {
-        SlotView released = new SlotView("slot-1", null, null, Instant.EPOCH, LEASE, 7, Duration.ofDays(1), 0);
+        SlotView released = SlotView.of("slot-1", null, null, Instant.EPOCH, LEASE, 7, Duration.ofDays(1));
 
         assertTrue(observations.waitedOut(released, T0).isPresent(), "nobody runs its robots: no read, no wait");
     }
@@ -179,7 +180,7 @@ class ObservationsTest {
         observations.update(List.of(slot), Map.of(I2, 41L), at(Duration.ofSeconds(4)));
 
         assertFalse(observations.waitedOut(slot, at(Duration.ofSeconds(6))).isPresent());
-        SlotView revoked = new SlotView("slot-1", null, null, BEAT, LEASE, 4, Duration.ofSeconds(6), 0);
+        SlotView revoked = SlotView.of("slot-1", null, null, BEAT, LEASE, 4, Duration.ofSeconds(6));
         observations.update(List.of(revoked), Map.of(I2, 41L), at(Duration.ofSeconds(5)));
         assertFalse(observations.waitedOut(revoked, at(Duration.ofSeconds(9))).isPresent(),
                 "a slot with no owner instance is watched itself");

@@ -20,11 +20,13 @@ class OwnedLeasePauseTest {
 
     private static final Duration VALID = Duration.ofSeconds(5);
     private static final Duration PAUSE = Duration.ofSeconds(3);
+    private static final OwnedLease.Identity IDENTITY =
+            new OwnedLease.Identity("slot-0", 7, new NodeId("10.0.0.1", 7700));
     private final ManualClock clock = new ManualClock();
     private final long start = clock.nanoTime();
 
     private OwnedLease withLateMark(Duration pause) {
-        return new OwnedLease("slot-0", 7, new NodeId("10.0.0.1", 7700), clock, VALID.toNanos(), pause.toNanos(), start);
+        return new OwnedLease(IDENTITY, new OwnedLease.Timing(VALID.toNanos(), pause.toNanos()), clock, start);
     }
 
     private long now() {
@@ -94,7 +96,7 @@ class OwnedLeasePauseTest {
 
     @Test
     void aLeaseWithoutALateMarkNeverPausesAndEndsAtItsDeadline() {
-        OwnedLease lease = new OwnedLease("slot-0", 7, new NodeId("10.0.0.1", 7700), clock, VALID.toNanos(), start);
+        OwnedLease lease = new OwnedLease(IDENTITY, OwnedLease.Timing.unpaused(VALID.toNanos()), clock, start);
         clock.tick(VALID.minusNanos(1));
         assertTrue(lease.isValid());
         assertFalse(lease.pauseIfDue(now()));

@@ -19,7 +19,8 @@ class OwnedLeaseTest {
     private final ManualClock clock = new ManualClock();
 
     private OwnedLease lease() {
-        return new OwnedLease("slot-0", 1, new NodeId("10.0.0.1", 7700), clock, 5 * SECOND, clock.nanoTime());
+        return new OwnedLease(new OwnedLease.Identity("slot-0", 1, new NodeId("10.0.0.1", 7700)),
+                OwnedLease.Timing.unpaused(5 * SECOND), clock, clock.nanoTime());
     }
 
     @Test

@@ -9,6 +9,7 @@ import io.standby.slot.NodeId;
 import io.standby.slot.NodeState;
 import io.standby.slot.NodeTable;
 import io.standby.slot.SlotListener;
+import io.standby.slot.SlotView;
 import org.bson.Document;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -94,7 +95,7 @@ class SlotProtocolDrainTest {
         assertEquals(1, a.poll());
         assertEquals(0, b.poll());
         // Asked on its slot only, so that the poll that sees the request is the one that releases.
-        assertEquals(1, protocol.store().markDrain(A, a.config().instance(), false));
+        assertEquals(1, protocol.store().markDrain(A, SlotView.Drain.asked(a.config().instance())));
 
         a.poll();
 
@@ -126,7 +127,7 @@ class SlotProtocolDrainTest {
         SlotProtocol standby = member(B, 1);
         assertEquals(1, before.poll());
         assertEquals(0, standby.poll());
-        assertEquals(1, protocol.store().markDrain(A, before.config().instance(), true));
+        assertEquals(1, protocol.store().markDrain(A, SlotView.Drain.forced(before.config().instance())));
 
         // The process dies before it sees the request; its restart binds the address and takes its slot back.
         SlotProtocol after = member(A, 1, NodeConfig.newInstanceId(), true);

@@ -66,7 +66,7 @@ class SlotProtocolFreeShareTest {
             List<String> slots = IntStream.range(0, held).mapToObj(i -> node + "-held-" + i).toList();
             registry.write(new NodeRegistry.NodeRecord(node, "1-" + node.port() + "@" + node.ip(), node.ip(),
                     held > 0 ? NodeState.OWNER : NodeState.STANDBY, slots, maxSlots, 0, 0, 0, 0, 0, "dev",
-                    Duration.ofSeconds(60), List.of("counter")), true);
+                    Duration.ofSeconds(60), List.of("counter")), NodeRegistry.Write.FIRST);
         }
     }
 

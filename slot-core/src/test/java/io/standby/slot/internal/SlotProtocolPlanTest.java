@@ -48,7 +48,8 @@ class SlotProtocolPlanTest {
         MongoNodeRegistry registry = protocol.registry();
         // Another live node, room for one: with this node planned in too, each gets one slot at once.
         registry.write(new NodeRegistry.NodeRecord(new NodeId("10.0.0.2", 7700), "1-other@elsewhere", "elsewhere",
-                io.standby.slot.NodeState.STANDBY, List.of(), 1, 0, 0, 0, 0, 0, "dev", Duration.ofSeconds(60), List.of("counter")), true);
+                io.standby.slot.NodeState.STANDBY, List.of(), 1, 0, 0, 0, 0, 0, "dev", Duration.ofSeconds(60),
+                List.of("counter")), NodeRegistry.Write.FIRST);
         SlotProtocol a = member(refusingWrites(registry), NodeConfig.newInstanceId());
 
         assertEquals(1, a.poll(), "its share of the plan at once, not after a head start");
@@ -59,7 +60,7 @@ class SlotProtocolPlanTest {
     private static NodeRegistry refusingWrites(MongoNodeRegistry registry) {
         return new NodeRegistry() {
             @Override
-            public boolean write(NodeRecord node, boolean first) {
+            public boolean write(NodeRecord node, Write write) {
                 throw new IllegalStateException("not authorized on nodes");
             }
 
@@ -109,7 +110,8 @@ class SlotProtocolPlanTest {
                 .findFirst().orElseThrow();
         MongoNodeRegistry registry = protocol.registry();
         registry.write(new NodeRegistry.NodeRecord(ghost, "1-dead@elsewhere", "elsewhere", io.standby.slot.NodeState.STANDBY,
-                List.of(), 1, 0, 0, 0, 0, 0, "dev", Duration.ofSeconds(60), List.of("counter")), true);
+                List.of(), 1, 0, 0, 0, 0, 0, "dev", Duration.ofSeconds(60), List.of("counter")),
+                NodeRegistry.Write.FIRST);
         SlotProtocol a = member(registry, NodeConfig.newInstanceId());
         assertEquals(1, a.poll());
         assertEquals("slot-1", a.leases().getFirst().slotId(), "its planned slot, at once");
@@ -135,7 +137,8 @@ class SlotProtocolPlanTest {
                 .findFirst().orElseThrow();
         MongoNodeRegistry registry = protocol.registry();
         registry.write(new NodeRegistry.NodeRecord(ghost, "1-g@elsewhere", "elsewhere", io.standby.slot.NodeState.STANDBY,
-                List.of(), 1, 0, 0, 0, 0, 0, "dev", Duration.ofSeconds(60), List.of("counter")), true);
+                List.of(), 1, 0, 0, 0, 0, 0, "dev", Duration.ofSeconds(60), List.of("counter")),
+                NodeRegistry.Write.FIRST);
         SlotProtocol a = member(registry, NodeConfig.newInstanceId());
         assertEquals(0, a.poll(), "slot-0 is the other node's to take first");
 

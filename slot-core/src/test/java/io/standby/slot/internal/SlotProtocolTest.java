@@ -611,7 +611,8 @@ class SlotProtocolTest {
                         new ClaimPlan.Member(me, 0, 1)), g).contains("slot-0"))
                 .findFirst().orElseThrow();
         registry.write(new NodeRegistry.NodeRecord(ghost, "1-dead@elsewhere", "elsewhere", io.standby.slot.NodeState.STANDBY,
-                List.of(), 1, 0, 0, 0, 0, 0, "dev", Duration.ofSeconds(10), List.of("counter")), true);
+                List.of(), 1, 0, 0, 0, 0, 0, "dev", Duration.ofSeconds(10), List.of("counter")),
+                NodeRegistry.Write.FIRST);
         SlotProtocol a = member(7001, 1);
 
         assertEquals(0, a.poll(), "the plan gives slot-0 to the other node: it goes first");
@@ -636,7 +637,8 @@ class SlotProtocolTest {
                 })
                 .findFirst().orElseThrow();
         protocol.registry().write(new NodeRegistry.NodeRecord(other, "1-slow@elsewhere", "elsewhere",
-                io.standby.slot.NodeState.STANDBY, List.of(), 1, 0, 0, 0, 0, 0, "dev", Duration.ofSeconds(10), List.of("counter")), true);
+                io.standby.slot.NodeState.STANDBY, List.of(), 1, 0, 0, 0, 0, 0, "dev", Duration.ofSeconds(10),
+                List.of("counter")), NodeRegistry.Write.FIRST);
         List<String> reads = new CopyOnWriteArrayList<>();
         CommandListener readsOfCollections = new CommandListener() {
             @Override
@@ -674,9 +676,9 @@ class SlotProtocolTest {
         java.util.concurrent.atomic.AtomicInteger writes = new java.util.concurrent.atomic.AtomicInteger();
         NodeRegistry counting = new NodeRegistry() {
             @Override
-            public boolean write(NodeRecord node, boolean first) {
+            public boolean write(NodeRecord node, Write write) {
                 writes.incrementAndGet();
-                return registry.write(node, first);
+                return registry.write(node, write);
             }
 
             @Override

@@ -319,7 +319,7 @@ abstract class SlotStoreContract {
     /** A standby's mark of a dead link, aged by 10 s, and an operator's drain request, on every slot of {@code owner}. */
     private void markAgedLinkEndAndDrain(MongoCollection<Document> slots, SlotStore.Ownership owner) {
         assertEquals(1, store.markLinkEnd(owner.node(), owner.instance()));
-        assertEquals(1, store.markDrain(owner.node(), owner.instance(), false));
+        assertEquals(1, store.markDrain(owner.node(), SlotView.Drain.asked(owner.instance())));
         slots.updateOne(Filters.eq("_id", "slot-0"), Updates.set("linkEnd", Date.from(Instant.now().minusSeconds(10))));
         assertTrue(slot("slot-0").linkEnd().compareTo(Duration.ofSeconds(9)) > 0);
     }
@@ -433,8 +433,9 @@ abstract class SlotStoreContract {
         assertTrue(seen.isLate());
         assertEquals(Duration.ofSeconds(3), seen.lateMark(), "the owner's late mark, as it wrote it");
 
-        SlotView otherInstance = new SlotView(seen.id(), seen.owner(), "a-restarted", seen.time(), seen.lease(), seen.epoch(),
-                seen.age(), seen.changes(), seen.lateMark(), seen.drain());
+        SlotView otherInstance = SlotView.of(seen.id(), seen.owner(), "a-restarted", seen.time(), seen.lease(),
+                seen.epoch(), seen.age()).withChanges(seen.changes()).withLateMark(seen.lateMark())
+                .withDrain(seen.drain());
         assertFalse(store.claimFromGone(otherInstance, pausingOwner(7002, "b")), "another process of that identity holds it");
         assertTrue(store.renew("slot-0", 1, pausingOwner(7001, "a")));
         assertFalse(store.claimFromGone(seen, pausingOwner(7002, "b")), "the owner renewed since the read: it is not gone");
@@ -467,8 +468,9 @@ abstract class SlotStoreContract {
         assertNull(late.lateMark());
         assertFalse(late.isLate());
 
-        SlotView claimedLate = new SlotView(late.id(), late.owner(), late.instance(), late.time(), late.lease(), late.epoch(),
-                late.age(), late.changes(), Duration.ofSeconds(3), late.drain());
+        SlotView claimedLate = SlotView.of(late.id(), late.owner(), late.instance(), late.time(), late.lease(),
+                late.epoch(), late.age()).withChanges(late.changes()).withLateMark(Duration.ofSeconds(3))
+                .withDrain(late.drain());
         assertFalse(store.claimFromGone(claimedLate, pausingOwner(7002, "b")), "the document has no mark, whatever the view says");
         assertEquals("a", slot("slot-0").instance());
 
@@ -488,8 +490,9 @@ abstract class SlotStoreContract {
         assertTrue(store.claim(slot("slot-2"), owner(7002, "b")));
         SlotView before = slot("slot-0");
 
-        assertEquals(0, store.markDrain(new NodeId("127.0.0.1", 7001), "a-restarted", true), "another instance of that address");
-        assertEquals(2, store.markDrain(new NodeId("127.0.0.1", 7001), "a", false));
+        assertEquals(0, store.markDrain(new NodeId("127.0.0.1", 7001), SlotView.Drain.forced("a-restarted")),
+                "another instance of that address");
+        assertEquals(2, store.markDrain(new NodeId("127.0.0.1", 7001), SlotView.Drain.asked("a")));
 
         SlotView after = slot("slot-0");
         assertEquals(new SlotView.Drain("a", false), after.drain());

@@ -177,11 +177,11 @@ class SlotStoreFiltersTest {
         assertTrue(late.isLate());
         SlotStore.Ownership b = new SlotStore.Ownership(new NodeId("127.0.0.1", 7002), "i-2", LEASE, Duration.ofSeconds(3));
 
-        SlotView noInstance = new SlotView(late.id(), late.owner(), null, late.time(), late.lease(), late.epoch(), late.age(),
-                late.changes(), late.lateMark(), null);
+        SlotView noInstance = SlotView.of(late.id(), late.owner(), null, late.time(), late.lease(), late.epoch(),
+                late.age()).withChanges(late.changes()).withLateMark(late.lateMark());
         assertFalse(protocol.store().claimFromGone(noInstance, b), "a view without the owner's instance proves nobody gone");
-        SlotView noMark = new SlotView(late.id(), late.owner(), late.instance(), late.time(), late.lease(), late.epoch(),
-                late.age(), late.changes(), null, null);
+        SlotView noMark = SlotView.of(late.id(), late.owner(), late.instance(), late.time(), late.lease(), late.epoch(),
+                late.age()).withChanges(late.changes());
         assertFalse(protocol.store().claimFromGone(noMark, b), "a view without the owner's mark: its owner may not have paused");
         assertEquals("i-1", protocol.store().read("slot-0").orElseThrow().instance());
 

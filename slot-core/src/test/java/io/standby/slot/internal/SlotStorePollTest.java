@@ -86,7 +86,7 @@ class SlotStorePollTest {
         assertNull(after.owner(), "nothing written");
         assertEquals(0, after.epoch());
 
-        SlotView noInstance = new SlotView(free.id(), A, null, free.time(), free.lease(), free.epoch(), free.age(), 0);
+        SlotView noInstance = SlotView.of(free.id(), A, null, free.time(), free.lease(), free.epoch(), free.age());
         assertFalse(protocol.store().claim(noInstance, owner(B, "i-b", 1), OptionalLong.of(0)));
         assertEquals(0, protocol.store().read("slot-0").orElseThrow().epoch());
         assertEquals(1, protocol.slots().countDocuments(), "no owner document written by a refused claim either");
