@@ -300,7 +300,8 @@ public final class StandbyNodeBuilder {
         }
         FenceCheck.requireCovered(timing, links == null ? null : links.lease());
         // The endpoint is bound at the start before the node runs, or the start fails: either way a proof.
-        NodeConfig config = NodeConfig.of(new NodeId(ip, port), maxSlots, timing).withAddressBound(endpoint || addressBound);
+        NodeConfig unbound = NodeConfig.of(new NodeId(ip, port), maxSlots, timing);
+        NodeConfig config = endpoint || addressBound ? unbound.withAddressBound() : unbound;
         RuntimeConfig runtime = new RuntimeConfig(timing.poll(), stopTimeout, restartBackoff, maxRestartBackoff,
                 failureLimit, failureWindow);
         RobotTypes robotTypes = (types != null ? types : RobotTypes.builtIn()).with(factories);

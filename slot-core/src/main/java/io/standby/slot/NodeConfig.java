@@ -59,17 +59,6 @@ public record NodeConfig(NodeId node, int maxSlots, SlotTiming timing, String in
         return new NodeConfig(node, maxSlots, timing, instance, false);
     }
 
-    /**
-     * The same configuration, with {@link #addressBound()} as given.
-     *
-     * @deprecated a bare {@code true} or {@code false} does not say which; use {@link #withAddressBound()} or
-     *             {@link #withAddressUnbound()}
-     */
-    @Deprecated(forRemoval = true)
-    public NodeConfig withAddressBound(boolean bound) {
-        return bound ? withAddressBound() : withAddressUnbound();
-    }
-
     /** The host part of the instance id (after the last {@code @}), or null if it has none. */
     public String host() {
         return hostOf(instance);
