@@ -99,7 +99,8 @@ class FastFailoverTest {
         Date fiveSecondsAgo = Date.from(Instant.now().minusSeconds(5));
         protocol.slots().updateOne(Filters.eq("_id", "slot-0"), Updates.set("time", fiveSecondsAgo));
         // The owner's document went quiet with the same renewal: its last beat is as old.
-        protocol.slots().updateMany(Filters.gte("_id", OwnerDocRules.OWNER_PREFIX), Updates.set(OwnerDocRules.AT, fiveSecondsAgo));
+        protocol.slots().updateMany(Filters.gte("_id", OwnerDocRules.OWNER_PREFIX),
+                Updates.set(OwnerDocRules.AT, fiveSecondsAgo));
     }
 
     /** The owner's process dies: its heartbeat goes late, and its host refuses connects to its port. */

@@ -78,12 +78,18 @@ class SlotProtocolPlanTest {
                         .instance());
     }
 
+    /** Registers a live node that the plan gives slot-0 beside A, and slot-0 alone; it never polls. */
+    private NodeId registeredAheadForSlot0(String instance) {
+        NodeId other = protocol.otherPlanned(A, 1, Set.of("slot-0")::equals);
+        protocol.registerStandby(other, instance, Duration.ofSeconds(60));
+        return other;
+    }
+
     @Test
     void aHeadStartCountsFromWhenThisNodeHasRoomNotFromWhenTheSlotBecameClaimable() throws Exception {
         protocol.init(2);
         // A node that registered and died, which the plan gives slot-0 while this node gets slot-1.
-        NodeId ghost = protocol.otherPlanned(A, 1, Set.of("slot-0")::equals);
-        protocol.registerStandby(ghost, "1-dead@elsewhere", Duration.ofSeconds(60));
+        NodeId ghost = registeredAheadForSlot0("1-dead@elsewhere");
         SlotProtocol a = member(protocol.registry(), NodeConfig.newInstanceId());
         assertEquals(1, a.poll());
         assertEquals("slot-1", a.leases().getFirst().slotId(), "its planned slot, at once");
@@ -103,8 +109,7 @@ class SlotProtocolPlanTest {
     @Test
     void aHeadStartStartsAgainEachTimeASlotBecomesClaimableAgain() throws Exception {
         protocol.init(1);
-        NodeId ghost = protocol.otherPlanned(A, 1, Set.of("slot-0")::equals);
-        protocol.registerStandby(ghost, "1-g@elsewhere", Duration.ofSeconds(60));
+        NodeId ghost = registeredAheadForSlot0("1-g@elsewhere");
         SlotProtocol a = member(protocol.registry(), NodeConfig.newInstanceId());
         assertEquals(0, a.poll(), "slot-0 is the other node's to take first");
 
