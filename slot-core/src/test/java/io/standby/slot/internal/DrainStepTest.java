@@ -130,6 +130,7 @@ class DrainStepTest {
         h.a().poll();
 
         assertEquals(B, protocol.slot(h.first()).owner());
-        assertNull(protocol.slot(h.second()).owner(), "the poll showed the first slot taken: the next one goes at once");
+        assertNull(protocol.slot(h.second()).owner(),
+                "the poll showed the first slot taken: the next one goes at once");
     }
 }
