@@ -121,7 +121,8 @@ class SlotProtocolCapacityTest {
     @Test
     void aFullNodeStopsProbingTimelyOwnersItCouldNotTakeOverFrom() throws Exception {
         probe.always(A, ACCEPTED);
-        SlotProtocol[] ab = eachHoldsOneOfTwo("b learns that a's address accepts, then takes the other slot: it is full");
+        SlotProtocol[] ab =
+                eachHoldsOneOfTwo("b learns that a's address accepts, then takes the other slot: it is full");
         long probes = probe.probesOf(A);
 
         // Past the time after which a node that may take over asks a timely owner's address again.
