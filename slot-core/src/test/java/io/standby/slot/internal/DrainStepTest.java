@@ -1,7 +1,5 @@
 package io.standby.slot.internal;
 
-import com.mongodb.client.model.Filters;
-import com.mongodb.client.model.Updates;
 import io.standby.slot.ManualClock;
 import io.standby.slot.NodeId;
 import io.standby.slot.NodeTable;
@@ -9,8 +7,7 @@ import io.standby.slot.SlotView;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import java.time.Instant;
-import java.util.Date;
+import java.time.Duration;
 import java.util.List;
 
 import static io.standby.slot.internal.ProtocolFixture.TIMING;
@@ -82,8 +79,11 @@ class DrainStepTest {
         assertEquals(B, protocol.slot(bSlot).owner(), "no room elsewhere: B keeps serving it");
     }
 
-    @Test
-    void aHandoverThatCannotBeReadWaitsTwoPollsBeforeTheNextSlotGoes() throws Exception {
+    /** A drain of A, room two, with B beside it, room two: {@code first} handed over, {@code second} still A's. */
+    private record FirstHandover(FailingSlotStore aStore, SlotProtocol a, SlotProtocol b, String first, String second) {
+    }
+
+    private FirstHandover firstHandedOver() throws Exception {
         protocol.init(2);
         FailingSlotStore aStore = new FailingSlotStore(protocol.store());
         SlotProtocol a = member(aStore, A, 2);
@@ -98,45 +98,39 @@ class DrainStepTest {
         a.poll();
         String first = protocol.store().readAll().stream().filter(SlotView::released).map(SlotView::id).findFirst().orElseThrow();
         String second = heldBy(A);
-        assertEquals(1, b.poll(), "B takes the slot handed over");
-        assertEquals(B, protocol.slot(first).owner());
+        return new FirstHandover(aStore, a, b, first, second);
+    }
+
+    @Test
+    void aHandoverThatCannotBeReadWaitsTwoPollsBeforeTheNextSlotGoes() throws Exception {
+        FirstHandover h = firstHandedOver();
+        assertEquals(1, h.b().poll(), "B takes the slot handed over");
+        assertEquals(B, protocol.slot(h.first()).owner());
         // A's poll does not read B's live slot; the one read of it that would show it taken fails.
-        aStore.fail(FailingSlotStore.Call.READ);
+        h.aStore().fail(FailingSlotStore.Call.READ);
 
         clock.tick(TIMING.poll());
-        a.poll();
-        assertEquals(A, protocol.slot(second).owner(), "the handover is not confirmed: A keeps its next slot");
+        h.a().poll();
+        assertEquals(A, protocol.slot(h.second()).owner(), "the handover is not confirmed: A keeps its next slot");
 
         clock.tick(TIMING.poll());
-        a.poll();
-        assertNull(protocol.slot(second).owner(), "two polls after the first handover, the next one goes anyway");
+        h.a().poll();
+        assertNull(protocol.slot(h.second()).owner(), "two polls after the first handover, the next one goes anyway");
     }
 
     @Test
     void aHandoverThePollShowsOwnedElsewhereNeedsNoSecondRead() throws Exception {
-        protocol.init(2);
-        FailingSlotStore aStore = new FailingSlotStore(protocol.store());
-        SlotProtocol a = member(aStore, A, 2);
-        SlotProtocol b = member(protocol.store(), B, 2);
-        assertEquals(2, a.poll());
-        clock.tick(TIMING.poll());
-        a.poll();
-        assertEquals(0, b.poll());
-        new NodeTable(protocol.db()).drain(A);
-
-        clock.tick(TIMING.poll());
-        a.poll();
-        String first = protocol.store().readAll().stream().filter(SlotView::released).map(SlotView::id).findFirst().orElseThrow();
-        String second = heldBy(A);
-        assertEquals(1, b.poll());
+        FirstHandover h = firstHandedOver();
+        assertEquals(1, h.b().poll());
         // B's heartbeat on it is late (not expired): A's poll reads it, owned by B. A single read would fail.
-        protocol.slots().updateOne(Filters.eq("_id", first), Updates.set("time", Date.from(Instant.now().minusSeconds(4))));
-        aStore.fail(FailingSlotStore.Call.READ);
+        protocol.heartbeatAgo(h.first(), Duration.ofSeconds(4));
+        h.aStore().fail(FailingSlotStore.Call.READ);
 
         clock.tick(TIMING.poll());
-        a.poll();
+        h.a().poll();
 
-        assertEquals(B, protocol.slot(first).owner());
-        assertNull(protocol.slot(second).owner(), "the poll showed the first slot taken: the next one goes at once");
+        assertEquals(B, protocol.slot(h.first()).owner());
+        assertNull(protocol.slot(h.second()).owner(),
+                "the poll showed the first slot taken: the next one goes at once");
     }
 }

@@ -87,14 +87,39 @@ class FastFailoverTest {
      * unchanged for the late mark on its own clock, as it must before any early takeover.
      */
     private void lateHeartbeat(SlotProtocol standby) throws InterruptedException {
-        Date fiveSecondsAgo = Date.from(Instant.now().minusSeconds(5));
-        protocol.slots().updateOne(Filters.eq("_id", "slot-0"), Updates.set("time", fiveSecondsAgo));
-        // The owner's document went quiet with the same renewal: its last beat is as old.
-        protocol.slots().updateMany(Filters.gte("_id", OwnerDocRules.OWNER_PREFIX), Updates.set(OwnerDocRules.AT, fiveSecondsAgo));
+        lastBeatFiveSecondsAgo();
         assertFalse(slot().expired());
         assertTrue(slot().isLate());
         assertEquals(0, standby.poll(), "late by the server's clock, but not yet watched for the late mark on the standby's own");
         clock.tick(TIMING.late());
+    }
+
+    /** The server sees the owner's last heartbeat, on the slot and on its owner document, 5 s ago. */
+    private void lastBeatFiveSecondsAgo() {
+        Date fiveSecondsAgo = Date.from(Instant.now().minusSeconds(5));
+        protocol.slots().updateOne(Filters.eq("_id", "slot-0"), Updates.set("time", fiveSecondsAgo));
+        // The owner's document went quiet with the same renewal: its last beat is as old.
+        protocol.slots().updateMany(Filters.gte("_id", OwnerDocRules.OWNER_PREFIX),
+                Updates.set(OwnerDocRules.AT, fiveSecondsAgo));
+    }
+
+    /** The owner's process dies: its heartbeat goes late, and its host refuses connects to its port. */
+    private void ownerDies(SlotProtocol standby) throws InterruptedException {
+        probe.always(A, REFUSED);
+        lateHeartbeat(standby);
+    }
+
+    /**
+     * A standby of {@code owner}, both polled once while the owner's connects answer {@code answer}, then the
+     * owner's heartbeat gone late.
+     */
+    private SlotProtocol standbyOfALateOwner(SlotProtocol owner, OwnerProbe.Result answer) throws InterruptedException {
+        SlotProtocol standby = node(B);
+        probe.always(A, answer);
+        owner.poll();
+        standby.poll();
+        lateHeartbeat(standby);
+        return standby;
     }
 
     @Test
@@ -106,9 +131,7 @@ class FastFailoverTest {
         assertEquals(0, standby.poll(), "a timely owner: the standby only learns that its address accepts");
         assertEquals(1, probe.probesOf(A));
 
-        // The owner's process dies: its heartbeat goes late, and its host refuses connects to its port.
-        probe.always(A, REFUSED);
-        lateHeartbeat(standby);
+        ownerDies(standby);
         SlotView seen = slot();
         assertEquals(1, standby.poll());
 
@@ -134,8 +157,7 @@ class FastFailoverTest {
         assertEquals(0, standby.poll());
         assertEquals(List.of(A, B), registry.readAll().stream().map(NodeView::id).sorted(Comparator.comparing(NodeId::port)).toList());
 
-        probe.always(A, REFUSED);
-        lateHeartbeat(standby);
+        ownerDies(standby);
         assertEquals(1, standby.poll());
 
         assertEquals(List.of(B), registry.readAll().stream().map(NodeView::id).toList(),
@@ -177,8 +199,7 @@ class FastFailoverTest {
             assertEquals(0, standby.poll());
         }
 
-        probe.always(A, REFUSED);
-        lateHeartbeat(standby);
+        ownerDies(standby);
         assertEquals(1, standby.poll());
         assertEquals(B, slot().owner());
     }
@@ -194,8 +215,7 @@ class FastFailoverTest {
         assertEquals(0, standby.poll());
         clock.tick(GoneOwners.EVIDENCE_AGE);
 
-        probe.always(A, REFUSED);
-        lateHeartbeat(standby);
+        ownerDies(standby);
         assertEquals(0, standby.poll());
         assertEquals(A, slot().owner());
     }
@@ -203,12 +223,7 @@ class FastFailoverTest {
     @Test
     void aLateOwnerWhoseAddressStillAcceptsKeepsItsSlotUntilTheLeaseRunsOut() throws Exception {
         // A frozen process (SIGSTOP, a long pause): the kernel still accepts connects on its socket.
-        SlotProtocol owner = node(A);
-        SlotProtocol standby = node(B);
-        probe.always(A, ACCEPTED);
-        owner.poll();
-        standby.poll();
-        lateHeartbeat(standby);
+        SlotProtocol standby = standbyOfALateOwner(node(A), ACCEPTED);
 
         assertEquals(0, standby.poll());
         clock.tick(Duration.ofSeconds(1));
@@ -221,12 +236,7 @@ class FastFailoverTest {
     @Test
     void refusalsFromAnAddressThatNeverAcceptedProveNothing() throws Exception {
         // A firewall that rejects with a TCP reset, or an identity this node does not reach, looks like this.
-        SlotProtocol owner = node(A);
-        SlotProtocol standby = node(B);
-        probe.always(A, REFUSED);
-        owner.poll();
-        standby.poll();
-        lateHeartbeat(standby);
+        SlotProtocol standby = standbyOfALateOwner(node(A), REFUSED);
 
         assertEquals(0, standby.poll());
         assertEquals(A, slot().owner());
@@ -249,12 +259,7 @@ class FastFailoverTest {
     @Test
     void anOwnerOnAnotherHostUnderAnAddressOfThisMachineIsNeverProbed() throws Exception {
         // 127.0.0.1 on another host is not this machine's 127.0.0.1: a connect here says nothing about it.
-        SlotProtocol owner = node(A, "4242-0a0b0c0d@elsewhere:0f0e0d0c:4026531840");
-        SlotProtocol standby = node(B);
-        probe.always(A, REFUSED);
-        owner.poll();
-        standby.poll();
-        lateHeartbeat(standby);
+        SlotProtocol standby = standbyOfALateOwner(node(A, "4242-0a0b0c0d@elsewhere:0f0e0d0c:4026531840"), REFUSED);
 
         assertEquals(0, standby.poll());
         assertEquals(0, probe.probesOf(A));
@@ -416,10 +421,7 @@ class FastFailoverTest {
         clock.tick(TIMING.late());
         owner.checkFences();
         assertEquals(List.of(Kind.ACQUIRED), kindsOf("n7001"), "no pause without a late mark");
-        Date fiveSecondsAgo = Date.from(Instant.now().minusSeconds(5));
-        protocol.slots().updateOne(Filters.eq("_id", "slot-0"), Updates.set("time", fiveSecondsAgo));
-        // The owner's document went quiet with the same renewal: its last beat is as old.
-        protocol.slots().updateMany(Filters.gte("_id", OwnerDocRules.OWNER_PREFIX), Updates.set(OwnerDocRules.AT, fiveSecondsAgo));
+        lastBeatFiveSecondsAgo();
         assertEquals(0, standby.poll());
         clock.tick(TIMING.late());
         assertEquals(0, standby.poll(), "no early takeover of an owner that wrote no late mark");

@@ -9,6 +9,7 @@ import io.standby.slot.FreshDatabase;
 import io.standby.slot.ManualClock;
 import io.standby.slot.NodeConfig;
 import io.standby.slot.NodeId;
+import io.standby.slot.NodeState;
 import io.standby.slot.SlotListener;
 import io.standby.slot.SlotTable;
 import io.standby.slot.SlotTiming;
@@ -25,8 +26,11 @@ import java.time.Instant;
 import java.util.Date;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
+import java.util.stream.IntStream;
 
 /**
  * What every test of the slot protocol stands on: a fresh database per test on this run's server (see
@@ -163,6 +167,28 @@ final class ProtocolFixture implements BeforeEachCallback, AfterEachCallback {
     /** Makes the server see the slot's last heartbeat {@code ago} before now, as an owner that stopped would leave it. */
     void heartbeatAgo(String id, Duration ago) {
         slots().updateOne(Filters.eq("_id", id), Updates.set("time", Date.from(Instant.now().minus(ago))));
+    }
+
+    /**
+     * The first of 10.0.0.2:7700, 10.0.0.3:7700, ... whose plan beside {@code me} (room {@code myRoom}; its own
+     * room one), over the slots as they are now, passes {@code plan}: which node the plan puts ahead of
+     * {@code me} depends on the hash of its address, so a test finds one rather than naming it.
+     */
+    NodeId otherPlanned(NodeId me, int myRoom, Predicate<Set<String>> plan) {
+        List<SlotView> slots = store.readAll();
+        return IntStream.range(2, 250).mapToObj(i -> new NodeId("10.0.0." + i, 7700))
+                .filter(other -> plan.test(ClaimPlan.mine(slots, slots,
+                        List.of(new ClaimPlan.Member(other, 0, 1), new ClaimPlan.Member(me, 0, myRoom)), other)))
+                .findFirst().orElseThrow();
+    }
+
+    /**
+     * Writes {@code id} into the registry as a live standby on another host with room for one, writing every
+     * {@code interval}: as a node that registered leaves it, whether it still runs or died since.
+     */
+    void registerStandby(NodeId id, String instance, Duration interval) {
+        registry().write(new NodeRegistry.NodeRecord(id, instance, "elsewhere", NodeState.STANDBY, List.of(), 1,
+                0, 0, 0, 0, 0, "dev", interval, List.of("counter")), NodeRegistry.Write.FIRST);
     }
 
     /** A node outside any membership: it plans its claims from the slots alone. */

@@ -77,14 +77,22 @@ class SlotProtocolCapacityTest {
         assertEquals(1, protocol.store().readAll().stream().filter(s -> B.equals(s.owner())).count());
     }
 
-    @Test
-    void aNodeThatIsFullProbesNobodyAndTakesNothingOver() throws Exception {
+    /** A, then B, room for one each, claim one of two slots each, with the probe as the test scripted it. */
+    private SlotProtocol[] eachHoldsOneOfTwo(String whyBIsFull) throws InterruptedException {
         protocol.init(2);
         SlotProtocol a = node(A, 1);
         SlotProtocol b = node(B, 1);
-        probe.then(A, ACCEPTED);
         assertEquals(1, a.poll());
-        assertEquals(1, b.poll(), "b holds the other slot: it is full");
+        assertEquals(1, b.poll(), whyBIsFull);
+        return new SlotProtocol[] {a, b};
+    }
+
+    @Test
+    void aNodeThatIsFullProbesNobodyAndTakesNothingOver() throws Exception {
+        probe.then(A, ACCEPTED);
+        SlotProtocol[] ab = eachHoldsOneOfTwo("b holds the other slot: it is full");
+        SlotProtocol a = ab[0];
+        SlotProtocol b = ab[1];
         String ofA = held(a).getFirst();
         long probes = probe.probesOf(A);
 
@@ -112,20 +120,17 @@ class SlotProtocolCapacityTest {
 
     @Test
     void aFullNodeStopsProbingTimelyOwnersItCouldNotTakeOverFrom() throws Exception {
-        protocol.init(2);
-        SlotProtocol a = node(A, 1);
-        SlotProtocol b = node(B, 1);
         probe.always(A, ACCEPTED);
-        assertEquals(1, a.poll());
-        assertEquals(1, b.poll(), "b learns that a's address accepts, then takes the other slot: it is full");
+        SlotProtocol[] ab =
+                eachHoldsOneOfTwo("b learns that a's address accepts, then takes the other slot: it is full");
         long probes = probe.probesOf(A);
 
         // Past the time after which a node that may take over asks a timely owner's address again.
         for (int i = 0; i < 2 * GoneOwners.RETRY.dividedBy(TIMING.heartbeat()); i++) {
             clock.tick(TIMING.heartbeat());
-            a.renewAll();
-            b.renewAll();
-            assertEquals(0, b.poll());
+            ab[0].renewAll();
+            ab[1].renewAll();
+            assertEquals(0, ab[1].poll());
         }
 
         assertEquals(probes, probe.probesOf(A), "no connects from a node that could not use what they teach");

@@ -44,14 +44,20 @@ class SlotProtocolClaimTest {
         return protocol.node(id).on(on).maxSlots(maxSlots).listener(events).sleeper(sleeps::add).build();
     }
 
+    /** A, on {@code failing}, over one new slot: its first poll claims nothing. */
+    private SlotProtocol firstPollOfOneSlotClaimsNothing(FailingSlotStore failing, EveryEvent events)
+            throws InterruptedException {
+        protocol.init(1);
+        SlotProtocol a = node(failing, A, 1, events);
+        assertEquals(0, a.poll());
+        return a;
+    }
+
     @Test
     void aClaimWithNoAnswerCountsAsFailedAndTheSlotIsClaimedAtTheNextPoll() throws Exception {
-        protocol.init(1);
         FailingSlotStore failing = new FailingSlotStore(protocol.store()).fail(FailingSlotStore.Call.CLAIM);
         EveryEvent events = new EveryEvent();
-        SlotProtocol a = node(failing, A, 1, events);
-
-        assertEquals(0, a.poll());
+        SlotProtocol a = firstPollOfOneSlotClaimsNothing(failing, events);
         assertEquals(new ClaimCounts(0, 0, 1), a.claims());
         assertEquals(List.of("claimed slot-0 FAILED"), events.lines);
         assertEquals(List.of(), a.leases());
@@ -170,12 +176,9 @@ class SlotProtocolClaimTest {
 
     @Test
     void aStandbyThatCannotReadTheSlotsClaimsNothingAndHasNotReadYet() throws Exception {
-        protocol.init(1);
         FailingSlotStore failing = new FailingSlotStore(protocol.store()).fail(FailingSlotStore.Call.READ_ALL);
         EveryEvent events = new EveryEvent();
-        SlotProtocol a = node(failing, A, 1, events);
-
-        assertEquals(0, a.poll());
+        SlotProtocol a = firstPollOfOneSlotClaimsNothing(failing, events);
         assertTrue(a.lastRead().isEmpty(), "never read: not ready");
         assertEquals(List.of(), events.lines);
         assertTrue(protocol.slot("slot-0").released());

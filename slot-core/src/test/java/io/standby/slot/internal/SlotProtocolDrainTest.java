@@ -45,13 +45,19 @@ class SlotProtocolDrainTest {
         return member(id, maxSlots, NodeConfig.newInstanceId(), false);
     }
 
+    /** B, room for one, beside {@code owner}: the owner claims the one slot, then B stands by. */
+    private SlotProtocol standbyBeside(SlotProtocol owner) throws InterruptedException {
+        SlotProtocol b = member(B, 1);
+        assertEquals(1, owner.poll());
+        assertEquals(0, b.poll());
+        return b;
+    }
+
     @Test
     void aNodeNeverAskedToDrainIsNeverDrained() throws Exception {
         protocol.init(1);
         SlotProtocol a = member(A, 1);
-        SlotProtocol b = member(B, 1);
-        assertEquals(1, a.poll());
-        assertEquals(0, b.poll());
+        SlotProtocol b = standbyBeside(a);
 
         assertFalse(b.draining());
         assertFalse(b.drained(), "a standby that holds nothing may not stop for it");
@@ -63,9 +69,7 @@ class SlotProtocolDrainTest {
     void aDrainedNodeHasSeenItsLastSlotTakenBeforeItMayStop() throws Exception {
         protocol.init(1);
         SlotProtocol a = member(A, 1);
-        SlotProtocol b = member(B, 1);
-        assertEquals(1, a.poll());
-        assertEquals(0, b.poll());
+        SlotProtocol b = standbyBeside(a);
         new NodeTable(protocol.db()).drain(A);
 
         a.poll();
@@ -91,9 +95,7 @@ class SlotProtocolDrainTest {
             }
         };
         SlotProtocol a = protocol.node(A).listener(listener).member(registry).build();
-        SlotProtocol b = member(B, 1);
-        assertEquals(1, a.poll());
-        assertEquals(0, b.poll());
+        SlotProtocol b = standbyBeside(a);
         // Asked on its slot only, so that the poll that sees the request is the one that releases.
         assertEquals(1, protocol.store().markDrain(A, SlotView.Drain.asked(a.config().instance())));
 
@@ -108,9 +110,7 @@ class SlotProtocolDrainTest {
     void aDrainingNodeClaimsNothingEvenWhereItHasRoom() throws Exception {
         protocol.init(1);
         SlotProtocol a = member(A, 2);
-        SlotProtocol b = member(B, 1);
-        assertEquals(1, a.poll());
-        assertEquals(0, b.poll());
+        SlotProtocol b = standbyBeside(a);
         new NodeTable(protocol.db()).drain(A);
         a.poll();
         protocol.init(2);
@@ -124,9 +124,7 @@ class SlotProtocolDrainTest {
     void aDrainAskedOfTheProcessBeforeARestartIsNotTheRestartedOnes() throws Exception {
         protocol.init(1);
         SlotProtocol before = member(A, 1, NodeConfig.newInstanceId(), true);
-        SlotProtocol standby = member(B, 1);
-        assertEquals(1, before.poll());
-        assertEquals(0, standby.poll());
+        SlotProtocol standby = standbyBeside(before);
         assertEquals(1, protocol.store().markDrain(A, SlotView.Drain.forced(before.config().instance())));
 
         // The process dies before it sees the request; its restart binds the address and takes its slot back.
@@ -159,9 +157,7 @@ class SlotProtocolDrainTest {
     void aStandbyAskedToDrainSeesItAtItsNextRegistryWriteAndIsDrainedAtOnce() throws Exception {
         protocol.init(1);
         SlotProtocol a = member(A, 1);
-        SlotProtocol b = member(B, 1);
-        assertEquals(1, a.poll());
-        assertEquals(0, b.poll());
+        SlotProtocol b = standbyBeside(a);
         new NodeTable(protocol.db()).drain(B);
 
         clock.tick(TIMING.heartbeat().multipliedBy(SlotProtocol.REGISTRY_WRITE_HEARTBEATS));
@@ -190,9 +186,7 @@ class SlotProtocolDrainTest {
             }
         };
         SlotProtocol a = protocol.member(A).on(everySecondReadFails).build();
-        SlotProtocol b = member(B, 1);
-        assertEquals(1, a.poll());
-        assertEquals(0, b.poll());
+        SlotProtocol b = standbyBeside(a);
         new NodeTable(protocol.db()).drain(A);
         reads.set(0);
 

@@ -3,13 +3,13 @@ package io.standby.slot.internal;
 import io.standby.slot.ManualClock;
 import io.standby.slot.NodeConfig;
 import io.standby.slot.NodeId;
-import io.standby.slot.NodeView;
 import io.standby.slot.SlotTable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
 
 import static io.standby.slot.internal.ProtocolFixture.TIMING;
 import static io.standby.slot.internal.ProtocolFixture.A;
@@ -47,9 +47,7 @@ class SlotProtocolPlanTest {
         protocol.init(2);
         MongoNodeRegistry registry = protocol.registry();
         // Another live node, room for one: with this node planned in too, each gets one slot at once.
-        registry.write(new NodeRegistry.NodeRecord(new NodeId("10.0.0.2", 7700), "1-other@elsewhere", "elsewhere",
-                io.standby.slot.NodeState.STANDBY, List.of(), 1, 0, 0, 0, 0, 0, "dev", Duration.ofSeconds(60),
-                List.of("counter")), NodeRegistry.Write.FIRST);
+        protocol.registerStandby(new NodeId("10.0.0.2", 7700), "1-other@elsewhere", Duration.ofSeconds(60));
         SlotProtocol a = member(refusingWrites(registry), NodeConfig.newInstanceId());
 
         assertEquals(1, a.poll(), "its share of the plan at once, not after a head start");
@@ -58,30 +56,10 @@ class SlotProtocolPlanTest {
 
     /** The registry, except that this node's own writes are refused, as when the nodes collection is read-only to it. */
     private static NodeRegistry refusingWrites(MongoNodeRegistry registry) {
-        return new NodeRegistry() {
+        return new ForwardingNodeRegistry(registry) {
             @Override
             public boolean write(NodeRecord node, Write write) {
                 throw new IllegalStateException("not authorized on nodes");
-            }
-
-            @Override
-            public void remove(NodeId node, String instance) {
-                registry.remove(node, instance);
-            }
-
-            @Override
-            public List<NodeView> readAll() {
-                return registry.readAll();
-            }
-
-            @Override
-            public long sweep(Duration olderThan) {
-                return registry.sweep(olderThan);
-            }
-
-            @Override
-            public boolean requestDrain(NodeId node) {
-                return registry.requestDrain(node);
             }
         };
     }
@@ -100,19 +78,19 @@ class SlotProtocolPlanTest {
                         .instance());
     }
 
+    /** Registers a live node that the plan gives slot-0 beside A, and slot-0 alone; it never polls. */
+    private NodeId registeredAheadForSlot0(String instance) {
+        NodeId other = protocol.otherPlanned(A, 1, Set.of("slot-0")::equals);
+        protocol.registerStandby(other, instance, Duration.ofSeconds(60));
+        return other;
+    }
+
     @Test
     void aHeadStartCountsFromWhenThisNodeHasRoomNotFromWhenTheSlotBecameClaimable() throws Exception {
         protocol.init(2);
         // A node that registered and died, which the plan gives slot-0 while this node gets slot-1.
-        NodeId ghost = java.util.stream.IntStream.range(2, 250).mapToObj(i -> new NodeId("10.0.0." + i, 7700))
-                .filter(g -> ClaimPlan.mine(protocol.store().readAll(), protocol.store().readAll(),
-                        List.of(new ClaimPlan.Member(g, 0, 1), new ClaimPlan.Member(A, 0, 1)), g).equals(java.util.Set.of("slot-0")))
-                .findFirst().orElseThrow();
-        MongoNodeRegistry registry = protocol.registry();
-        registry.write(new NodeRegistry.NodeRecord(ghost, "1-dead@elsewhere", "elsewhere", io.standby.slot.NodeState.STANDBY,
-                List.of(), 1, 0, 0, 0, 0, 0, "dev", Duration.ofSeconds(60), List.of("counter")),
-                NodeRegistry.Write.FIRST);
-        SlotProtocol a = member(registry, NodeConfig.newInstanceId());
+        NodeId ghost = registeredAheadForSlot0("1-dead@elsewhere");
+        SlotProtocol a = member(protocol.registry(), NodeConfig.newInstanceId());
         assertEquals(1, a.poll());
         assertEquals("slot-1", a.leases().getFirst().slotId(), "its planned slot, at once");
         clock.tick(TIMING.poll());
@@ -131,15 +109,8 @@ class SlotProtocolPlanTest {
     @Test
     void aHeadStartStartsAgainEachTimeASlotBecomesClaimableAgain() throws Exception {
         protocol.init(1);
-        NodeId ghost = java.util.stream.IntStream.range(2, 250).mapToObj(i -> new NodeId("10.0.0." + i, 7700))
-                .filter(g -> ClaimPlan.mine(protocol.store().readAll(), protocol.store().readAll(),
-                        List.of(new ClaimPlan.Member(g, 0, 1), new ClaimPlan.Member(A, 0, 1)), g).equals(java.util.Set.of("slot-0")))
-                .findFirst().orElseThrow();
-        MongoNodeRegistry registry = protocol.registry();
-        registry.write(new NodeRegistry.NodeRecord(ghost, "1-g@elsewhere", "elsewhere", io.standby.slot.NodeState.STANDBY,
-                List.of(), 1, 0, 0, 0, 0, 0, "dev", Duration.ofSeconds(60), List.of("counter")),
-                NodeRegistry.Write.FIRST);
-        SlotProtocol a = member(registry, NodeConfig.newInstanceId());
+        NodeId ghost = registeredAheadForSlot0("1-g@elsewhere");
+        SlotProtocol a = member(protocol.registry(), NodeConfig.newInstanceId());
         assertEquals(0, a.poll(), "slot-0 is the other node's to take first");
 
         // The other node takes it within its head start, then dies: its lease runs out.
@@ -147,8 +118,7 @@ class SlotProtocolPlanTest {
                 new SlotStore.Ownership(ghost, "1-g@elsewhere", TIMING.lease())));
         clock.tick(TIMING.poll());
         assertEquals(0, a.poll());
-        protocol.db().database().getCollection("slots").updateOne(com.mongodb.client.model.Filters.eq("_id", "slot-0"),
-                com.mongodb.client.model.Updates.set("time", java.util.Date.from(java.time.Instant.now().minusSeconds(60))));
+        protocol.heartbeatAgo("slot-0", Duration.ofSeconds(60));
         assertEquals(0, a.poll());
         clock.tick(TIMING.lease());
 

@@ -65,12 +65,18 @@ class SlotProtocolPollTest {
         protocol.slots().updateMany(Filters.gte("_id", OwnerDocRules.OWNER_PREFIX), Updates.set(OwnerDocRules.AT, then));
     }
 
+    /** A owns all of {@code slots} new slots and has renewed them once. */
+    private SlotProtocol ownerOfAll(int slots) throws InterruptedException {
+        protocol.init(slots);
+        SlotProtocol owner = node(A, slots, protocol.store());
+        assertEquals(slots, owner.poll());
+        owner.renewAll();
+        return owner;
+    }
+
     @Test
     void aStandbysPollOfAnIdleWorldReadsNoSlotOfALiveOwnerHoweverManyThereAre() throws Exception {
-        protocol.init(50);
-        SlotProtocol owner = node(A, 50, protocol.store());
-        assertEquals(50, owner.poll());
-        owner.renewAll();
+        SlotProtocol owner = ownerOfAll(50);
         SlotProtocol standby = standby();
 
         for (int i = 0; i < 5; i++) {
@@ -85,10 +91,7 @@ class SlotProtocolPollTest {
 
     @Test
     void aDeadOwnersSlotIsTakenAtItsLeaseByItsDocumentThoughTheStandbyReadItOnlyOnceItWasLate() throws Exception {
-        protocol.init(1);
-        SlotProtocol owner = node(A, 1, protocol.store());
-        assertEquals(1, owner.poll());
-        owner.renewAll();
+        SlotProtocol owner = ownerOfAll(1);
         SlotProtocol standby = standby();
         standby.poll();
         // The owner's last renewal: the standby sees the document at that beat from now on.
@@ -113,10 +116,7 @@ class SlotProtocolPollTest {
 
     @Test
     void aSlotWhoseOwnerWritesNoDocumentIsWatchedItselfForALeaseFromItsFirstRead() throws Exception {
-        protocol.init(1);
-        SlotProtocol owner = node(A, 1, protocol.store());
-        assertEquals(1, owner.poll());
-        owner.renewAll();
+        SlotProtocol owner = ownerOfAll(1);
         // As a node of an earlier version: its slot renewed, no owner document.
         protocol.store().removeOwner(OwnerDocRules.ownerId(A, protocol.slot("slot-0").instance()));
         SlotProtocol standby = standby();

@@ -45,6 +45,13 @@ class SlotProtocolRegistryReadTest {
         protocol.reads().clear();
     }
 
+    private void assertTheNextPollClaimsNothingAndReadsOnlyTheSlots(SlotProtocol node) throws InterruptedException {
+        clock.tick(TIMING.poll());
+        assertEquals(0, node.poll());
+
+        assertEquals(List.of("slots"), protocol.reads());
+    }
+
     @Test
     void aFullNodeReadsOnlyTheSlotsThoughOneIsClaimable() throws Exception {
         protocol.init(2);
@@ -53,10 +60,7 @@ class SlotProtocolRegistryReadTest {
         quiet(a);
         assertEquals(1, protocol.store().readAll().stream().filter(s -> s.expired()).count(), "the other slot is free");
 
-        clock.tick(TIMING.poll());
-        assertEquals(0, a.poll());
-
-        assertEquals(List.of("slots"), protocol.reads());
+        assertTheNextPollClaimsNothingAndReadsOnlyTheSlots(a);
     }
 
     @Test
@@ -66,10 +70,7 @@ class SlotProtocolRegistryReadTest {
         a.stopClaiming();
         quiet(a);
 
-        clock.tick(TIMING.poll());
-        assertEquals(0, a.poll());
-
-        assertEquals(List.of("slots"), protocol.reads());
+        assertTheNextPollClaimsNothingAndReadsOnlyTheSlots(a);
     }
 
     @Test

@@ -2,8 +2,6 @@ package io.standby.slot.internal;
 
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Updates;
-import com.mongodb.event.CommandListener;
-import com.mongodb.event.CommandStartedEvent;
 import io.standby.slot.Lease;
 import io.standby.slot.LossReason;
 import io.standby.slot.ManualClock;
@@ -16,8 +14,6 @@ import io.standby.slot.RecordingListener.Event;
 import io.standby.slot.RecordingListener.Kind;
 import io.standby.slot.SlotTable;
 import io.standby.slot.SlotView;
-import io.standby.slot.StandbyDatabase;
-import io.standby.testing.TestMongo;
 import org.bson.Document;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -538,15 +534,23 @@ class SlotProtocolTest {
         assertTrue(a.drained());
     }
 
-    @Test
-    void aDrainNeverReleasesASlotWhileNoOtherLiveNodeHasRoomForIt() throws Exception {
+    /** Members 7001 and 7002, room for one each, each holding one of two slots: neither has room for more. */
+    private SlotProtocol[] twoFullMembers() throws InterruptedException {
         protocol.init(2);
         SlotProtocol a = member(7001, 1);
         SlotProtocol b = member(7002, 1);
         assertEquals(1, a.poll());
         clock.tick(TIMING.poll());
         assertEquals(1, b.poll());
-        NodeId full = new NodeId("127.0.0.1", 7002);
+        return new SlotProtocol[] {a, b};
+    }
+
+    @Test
+    void aDrainNeverReleasesASlotWhileNoOtherLiveNodeHasRoomForIt() throws Exception {
+        SlotProtocol[] ab = twoFullMembers();
+        SlotProtocol a = ab[0];
+        SlotProtocol b = ab[1];
+        NodeId full = b.config().node();
         // Asked while there was room, say, which then went: straight through the registry, as the command
         // line would refuse it now.
         protocol.registry().requestDrain(full);
@@ -573,13 +577,10 @@ class SlotProtocolTest {
 
     @Test
     void aForcedDrainReleasesEvenWithoutRoomAndAnUnforcedOneIsRefusedWritingNothing() throws Exception {
-        protocol.init(2);
-        SlotProtocol a = member(7001, 1);
-        SlotProtocol b = member(7002, 1);
-        assertEquals(1, a.poll());
-        clock.tick(TIMING.poll());
-        assertEquals(1, b.poll());
-        NodeId full = new NodeId("127.0.0.1", 7002);
+        SlotProtocol[] ab = twoFullMembers();
+        SlotProtocol a = ab[0];
+        SlotProtocol b = ab[1];
+        NodeId full = b.config().node();
         io.standby.slot.NodeTable nodes = new io.standby.slot.NodeTable(protocol.db());
 
         IllegalStateException refused = org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class,
@@ -603,16 +604,10 @@ class SlotProtocolTest {
     @Test
     void aPlannedNodeThatIsDeadDelaysItsSlotByTheHeadStartOnly() throws Exception {
         protocol.init(1);
-        MongoNodeRegistry registry = protocol.registry();
         // A node that registered and died: the registry still shows it live, and the plan gives it slot-0.
         NodeId me = new NodeId("127.0.0.1", 7001);
-        NodeId ghost = IntStream.range(2, 250).mapToObj(i -> new NodeId("10.0.0." + i, 7700))
-                .filter(g -> ClaimPlan.mine(protocol.store().readAll(), protocol.store().readAll(), List.of(new ClaimPlan.Member(g, 0, 1),
-                        new ClaimPlan.Member(me, 0, 1)), g).contains("slot-0"))
-                .findFirst().orElseThrow();
-        registry.write(new NodeRegistry.NodeRecord(ghost, "1-dead@elsewhere", "elsewhere", io.standby.slot.NodeState.STANDBY,
-                List.of(), 1, 0, 0, 0, 0, 0, "dev", Duration.ofSeconds(10), List.of("counter")),
-                NodeRegistry.Write.FIRST);
+        NodeId ghost = protocol.otherPlanned(me, 1, plan -> plan.contains("slot-0"));
+        protocol.registerStandby(ghost, "1-dead@elsewhere", Duration.ofSeconds(10));
         SlotProtocol a = member(7001, 1);
 
         assertEquals(0, a.poll(), "the plan gives slot-0 to the other node: it goes first");
@@ -630,43 +625,23 @@ class SlotProtocolTest {
         // is no older than the registry: a winner writes its slot first and its registry document after.
         protocol.init(2);
         NodeId me = new NodeId("127.0.0.1", 7001);
-        NodeId other = IntStream.range(2, 250).mapToObj(i -> new NodeId("10.0.0." + i, 7700))
-                .filter(g -> {
-                    List<ClaimPlan.Member> both = List.of(new ClaimPlan.Member(g, 0, 1), new ClaimPlan.Member(me, 0, 2));
-                    return ClaimPlan.mine(protocol.store().readAll(), protocol.store().readAll(), both, g).size() == 1;
-                })
-                .findFirst().orElseThrow();
-        protocol.registry().write(new NodeRegistry.NodeRecord(other, "1-slow@elsewhere", "elsewhere",
-                io.standby.slot.NodeState.STANDBY, List.of(), 1, 0, 0, 0, 0, 0, "dev", Duration.ofSeconds(10),
-                List.of("counter")), NodeRegistry.Write.FIRST);
-        List<String> reads = new CopyOnWriteArrayList<>();
-        CommandListener readsOfCollections = new CommandListener() {
-            @Override
-            public void commandStarted(CommandStartedEvent event) {
-                if (event.getCommandName().equals("aggregate") || event.getCommandName().equals("find")) {
-                    reads.add(event.getCommand().getString(event.getCommandName()).getValue());
-                }
-            }
-        };
-        try (StandbyDatabase watched = StandbyDatabase.connect(TestMongo.uri(), protocol.db().database().getName(), Duration.ofSeconds(10),
-                settings -> settings.addCommandListener(readsOfCollections))) {
-            NodeConfig config = new NodeConfig(me, 2, TIMING, NodeConfig.newInstanceId());
-            SlotProtocol a = new SlotProtocol(ProtocolSetup.of(new MongoSlotStore(watched), config,
-                    clock, new RecordingListener("n7001", log))
-                    .withSleeper(sleeps::add)
-                    .withMembership(new MongoNodeRegistry(watched.database())));
+        NodeId other = protocol.otherPlanned(me, 2, plan -> plan.size() == 1);
+        protocol.registerStandby(other, "1-slow@elsewhere", Duration.ofSeconds(10));
+        List<String> reads = protocol.reads();
+        SlotProtocol a = protocol.node(me).maxSlots(2).on(new MongoSlotStore(protocol.watched()))
+                .member(new MongoNodeRegistry(protocol.watched().database()))
+                .listener(new RecordingListener("n7001", log)).sleeper(sleeps::add).build();
 
-            assertEquals(1, a.poll(), "this node's planned slot; the other's waits for its head start");
-            assertEquals(List.of("nodes", "slots"), reads, "a cold start: registered and settled, then the registry first");
-            reads.clear();
-            clock.tick(TIMING.poll());
-            assertEquals(1, a.poll(), "the other node's slot, after the head start");
-            assertEquals(List.of("nodes", "slots"), reads, "a slot was claimable: the registry is read first");
-            reads.clear();
-            clock.tick(TIMING.poll());
-            assertEquals(0, a.poll());
-            assertEquals(List.of("slots"), reads, "nothing to claim: one read, the slots");
-        }
+        assertEquals(1, a.poll(), "this node's planned slot; the other's waits for its head start");
+        assertEquals(List.of("nodes", "slots"), reads, "a cold start: registered and settled, then the registry first");
+        reads.clear();
+        clock.tick(TIMING.poll());
+        assertEquals(1, a.poll(), "the other node's slot, after the head start");
+        assertEquals(List.of("nodes", "slots"), reads, "a slot was claimable: the registry is read first");
+        reads.clear();
+        clock.tick(TIMING.poll());
+        assertEquals(0, a.poll());
+        assertEquals(List.of("slots"), reads, "nothing to claim: one read, the slots");
     }
 
     @Test
@@ -674,31 +649,11 @@ class SlotProtocolTest {
         protocol.init(1);
         MongoNodeRegistry registry = protocol.registry();
         java.util.concurrent.atomic.AtomicInteger writes = new java.util.concurrent.atomic.AtomicInteger();
-        NodeRegistry counting = new NodeRegistry() {
+        NodeRegistry counting = new ForwardingNodeRegistry(registry) {
             @Override
             public boolean write(NodeRecord node, Write write) {
                 writes.incrementAndGet();
-                return registry.write(node, write);
-            }
-
-            @Override
-            public void remove(NodeId node, String instance) {
-                registry.remove(node, instance);
-            }
-
-            @Override
-            public List<NodeView> readAll() {
-                return registry.readAll();
-            }
-
-            @Override
-            public long sweep(Duration olderThan) {
-                return registry.sweep(olderThan);
-            }
-
-            @Override
-            public boolean requestDrain(NodeId node) {
-                return registry.requestDrain(node);
+                return super.write(node, write);
             }
         };
         NodeConfig config = new NodeConfig(new NodeId("127.0.0.1", 7001), 1, TIMING, NodeConfig.newInstanceId());
