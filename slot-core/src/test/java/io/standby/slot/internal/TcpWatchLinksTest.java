@@ -316,6 +316,8 @@ class TcpWatchLinksTest {
         standby.ack(seq, standby.tags.tag((byte) 'A', seq, 0));
         await("a replayed acknowledgement is refused and ends the link", () -> ownerLinks.open() == 0);
         assertEquals(1, ownerLinks.stats().refused());
+        // OwnerLinks.ended closes the link, then asks for the renewal outside its lock: wait for that ask.
+        await("the end asked for a renewal", () -> renewals.get() >= 1);
         assertEquals(1, renewals.get(), "the end of a real link costs one renewal");
         standby.close();
 
@@ -375,6 +377,7 @@ class TcpWatchLinksTest {
         }
         assertEquals(0, ownerLinks.open(), "cut off once its queue was full: it reads nothing");
         assertTrue(System.nanoTime() - started < Duration.ofSeconds(30).toNanos(), "announcing never waited on the network");
+        await("the end asked for a renewal", () -> renewals.get() >= 1);
         assertEquals(1, renewals.get(), "its end costs one renewal");
         standby.close();
     }
