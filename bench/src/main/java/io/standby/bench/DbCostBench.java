@@ -11,6 +11,7 @@ import io.standby.testing.TestPorts;
 import org.bson.Document;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine;
@@ -46,6 +47,9 @@ public final class DbCostBench implements Callable<Integer> {
 
     @Spec
     CommandSpec spec;
+
+    @Mixin
+    MongoOption mongo = new MongoOption();
 
     @Option(names = "--slots", paramLabel = "N", split = ",", defaultValue = "3,300",
             description = "Numbers of slots, one run each (default: ${DEFAULT-VALUE}).")
@@ -98,7 +102,7 @@ public final class DbCostBench implements Callable<Integer> {
         System.out.println("machine at start: " + Machine.describe());
         List<Row> rows = new ArrayList<>();
         List<ChildJvm> nodes = new ArrayList<>();
-        Database database = Database.inMemory(dir);
+        Database database = mongo.open(dir);
         try {
             for (int s : slots) {
                 for (int o : owned) {

@@ -18,9 +18,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class BenchToolsTest {
 
-    private static String run(String... args) {
-        ToolRun run = ToolRun.of(args);
-        assertEquals(0, run.exitCode(), "bench " + String.join(" ", args) + " failed:\n" + run.out() + run.err());
+    /** {@code bench TOOL ARGS...} on the tests' shared database process; its output, once it exited 0. */
+    private static String run(String tool, String... args) {
+        ToolRun run = ToolRun.onSharedServer(tool, args);
+        assertEquals(0, run.exitCode(), "bench " + tool + " " + String.join(" ", args) + " failed:\n" + run.out() + run.err());
         return run.out();
     }
 

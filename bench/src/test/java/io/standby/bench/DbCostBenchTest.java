@@ -21,7 +21,7 @@ class DbCostBenchTest {
 
     @Test
     void anOwnerRenewsAndReadsSlotsAtAboutOneAndAHalfCommandsASecondAndAStandbyOnlyReads() {
-        ToolRun run = ToolRun.of("dbcost", "--slots", "3", "--robots", "1", "--window", "5s");
+        ToolRun run = ToolRun.onSharedServer("dbcost", "--slots", "3", "--robots", "1", "--window", "5s");
         assertEquals(0, run.exitCode(), run.err());
         Matcher row = ROW.matcher(run.out());
         assertTrue(row.find(), "a table row for 3 slots and 1 robot in:\n" + run.out());

@@ -21,7 +21,7 @@ class ShedLockBenchTest {
 
     @Test
     void bothTakeAKilledHoldersSlotOverWithinTheirLeaseAndReportTheirCommands() {
-        ToolRun run = ToolRun.of("shedlock", "--rounds", "1", "--window", "3s", "--contests", "standby-default,shedlock-extend");
+        ToolRun run = ToolRun.onSharedServer("shedlock", "--rounds", "1", "--window", "3s", "--contests", "standby-default,shedlock-extend");
         assertEquals(0, run.exitCode(), run.err());
         Matcher row = ROW.matcher(run.out());
         int rows = 0;

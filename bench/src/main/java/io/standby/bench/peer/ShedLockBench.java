@@ -4,12 +4,14 @@ import io.standby.bench.Bench;
 import io.standby.bench.Database;
 import io.standby.bench.DurationOption;
 import io.standby.bench.Machine;
+import io.standby.bench.MongoOption;
 import io.standby.bench.Stats;
 import io.standby.bench.Waits;
 import io.standby.slot.SlotTiming;
 import io.standby.testing.ChildJvm;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine;
@@ -89,6 +91,9 @@ public final class ShedLockBench implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
+    @Mixin
+    MongoOption mongo = new MongoOption();
+
     @Option(names = "--rounds", paramLabel = "N", defaultValue = "10",
             description = "Kills of the holder per contest (default: ${DEFAULT-VALUE}; the keep-alive contest, the slowest, takes 25 to 45 s a round).")
     int rounds;
@@ -137,7 +142,7 @@ public final class ShedLockBench implements Callable<Integer> {
                 + window.toSeconds() + " s; logs in " + dir);
         System.out.println("machine at start: " + Machine.describe());
         List<Contest> contests = new ArrayList<>();
-        Database database = Database.inMemory(dir);
+        Database database = mongo.open(dir);
         ExecutorService threads = Executors.newFixedThreadPool(names.size());
         try {
             List<Future<Result>> futures = new ArrayList<>();
