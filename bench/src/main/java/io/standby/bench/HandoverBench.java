@@ -150,8 +150,11 @@ final class HandoverBench implements Callable<Integer> {
                 claims.add(claimed);
                 System.out.printf(Locale.ROOT, "round %d: %s to %d (exit after %d ms, claimed elsewhere after %d ms); %d robots started on %d %d ms after the last stop (all %d ms)%n",
                         round, drain() ? "drain request" : "SIGTERM", owner, exit, claimed, robots, taker, firstStart - lastStop, lastStart - lastStop);
-                pair.start(owner);
-                pair.awaitStandbyReady();
+                if (round < rounds) {
+                    // The next round's standby; after the last round nobody would use it.
+                    pair.start(owner);
+                    pair.awaitStandbyReady();
+                }
             }
         }
         return new Result(profile, Stats.of(first), Stats.of(all), Stats.of(exits), Stats.of(claims));

@@ -156,8 +156,11 @@ final class TakeoverBench implements Callable<Integer> {
                 }
                 System.out.printf(Locale.ROOT, "round %d: kill -9 of %d, claimed by %s %d ms later (%s), %d ms past the lease%s%n",
                         round, owner, change.after().owner(), took, how, late, split);
-                pair.start(owner);
-                pair.awaitStandbyReady();
+                if (round < rounds) {
+                    // The next round's standby; after the last round nobody would use it.
+                    pair.start(owner);
+                    pair.awaitStandbyReady();
+                }
             }
         }
         if (!toLinkEnd.isEmpty()) {
