@@ -152,13 +152,14 @@ public final class DbCostBench implements Callable<Integer> {
                     Duration.ofMinutes(5), EVERY, () -> free.stream().allMatch(slot -> owns(table, slot, ports.get(1)))
                             && admin.database().getCollection("robots")
                             .countDocuments(new Document("slotId", free.getFirst()).append("state", "RUNNING")) == robotCount);
-            // Robots are marked running in bulks, and fenced in more; a loaded machine can still be at it.
-            awaitNoRobotWrites(ports.get(1));
-            // The standby reaches the database through a proxy that counts the bytes the server sends it.
+            // The standby reaches the database through a proxy that counts the bytes the server sends it. It
+            // starts while the owner settles: every slot is owned by then, and a standby writes no robot.
             TcpProxy standbyLink = TcpProxy.to(database.uri());
             links.add(standbyLink);
             ChildJvm standby = node(dir, standbyLink.uri(), dbName, ports.get(2), 1);
             nodes.add(standby);
+            // Robots are marked running in bulks, and fenced in more; a loaded machine can still be at it.
+            awaitNoRobotWrites(ports.get(1));
             Waits.until("the standby answers /metrics", Duration.ofMinutes(1), EVERY, () -> {
                 try {
                     CommandCount.scrape(ports.get(2));
