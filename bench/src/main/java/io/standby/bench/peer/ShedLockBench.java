@@ -185,7 +185,7 @@ public final class ShedLockBench implements Callable<Integer> {
         List<Long> takeovers = new ArrayList<>();
         Map<String, Integer> takenBy = new TreeMap<>();
         for (int round = 1; round <= rounds; round++) {
-            Kill kill = killTheHolder(contest);
+            Kill kill = killTheHolder(contest, round < rounds);
             takeovers.add(kill.millis());
             if (kill.how() != null) {
                 takenBy.merge(kill.how(), 1, Integer::sum);
@@ -197,8 +197,12 @@ public final class ShedLockBench implements Callable<Integer> {
                 holderTo.breakdown(holderFrom), waiterTo.breakdown(waiterFrom));
     }
 
-    /** Kills the holder at a random point of its renewal period; milliseconds until the database shows another. */
-    private static Kill killTheHolder(Contest contest) {
+    /**
+     * Kills the holder at a random point of its renewal period; milliseconds until the database shows another.
+     * With {@code replace}, a new contender takes the dead one's place for the next round; after the last
+     * round none is started, whose start would only take CPU from the contests still running.
+     */
+    private static Kill killTheHolder(Contest contest, boolean replace) {
         ChildJvm holder = contest.holder(contest.bound().plusMinutes(1));
         Bench.sleep(SETTLE.plusMillis(ThreadLocalRandom.current().nextLong(contest.renewal().toMillis())));
         long before = contest.holding();
@@ -210,7 +214,9 @@ public final class ShedLockBench implements Callable<Integer> {
         });
         long took = (System.nanoTime() - killed) / 1_000_000;
         String how = contest.takenBy(contest.holding());
-        contest.replace(holder);
+        if (replace) {
+            contest.replace(holder);
+        }
         return new Kill(took, how);
     }
 
