@@ -12,9 +12,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Each of these tools once, at its smallest, so that they do not rot between benchmark runs: real node
- * processes and the embedded database in its own process. Only generous correctness bounds are asserted;
- * the numbers belong in docs/BENCHMARKS.md. About 140 s in all on a quiet machine (takeover at the defaults, with
- * links, about 50 s of it).
+ * processes, and the embedded database in a process of its own that the tools share ({@link SharedServer},
+ * given as {@code --mongo}, emptied before each run). Only generous correctness bounds are asserted; the
+ * numbers belong in docs/BENCHMARKS.md. 100 to 115 s in all with other builds on the two cores (load 5 to 8,
+ * 2026-11-29), the takeover (at the defaults, with links) about 30 s of it.
  */
 class BenchToolsTest {
 
