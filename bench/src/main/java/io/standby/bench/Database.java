@@ -12,13 +12,16 @@ import java.util.List;
 
 /**
  * The embedded database ({@code standby mongo}) in a process of its own on 127.0.0.1, in memory or on a
- * data directory; the latter can be restarted on its data.
+ * data directory; the latter can be restarted on its data. Or a server that is already running
+ * ({@link #shared}, a tool's {@code --mongo}), which this bench neither starts nor stops.
  */
 public final class Database implements AutoCloseable {
 
     private final Path logs;
     private final Path data;
     private final int port;
+    /** Set for a server someone else runs; null for the one this bench starts on {@link #port}. */
+    private final String sharedUri;
     private ChildJvm process;
     private int starts;
 
@@ -26,6 +29,14 @@ public final class Database implements AutoCloseable {
         this.logs = logs;
         this.data = data;
         this.port = port;
+        this.sharedUri = null;
+    }
+
+    private Database(String uri) {
+        this.logs = null;
+        this.data = null;
+        this.port = -1;
+        this.sharedUri = uri;
     }
 
     /** In memory: gone when it stops. */
@@ -42,12 +53,22 @@ public final class Database implements AutoCloseable {
         return db;
     }
 
-    public int port() {
-        return port;
+    /**
+     * A server that is already running at {@code uri}: started and stopped by someone else, such as a test
+     * that runs several tools on one server. The tools' databases on it must not exist yet:
+     * {@link #initSlots} refuses slots that are there already.
+     */
+    public static Database shared(String uri) {
+        return new Database(uri);
+    }
+
+    /** In memory, or on {@code uri} if it is not null ({@code --mongo}). */
+    public static Database inMemoryOr(String uri, Path logs) {
+        return uri == null ? inMemory(logs) : shared(uri);
     }
 
     public String uri() {
-        return "mongodb://127.0.0.1:" + port;
+        return sharedUri != null ? sharedUri : "mongodb://127.0.0.1:" + port;
     }
 
     /** A client of the bench itself, on database {@code name}. */
@@ -55,14 +76,24 @@ public final class Database implements AutoCloseable {
         return StandbyDatabase.connect(uri(), name, Duration.ofSeconds(10), null);
     }
 
-    /** Creates slot-0 .. slot-(count-1) in database {@code name}. */
+    /**
+     * Creates slot-0 .. slot-(count-1) in database {@code name}. On a shared server, slots that are there
+     * already are refused: they would be another run's, and mix its nodes and numbers with this one's.
+     */
     public void initSlots(String name, int count) {
         try (StandbyDatabase db = connect(name)) {
-            new SlotTable(db).init(count);
+            int created = new SlotTable(db).init(count);
+            if (sharedUri != null && created < count) {
+                throw new IllegalStateException("database " + name + " on " + sharedUri + " has slots already: give the tool a server"
+                        + " of its own, or drop that database first");
+            }
         }
     }
 
     public void start() {
+        if (sharedUri != null) {
+            throw new IllegalStateException("the server on " + sharedUri + " is not this bench's to start");
+        }
         List<String> args = new ArrayList<>(List.of("mongo", "--host", "127.0.0.1", "--port", Integer.toString(port)));
         if (data == null) {
             args.add("--in-memory");
@@ -87,6 +118,9 @@ public final class Database implements AutoCloseable {
 
     /** kill -9 and start again on the same data directory and port. */
     public void restart() {
+        if (sharedUri != null) {
+            throw new IllegalStateException("the server on " + sharedUri + " is not this bench's to restart");
+        }
         if (data == null) {
             throw new IllegalStateException("an in-memory database cannot restart with its data");
         }

@@ -11,6 +11,7 @@ import io.standby.testing.TestPorts;
 import org.bson.Document;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine;
@@ -46,6 +47,9 @@ public final class DbCostBench implements Callable<Integer> {
 
     @Spec
     CommandSpec spec;
+
+    @Mixin
+    MongoOption mongo = new MongoOption();
 
     @Option(names = "--slots", paramLabel = "N", split = ",", defaultValue = "3,300",
             description = "Numbers of slots, one run each (default: ${DEFAULT-VALUE}).")
@@ -98,7 +102,7 @@ public final class DbCostBench implements Callable<Integer> {
         System.out.println("machine at start: " + Machine.describe());
         List<Row> rows = new ArrayList<>();
         List<ChildJvm> nodes = new ArrayList<>();
-        Database database = Database.inMemory(dir);
+        Database database = mongo.open(dir);
         try {
             for (int s : slots) {
                 for (int o : owned) {
@@ -148,13 +152,14 @@ public final class DbCostBench implements Callable<Integer> {
                     Duration.ofMinutes(5), EVERY, () -> free.stream().allMatch(slot -> owns(table, slot, ports.get(1)))
                             && admin.database().getCollection("robots")
                             .countDocuments(new Document("slotId", free.getFirst()).append("state", "RUNNING")) == robotCount);
-            // Robots are marked running in bulks, and fenced in more; a loaded machine can still be at it.
-            awaitNoRobotWrites(ports.get(1));
-            // The standby reaches the database through a proxy that counts the bytes the server sends it.
+            // The standby reaches the database through a proxy that counts the bytes the server sends it. It
+            // starts while the owner settles: every slot is owned by then, and a standby writes no robot.
             TcpProxy standbyLink = TcpProxy.to(database.uri());
             links.add(standbyLink);
             ChildJvm standby = node(dir, standbyLink.uri(), dbName, ports.get(2), 1);
             nodes.add(standby);
+            // Robots are marked running in bulks, and fenced in more; a loaded machine can still be at it.
+            awaitNoRobotWrites(ports.get(1));
             Waits.until("the standby answers /metrics", Duration.ofMinutes(1), EVERY, () -> {
                 try {
                     CommandCount.scrape(ports.get(2));

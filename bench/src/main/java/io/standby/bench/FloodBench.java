@@ -8,6 +8,7 @@ import org.bson.Document;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
@@ -61,6 +62,9 @@ final class FloodBench implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
+    @Mixin
+    MongoOption mongo = new MongoOption();
+
     @Option(names = "--duration", paramLabel = "DURATION", defaultValue = "10s", converter = DurationOption.class,
             description = "How long the flood lasts (default: ${DEFAULT-VALUE}).")
     Duration duration;
@@ -99,7 +103,7 @@ final class FloodBench implements Callable<Integer> {
         System.out.printf(Locale.ROOT, "flood: %d connections/s that connect and close, and %d slow peers, for %d s at an owner's "
                 + "watch port; logs in %s%n", rate, slowPeers, duration.toSeconds(), logs);
         System.out.println("machine at start: " + Machine.describe());
-        try (Database db = Database.inMemory(logs);
+        try (Database db = mongo.open(logs);
              NodePair pair = new NodePair(logs, db, "flood", List.of())) {
             pair.start();
             int ownerPort = pair.ownerPort();

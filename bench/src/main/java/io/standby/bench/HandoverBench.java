@@ -8,6 +8,7 @@ import io.standby.slot.NodeTable;
 import org.bson.Document;
 import org.bson.conversions.Bson;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.nio.file.Path;
@@ -34,6 +35,9 @@ import java.util.concurrent.Callable;
                 "events (stamped by the database as each node's event writer writes them), and from the SIGTERM or",
                 "request to the new owner's claim (stamped by the database)."})
 final class HandoverBench implements Callable<Integer> {
+
+    @Mixin
+    MongoOption mongo = new MongoOption();
 
     @Option(names = "--rounds", defaultValue = "30", description = "Handovers per profile (default: ${DEFAULT-VALUE}).")
     int rounds;
@@ -81,7 +85,7 @@ final class HandoverBench implements Callable<Integer> {
         List<Profile> chosen = Profile.parse(profiles, List.of("on"));
         Random random = new Random(seed);
         List<Result> results = Profile.runEach("handover", String.format("graceful handover by %s: %d rounds per profile, %d counter robots,"
-                + " seed %d", how, rounds, robots, seed), chosen, (logs, db, dbName, profile) -> run(logs, db, dbName, profile, random));
+                + " seed %d", how, rounds, robots, seed), mongo, chosen, (logs, db, dbName, profile) -> run(logs, db, dbName, profile, random));
         String cause = drain() ? "drain request" : "SIGTERM";
         System.out.println("| profile | handovers | last stop to first start: p50 / p99 / max | to all started: p50 / p99 / max | "
                 + cause + " to exit: p50 / p99 / max | " + cause + " to claim elsewhere: p50 / p99 / max | "
@@ -146,8 +150,11 @@ final class HandoverBench implements Callable<Integer> {
                 claims.add(claimed);
                 System.out.printf(Locale.ROOT, "round %d: %s to %d (exit after %d ms, claimed elsewhere after %d ms); %d robots started on %d %d ms after the last stop (all %d ms)%n",
                         round, drain() ? "drain request" : "SIGTERM", owner, exit, claimed, robots, taker, firstStart - lastStop, lastStart - lastStop);
-                pair.start(owner);
-                pair.awaitStandbyReady();
+                if (round < rounds) {
+                    // The next round's standby; after the last round nobody would use it.
+                    pair.start(owner);
+                    pair.awaitStandbyReady();
+                }
             }
         }
         return new Result(profile, Stats.of(first), Stats.of(all), Stats.of(exits), Stats.of(claims));

@@ -12,6 +12,7 @@ import io.standby.testing.TcpProxy;
 import io.standby.testing.TestPorts;
 import org.bson.Document;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.io.IOException;
@@ -57,6 +58,9 @@ final class PauseBench implements Callable<Integer> {
     /** The freeze begins this long after a renewal was stamped: its answer has reached the node by then. */
     private static final Duration AFTER_RENEWAL = Duration.ofMillis(50);
     private static final String SLOT = "slot-0";
+
+    @Mixin
+    MongoOption mongo = new MongoOption();
 
     @Option(names = "--rounds", defaultValue = "10", description = "Freezes per profile (default: ${DEFAULT-VALUE}).")
     int rounds;
@@ -152,7 +156,7 @@ final class PauseBench implements Callable<Integer> {
         }
         List<Result> results = Profile.runEach("pause", String.format(Locale.ROOT,
                         "pause at the late mark: %d rounds per profile, %d counter robots, %s", rounds, robots,
-                        standby ? "one standby" : "no standby"), order,
+                        standby ? "one standby" : "no standby"), mongo, order,
                 (logs, db, dbName, profile) -> run(logs, db, dbName, chosen.get(profile.name())));
         System.out.println("| profile | freeze | rounds | paused / ran again | slot and epoch kept | freeze to robots gone: p50 / max "
                 + "| last renewal stamped to pause logged: p50 / max | to robots gone: p50 / max | pause deadline after that renewal's send | link back to renewal stamped: p50 / max "

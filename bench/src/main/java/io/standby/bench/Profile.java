@@ -82,15 +82,15 @@ record Profile(String name, SlotTiming timing, boolean fastFailover, boolean wat
     }
 
     /**
-     * Runs {@code rounds} for each profile on one embedded database, between the run's header (with the
+     * Runs {@code rounds} for each profile on one embedded database (or {@code --mongo}'s server), between the run's header (with the
      * log directory) and the machine's state at its start and end; returns the results in order.
      */
-    static <R> List<R> runEach(String tool, String header, List<Profile> profiles, Rounds<R> rounds) {
+    static <R> List<R> runEach(String tool, String header, MongoOption mongo, List<Profile> profiles, Rounds<R> rounds) {
         Path logs = Bench.runDirectory(tool);
         System.out.println(header + ", logs in " + logs);
         System.out.println("machine at start: " + Machine.describe());
         List<R> results = new ArrayList<>();
-        try (Database db = Database.inMemory(logs)) {
+        try (Database db = mongo.open(logs)) {
             int n = 0;
             for (Profile profile : profiles) {
                 results.add(rounds.run(logs, db, tool + (++n), profile));

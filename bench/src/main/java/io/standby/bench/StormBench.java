@@ -11,6 +11,7 @@ import io.standby.slot.SlotTiming;
 import io.standby.slot.StandbyDatabase;
 import io.standby.testing.TcpProxy;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.io.IOException;
@@ -38,6 +39,9 @@ import java.util.function.Supplier;
                 "and the others take their slots. For M = N also every node on one port, and a naive 'claim the first",
                 "free slot' strategy. Fails if a slot was ever owned twice, or the slots were not all owned in time."})
 final class StormBench implements Callable<Integer> {
+
+    @Mixin
+    MongoOption mongo = new MongoOption();
 
     @Option(names = "--nodes", defaultValue = "100", description = "Nodes (default: ${DEFAULT-VALUE}).")
     int count;
@@ -80,7 +84,7 @@ final class StormBench implements Callable<Integer> {
         System.out.println("machine at start: " + Machine.describe());
         List<StormFill> fills = new ArrayList<>();
         LeavePhase.Result left = null;
-        try (Database db = Database.inMemory(logs)) {
+        try (Database db = mongo.open(logs)) {
             if (!noWarmUp) {
                 standby(db, "warm-up", count, 1, 0,
                         i -> new NodeId("10.9." + (i / 200) + "." + (i % 200 + 1), 7000 + i), latency);

@@ -3,6 +3,7 @@ package io.standby.bench;
 import io.standby.slot.SlotTable;
 import org.bson.Document;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.nio.file.Path;
@@ -34,6 +35,9 @@ final class TakeoverBench implements Callable<Integer> {
     /** Issue 34's targets with watch links, in watch leases (1 s by default): the median and the maximum. */
     static final double LINK_TARGET_P50 = 1.5;
     static final double LINK_TARGET_MAX = 2.5;
+
+    @Mixin
+    MongoOption mongo = new MongoOption();
 
     @Option(names = "--rounds", defaultValue = "30", description = "Kills per profile (default: ${DEFAULT-VALUE}).")
     int rounds;
@@ -93,7 +97,7 @@ final class TakeoverBench implements Callable<Integer> {
         List<Profile> chosen = Profile.parse(profiles, failover, links, watchLease);
         Random random = new Random(seed);
         List<Result> results = Profile.runEach("takeover", String.format("takeover after kill -9: %d rounds per profile, seed %d",
-                rounds, seed), chosen, (logs, db, dbName, profile) -> run(logs, db, dbName, profile, random));
+                rounds, seed), mongo, chosen, (logs, db, dbName, profile) -> run(logs, db, dbName, profile, random));
         System.out.println("| profile | kills | kill to claim: p50 / p99 / max | past the lease: p50 / p99 / max | taken by | target |");
         System.out.println("| --- | --- | --- | --- | --- | --- |");
         for (Result r : results) {
@@ -152,8 +156,11 @@ final class TakeoverBench implements Callable<Integer> {
                 }
                 System.out.printf(Locale.ROOT, "round %d: kill -9 of %d, claimed by %s %d ms later (%s), %d ms past the lease%s%n",
                         round, owner, change.after().owner(), took, how, late, split);
-                pair.start(owner);
-                pair.awaitStandbyReady();
+                if (round < rounds) {
+                    // The next round's standby; after the last round nobody would use it.
+                    pair.start(owner);
+                    pair.awaitStandbyReady();
+                }
             }
         }
         if (!toLinkEnd.isEmpty()) {

@@ -12,15 +12,17 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Each of these tools once, at its smallest, so that they do not rot between benchmark runs: real node
- * processes and the embedded database in its own process. Only generous correctness bounds are asserted;
- * the numbers belong in docs/BENCHMARKS.md. About 140 s in all on a quiet machine (takeover at the defaults, with
- * links, about 50 s of it).
+ * processes, and the embedded database in a process of its own that the tools share ({@link SharedServer},
+ * given as {@code --mongo}, emptied before each run). Only generous correctness bounds are asserted; the
+ * numbers belong in docs/BENCHMARKS.md. 100 to 115 s in all with other builds on the two cores (load 5 to 8,
+ * 2026-11-29), the takeover (at the defaults, with links) about 30 s of it.
  */
 class BenchToolsTest {
 
-    private static String run(String... args) {
-        ToolRun run = ToolRun.of(args);
-        assertEquals(0, run.exitCode(), "bench " + String.join(" ", args) + " failed:\n" + run.out() + run.err());
+    /** {@code bench TOOL ARGS...} on the tests' shared database process; its output, once it exited 0. */
+    private static String run(String tool, String... args) {
+        ToolRun run = ToolRun.onSharedServer(tool, args);
+        assertEquals(0, run.exitCode(), "bench " + tool + " " + String.join(" ", args) + " failed:\n" + run.out() + run.err());
         return run.out();
     }
 

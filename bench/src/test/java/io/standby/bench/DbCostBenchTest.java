@@ -11,8 +11,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * {@code bench dbcost} at its smallest: three slots, one robot, a 5 s window (20 to 30 s in all, with four JVMs). The
- * rates' bounds are generous; the targets are in docs/BENCHMARKS.md.
+ * {@code bench dbcost} at its smallest: three slots, one robot, a 5 s window (25 to 35 s in all with other builds on
+ * the two cores, with three JVMs of its own beside the tests' shared database). The rates' bounds are generous; the
+ * targets are in docs/BENCHMARKS.md.
  */
 class DbCostBenchTest {
 
@@ -21,7 +22,7 @@ class DbCostBenchTest {
 
     @Test
     void anOwnerRenewsAndReadsSlotsAtAboutOneAndAHalfCommandsASecondAndAStandbyOnlyReads() {
-        ToolRun run = ToolRun.of("dbcost", "--slots", "3", "--robots", "1", "--window", "5s");
+        ToolRun run = ToolRun.onSharedServer("dbcost", "--slots", "3", "--robots", "1", "--window", "5s");
         assertEquals(0, run.exitCode(), run.err());
         Matcher row = ROW.matcher(run.out());
         assertTrue(row.find(), "a table row for 3 slots and 1 robot in:\n" + run.out());

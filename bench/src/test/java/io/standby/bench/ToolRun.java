@@ -7,9 +7,21 @@ import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 
 /** One run of a bench tool in this JVM: its exit code, what it printed, and its one-line errors. */
 record ToolRun(int exitCode, String out, String err) {
+
+    /**
+     * {@code bench TOOL --mongo URI ARGS...} on the tests' shared database process, emptied first: for the
+     * tools that would otherwise start one of their own.
+     */
+    static ToolRun onSharedServer(String tool, String... args) {
+        List<String> all = new ArrayList<>(List.of(tool, "--mongo", SharedServer.emptied()));
+        all.addAll(List.of(args));
+        return of(all.toArray(String[]::new));
+    }
 
     static ToolRun of(String... args) {
         PrintStream original = System.out;

@@ -4,12 +4,14 @@ import io.standby.bench.Bench;
 import io.standby.bench.Database;
 import io.standby.bench.DurationOption;
 import io.standby.bench.Machine;
+import io.standby.bench.MongoOption;
 import io.standby.bench.Stats;
 import io.standby.bench.Waits;
 import io.standby.slot.SlotTiming;
 import io.standby.testing.ChildJvm;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine;
@@ -88,6 +90,9 @@ public final class ShedLockBench implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
+    @Mixin
+    MongoOption mongo = new MongoOption();
+
     @Option(names = "--rounds", paramLabel = "N", defaultValue = "10",
             description = "Kills of the holder per contest (default: ${DEFAULT-VALUE}; the keep-alive contest, the slowest, takes 25 to 45 s a round).")
     int rounds;
@@ -136,7 +141,7 @@ public final class ShedLockBench implements Callable<Integer> {
                 + window.toSeconds() + " s; logs in " + dir);
         System.out.println("machine at start: " + Machine.describe());
         List<Contest> contests = new ArrayList<>();
-        Database database = Database.inMemory(dir);
+        Database database = mongo.open(dir);
         ExecutorService threads = Executors.newFixedThreadPool(names.size());
         try {
             List<Future<Result>> futures = new ArrayList<>();
@@ -179,7 +184,7 @@ public final class ShedLockBench implements Callable<Integer> {
         List<Long> takeovers = new ArrayList<>();
         Map<String, Integer> takenBy = new TreeMap<>();
         for (int round = 1; round <= rounds; round++) {
-            Kill kill = killTheHolder(contest);
+            Kill kill = killTheHolder(contest, round < rounds);
             takeovers.add(kill.millis());
             if (kill.how() != null) {
                 takenBy.merge(kill.how(), 1, Integer::sum);
@@ -191,8 +196,12 @@ public final class ShedLockBench implements Callable<Integer> {
                 holderTo.breakdown(holderFrom), waiterTo.breakdown(waiterFrom));
     }
 
-    /** Kills the holder at a random point of its renewal period; milliseconds until the database shows another. */
-    private static Kill killTheHolder(Contest contest) {
+    /**
+     * Kills the holder at a random point of its renewal period; milliseconds until the database shows another.
+     * With {@code replace}, a new contender takes the dead one's place for the next round; after the last
+     * round none is started, whose start would only take CPU from the contests still running.
+     */
+    private static Kill killTheHolder(Contest contest, boolean replace) {
         ChildJvm holder = contest.holder(contest.bound().plusMinutes(1));
         Bench.sleep(SETTLE.plusMillis(ThreadLocalRandom.current().nextLong(contest.renewal().toMillis())));
         long before = contest.holding();
@@ -204,7 +213,9 @@ public final class ShedLockBench implements Callable<Integer> {
         });
         long took = (System.nanoTime() - killed) / 1_000_000;
         String how = contest.takenBy(contest.holding());
-        contest.replace(holder);
+        if (replace) {
+            contest.replace(holder);
+        }
         return new Kill(took, how);
     }
 
