@@ -68,12 +68,13 @@ import static org.junit.jupiter.api.Assertions.fail;
  * <p>{@code -Dstandby.sim.steps=N} sets the number of steps (default 700,000: seeds 1 to 7, where every hand-made mutant that the default mode kills fails); {@code -Dstandby.sim.seed=S}
  * replays one seed. A failure prints its seed and the last events before it.
  *
- * <p>Its three tests run side by side (junit-platform.properties enables it for this class alone): each
+ * <p>Its three tests run side by side (junit-platform.properties enables it for these methods alone): each
  * builds its own worlds on virtual time, on threads of its own, and shares nothing but the log level set
- * below, so a seed runs the same steps either way; on two cores the class takes about as long as its
- * longest test instead of the sum of all three.
+ * below, so a seed runs the same steps either way (their SIMULATION lines are the same run side by side or
+ * one by one); on two cores the class takes about as long as its longest test instead of the sum of all
+ * three. The class itself runs in the same thread as the others and ends after its tests: marked
+ * concurrent, it ran beside the next classes, whose log assertions then met the level turned off here.
  */
-@Execution(ExecutionMode.CONCURRENT)
 class SimulationTest {
 
     private static final long STEPS = Long.getLong("standby.sim.steps", 700_000);
@@ -96,6 +97,7 @@ class SimulationTest {
     }
 
     @Test
+    @Execution(ExecutionMode.CONCURRENT)
     void noFaultBreaksAnInvariant() {
         run(1, STEPS, false);
     }
@@ -107,6 +109,7 @@ class SimulationTest {
      * more). Other seeds than the default run's, so that its recorded steps stay comparable.
      */
     @Test
+    @Execution(ExecutionMode.CONCURRENT)
     void slowDatabaseCallsBreakNoInvariant() {
         run(1001, Long.getLong("standby.sim.slowSteps", 300_000), true);
     }
@@ -172,6 +175,7 @@ class SimulationTest {
     }
 
     @Test
+    @Execution(ExecutionMode.CONCURRENT)
     void aSeedReplaysExactly() {
         SimWorld first = new SimWorld(42);
         first.run(30_000);
