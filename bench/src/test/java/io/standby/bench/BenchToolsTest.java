@@ -90,8 +90,10 @@ class BenchToolsTest {
         String out = run("handover", "--how", "drain", "--rounds", "1", "--robots", "3", "--profiles", "fast");
         List<Long> claims = numbers(out, "drain request to \\d+ \\(exit after \\d+ ms, claimed elsewhere after (-?\\d+) ms\\)");
         assertEquals(1, claims.size(), out);
-        // Seen at the owner's next poll, not at its registry write ten heartbeats (2 s) later; slack for a loaded machine.
-        claims.forEach(ms -> assertTrue(ms >= 0 && ms < 1_000, "claimed " + ms + " ms after the request:\n" + out));
+        // Seen at the owner's next poll, not at its registry write ten heartbeats (2 s) later, after which the
+        // release and the claim elsewhere would still have to come: under 2 s tells the two apart on any load
+        // (1,121 ms was seen at load 7, where a 1 s bound failed).
+        claims.forEach(ms -> assertTrue(ms >= 0 && ms < 2_000, "claimed " + ms + " ms after the request:\n" + out));
     }
 
     @Test
