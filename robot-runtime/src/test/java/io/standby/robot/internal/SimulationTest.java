@@ -65,7 +65,7 @@ import static org.junit.jupiter.api.Assertions.fail;
  * self-stop margin, a release before the robots stopped, fast failover without its own-clock wait) all fail
  * the default run, as do a take that keeps the token and a lost slot whose runs are not interrupted.
  *
- * <p>{@code -Dstandby.sim.steps=N} sets the number of steps (default 700,000: seeds 1 to 7, where every hand-made mutant that the default mode kills fails); {@code -Dstandby.sim.seed=S}
+ * <p>{@code -Dstandby.sim.steps=N} sets the number of steps (default 700,000: seeds 1 to 5, where every hand-made mutant of docs/TESTING.md that this mode kills fails); {@code -Dstandby.sim.seed=S}
  * replays one seed. A failure prints its seed and the last events before it.
  *
  * <p>Its three tests run side by side (junit-platform.properties enables it for these methods alone): each
