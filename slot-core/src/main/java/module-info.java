@@ -12,7 +12,7 @@ module io.standby.slot {
     requires transitive org.mongodb.driver.core;
     requires transitive org.mongodb.bson;
     requires org.slf4j;
-    // Load: the machine's CPU load and the heap, to tell a loaded node's late renewals from a dead one's.
+    // Load: the CPU and heap figures of the load score, which decides who claims first.
     requires java.management;
     requires jdk.management;
     // No main path maps an entity: only the package-private StandbyDatabase.datastore() names Morphia, so it is
