@@ -12,8 +12,8 @@ M = {
    'if (!run.await(Duration.ofNanos(left)) && !run.finishing()) {', 'if (false && !run.await(Duration.ofNanos(left))) {'),
    (RT+'SlotRun.java', '                if (!run.await(Duration.ofNanos(left))) {', '                if (false && !run.await(Duration.ofNanos(left))) {')],
  'zero-margin': [(SC+'LeaseBook.java',
-   'this.validNanos = config.timing().lease().minus(config.timing().fenceMargin()).toNanos();',
-   'this.validNanos = config.timing().lease().toNanos();')],
+   'this.validNanos =\n                config.timing().lease().minus(config.timing().fenceMargin()).toNanos();',
+   'this.validNanos =\n                config.timing().lease().toNanos();')],
  'no-late-wait': [(SC+'FastFailover.java', '        return reads.seenFor(slot, now, slot.lateMark());', '        return Optional.of(Observations.Waited.ON_SLOT);')],
 }
 RR='robot-runtime/src/main/java/io/standby/robot/'
@@ -23,7 +23,7 @@ M.update({
  'take-any-node': [(RR+'internal/RobotRules.java', '                Filters.in(NODE, Arrays.asList(null, node)),\n', '')],
  'fence-no-epoch': [(RR+'internal/RobotRules.java', '? Filters.and(Filters.eq(SLOT, slotId), Filters.lt(EPOCH, epoch))', '? Filters.eq(SLOT, slotId)'),
                     (RR+'internal/RobotRules.java', ': FlatFilter.and(Filters.in(ID, onlyIds), Filters.eq(SLOT, slotId), Filters.lt(EPOCH, epoch));', ': FlatFilter.and(Filters.in(ID, onlyIds), Filters.eq(SLOT, slotId));')],
- 'take-keeps-token': [(RR+'internal/RobotRules.java', 'Updates.inc(FENCES, 1L), Updates.set(SEQ, 0L), Updates.set(STATUS_SEQ, 0L),', 'Updates.set(SEQ, 0L), Updates.set(STATUS_SEQ, 0L),')],
+ 'take-keeps-token': [(RR+'internal/RobotRules.java', '                Updates.inc(FENCES, 1L),\n                Updates.set(SEQ, 0L),\n', '                Updates.set(SEQ, 0L),\n')],
  'table-release-old-epoch': [(RR+'admin/RobotTable.java', 'long epoch = SlotTable.epochAfterForcedRelease(slot);', 'long epoch = slot.epoch();')],
  'revoke-no-epoch': [(SC+'SlotRules.java', '                        .append(EPOCH, revokedEpoch(seen)))', '                        )')],
 })
@@ -45,15 +45,18 @@ M.update({
 # Issue 25's watch links: the owner's pause at a link's deadline, and the standby's claim by a dead link.
 M.update({
  'no-pause': [(SC+'OwnerLinks.java', 'if (s.maxSent >= ackedBeat && now - s.deadline >= 0', 'if (false && s.maxSent >= ackedBeat && now - s.deadline >= 0')],
- 'claim-any-beat': [(SC+'SlotRules.java', 'return ownedVersion(seen).append(BEAT, new Document("$lte", maxBeat))', 'return ownedVersion(seen)'),
+ 'claim-any-beat': [(SC+'LinkRules.java', '                .append(BEAT, new Document("$lte", maxBeat))\n', ''),
                     (SC+'WatchTakeover.java', '                if (slot.beat() > dead.maxBeat()) {', '                if (false) {'),
-                    (SC+'StandbyLinks.java', '&& beat <= c.maxBeat()).map(Claimable::markAge)', ').map(Claimable::markAge)')],
+                    (SC+'StandbyLinks.java', '\n                        && beat <= c.maxBeat())\n                .map(Claimable::markAge)', ')\n                .map(Claimable::markAge)')],
  'wait-half': [(SC+'StandbyLink.java', 'return watchLeaseNanos + watchLeaseNanos / 10;', 'return watchLeaseNanos / 2;')],
- 'no-server-mark': [(SC+'SlotRules.java', '                .append(LINK_END, new Document("$gt", new Date(0)))\n'
-                     + '                .append("$expr", new Document("$lt", List.of(new Document("$add", Arrays.asList("$" + LINK_END, wait.toMillis())), "$$NOW")));', ';'),
+ 'no-server-mark': [(SC+'LinkRules.java', '                .append(LINK_END, new Document("$gt", new Date(0)))\n'
+                     + '                .append(\n                        "$expr",\n                        new Document(\n'
+                     + '                                "$lt",\n                                List.of(\n'
+                     + '                                        new Document("$add", Arrays.asList("$" + LINK_END, wait.toMillis())),\n'
+                     + '                                        "$$NOW")));', ';'),
                     (SC+'WatchTakeover.java', '                if (slot.linkEnd() == null) {', '                if (false) {'),
                     (SC+'WatchTakeover.java', 'if (!claims.hasRoom() || slot.linkEnd().compareTo(dead.markAge()) <= 0) {', 'if (!claims.hasRoom()) {'),
-                    (SC+'WatchTakeover.java', '.filter(wait -> slot.linkEnd().compareTo(wait) > 0).isPresent();', '.isPresent();'),
+                    (SC+'WatchTakeover.java', '                .filter(wait -> slot.linkEnd().compareTo(wait) > 0)\n                .isPresent();', '                .isPresent();'),
                     (SC+'WatchTakeover.java', 'slot.instance() == null || slot.linkEnd() == null) {', 'slot.instance() == null) {')],
  'no-own-mark': [(SC+'StandbyLinks.java', 'if (link.usable(now) && link.marked && now - link.claimableFrom()', 'if (link.usable(now) && now - link.claimableFrom()')],
  'forget-at-once': [(SC+'OwnerLinks.java', 'links.removeIf(s -> !s.open && s.deadline == Long.MAX_VALUE);', 'links.removeIf(s -> !s.open);')],

@@ -1,6 +1,6 @@
 /**
- * What a node tells beyond {@code /health}: its pages and dashboard, and its Micrometer meters. Micrometer is
- * optional: only {@code StandbyMetrics} needs it, and only when the application has it.
+ * What a node tells beyond {@code /health}: its pages and dashboard, and its Micrometer meters. Micrometer is optional:
+ * only {@code StandbyMetrics} needs it, and only when the application has it.
  */
 // Micrometer's jars name their modules in their manifests, and keep those names.
 @SuppressWarnings({"requires-transitive-automatic", "requires-automatic"})

@@ -1,6 +1,6 @@
 /**
- * A whole node: {@code StandbyNode} and its builder join the slot protocol and the robot runtime on one
- * address, which the node's HTTP endpoint holds, and take extensions such as {@code io.standby.node.web}.
+ * A whole node: {@code StandbyNode} and its builder join the slot protocol and the robot runtime on one address, which
+ * the node's HTTP endpoint holds, and take extensions such as {@code io.standby.node.web}.
  */
 module io.standby.node {
     requires transitive io.standby.robot.runtime;

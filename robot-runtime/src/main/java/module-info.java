@@ -1,7 +1,7 @@
 /**
- * The robot runtime: it runs every robot of the slots a node owns, restores and fences their context, and
- * gives the operator's tables. The node ({@code io.standby.node}) assembles it; {@code io.standby.robot.internal}
- * is open to that module alone.
+ * The robot runtime: it runs every robot of the slots a node owns, restores and fences their context, and gives the
+ * operator's tables. The node ({@code io.standby.node}) assembles it; {@code io.standby.robot.internal} is open to that
+ * module alone.
  */
 // The node, which the internal package is exported to, is built after this module.
 @SuppressWarnings("module")
@@ -16,5 +16,6 @@ module io.standby.robot.runtime {
     exports io.standby.robot.runtime;
     exports io.standby.robot.model;
     exports io.standby.robot.admin;
-    exports io.standby.robot.internal to io.standby.node;
+    exports io.standby.robot.internal to
+            io.standby.node;
 }

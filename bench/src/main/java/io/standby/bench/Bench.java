@@ -1,24 +1,34 @@
 package io.standby.bench;
 
-import picocli.CommandLine;
-import picocli.CommandLine.Command;
-
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
 
 /**
- * {@code bench}: the benchmarks and the chaos suite, each a subcommand that starts what it needs on
- * 127.0.0.1 (the embedded database and node processes), prints its numbers, and stops everything it
- * started. Run it with {@code ./bench TOOL --help}; docs/BENCHMARKS.md has the results and commands.
+ * {@code bench}: the benchmarks and the chaos suite, each a subcommand that starts what it needs on 127.0.0.1 (the
+ * embedded database and node processes), prints its numbers, and stops everything it started. Run it with
+ * {@code ./bench TOOL --help}; docs/BENCHMARKS.md has the results and commands.
  */
-@Command(name = "bench", mixinStandardHelpOptions = true,
+@Command(
+        name = "bench",
+        mixinStandardHelpOptions = true,
         description = "Benchmarks and the chaos suite of Standby, on real processes on 127.0.0.1.",
-        subcommands = {CommandLine.HelpCommand.class, TakeoverBench.class, HandoverBench.class, PauseBench.class, StormBench.class,
-                DbCostBench.class, ScaleBench.class, FloodBench.class, io.standby.bench.peer.ShedLockBench.class,
-                io.standby.bench.chaos.ChaosCommand.class})
+        subcommands = {
+            CommandLine.HelpCommand.class,
+            TakeoverBench.class,
+            HandoverBench.class,
+            PauseBench.class,
+            StormBench.class,
+            DbCostBench.class,
+            ScaleBench.class,
+            FloodBench.class,
+            io.standby.bench.peer.ShedLockBench.class,
+            io.standby.bench.chaos.ChaosCommand.class
+        })
 public final class Bench implements Runnable {
 
     public static void main(String[] args) {

@@ -1,23 +1,21 @@
 package io.standby.bench;
 
 import io.standby.testing.ChildJvm;
-
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
 /**
- * The JVMs this bench starts from its own class path (a {@code standby} node, the embedded database, a
- * peer's job), with the options every bench child gets. The launcher itself is test-support's
- * {@link ChildJvm}, which the tests use too.
+ * The JVMs this bench starts from its own class path (a {@code standby} node, the embedded database, a peer's job),
+ * with the options every bench child gets. The launcher itself is test-support's {@link ChildJvm}, which the tests use
+ * too.
  */
 public final class Children {
 
     private static final int JAVA_VERSION = Runtime.version().feature();
 
-    private Children() {
-    }
+    private Children() {}
 
     /** {@code java [bench options] [jvmArgs] -cp <this class path> mainClass args}, output to {@code dir/name.log}. */
     public static ChildJvm start(Path dir, String name, List<String> jvmArgs, String mainClass, List<String> args) {

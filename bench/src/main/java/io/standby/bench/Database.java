@@ -4,16 +4,15 @@ import io.standby.slot.SlotTable;
 import io.standby.slot.StandbyDatabase;
 import io.standby.testing.ChildJvm;
 import io.standby.testing.TestPorts;
-
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The embedded database ({@code standby mongo}) in a process of its own on 127.0.0.1, in memory or on a
- * data directory; the latter can be restarted on its data. Or a server that is already running
- * ({@link #shared}, a tool's {@code --mongo}), which this bench neither starts nor stops.
+ * The embedded database ({@code standby mongo}) in a process of its own on 127.0.0.1, in memory or on a data directory;
+ * the latter can be restarted on its data. Or a server that is already running ({@link #shared}, a tool's
+ * {@code --mongo}), which this bench neither starts nor stops.
  */
 public final class Database implements AutoCloseable {
 
@@ -22,6 +21,7 @@ public final class Database implements AutoCloseable {
     private final int port;
     /** Set for a server someone else runs; null for the one this bench starts on {@link #port}. */
     private final String sharedUri;
+
     private ChildJvm process;
     private int starts;
 
@@ -54,9 +54,9 @@ public final class Database implements AutoCloseable {
     }
 
     /**
-     * A server that is already running at {@code uri}: started and stopped by someone else, such as a test
-     * that runs several tools on one server. The tools' databases on it must not exist yet:
-     * {@link #initSlots} refuses slots that are there already.
+     * A server that is already running at {@code uri}: started and stopped by someone else, such as a test that runs
+     * several tools on one server. The tools' databases on it must not exist yet: {@link #initSlots} refuses slots that
+     * are there already.
      */
     public static Database shared(String uri) {
         return new Database(uri);
@@ -77,15 +77,15 @@ public final class Database implements AutoCloseable {
     }
 
     /**
-     * Creates slot-0 .. slot-(count-1) in database {@code name}. On a shared server, slots that are there
-     * already are refused: they would be another run's, and mix its nodes and numbers with this one's.
+     * Creates slot-0 .. slot-(count-1) in database {@code name}. On a shared server, slots that are there already are
+     * refused: they would be another run's, and mix its nodes and numbers with this one's.
      */
     public void initSlots(String name, int count) {
         try (StandbyDatabase db = connect(name)) {
             int created = new SlotTable(db).init(count);
             if (sharedUri != null && created < count) {
-                throw new IllegalStateException("database " + name + " on " + sharedUri + " has slots already: give the tool a server"
-                        + " of its own, or drop that database first");
+                throw new IllegalStateException("database " + name + " on " + sharedUri
+                        + " has slots already: give the tool a server" + " of its own, or drop that database first");
             }
         }
     }

@@ -1,10 +1,9 @@
 package io.standby.bench;
 
-import picocli.CommandLine;
-
 import java.time.Duration;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import picocli.CommandLine;
 
 /** A bench option's duration as {@code standby} takes them: {@code 500ms}, {@code 30s}, {@code 2m}. */
 public final class DurationOption implements CommandLine.ITypeConverter<Duration> {

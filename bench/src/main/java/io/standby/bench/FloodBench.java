@@ -4,14 +4,6 @@ import io.standby.slot.SlotTable;
 import io.standby.slot.SlotTiming;
 import io.standby.slot.SlotView;
 import io.standby.testing.ChildJvm;
-import org.bson.Document;
-import picocli.CommandLine;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
-
 import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -32,21 +24,32 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
+import org.bson.Document;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /**
- * {@code bench flood}: strangers at an owner's watch port. An owner and a standby ({@code standby node}
- * with no option: watch links on) on one slot; once the standby's link is up, connections that open and
- * close at once at a fixed rate, and slow peers that send a partial or bogus hello and never read, for a
- * while. The owner's /metrics and the slot are sampled before, every second during, and after; the verdict
- * says whether the owner kept its slot at its epoch, paused nothing, kept its threads, heap and open files
- * flat and its real link up, and whether the strangers cost it a renewal.
+ * {@code bench flood}: strangers at an owner's watch port. An owner and a standby ({@code standby node} with no option:
+ * watch links on) on one slot; once the standby's link is up, connections that open and close at once at a fixed rate,
+ * and slow peers that send a partial or bogus hello and never read, for a while. The owner's /metrics and the slot are
+ * sampled before, every second during, and after; the verdict says whether the owner kept its slot at its epoch, paused
+ * nothing, kept its threads, heap and open files flat and its real link up, and whether the strangers cost it a
+ * renewal.
  */
-@Command(name = "flood", mixinStandardHelpOptions = true,
-        description = {"Strangers at an owner's watch port: two 'standby node's at their defaults (watch links on), one slot;",
-                "connections that connect and close at once (--rate a second) and slow peers that send a partial or bogus",
-                "hello and never read, for --duration. Samples the owner's /metrics and the slot before, every second and",
-                "after; exits 1 unless the owner kept its slot at its epoch, paused nothing, kept threads, heap and open",
-                "files flat and its link to the standby, and the strangers cost no renewal."})
+@Command(
+        name = "flood",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Strangers at an owner's watch port: two 'standby node's at their defaults (watch links on), one slot;",
+            "connections that connect and close at once (--rate a second) and slow peers that send a partial or bogus",
+            "hello and never read, for --duration. Samples the owner's /metrics and the slot before, every second and",
+            "after; exits 1 unless the owner kept its slot at its epoch, paused nothing, kept threads, heap and open",
+            "files flat and its link to the standby, and the strangers cost no renewal."
+        })
 final class FloodBench implements Callable<Integer> {
 
     /** The watch protocol's first four bytes, "SBW2" (TcpWatchLinks). */
@@ -55,6 +58,7 @@ final class FloodBench implements Callable<Integer> {
     static final Duration HOLD = Duration.ofSeconds(3);
     /** Bounds of "flat": platform threads during and after the flood, open files after, heap after a GC. */
     static final int THREADS_DURING = 10;
+
     static final int THREADS_AFTER = 2;
     static final int FILES_AFTER = 4;
     static final double HEAP_AFTER_MIB = 8;
@@ -65,46 +69,72 @@ final class FloodBench implements Callable<Integer> {
     @Mixin
     MongoOption mongo = new MongoOption();
 
-    @Option(names = "--duration", paramLabel = "DURATION", defaultValue = "10s", converter = DurationOption.class,
+    @Option(
+            names = "--duration",
+            paramLabel = "DURATION",
+            defaultValue = "10s",
+            converter = DurationOption.class,
             description = "How long the flood lasts (default: ${DEFAULT-VALUE}).")
     Duration duration;
 
-    @Option(names = "--rate", paramLabel = "N", defaultValue = "1000",
-            description = "Connections a second that connect and close at once (default: ${DEFAULT-VALUE}; 0 with --slow-peers 0: "
+    @Option(
+            names = "--rate",
+            paramLabel = "N",
+            defaultValue = "1000",
+            description = "Connections a second that connect and close at once (default: ${DEFAULT-VALUE}; 0 with "
+                    + "--slow-peers 0: "
                     + "the same samples with no stranger, to compare).")
     int rate;
 
-    @Option(names = "--slow-peers", paramLabel = "N", defaultValue = "10",
+    @Option(
+            names = "--slow-peers",
+            paramLabel = "N",
+            defaultValue = "10",
             description = "Peers that send a partial or bogus hello and never read, each opening another after 3 s "
                     + "(default: ${DEFAULT-VALUE}).")
     int slowPeers;
 
-    @Option(names = "--settle", paramLabel = "DURATION", defaultValue = "4s", converter = DurationOption.class,
+    @Option(
+            names = "--settle",
+            paramLabel = "DURATION",
+            defaultValue = "4s",
+            converter = DurationOption.class,
             description = "How long after the flood the owner is sampled again (default: ${DEFAULT-VALUE}).")
     Duration settle;
 
-    @Option(names = "--seed", defaultValue = "1", description = "Seeds the slow peers' garbage (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--seed",
+            defaultValue = "1",
+            description = "Seeds the slow peers' garbage (default: ${DEFAULT-VALUE}).")
     long seed;
 
     /** One sample of the owner: its meters and the slot. */
-    record Row(String when, Scrape owner, SlotView slot, long connects, long failed) {
-    }
+    record Row(String when, Scrape owner, SlotView slot, long connects, long failed) {}
 
     @Override
     public Integer call() throws Exception {
         if (rate < 0 || slowPeers < 0) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "invalid --rate " + rate + " or --slow-peers " + slowPeers
-                    + ": at least 0 (both 0: the same samples without strangers, to compare)");
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(),
+                    "invalid --rate " + rate + " or --slow-peers " + slowPeers
+                            + ": at least 0 (both 0: the same samples without strangers, to compare)");
         }
         if (duration.toSeconds() < 1) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "invalid --duration " + duration.toMillis() + "ms: at least 1s");
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(), "invalid --duration " + duration.toMillis() + "ms: at least 1s");
         }
         Path logs = Bench.runDirectory("flood");
-        System.out.printf(Locale.ROOT, "flood: %d connections/s that connect and close, and %d slow peers, for %d s at an owner's "
-                + "watch port; logs in %s%n", rate, slowPeers, duration.toSeconds(), logs);
+        System.out.printf(
+                Locale.ROOT,
+                "flood: %d connections/s that connect and close, and %d slow peers, for %d s at an owner's "
+                        + "watch port; logs in %s%n",
+                rate,
+                slowPeers,
+                duration.toSeconds(),
+                logs);
         System.out.println("machine at start: " + Machine.describe());
         try (Database db = mongo.open(logs);
-             NodePair pair = new NodePair(logs, db, "flood", List.of())) {
+                NodePair pair = new NodePair(logs, db, "flood", List.of())) {
             pair.start();
             int ownerPort = pair.ownerPort();
             int standbyPort = pair.standbyPort();
@@ -112,16 +142,29 @@ final class FloodBench implements Callable<Integer> {
             long linkWait = pair.awaitLinked(Duration.ofSeconds(60));
             SlotView start = pair.watch().last();
             String instance = Objects.requireNonNull(start.instance(), "the slot's owner instance");
-            Document ownerDoc = pair.client().database().getCollection(SlotTable.COLLECTION)
-                    .find(new Document("_id", "owner:127.0.0.1:" + ownerPort + "/" + instance)).first();
+            Document ownerDoc = pair.client()
+                    .database()
+                    .getCollection(SlotTable.COLLECTION)
+                    .find(new Document("_id", "owner:127.0.0.1:" + ownerPort + "/" + instance))
+                    .first();
             if (ownerDoc == null || !(ownerDoc.get("watch") instanceof Number watch)) {
                 throw new IllegalStateException("the owner's document has no watch port: " + ownerDoc);
             }
             int watchPort = watch.intValue();
             Object watchLease = ownerDoc.get("watchLease");
-            System.out.printf(Locale.ROOT, "owner 127.0.0.1:%d (pid %d) holds %s at epoch %d, watch port %d, watch lease %s ms; "
-                            + "standby 127.0.0.1:%d (pid %d) linked %d ms after it was ready%n", ownerPort, owner.pid(), start.id(),
-                    start.epoch(), watchPort, watchLease, standbyPort, pair.node(standbyPort).pid(), linkWait);
+            System.out.printf(
+                    Locale.ROOT,
+                    "owner 127.0.0.1:%d (pid %d) holds %s at epoch %d, watch port %d, watch lease %s ms; "
+                            + "standby 127.0.0.1:%d (pid %d) linked %d ms after it was ready%n",
+                    ownerPort,
+                    owner.pid(),
+                    start.id(),
+                    start.epoch(),
+                    watchPort,
+                    watchLease,
+                    standbyPort,
+                    pair.node(standbyPort).pid(),
+                    linkWait);
 
             List<Row> rows = new ArrayList<>();
             // The sample before comes right after a full GC, with the link up: the GC (and jcmd's attach) can
@@ -135,7 +178,8 @@ final class FloodBench implements Callable<Integer> {
                 first = scrape(ownerPort);
             }
             if (links(first, "owner") != 1) {
-                throw new IllegalStateException("the standby's link to the owner did not stay up through a GC, three times");
+                throw new IllegalStateException(
+                        "the standby's link to the owner did not stay up through a GC, three times");
             }
             long logFrom = Files.size(owner.log());
             rows.add(new Row(collected ? "before, after a GC" : "before", first, slot(pair), 0, 0));
@@ -150,22 +194,35 @@ final class FloodBench implements Callable<Integer> {
             flood.stop();
             long floodNanos = System.nanoTime() - began;
             Bench.sleep(settle);
-            rows.add(new Row("end + " + settle.toSeconds() + " s", scrape(ownerPort), slot(pair), flood.connects(), flood.failed()));
+            rows.add(new Row(
+                    "end + " + settle.toSeconds() + " s",
+                    scrape(ownerPort),
+                    slot(pair),
+                    flood.connects(),
+                    flood.failed()));
             Scrape standby = Scrape.of(standbyPort);
             byte[] logBytes = Files.readAllBytes(owner.log());
-            String ownerLog = new String(logBytes, (int) logFrom, logBytes.length - (int) logFrom, StandardCharsets.UTF_8);
+            String ownerLog =
+                    new String(logBytes, (int) logFrom, logBytes.length - (int) logFrom, StandardCharsets.UTF_8);
             boolean collectedAfter = collected && collect(owner);
             Bench.sleep(Duration.ofMillis(200));
-            rows.add(new Row(collectedAfter ? "after a GC" : "after", scrape(ownerPort), slot(pair), flood.connects(), flood.failed()));
+            rows.add(new Row(
+                    collectedAfter ? "after a GC" : "after",
+                    scrape(ownerPort),
+                    slot(pair),
+                    flood.connects(),
+                    flood.failed()));
 
             System.out.println("machine at end: " + Machine.describe());
             System.out.println();
             print(rows);
             System.out.println();
             System.out.println(flood.describe(floodNanos));
-            List<String> linkLines = ownerLog.lines().filter(l -> l.contains("watch link") || l.contains("Refused") || l.contains("pausing"))
+            List<String> linkLines = ownerLog.lines()
+                    .filter(l -> l.contains("watch link") || l.contains("Refused") || l.contains("pausing"))
                     .toList();
-            System.out.println("the owner's log about links from the sample before to the one after the flood settled (" + owner.log() + "):");
+            System.out.println("the owner's log about links from the sample before to the one after the flood settled ("
+                    + owner.log() + "):");
             linkLines.forEach(l -> System.out.println("  " + l));
             System.out.println();
             List<String> failed = verdicts(rows, start, pair.watch().changes(), standby, collectedAfter, floodNanos);
@@ -201,7 +258,9 @@ final class FloodBench implements Callable<Integer> {
         }
         try {
             Process process = new ProcessBuilder(jcmd.toString(), Long.toString(node.pid()), "GC.run")
-                    .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+                    .redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                    .start();
             return process.waitFor(30, TimeUnit.SECONDS) && process.exitValue() == 0;
         } catch (IOException e) {
             return false;
@@ -256,15 +315,29 @@ final class FloodBench implements Callable<Integer> {
     }
 
     private static void print(List<Row> rows) {
-        System.out.println("| sample | connects (failed) | threads | heap used | open files | slot pauses | watch pauses "
-                + "| refused | links (owner) | link ends (owner) | renewals | slot-0 |");
+        System.out.println(
+                "| sample | connects (failed) | threads | heap used | open files | slot pauses | watch pauses "
+                        + "| refused | links (owner) | link ends (owner) | renewals | slot-0 |");
         System.out.println("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
         for (Row r : rows) {
             Scrape s = r.owner();
-            System.out.printf(Locale.ROOT, "| %s | %d (%d) | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s at epoch %d |%n", r.when(),
-                    r.connects(), r.failed(), n(threads(s)), s == null ? "no answer" : String.format(Locale.ROOT, "%.1f MiB", heapMiB(s)),
-                    n(files(s)), n(slotPauses(s)), n(watchPauses(s)), n(refused(s)), n(links(s, "owner")), n(linkEnds(s, "owner")),
-                    n(renewals(s)), r.slot().owner(), r.slot().epoch());
+            System.out.printf(
+                    Locale.ROOT,
+                    "| %s | %d (%d) | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s at epoch %d |%n",
+                    r.when(),
+                    r.connects(),
+                    r.failed(),
+                    n(threads(s)),
+                    s == null ? "no answer" : String.format(Locale.ROOT, "%.1f MiB", heapMiB(s)),
+                    n(files(s)),
+                    n(slotPauses(s)),
+                    n(watchPauses(s)),
+                    n(refused(s)),
+                    n(links(s, "owner")),
+                    n(linkEnds(s, "owner")),
+                    n(renewals(s)),
+                    r.slot().owner(),
+                    r.slot().epoch());
         }
     }
 
@@ -273,8 +346,13 @@ final class FloodBench implements Callable<Integer> {
     }
 
     /** Prints a line for each verdict; returns those that failed. */
-    private static List<String> verdicts(List<Row> rows, SlotView start, List<SlotWatch.Change> changes, Scrape standby,
-                                         boolean collected, long floodNanos) {
+    private static List<String> verdicts(
+            List<Row> rows,
+            SlotView start,
+            List<SlotWatch.Change> changes,
+            Scrape standby,
+            boolean collected,
+            long floodNanos) {
         List<String> failed = new ArrayList<>();
         Scrape before = rows.getFirst().owner();
         Scrape end = rows.get(rows.size() - 2).owner();
@@ -283,46 +361,120 @@ final class FloodBench implements Callable<Integer> {
         rows.subList(1, rows.size() - 2).forEach(r -> during.add(r.owner()));
         long unanswered = during.stream().filter(Objects::isNull).count();
 
-        boolean kept = changes.isEmpty() && rows.stream().allMatch(r -> start.owner().equals(r.slot().owner()) && r.slot().epoch() == start.epoch());
-        verdict(failed, "slot kept", kept, String.format(Locale.ROOT, "slot-0 with %s at epoch %d at every sample; %d changes of owner "
-                + "seen by a read every 5 ms", start.owner(), start.epoch(), changes.size()));
+        boolean kept = changes.isEmpty()
+                && rows.stream()
+                        .allMatch(r -> start.owner().equals(r.slot().owner())
+                                && r.slot().epoch() == start.epoch());
+        verdict(
+                failed,
+                "slot kept",
+                kept,
+                String.format(
+                        Locale.ROOT,
+                        "slot-0 with %s at epoch %d at every sample; %d changes of owner "
+                                + "seen by a read every 5 ms",
+                        start.owner(),
+                        start.epoch(),
+                        changes.size()));
 
         double pauses = slotPauses(end) - slotPauses(before);
         double linkPauses = watchPauses(end) - watchPauses(before);
-        verdict(failed, "nothing paused", pauses == 0 && linkPauses == 0, String.format(Locale.ROOT,
-                "standby_slot_pauses_total %s -> %s, standby_watch_pauses_total %s -> %s, from the sample before to the one after "
-                        + "the flood settled", n(slotPauses(before)), n(slotPauses(end)), n(watchPauses(before)), n(watchPauses(end))));
+        verdict(
+                failed,
+                "nothing paused",
+                pauses == 0 && linkPauses == 0,
+                String.format(
+                        Locale.ROOT,
+                        "standby_slot_pauses_total %s -> %s, standby_watch_pauses_total %s -> %s, from the sample "
+                                + "before to the one after "
+                                + "the flood settled",
+                        n(slotPauses(before)),
+                        n(slotPauses(end)),
+                        n(watchPauses(before)),
+                        n(watchPauses(end))));
 
         double threadsBefore = threads(before);
-        double threadsDuring = during.stream().mapToDouble(FloodBench::threads).filter(d -> !Double.isNaN(d)).max().orElse(Double.NaN);
+        double threadsDuring = during.stream()
+                .mapToDouble(FloodBench::threads)
+                .filter(d -> !Double.isNaN(d))
+                .max()
+                .orElse(Double.NaN);
         double threadsAfter = threads(end);
-        verdict(failed, "threads flat", threadsDuring <= threadsBefore + THREADS_DURING && threadsAfter <= threadsBefore + THREADS_AFTER,
-                String.format(Locale.ROOT, "%s live threads before, at most %s during, %s after (bounds: before + %d during, + %d after; "
-                                + "connections are served on virtual threads, which this gauge does not count)", n(threadsBefore),
-                        n(threadsDuring), n(threadsAfter), THREADS_DURING, THREADS_AFTER));
+        verdict(
+                failed,
+                "threads flat",
+                threadsDuring <= threadsBefore + THREADS_DURING && threadsAfter <= threadsBefore + THREADS_AFTER,
+                String.format(
+                        Locale.ROOT,
+                        "%s live threads before, at most %s during, %s after (bounds: before + %d during, + %d after; "
+                                + "connections are served on virtual threads, which this gauge does not count)",
+                        n(threadsBefore),
+                        n(threadsDuring),
+                        n(threadsAfter),
+                        THREADS_DURING,
+                        THREADS_AFTER));
 
         double heapBefore = heapMiB(before);
-        double heapDuring = during.stream().mapToDouble(FloodBench::heapMiB).filter(d -> !Double.isNaN(d)).max().orElse(Double.NaN);
+        double heapDuring = during.stream()
+                .mapToDouble(FloodBench::heapMiB)
+                .filter(d -> !Double.isNaN(d))
+                .max()
+                .orElse(Double.NaN);
         double heapAfter = heapMiB(afterGc);
-        verdict(failed, "heap flat", heapAfter <= heapBefore + HEAP_AFTER_MIB, String.format(Locale.ROOT,
-                "%.1f MiB used %s before, %.1f MiB %s after (bound: before + %.0f MiB); at most %.1f MiB during, garbage included",
-                heapBefore, collected ? "after a full GC" : "(no GC: jcmd failed)", heapAfter, collected ? "after a full GC" : "(no GC)",
-                HEAP_AFTER_MIB, heapDuring));
+        verdict(
+                failed,
+                "heap flat",
+                heapAfter <= heapBefore + HEAP_AFTER_MIB,
+                String.format(
+                        Locale.ROOT,
+                        "%.1f MiB used %s before, %.1f MiB %s after (bound: before + %.0f MiB); at most %.1f MiB "
+                                + "during, garbage included",
+                        heapBefore,
+                        collected ? "after a full GC" : "(no GC: jcmd failed)",
+                        heapAfter,
+                        collected ? "after a full GC" : "(no GC)",
+                        HEAP_AFTER_MIB,
+                        heapDuring));
 
         double filesBefore = files(before);
-        double filesDuring = during.stream().mapToDouble(FloodBench::files).filter(d -> !Double.isNaN(d)).max().orElse(Double.NaN);
+        double filesDuring = during.stream()
+                .mapToDouble(FloodBench::files)
+                .filter(d -> !Double.isNaN(d))
+                .max()
+                .orElse(Double.NaN);
         double filesAfter = files(end);
-        verdict(failed, "open files flat", filesAfter <= filesBefore + FILES_AFTER, String.format(Locale.ROOT,
-                "%s before, at most %s during, %s after (bound: before + %d after)", n(filesBefore), n(filesDuring), n(filesAfter),
-                FILES_AFTER));
+        verdict(
+                failed,
+                "open files flat",
+                filesAfter <= filesBefore + FILES_AFTER,
+                String.format(
+                        Locale.ROOT,
+                        "%s before, at most %s during, %s after (bound: before + %d after)",
+                        n(filesBefore),
+                        n(filesDuring),
+                        n(filesAfter),
+                        FILES_AFTER));
 
-        double minLinks = during.stream().mapToDouble(r -> links(r, "owner")).filter(d -> !Double.isNaN(d)).min().orElse(Double.NaN);
+        double minLinks = during.stream()
+                .mapToDouble(r -> links(r, "owner"))
+                .filter(d -> !Double.isNaN(d))
+                .min()
+                .orElse(Double.NaN);
         double ownerEnds = linkEnds(end, "owner") - linkEnds(before, "owner");
         boolean linked = links(end, "owner") == 1 && standby != null && links(standby, "standby") == 1;
-        verdict(failed, "the standby's link", linked, String.format(Locale.ROOT, "%s: the owner counts %s (at least %s at each sample "
-                        + "during), the standby %s; %s link ends on the owner's side", !linked ? "not open" : ownerEnds == 0 ? "open throughout"
-                        : "reopened", n(links(end, "owner")), n(minLinks), standby == null ? "did not answer" : n(links(standby, "standby")),
-                n(ownerEnds)));
+        verdict(
+                failed,
+                "the standby's link",
+                linked,
+                String.format(
+                        Locale.ROOT,
+                        "%s: the owner counts %s (at least %s at each sample "
+                                + "during), the standby %s; %s link ends on the owner's side",
+                        !linked ? "not open" : ownerEnds == 0 ? "open throughout" : "reopened",
+                        n(links(end, "owner")),
+                        n(minLinks),
+                        standby == null ? "did not answer" : n(links(standby, "standby")),
+                        n(ownerEnds)));
 
         // A stranger never becomes a link, so it never ends one: only a link's end asks the owner for a renewal
         // beyond its heartbeat's. The real standby's link may end under load (judged above); its renewal is its own.
@@ -332,19 +484,40 @@ final class FloodBench implements Callable<Integer> {
         long scheduled = (long) Math.ceil(seconds / (heartbeat.toMillis() / 1000.0));
         double beyond = Math.max(0, renewed - scheduled - ownerEnds);
         double refusedDelta = refused(end) - refused(before);
-        verdict(failed, "strangers cost no renewal", beyond <= 1, String.format(Locale.ROOT,
-                "%s renewals in the %.1f s from the sample before to the one after the flood: one a heartbeat (%d ms) makes %d, and "
-                        + "%s link ends of the real standby on the owner's side ask one each; %s beyond (bound: 1, a heartbeat at the "
-                        + "window's edge); %s strangers refused (standby_watch_refused_total)", n(renewed), seconds, heartbeat.toMillis(),
-                scheduled, n(ownerEnds), n(beyond), n(refusedDelta)));
+        verdict(
+                failed,
+                "strangers cost no renewal",
+                beyond <= 1,
+                String.format(
+                        Locale.ROOT,
+                        "%s renewals in the %.1f s from the sample before to the one after the flood: one a "
+                                + "heartbeat (%d ms) makes %d, and "
+                                + "%s link ends of the real standby on the owner's side ask one each; %s beyond "
+                                + "(bound: 1, a heartbeat at the "
+                                + "window's edge); %s strangers refused (standby_watch_refused_total)",
+                        n(renewed),
+                        seconds,
+                        heartbeat.toMillis(),
+                        scheduled,
+                        n(ownerEnds),
+                        n(beyond),
+                        n(refusedDelta)));
 
         double allocated = allocatedMiB(afterGc) - allocatedMiB(before);
         double allocatedSeconds = (afterGc.atNanos() - before.atNanos()) / 1e9;
-        System.out.printf(Locale.ROOT, "note: the owner allocated %.0f MiB in the %.1f s from the sample before to the last one "
-                + "(jvm_gc_memory_allocated_bytes_total, counted at each GC%s): %.1f MiB/s%n", allocated, allocatedSeconds,
-                collected ? ", both samples right after a full GC" : "", allocated / allocatedSeconds);
+        System.out.printf(
+                Locale.ROOT,
+                "note: the owner allocated %.0f MiB in the %.1f s from the sample before to the last one "
+                        + "(jvm_gc_memory_allocated_bytes_total, counted at each GC%s): %.1f MiB/s%n",
+                allocated,
+                allocatedSeconds,
+                collected ? ", both samples right after a full GC" : "",
+                allocated / allocatedSeconds);
         if (unanswered > 0) {
-            System.out.printf(Locale.ROOT, "note: the owner's /metrics did not answer %d of %d samples during the flood%n", unanswered,
+            System.out.printf(
+                    Locale.ROOT,
+                    "note: the owner's /metrics did not answer %d of %d samples during the flood%n",
+                    unanswered,
                     during.size());
         }
         System.out.printf(Locale.ROOT, "note: the flood lasted %.1f s%n", floodNanos / 1e9);
@@ -359,8 +532,8 @@ final class FloodBench implements Callable<Integer> {
     }
 
     /**
-     * The strangers: threads that connect and close on a fixed schedule (every other close a reset, so
-     * that the bench's own ports do not pile up in TIME_WAIT), and slow peers, each of one kind of bad hello.
+     * The strangers: threads that connect and close on a fixed schedule (every other close a reset, so that the bench's
+     * own ports do not pile up in TIME_WAIT), and slow peers, each of one kind of bad hello.
      */
     static final class Flood {
 
@@ -491,7 +664,8 @@ final class FloodBench implements Callable<Integer> {
             DataOutputStream out = new DataOutputStream(bytes);
             switch (kind) {
                 case HALF_MAGIC -> out.writeShort(MAGIC >>> 16);
-                case HTTP -> out.write("GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+                case HTTP ->
+                    out.write("GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
                 case MAGIC_GARBAGE -> {
                     out.writeInt(MAGIC);
                     byte[] garbage = new byte[200];
@@ -530,23 +704,39 @@ final class FloodBench implements Callable<Integer> {
                     times.add(micros);
                 }
             }
-            StringBuilder text = new StringBuilder(String.format(Locale.ROOT,
+            StringBuilder text = new StringBuilder(String.format(
+                    Locale.ROOT,
                     "flood: %d of %d connects made in %.1f s (%.0f a second; every other closed by a reset), %d failed",
-                    connects.get(), total, nanos / 1e9, connects.get() / (nanos / 1e9), failed.get()));
+                    connects.get(),
+                    total,
+                    nanos / 1e9,
+                    connects.get() / (nanos / 1e9),
+                    failed.get()));
             synchronized (errors) {
                 errors.forEach((error, count) -> text.append(String.format(Locale.ROOT, "%n  %d x %s", count, error)));
             }
             if (!times.isEmpty()) {
                 Stats stats = Stats.of(times);
-                text.append(String.format(Locale.ROOT, "%n  connect: p50 %.2f ms, p99 %.2f ms, max %.2f ms", stats.p50() / 1000.0,
-                        stats.p99() / 1000.0, stats.max() / 1000.0));
+                text.append(String.format(
+                        Locale.ROOT,
+                        "%n  connect: p50 %.2f ms, p99 %.2f ms, max %.2f ms",
+                        stats.p50() / 1000.0,
+                        stats.p99() / 1000.0,
+                        stats.max() / 1000.0));
             }
             List<String> kinds = new ArrayList<>();
             for (int i = 0; i < Math.min(slowPeers, Kind.values().length); i++) {
                 kinds.add(Kind.values()[i].text);
             }
-            text.append(String.format(Locale.ROOT, "%nslow peers: %d, %d connections (each held %d s, never read; %d failed), sending "
-                    + "by turns: %s", slowPeers, slowConnections.get(), HOLD.toSeconds(), slowFailures.get(), String.join("; ", kinds)));
+            text.append(String.format(
+                    Locale.ROOT,
+                    "%nslow peers: %d, %d connections (each held %d s, never read; %d failed), sending "
+                            + "by turns: %s",
+                    slowPeers,
+                    slowConnections.get(),
+                    HOLD.toSeconds(),
+                    slowFailures.get(),
+                    String.join("; ", kinds)));
             return text.toString();
         }
     }

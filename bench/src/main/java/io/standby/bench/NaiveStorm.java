@@ -8,7 +8,6 @@ import io.standby.slot.StandbyDatabase;
 import io.standby.slot.internal.MongoSlotStore;
 import io.standby.slot.internal.SlotStore;
 import io.standby.testing.TcpProxy;
-
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,14 +19,13 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The strategy most first versions use, for the storm's comparison: each node reads the slots, claims the
- * first free one (compare-and-set), reads again at once after a lost race; a winner renews every heartbeat.
- * Its rounds are the reads the slowest node made. One slot per node, so only for N nodes and N slots.
+ * The strategy most first versions use, for the storm's comparison: each node reads the slots, claims the first free
+ * one (compare-and-set), reads again at once after a lost race; a winner renews every heartbeat. Its rounds are the
+ * reads the slowest node made. One slot per node, so only for N nodes and N slots.
  */
 final class NaiveStorm {
 
-    private NaiveStorm() {
-    }
+    private NaiveStorm() {}
 
     static StormFill run(Database db, int count, Duration latency, Duration timeout) throws Exception {
         String name = "storm_naive";
@@ -40,7 +38,8 @@ final class NaiveStorm {
         try (TcpProxy slow = StormBench.proxy(db)) {
             for (int i = 0; i < count; i++) {
                 int node = i;
-                clients.add(StandbyDatabase.connect(slow.uri(), name, Duration.ofSeconds(5), s -> s.addCommandListener(calls.of(node))));
+                clients.add(StandbyDatabase.connect(
+                        slow.uri(), name, Duration.ofSeconds(5), s -> s.addCommandListener(calls.of(node))));
             }
             clients.forEach(StandbyDatabase::ping);
             slow.latency(latency);
@@ -51,13 +50,20 @@ final class NaiveStorm {
                 for (int i = 0; i < count; i++) {
                     int node = i;
                     SlotStore store = new MongoSlotStore(clients.get(i));
-                    SlotStore.Ownership me = new SlotStore.Ownership(new NodeId("10.2." + (i / 200) + "." + (i % 200 + 1), 7000 + i),
-                            NodeConfig.newInstanceId(), timing.lease());
+                    SlotStore.Ownership me = new SlotStore.Ownership(
+                            new NodeId("10.2." + (i / 200) + "." + (i % 200 + 1), 7000 + i),
+                            NodeConfig.newInstanceId(),
+                            timing.lease());
                     nodes.submit(() -> node(store, me, node, timing, ledger, tally, stop));
                 }
                 try {
-                    StormBench.awaitFill(ledger, start, timeout, "naive",
-                            () -> "claims won " + tally.won().get() + ", failed " + tally.failed().get());
+                    StormBench.awaitFill(
+                            ledger,
+                            start,
+                            timeout,
+                            "naive",
+                            () -> "claims won " + tally.won().get() + ", failed "
+                                    + tally.failed().get());
                 } finally {
                     stop.countDown();
                 }
@@ -65,8 +71,17 @@ final class NaiveStorm {
                     throw new IllegalStateException("naive: a slot was owned twice: " + ledger.ownedTwice());
                 }
                 StormFill.Layout run = new StormFill.Layout("naive: first free slot", "any (addresses unused)", 1);
-                return StormFill.of(run, start, ledger, calls, new StormFill.Tally(tally.maxRounds().get(),
-                        tally.won().get(), tally.failed().get(), -1, calls.mostSlotReads()));
+                return StormFill.of(
+                        run,
+                        start,
+                        ledger,
+                        calls,
+                        new StormFill.Tally(
+                                tally.maxRounds().get(),
+                                tally.won().get(),
+                                tally.failed().get(),
+                                -1,
+                                calls.mostSlotReads()));
             } finally {
                 clients.forEach(StandbyDatabase::close);
             }
@@ -74,11 +89,16 @@ final class NaiveStorm {
     }
 
     /** What the naive nodes count together: claims won and failed, and the most rounds one node took to win one. */
-    private record Tally(AtomicLong won, AtomicLong failed, AtomicLong maxRounds) {
-    }
+    private record Tally(AtomicLong won, AtomicLong failed, AtomicLong maxRounds) {}
 
-    private static void node(SlotStore store, SlotStore.Ownership me, int node, SlotTiming timing, SlotLedger ledger,
-                             Tally tally, CountDownLatch stop) {
+    private static void node(
+            SlotStore store,
+            SlotStore.Ownership me,
+            int node,
+            SlotTiming timing,
+            SlotLedger ledger,
+            Tally tally,
+            CountDownLatch stop) {
         try {
             long rounds = 0;
             while (stop.getCount() > 0) {
@@ -90,7 +110,9 @@ final class NaiveStorm {
                     stop.await(timing.poll().toMillis(), TimeUnit.MILLISECONDS);
                     continue;
                 }
-                Optional<SlotView> free = slots.stream().filter(s -> s.owner() == null || s.expired()).findFirst();
+                Optional<SlotView> free = slots.stream()
+                        .filter(s -> s.owner() == null || s.expired())
+                        .findFirst();
                 if (free.isEmpty()) {
                     stop.await(timing.poll().toMillis(), TimeUnit.MILLISECONDS);
                     continue;

@@ -9,21 +9,22 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 
 /**
- * A node's own HTTP endpoints (on its identity port): /ready tells that it reads its slots, /health lists
- * the robots it runs, by slot.
+ * A node's own HTTP endpoints (on its identity port): /ready tells that it reads its slots, /health lists the robots it
+ * runs, by slot.
  */
 final class NodeHttp {
 
-    private static final HttpClient CLIENT = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
+    private static final HttpClient CLIENT =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
 
-    private NodeHttp() {
-    }
+    private NodeHttp() {}
 
     /** The status code of {@code GET path}, or -1 when nothing answers. */
     static int status(int port, String path) {
         try {
             HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-                    .timeout(Duration.ofSeconds(2)).build();
+                    .timeout(Duration.ofSeconds(2))
+                    .build();
             return CLIENT.send(request, HttpResponse.BodyHandlers.discarding()).statusCode();
         } catch (IOException e) {
             return -1;
@@ -37,7 +38,8 @@ final class NodeHttp {
     static String body(int port, String path) {
         try {
             HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-                    .timeout(Duration.ofSeconds(2)).build();
+                    .timeout(Duration.ofSeconds(2))
+                    .build();
             HttpResponse<String> response = CLIENT.send(request, HttpResponse.BodyHandlers.ofString());
             return response.statusCode() == 200 ? response.body() : null;
         } catch (IOException e) {
@@ -56,7 +58,8 @@ final class NodeHttp {
                 throw new IllegalStateException(node.name() + " exited (log: " + node.log() + ")");
             }
             if (System.nanoTime() > deadline) {
-                throw new IllegalStateException(node.name() + " not ready after " + atMost.toMillis() + " ms (log: " + node.log() + ")");
+                throw new IllegalStateException(
+                        node.name() + " not ready after " + atMost.toMillis() + " ms (log: " + node.log() + ")");
             }
             Bench.sleep(Duration.ofMillis(20));
         }

@@ -3,7 +3,6 @@ package io.standby.bench;
 import io.standby.slot.StandbyDatabase;
 import io.standby.testing.ChildJvm;
 import io.standby.testing.TestPorts;
-
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -12,8 +11,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Two {@code standby node} processes on one slot of a fresh database: one owns it, the other stands by.
- * A stopped node is started again on its port, so that each round has an owner and a standby.
+ * Two {@code standby node} processes on one slot of a fresh database: one owns it, the other stands by. A stopped node
+ * is started again on its port, so that each round has an owner and a standby.
  */
 final class NodePair implements AutoCloseable {
 
@@ -61,8 +60,16 @@ final class NodePair implements AutoCloseable {
 
     /** Starts the node of {@code port} (again). */
     void start(int port) {
-        List<String> args = new ArrayList<>(List.of("node", "--ip", "127.0.0.1", "--port", Integer.toString(port),
-                "--mongo", database.uri(), "--db", dbName));
+        List<String> args = new ArrayList<>(List.of(
+                "node",
+                "--ip",
+                "127.0.0.1",
+                "--port",
+                Integer.toString(port),
+                "--mongo",
+                database.uri(),
+                "--db",
+                dbName));
         args.addAll(options);
         nodes.put(port, Children.standby(logs, dbName + "-node-" + port + "-" + (++starts), List.of("-Xmx256m"), args));
     }
@@ -87,8 +94,8 @@ final class NodePair implements AutoCloseable {
     }
 
     /**
-     * Waits until the owner counts a watch link from a standby ({@code standby_watch_links{side="owner"}} of
-     * its /metrics at 1 or more); returns how long that took, 0 if it was up at the first look.
+     * Waits until the owner counts a watch link from a standby ({@code standby_watch_links{side="owner"}} of its
+     * /metrics at 1 or more); returns how long that took, 0 if it was up at the first look.
      */
     long awaitLinked(Duration atMost) {
         int owner = ownerPort();
@@ -96,13 +103,18 @@ final class NodePair implements AutoCloseable {
         boolean first = true;
         while (true) {
             Scrape scrape = Scrape.of(owner);
-            if (scrape != null && scrape.sum("standby_watch_links", "side", "owner").orElse(0) >= 1) {
+            if (scrape != null
+                    && scrape.sum("standby_watch_links", "side", "owner").orElse(0) >= 1) {
                 return first ? 0 : (System.nanoTime() - start) / 1_000_000;
             }
             first = false;
             if (System.nanoTime() - start > atMost.toNanos()) {
-                throw new IllegalStateException("no watch link to the owner " + owner + " after " + atMost.toMillis() + " ms (logs: "
-                        + nodes.values().stream().filter(n -> n != null).map(n -> n.log().toString()).toList() + ")");
+                throw new IllegalStateException(
+                        "no watch link to the owner " + owner + " after " + atMost.toMillis() + " ms (logs: "
+                                + nodes.values().stream()
+                                        .filter(n -> n != null)
+                                        .map(n -> n.log().toString())
+                                        .toList() + ")");
             }
             Bench.sleep(Duration.ofMillis(50));
         }

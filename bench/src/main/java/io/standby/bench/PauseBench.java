@@ -10,11 +10,6 @@ import io.standby.slot.StandbyDatabase;
 import io.standby.testing.ChildJvm;
 import io.standby.testing.TcpProxy;
 import io.standby.testing.TestPorts;
-import org.bson.Document;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Option;
-
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
@@ -34,29 +29,37 @@ import java.util.OptionalDouble;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.ToLongFunction;
+import org.bson.Document;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
 
 /**
- * Pause at the late mark: one slot with counter robots, its owner reaching the database through a proxy,
- * a standby reaching it directly. Each round freezes the owner's link for longer than the late mark but
- * within the lease, and times from the owner's /health how soon its robots stop and how soon they run
- * again once the link is back; from the database, that the slot kept its owner and epoch and that no
- * robot's count went back.
+ * Pause at the late mark: one slot with counter robots, its owner reaching the database through a proxy, a standby
+ * reaching it directly. Each round freezes the owner's link for longer than the late mark but within the lease, and
+ * times from the owner's /health how soon its robots stop and how soon they run again once the link is back; from the
+ * database, that the slot kept its owner and epoch and that no robot's count went back.
  */
-@Command(name = "pause", mixinStandardHelpOptions = true,
-        description = {"Pause at the late mark: one slot with counter robots, an owner node whose link to the database goes",
-                "through a proxy, and a standby on the database directly. Each round waits until every robot runs, then",
-                "freezes the owner's link (TcpProxy.pause) 50 ms after the database stamped one of its renewals, for",
-                "longer than the late mark (2 heartbeats) but within the lease, and polls the owner's /health every",
-                "20 ms. Reports, per profile, the freeze (and the last renewal's stamp) to the robots gone, and the link's",
-                "return to the renewal stamped and to every robot running again (p50, max); checks from the database",
-                "that the slot kept its owner and epoch and that no robot's count went back. Exits 1 if the slot moved,",
-                "its epoch changed, a count went back, or the robots did not pause and run again."})
+@Command(
+        name = "pause",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Pause at the late mark: one slot with counter robots, an owner node whose link to the database goes",
+            "through a proxy, and a standby on the database directly. Each round waits until every robot runs, then",
+            "freezes the owner's link (TcpProxy.pause) 50 ms after the database stamped one of its renewals, for",
+            "longer than the late mark (2 heartbeats) but within the lease, and polls the owner's /health every",
+            "20 ms. Reports, per profile, the freeze (and the last renewal's stamp) to the robots gone, and the link's",
+            "return to the renewal stamped and to every robot running again (p50, max); checks from the database",
+            "that the slot kept its owner and epoch and that no robot's count went back. Exits 1 if the slot moved,",
+            "its epoch changed, a count went back, or the robots did not pause and run again."
+        })
 final class PauseBench implements Callable<Integer> {
 
     /** How often /health (and the database) is read during a round. */
     private static final Duration EVERY = Duration.ofMillis(20);
     /** The freeze begins this long after a renewal was stamped: its answer has reached the node by then. */
     private static final Duration AFTER_RENEWAL = Duration.ofMillis(50);
+
     private static final String SLOT = "slot-0";
 
     @Mixin
@@ -65,19 +68,33 @@ final class PauseBench implements Callable<Integer> {
     @Option(names = "--rounds", defaultValue = "10", description = "Freezes per profile (default: ${DEFAULT-VALUE}).")
     int rounds;
 
-    @Option(names = "--robots", defaultValue = "5", description = "Counter robots on the slot (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--robots",
+            defaultValue = "5",
+            description = "Counter robots on the slot (default: ${DEFAULT-VALUE}).")
     int robots;
 
-    @Option(names = "--profiles", split = ",", defaultValue = "defaults,fast",
-            description = {"defaults (heartbeat 2s, lease 5s, poll 1s; freeze 4s), fast (200ms, 1s, 100ms; freeze 600ms)",
-                    "and/or long-lease (1s, 8s, 1s; freeze 3s) (default: ${DEFAULT-VALUE})."})
+    @Option(
+            names = "--profiles",
+            split = ",",
+            defaultValue = "defaults,fast",
+            description = {
+                "defaults (heartbeat 2s, lease 5s, poll 1s; freeze 4s), fast (200ms, 1s, 100ms; freeze 600ms)",
+                "and/or long-lease (1s, 8s, 1s; freeze 3s) (default: ${DEFAULT-VALUE})."
+            })
     List<String> profiles;
 
-    @Option(names = "--freeze", converter = DurationOption.class,
+    @Option(
+            names = "--freeze",
+            converter = DurationOption.class,
             description = "How long each freeze lasts, for every profile (default: the profile's, above).")
     Duration freeze;
 
-    @Option(names = "--standby", negatable = true, defaultValue = "true", fallbackValue = "true",
+    @Option(
+            names = "--standby",
+            negatable = true,
+            defaultValue = "true",
+            fallbackValue = "true",
             description = "Run a standby node too, which must not take the slot (default: ${DEFAULT-VALUE}).")
     boolean standby;
 
@@ -95,12 +112,19 @@ final class PauseBench implements Callable<Integer> {
     }
 
     /**
-     * One freeze. Times in ms, -1 when it did not happen: how long the link was frozen; robots gone from /health after the freeze and
-     * after the last renewal's stamp; the owner's "pausing its robots" line after that stamp; the renewal
-     * stamped and every robot running again after the link came back.
+     * One freeze. Times in ms, -1 when it did not happen: how long the link was frozen; robots gone from /health after
+     * the freeze and after the last renewal's stamp; the owner's "pausing its robots" line after that stamp; the
+     * renewal stamped and every robot running again after the link came back.
      */
-    record Round(int n, long frozenFor, long freezeToGone, long stampToGone, long stampToLogged, long backToRenewal, long backToRunning,
-                 boolean kept) {
+    record Round(
+            int n,
+            long frozenFor,
+            long freezeToGone,
+            long stampToGone,
+            long stampToLogged,
+            long backToRenewal,
+            long backToRunning,
+            boolean kept) {
 
         boolean paused() {
             return freezeToGone >= 0;
@@ -112,23 +136,42 @@ final class PauseBench implements Callable<Integer> {
     }
 
     /** One profile's rounds, what the owner logged, and every fact that failed. */
-    record Result(Setting setting, List<Round> rounds, NodeId owner, long epoch, int loggedPauses, int loggedResumes,
-                  List<String> violations) {
+    record Result(
+            Setting setting,
+            List<Round> rounds,
+            NodeId owner,
+            long epoch,
+            int loggedPauses,
+            int loggedResumes,
+            List<String> violations) {
 
         Stats stats(ToLongFunction<Round> measure) {
-            return Stats.of(rounds.stream().mapToLong(measure).filter(ms -> ms >= 0).boxed().toList());
+            return Stats.of(rounds.stream()
+                    .mapToLong(measure)
+                    .filter(ms -> ms >= 0)
+                    .boxed()
+                    .toList());
         }
     }
 
     static Setting setting(String name) {
         return switch (name) {
-            case "defaults" -> new Setting(Profile.withFastFailover(name, SlotTiming.defaults()),
-                    Duration.ofSeconds(4));
-            case "fast" -> new Setting(Profile.withFastFailover(name, SlotTiming.of(Duration.ofMillis(200),
-                    Duration.ofSeconds(1), Duration.ofMillis(100))), Duration.ofMillis(600));
-            case "long-lease" -> new Setting(Profile.withFastFailover(name, SlotTiming.of(Duration.ofSeconds(1),
-                    Duration.ofSeconds(8), Duration.ofSeconds(1))), Duration.ofSeconds(3));
-            default -> throw new IllegalArgumentException("unknown profile '" + name + "': use defaults, fast or long-lease");
+            case "defaults" ->
+                new Setting(Profile.withFastFailover(name, SlotTiming.defaults()), Duration.ofSeconds(4));
+            case "fast" ->
+                new Setting(
+                        Profile.withFastFailover(
+                                name,
+                                SlotTiming.of(Duration.ofMillis(200), Duration.ofSeconds(1), Duration.ofMillis(100))),
+                        Duration.ofMillis(600));
+            case "long-lease" ->
+                new Setting(
+                        Profile.withFastFailover(
+                                name,
+                                SlotTiming.of(Duration.ofSeconds(1), Duration.ofSeconds(8), Duration.ofSeconds(1))),
+                        Duration.ofSeconds(3));
+            default ->
+                throw new IllegalArgumentException("unknown profile '" + name + "': use defaults, fast or long-lease");
         };
     }
 
@@ -148,45 +191,90 @@ final class PauseBench implements Callable<Integer> {
                 s = new Setting(s.profile(), freeze);
             }
             if (s.freeze().isZero() || s.freeze().compareTo(s.timing().lease()) >= 0) {
-                throw new IllegalArgumentException("--freeze " + s.freeze().toMillis() + "ms must be more than 0 and less than the lease of "
-                        + name + " (" + s.timing().lease().toMillis() + "ms)");
+                throw new IllegalArgumentException(
+                        "--freeze " + s.freeze().toMillis() + "ms must be more than 0 and less than the lease of "
+                                + name + " (" + s.timing().lease().toMillis() + "ms)");
             }
             chosen.put(name, s);
             order.add(s.profile());
         }
-        List<Result> results = Profile.runEach("pause", String.format(Locale.ROOT,
-                        "pause at the late mark: %d rounds per profile, %d counter robots, %s", rounds, robots,
-                        standby ? "one standby" : "no standby"), mongo, order,
+        List<Result> results = Profile.runEach(
+                "pause",
+                String.format(
+                        Locale.ROOT,
+                        "pause at the late mark: %d rounds per profile, %d counter robots, %s",
+                        rounds,
+                        robots,
+                        standby ? "one standby" : "no standby"),
+                mongo,
+                order,
                 (logs, db, dbName, profile) -> run(logs, db, dbName, chosen.get(profile.name())));
-        System.out.println("| profile | freeze | rounds | paused / ran again | slot and epoch kept | freeze to robots gone: p50 / max "
-                + "| last renewal stamped to pause logged: p50 / max | to robots gone: p50 / max | pause deadline after that renewal's send | link back to renewal stamped: p50 / max "
-                + "| link back to all running: p50 / max |");
+        System.out.println(
+                "| profile | freeze | rounds | paused / ran again | slot and epoch kept | freeze to robots gone: "
+                        + "p50 / max "
+                        + "| last renewal stamped to pause logged: p50 / max | to robots gone: p50 / max | pause "
+                        + "deadline after that renewal's send | link back to renewal stamped: p50 / max "
+                        + "| link back to all running: p50 / max |");
         System.out.println("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
         for (Result r : results) {
-            System.out.printf(Locale.ROOT, "| %s | %d ms | %d | %d / %d | %d | %s | %s | %s | %d ms | %s | %s |%n", r.setting.profile().label(),
-                    r.setting.freeze().toMillis(), r.rounds.size(), r.rounds.stream().filter(Round::paused).count(),
-                    r.rounds.stream().filter(Round::resumed).count(), r.rounds.stream().filter(Round::kept).count(),
-                    p50max(r.stats(Round::freezeToGone)), p50max(r.stats(Round::stampToLogged)), p50max(r.stats(Round::stampToGone)), r.setting.pauseDeadline().toMillis(),
-                    p50max(r.stats(Round::backToRenewal)), p50max(r.stats(Round::backToRunning)));
+            System.out.printf(
+                    Locale.ROOT,
+                    "| %s | %d ms | %d | %d / %d | %d | %s | %s | %s | %d ms | %s | %s |%n",
+                    r.setting.profile().label(),
+                    r.setting.freeze().toMillis(),
+                    r.rounds.size(),
+                    r.rounds.stream().filter(Round::paused).count(),
+                    r.rounds.stream().filter(Round::resumed).count(),
+                    r.rounds.stream().filter(Round::kept).count(),
+                    p50max(r.stats(Round::freezeToGone)),
+                    p50max(r.stats(Round::stampToLogged)),
+                    p50max(r.stats(Round::stampToGone)),
+                    r.setting.pauseDeadline().toMillis(),
+                    p50max(r.stats(Round::backToRenewal)),
+                    p50max(r.stats(Round::backToRunning)));
         }
         System.out.println();
         boolean failed = false;
         for (Result r : results) {
-            String logged = String.format(Locale.ROOT, "the owner logged %d pauses and %d resumes for %d freezes", r.loggedPauses,
-                    r.loggedResumes, r.rounds.size());
+            String logged = String.format(
+                    Locale.ROOT,
+                    "the owner logged %d pauses and %d resumes for %d freezes",
+                    r.loggedPauses,
+                    r.loggedResumes,
+                    r.rounds.size());
             long late = r.setting.timing().late().toMillis();
-            long pastMark = r.rounds.stream().filter(x -> x.stampToLogged() >= late).count();
-            String mark = pastMark == 0 ? "" : String.format(Locale.ROOT, "; NOTE: %d pauses logged at or past the late mark", pastMark);
+            long pastMark =
+                    r.rounds.stream().filter(x -> x.stampToLogged() >= late).count();
+            String mark = pastMark == 0
+                    ? ""
+                    : String.format(Locale.ROOT, "; NOTE: %d pauses logged at or past the late mark", pastMark);
             if (r.violations.isEmpty()) {
-                System.out.printf(Locale.ROOT, "verdict %s: OK: %d of %d freezes paused the robots (logged at most %s, gone from /health at most"
-                                + " %s after the last renewal was stamped; late mark %d ms) and ran them again; the slot stayed with %s at epoch %d;"
+                System.out.printf(
+                        Locale.ROOT,
+                        "verdict %s: OK: %d of %d freezes paused the robots (logged at most %s, gone from /health "
+                                + "at most"
+                                + " %s after the last renewal was stamped; late mark %d ms) and ran them again; the "
+                                + "slot stayed with %s at epoch %d;"
                                 + " no count went back; %s%s%n",
-                        r.setting.profile().name(), r.rounds.size(), r.rounds.size(), max(r.stats(Round::stampToLogged)),
-                        max(r.stats(Round::stampToGone)), late, r.owner, r.epoch, logged, mark);
+                        r.setting.profile().name(),
+                        r.rounds.size(),
+                        r.rounds.size(),
+                        max(r.stats(Round::stampToLogged)),
+                        max(r.stats(Round::stampToGone)),
+                        late,
+                        r.owner,
+                        r.epoch,
+                        logged,
+                        mark);
             } else {
                 failed = true;
-                System.out.printf(Locale.ROOT, "verdict %s: FAILED: %s; %s%s%n", r.setting.profile().name(),
-                        String.join("; ", r.violations), logged, mark);
+                System.out.printf(
+                        Locale.ROOT,
+                        "verdict %s: FAILED: %s; %s%s%n",
+                        r.setting.profile().name(),
+                        String.join("; ", r.violations),
+                        logged,
+                        mark);
             }
         }
         return failed ? 1 : 0;
@@ -194,22 +282,31 @@ final class PauseBench implements Callable<Integer> {
 
     private Result run(Path logs, Database db, String dbName, Setting setting) {
         Profile profile = setting.profile();
-        System.out.println("== " + profile.label() + ", freeze " + setting.freeze().toMillis() + "ms");
+        System.out.println(
+                "== " + profile.label() + ", freeze " + setting.freeze().toMillis() + "ms");
         db.initSlots(dbName, 1);
         List<Integer> ports = TestPorts.free(2);
         int ownerPort = ports.get(0);
         NodeId ownerId = new NodeId("127.0.0.1", ownerPort);
-        try (StandbyDatabase client = db.connect(dbName); TcpProxy proxy = proxy(db)) {
+        try (StandbyDatabase client = db.connect(dbName);
+                TcpProxy proxy = proxy(db)) {
             RobotTable table = new RobotTable(client);
             for (int i = 0; i < robots; i++) {
-                table.add(new RobotTable.NewRobot(String.format("counter-%03d", i), "counter", SLOT, 0, 1.0,
-                        new Document("intervalMs", 100)), OptionalDouble.empty());
+                table.add(
+                        new RobotTable.NewRobot(
+                                String.format("counter-%03d", i),
+                                "counter",
+                                SLOT,
+                                0,
+                                1.0,
+                                new Document("intervalMs", 100)),
+                        OptionalDouble.empty());
             }
             SlotTable slots = new SlotTable(client);
             // The owner starts first and alone; the standby joins once the slot is the owner's.
             try (ChildJvm owner = node(new NodeStart(logs, dbName, profile, ownerPort, proxy.uri()));
-                 ChildJvm other = awaitOwnerThenStandby(owner, ownerId, slots,
-                         new NodeStart(logs, dbName, profile, ports.get(1), db.uri()))) {
+                    ChildJvm other = awaitOwnerThenStandby(
+                            owner, ownerId, slots, new NodeStart(logs, dbName, profile, ports.get(1), db.uri()))) {
                 long epoch = slot(slots).epoch();
                 Facts facts = new Facts(client, slots, ownerId, epoch);
                 List<Round> done = new ArrayList<>();
@@ -226,7 +323,8 @@ final class PauseBench implements Callable<Integer> {
                 if (notPaused > 0) {
                     violations.add(notPaused + " of " + done.size() + " freezes did not pause the robots");
                 }
-                long notResumed = done.stream().filter(r -> r.paused() && !r.resumed()).count();
+                long notResumed =
+                        done.stream().filter(r -> r.paused() && !r.resumed()).count();
                 if (notResumed > 0) {
                     violations.add(notResumed + " paused rounds did not run the robots again");
                 }
@@ -236,18 +334,25 @@ final class PauseBench implements Callable<Integer> {
     }
 
     /**
-     * One freeze: every robot running, then the link frozen just after a renewal, /health read every
-     * 20 ms until the robots are gone and the freeze ends, then until they all run again.
+     * One freeze: every robot running, then the link frozen just after a renewal, /health read every 20 ms until the
+     * robots are gone and the freeze ends, then until they all run again.
      */
-    private Round round(int n, ChildJvm owner, int ownerPort, TcpProxy proxy, SlotTable slots, Facts facts, Setting setting) {
+    private Round round(
+            int n, ChildJvm owner, int ownerPort, TcpProxy proxy, SlotTable slots, Facts facts, Setting setting) {
         SlotTiming timing = setting.timing();
-        Waits.until("round " + n + ": all " + robots + " robots running on the owner (log: " + owner.log() + ")",
-                Duration.ofSeconds(60), EVERY, () -> running(ownerPort) == robots);
+        Waits.until(
+                "round " + n + ": all " + robots + " robots running on the owner (log: " + owner.log() + ")",
+                Duration.ofSeconds(60),
+                EVERY,
+                () -> running(ownerPort) == robots);
         // A renewal or two at the steady pace, then the freeze right after the next one is stamped.
         Bench.sleep(timing.heartbeat());
         facts.check();
         Instant previous = slot(slots).time();
-        Waits.until("round " + n + ": a renewal stamped", timing.heartbeat().multipliedBy(3).plusSeconds(5), Duration.ofMillis(2),
+        Waits.until(
+                "round " + n + ": a renewal stamped",
+                timing.heartbeat().multipliedBy(3).plusSeconds(5),
+                Duration.ofMillis(2),
                 () -> slot(slots).time().isAfter(previous));
         Bench.sleep(AFTER_RENEWAL);
         Instant frozen = Instant.now();
@@ -291,29 +396,52 @@ final class PauseBench implements Callable<Integer> {
                 break; // never paused, and the lease's worth of waiting is over
             }
             if (Duration.between(back, now).compareTo(atMost) > 0) {
-                throw new IllegalStateException("round " + n + ": the robots did not run again within " + atMost.toMillis()
-                        + " ms of the link coming back (log: " + owner.log() + ")");
+                throw new IllegalStateException("round " + n + ": the robots did not run again within "
+                        + atMost.toMillis() + " ms of the link coming back (log: " + owner.log() + ")");
             }
             Bench.sleep(EVERY);
         }
         Instant logged = pauseLogged(owner, renewed.time());
-        return new Round(n, ms(frozen, back), gone == null ? -1 : ms(frozen, gone), gone == null ? -1 : ms(renewed.time(), gone),
-                logged == null ? -1 : ms(renewed.time(), logged), renewal == null ? -1 : ms(back, renewal), ranAgain == null ? -1 : ms(back, ranAgain), facts.keptThisRound());
+        return new Round(
+                n,
+                ms(frozen, back),
+                gone == null ? -1 : ms(frozen, gone),
+                gone == null ? -1 : ms(renewed.time(), gone),
+                logged == null ? -1 : ms(renewed.time(), logged),
+                renewal == null ? -1 : ms(back, renewal),
+                ranAgain == null ? -1 : ms(back, ranAgain),
+                facts.keptThisRound());
     }
 
     private String describe(Round r, Facts facts) {
         if (!r.paused()) {
-            return String.format(Locale.ROOT, "round %d: the robots did NOT pause; link back after %d ms, renewal stamped %d ms later; %s",
-                    r.n, r.frozenFor, r.backToRenewal, facts.kept(r.kept()));
+            return String.format(
+                    Locale.ROOT,
+                    "round %d: the robots did NOT pause; link back after %d ms, renewal stamped %d ms later; %s",
+                    r.n,
+                    r.frozenFor,
+                    r.backToRenewal,
+                    facts.kept(r.kept()));
         }
-        return String.format(Locale.ROOT, "round %d: robots gone %d ms after the freeze, %d ms after the last renewal was stamped"
-                        + " (pause logged %d ms after it); link back after %d ms: renewal stamped %d ms and all %d robots running %d ms later; %s",
-                r.n, r.freezeToGone, r.stampToGone, r.stampToLogged, r.frozenFor, r.backToRenewal, robots, r.backToRunning, facts.kept(r.kept()));
+        return String.format(
+                Locale.ROOT,
+                "round %d: robots gone %d ms after the freeze, %d ms after the last renewal was stamped"
+                        + " (pause logged %d ms after it); link back after %d ms: renewal stamped %d ms and all %d "
+                        + "robots running %d ms later; %s",
+                r.n,
+                r.freezeToGone,
+                r.stampToGone,
+                r.stampToLogged,
+                r.frozenFor,
+                r.backToRenewal,
+                robots,
+                r.backToRunning,
+                facts.kept(r.kept()));
     }
 
     /**
-     * What the database tells during a run: the slot's owner and epoch at every read, and every robot's
-     * checkpointed count, never below one read before. Read on the bench's own connection, not the proxy.
+     * What the database tells during a run: the slot's owner and epoch at every read, and every robot's checkpointed
+     * count, never below one read before. Read on the bench's own connection, not the proxy.
      */
     private static final class Facts {
         private final StandbyDatabase client;
@@ -337,15 +465,16 @@ final class PauseBench implements Callable<Integer> {
         SlotView check() {
             SlotView slot = slot(slots);
             if (!Objects.equals(owner, slot.owner()) || slot.epoch() != epoch) {
-                violated("the slot moved from " + owner + " at epoch " + epoch + " to " + slot.owner() + " at epoch " + slot.epoch());
+                violated("the slot moved from " + owner + " at epoch " + epoch + " to " + slot.owner() + " at epoch "
+                        + slot.epoch());
                 // Each move counts once, in the round it happened in.
                 owner = slot.owner();
                 epoch = slot.epoch();
             }
             last = slot;
             // A projection makes the embedded server copy the document: no torn read of a concurrent update.
-            for (Document robot : client.database().getCollection("robots").find()
-                    .projection(Projections.include("context"))) {
+            for (Document robot :
+                    client.database().getCollection("robots").find().projection(Projections.include("context"))) {
                 Document context = robot.get("context", new Document());
                 if (context.get("count") instanceof Number count) {
                     String id = robot.getString("_id");
@@ -373,26 +502,30 @@ final class PauseBench implements Callable<Integer> {
             return kept;
         }
 
-        /** The slot as last read, and what broke last if {@code kept} is false (the round that just ended broke something). */
+        /**
+         * The slot as last read, and what broke last if {@code kept} is false (the round that just ended broke
+         * something).
+         */
         String kept(boolean kept) {
-            return "slot with " + last.owner() + " at epoch " + last.epoch() + (kept ? "" : " (" + violations.getLast() + ")");
+            return "slot with " + last.owner() + " at epoch " + last.epoch()
+                    + (kept ? "" : " (" + violations.getLast() + ")");
         }
     }
 
     /** How to start one node: where its log goes, its database and settings, its port, and the MongoDB it uses. */
-    private record NodeStart(Path logs, String dbName, Profile profile, int port, String mongo) {
-    }
+    private record NodeStart(Path logs, String dbName, Profile profile, int port, String mongo) {}
 
     /**
-     * Waits until {@code owner} holds the slot, then starts the standby ({@code second}) and waits until it is
-     * ready; null without a standby.
+     * Waits until {@code owner} holds the slot, then starts the standby ({@code second}) and waits until it is ready;
+     * null without a standby.
      */
     private ChildJvm awaitOwnerThenStandby(ChildJvm owner, NodeId ownerId, SlotTable slots, NodeStart second) {
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
         SlotView seen = slot(slots);
         while (!ownerId.equals(seen.owner())) {
             if (System.nanoTime() > deadline) {
-                throw new IllegalStateException(ownerId + " does not hold " + SLOT + " after 60 s: " + seen + " (log: " + owner.log() + ")");
+                throw new IllegalStateException(
+                        ownerId + " does not hold " + SLOT + " after 60 s: " + seen + " (log: " + owner.log() + ")");
             }
             Bench.sleep(EVERY);
             seen = slot(slots);
@@ -406,8 +539,16 @@ final class PauseBench implements Callable<Integer> {
     }
 
     private static ChildJvm node(NodeStart start) {
-        List<String> args = new ArrayList<>(List.of("node", "--ip", "127.0.0.1", "--port",
-                Integer.toString(start.port()), "--mongo", start.mongo(), "--db", start.dbName()));
+        List<String> args = new ArrayList<>(List.of(
+                "node",
+                "--ip",
+                "127.0.0.1",
+                "--port",
+                Integer.toString(start.port()),
+                "--mongo",
+                start.mongo(),
+                "--db",
+                start.dbName()));
         args.addAll(start.profile().nodeArgs());
         return Children.standby(start.logs(), start.dbName() + "-node-" + start.port(), List.of("-Xmx256m"), args);
     }
@@ -435,16 +576,18 @@ final class PauseBench implements Callable<Integer> {
     }
 
     /**
-     * When the owner logged its first "pausing its robots" after {@code after}, by the time on the log line
-     * (this machine's clock and zone, to the millisecond; the node logs it as it decides, before the robots
-     * stop), or null.
+     * When the owner logged its first "pausing its robots" after {@code after}, by the time on the log line (this
+     * machine's clock and zone, to the millisecond; the node logs it as it decides, before the robots stop), or null.
      */
     private static Instant pauseLogged(ChildJvm owner, Instant after) {
         LocalDate today = LocalDate.now(ZoneId.systemDefault());
         for (String line : owner.output().split("\n")) {
             if (line.contains("pausing its robots") && line.length() > 12) {
                 try {
-                    Instant at = LocalTime.parse(line.substring(0, 12)).atDate(today).atZone(ZoneId.systemDefault()).toInstant();
+                    Instant at = LocalTime.parse(line.substring(0, 12))
+                            .atDate(today)
+                            .atZone(ZoneId.systemDefault())
+                            .toInstant();
                     if (at.isAfter(after)) {
                         return at;
                     }

@@ -2,7 +2,6 @@ package io.standby.bench;
 
 import io.standby.slot.SlotTiming;
 import io.standby.slot.WatchLinks;
-
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -11,14 +10,15 @@ import java.util.Locale;
 
 /**
  * Node timing under test: {@code defaults} (what {@code standby node} uses unless told) or {@code fast}
- * ({@code --heartbeat 200ms --lease 600ms --poll 100ms}) or {@code long} ({@code --heartbeat 3s --lease 20s
- * --poll 1s}), with fast failover on or off, and with watch links as {@code standby node} has them unless
- * told ({@code watchLinks} and no {@code watchLease}: a watch lease of min(1 s, heartbeat), none below a
- * 500 ms heartbeat), at a given watch lease, or off ({@code --no-watch-links}).
+ * ({@code --heartbeat 200ms --lease 600ms --poll 100ms}) or {@code long} ({@code --heartbeat 3s --lease 20s --poll
+ * 1s}), with fast failover on or off, and with watch links as {@code standby node} has them unless told
+ * ({@code watchLinks} and no {@code watchLease}: a watch lease of min(1 s, heartbeat), none below a 500 ms heartbeat),
+ * at a given watch lease, or off ({@code --no-watch-links}).
  */
 record Profile(String name, SlotTiming timing, boolean fastFailover, boolean watchLinks, Duration watchLease) {
 
-    static final SlotTiming FAST = SlotTiming.of(Duration.ofMillis(200), Duration.ofMillis(600), Duration.ofMillis(100));
+    static final SlotTiming FAST =
+            SlotTiming.of(Duration.ofMillis(200), Duration.ofMillis(600), Duration.ofMillis(100));
     /** A lease that rides through a database election: issue 25's target 5. */
     static final SlotTiming LONG = SlotTiming.of(Duration.ofSeconds(3), Duration.ofSeconds(20), Duration.ofSeconds(1));
 
@@ -27,14 +27,16 @@ record Profile(String name, SlotTiming timing, boolean fastFailover, boolean wat
         return new Profile(name, timing, true, true, null);
     }
 
-    /** Every combination of {@code names} (defaults, fast, long) and {@code failover} (on, off), links as by default. */
+    /**
+     * Every combination of {@code names} (defaults, fast, long) and {@code failover} (on, off), links as by default.
+     */
     static List<Profile> parse(List<String> names, List<String> failover) {
         return parse(names, failover, List.of("on"), null);
     }
 
     /**
-     * Every combination of {@code names} (defaults, fast, long), {@code failover} (on, off) and {@code links}
-     * (on, off); links that are on have {@code watchLease}, or the node's default when it is null.
+     * Every combination of {@code names} (defaults, fast, long), {@code failover} (on, off) and {@code links} (on,
+     * off); links that are on have {@code watchLease}, or the node's default when it is null.
      */
     static List<Profile> parse(List<String> names, List<String> failover, List<String> links, Duration watchLease) {
         List<Profile> profiles = new ArrayList<>();
@@ -43,7 +45,8 @@ record Profile(String name, SlotTiming timing, boolean fastFailover, boolean wat
                 case "defaults" -> SlotTiming.defaults();
                 case "fast" -> FAST;
                 case "long" -> LONG;
-                default -> throw new IllegalArgumentException("unknown profile '" + name + "': use defaults, fast or long");
+                default ->
+                    throw new IllegalArgumentException("unknown profile '" + name + "': use defaults, fast or long");
             };
             for (String on : failover) {
                 boolean fast = onOff("--fast-failover", on);
@@ -82,10 +85,11 @@ record Profile(String name, SlotTiming timing, boolean fastFailover, boolean wat
     }
 
     /**
-     * Runs {@code rounds} for each profile on one embedded database (or {@code --mongo}'s server), between the run's header (with the
-     * log directory) and the machine's state at its start and end; returns the results in order.
+     * Runs {@code rounds} for each profile on one embedded database (or {@code --mongo}'s server), between the run's
+     * header (with the log directory) and the machine's state at its start and end; returns the results in order.
      */
-    static <R> List<R> runEach(String tool, String header, MongoOption mongo, List<Profile> profiles, Rounds<R> rounds) {
+    static <R> List<R> runEach(
+            String tool, String header, MongoOption mongo, List<Profile> profiles, Rounds<R> rounds) {
         Path logs = Bench.runDirectory(tool);
         System.out.println(header + ", logs in " + logs);
         System.out.println("machine at start: " + Machine.describe());
@@ -103,8 +107,8 @@ record Profile(String name, SlotTiming timing, boolean fastFailover, boolean wat
 
     /** The node's command-line options for this profile. */
     List<String> nodeArgs() {
-        List<String> args = new ArrayList<>(List.of("--heartbeat", ms(timing.heartbeat()), "--lease", ms(timing.lease()),
-                "--poll", ms(timing.poll())));
+        List<String> args = new ArrayList<>(List.of(
+                "--heartbeat", ms(timing.heartbeat()), "--lease", ms(timing.lease()), "--poll", ms(timing.poll())));
         args.add(fastFailover ? "--fast-failover" : "--no-fast-failover");
         if (!watchLinks) {
             args.add("--no-watch-links");
@@ -126,8 +130,15 @@ record Profile(String name, SlotTiming timing, boolean fastFailover, boolean wat
         } else {
             linkPart = "no watch links (the default below a " + ms(WatchLinks.MIN_DEFAULT_HEARTBEAT) + " heartbeat)";
         }
-        return String.format(Locale.ROOT, "%s (heartbeat %s, lease %s, poll %s), fast failover %s, %s", name,
-                ms(timing.heartbeat()), ms(timing.lease()), ms(timing.poll()), fastFailover ? "on" : "off", linkPart);
+        return String.format(
+                Locale.ROOT,
+                "%s (heartbeat %s, lease %s, poll %s), fast failover %s, %s",
+                name,
+                ms(timing.heartbeat()),
+                ms(timing.lease()),
+                ms(timing.poll()),
+                fastFailover ? "on" : "off",
+                linkPart);
     }
 
     private static String ms(Duration d) {

@@ -12,13 +12,6 @@ import io.standby.robot.model.RobotCodec;
 import io.standby.slot.StandbyDatabase;
 import io.standby.testing.ChildJvm;
 import io.standby.testing.TestPorts;
-import org.bson.Document;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.ParameterException;
-import picocli.CommandLine.Spec;
-
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
@@ -31,15 +24,22 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.IntStream;
+import org.bson.Document;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
 
 /**
- * {@code bench scale}: one real node, one slot, N {@code counter} robots on the embedded database (in a
- * process of its own). It measures, from the database's own times, the node's log and jcmd: slot win to
- * all RUNNING, heap per idle robot, checkpoints acknowledged per second (and the server's ceiling for the
- * same updates sent raw), and a SIGTERM with every robot checkpointing: when the slot is released, and
- * whether every robot's final state was written.
+ * {@code bench scale}: one real node, one slot, N {@code counter} robots on the embedded database (in a process of its
+ * own). It measures, from the database's own times, the node's log and jcmd: slot win to all RUNNING, heap per idle
+ * robot, checkpoints acknowledged per second (and the server's ceiling for the same updates sent raw), and a SIGTERM
+ * with every robot checkpointing: when the slot is released, and whether every robot's final state was written.
  */
-@Command(name = "scale", mixinStandardHelpOptions = true,
+@Command(
+        name = "scale",
+        mixinStandardHelpOptions = true,
         description = "N counter robots on one node: start, heap per robot, checkpoints per second, SIGTERM.")
 public final class ScaleBench implements Runnable {
 
@@ -49,22 +49,41 @@ public final class ScaleBench implements Runnable {
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--robots", paramLabel = "N", defaultValue = "10000", description = "Counter robots (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--robots",
+            paramLabel = "N",
+            defaultValue = "10000",
+            description = "Counter robots (default: ${DEFAULT-VALUE}).")
     int robots;
 
-    @Option(names = "--interval-ms", paramLabel = "MS", defaultValue = "1000",
-            description = "How often each counter checkpoints while checkpoints are measured (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--interval-ms",
+            paramLabel = "MS",
+            defaultValue = "1000",
+            description =
+                    "How often each counter checkpoints while checkpoints are measured (default: ${DEFAULT-VALUE}).")
     int intervalMs;
 
-    @Option(names = "--window", paramLabel = "SECONDS", defaultValue = "10",
+    @Option(
+            names = "--window",
+            paramLabel = "SECONDS",
+            defaultValue = "10",
             description = "How long checkpoints and the server's ceiling are measured (default: ${DEFAULT-VALUE}).")
     int windowSeconds;
 
-    @Option(names = "--node-heap", paramLabel = "SIZE", defaultValue = "2g", description = "The node's -Xmx (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--node-heap",
+            paramLabel = "SIZE",
+            defaultValue = "2g",
+            description = "The node's -Xmx (default: ${DEFAULT-VALUE}).")
     String nodeHeap;
 
-    @Option(names = "--node-java-option", paramLabel = "OPTION",
-            description = "One more JVM option for the node, repeatable (e.g. -XX:StartFlightRecording=filename=node.jfr to profile it).")
+    @Option(
+            names = "--node-java-option",
+            paramLabel = "OPTION",
+            description =
+                    "One more JVM option for the node, repeatable (e.g. -XX:StartFlightRecording=filename=node.jfr "
+                            + "to profile it).")
     List<String> nodeJavaOptions = new ArrayList<>();
 
     @Override
@@ -74,8 +93,15 @@ public final class ScaleBench implements Runnable {
         List<AutoCloseable> started = new ArrayList<>();
         try (Database database = Database.inMemory(dir)) {
             started.add(database);
-            System.out.printf(Locale.ROOT, "scale: %d counter robots, one node (-Xmx%s, default timing), embedded database in memory; "
-                    + "%d cores, load %s; logs in %s%n", robots, nodeHeap, Runtime.getRuntime().availableProcessors(), Machine.loadAverage(), dir);
+            System.out.printf(
+                    Locale.ROOT,
+                    "scale: %d counter robots, one node (-Xmx%s, default timing), embedded database in memory; "
+                            + "%d cores, load %s; logs in %s%n",
+                    robots,
+                    nodeHeap,
+                    Runtime.getRuntime().availableProcessors(),
+                    Machine.loadAverage(),
+                    dir);
             database.initSlots(DB, 1);
             try (StandbyDatabase admin = database.connect(DB)) {
                 new Measurement(database, admin, dir, started).run();
@@ -97,7 +123,8 @@ public final class ScaleBench implements Runnable {
             throw new ParameterException(spec.commandLine(), "--window " + windowSeconds + " must be at least 1");
         }
         if (!nodeHeap.matches("\\d+[kmgKMG]?")) {
-            throw new ParameterException(spec.commandLine(), "--node-heap '" + nodeHeap + "' is not a heap size like 2g");
+            throw new ParameterException(
+                    spec.commandLine(), "--node-heap '" + nodeHeap + "' is not a heap size like 2g");
         }
     }
 
@@ -134,7 +161,9 @@ public final class ScaleBench implements Runnable {
     private static String jcmd(long pid, String command) {
         Path jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd");
         try {
-            Process p = new ProcessBuilder(jcmd.toString(), Long.toString(pid), command).redirectErrorStream(true).start();
+            Process p = new ProcessBuilder(jcmd.toString(), Long.toString(pid), command)
+                    .redirectErrorStream(true)
+                    .start();
             String out = new String(p.getInputStream().readAllBytes());
             if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
                 throw new IllegalStateException("jcmd " + pid + " " + command + " failed: " + out);
@@ -181,13 +210,26 @@ public final class ScaleBench implements Runnable {
             try (ChildJvm idle = node()) {
                 awaitAllRunning(idle);
                 Date won = wonAt();
-                Date last = robotsColl.find().sort(Sorts.descending("updated")).first().getDate("updated");
-                System.out.printf(Locale.ROOT, "start: slot won -> all %d robots RUNNING (database times): %d ms (target <= 2000 ms)%n",
-                        robots, last.getTime() - won.getTime());
+                Date last = robotsColl
+                        .find()
+                        .sort(Sorts.descending("updated"))
+                        .first()
+                        .getDate("updated");
+                System.out.printf(
+                        Locale.ROOT,
+                        "start: slot won -> all %d robots RUNNING (database times): %d ms (target <= 2000 ms)%n",
+                        robots,
+                        last.getTime() - won.getTime());
                 Bench.sleep(Duration.ofSeconds(2));
                 heapN = heapAfterGc(idle.pid());
-                System.out.printf(Locale.ROOT, "heap after full GC: 0 robots %.1f MB, %d idle robots %.1f MB: %.1f KB per robot (target <= 20 KB)%n",
-                        heap0 / 1e6, robots, heapN / 1e6, (heapN - heap0) / 1024.0 / robots);
+                System.out.printf(
+                        Locale.ROOT,
+                        "heap after full GC: 0 robots %.1f MB, %d idle robots %.1f MB: %.1f KB per robot (target <= "
+                                + "20 KB)%n",
+                        heap0 / 1e6,
+                        robots,
+                        heapN / 1e6,
+                        (heapN - heap0) / 1024.0 / robots);
                 idle.terminate(Duration.ofSeconds(60));
             }
             robotsColl.updateMany(new Document(), Updates.set("config.intervalMs", intervalMs));
@@ -199,8 +241,15 @@ public final class ScaleBench implements Runnable {
                 Bench.sleep(Duration.ofSeconds(windowSeconds));
                 long c1 = sumCounts();
                 long t1 = System.nanoTime();
-                System.out.printf(Locale.ROOT, "checkpoints: %d robots every %d ms: %.0f acknowledged per second over %d s (offered %.0f/s; target >= 5000/s)%n",
-                        robots, intervalMs, (c1 - c0) / ((t1 - t0) / 1e9), windowSeconds, robots * 1000.0 / intervalMs);
+                System.out.printf(
+                        Locale.ROOT,
+                        "checkpoints: %d robots every %d ms: %.0f acknowledged per second over %d s (offered "
+                                + "%.0f/s; target >= 5000/s)%n",
+                        robots,
+                        intervalMs,
+                        (c1 - c0) / ((t1 - t0) / 1e9),
+                        windowSeconds,
+                        robots * 1000.0 / intervalMs);
                 stop(busy);
             }
             ceiling();
@@ -210,27 +259,52 @@ public final class ScaleBench implements Runnable {
             int port = TestPorts.free(1).getFirst();
             List<String> jvm = new ArrayList<>(List.of("-Xmx" + nodeHeap));
             jvm.addAll(nodeJavaOptions);
-            ChildJvm node = Children.standby(dir, "node-" + (++nodes), jvm,
-                    List.of("node", "--ip", "127.0.0.1", "--port", Integer.toString(port), "--mongo", database.uri(), "--db", DB));
+            ChildJvm node = Children.standby(
+                    dir,
+                    "node-" + (++nodes),
+                    jvm,
+                    List.of(
+                            "node",
+                            "--ip",
+                            "127.0.0.1",
+                            "--port",
+                            Integer.toString(port),
+                            "--mongo",
+                            database.uri(),
+                            "--db",
+                            DB));
             started.add(node);
             return node;
         }
 
         private void insertCounters(int interval) {
-            List<Document> docs = IntStream.range(0, robots).mapToObj(i ->
-                    RobotCodec.newRobot(String.format("counter-%05d", i), "counter", "slot-0", 0, 1.0,
-                            new Document("intervalMs", interval))).toList();
+            List<Document> docs = IntStream.range(0, robots)
+                    .mapToObj(i -> RobotCodec.newRobot(
+                            String.format("counter-%05d", i),
+                            "counter",
+                            "slot-0",
+                            0,
+                            1.0,
+                            new Document("intervalMs", interval)))
+                    .toList();
             for (int from = 0; from < docs.size(); from += 1000) {
                 robotsColl.insertMany(docs.subList(from, Math.min(docs.size(), from + 1000)));
             }
         }
 
         private void awaitOwned(ChildJvm node) {
-            await(node, "own slot-0", Duration.ofSeconds(60), () -> slots.find(Filters.eq("_id", "slot-0")).first().get("ip") != null);
+            await(
+                    node,
+                    "own slot-0",
+                    Duration.ofSeconds(60),
+                    () -> slots.find(Filters.eq("_id", "slot-0")).first().get("ip") != null);
         }
 
         private void awaitAllRunning(ChildJvm node) {
-            await(node, "run all " + robots + " robots", Duration.ofSeconds(180),
+            await(
+                    node,
+                    "run all " + robots + " robots",
+                    Duration.ofSeconds(180),
                     () -> robotsColl.countDocuments(Filters.eq("state", "RUNNING")) == robots);
         }
 
@@ -238,10 +312,12 @@ public final class ScaleBench implements Runnable {
             long deadline = System.nanoTime() + atMost.toNanos();
             while (!done.getAsBoolean()) {
                 if (!node.isAlive()) {
-                    throw new IllegalStateException(node.name() + " exited before it could " + what + " (log: " + node.log() + ")");
+                    throw new IllegalStateException(
+                            node.name() + " exited before it could " + what + " (log: " + node.log() + ")");
                 }
                 if (System.nanoTime() > deadline) {
-                    throw new IllegalStateException(node.name() + " did not " + what + " within " + atMost.toSeconds() + " s (log: " + node.log() + ")");
+                    throw new IllegalStateException(node.name() + " did not " + what + " within " + atMost.toSeconds()
+                            + " s (log: " + node.log() + ")");
                 }
                 Bench.sleep(Duration.ofMillis(50));
             }
@@ -249,11 +325,16 @@ public final class ScaleBench implements Runnable {
 
         /** The server's time of the claim of slot-0 at its current epoch. */
         private Date wonAt() {
-            long epoch = ((Number) slots.find(Filters.eq("_id", "slot-0")).first().get("epoch")).longValue();
+            long epoch =
+                    ((Number) slots.find(Filters.eq("_id", "slot-0")).first().get("epoch")).longValue();
             long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
             while (true) {
-                Document event = admin.database().getCollection("events")
-                        .find(Filters.and(Filters.eq("slot", "slot-0"), Filters.eq("epoch", epoch), Filters.in("type", "claimed", "took-over", "took-back")))
+                Document event = admin.database()
+                        .getCollection("events")
+                        .find(Filters.and(
+                                Filters.eq("slot", "slot-0"),
+                                Filters.eq("epoch", epoch),
+                                Filters.in("type", "claimed", "took-over", "took-back")))
                         .first();
                 if (event != null) {
                     return event.getDate("time");
@@ -276,12 +357,14 @@ public final class ScaleBench implements Runnable {
 
         /** SIGTERM while every robot checkpoints: when the slot is released, and whose final state was written. */
         private void stop(ChildJvm node) {
-            long epoch = ((Number) slots.find(Filters.eq("_id", "slot-0")).first().get("epoch")).longValue();
+            long epoch =
+                    ((Number) slots.find(Filters.eq("_id", "slot-0")).first().get("epoch")).longValue();
             long sent = System.nanoTime();
             Thread signal = Thread.ofPlatform().start(() -> node.signal("TERM"));
             long released = -1;
             while (node.isAlive() || released < 0) {
-                if (released < 0 && slots.find(Filters.eq("_id", "slot-0")).first().get("ip") == null) {
+                if (released < 0
+                        && slots.find(Filters.eq("_id", "slot-0")).first().get("ip") == null) {
                     released = System.nanoTime();
                 }
                 if (System.nanoTime() - sent > Duration.ofSeconds(60).toNanos()) {
@@ -296,24 +379,46 @@ public final class ScaleBench implements Runnable {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
-            long finalWritten = robotsColl.countDocuments(Filters.and(Filters.eq("state", "PENDING"), Filters.eq("node", null)));
-            long counted = robotsColl.countDocuments(Filters.and(Filters.gt("context.count", 0), Filters.eq("context.epoch", epoch)));
+            long finalWritten =
+                    robotsColl.countDocuments(Filters.and(Filters.eq("state", "PENDING"), Filters.eq("node", null)));
+            long counted = robotsColl.countDocuments(
+                    Filters.and(Filters.gt("context.count", 0), Filters.eq("context.epoch", epoch)));
             java.util.Map<String, Integer> states = new java.util.TreeMap<>();
-            robotsColl.find().projection(Projections.include("state", "node"))
-                    .forEach(d -> states.merge(d.getString("state") + (d.get("node") == null ? "" : " on a node"), 1, Integer::sum));
+            robotsColl
+                    .find()
+                    .projection(Projections.include("state", "node"))
+                    .forEach(d -> states.merge(
+                            d.getString("state") + (d.get("node") == null ? "" : " on a node"), 1, Integer::sum));
             String log = node.output();
-            System.out.printf(Locale.ROOT, "stop: SIGTERM -> slot released %s, process exited %d ms (target: released within 2000 ms)%n",
-                    released < 0 ? "never" : (released - sent) / 1_000_000 + " ms", (exited - sent) / 1_000_000);
-            System.out.printf(Locale.ROOT, "stop: final state (PENDING, no node) written for %d of %d robots; %d kept a count checkpointed at epoch %d; "
-                            + "log lines: %d 'not written', %d 'did not stop within' (target: all written, none interrupted); states %s%n",
-                    finalWritten, robots, counted, epoch, occurrences(log, "not written"), occurrences(log, "did not stop within"), states);
+            System.out.printf(
+                    Locale.ROOT,
+                    "stop: SIGTERM -> slot released %s, process exited %d ms (target: released within 2000 ms)%n",
+                    released < 0 ? "never" : (released - sent) / 1_000_000 + " ms",
+                    (exited - sent) / 1_000_000);
+            System.out.printf(
+                    Locale.ROOT,
+                    "stop: final state (PENDING, no node) written for %d of %d robots; %d kept a count checkpointed "
+                            + "at epoch %d; "
+                            + "log lines: %d 'not written', %d 'did not stop within' (target: all written, none "
+                            + "interrupted); states %s%n",
+                    finalWritten,
+                    robots,
+                    counted,
+                    epoch,
+                    occurrences(log, "not written"),
+                    occurrences(log, "did not stop within"),
+                    states);
         }
 
-        /** The same updates as checkpoints (flat filter by id and token fields, sequence, date), sent raw in bulks of all robots. */
+        /**
+         * The same updates as checkpoints (flat filter by id and token fields, sequence, date), sent raw in bulks of
+         * all robots.
+         */
         private void ceiling() {
             List<String> ids = new ArrayList<>();
             robotsColl.find().projection(Projections.include("_id")).forEach(d -> ids.add(d.getString("_id")));
-            long epoch = ((Number) slots.find(Filters.eq("_id", "slot-0")).first().get("epoch")).longValue();
+            long epoch =
+                    ((Number) slots.find(Filters.eq("_id", "slot-0")).first().get("epoch")).longValue();
             long updates = 0;
             long seq = 1L << 40;
             long t0 = System.nanoTime();
@@ -324,16 +429,29 @@ public final class ScaleBench implements Runnable {
                 seq++;
                 for (String id : ids) {
                     models.add(new UpdateOneModel<>(
-                            new Document("_id", id).append("slotId", "slot-0").append("epoch", epoch).append("seq", new Document("$lt", seq)),
-                            Updates.combine(Updates.set("context", new Document("count", seq).append("epoch", epoch)), Updates.set("seq", seq),
+                            new Document("_id", id)
+                                    .append("slotId", "slot-0")
+                                    .append("epoch", epoch)
+                                    .append("seq", new Document("$lt", seq)),
+                            Updates.combine(
+                                    Updates.set("context", new Document("count", seq).append("epoch", epoch)),
+                                    Updates.set("seq", seq),
                                     Updates.currentDate("updated"))));
                 }
-                updates += robotsColl.bulkWrite(models, new BulkWriteOptions().ordered(false)).getModifiedCount();
+                updates += robotsColl
+                        .bulkWrite(models, new BulkWriteOptions().ordered(false))
+                        .getModifiedCount();
                 bulks++;
             }
             double seconds = (System.nanoTime() - t0) / 1e9;
-            System.out.printf(Locale.ROOT, "server ceiling: raw driver bulk writes of %d checkpoint-shaped updates, %d bulk(s) in %.1f s: %.0f updates per second%n",
-                    ids.size(), bulks, seconds, updates / seconds);
+            System.out.printf(
+                    Locale.ROOT,
+                    "server ceiling: raw driver bulk writes of %d checkpoint-shaped updates, %d bulk(s) in %.1f s: "
+                            + "%.0f updates per second%n",
+                    ids.size(),
+                    bulks,
+                    seconds,
+                    updates / seconds);
         }
     }
 

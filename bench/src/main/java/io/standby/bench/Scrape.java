@@ -9,16 +9,16 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * One read of a node's {@code /metrics} (Prometheus' text format): every sample by name and labels.
- * {@link #of} reads it from a node's identity port.
+ * One read of a node's {@code /metrics} (Prometheus' text format): every sample by name and labels. {@link #of} reads
+ * it from a node's identity port.
  */
 public record Scrape(long atNanos, List<Sample> samples) {
 
     /** {@code name{labels} value}. */
-    public record Sample(String name, Map<String, String> labels, double value) {
-    }
+    public record Sample(String name, Map<String, String> labels, double value) {}
 
-    private static final Pattern LINE = Pattern.compile("^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\\{(.*)})?\\s+(\\S+)(?:\\s+\\d+)?$");
+    private static final Pattern LINE =
+            Pattern.compile("^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\\{(.*)})?\\s+(\\S+)(?:\\s+\\d+)?$");
     private static final Pattern LABEL = Pattern.compile("([a-zA-Z_][a-zA-Z0-9_]*)=\"((?:[^\"\\\\]|\\\\.)*)\"");
 
     public Scrape {
@@ -61,8 +61,8 @@ public record Scrape(long atNanos, List<Sample> samples) {
     }
 
     /**
-     * The sum of the samples named {@code name} whose labels include {@code labels} (pairs of name and
-     * value), or empty when there is none.
+     * The sum of the samples named {@code name} whose labels include {@code labels} (pairs of name and value), or empty
+     * when there is none.
      */
     public OptionalDouble sum(String name, String... labels) {
         double sum = 0;
@@ -78,8 +78,9 @@ public record Scrape(long atNanos, List<Sample> samples) {
 
     /** {@link #sum}, or fails naming the meter when the node has none. */
     public double value(String name, String... labels) {
-        return sum(name, labels).orElseThrow(() -> new IllegalStateException("no meter " + name + " " + String.join("=", labels)
-                + " in /metrics"));
+        return sum(name, labels)
+                .orElseThrow(() -> new IllegalStateException(
+                        "no meter " + name + " " + String.join("=", labels) + " in /metrics"));
     }
 
     private static boolean matches(Map<String, String> have, String[] want) {

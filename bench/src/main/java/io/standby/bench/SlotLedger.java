@@ -6,11 +6,10 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * Who owns each slot of a storm, as the nodes' listeners report their wins and losses: when the slots
- * were all owned, how long each stayed unowned between two owners, which changed hands since a
- * {@link #mark()}, and whether a slot was ever owned by two nodes at once (the tool's failure rule).
- * Slots are {@code slot-0 .. slot-(M-1)}, nodes numbered from 0. One lock: a storm's few thousand events a
- * second are nothing next to its database calls.
+ * Who owns each slot of a storm, as the nodes' listeners report their wins and losses: when the slots were all owned,
+ * how long each stayed unowned between two owners, which changed hands since a {@link #mark()}, and whether a slot was
+ * ever owned by two nodes at once (the tool's failure rule). Slots are {@code slot-0 .. slot-(M-1)}, nodes numbered
+ * from 0. One lock: a storm's few thousand events a second are nothing next to its database calls.
  */
 final class SlotLedger {
 
@@ -19,16 +18,19 @@ final class SlotLedger {
     private final int[] holders;
     /** When each slot was last won and last lost, on System.nanoTime; 0 if never. */
     private final long[] wonAt;
+
     private final long[] lostAt;
     /** Whether each slot was lost (by anyone) since the mark. */
     private final boolean[] lostSinceMark;
     /** Unowned time between a loss and the next win, since the mark, in nanoseconds. */
     private final List<Long> gaps = new ArrayList<>();
+
     private int held;
     private int maxHolders;
     private long filledAt;
     /** When half, and nine tenths, of the slots were first owned at once; 0 if not yet. */
     private long halfAt;
+
     private long ninetyAt;
     private int mostHeld;
     private String twice;

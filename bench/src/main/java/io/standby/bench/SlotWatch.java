@@ -4,7 +4,6 @@ import io.standby.slot.NodeId;
 import io.standby.slot.SlotTable;
 import io.standby.slot.SlotView;
 import io.standby.slot.StandbyDatabase;
-
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -12,11 +11,10 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * Reads one slot document every few milliseconds on a thread of its own and records each change of
- * owner with the times the database wrote: the former owner's last heartbeat and the new owner's claim
- * (a claim stamps {@code time} with the server's clock, and the first renewal comes a heartbeat later, so
- * the first sight of a new epoch carries the claim's own time). The database runs on this machine, so
- * its clock is the bench's clock.
+ * Reads one slot document every few milliseconds on a thread of its own and records each change of owner with the times
+ * the database wrote: the former owner's last heartbeat and the new owner's claim (a claim stamps {@code time} with the
+ * server's clock, and the first renewal comes a heartbeat later, so the first sight of a new epoch carries the claim's
+ * own time). The database runs on this machine, so its clock is the bench's clock.
  */
 final class SlotWatch implements AutoCloseable {
 
@@ -109,7 +107,8 @@ final class SlotWatch implements AutoCloseable {
                 }
                 long left = (deadline - System.nanoTime()) / 1_000_000;
                 if (left <= 0) {
-                    throw new IllegalStateException(slotId + " did not change owner after epoch " + epoch + " within " + atMost.toMillis() + " ms");
+                    throw new IllegalStateException(slotId + " did not change owner after epoch " + epoch + " within "
+                            + atMost.toMillis() + " ms");
                 }
                 try {
                     changes.wait(left);

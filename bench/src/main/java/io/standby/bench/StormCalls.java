@@ -4,22 +4,21 @@ import com.mongodb.event.CommandFailedEvent;
 import com.mongodb.event.CommandListener;
 import com.mongodb.event.CommandStartedEvent;
 import com.mongodb.event.CommandSucceededEvent;
-import org.bson.BsonValue;
-
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.stream.Collectors;
 import java.util.Queue;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.stream.Collectors;
+import org.bson.BsonValue;
 
 /**
- * The database calls of a storm's nodes, as their drivers saw them: each successful call's time, the
- * calls that failed (most often the client's own timeout), and how often each node read the slots (an
- * {@code aggregate} or {@code find} on {@code slots}: its polls, and the join's one read).
+ * The database calls of a storm's nodes, as their drivers saw them: each successful call's time, the calls that failed
+ * (most often the client's own timeout), and how often each node read the slots (an {@code aggregate} or {@code find}
+ * on {@code slots}: its polls, and the join's one read).
  */
 final class StormCalls {
 
@@ -41,7 +40,9 @@ final class StormCalls {
                 String name = event.getCommandName();
                 if (name.equals("aggregate") || name.equals("find")) {
                     BsonValue collection = event.getCommand().get(name);
-                    if (collection != null && collection.isString() && collection.asString().getValue().equals("slots")) {
+                    if (collection != null
+                            && collection.isString()
+                            && collection.asString().getValue().equals("slots")) {
                         slotReads.incrementAndGet(node);
                     }
                 }
@@ -55,7 +56,11 @@ final class StormCalls {
             @Override
             public void commandFailed(CommandFailedEvent event) {
                 failed.incrementAndGet();
-                failures.merge(event.getCommandName() + ": " + event.getThrowable().getClass().getSimpleName(), 1L, Long::sum);
+                failures.merge(
+                        event.getCommandName() + ": "
+                                + event.getThrowable().getClass().getSimpleName(),
+                        1L,
+                        Long::sum);
             }
         };
     }
@@ -84,8 +89,10 @@ final class StormCalls {
 
     /** {@code aggregate: MongoOperationTimeoutException 12, ...}, the most frequent first; empty if none failed. */
     String failures() {
-        return failures.entrySet().stream().sorted(Map.Entry.<String, Long>comparingByValue().reversed())
-                .map(e -> e.getKey() + " " + e.getValue()).collect(Collectors.joining(", "));
+        return failures.entrySet().stream()
+                .sorted(Map.Entry.<String, Long>comparingByValue().reversed())
+                .map(e -> e.getKey() + " " + e.getValue())
+                .collect(Collectors.joining(", "));
     }
 
     /** The successful calls' times, in milliseconds. */

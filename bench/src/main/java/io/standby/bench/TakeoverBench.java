@@ -1,39 +1,43 @@
 package io.standby.bench;
 
 import io.standby.slot.SlotTable;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Date;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.concurrent.Callable;
+import java.util.stream.Collectors;
 import org.bson.Document;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
-import java.nio.file.Path;
-import java.time.Duration;
-import java.time.Instant;
-import java.util.Date;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Locale;
-import java.util.Map;
-import java.util.TreeMap;
-import java.util.Random;
-import java.util.concurrent.Callable;
-import java.util.stream.Collectors;
-
 /**
- * Takeover after kill -9: one slot, two node processes; SIGKILL the owner at a random point of its
- * heartbeat cycle and time the standby's claim, by the time the database stamped on it. By default it
- * measures {@code standby node}'s defaults and the 20 s lease, each with watch links as the node has them
- * (on) and without ({@code --no-watch-links}), fast failover on.
+ * Takeover after kill -9: one slot, two node processes; SIGKILL the owner at a random point of its heartbeat cycle and
+ * time the standby's claim, by the time the database stamped on it. By default it measures {@code standby node}'s
+ * defaults and the 20 s lease, each with watch links as the node has them (on) and without ({@code --no-watch-links}),
+ * fast failover on.
  */
-@Command(name = "takeover", mixinStandardHelpOptions = true,
-        description = {"Takeover after kill -9: one slot, two node processes. Each round SIGKILLs the owner at a random",
-                "point of its heartbeat cycle; the killed node restarts as the next round's standby. Reports, per",
-                "profile, kill-to-claim and the claim's overhead past the lease (p50, p99, max), from the times the",
-                "database wrote, and how each slot was taken (the took-over event's how: link, owner-gone, expired)."})
+@Command(
+        name = "takeover",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Takeover after kill -9: one slot, two node processes. Each round SIGKILLs the owner at a random",
+            "point of its heartbeat cycle; the killed node restarts as the next round's standby. Reports, per",
+            "profile, kill-to-claim and the claim's overhead past the lease (p50, p99, max), from the times the",
+            "database wrote, and how each slot was taken (the took-over event's how: link, owner-gone, expired)."
+        })
 final class TakeoverBench implements Callable<Integer> {
 
     /** Issue 34's targets with watch links, in watch leases (1 s by default): the median and the maximum. */
     static final double LINK_TARGET_P50 = 1.5;
+
     static final double LINK_TARGET_MAX = 2.5;
 
     @Mixin
@@ -42,22 +46,37 @@ final class TakeoverBench implements Callable<Integer> {
     @Option(names = "--rounds", defaultValue = "30", description = "Kills per profile (default: ${DEFAULT-VALUE}).")
     int rounds;
 
-    @Option(names = "--profiles", split = ",", defaultValue = "defaults,long",
-            description = "defaults (heartbeat 2s, lease 5s, poll 1s), fast (200ms, 600ms, 100ms) and/or long (3s, 20s, 1s) "
-                    + "(default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--profiles",
+            split = ",",
+            defaultValue = "defaults,long",
+            description =
+                    "defaults (heartbeat 2s, lease 5s, poll 1s), fast (200ms, 600ms, 100ms) and/or long (3s, 20s, 1s) "
+                            + "(default: ${DEFAULT-VALUE}).")
     List<String> profiles;
 
-    @Option(names = "--fast-failover", split = ",", defaultValue = "on",
+    @Option(
+            names = "--fast-failover",
+            split = ",",
+            defaultValue = "on",
             description = "on and/or off (default: ${DEFAULT-VALUE}).")
     List<String> failover;
 
-    @Option(names = "--watch-links", split = ",", defaultValue = "on,off",
-            description = "on (as the node has them: a watch lease of min(1s, heartbeat), none below a 500ms heartbeat, "
-                    + "or --watch-lease) and/or off (--no-watch-links) (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--watch-links",
+            split = ",",
+            defaultValue = "on,off",
+            description =
+                    "on (as the node has them: a watch lease of min(1s, heartbeat), none below a 500ms heartbeat, "
+                            + "or --watch-lease) and/or off (--no-watch-links) (default: ${DEFAULT-VALUE}).")
     List<String> links;
 
-    @Option(names = "--watch-lease", converter = DurationOption.class, paramLabel = "DURATION",
-            description = "With watch links on, nodes get this watch lease (default: none given, the node's own default).")
+    @Option(
+            names = "--watch-lease",
+            converter = DurationOption.class,
+            paramLabel = "DURATION",
+            description =
+                    "With watch links on, nodes get this watch lease (default: none given, the node's own default).")
     Duration watchLease;
 
     @Option(names = "--seed", defaultValue = "1", description = "Seeds the kill times (default: ${DEFAULT-VALUE}).")
@@ -75,7 +94,10 @@ final class TakeoverBench implements Callable<Integer> {
             Duration links = profile.effectiveWatchLease();
             if (links == null) {
                 long bound = leaseTarget();
-                return String.format(Locale.ROOT, "p99 <= lease + poll + 200 ms = %d ms: %s", bound,
+                return String.format(
+                        Locale.ROOT,
+                        "p99 <= lease + poll + 200 ms = %d ms: %s",
+                        bound,
                         takeover.p99() <= bound ? "met" : "NOT MET");
             }
             long p50 = Math.round(links.toMillis() * LINK_TARGET_P50);
@@ -85,7 +107,9 @@ final class TakeoverBench implements Callable<Integer> {
         }
 
         String hows() {
-            return how.entrySet().stream().map(e -> e.getKey() + " " + e.getValue()).collect(Collectors.joining(", "));
+            return how.entrySet().stream()
+                    .map(e -> e.getKey() + " " + e.getValue())
+                    .collect(Collectors.joining(", "));
         }
     }
 
@@ -96,18 +120,34 @@ final class TakeoverBench implements Callable<Integer> {
         }
         List<Profile> chosen = Profile.parse(profiles, failover, links, watchLease);
         Random random = new Random(seed);
-        List<Result> results = Profile.runEach("takeover", String.format("takeover after kill -9: %d rounds per profile, seed %d",
-                rounds, seed), mongo, chosen, (logs, db, dbName, profile) -> run(logs, db, dbName, profile, random));
-        System.out.println("| profile | kills | kill to claim: p50 / p99 / max | past the lease: p50 / p99 / max | taken by | target |");
+        List<Result> results = Profile.runEach(
+                "takeover",
+                String.format("takeover after kill -9: %d rounds per profile, seed %d", rounds, seed),
+                mongo,
+                chosen,
+                (logs, db, dbName, profile) -> run(logs, db, dbName, profile, random));
+        System.out.println(
+                "| profile | kills | kill to claim: p50 / p99 / max | past the lease: p50 / p99 / max | taken by | "
+                        + "target |");
         System.out.println("| --- | --- | --- | --- | --- | --- |");
         for (Result r : results) {
-            System.out.printf(Locale.ROOT, "| %s | %d | %d / %d / %d ms | %d / %d / %d ms | %s | %s |%n", r.profile.label(),
-                    r.takeover.count(), r.takeover.p50(), r.takeover.p99(), r.takeover.max(),
-                    r.pastLease.p50(), r.pastLease.p99(), r.pastLease.max(), r.hows(), r.target());
+            System.out.printf(
+                    Locale.ROOT,
+                    "| %s | %d | %d / %d / %d ms | %d / %d / %d ms | %s | %s |%n",
+                    r.profile.label(),
+                    r.takeover.count(),
+                    r.takeover.p50(),
+                    r.takeover.p99(),
+                    r.takeover.max(),
+                    r.pastLease.p50(),
+                    r.pastLease.p99(),
+                    r.pastLease.max(),
+                    r.hows(),
+                    r.target());
         }
         System.out.println();
-        System.out.println("Targets: with watch links (issue 34), kill to claim p50 <= " + LINK_TARGET_P50 + " and max <= "
-                + LINK_TARGET_MAX + " watch leases; without, p99 <= lease + poll + 200 ms.");
+        System.out.println("Targets: with watch links (issue 34), kill to claim p50 <= " + LINK_TARGET_P50
+                + " and max <= " + LINK_TARGET_MAX + " watch leases; without, p99 <= lease + poll + 200 ms.");
         return 0;
     }
 
@@ -130,7 +170,8 @@ final class TakeoverBench implements Callable<Integer> {
                     // A standby that has not linked yet would take the slot at the late mark: not what is measured.
                     long waited = pair.awaitLinked(Duration.ofSeconds(30));
                     if (waited > 0) {
-                        System.out.printf(Locale.ROOT, "round %d: the standby's watch link came up %d ms late%n", round, waited);
+                        System.out.printf(
+                                Locale.ROOT, "round %d: the standby's watch link came up %d ms late%n", round, waited);
                     }
                 }
                 Bench.sleep(Duration.ofMillis((long) (random.nextDouble() * heartbeat.toMillis())));
@@ -138,7 +179,9 @@ final class TakeoverBench implements Callable<Integer> {
                 Instant killed = Instant.now();
                 pair.node(owner).kill9();
                 Instant stamped = profile.effectiveWatchLease() == null ? null : awaitLinkEnd(pair, epoch);
-                SlotWatch.Change change = pair.watch().awaitChangeAfter(epoch, profile.timing().lease().multipliedBy(3).plusSeconds(30));
+                SlotWatch.Change change = pair.watch()
+                        .awaitChangeAfter(
+                                epoch, profile.timing().lease().multipliedBy(3).plusSeconds(30));
                 long took = Duration.between(killed, change.claimed()).toMillis();
                 long late = change.unowned().minus(profile.timing().lease()).toMillis();
                 String how = how(pair, change.after().epoch());
@@ -151,11 +194,22 @@ final class TakeoverBench implements Callable<Integer> {
                     long fromStamp = Duration.between(stamped, change.claimed()).toMillis();
                     toLinkEnd.add(toStamp);
                     fromLinkEnd.add(fromStamp);
-                    split = String.format(Locale.ROOT, "; the standby's stamp of the link's end %d ms after the kill, the claim %d ms after it",
-                            toStamp, fromStamp);
+                    split = String.format(
+                            Locale.ROOT,
+                            "; the standby's stamp of the link's end %d ms after the kill, the claim %d ms after it",
+                            toStamp,
+                            fromStamp);
                 }
-                System.out.printf(Locale.ROOT, "round %d: kill -9 of %d, claimed by %s %d ms later (%s), %d ms past the lease%s%n",
-                        round, owner, change.after().owner(), took, how, late, split);
+                System.out.printf(
+                        Locale.ROOT,
+                        "round %d: kill -9 of %d, claimed by %s %d ms later (%s), %d ms past the lease%s%n",
+                        round,
+                        owner,
+                        change.after().owner(),
+                        took,
+                        how,
+                        late,
+                        split);
                 if (round < rounds) {
                     // The next round's standby; after the last round nobody would use it.
                     pair.start(owner);
@@ -166,23 +220,35 @@ final class TakeoverBench implements Callable<Integer> {
         if (!toLinkEnd.isEmpty()) {
             Stats to = Stats.of(toLinkEnd);
             Stats from = Stats.of(fromLinkEnd);
-            System.out.printf(Locale.ROOT, "where the time went, over %d kills with a stamp seen: kill to the standby's stamp of the link's "
-                            + "end (linkEnd, the server's clock) p50 %d / p99 %d / max %d ms; stamp to claim p50 %d / p99 %d / max %d ms "
-                            + "(the claim's filter needs the stamp %d ms old)%n", to.count(), to.p50(), to.p99(), to.max(), from.p50(),
-                    from.p99(), from.max(), profile.effectiveWatchLease().toMillis() * 11 / 10);
+            System.out.printf(
+                    Locale.ROOT,
+                    "where the time went, over %d kills with a stamp seen: kill to the standby's stamp of the link's "
+                            + "end (linkEnd, the server's clock) p50 %d / p99 %d / max %d ms; stamp to claim p50 %d "
+                            + "/ p99 %d / max %d ms "
+                            + "(the claim's filter needs the stamp %d ms old)%n",
+                    to.count(),
+                    to.p50(),
+                    to.p99(),
+                    to.max(),
+                    from.p50(),
+                    from.p99(),
+                    from.max(),
+                    profile.effectiveWatchLease().toMillis() * 11 / 10);
         }
         return new Result(profile, Stats.of(takeovers), Stats.of(pastLease), hows);
     }
 
     /**
-     * The server's time in the standby's stamp of the link's end ({@code linkEnd} of the slot), read every
-     * 5 ms from the kill until the slot changes hands (the claim clears it); null if none was seen.
+     * The server's time in the standby's stamp of the link's end ({@code linkEnd} of the slot), read every 5 ms from
+     * the kill until the slot changes hands (the claim clears it); null if none was seen.
      */
     private static Instant awaitLinkEnd(NodePair pair, long epoch) {
         var slots = pair.client().database().getCollection(SlotTable.COLLECTION);
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
         while (System.nanoTime() < deadline) {
-            Document slot = slots.find(new Document("_id", "slot-0")).projection(new Document("linkEnd", 1).append("epoch", 1)).first();
+            Document slot = slots.find(new Document("_id", "slot-0"))
+                    .projection(new Document("linkEnd", 1).append("epoch", 1))
+                    .first();
             if (slot != null) {
                 if (slot.get("linkEnd") instanceof Date stamp) {
                     return stamp.toInstant();
@@ -198,10 +264,15 @@ final class TakeoverBench implements Callable<Integer> {
 
     /** How the claim came about, from its took-over event (written shortly after the claim). */
     private static String how(NodePair pair, long epoch) {
-        Document filter = new Document("type", "took-over").append("slot", "slot-0").append("epoch", epoch);
+        Document filter =
+                new Document("type", "took-over").append("slot", "slot-0").append("epoch", epoch);
         // Written by the new owner's event queue shortly after the claim; seconds later on a loaded machine.
         for (int i = 0; i < 500; i++) {
-            Document event = pair.client().database().getCollection("events").find(filter).first();
+            Document event = pair.client()
+                    .database()
+                    .getCollection("events")
+                    .find(filter)
+                    .first();
             if (event != null) {
                 return event.getString("how");
             }

@@ -6,8 +6,7 @@ import java.util.function.BooleanSupplier;
 /** Waiting on a condition with a deadline. */
 public final class Waits {
 
-    private Waits() {
-    }
+    private Waits() {}
 
     /** Polls every {@code every} until {@code done}, or fails naming {@code what} after {@code atMost}. */
     public static void until(String what, Duration atMost, Duration every, BooleanSupplier done) {

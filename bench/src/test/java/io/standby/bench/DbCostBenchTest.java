@@ -1,14 +1,13 @@
 package io.standby.bench;
 
-import org.junit.jupiter.api.Test;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
 
 /**
  * {@code bench dbcost} at its smallest: three slots, one robot, a 5 s window (25 to 35 s in all with other builds on
@@ -34,7 +33,11 @@ class DbCostBenchTest {
         // Counted by the proxy in front of the standby: its polls' replies (a few hundred bytes each), not nothing.
         double read = Double.parseDouble(row.group(3));
         assertTrue(read > 0.05 && read <= 20, String.format(Locale.ROOT, "standby read %.2f KB/s", read));
-        String breakdown = run.out().lines().filter(l -> l.startsWith("3 slots, 1 owned, 1 robots: owner sent")).findFirst().orElseThrow();
+        String breakdown = run.out()
+                .lines()
+                .filter(l -> l.startsWith("3 slots, 1 owned, 1 robots: owner sent"))
+                .findFirst()
+                .orElseThrow();
         String[] roles = breakdown.split("; standby sent ");
         assertTrue(roles[0].contains("update slots"), "the owner renewed its slot: " + breakdown);
         assertFalse(roles[1].contains("update slots"), "the standby renewed nothing: " + breakdown);
@@ -44,13 +47,17 @@ class DbCostBenchTest {
     void aWindowOfNothingIsRefusedInOneLine() {
         ToolRun run = ToolRun.of("dbcost", "--window", "0s");
         assertEquals(2, run.exitCode());
-        assertEquals("bench dbcost: invalid --window 0ms: must be at least 1s (see --help)", run.err().strip());
+        assertEquals(
+                "bench dbcost: invalid --window 0ms: must be at least 1s (see --help)",
+                run.err().strip());
     }
 
     @Test
     void anOwnerOfMoreSlotsThanThereAreIsRefusedInOneLine() {
         ToolRun run = ToolRun.of("dbcost", "--slots", "3,300", "--owned", "5");
         assertEquals(2, run.exitCode());
-        assertEquals("bench dbcost: invalid --owned 5: must be at least 1 and at most the fewest --slots (see --help)", run.err().strip());
+        assertEquals(
+                "bench dbcost: invalid --owned 5: must be at least 1 and at most the fewest --slots (see --help)",
+                run.err().strip());
     }
 }

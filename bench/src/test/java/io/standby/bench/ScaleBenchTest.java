@@ -1,18 +1,20 @@
 package io.standby.bench;
 
-import org.junit.jupiter.api.Test;
-import picocli.CommandLine;
-
-import java.io.PrintWriter;
-import java.io.StringWriter;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** {@code bench scale}'s own logic, without processes: its arguments and how it reads jcmd's heap figures. Under a second. */
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+/**
+ * {@code bench scale}'s own logic, without processes: its arguments and how it reads jcmd's heap figures. Under a
+ * second.
+ */
 class ScaleBenchTest {
 
     @Test

@@ -1,7 +1,5 @@
 package io.standby.bench;
 
-import picocli.CommandLine;
-
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.io.PrintWriter;
@@ -9,13 +7,14 @@ import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import picocli.CommandLine;
 
 /** One run of a bench tool in this JVM: its exit code, what it printed, and its one-line errors. */
 record ToolRun(int exitCode, String out, String err) {
 
     /**
-     * {@code bench TOOL --mongo URI ARGS...} on the tests' shared database process, emptied first: for the
-     * tools that would otherwise start one of their own.
+     * {@code bench TOOL --mongo URI ARGS...} on the tests' shared database process, emptied first: for the tools that
+     * would otherwise start one of their own.
      */
     static ToolRun onSharedServer(String tool, String... args) {
         List<String> all = new ArrayList<>(List.of(tool, "--mongo", SharedServer.emptied()));

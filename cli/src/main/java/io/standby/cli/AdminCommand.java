@@ -1,11 +1,10 @@
 package io.standby.cli;
 
 import io.standby.slot.StandbyDatabase;
-import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Spec;
-
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
 
 /** Base of the short administrative subcommands: the root's --mongo and --db, and standard output. */
 abstract class AdminCommand implements Callable<Integer> {

@@ -1,9 +1,5 @@
 package io.standby.cli;
 
-import picocli.CommandLine;
-import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Model.OptionSpec;
-
 import java.io.IOException;
 import java.io.Reader;
 import java.nio.file.Files;
@@ -13,23 +9,25 @@ import java.util.List;
 import java.util.Properties;
 import java.util.Set;
 import java.util.TreeSet;
+import picocli.CommandLine;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Model.OptionSpec;
 
 /**
  * {@code --config FILE}: a properties file whose keys are a command's option names without the dashes
- * ({@code heartbeat=3s}, {@code max-slots=4}, {@code mongo=mongodb://...}). Its settings become options
- * and go through the parser like typed ones; an option on the command line wins over the file.
+ * ({@code heartbeat=3s}, {@code max-slots=4}, {@code mongo=mongodb://...}). Its settings become options and go through
+ * the parser like typed ones; an option on the command line wins over the file.
  */
 final class ConfigFile {
 
     /** Options a file cannot set: the file itself, and the ones that print and exit. */
     private static final Set<String> NOT_SETTINGS = Set.of("config", "help", "version");
 
-    private ConfigFile() {
-    }
+    private ConfigFile() {}
 
     /**
-     * The arguments the command line would have been with the file's settings written out: the original
-     * arguments without {@code --config}, then each setting the command line does not give.
+     * The arguments the command line would have been with the file's settings written out: the original arguments
+     * without {@code --config}, then each setting the command line does not give.
      *
      * @throws Flags.UsageError naming the file, for a file that cannot be read or a key that is no option
      */

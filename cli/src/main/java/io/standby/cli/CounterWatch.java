@@ -5,7 +5,6 @@ import io.standby.robot.model.RobotView;
 import io.standby.slot.SlotTable;
 import io.standby.slot.SlotView;
 import io.standby.slot.StandbyDatabase;
-
 import java.io.PrintWriter;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -13,13 +12,14 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The demo's check of "no acknowledged progress lost": it reads every counter robot's context as the story
- * goes and remembers any count lower than one read before.
+ * The demo's check of "no acknowledged progress lost": it reads every counter robot's context as the story goes and
+ * remembers any count lower than one read before.
  */
 final class CounterWatch {
 
     /** The highest count each robot's context showed, and the robots whose count went back. */
     private final Map<String, Long> highest = new ConcurrentHashMap<>();
+
     private final Map<String, String> wentBack = new ConcurrentHashMap<>();
     private long samples;
 
@@ -57,14 +57,18 @@ final class CounterWatch {
     /** Whether every counter of {@code slot} is above its count in {@code before}. */
     static boolean grewSince(StandbyDatabase db, Map<String, Long> before, String slot) {
         Map<String, Long> now = counts(db);
-        return new RobotTable(db).list(slot).stream().allMatch(r -> now.getOrDefault(r.id(), 0L) > before.getOrDefault(r.id(), 0L));
+        return new RobotTable(db)
+                .list(slot).stream().allMatch(r -> now.getOrDefault(r.id(), 0L) > before.getOrDefault(r.id(), 0L));
     }
 
     /** The cluster in one line: each slot's owner and epoch, and the counters' range. */
     static String oneLine(StandbyDatabase db) {
         StringBuilder line = new StringBuilder();
         for (SlotView slot : new SlotTable(db).list()) {
-            line.append(slot.id()).append(' ').append(slot.owner() == null ? "free" : slot.owner() + " e" + slot.epoch()).append("  ");
+            line.append(slot.id())
+                    .append(' ')
+                    .append(slot.owner() == null ? "free" : slot.owner() + " e" + slot.epoch())
+                    .append("  ");
         }
         Map<String, Long> counts = counts(db);
         long low = counts.values().stream().mapToLong(Long::longValue).min().orElse(0);

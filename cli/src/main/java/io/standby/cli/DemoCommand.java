@@ -2,10 +2,10 @@ package io.standby.cli;
 
 import com.mongodb.MongoInterruptedException;
 import de.bwaldvogel.mongo.MongoServer;
+import io.standby.cli.DemoNodes.NodeProcess;
 import io.standby.robot.admin.ClusterStatus;
 import io.standby.robot.admin.RobotTable;
 import io.standby.robot.model.RobotState;
-import io.standby.cli.DemoNodes.NodeProcess;
 import io.standby.robot.model.RobotView;
 import io.standby.slot.Durations;
 import io.standby.slot.EventTable;
@@ -13,12 +13,6 @@ import io.standby.slot.EventView;
 import io.standby.slot.SlotTable;
 import io.standby.slot.SlotView;
 import io.standby.slot.StandbyDatabase;
-import org.bson.Document;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
-
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.InetAddress;
@@ -33,20 +27,29 @@ import java.util.Map;
 import java.util.OptionalDouble;
 import java.util.concurrent.Callable;
 import java.util.function.BooleanSupplier;
+import org.bson.Document;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /**
- * {@code standby demo}: the whole story on this machine. An in-memory embedded database, nodes as separate
- * processes, counter robots; then one owner is killed with SIGKILL and another stopped with SIGTERM, and
- * the demo measures the takeover and the handover and checks that no counter ever went back.
+ * {@code standby demo}: the whole story on this machine. An in-memory embedded database, nodes as separate processes,
+ * counter robots; then one owner is killed with SIGKILL and another stopped with SIGTERM, and the demo measures the
+ * takeover and the handover and checks that no counter ever went back.
  */
-@Command(name = "demo", mixinStandardHelpOptions = true,
-        footerHeading = "%nExamples:%n", footer = {
-            "  standby demo",
-            "  standby demo --nodes 3 --slots 2 --robots 6 --duration 30s"},
-        description = {"Runs the whole story on this machine: an in-memory database, nodes as separate processes, "
-                + "counter robots, a node killed with SIGKILL and one stopped with SIGTERM.",
-            "Prints what it measured: how long each takeover and handover took, and whether any counter ever went back. "
-                    + "Runs until --duration or Ctrl-C, and leaves no process behind."})
+@Command(
+        name = "demo",
+        mixinStandardHelpOptions = true,
+        footerHeading = "%nExamples:%n",
+        footer = {"  standby demo", "  standby demo --nodes 3 --slots 2 --robots 6 --duration 30s"},
+        description = {
+            "Runs the whole story on this machine: an in-memory database, nodes as separate processes, "
+                    + "counter robots, a node killed with SIGKILL and one stopped with SIGTERM.",
+            "Prints what it measured: how long each takeover and handover took, and whether any counter ever went "
+                    + "back. "
+                    + "Runs until --duration or Ctrl-C, and leaves no process behind."
+        })
 final class DemoCommand implements Callable<Integer> {
 
     private static final Duration WAIT = Duration.ofSeconds(90);
@@ -54,20 +57,38 @@ final class DemoCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--nodes", defaultValue = "5", paramLabel = "N", description = "Node processes to start, 3-20 (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--nodes",
+            defaultValue = "5",
+            paramLabel = "N",
+            description = "Node processes to start, 3-20 (default: ${DEFAULT-VALUE}).")
     int nodes;
 
-    @Option(names = "--slots", defaultValue = "3", paramLabel = "M", description = "Slots, 1 to two less than --nodes (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--slots",
+            defaultValue = "3",
+            paramLabel = "M",
+            description = "Slots, 1 to two less than --nodes (default: ${DEFAULT-VALUE}).")
     int slots;
 
-    @Option(names = "--robots", defaultValue = "12", paramLabel = "R", description = "Counter robots, 1-1000 (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--robots",
+            defaultValue = "12",
+            paramLabel = "R",
+            description = "Counter robots, 1-1000 (default: ${DEFAULT-VALUE}).")
     int robots;
 
-    @Option(names = "--duration", paramLabel = "DURATION", converter = DurationConverter.class,
+    @Option(
+            names = "--duration",
+            paramLabel = "DURATION",
+            converter = DurationConverter.class,
             description = "Stop after this long (default: run until Ctrl-C).")
     Duration duration;
 
-    @Option(names = "--logs", paramLabel = "DIR", description = "Where the nodes' logs go (default: a new directory under the system's temp directory).")
+    @Option(
+            names = "--logs",
+            paramLabel = "DIR",
+            description = "Where the nodes' logs go (default: a new directory under the system's temp directory).")
     Path logsDir;
 
     private final DemoNodes nodeProcesses = new DemoNodes();
@@ -76,7 +97,8 @@ final class DemoCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         if (nodes < 3 || nodes > 20) {
-            throw Flags.invalid("invalid --nodes " + nodes + ": must be 3-20 (one is killed, one stopped, one takes over)");
+            throw Flags.invalid(
+                    "invalid --nodes " + nodes + ": must be 3-20 (one is killed, one stopped, one takes over)");
         }
         if (slots < 1 || slots > nodes - 2) {
             throw Flags.invalid("invalid --slots " + slots + ": with --nodes " + nodes + " at most " + (nodes - 2)
@@ -103,7 +125,8 @@ final class DemoCommand implements Callable<Integer> {
         InetSocketAddress address = server.getLocalAddress();
         String uri = "mongodb://127.0.0.1:" + address.getPort();
         List<String> measured = new ArrayList<>();
-        try (StandbyDatabase db = StandbyDatabase.connect(uri, StandbyDatabase.DEFAULT_NAME, Duration.ofSeconds(10), null)) {
+        try (StandbyDatabase db =
+                StandbyDatabase.connect(uri, StandbyDatabase.DEFAULT_NAME, Duration.ofSeconds(10), null)) {
             say(out, "An in-memory MongoDB on " + uri + "; look at it with");
             out.println("  npx -y mongosh@1 " + uri + "/" + StandbyDatabase.DEFAULT_NAME
                     + " --quiet --eval 'db.slots.find()'    (or db.robots.find(), db.nodes.find())");
@@ -111,14 +134,24 @@ final class DemoCommand implements Callable<Integer> {
             new SlotTable(db).init(slots);
             RobotTable table = new RobotTable(db);
             for (int i = 0; i < robots; i++) {
-                table.add(new RobotTable.NewRobot(String.format("counter-%02d", i + 1), "counter", "slot-" + (i % slots), 0, 1.0,
-                        new Document("intervalMs", 500)), OptionalDouble.empty());
+                table.add(
+                        new RobotTable.NewRobot(
+                                String.format("counter-%02d", i + 1),
+                                "counter",
+                                "slot-" + (i % slots),
+                                0,
+                                1.0,
+                                new Document("intervalMs", 500)),
+                        OptionalDouble.empty());
             }
             say(out, "Created " + slots + " slot(s) and " + robots + " counter robot(s), each counting every 500ms.");
-            say(out, "Starting " + nodes + " nodes (--heartbeat " + DemoNodes.HEARTBEAT + " --lease " + DemoNodes.LEASE
-                    + " --poll " + DemoNodes.POLL + "); their logs are in " + logs);
+            say(
+                    out,
+                    "Starting " + nodes + " nodes (--heartbeat " + DemoNodes.HEARTBEAT + " --lease " + DemoNodes.LEASE
+                            + " --poll " + DemoNodes.POLL + "); their logs are in " + logs);
             for (NodeProcess node : nodeProcesses.start(nodes, uri, logs)) {
-                out.println("  node " + node.id() + ": pid " + node.process().pid() + ", dashboard http://" + node.id() + "/");
+                out.println("  node " + node.id() + ": pid " + node.process().pid() + ", dashboard http://" + node.id()
+                        + "/");
             }
             out.flush();
 
@@ -128,51 +161,86 @@ final class DemoCommand implements Callable<Integer> {
                 say(out, "Every slot has an owner, every robot runs:");
                 StatusCommand.Screen.print(ClusterStatus.read(db, 0), out, Map.of(), StatusCommand.Screen.Style.TEXT);
 
-                waitFor(() -> CounterWatch.counts(db).values().stream().allMatch(count -> count >= 3), deadline, "the counters counting");
+                waitFor(
+                        () -> CounterWatch.counts(db).values().stream().allMatch(count -> count >= 3),
+                        deadline,
+                        "the counters counting");
                 Map<String, Long> before = CounterWatch.counts(db);
                 SlotView victim = new SlotTable(db).get("slot-0").orElseThrow();
                 NodeProcess owner = nodeProcesses.node(victim.owner());
-                say(out, "kill -9 " + owner.process().pid() + ": " + owner.id() + ", the owner of slot-0 (epoch " + victim.epoch()
-                        + "). Its standbys hold watch links to it: a link's end alone proves nothing, but the owner pauses its "
-                        + "robots itself 0.9 watch leases after its last acknowledged ping, so a standby takes over 1.1 watch "
-                        + "leases after it, without waiting out the lease (a frozen owner goes silent and is taken over as fast).");
+                say(
+                        out,
+                        "kill -9 " + owner.process().pid() + ": " + owner.id() + ", the owner of slot-0 (epoch "
+                                + victim.epoch()
+                                + "). Its standbys hold watch links to it: a link's end alone proves nothing, but "
+                                + "the owner pauses its "
+                                + "robots itself 0.9 watch leases after its last acknowledged ping, so a standby "
+                                + "takes over 1.1 watch "
+                                + "leases after it, without waiting out the lease (a frozen owner goes silent and "
+                                + "is taken over as fast).");
                 long killed = System.nanoTime();
                 owner.process().destroyForcibly();
                 waitFor(() -> ownedAnew(db, victim), deadline, "a new owner of slot-0");
                 Duration takeover = Duration.ofNanos(System.nanoTime() - killed);
                 SlotView taken = new SlotTable(db).get("slot-0").orElseThrow();
-                String how = new EventTable(db).list(null, "slot-0", null, null).stream()
-                        .filter(e -> "took-over".equals(e.type()) && e.epoch() == taken.epoch()).map(EventView::how)
-                        .findFirst().map(h -> switch (h) {
-                            case "link" -> ", by its watch link";
-                            case "owner-gone" -> ", its owner found gone";
-                            default -> ", its lease expired";
-                        }).orElse("");
-                measured.add("takeover after kill -9: " + Durations.format(takeover) + " (lease " + DemoNodes.LEASE + ")" + how);
-                say(out, taken.owner() + " took slot-0 over at epoch " + taken.epoch() + ", " + Durations.format(takeover)
-                        + " after the kill" + how + ".");
+                String how = new EventTable(db)
+                        .list(null, "slot-0", null, null).stream()
+                                .filter(e -> "took-over".equals(e.type()) && e.epoch() == taken.epoch())
+                                .map(EventView::how)
+                                .findFirst()
+                                .map(h -> switch (h) {
+                                    case "link" -> ", by its watch link";
+                                    case "owner-gone" -> ", its owner found gone";
+                                    default -> ", its lease expired";
+                                })
+                                .orElse("");
+                measured.add("takeover after kill -9: " + Durations.format(takeover) + " (lease " + DemoNodes.LEASE
+                        + ")" + how);
+                say(
+                        out,
+                        taken.owner() + " took slot-0 over at epoch " + taken.epoch() + ", "
+                                + Durations.format(takeover) + " after the kill" + how + ".");
                 waitFor(() -> allOwnedAndRunning(db), deadline, "the robots of slot-0 running again");
-                waitFor(() -> CounterWatch.grewSince(db, before, "slot-0"), deadline, "the counters of slot-0 counting again");
+                waitFor(
+                        () -> CounterWatch.grewSince(db, before, "slot-0"),
+                        deadline,
+                        "the counters of slot-0 counting again");
                 say(out, "The counters of slot-0 go on from their last checkpoints:");
                 Map<String, Long> after = CounterWatch.counts(db);
-                new RobotTable(db).list("slot-0").forEach(r -> out.println("  " + r.id() + ": " + before.get(r.id())
-                        + " before the kill, " + after.get(r.id()) + " now"));
+                new RobotTable(db)
+                        .list("slot-0")
+                        .forEach(r -> out.println("  " + r.id() + ": " + before.get(r.id()) + " before the kill, "
+                                + after.get(r.id()) + " now"));
 
-                SlotView stopping = new SlotTable(db).list().stream()
-                        .filter(s -> s.owner() != null && !s.id().equals("slot-0")).findFirst().orElse(taken);
+                SlotView stopping = new SlotTable(db)
+                        .list().stream()
+                                .filter(s -> s.owner() != null && !s.id().equals("slot-0"))
+                                .findFirst()
+                                .orElse(taken);
                 NodeProcess leaving = nodeProcesses.node(stopping.owner());
-                say(out, "kill -TERM " + leaving.process().pid() + ": " + leaving.id() + " stops gracefully: its robots "
-                        + "checkpoint, it releases " + stopping.id() + ", and a standby takes it at its next poll.");
+                say(
+                        out,
+                        "kill -TERM " + leaving.process().pid() + ": " + leaving.id() + " stops gracefully: its robots "
+                                + "checkpoint, it releases " + stopping.id()
+                                + ", and a standby takes it at its next poll.");
                 long termed = System.nanoTime();
                 leaving.process().destroy();
                 waitFor(() -> ownedAnew(db, stopping), deadline, "a new owner of " + stopping.id());
                 Duration handover = Duration.ofNanos(System.nanoTime() - termed);
-                measured.add("handover after SIGTERM: " + Durations.format(handover) + " (poll " + DemoNodes.POLL + ")");
-                say(out, new SlotTable(db).get(stopping.id()).orElseThrow().owner() + " took " + stopping.id() + " over, "
-                        + Durations.format(handover) + " after SIGTERM, without waiting for the lease.");
+                measured.add(
+                        "handover after SIGTERM: " + Durations.format(handover) + " (poll " + DemoNodes.POLL + ")");
+                say(
+                        out,
+                        new SlotTable(db).get(stopping.id()).orElseThrow().owner() + " took " + stopping.id()
+                                + " over, " + Durations.format(handover)
+                                + " after SIGTERM, without waiting for the lease.");
                 waitFor(() -> allOwnedAndRunning(db), deadline, "every robot running again");
                 StatusCommand.Screen.print(ClusterStatus.read(db, 0), out, Map.of(), StatusCommand.Screen.Style.TEXT);
-                say(out, duration == null ? "Watching the counters; Ctrl-C ends the demo." : "Watching the counters until the end.");
+                say(
+                        out,
+                        duration == null
+                                ? "Watching the counters; Ctrl-C ends the demo."
+                                : "Watching the counters until the end.");
                 long nextLine = 0;
                 while (System.nanoTime() < deadline) {
                     counters.sample(db);
@@ -228,7 +296,10 @@ final class DemoCommand implements Callable<Integer> {
     }
 
     private static boolean ownedAnew(StandbyDatabase db, SlotView before) {
-        return new SlotTable(db).get(before.id()).map(s -> s.owner() != null && s.epoch() > before.epoch()).orElse(false);
+        return new SlotTable(db)
+                .get(before.id())
+                .map(s -> s.owner() != null && s.epoch() > before.epoch())
+                .orElse(false);
     }
 
     private void summary(PrintWriter out, List<String> measured) {

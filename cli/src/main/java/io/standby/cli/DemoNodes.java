@@ -1,7 +1,6 @@
 package io.standby.cli;
 
 import io.standby.slot.NodeId;
-
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.InetAddress;
@@ -12,8 +11,8 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The demo's nodes: {@code standby node} processes on this JVM's class path, on free ports of 127.0.0.1,
- * with timing fast enough for a takeover within seconds and slow enough to watch. Closing stops them all.
+ * The demo's nodes: {@code standby node} processes on this JVM's class path, on free ports of 127.0.0.1, with timing
+ * fast enough for a takeover within seconds and slow enough to watch. Closing stops them all.
  */
 final class DemoNodes implements AutoCloseable {
 
@@ -22,8 +21,7 @@ final class DemoNodes implements AutoCloseable {
     static final String POLL = "500ms";
 
     /** One node process and where its output goes. */
-    record NodeProcess(NodeId id, Process process, Path log) {
-    }
+    record NodeProcess(NodeId id, Process process, Path log) {}
 
     private final List<NodeProcess> started = new ArrayList<>();
 
@@ -36,22 +34,42 @@ final class DemoNodes implements AutoCloseable {
     }
 
     NodeProcess node(NodeId id) {
-        return started.stream().filter(n -> n.id().equals(id)).findFirst()
+        return started.stream()
+                .filter(n -> n.id().equals(id))
+                .findFirst()
                 .orElseThrow(() -> new IllegalStateException("slot owned by " + id + ", which the demo did not start"));
     }
 
     private static NodeProcess startNode(int port, String uri, Path logs) throws IOException {
         String java = ProcessHandle.current().info().command().orElse("java");
         Path log = logs.resolve("node-" + port + ".log");
-        List<String> command = new ArrayList<>(List.of(java, "-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"));
+        List<String> command =
+                new ArrayList<>(List.of(java, "-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"));
         if (Runtime.version().feature() >= 25) {
             // As the launcher does: exit without HotSpot's wait for threads parked in native code (docs/BENCHMARKS.md).
             command.add("-XX:UserThreadWaitAttemptsAtExit=0");
         }
-        command.addAll(List.of("-cp", System.getProperty("java.class.path"), StandbyCli.class.getName(),
-                "node", "--ip", "127.0.0.1", "--port", Integer.toString(port), "--mongo", uri,
-                "--heartbeat", HEARTBEAT, "--lease", LEASE, "--poll", POLL));
-        Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        command.addAll(List.of(
+                "-cp",
+                System.getProperty("java.class.path"),
+                StandbyCli.class.getName(),
+                "node",
+                "--ip",
+                "127.0.0.1",
+                "--port",
+                Integer.toString(port),
+                "--mongo",
+                uri,
+                "--heartbeat",
+                HEARTBEAT,
+                "--lease",
+                LEASE,
+                "--poll",
+                POLL));
+        Process process = new ProcessBuilder(command)
+                .redirectErrorStream(true)
+                .redirectOutput(log.toFile())
+                .start();
         return new NodeProcess(new NodeId("127.0.0.1", port), process, log);
     }
 
@@ -75,7 +93,10 @@ final class DemoNodes implements AutoCloseable {
      * {@code out} unless it is null.
      */
     void stop(PrintWriter out) {
-        List<Process> alive = started.stream().map(NodeProcess::process).filter(Process::isAlive).toList();
+        List<Process> alive = started.stream()
+                .map(NodeProcess::process)
+                .filter(Process::isAlive)
+                .toList();
         if (alive.isEmpty()) {
             return;
         }

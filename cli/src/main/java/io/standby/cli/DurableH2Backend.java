@@ -4,23 +4,20 @@ import de.bwaldvogel.mongo.backend.h2.H2Backend;
 import de.bwaldvogel.mongo.bson.Document;
 import de.bwaldvogel.mongo.wire.message.MongoMessage;
 import io.netty.channel.Channel;
-import org.h2.mvstore.MVStore;
-
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import org.h2.mvstore.MVStore;
 
 /**
- * mongo-java-server's H2 backend with every acknowledged write on disk: a command that can change
- * data is committed and the file forced ({@code fsync}) before its reply is sent. The plain backend
- * commits in the background about once a second, so a killed server lost up to the last second of
- * acknowledged writes.
+ * mongo-java-server's H2 backend with every acknowledged write on disk: a command that can change data is committed and
+ * the file forced ({@code fsync}) before its reply is sent. The plain backend commits in the background about once a
+ * second, so a killed server lost up to the last second of acknowledged writes.
  *
- * <p>The reply waits because the server's netty threads call {@link #handleCommand} and send what it
- * returns. Not covered: what the operating system and disk do after {@code fsync} returns, and reads,
- * which may see another client's write a moment before it is durable (as with MongoDB's read concern
- * {@code local}).
+ * <p>The reply waits because the server's netty threads call {@link #handleCommand} and send what it returns. Not
+ * covered: what the operating system and disk do after {@code fsync} returns, and reads, which may see another client's
+ * write a moment before it is durable (as with MongoDB's read concern {@code local}).
  */
 final class DurableH2Backend extends H2Backend {
 

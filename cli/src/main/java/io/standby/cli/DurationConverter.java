@@ -1,10 +1,9 @@
 package io.standby.cli;
 
-import picocli.CommandLine;
-
 import java.time.Duration;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import picocli.CommandLine;
 
 /** Durations as people write them: {@code 500ms}, {@code 2s}, {@code 1m}, {@code 1h}. */
 final class DurationConverter implements CommandLine.ITypeConverter<Duration> {

@@ -4,10 +4,6 @@ import io.standby.slot.Durations;
 import io.standby.slot.EventTable;
 import io.standby.slot.EventView;
 import io.standby.slot.StandbyDatabase;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Option;
-
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.time.Instant;
@@ -17,25 +13,39 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
 
 /** {@code standby events}: how slots changed hands, with server timestamps; {@code --follow} keeps printing. */
-@Command(name = "events", mixinStandardHelpOptions = true,
-        footerHeading = "%nExamples:%n", footer = {
+@Command(
+        name = "events",
+        mixinStandardHelpOptions = true,
+        footerHeading = "%nExamples:%n",
+        footer = {
             "  standby events --since 10m",
             "  standby events --slot slot-0 --follow",
             "  standby events --robot c1 --since 1h",
-            "  standby events -o json --since 1h | jq '.[] | select(.type == \"took-over\") | .gapMs'"},
-        description = {"Lists how slots changed hands: claims, take-overs (with how long the slot went without a "
-                + "heartbeat), take-backs, releases, and losses with their reason; and how robots' runs went: starts, "
-                + "restarts, failures, stops, moves.",
-            "Times are the database's. Nodes record them in the capped 'events' collection (about the last 50,000)."})
+            "  standby events -o json --since 1h | jq '.[] | select(.type == \"took-over\") | .gapMs'"
+        },
+        description = {
+            "Lists how slots changed hands: claims, take-overs (with how long the slot went without a "
+                    + "heartbeat), take-backs, releases, and losses with their reason; and how robots' runs went: "
+                    + "starts, "
+                    + "restarts, failures, stops, moves.",
+            "Times are the database's. Nodes record them in the capped 'events' collection (about the last 50,000)."
+        })
 final class EventsCommand extends AdminCommand {
 
-    private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss.SSS").withZone(ZoneId.systemDefault());
+    private static final DateTimeFormatter TIME =
+            DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss.SSS").withZone(ZoneId.systemDefault());
     /** How far back a follow looks again each time, for events stamped just before the last one it printed. */
     private static final Duration OVERLAP = Duration.ofSeconds(5);
 
-    @Option(names = "--since", paramLabel = "DURATION", converter = DurationConverter.class,
+    @Option(
+            names = "--since",
+            paramLabel = "DURATION",
+            converter = DurationConverter.class,
             description = "Only the events of the last DURATION (default: all that are kept).")
     Duration since;
 
@@ -45,7 +55,9 @@ final class EventsCommand extends AdminCommand {
     @Option(names = "--robot", paramLabel = "ID", description = "Only the events of this robot.")
     String robot;
 
-    @Option(names = "--follow", description = "Keep printing new events until Ctrl-C; with -o json, one JSON object a line.")
+    @Option(
+            names = "--follow",
+            description = "Keep printing new events until Ctrl-C; with -o json, one JSON object a line.")
     boolean follow;
 
     @Mixin
@@ -61,8 +73,10 @@ final class EventsCommand extends AdminCommand {
             PrintWriter out = out();
             List<EventView> events = table.list(since, slot, robot, null);
             if (events.isEmpty() && !follow) {
-                output.printEmpty(out, "No events" + (slot == null ? "" : " of " + slot) + (robot == null ? "" : " of robot " + robot)
-                        + (since == null ? "" : " in the last " + Durations.format(since)) + ".");
+                output.printEmpty(
+                        out,
+                        "No events" + (slot == null ? "" : " of " + slot) + (robot == null ? "" : " of robot " + robot)
+                                + (since == null ? "" : " in the last " + Durations.format(since)) + ".");
                 return 0;
             }
             if (output.json() && !follow) {
@@ -112,7 +126,10 @@ final class EventsCommand extends AdminCommand {
     }
 
     private static String header(boolean wide) {
-        return wide ? String.format("%-23s  %-8s %-16s %-10s %-16s %-24s %s", "TIME", "SLOT", "NODE", "EPOCH", "TYPE", "ID", "EVENT")
+        return wide
+                ? String.format(
+                        "%-23s  %-8s %-16s %-10s %-16s %-24s %s",
+                        "TIME", "SLOT", "NODE", "EPOCH", "TYPE", "ID", "EVENT")
                 : String.format("%-23s  %-8s %-16s %-10s %s", "TIME", "SLOT", "NODE", "EPOCH", "EVENT");
     }
 
@@ -120,10 +137,12 @@ final class EventsCommand extends AdminCommand {
     private static String wideLine(EventView e) {
         String what = what(e);
         if (e.error() != null && !firstLine(e.error()).isEmpty() && what.endsWith(firstLine(e.error()))) {
-            what = what.substring(0, what.length() - firstLine(e.error()).length()) + e.error().strip().replaceAll("\\s+", " ");
+            what = what.substring(0, what.length() - firstLine(e.error()).length())
+                    + e.error().strip().replaceAll("\\s+", " ");
         }
-        return String.format("%s  %-8s %-16s epoch %-4d %-16s %-24s %s", TIME.format(e.time()), e.slot(), e.node(), e.epoch(),
-                e.type(), e.id(), what);
+        return String.format(
+                "%s  %-8s %-16s epoch %-4d %-16s %-24s %s",
+                TIME.format(e.time()), e.slot(), e.node(), e.epoch(), e.type(), e.id(), what);
     }
 
     /** One event for {@code -o json}; the field names are documented in docs/OUTPUT.md. */
@@ -149,24 +168,32 @@ final class EventsCommand extends AdminCommand {
     }
 
     static String line(EventView e) {
-        return String.format("%s  %-8s %-16s epoch %-4d %s", TIME.format(e.time()), e.slot(), e.node(), e.epoch(), what(e));
+        return String.format(
+                "%s  %-8s %-16s epoch %-4d %s", TIME.format(e.time()), e.slot(), e.node(), e.epoch(), what(e));
     }
 
     /** What happened, in words. */
     private static String what(EventView e) {
         String what = switch (e.type()) {
-            case "took-over" -> "took over from " + e.from() + e.unowned().map(gap -> " (no heartbeat for " + Durations.format(gap) + ")").orElse("")
-                    + ("owner-gone".equals(e.how()) ? ", before its lease ran out: " + e.evidence() : "")
-                    + ("link".equals(e.how()) ? ", by a watch link before its lease ran out: " + e.evidence() : "");
+            case "took-over" ->
+                "took over from " + e.from()
+                        + e.unowned()
+                                .map(gap -> " (no heartbeat for " + Durations.format(gap) + ")")
+                                .orElse("")
+                        + ("owner-gone".equals(e.how()) ? ", before its lease ran out: " + e.evidence() : "")
+                        + ("link".equals(e.how()) ? ", by a watch link before its lease ran out: " + e.evidence() : "");
             case "took-back" -> "took back from an earlier process of the same node";
             case "lost" -> "lost (" + e.reason() + ")";
-            case "paused" -> "paused its robots, the slot kept: no renewal acknowledged for the late mark, or a watch link ended and "
-                    + "no renewal outran its deadline";
+            case "paused" ->
+                "paused its robots, the slot kept: no renewal acknowledged for the late mark, or a watch link ended "
+                        + "and "
+                        + "no renewal outran its deadline";
             case "resumed" -> "resumed its robots: a renewal was acknowledged in time";
             case "robot-restarting" -> "robot " + e.robot() + " failed, restarting: " + firstLine(e.error());
             case "robot-failed" -> "robot " + e.robot() + " failed for good: " + firstLine(e.error());
             case "robot-moved" -> "robot " + e.robot() + " moved to " + e.to();
-            default -> e.robot() != null ? "robot " + e.robot() + " " + e.type().substring("robot-".length()) : e.type();
+            default ->
+                e.robot() != null ? "robot " + e.robot() + " " + e.type().substring("robot-".length()) : e.type();
         };
         return what;
     }

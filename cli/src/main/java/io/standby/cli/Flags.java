@@ -1,7 +1,6 @@
 package io.standby.cli;
 
 import io.standby.slot.SlotTable;
-
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.function.BiFunction;
@@ -10,9 +9,9 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The command line's names for the settings the core names in its messages: the core says "heartbeat 0s
- * must be more than 0", the command line "--heartbeat 0s must be more than 0". Applied only around the
- * calls that check what the user typed, so that a word like "lease" or "poll" elsewhere stays a word.
+ * The command line's names for the settings the core names in its messages: the core says "heartbeat 0s must be more
+ * than 0", the command line "--heartbeat 0s must be more than 0". Applied only around the calls that check what the
+ * user typed, so that a word like "lease" or "poll" elsewhere stays a word.
  */
 final class Flags {
 
@@ -37,12 +36,11 @@ final class Flags {
         BY_SETTING.put("port", "--port");
     }
 
-    private Flags() {
-    }
+    private Flags() {}
 
     /**
-     * Runs a check of what the user typed, and nothing else: its complaint is a usage error (exit code 2)
-     * that names the command line's options.
+     * Runs a check of what the user typed, and nothing else: its complaint is a usage error (exit code 2) that names
+     * the command line's options.
      */
     static <T> T usage(Supplier<T> check) {
         return naming(check, UsageError::new);
@@ -61,15 +59,16 @@ final class Flags {
     }
 
     /**
-     * Runs an operation that may refuse what the user asked for: its complaint names the command line's
-     * options, and the command fails with exit code 1.
+     * Runs an operation that may refuse what the user asked for: its complaint names the command line's options, and
+     * the command fails with exit code 1.
      */
     static <T> T checked(Supplier<T> operation) {
         return naming(operation, IllegalArgumentException::new);
     }
 
     /** Runs {@code call}; its complaint is thrown again, in the command line's names, as {@code as} makes it. */
-    private static <T> T naming(Supplier<T> call, BiFunction<String, Throwable, ? extends IllegalArgumentException> as) {
+    private static <T> T naming(
+            Supplier<T> call, BiFunction<String, Throwable, ? extends IllegalArgumentException> as) {
         try {
             return call.get();
         } catch (IllegalArgumentException e) {
@@ -81,10 +80,12 @@ final class Flags {
         if (message == null) {
             return null;
         }
-        String named = message.replace(SlotTable.NO_SLOTS, "there are no slots (create them with 'standby slots init --count N')");
+        String named = message.replace(
+                SlotTable.NO_SLOTS, "there are no slots (create them with 'standby slots init --count N')");
         for (Map.Entry<String, String> setting : BY_SETTING.entrySet()) {
             // Not inside a name already given: "lease" in "--watch-lease" stays.
-            named = Pattern.compile("(?<![-\\w])" + Pattern.quote(setting.getKey()) + "\\b").matcher(named)
+            named = Pattern.compile("(?<![-\\w])" + Pattern.quote(setting.getKey()) + "\\b")
+                    .matcher(named)
                     .replaceAll(Matcher.quoteReplacement(setting.getValue()));
         }
         return named;

@@ -1,30 +1,28 @@
 package io.standby.cli;
 
-import org.h2.mvstore.MVStore;
-
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.Supplier;
+import org.h2.mvstore.MVStore;
 
 /**
- * Runs write commands against an {@link MVStore} and returns only once their changes are committed
- * and the file is forced to disk. Writes that finish while a commit is running share the next one (a
- * group commit), so concurrent clients pay one fsync between them, not one each.
+ * Runs write commands against an {@link MVStore} and returns only once their changes are committed and the file is
+ * forced to disk. Writes that finish while a commit is running share the next one (a group commit), so concurrent
+ * clients pay one fsync between them, not one each.
  *
- * <p>The store must not commit by itself (auto-commit disabled): every commit goes through here. A
- * failure to commit or sync is thrown to the writer, whose client then gets an error, not an
- * acknowledgement.
+ * <p>The store must not commit by itself (auto-commit disabled): every commit goes through here. A failure to commit or
+ * sync is thrown to the writer, whose client then gets an error, not an acknowledgement.
  */
 final class GroupCommit {
 
     private final MVStore store;
     /**
-     * Shared by commands while they change the maps, taken alone by a commit: a commit then never
-     * stores half a command (a document without its index entry), so the file always holds whole
-     * commands, whatever moment a crash picks.
+     * Shared by commands while they change the maps, taken alone by a commit: a commit then never stores half a command
+     * (a document without its index entry), so the file always holds whole commands, whatever moment a crash picks.
      */
     private final ReentrantReadWriteLock writing = new ReentrantReadWriteLock();
+
     private final AtomicLong finishedWrites = new AtomicLong();
     private final ReentrantLock committing = new ReentrantLock();
     /** The number of finished writes the last completed commit and sync covered; guarded by {@link #committing}. */

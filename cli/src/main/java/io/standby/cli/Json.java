@@ -6,18 +6,17 @@ import java.util.Iterator;
 import java.util.Map;
 
 /**
- * JSON for people and scripts: compact one-line renderings of documents in tables, and the indented
- * output of {@code -o json}. Instants and dates are ISO-8601 strings; numbers JSON cannot hold (NaN,
- * infinities) are strings too, so that every output parses.
+ * JSON for people and scripts: compact one-line renderings of documents in tables, and the indented output of {@code -o
+ * json}. Instants and dates are ISO-8601 strings; numbers JSON cannot hold (NaN, infinities) are strings too, so that
+ * every output parses.
  */
 final class Json {
 
-    private Json() {
-    }
+    private Json() {}
 
     /**
-     * A document or value as one line of JSON without spaces, e.g. {@code {"count":12,"epoch":3}}.
-     * Types JSON lacks (dates, ids) are written as strings; this is for reading, not for parsing back.
+     * A document or value as one line of JSON without spaces, e.g. {@code {"count":12,"epoch":3}}. Types JSON lacks
+     * (dates, ids) are written as strings; this is for reading, not for parsing back.
      */
     static String compact(Object value) {
         StringBuilder out = new StringBuilder();

@@ -1,24 +1,24 @@
 package io.standby.cli;
 
-import picocli.CommandLine.ITypeConverter;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.TypeConversionException;
-
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.TypeConversionException;
 
 /**
- * The output options every list command shares, as kubectl has them: {@code -o json} (one JSON array of
- * objects, fields documented in docs/OUTPUT.md), {@code -o wide} (the table with the columns that do not
- * fit a terminal) and {@code --no-headers} (the table's rows alone).
+ * The output options every list command shares, as kubectl has them: {@code -o json} (one JSON array of objects, fields
+ * documented in docs/OUTPUT.md), {@code -o wide} (the table with the columns that do not fit a terminal) and
+ * {@code --no-headers} (the table's rows alone).
  */
 final class ListOutput {
 
     /** What {@code -o} takes; without it, the table a person reads. */
     enum Format {
-        JSON, WIDE;
+        JSON,
+        WIDE;
 
         static final class Converter implements ITypeConverter<Format> {
             @Override
@@ -26,19 +26,25 @@ final class ListOutput {
                 return switch (value.toLowerCase(Locale.ROOT)) {
                     case "json" -> JSON;
                     case "wide" -> WIDE;
-                    default -> throw new TypeConversionException("'" + value + "' is not an output format: use json or wide");
+                    default ->
+                        throw new TypeConversionException("'" + value + "' is not an output format: use json or wide");
                 };
             }
         }
     }
 
-    @Option(names = {"-o", "--output"}, paramLabel = "json|wide", converter = Format.Converter.class,
+    @Option(
+            names = {"-o", "--output"},
+            paramLabel = "json|wide",
+            converter = Format.Converter.class,
             description = "json: one JSON array of objects, for scripts (times in ISO-8601, durations in ms; "
                     + "fields in docs/OUTPUT.md); wide: the table with more columns. Default: the table.")
     Format format;
 
-    @Option(names = "--no-headers", description = "Print the table's rows without its header line (or nothing when "
-            + "there are none), for scripts; -o json ignores it.")
+    @Option(
+            names = "--no-headers",
+            description = "Print the table's rows without its header line (or nothing when "
+                    + "there are none), for scripts; -o json ignores it.")
     boolean noHeaders;
 
     boolean json() {
@@ -50,8 +56,8 @@ final class ListOutput {
     }
 
     /**
-     * What a command with nothing to list prints: {@code []} for JSON, nothing without headers, else
-     * {@code message} for a person.
+     * What a command with nothing to list prints: {@code []} for JSON, nothing without headers, else {@code message}
+     * for a person.
      */
     void printEmpty(PrintWriter out, String message) {
         if (json()) {

@@ -3,23 +3,21 @@ package io.standby.cli;
 import ch.qos.logback.classic.LoggerContext;
 import ch.qos.logback.classic.util.ContextInitializer;
 import ch.qos.logback.core.joran.spi.JoranException;
+import java.util.Locale;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.TypeConversionException;
 
-import java.util.Locale;
-
 /**
- * How the logs on standard error look: {@code text} for people, {@code json} (one object a line, logback's
- * JSON encoder) for log shippers. {@link LogSetup} follows {@code STANDBY_LOG_FORMAT}; {@code --log-format}
- * sets that as a system property, which it reads before the environment.
+ * How the logs on standard error look: {@code text} for people, {@code json} (one object a line, logback's JSON
+ * encoder) for log shippers. {@link LogSetup} follows {@code STANDBY_LOG_FORMAT}; {@code --log-format} sets that as a
+ * system property, which it reads before the environment.
  */
 final class LogFormat {
 
     static final String VARIABLE = LogSetup.FORMAT;
 
-    private LogFormat() {
-    }
+    private LogFormat() {}
 
     /** text or json, whatever the case; anything else is one line naming it. */
     static final class Converter implements ITypeConverter<String> {
@@ -34,8 +32,8 @@ final class LogFormat {
     }
 
     /**
-     * Logs in {@code format} from now on. The command classes' loggers set logging up as the command line is
-     * built, before its options are read: so a format other than the one it was set up with reconfigures it.
+     * Logs in {@code format} from now on. The command classes' loggers set logging up as the command line is built,
+     * before its options are read: so a format other than the one it was set up with reconfigures it.
      */
     static void use(String format) {
         if (format.equals(LogSetup.setting(VARIABLE, "text"))) {

@@ -10,21 +10,19 @@ import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.ConsoleAppender;
 import ch.qos.logback.core.encoder.Encoder;
 import ch.qos.logback.core.spi.ContextAwareBase;
-
 import java.util.Locale;
 import java.util.Map;
 
 /**
- * How the command line logs, set up in code: logback's XML configuration cost a one-shot command some 45 ms
- * of CPU at every start (an XML parser and a model built by reflection), for a handful of settings.
- * Found by logback through {@code META-INF/services}, before it looks for any file.
+ * How the command line logs, set up in code: logback's XML configuration cost a one-shot command some 45 ms of CPU at
+ * every start (an XML parser and a model built by reflection), for a handful of settings. Found by logback through
+ * {@code META-INF/services}, before it looks for any file.
  *
- * <p>Logs go to standard error, so that command output on standard out stays clean for scripts: as text, or
- * with {@code STANDBY_LOG_FORMAT=json} (or {@code --log-format json}) as one JSON object a line (logback's
- * JSON encoder). {@code STANDBY_LOG_LEVEL} sets the level of Standby's own loggers and the robots'. A
- * system property of the same name wins over the variable, as it did in logback.xml. A file named by
- * {@code -Dlogback.configurationFile}, or a {@code logback-test.xml} on the class path (the tests'), is
- * used instead, unless {@code -Dstandby.log.builtin=true}.
+ * <p>Logs go to standard error, so that command output on standard out stays clean for scripts: as text, or with
+ * {@code STANDBY_LOG_FORMAT=json} (or {@code --log-format json}) as one JSON object a line (logback's JSON encoder).
+ * {@code STANDBY_LOG_LEVEL} sets the level of Standby's own loggers and the robots'. A system property of the same name
+ * wins over the variable, as it did in logback.xml. A file named by {@code -Dlogback.configurationFile}, or a
+ * {@code logback-test.xml} on the class path (the tests'), is used instead, unless {@code -Dstandby.log.builtin=true}.
  */
 public final class LogSetup extends ContextAwareBase implements Configurator {
 
@@ -50,8 +48,9 @@ public final class LogSetup extends ContextAwareBase implements Configurator {
     @Override
     public ExecutionStatus configure(LoggerContext context) {
         boolean builtIn = Boolean.getBoolean("standby.log.builtin");
-        if (!builtIn && (System.getProperty("logback.configurationFile") != null
-                || LogSetup.class.getClassLoader().getResource("logback-test.xml") != null)) {
+        if (!builtIn
+                && (System.getProperty("logback.configurationFile") != null
+                        || LogSetup.class.getClassLoader().getResource("logback-test.xml") != null)) {
             return ExecutionStatus.INVOKE_NEXT_IF_ANY;
         }
         ConsoleAppender<ILoggingEvent> appender = new ConsoleAppender<>();

@@ -2,44 +2,60 @@ package io.standby.cli;
 
 import de.bwaldvogel.mongo.MongoBackend;
 import de.bwaldvogel.mongo.MongoServer;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-import java.net.InetSocketAddress;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
-
 /**
- * {@code standby mongo}: a MongoDB wire-protocol server for development and tests
- * (mongo-java-server), persistent in a directory by default.
+ * {@code standby mongo}: a MongoDB wire-protocol server for development and tests (mongo-java-server), persistent in a
+ * directory by default.
  */
-@Command(name = "mongo", mixinStandardHelpOptions = true,
-        footerHeading = "%nExamples:%n", footer = {
+@Command(
+        name = "mongo",
+        mixinStandardHelpOptions = true,
+        footerHeading = "%nExamples:%n",
+        footer = {
             "  standby mongo                              # data in ./standby-data",
             "  standby mongo --in-memory --port 27018",
-            "  standby mongo --host 0.0.0.0 --data /var/lib/standby"},
-        description = {"Runs an embedded MongoDB-compatible server until Ctrl-C or SIGTERM.",
-            "mongo-java-server, for development and demos: a single server, no replication, no change streams."})
+            "  standby mongo --host 0.0.0.0 --data /var/lib/standby"
+        },
+        description = {
+            "Runs an embedded MongoDB-compatible server until Ctrl-C or SIGTERM.",
+            "mongo-java-server, for development and demos: a single server, no replication, no change streams."
+        })
 final class MongoCommand implements Callable<Integer> {
 
     private static final Logger log = LoggerFactory.getLogger(MongoCommand.class);
 
-    @Option(names = "--host", defaultValue = "127.0.0.1", paramLabel = "HOST", description = "Address to listen on (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--host",
+            defaultValue = "127.0.0.1",
+            paramLabel = "HOST",
+            description = "Address to listen on (default: ${DEFAULT-VALUE}).")
     String host;
 
-    @Option(names = "--port", defaultValue = "27017", paramLabel = "PORT", description = "Port to listen on (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--port",
+            defaultValue = "27017",
+            paramLabel = "PORT",
+            description = "Port to listen on (default: ${DEFAULT-VALUE}).")
     int port;
 
     @ArgGroup(exclusive = true)
     Storage storage = new Storage();
 
     static final class Storage {
-        @Option(names = "--data", paramLabel = "DIR", description = "Directory of the data file (default: ./standby-data).")
+        @Option(
+                names = "--data",
+                paramLabel = "DIR",
+                description = "Directory of the data file (default: ./standby-data).")
         Path data;
 
         @Option(names = "--in-memory", description = "Keep everything in memory; gone when the server stops.")
@@ -63,19 +79,31 @@ final class MongoCommand implements Callable<Integer> {
         }
         InetSocketAddress address = server.getLocalAddress();
         CountDownLatch stopped = new CountDownLatch(1);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            log.info("Stopping the embedded MongoDB server");
-            server.shutdown();
-            stopped.countDown();
-        }, "standby-mongo-stop"));
-        log.info("Embedded MongoDB listening on {}:{} ({})", address.getHostString(), address.getPort(),
-                dataDir == null ? "in memory" : "data in " + dataDir.toAbsolutePath().normalize());
+        Runtime.getRuntime()
+                .addShutdownHook(new Thread(
+                        () -> {
+                            log.info("Stopping the embedded MongoDB server");
+                            server.shutdown();
+                            stopped.countDown();
+                        },
+                        "standby-mongo-stop"));
+        log.info(
+                "Embedded MongoDB listening on {}:{} ({})",
+                address.getHostString(),
+                address.getPort(),
+                dataDir == null
+                        ? "in memory"
+                        : "data in " + dataDir.toAbsolutePath().normalize());
         if (dataDir != null) {
             log.info("Every acknowledged write is committed and fsynced before its reply: it survives a killed server,"
                     + " and a power loss as far as the disk honours fsync");
         }
-        log.info("Use it with: --mongo mongodb://{}:{}  (or export STANDBY_MONGO_URI=mongodb://{}:{})",
-                address.getHostString(), address.getPort(), address.getHostString(), address.getPort());
+        log.info(
+                "Use it with: --mongo mongodb://{}:{}  (or export STANDBY_MONGO_URI=mongodb://{}:{})",
+                address.getHostString(),
+                address.getPort(),
+                address.getHostString(),
+                address.getPort());
         stopped.await();
         return 0;
     }
@@ -100,7 +128,8 @@ final class MongoCommand implements Callable<Integer> {
         while (root.getCause() != null && root.getCause() != root) {
             root = root.getCause();
         }
-        String message = root.getMessage() != null ? root.getMessage() : root.getClass().getSimpleName();
+        String message =
+                root.getMessage() != null ? root.getMessage() : root.getClass().getSimpleName();
         int newline = message.indexOf('\n');
         return newline < 0 ? message : message.substring(0, newline);
     }

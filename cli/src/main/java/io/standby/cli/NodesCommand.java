@@ -5,26 +5,32 @@ import io.standby.slot.NodeState;
 import io.standby.slot.NodeTable;
 import io.standby.slot.NodeView;
 import io.standby.slot.StandbyDatabase;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 
 /** {@code standby nodes}: every node in the registry, owners and standbys at a glance. */
-@Command(name = "nodes", mixinStandardHelpOptions = true,
-        footerHeading = "%nExamples:%n", footer = {
+@Command(
+        name = "nodes",
+        mixinStandardHelpOptions = true,
+        footerHeading = "%nExamples:%n",
+        footer = {
             "  standby nodes",
             "  standby nodes -o wide",
             "  standby nodes -o json | jq -r '.[] | select(.offline) | .id'",
-            "  standby nodes --mongo mongodb://db1,db2,db3/?replicaSet=rs0"},
-        description = {"Lists the nodes: who owns which slots, who stands by, their robots, load and robot types.",
+            "  standby nodes --mongo mongodb://db1,db2,db3/?replicaSet=rs0"
+        },
+        description = {
+            "Lists the nodes: who owns which slots, who stands by, their robots, load and robot types.",
             "From the nodes registry, which every node writes every few heartbeats; a node not seen for three of "
-                    + "its intervals shows as offline, and goes from the registry after 30 intervals (at least ten minutes)."})
+                    + "its intervals shows as offline, and goes from the registry after 30 intervals (at least ten "
+                    + "minutes)."
+        })
 final class NodesCommand extends AdminCommand {
 
     @Mixin
@@ -43,18 +49,30 @@ final class NodesCommand extends AdminCommand {
                 return 0;
             }
             boolean wide = output.wide();
-            List<String> header = new ArrayList<>(List.of("NODE", "STATE", "SLOTS", "ROBOTS", "FAILED", "LOAD", "CPU", "MEMORY",
-                    "VERSION", "UP", "SEEN", "TYPES"));
+            List<String> header = new ArrayList<>(List.of(
+                    "NODE", "STATE", "SLOTS", "ROBOTS", "FAILED", "LOAD", "CPU", "MEMORY", "VERSION", "UP", "SEEN",
+                    "TYPES"));
             if (wide) {
                 header.addAll(List.of("INSTANCE", "HOST", "STARTED", "INTERVAL"));
             }
             Table table = new Table(header.toArray(String[]::new));
             for (NodeView n : nodes) {
-                List<Object> cells = new ArrayList<>(Arrays.asList(n.id(), state(n),
+                List<Object> cells = new ArrayList<>(Arrays.asList(
+                        n.id(),
+                        state(n),
                         n.slots().isEmpty() ? "-" : String.join(",", n.slots()) + " (of " + n.maxSlots() + ")",
-                        n.robotsRunning(), n.robotsFailed(), n.load(), percent(n.cpu()), percent(n.memory()), n.version(),
-                        n.started() == null ? null : Durations.approximately(Duration.between(n.started(), n.time().plus(n.age()))),
-                        Durations.approximately(n.age()) + " ago", n.types().isEmpty() ? null : String.join(",", n.types())));
+                        n.robotsRunning(),
+                        n.robotsFailed(),
+                        n.load(),
+                        percent(n.cpu()),
+                        percent(n.memory()),
+                        n.version(),
+                        n.started() == null
+                                ? null
+                                : Durations.approximately(
+                                        Duration.between(n.started(), n.time().plus(n.age()))),
+                        Durations.approximately(n.age()) + " ago",
+                        n.types().isEmpty() ? null : String.join(",", n.types())));
                 if (wide) {
                     cells.addAll(Arrays.asList(n.instance(), n.host(), n.started(), Durations.format(n.interval())));
                 }
@@ -67,8 +85,11 @@ final class NodesCommand extends AdminCommand {
 
     /** What the table's STATE says: offline, drain requested, or the state the node last wrote. */
     private static String state(NodeView n) {
-        return n.offline() ? "offline" : n.drain() && n.state() != NodeState.DRAINING
-                ? "drain requested" : n.state().name().toLowerCase();
+        return n.offline()
+                ? "offline"
+                : n.drain() && n.state() != NodeState.DRAINING
+                        ? "drain requested"
+                        : n.state().name().toLowerCase();
     }
 
     /** One node for {@code -o json}; the field names are documented in docs/OUTPUT.md. */

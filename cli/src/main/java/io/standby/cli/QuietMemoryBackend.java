@@ -8,8 +8,8 @@ import de.bwaldvogel.mongo.bson.Document;
 import de.bwaldvogel.mongo.wire.message.MongoMessage;
 
 /**
- * The in-memory backend of {@code standby mongo --in-memory}, answering refused commands quietly
- * ({@link QuietErrors}), and finding documents by {@code _id} under filters with more conditions ({@link IdLookupCollection}).
+ * The in-memory backend of {@code standby mongo --in-memory}, answering refused commands quietly ({@link QuietErrors}),
+ * and finding documents by {@code _id} under filters with more conditions ({@link IdLookupCollection}).
  */
 final class QuietMemoryBackend extends MemoryBackend {
 

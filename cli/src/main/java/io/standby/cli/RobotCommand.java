@@ -1,43 +1,59 @@
 package io.standby.cli;
 
-import io.standby.robot.admin.RobotTable.MoveResult;
 import io.standby.robot.admin.RobotTable;
+import io.standby.robot.admin.RobotTable.MoveResult;
 import io.standby.robot.model.RobotState;
 import io.standby.robot.model.RobotView;
 import io.standby.slot.StandbyDatabase;
+import java.time.Duration;
+import java.util.List;
+import java.util.OptionalDouble;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-import java.time.Duration;
-import java.util.List;
-import java.util.OptionalDouble;
-
 /**
- * {@code standby robot add|move|stop|start|rm|list|rebalance}. Every change is one conditional update
- * of a robot document, so it is safe while nodes run; the owner of the robot's slot acts on it within
- * one poll. Bad input is rejected before the database is touched, or by the update's own condition.
+ * {@code standby robot add|move|stop|start|rm|list|rebalance}. Every change is one conditional update of a robot
+ * document, so it is safe while nodes run; the owner of the robot's slot acts on it within one poll. Bad input is
+ * rejected before the database is touched, or by the update's own condition.
  */
-@Command(name = "robot", mixinStandardHelpOptions = true,
-        footerHeading = "%nExamples:%n", footer = {
+@Command(
+        name = "robot",
+        mixinStandardHelpOptions = true,
+        footerHeading = "%nExamples:%n",
+        footer = {
             "  standby robot add c1 --type counter --config intervalMs=500",
             "  standby robot list --slot slot-0",
-            "  standby robot move c1 --slot slot-2"},
-        description = {"Adds, moves, stops, starts, removes, lists, shows and rebalances robots.",
-            "Changes are safe while nodes run: the owner of a robot's slot applies them within one poll."},
-        subcommands = {RobotAdd.class, RobotCommand.Move.class, RobotCommand.Stop.class,
-            RobotCommand.Start.class, RobotCommand.Remove.class, RobotList.class,
-            RobotCommand.Rebalance.class, RobotShow.class})
+            "  standby robot move c1 --slot slot-2"
+        },
+        description = {
+            "Adds, moves, stops, starts, removes, lists, shows and rebalances robots.",
+            "Changes are safe while nodes run: the owner of a robot's slot applies them within one poll."
+        },
+        subcommands = {
+            RobotAdd.class,
+            RobotCommand.Move.class,
+            RobotCommand.Stop.class,
+            RobotCommand.Start.class,
+            RobotCommand.Remove.class,
+            RobotList.class,
+            RobotCommand.Rebalance.class,
+            RobotShow.class
+        })
 final class RobotCommand {
 
     static final String AUTO = "auto";
 
-    @Command(name = "move", mixinStandardHelpOptions = true,
-            footerHeading = "%nExamples:%n", footer = {
-                "  standby robot move c1 --slot slot-2"},
-            description = {"Binds a robot to another slot; two nodes never run it at once.",
+    @Command(
+            name = "move",
+            mixinStandardHelpOptions = true,
+            footerHeading = "%nExamples:%n",
+            footer = {"  standby robot move c1 --slot slot-2"},
+            description = {
+                "Binds a robot to another slot; two nodes never run it at once.",
                 "A robot nobody runs moves at once; a running one is stopped by its node with a final checkpoint "
-                        + "and handed over within one poll."})
+                        + "and handed over within one poll."
+            })
     static final class Move extends AdminCommand {
         @Parameters(paramLabel = "ID", description = "The robot to move.")
         String id;
@@ -52,8 +68,11 @@ final class RobotCommand {
                 MoveResult result = Flags.checked(() -> robots.move(id, slot));
                 switch (result) {
                     case MOVED -> out().printf("Moved %s to %s at once: nobody was running it.%n", id, slot);
-                    case REQUESTED -> out().printf("%s is running on %s: its node stops it with a final checkpoint "
-                            + "and hands it over to %s within one poll.%n", id, runner(robots, id), slot);
+                    case REQUESTED ->
+                        out().printf(
+                                        "%s is running on %s: its node stops it with a final checkpoint "
+                                                + "and hands it over to %s within one poll.%n",
+                                        id, runner(robots, id), slot);
                     case ALREADY_THERE -> out().printf("%s is already in %s; nothing to move.%n", id, slot);
                 }
                 out().flush();
@@ -62,9 +81,11 @@ final class RobotCommand {
         }
     }
 
-    @Command(name = "stop", mixinStandardHelpOptions = true,
-            footerHeading = "%nExamples:%n", footer = {
-                "  standby robot stop c1"},
+    @Command(
+            name = "stop",
+            mixinStandardHelpOptions = true,
+            footerHeading = "%nExamples:%n",
+            footer = {"  standby robot stop c1"},
             description = "Stops a robot and keeps it stopped; a running one checkpoints first. Its context is kept.")
     static final class Stop extends AdminCommand {
         @Parameters(paramLabel = "ID", description = "The robot to stop.")
@@ -79,8 +100,9 @@ final class RobotCommand {
                 if (robot == null || robot.node() == null) {
                     out().printf("Stopped %s.%n", id);
                 } else {
-                    out().printf("Stopping %s: its node (%s) lets it checkpoint and stops it within one poll.%n",
-                            id, robot.node());
+                    out().printf(
+                                    "Stopping %s: its node (%s) lets it checkpoint and stops it within one poll.%n",
+                                    id, robot.node());
                 }
                 out().flush();
                 return 0;
@@ -88,10 +110,13 @@ final class RobotCommand {
         }
     }
 
-    @Command(name = "start", mixinStandardHelpOptions = true,
-            footerHeading = "%nExamples:%n", footer = {
-                "  standby robot start c1"},
-            description = "Wants a stopped (or FAILED) robot running again; the owner of its slot starts it within one poll.")
+    @Command(
+            name = "start",
+            mixinStandardHelpOptions = true,
+            footerHeading = "%nExamples:%n",
+            footer = {"  standby robot start c1"},
+            description =
+                    "Wants a stopped (or FAILED) robot running again; the owner of its slot starts it within one poll.")
     static final class Start extends AdminCommand {
         @Parameters(paramLabel = "ID", description = "The robot to start.")
         String id;
@@ -105,8 +130,9 @@ final class RobotCommand {
                 if (robot != null && robot.state() == RobotState.RUNNING && robot.node() != null) {
                     out().printf("%s already runs on %s.%n", id, robot.node());
                 } else {
-                    out().printf("Started %s: the owner of %s runs it within one poll.%n",
-                            id, robot == null ? "its slot" : robot.slotId());
+                    out().printf(
+                                    "Started %s: the owner of %s runs it within one poll.%n",
+                                    id, robot == null ? "its slot" : robot.slotId());
                 }
                 out().flush();
                 return 0;
@@ -114,20 +140,29 @@ final class RobotCommand {
         }
     }
 
-    @Command(name = "rm", mixinStandardHelpOptions = true,
-            footerHeading = "%nExamples:%n", footer = {
-                "  standby robot rm c1",
-                "  standby robot rm c1 --wait 0s             # do not wait for its node"},
-            description = {"Removes a robot and its context.",
+    @Command(
+            name = "rm",
+            mixinStandardHelpOptions = true,
+            footerHeading = "%nExamples:%n",
+            footer = {"  standby robot rm c1", "  standby robot rm c1 --wait 0s             # do not wait for its node"
+            },
+            description = {
+                "Removes a robot and its context.",
                 "A robot nobody runs goes at once. A running one is interrupted by its node within one poll, "
                         + "which then deletes it; until then the id cannot be added again, so the old run never "
-                        + "overlaps with a new robot of the same id."})
+                        + "overlaps with a new robot of the same id."
+            })
     static final class Remove extends AdminCommand {
         @Parameters(paramLabel = "ID", description = "The robot to remove.")
         String id;
 
-        @Option(names = "--wait", paramLabel = "DURATION", defaultValue = "10s", converter = DurationConverter.class,
-                description = "How long to wait for the node running it to stop and delete it (default: ${DEFAULT-VALUE}); 0s returns at once.")
+        @Option(
+                names = "--wait",
+                paramLabel = "DURATION",
+                defaultValue = "10s",
+                converter = DurationConverter.class,
+                description = "How long to wait for the node running it to stop and delete it (default: "
+                        + "${DEFAULT-VALUE}); 0s returns at once.")
         Duration wait;
 
         @Override
@@ -137,15 +172,21 @@ final class RobotCommand {
                 RobotView robot = table.get(id).orElse(null);
                 RobotTable.RemoveResult result = table.remove(id);
                 long deadline = System.nanoTime() + wait.toNanos();
-                while (result == RobotTable.RemoveResult.REQUESTED && table.get(id).isPresent() && System.nanoTime() < deadline) {
+                while (result == RobotTable.RemoveResult.REQUESTED
+                        && table.get(id).isPresent()
+                        && System.nanoTime() < deadline) {
                     Thread.sleep(100);
                 }
                 if (table.get(id).isEmpty()) {
                     out().printf("Removed %s and its context.%n", id);
                 } else {
                     String node = robot == null || robot.node() == null ? "its node" : robot.node();
-                    out().printf("Removal of %s requested: %s stops it and deletes it within one poll (or the next owner "
-                            + "of its slot does, if that node is gone); until then the id cannot be added again.%n", id, node);
+                    out().printf(
+                                    "Removal of %s requested: %s stops it and deletes it within one poll (or the "
+                                            + "next owner "
+                                            + "of its slot does, if that node is gone); until then the id cannot be "
+                                            + "added again.%n",
+                                    id, node);
                 }
                 out().flush();
                 return 0;
@@ -153,35 +194,52 @@ final class RobotCommand {
         }
     }
 
-    @Command(name = "rebalance", mixinStandardHelpOptions = true,
-            footerHeading = "%nExamples:%n", footer = {
-                "  standby robot rebalance --dry-run",
-                "  standby robot rebalance --capacity 10"},
-            description = {"Evens out the robots' weight over the live slots with the fewest moves.",
-                "Largest robots move first. Running robots checkpoint and hand over within one poll."})
+    @Command(
+            name = "rebalance",
+            mixinStandardHelpOptions = true,
+            footerHeading = "%nExamples:%n",
+            footer = {"  standby robot rebalance --dry-run", "  standby robot rebalance --capacity 10"},
+            description = {
+                "Evens out the robots' weight over the live slots with the fewest moves.",
+                "Largest robots move first. Running robots checkpoint and hand over within one poll."
+            })
     static final class Rebalance extends AdminCommand {
         @Option(names = "--dry-run", description = "Print the moves without making them.")
         boolean dryRun;
 
-        @Option(names = "--capacity", paramLabel = "C", description = "No move may leave a slot with more total weight than this.")
+        @Option(
+                names = "--capacity",
+                paramLabel = "C",
+                description = "No move may leave a slot with more total weight than this.")
         Double capacity;
 
         @Override
         public Integer call() {
             OptionalDouble room = capacity(capacity);
             try (StandbyDatabase db = connect()) {
-                List<RobotTable.Move> moves = Flags.checked(() -> dryRun ? new RobotTable(db).planRebalance(room) : new RobotTable(db).rebalance(room));
+                List<RobotTable.Move> moves = Flags.checked(
+                        () -> dryRun ? new RobotTable(db).planRebalance(room) : new RobotTable(db).rebalance(room));
                 if (moves.isEmpty()) {
                     out().println("Already balanced.");
                     out().flush();
                     return 0;
                 }
-                int width = moves.stream().mapToInt(m -> m.robotId().length()).max().orElse(0);
+                int width =
+                        moves.stream().mapToInt(m -> m.robotId().length()).max().orElse(0);
                 for (RobotTable.Move m : moves) {
-                    out().printf("%-" + width + "s  %s -> %s  (weight %s)%n", m.robotId(), m.from(), m.to(), number(m.weight()));
+                    out().printf(
+                                    "%-" + width + "s  %s -> %s  (weight %s)%n",
+                                    m.robotId(),
+                                    m.from(),
+                                    m.to(),
+                                    number(m.weight()));
                 }
-                out().printf(dryRun ? "Dry run: %d move(s) would even out the load; nothing changed.%n"
-                        : "Moved %d robot(s): idle ones at once, running ones hand over within one poll.%n", moves.size());
+                out().printf(
+                                dryRun
+                                        ? "Dry run: %d move(s) would even out the load; nothing changed.%n"
+                                        : "Moved %d robot(s): idle ones at once, running ones hand over within one "
+                                                + "poll.%n",
+                                moves.size());
                 out().flush();
                 return 0;
             }
@@ -208,6 +266,8 @@ final class RobotCommand {
 
     /** 2 rather than 2.0, so that a value reads as it was typed. */
     static String number(double value) {
-        return value == Math.rint(value) && Math.abs(value) < 1e15 ? Long.toString((long) value) : Double.toString(value);
+        return value == Math.rint(value) && Math.abs(value) < 1e15
+                ? Long.toString((long) value)
+                : Double.toString(value);
     }
 }

@@ -1,5 +1,7 @@
 package io.standby.cli;
 
+import java.util.List;
+import java.util.regex.Pattern;
 import org.bson.BsonType;
 import org.bson.Document;
 import org.bson.codecs.DecoderContext;
@@ -7,24 +9,21 @@ import org.bson.codecs.DocumentCodec;
 import org.bson.json.JsonParseException;
 import org.bson.json.JsonReader;
 
-import java.util.List;
-import java.util.regex.Pattern;
-
 /**
- * A robot's configuration document from {@code --config-json JSON} and {@code --config KEY=VALUE}
- * options. Checked completely before anything touches the database.
+ * A robot's configuration document from {@code --config-json JSON} and {@code --config KEY=VALUE} options. Checked
+ * completely before anything touches the database.
  */
 final class RobotConfigArguments {
 
     private static final Pattern INTEGER = Pattern.compile("-?(0|[1-9][0-9]*)");
-    private static final Pattern DECIMAL = Pattern.compile("-?(0|[1-9][0-9]*)(\\.[0-9]+([eE][+-]?[0-9]+)?|[eE][+-]?[0-9]+)");
+    private static final Pattern DECIMAL =
+            Pattern.compile("-?(0|[1-9][0-9]*)(\\.[0-9]+([eE][+-]?[0-9]+)?|[eE][+-]?[0-9]+)");
 
-    private RobotConfigArguments() {
-    }
+    private RobotConfigArguments() {}
 
     /**
-     * The JSON object (or an empty document), then each KEY=VALUE in order: a key given both ways, or
-     * twice, takes the last KEY=VALUE.
+     * The JSON object (or an empty document), then each KEY=VALUE in order: a key given both ways, or twice, takes the
+     * last KEY=VALUE.
      *
      * @throws IllegalArgumentException naming the bad option value
      */
@@ -69,8 +68,8 @@ final class RobotConfigArguments {
     }
 
     /**
-     * What {@link Document#parse} does, and one check more: nothing but white space may follow the
-     * object, so a typo after it is reported instead of silently dropped.
+     * What {@link Document#parse} does, and one check more: nothing but white space may follow the object, so a typo
+     * after it is reported instead of silently dropped.
      */
     private static Document parseJson(String json) {
         if (!json.strip().startsWith("{")) {
@@ -79,10 +78,15 @@ final class RobotConfigArguments {
         Document document;
         boolean trailing;
         try (JsonReader reader = new JsonReader(json)) {
-            document = new DocumentCodec().decode(reader, DecoderContext.builder().build());
+            document =
+                    new DocumentCodec().decode(reader, DecoderContext.builder().build());
             trailing = reader.readBsonType() != BsonType.END_OF_DOCUMENT;
         } catch (JsonParseException e) {
-            throw badJson(json, String.valueOf(e.getMessage()).replaceFirst("^JSON reader was ", "").replaceFirst("\\.$", ""));
+            throw badJson(
+                    json,
+                    String.valueOf(e.getMessage())
+                            .replaceFirst("^JSON reader was ", "")
+                            .replaceFirst("\\.$", ""));
         } catch (RuntimeException e) {
             // e.g. ObjectId('x'): the extended-JSON constructors reject their argument
             throw badJson(json, String.valueOf(e.getMessage()));

@@ -3,20 +3,23 @@ package io.standby.cli;
 import io.standby.robot.admin.RobotTable;
 import io.standby.robot.model.RobotView;
 import io.standby.slot.StandbyDatabase;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.List;
-
 /** {@code standby robot list}: the robots by slot, as a table or as JSON. */
-@Command(name = "list", mixinStandardHelpOptions = true,
-        footerHeading = "%nExamples:%n", footer = {
+@Command(
+        name = "list",
+        mixinStandardHelpOptions = true,
+        footerHeading = "%nExamples:%n",
+        footer = {
             "  standby robot list",
             "  standby robot list --slot slot-0 -o wide",
-            "  standby robot list -o json | jq -r '.[] | select(.state != \"RUNNING\") | .id'"},
+            "  standby robot list -o json | jq -r '.[] | select(.state != \"RUNNING\") | .id'"
+        },
         description = "Lists the robots by slot: where they run, what is wanted of them, and their context.")
 final class RobotList extends AdminCommand {
 
@@ -43,8 +46,19 @@ final class RobotList extends AdminCommand {
             }
             // Wide cuts nothing: it is for a wide terminal or a file, where a long value is still read.
             boolean wide = output.wide();
-            List<String> header = new ArrayList<>(List.of("ROBOT", "TYPE", "SLOT", "STATE", "DESIRED", "NODE", "EPOCH",
-                    "PRIORITY", "WEIGHT", "RESTARTS", "CONTEXT", "LAST ERROR"));
+            List<String> header = new ArrayList<>(List.of(
+                    "ROBOT",
+                    "TYPE",
+                    "SLOT",
+                    "STATE",
+                    "DESIRED",
+                    "NODE",
+                    "EPOCH",
+                    "PRIORITY",
+                    "WEIGHT",
+                    "RESTARTS",
+                    "CONTEXT",
+                    "LAST ERROR"));
             if (wide) {
                 header.addAll(List.of("UPDATED", "CONFIG", "INCARNATION"));
             }
@@ -59,9 +73,19 @@ final class RobotList extends AdminCommand {
                     context = Json.truncate(context, CONTEXT_WIDTH);
                     error = Json.truncate(error, ERROR_WIDTH);
                 }
-                List<Object> cells = new ArrayList<>(Arrays.asList(r.id(), r.type(),
-                        r.moving() ? r.slotId() + "->" + r.target() : r.slotId(), r.state().name(), r.desired().value(),
-                        r.node(), r.epoch(), r.priority(), RobotCommand.number(r.weight()), r.restarts(), context, error));
+                List<Object> cells = new ArrayList<>(Arrays.asList(
+                        r.id(),
+                        r.type(),
+                        r.moving() ? r.slotId() + "->" + r.target() : r.slotId(),
+                        r.state().name(),
+                        r.desired().value(),
+                        r.node(),
+                        r.epoch(),
+                        r.priority(),
+                        RobotCommand.number(r.weight()),
+                        r.restarts(),
+                        context,
+                        error));
                 if (wide) {
                     cells.addAll(Arrays.asList(r.updated(), Json.compact(r.config()), r.incarnation()));
                 }

@@ -5,6 +5,8 @@ import io.standby.robot.model.RobotView;
 import io.standby.slot.EventTable;
 import io.standby.slot.EventView;
 import io.standby.slot.StandbyDatabase;
+import java.io.PrintWriter;
+import java.util.List;
 import org.bson.Document;
 import org.bson.json.JsonMode;
 import org.bson.json.JsonWriterSettings;
@@ -12,22 +14,26 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-import java.io.PrintWriter;
-import java.util.List;
-
 /** {@code standby robot show ID}: one robot whole, with its full last error, its config and its context. */
-@Command(name = "show", mixinStandardHelpOptions = true,
-        footerHeading = "%nExamples:%n", footer = {
-            "  standby robot show c1",
-            "  standby robot show c1 --json | jq .context"},
-        description = {"Shows one robot whole: where it runs, what is wanted of it, its full last error, its "
-                + "config, its context, and its last events (starts, restarts with their errors, stops, moves).",
-            "'robot list' cuts long values to fit a table; this does not."})
+@Command(
+        name = "show",
+        mixinStandardHelpOptions = true,
+        footerHeading = "%nExamples:%n",
+        footer = {"  standby robot show c1", "  standby robot show c1 --json | jq .context"},
+        description = {
+            "Shows one robot whole: where it runs, what is wanted of it, its full last error, its "
+                    + "config, its context, and its last events (starts, restarts with their errors, stops, moves).",
+            "'robot list' cuts long values to fit a table; this does not."
+        })
 final class RobotShow extends AdminCommand {
 
     /** The robot's last events shown: its recent starts, restarts and failures. */
     private static final int RECENT = 10;
-    private static final JsonWriterSettings PRETTY = JsonWriterSettings.builder().outputMode(JsonMode.RELAXED).indent(true).build();
+
+    private static final JsonWriterSettings PRETTY = JsonWriterSettings.builder()
+            .outputMode(JsonMode.RELAXED)
+            .indent(true)
+            .build();
 
     @Parameters(paramLabel = "ID", description = "The robot to show.")
     String id;
@@ -41,15 +47,20 @@ final class RobotShow extends AdminCommand {
             RobotTable robots = new RobotTable(db);
             PrintWriter out = out();
             if (json) {
-                Document stored = robots.document(id).orElseThrow(() -> new IllegalArgumentException("unknown robot '" + id + "'"));
+                Document stored = robots.document(id)
+                        .orElseThrow(() -> new IllegalArgumentException("unknown robot '" + id + "'"));
                 out.println(stored.toJson(PRETTY));
                 out.flush();
                 return 0;
             }
-            RobotView robot = robots.get(id).orElseThrow(() -> new IllegalArgumentException("unknown robot '" + id + "'"));
+            RobotView robot =
+                    robots.get(id).orElseThrow(() -> new IllegalArgumentException("unknown robot '" + id + "'"));
             field(out, "robot", robot.id());
             field(out, "type", robot.type());
-            field(out, "slot", robot.target() == null ? robot.slotId() : robot.slotId() + " (moving to " + robot.target() + ")");
+            field(
+                    out,
+                    "slot",
+                    robot.target() == null ? robot.slotId() : robot.slotId() + " (moving to " + robot.target() + ")");
             field(out, "state", robot.state().name() + (robot.node() == null ? "" : " on " + robot.node()));
             field(out, "desired", robot.desired().value());
             field(out, "epoch", robot.epoch());
@@ -63,8 +74,12 @@ final class RobotShow extends AdminCommand {
             section(out, "context", robot.context().toJson(PRETTY));
             List<EventView> events = new EventTable(db).list(null, null, id, null);
             List<String> recent = events.subList(Math.max(0, events.size() - RECENT), events.size()).stream()
-                    .map(EventsCommand::line).toList();
-            section(out, "recent events (standby events --robot " + id + ")", recent.isEmpty() ? "none" : String.join("\n", recent));
+                    .map(EventsCommand::line)
+                    .toList();
+            section(
+                    out,
+                    "recent events (standby events --robot " + id + ")",
+                    recent.isEmpty() ? "none" : String.join("\n", recent));
             out.flush();
             return 0;
         }

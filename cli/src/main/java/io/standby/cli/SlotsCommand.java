@@ -3,37 +3,39 @@ package io.standby.cli;
 import io.standby.robot.admin.RobotTable;
 import io.standby.slot.Durations;
 import io.standby.slot.SlotTable;
-import io.standby.slot.SlotTiming;
 import io.standby.slot.SlotView;
 import io.standby.slot.StandbyDatabase;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
-
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
 
 /** {@code standby slots init|list|release}. */
-@Command(name = "slots", mixinStandardHelpOptions = true,
-        footerHeading = "%nExamples:%n", footer = {
-            "  standby slots init --count 3",
-            "  standby slots list",
-            "  standby slots release slot-0"},
+@Command(
+        name = "slots",
+        mixinStandardHelpOptions = true,
+        footerHeading = "%nExamples:%n",
+        footer = {"  standby slots init --count 3", "  standby slots list", "  standby slots release slot-0"},
         description = "Creates, lists and releases slots.",
         subcommands = {SlotsCommand.Init.class, SlotsCommand.ListSlots.class, SlotsCommand.Release.class})
 final class SlotsCommand {
 
-    @Command(name = "init", mixinStandardHelpOptions = true,
-            footerHeading = "%nExamples:%n", footer = {
+    @Command(
+            name = "init",
+            mixinStandardHelpOptions = true,
+            footerHeading = "%nExamples:%n",
+            footer = {
                 "  standby slots init --count 3",
-                "  standby slots init --count 5                # grows 3 slots to 5"},
-            description = "Creates slot-0 .. slot-(N-1); existing slots are kept as they are, so it can run again or grow.")
+                "  standby slots init --count 5                # grows 3 slots to 5"
+            },
+            description =
+                    "Creates slot-0 .. slot-(N-1); existing slots are kept as they are, so it can run again or grow.")
     static final class Init extends AdminCommand {
         @Option(names = "--count", required = true, paramLabel = "N", description = "How many slots there should be.")
         int count;
@@ -57,12 +59,16 @@ final class SlotsCommand {
         }
     }
 
-    @Command(name = "list", mixinStandardHelpOptions = true,
-            footerHeading = "%nExamples:%n", footer = {
+    @Command(
+            name = "list",
+            mixinStandardHelpOptions = true,
+            footerHeading = "%nExamples:%n",
+            footer = {
                 "  standby slots list",
                 "  standby slots list -o wide",
                 "  standby slots list -o json | jq -r '.[] | select(.owner == null) | .id'",
-                "  standby slots list --mongo mongodb://db1:27017 --db prod"},
+                "  standby slots list --mongo mongodb://db1:27017 --db prod"
+            },
             description = "Lists the slots: owner, epoch, heartbeat age and lease, judged by the database's clock.")
     static final class ListSlots extends AdminCommand {
         @Mixin
@@ -82,18 +88,37 @@ final class SlotsCommand {
                 }
                 boolean wide = output.wide();
                 Table table = wide
-                        ? new Table("SLOT", "OWNER", "EPOCH", "HEARTBEAT AGE", "LEASE", "STATE", "INSTANCE", "HEARTBEAT", "LATE MARK", "CHANGES", "DRAIN")
+                        ? new Table(
+                                "SLOT",
+                                "OWNER",
+                                "EPOCH",
+                                "HEARTBEAT AGE",
+                                "LEASE",
+                                "STATE",
+                                "INSTANCE",
+                                "HEARTBEAT",
+                                "LATE MARK",
+                                "CHANGES",
+                                "DRAIN")
                         : new Table("SLOT", "OWNER", "EPOCH", "HEARTBEAT AGE", "LEASE", "STATE");
                 for (SlotView s : slots) {
                     boolean neverBeat = s.released();
-                    List<Object> cells = new ArrayList<>(Arrays.asList(s.id(), s.owner(), s.epoch(),
+                    List<Object> cells = new ArrayList<>(Arrays.asList(
+                            s.id(),
+                            s.owner(),
+                            s.epoch(),
                             neverBeat ? null : Durations.approximately(s.age()),
                             s.lease().isZero() ? null : Durations.format(s.lease()),
                             s.state().name().toLowerCase()));
                     if (wide) {
-                        cells.addAll(Arrays.asList(s.instance(), neverBeat ? null : s.time(),
-                                s.lateMark() == null ? null : Durations.format(s.lateMark()), s.changes(),
-                                s.drain() == null ? null : s.drain().instance() + (s.drain().force() ? " (forced)" : "")));
+                        cells.addAll(Arrays.asList(
+                                s.instance(),
+                                neverBeat ? null : s.time(),
+                                s.lateMark() == null ? null : Durations.format(s.lateMark()),
+                                s.changes(),
+                                s.drain() == null
+                                        ? null
+                                        : s.drain().instance() + (s.drain().force() ? " (forced)" : "")));
                     }
                     table.row(cells.toArray());
                 }
@@ -117,18 +142,30 @@ final class SlotsCommand {
             json.put("late", s.isLate());
             json.put("lateMarkMs", s.lateMark() == null ? null : s.lateMark().toMillis());
             json.put("changes", s.changes());
-            json.put("drain", s.drain() == null ? null : Map.of("instance", s.drain().instance(), "force", s.drain().force()));
+            json.put(
+                    "drain",
+                    s.drain() == null
+                            ? null
+                            : Map.of(
+                                    "instance",
+                                    s.drain().instance(),
+                                    "force",
+                                    s.drain().force()));
             return json;
         }
     }
 
-    @Command(name = "release", mixinStandardHelpOptions = true,
-            footerHeading = "%nExamples:%n", footer = {
-                "  standby slots release slot-0"},
-            description = {"Forces a slot free while its owner may still run.",
+    @Command(
+            name = "release",
+            mixinStandardHelpOptions = true,
+            footerHeading = "%nExamples:%n",
+            footer = {"  standby slots release slot-0"},
+            description = {
+                "Forces a slot free while its owner may still run.",
                 "The epoch moves on and the slot's robots are fenced at it before this returns, so the owner's "
                         + "writes are rejected from then on and it stops its robots at once; a standby takes over "
-                        + "once the lease has run out."})
+                        + "once the lease has run out."
+            })
     static final class Release extends AdminCommand {
         @Parameters(paramLabel = "SLOT", description = "The slot to release, e.g. slot-0.")
         String slotId;
@@ -141,9 +178,11 @@ final class SlotsCommand {
                     out().printf("%s has no owner; nothing to release.%n", slotId);
                 } else {
                     SlotView was = before.get();
-                    out().printf("Released %s from %s (epoch %d -> %d). Its robots' writes under the old epoch are "
-                                    + "rejected from now on; a standby takes over after the lease (%s) has run out.%n",
-                            slotId, was.owner(), was.epoch(), was.epoch() + 1, Durations.format(was.lease()));
+                    out().printf(
+                                    "Released %s from %s (epoch %d -> %d). Its robots' writes under the old epoch are "
+                                            + "rejected from now on; a standby takes over after the lease (%s) has "
+                                            + "run out.%n",
+                                    slotId, was.owner(), was.epoch(), was.epoch() + 1, Durations.format(was.lease()));
                 }
                 out().flush();
                 return 0;

@@ -1,12 +1,6 @@
 package io.standby.cli;
 
 import io.standby.slot.StandbyDatabase;
-import picocli.AutoComplete;
-import picocli.CommandLine;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.ScopeType;
-
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintWriter;
@@ -18,19 +12,27 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
+import picocli.AutoComplete;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ScopeType;
 
 /**
- * The {@code standby} command. Every failure the user can cause ends in one line on standard error
- * naming the bad value, and a non-zero exit code; no stack trace unless {@code STANDBY_DEBUG=1}.
+ * The {@code standby} command. Every failure the user can cause ends in one line on standard error naming the bad
+ * value, and a non-zero exit code; no stack trace unless {@code STANDBY_DEBUG=1}.
  */
-@Command(name = "standby",
+@Command(
+        name = "standby",
         mixinStandardHelpOptions = true,
-        footerHeading = "%nExamples:%n", footer = {
+        footerHeading = "%nExamples:%n",
+        footer = {
             "  standby mongo --in-memory                 # a database to try things on",
             "  standby slots init --count 3",
             "  standby node --ip 127.0.0.1 --port 7701",
             "  standby robot add c1 --type counter",
-            "  standby nodes"},
+            "  standby nodes"
+        },
         versionProvider = StandbyCli.Version.class,
         description = "Runs long-lived robots on interchangeable nodes, coordinated only through MongoDB slots.")
 public final class StandbyCli {
@@ -53,20 +55,30 @@ public final class StandbyCli {
     /** Admin commands give up on an unreachable database after this long. */
     static final Duration ADMIN_TIMEOUT = Duration.ofSeconds(3);
 
-    @Option(names = "--mongo", scope = ScopeType.INHERIT, paramLabel = "URI",
+    @Option(
+            names = "--mongo",
+            scope = ScopeType.INHERIT,
+            paramLabel = "URI",
             defaultValue = "${env:STANDBY_MONGO_URI:-" + StandbyDatabase.DEFAULT_URI + "}",
             description = "MongoDB URI (env STANDBY_MONGO_URI),%ndefault: ${DEFAULT-VALUE}")
     String mongo;
 
-    @Option(names = "--db", scope = ScopeType.INHERIT, paramLabel = "NAME",
+    @Option(
+            names = "--db",
+            scope = ScopeType.INHERIT,
+            paramLabel = "NAME",
             defaultValue = "${env:STANDBY_DB:-" + StandbyDatabase.DEFAULT_NAME + "}",
             description = "Database name (env STANDBY_DB; default: ${DEFAULT-VALUE}).")
     String db;
 
-    @Option(names = "--log-format", scope = ScopeType.INHERIT, paramLabel = "text|json", converter = LogFormat.Converter.class,
+    @Option(
+            names = "--log-format",
+            scope = ScopeType.INHERIT,
+            paramLabel = "text|json",
+            converter = LogFormat.Converter.class,
             defaultValue = "${env:" + LogFormat.VARIABLE + ":-text}",
-            description = "Logs on standard error as text, or as one JSON object a line for log shippers "
-                    + "(env " + LogFormat.VARIABLE + "; default: text).")
+            description = "Logs on standard error as text, or as one JSON object a line for log shippers " + "(env "
+                    + LogFormat.VARIABLE + "; default: text).")
     void logFormat(String format) {
         LogFormat.use(format);
     }
@@ -87,13 +99,15 @@ public final class StandbyCli {
 
     /**
      * The command line that {@code args} need: picocli builds a command's model by reflection over all of its
-     * subcommands, which was a quarter of a one-shot command's time. So only the subcommands whose names
-     * occur among the arguments are built; all of them when none does (help, suggestions for a mistyped
-     * command) or for {@code help} and {@code completion}, which show them all.
+     * subcommands, which was a quarter of a one-shot command's time. So only the subcommands whose names occur among
+     * the arguments are built; all of them when none does (help, suggestions for a mistyped command) or for
+     * {@code help} and {@code completion}, which show them all.
      */
     static CommandLine commandLine(String... args) {
         Set<String> words = Set.copyOf(Arrays.asList(args));
-        boolean all = words.contains("help") || words.contains("completion") || COMMANDS.keySet().stream().noneMatch(words::contains);
+        boolean all = words.contains("help")
+                || words.contains("completion")
+                || COMMANDS.keySet().stream().noneMatch(words::contains);
         CommandLine cli = new CommandLine(new StandbyCli());
         COMMANDS.forEach((name, command) -> {
             if (all || words.contains(name)) {
@@ -104,9 +118,14 @@ public final class StandbyCli {
         cli.setParameterExceptionHandler(StandbyCli::onBadArguments);
         cli.setCaseInsensitiveEnumValuesAllowed(true);
         CommandLine completion = new CommandLine(new AutoComplete.GenerateCompletion());
-        completion.getCommandSpec().name("completion").usageMessage()
-                .description("Prints a bash/zsh completion script for standby: TAB then completes commands and options.")
-                .footerHeading("%nExamples:%n").footer(
+        completion
+                .getCommandSpec()
+                .name("completion")
+                .usageMessage()
+                .description(
+                        "Prints a bash/zsh completion script for standby: TAB then completes commands and options.")
+                .footerHeading("%nExamples:%n")
+                .footer(
                         "  standby completion > /etc/bash_completion.d/standby",
                         "  source <(standby completion)                  # bash or zsh, this shell only");
         if (all) {
@@ -119,7 +138,8 @@ public final class StandbyCli {
             if (!cli.getSubcommands().containsKey(command)) {
                 continue;
             }
-            CommandLine.Model.CommandSpec spec = cli.getSubcommands().get(command).getCommandSpec();
+            CommandLine.Model.CommandSpec spec =
+                    cli.getSubcommands().get(command).getCommandSpec();
             for (String option : List.of("--mongo", "--db")) {
                 spec.remove(spec.findOption(option));
             }
@@ -131,9 +151,14 @@ public final class StandbyCli {
     private static void withExitCodes(CommandLine cli) {
         Map<String, String> codes = new LinkedHashMap<>();
         codes.put(" 0", "done");
-        codes.put(" 1", "the command failed (the database unreachable, an unknown slot, robot or node, a port in use...)");
+        codes.put(
+                " 1",
+                "the command failed (the database unreachable, an unknown slot, robot or node, a port in use...)");
         codes.put(" 2", "what was typed is wrong (an unknown command or option, a missing or bad value)");
-        cli.getCommandSpec().usageMessage().exitCodeListHeading("%nExit codes:%n").exitCodeList(codes);
+        cli.getCommandSpec()
+                .usageMessage()
+                .exitCodeListHeading("%nExit codes:%n")
+                .exitCodeList(codes);
         cli.getSubcommands().values().forEach(StandbyCli::withExitCodes);
     }
 
@@ -150,27 +175,33 @@ public final class StandbyCli {
     }
 
     private static int onBadArguments(CommandLine.ParameterException e, String[] args) {
-        return usageError(e.getCommandLine(), unknownCommand(e).or(() -> fromEnvironment(e)).orElse(oneLine(e.getMessage())));
+        return usageError(
+                e.getCommandLine(),
+                unknownCommand(e).or(() -> fromEnvironment(e)).orElse(oneLine(e.getMessage())));
     }
 
     /**
-     * A bad value that came from an environment variable rather than from what was typed: the message
-     * names the variable, since the option is nowhere on the command line.
+     * A bad value that came from an environment variable rather than from what was typed: the message names the
+     * variable, since the option is nowhere on the command line.
      */
     private static Optional<String> fromEnvironment(CommandLine.ParameterException e) {
         if (!(e.getArgSpec() instanceof CommandLine.Model.OptionSpec option)) {
             return Optional.empty();
         }
-        return Environment.variable(e.getCommandLine(), option).map(name -> "invalid " + name + "='" + System.getenv(name)
-                + "' (the default of " + option.longestName() + "): "
-                + oneLine(e.getMessage()).replaceFirst("^Invalid value for option '[^']*'( \\([^)]*\\))?: ", ""));
+        return Environment.variable(e.getCommandLine(), option)
+                .map(name -> "invalid " + name + "='" + System.getenv(name)
+                        + "' (the default of " + option.longestName() + "): "
+                        + oneLine(e.getMessage())
+                                .replaceFirst("^Invalid value for option '[^']*'( \\([^)]*\\))?: ", ""));
     }
 
     /** A word where a subcommand belongs, named as a command, with the closest one if any is close. */
     private static Optional<String> unknownCommand(CommandLine.ParameterException e) {
         CommandLine cli = e.getCommandLine();
-        if (!(e instanceof CommandLine.UnmatchedArgumentException unmatched) || cli.getSubcommands().isEmpty()
-                || unmatched.getUnmatched().isEmpty() || unmatched.getUnmatched().getFirst().startsWith("-")) {
+        if (!(e instanceof CommandLine.UnmatchedArgumentException unmatched)
+                || cli.getSubcommands().isEmpty()
+                || unmatched.getUnmatched().isEmpty()
+                || unmatched.getUnmatched().getFirst().startsWith("-")) {
             return Optional.empty();
         }
         String word = unmatched.getUnmatched().getFirst();
@@ -178,7 +209,8 @@ public final class StandbyCli {
         String prefix = parent.isEmpty() ? "" : parent + " ";
         // picocli's suggestions are loose ('bogus' -> 'robot'): only one that starts like the word is offered.
         List<String> close = unmatched.getSuggestions().stream()
-                .filter(s -> cli.getSubcommands().containsKey(s) && !word.isEmpty() && s.charAt(0) == word.charAt(0)).toList();
+                .filter(s -> cli.getSubcommands().containsKey(s) && !word.isEmpty() && s.charAt(0) == word.charAt(0))
+                .toList();
         return Optional.of("unknown command '" + prefix + word + "'"
                 + (close.isEmpty() ? "" : " (did you mean '" + prefix + close.getFirst() + "'?)"));
     }
@@ -236,8 +268,9 @@ public final class StandbyCli {
                     properties.load(in);
                 }
             }
-            return new String[]{"standby " + properties.getProperty("version", "unknown")
-                    + " (Java " + Runtime.version() + ")"};
+            return new String[] {
+                "standby " + properties.getProperty("version", "unknown") + " (Java " + Runtime.version() + ")"
+            };
         }
     }
 }

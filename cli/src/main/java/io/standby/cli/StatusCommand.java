@@ -7,13 +7,6 @@ import io.standby.slot.Durations;
 import io.standby.slot.NodeView;
 import io.standby.slot.SlotView;
 import io.standby.slot.StandbyDatabase;
-import org.bson.json.JsonMode;
-import org.bson.json.JsonWriterSettings;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.ITypeConverter;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.TypeConversionException;
-
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.time.Duration;
@@ -26,22 +19,38 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
+import org.bson.json.JsonMode;
+import org.bson.json.JsonWriterSettings;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.TypeConversionException;
 
 /**
- * {@code standby status}: who owns what, who stands by, and whether everything runs, on one screen;
- * {@code --watch} redraws it until Ctrl-C and marks slots whose owner changed.
+ * {@code standby status}: who owns what, who stands by, and whether everything runs, on one screen; {@code --watch}
+ * redraws it until Ctrl-C and marks slots whose owner changed.
  */
-@Command(name = "status", mixinStandardHelpOptions = true,
-        footerHeading = "%nExamples:%n", footer = {
+@Command(
+        name = "status",
+        mixinStandardHelpOptions = true,
+        footerHeading = "%nExamples:%n",
+        footer = {
             "  standby status",
             "  standby status --watch",
-            "  standby status -o json | jq '.slots[] | select(.owner == null)'"},
-        description = {"Shows who owns which slot, who stands by, and every robot that is not running, with its error.",
+            "  standby status -o json | jq '.slots[] | select(.owner == null)'"
+        },
+        description = {
+            "Shows who owns which slot, who stands by, and every robot that is not running, with its error.",
             "Slots show their owner, epoch, heartbeat age against the lease (by the database's clock) and their robots "
-                    + "by state. --watch redraws every --interval until Ctrl-C and marks a slot whose owner changed with '*'."})
+                    + "by state. --watch redraws every --interval until Ctrl-C and marks a slot whose owner changed "
+                    + "with '*'."
+        })
 final class StatusCommand extends AdminCommand {
 
-    private static final JsonWriterSettings JSON = JsonWriterSettings.builder().outputMode(JsonMode.RELAXED).indent(true).build();
+    private static final JsonWriterSettings JSON = JsonWriterSettings.builder()
+            .outputMode(JsonMode.RELAXED)
+            .indent(true)
+            .build();
     private static final String CLEAR = "\033[H\033[2J";
     private static final String BOLD = "\033[1m";
     private static final String PLAIN = "\033[0m";
@@ -49,14 +58,21 @@ final class StatusCommand extends AdminCommand {
     @Option(names = "--watch", description = "Redraw until Ctrl-C.")
     boolean watch;
 
-    @Option(names = "--interval", paramLabel = "DURATION", defaultValue = "1s", converter = DurationConverter.class,
+    @Option(
+            names = "--interval",
+            paramLabel = "DURATION",
+            defaultValue = "1s",
+            converter = DurationConverter.class,
             description = "With --watch, how often to redraw (default: ${DEFAULT-VALUE}).")
     Duration interval;
 
     @Option(names = "--json", description = "One snapshot as JSON, for scripts; the same as -o json.")
     boolean json;
 
-    @Option(names = {"-o", "--output"}, paramLabel = "json", converter = JsonOnly.class,
+    @Option(
+            names = {"-o", "--output"},
+            paramLabel = "json",
+            converter = JsonOnly.class,
             description = "json: one snapshot as one JSON object, for scripts (times in ISO-8601, durations in ms; "
                     + "fields in docs/OUTPUT.md).")
     ListOutput.Format output;
@@ -108,7 +124,8 @@ final class StatusCommand extends AdminCommand {
                 if (terminal) {
                     out.print(CLEAR);
                 }
-                out.println("standby status, " + LocalTime.now(ZoneId.systemDefault()).format(DateTimeFormatter.ofPattern("HH:mm:ss"))
+                out.println("standby status, "
+                        + LocalTime.now(ZoneId.systemDefault()).format(DateTimeFormatter.ofPattern("HH:mm:ss"))
                         + " (every " + Durations.format(interval) + ", Ctrl-C to stop)");
                 Screen.print(snapshot, out, owners, terminal ? Screen.Style.ANSI : Screen.Style.TEXT);
                 out.println();
@@ -124,10 +141,12 @@ final class StatusCommand extends AdminCommand {
     static final class Screen {
 
         /** How a changed slot's mark shows: as text alone, or in bold on a terminal that reads ANSI codes. */
-        enum Style { TEXT, ANSI }
-
-        private Screen() {
+        enum Style {
+            TEXT,
+            ANSI
         }
+
+        private Screen() {}
 
         /** @param before the owners at the previous frame (empty at the first): a slot whose owner changed is marked */
         static void print(ClusterStatus status, PrintWriter out, Map<String, String> before, Style style) {
@@ -136,15 +155,25 @@ final class StatusCommand extends AdminCommand {
             } else {
                 Table table = new Table("", "SLOT", "OWNER", "EPOCH", "HEARTBEAT", "LEASE", "ROBOTS");
                 for (SlotView slot : status.slots()) {
-                    boolean changed = before.containsKey(slot.id()) && !before.get(slot.id()).equals(String.valueOf(slot.owner()));
-                    table.row(changed ? "*" : "", slot.id(), slot.owner() == null ? slot.state().name().toLowerCase() : slot.owner(),
-                            slot.epoch(), slot.released() ? null : Durations.approximately(slot.age()) + (slot.expired() ? " (expired)" : ""),
-                            slot.lease().isZero() ? null : Durations.format(slot.lease()), counts(status.robotsBySlot().get(slot.id())));
+                    boolean changed = before.containsKey(slot.id())
+                            && !before.get(slot.id()).equals(String.valueOf(slot.owner()));
+                    table.row(
+                            changed ? "*" : "",
+                            slot.id(),
+                            slot.owner() == null ? slot.state().name().toLowerCase() : slot.owner(),
+                            slot.epoch(),
+                            slot.released()
+                                    ? null
+                                    : Durations.approximately(slot.age()) + (slot.expired() ? " (expired)" : ""),
+                            slot.lease().isZero() ? null : Durations.format(slot.lease()),
+                            counts(status.robotsBySlot().get(slot.id())));
                 }
                 StringWriter buffer = new StringWriter();
                 table.print(new PrintWriter(buffer, true));
-                buffer.toString().lines().forEach(line ->
-                        out.println(style == Style.ANSI && line.startsWith("*") ? BOLD + line + PLAIN : line));
+                buffer.toString()
+                        .lines()
+                        .forEach(line ->
+                                out.println(style == Style.ANSI && line.startsWith("*") ? BOLD + line + PLAIN : line));
             }
             out.println();
             printNodes(status, out);
@@ -159,8 +188,19 @@ final class StatusCommand extends AdminCommand {
                 out.println("Not running (" + notRunning + " of " + total + "):");
                 Table table = new Table("ROBOT", "SLOT", "STATE", "DESIRED", "LAST ERROR");
                 for (RobotView robot : status.notRunning()) {
-                    table.row(robot.id(), robot.slotId(), robot.state().name(), robot.desired().value(),
-                            robot.lastError() == null ? null : Json.truncate(robot.lastError().lines().findFirst().orElse(""), 60));
+                    table.row(
+                            robot.id(),
+                            robot.slotId(),
+                            robot.state().name(),
+                            robot.desired().value(),
+                            robot.lastError() == null
+                                    ? null
+                                    : Json.truncate(
+                                            robot.lastError()
+                                                    .lines()
+                                                    .findFirst()
+                                                    .orElse(""),
+                                            60));
                 }
                 table.print(out);
                 if (notRunning > status.notRunning().size()) {
@@ -185,7 +225,8 @@ final class StatusCommand extends AdminCommand {
                 };
                 String seen = "seen " + Durations.approximately(node.age()) + " ago";
                 byRole.computeIfAbsent(role, r -> new ArrayList<>())
-                        .add(node.id() + (node.offline() ? " (" + seen + ")" : " (load " + node.load() + ", " + seen + ")"));
+                        .add(node.id()
+                                + (node.offline() ? " (" + seen + ")" : " (load " + node.load() + ", " + seen + ")"));
             }
             out.println("Nodes: " + status.nodes().size());
             byRole.forEach((role, names) -> out.println("  " + role + ": " + String.join(", ", names)));
@@ -195,7 +236,8 @@ final class StatusCommand extends AdminCommand {
             if (counts == null || counts.isEmpty()) {
                 return "none";
             }
-            return counts.entrySet().stream().map(e -> e.getValue() + " " + e.getKey().name().toLowerCase())
+            return counts.entrySet().stream()
+                    .map(e -> e.getValue() + " " + e.getKey().name().toLowerCase())
                     .collect(Collectors.joining(", "));
         }
     }

@@ -1,11 +1,19 @@
 package io.standby.cli;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.standby.slot.SlotTable;
 import io.standby.slot.SlotView;
 import io.standby.slot.StandbyDatabase;
 import io.standby.testing.TestDatabase;
 import io.standby.testing.TestMongo;
 import io.standby.testing.TestPorts;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -13,19 +21,10 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-import java.net.InetAddress;
-import java.net.ServerSocket;
-import java.time.Duration;
-import java.util.List;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
 /**
- * Every bad input: one line on standard error naming the bad value, no stack trace, the database exactly
- * as it was, and picocli's exit codes: 2 when what was typed is wrong (found by the parser or by a later
- * check), 1 when a well-formed command failed.
+ * Every bad input: one line on standard error naming the bad value, no stack trace, the database exactly as it was, and
+ * picocli's exit codes: 2 when what was typed is wrong (found by the parser or by a later check), 1 when a well-formed
+ * command failed.
  */
 class BadInputTest {
 
@@ -48,8 +47,14 @@ class BadInputTest {
     @AfterEach
     void nothingChanged() {
         List<SlotView> after = new SlotTable(admin).list();
-        assertEquals(before.stream().map(s -> s.id() + "/" + s.epoch() + "/" + s.owner()).toList(),
-                after.stream().map(s -> s.id() + "/" + s.epoch() + "/" + s.owner()).toList(), "the slots changed");
+        assertEquals(
+                before.stream()
+                        .map(s -> s.id() + "/" + s.epoch() + "/" + s.owner())
+                        .toList(),
+                after.stream()
+                        .map(s -> s.id() + "/" + s.epoch() + "/" + s.owner())
+                        .toList(),
+                "the slots changed");
     }
 
     private CliRun run(String... args) {
@@ -76,28 +81,30 @@ class BadInputTest {
     }
 
     @ParameterizedTest(name = "node {0}")
-    @CsvSource(delimiter = '|', value = {
-        "--ip 999.1.1.1 --port 7700                          | 999.1.1.1",
-        "--ip localhost --port 7700                          | localhost",
-        "--ip 0.0.0.0 --port 7700                            | 0.0.0.0",
-        "--ip 127.0.0.1 --port 0                             | 0",
-        "--ip 127.0.0.1 --port 70000                         | 70000",
-        "--ip 127.0.0.1 --port seven                         | seven",
-        "--ip 127.0.0.1 --port 7700 --lease 3s               | --lease 3s",
-        "--ip 127.0.0.1 --port 7700 --heartbeat 0ms          | --heartbeat 0ms",
-        "--ip 127.0.0.1 --port 7700 --poll 5s                | --poll 5s",
-        "--ip 127.0.0.1 --port 7700 --lease 5x               | 5x",
-        "--ip 127.0.0.1 --port 7700 --max-slots 0            | --max-slots 0",
-        "--ip 127.0.0.1 --port 7700 --turbo                  | --turbo",
-        "--port 7700                                         | --ip",
-        "--ip 127.0.0.1 --port 7700 --plugins /nonexistent   | /nonexistent",
-        "--ip 127.0.0.1 --port 7700 --stop-timeout 0ms       | --stop-timeout 0ms",
-        "--ip 127.0.0.1 --port 7700 --stop-timeout soon      | soon",
-        "--ip 127.0.0.1 --port 7700 --watch-lease 50ms       | --watch-lease 50ms",
-        "--ip 127.0.0.1 --port 7700 --watch-lease 4s         | --watch-lease 4s",
-        "--ip 127.0.0.1 --port 7700 --watch-port 70000       | --watch-port 70000",
-        "--ip 127.0.0.1 --port 7700 --watch-links maybe      | maybe",
-    })
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "--ip 999.1.1.1 --port 7700                          | 999.1.1.1",
+                "--ip localhost --port 7700                          | localhost",
+                "--ip 0.0.0.0 --port 7700                            | 0.0.0.0",
+                "--ip 127.0.0.1 --port 0                             | 0",
+                "--ip 127.0.0.1 --port 70000                         | 70000",
+                "--ip 127.0.0.1 --port seven                         | seven",
+                "--ip 127.0.0.1 --port 7700 --lease 3s               | --lease 3s",
+                "--ip 127.0.0.1 --port 7700 --heartbeat 0ms          | --heartbeat 0ms",
+                "--ip 127.0.0.1 --port 7700 --poll 5s                | --poll 5s",
+                "--ip 127.0.0.1 --port 7700 --lease 5x               | 5x",
+                "--ip 127.0.0.1 --port 7700 --max-slots 0            | --max-slots 0",
+                "--ip 127.0.0.1 --port 7700 --turbo                  | --turbo",
+                "--port 7700                                         | --ip",
+                "--ip 127.0.0.1 --port 7700 --plugins /nonexistent   | /nonexistent",
+                "--ip 127.0.0.1 --port 7700 --stop-timeout 0ms       | --stop-timeout 0ms",
+                "--ip 127.0.0.1 --port 7700 --stop-timeout soon      | soon",
+                "--ip 127.0.0.1 --port 7700 --watch-lease 50ms       | --watch-lease 50ms",
+                "--ip 127.0.0.1 --port 7700 --watch-lease 4s         | --watch-lease 4s",
+                "--ip 127.0.0.1 --port 7700 --watch-port 70000       | --watch-port 70000",
+                "--ip 127.0.0.1 --port 7700 --watch-links maybe      | maybe",
+            })
     void nodeOptions(String args, String mention) {
         assertUsageError(run(("node " + args).trim().split("\\s+")), mention);
     }
@@ -114,14 +121,17 @@ class BadInputTest {
     void aNodeWhoseIdentityHoldsALiveLeaseFromAnotherHostRefusesToStart() throws Exception {
         int port = StandbyProcess.freePorts(1).getFirst();
         // The same ip:port on another machine owns slot-0 right now.
-        admin.database().getCollection("slots").updateOne(com.mongodb.client.model.Filters.eq("_id", "slot-0"),
-                com.mongodb.client.model.Updates.combine(
-                        com.mongodb.client.model.Updates.set("ip", "127.0.0.1"),
-                        com.mongodb.client.model.Updates.set("port", port),
-                        com.mongodb.client.model.Updates.set("instance", "99-abcd@elsewhere:1:1"),
-                        com.mongodb.client.model.Updates.set("lease", 60_000L),
-                        com.mongodb.client.model.Updates.inc("epoch", 1L),
-                        com.mongodb.client.model.Updates.currentDate("time")));
+        admin.database()
+                .getCollection("slots")
+                .updateOne(
+                        com.mongodb.client.model.Filters.eq("_id", "slot-0"),
+                        com.mongodb.client.model.Updates.combine(
+                                com.mongodb.client.model.Updates.set("ip", "127.0.0.1"),
+                                com.mongodb.client.model.Updates.set("port", port),
+                                com.mongodb.client.model.Updates.set("instance", "99-abcd@elsewhere:1:1"),
+                                com.mongodb.client.model.Updates.set("lease", 60_000L),
+                                com.mongodb.client.model.Updates.inc("epoch", 1L),
+                                com.mongodb.client.model.Updates.currentDate("time")));
         before = new SlotTable(admin).list();
 
         CliRun run = run("node", "--ip", "127.0.0.1", "--port", Integer.toString(port));
@@ -134,8 +144,16 @@ class BadInputTest {
     @Test
     void pluginsAreCheckedBeforeTheAddressIsBoundOrTheDatabaseContacted() throws Exception {
         try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            CliRun run = CliRun.of("node", "--ip", "127.0.0.1", "--port", Integer.toString(taken.getLocalPort()),
-                    "--plugins", "/nonexistent", "--mongo", "mongodb://127.0.0.1:" + TestPorts.free());
+            CliRun run = CliRun.of(
+                    "node",
+                    "--ip",
+                    "127.0.0.1",
+                    "--port",
+                    Integer.toString(taken.getLocalPort()),
+                    "--plugins",
+                    "/nonexistent",
+                    "--mongo",
+                    "mongodb://127.0.0.1:" + TestPorts.free());
             assertUsageError(run, "invalid --plugins '/nonexistent': not a directory");
         }
     }
@@ -152,7 +170,14 @@ class BadInputTest {
     @Test
     void unreachableMongoStopsANodeBeforeItStarts() {
         String nobody = "127.0.0.1:" + TestPorts.free();
-        CliRun run = CliRun.of("node", "--ip", "127.0.0.1", "--port", Integer.toString(TestPorts.free()), "--mongo", "mongodb://" + nobody);
+        CliRun run = CliRun.of(
+                "node",
+                "--ip",
+                "127.0.0.1",
+                "--port",
+                Integer.toString(TestPorts.free()),
+                "--mongo",
+                "mongodb://" + nobody);
         assertFailed(run, nobody);
     }
 
@@ -161,17 +186,31 @@ class BadInputTest {
         de.bwaldvogel.mongo.backend.memory.MemoryBackend old = new de.bwaldvogel.mongo.backend.memory.MemoryBackend();
         old.version(de.bwaldvogel.mongo.ServerVersion.MONGO_4_0);
         try (TestMongo.Embedded server = TestMongo.startEmbedded(old)) {
-            assertFailed(CliRun.of("node", "--ip", "127.0.0.1", "--port", Integer.toString(TestPorts.free()), "--mongo", server.uri()),
-                    "127.0.0.1:" + server.port(), "4.0", "MongoDB 4.2 or newer");
+            assertFailed(
+                    CliRun.of(
+                            "node",
+                            "--ip",
+                            "127.0.0.1",
+                            "--port",
+                            Integer.toString(TestPorts.free()),
+                            "--mongo",
+                            server.uri()),
+                    "127.0.0.1:" + server.port(),
+                    "4.0",
+                    "MongoDB 4.2 or newer");
             assertFailed(CliRun.of("slots", "list", "--mongo", server.uri()), "MongoDB 4.2 or newer");
         }
     }
 
     @Test
     void aReplicaSetUriAgainstAStandaloneServerSaysJustThat() {
-        try (TestMongo.Embedded server = TestMongo.startEmbedded(new de.bwaldvogel.mongo.backend.memory.MemoryBackend())) {
+        try (TestMongo.Embedded server =
+                TestMongo.startEmbedded(new de.bwaldvogel.mongo.backend.memory.MemoryBackend())) {
             CliRun run = CliRun.of("slots", "list", "--mongo", server.uri() + "/?replicaSet=rs0");
-            assertFailed(run, "the URI names replica set 'rs0'", "127.0.0.1:" + server.port() + " is a standalone server",
+            assertFailed(
+                    run,
+                    "the URI names replica set 'rs0'",
+                    "127.0.0.1:" + server.port() + " is a standalone server",
                     "remove replicaSet=rs0");
         }
     }
@@ -219,7 +258,8 @@ class BadInputTest {
     @Test
     void mongoCommandRejectsAPortInUse() throws Exception {
         try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            assertFailed(CliRun.of("mongo", "--port", Integer.toString(taken.getLocalPort()), "--in-memory"),
+            assertFailed(
+                    CliRun.of("mongo", "--port", Integer.toString(taken.getLocalPort()), "--in-memory"),
                     "127.0.0.1:" + taken.getLocalPort());
         }
     }

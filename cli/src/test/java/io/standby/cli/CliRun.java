@@ -1,11 +1,10 @@
 package io.standby.cli;
 
 import io.standby.testing.TestMongo;
-import picocli.CommandLine;
-
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.util.Arrays;
+import picocli.CommandLine;
 
 /** Runs the command line in this JVM and captures what it prints. */
 record CliRun(int exitCode, String out, String err) {

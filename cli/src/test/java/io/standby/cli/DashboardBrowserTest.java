@@ -1,5 +1,10 @@
 package io.standby.cli;
 
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.standby.robot.admin.RobotTable;
 import io.standby.robot.model.RobotState;
 import io.standby.slot.NodeId;
@@ -10,11 +15,6 @@ import io.standby.slot.SlotState;
 import io.standby.slot.SlotTable;
 import io.standby.slot.SlotView;
 import io.standby.testing.ChildJvm;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
-
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -22,15 +22,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicReference;
-
-import static org.awaitility.Awaitility.await;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * The dashboard in a real browser against a real cluster: three node processes, two slots, four counter
- * robots. The page must show what the slot documents say, and follow a takeover by itself: no reload.
+ * The dashboard in a real browser against a real cluster: three node processes, two slots, four counter robots. The
+ * page must show what the slot documents say, and follow a takeover by itself: no reload.
  */
 class DashboardBrowserTest {
 
@@ -54,8 +53,7 @@ class DashboardBrowserTest {
     private HeadlessChromium browser;
 
     /** One slot row of the page. */
-    record SlotRow(String slot, String owner, long epoch, boolean changed, String marker) {
-    }
+    record SlotRow(String slot, String owner, long epoch, boolean changed, String marker) {}
 
     @BeforeEach
     void setUp() {
@@ -88,7 +86,8 @@ class DashboardBrowserTest {
         }
         await().atMost(WAIT).until(() -> owned().size() == 2);
         for (int i = 1; i <= ROBOTS; i++) {
-            CliRun added = CliRun.against(nodes.db(), "robot", "add", "c" + i, "--type", "counter", "--config", "intervalMs=200");
+            CliRun added = CliRun.against(
+                    nodes.db(), "robot", "add", "c" + i, "--type", "counter", "--config", "intervalMs=200");
             assertEquals(0, added.exitCode(), added.err());
         }
         List<Integer> owners = owned().stream().map(slot -> slot.owner().port()).toList();
@@ -97,34 +96,54 @@ class DashboardBrowserTest {
 
         browser = HeadlessChromium.start(nodes.dir());
         browser.open("http://127.0.0.1:" + page + "/");
-        await("the page shows every slot owned, by the owner and at the epoch of its document").atMost(WAIT).pollInterval(POLL)
+        await("the page shows every slot owned, by the owner and at the epoch of its document")
+                .atMost(WAIT)
+                .pollInterval(POLL)
                 .until(() -> {
                     Map<String, SlotRow> shown = pageSlots();
-                    return shown.size() == 2 && shown.values().stream().noneMatch(row -> row.owner().equals("–"))
+                    return shown.size() == 2
+                            && shown.values().stream()
+                                    .noneMatch(row -> row.owner().equals("–"))
                             && ownersAndEpochs(shown).equals(ownersAndEpochs(documents()));
                 });
-        await("the page shows every robot running").atMost(WAIT).pollInterval(POLL)
+        await("the page shows every robot running")
+                .atMost(WAIT)
+                .pollInterval(POLL)
                 .until(() -> allRobotsRunning() && ("all " + ROBOTS + " running").equals(text("robots-summary")));
-        await("the page lists every robot with the slot, state and node of its document").atMost(WAIT).pollInterval(POLL)
+        await("the page lists every robot with the slot, state and node of its document")
+                .atMost(WAIT)
+                .pollInterval(POLL)
                 .until(() -> pageRobots().equals(robotDocuments()));
         filter("c3");
         assertEquals(List.of("c3"), List.copyOf(pageRobots().keySet()), "the filter keeps the robots it names");
         String slotOfC1 = robotDocuments().get("c1").split(" ")[0];
         filter(slotOfC1);
-        assertEquals(robotDocuments().entrySet().stream().filter(e -> e.getValue().startsWith(slotOfC1 + " "))
-                .map(Map.Entry::getKey).toList(), List.copyOf(pageRobots().keySet()), "filtered by slot");
+        assertEquals(
+                robotDocuments().entrySet().stream()
+                        .filter(e -> e.getValue().startsWith(slotOfC1 + " "))
+                        .map(Map.Entry::getKey)
+                        .toList(),
+                List.copyOf(pageRobots().keySet()),
+                "filtered by slot");
         filter("");
         assertEquals(ROBOTS, pageRobots().size());
 
-        SlotView before = owned().stream().filter(slot -> slot.owner().port() == victim).findFirst().orElseThrow();
+        SlotView before = owned().stream()
+                .filter(slot -> slot.owner().port() == victim)
+                .findFirst()
+                .orElseThrow();
         browser.script("window.__marker = 1");
         nodes.get(victim).kill9();
 
         AtomicReference<SlotRow> takenOver = new AtomicReference<>();
-        await("the page shows " + before.id() + " owned by another node at a higher epoch").atMost(WAIT).pollInterval(POLL)
+        await("the page shows " + before.id() + " owned by another node at a higher epoch")
+                .atMost(WAIT)
+                .pollInterval(POLL)
                 .until(() -> {
                     SlotRow row = pageSlots().get(before.id());
-                    boolean moved = row != null && row.epoch() > before.epoch() && !row.owner().equals(before.owner().toString())
+                    boolean moved = row != null
+                            && row.epoch() > before.epoch()
+                            && !row.owner().equals(before.owner().toString())
                             && !row.owner().equals("–");
                     takenOver.set(row);
                     return moved;
@@ -137,27 +156,42 @@ class DashboardBrowserTest {
         assertEquals(after.owner().toString(), row.owner(), "the owner of the slot's document");
         assertEquals(after.epoch(), row.epoch(), "the epoch of the slot's document");
         assertNotEquals(page, after.owner().port());
-        await("a takeover event from the killed node at the top of the events").atMost(WAIT).pollInterval(POLL)
+        await("a takeover event from the killed node at the top of the events")
+                .atMost(WAIT)
+                .pollInterval(POLL)
                 .until(() -> browser.script("""
                         const event = document.querySelector('#events li[data-type="took-over"]');
                         return event ? event.textContent : '';""").toString().contains(before.id()));
-        String event = browser.script("return document.querySelector('#events li[data-type=\"took-over\"]').textContent").toString();
+        String event = browser.script(
+                        "return document.querySelector('#events li[data-type=\"took-over\"]').textContent")
+                .toString();
         assertTrue(event.contains(after.owner() + ": from " + before.owner()), event);
 
         // Back as a standby, so the screenshot shows a full cluster: two owners, a standby, robots and events.
         node(victim).awaitOutput("started", WAIT);
         AtomicReference<NodeView> back = new AtomicReference<>();
         await("the restarted node stands by").atMost(WAIT).pollInterval(POLL).until(() -> {
-            back.set(new NodeTable(nodes.admin()).get(new NodeId("127.0.0.1", victim)).orElse(null));
+            back.set(new NodeTable(nodes.admin())
+                    .get(new NodeId("127.0.0.1", victim))
+                    .orElse(null));
             return back.get() != null && back.get().state() == NodeState.STANDBY;
         });
-        await("the page shows it standing by, and every robot running again").atMost(WAIT).pollInterval(POLL)
-                .until(() -> allRobotsRunning() && ("all " + ROBOTS + " running").equals(text("robots-summary"))
-                        && pageReadClusterAfter(back.get().time()) && browser.script("""
-                                const row = document.querySelector('[data-node="127.0.0.1:%d"]');
-                                return row !== null && row.classList.contains('role-standby');""".formatted(victim)).equals(true));
+        await("the page shows it standing by, and every robot running again")
+                .atMost(WAIT)
+                .pollInterval(POLL)
+                .until(() -> allRobotsRunning()
+                        && ("all " + ROBOTS + " running").equals(text("robots-summary"))
+                        && pageReadClusterAfter(back.get().time())
+                        && isStandingBy(victim));
         assertEquals(1L, browser.script("return window.__marker"), "still the same page");
         screenshot();
+    }
+
+    /** Whether the page shows the node on this port as a standby. */
+    private boolean isStandingBy(int port) {
+        return browser.script("""
+                        const row = document.querySelector('[data-node="127.0.0.1:%d"]');
+                        return row !== null && row.classList.contains('role-standby');""".formatted(port)).equals(true);
     }
 
     private ChildJvm node(int port) throws Exception {
@@ -165,13 +199,17 @@ class DashboardBrowserTest {
     }
 
     private List<SlotView> owned() {
-        return new SlotTable(nodes.admin()).list().stream().filter(slot -> slot.state() == SlotState.OWNED).toList();
+        return new SlotTable(nodes.admin())
+                .list().stream().filter(slot -> slot.state() == SlotState.OWNED).toList();
     }
 
     private Map<String, SlotRow> documents() {
         Map<String, SlotRow> rows = new TreeMap<>();
         for (SlotView slot : new SlotTable(nodes.admin()).list()) {
-            rows.put(slot.id(), new SlotRow(slot.id(), slot.owner() == null ? "–" : slot.owner().toString(), slot.epoch(), false, ""));
+            rows.put(
+                    slot.id(),
+                    new SlotRow(
+                            slot.id(), slot.owner() == null ? "–" : slot.owner().toString(), slot.epoch(), false, ""));
         }
         return rows;
     }
@@ -181,8 +219,14 @@ class DashboardBrowserTest {
         Map<String, SlotRow> rows = new TreeMap<>();
         for (Map<String, Object> row : (List<Map<String, Object>>) browser.script(READ_SLOTS)) {
             String slot = (String) row.get("slot");
-            rows.put(slot, new SlotRow(slot, (String) row.get("owner"), Long.parseLong((String) row.get("epoch")),
-                    (Boolean) row.get("changed"), (String) row.get("marker")));
+            rows.put(
+                    slot,
+                    new SlotRow(
+                            slot,
+                            (String) row.get("owner"),
+                            Long.parseLong((String) row.get("epoch")),
+                            (Boolean) row.get("changed"),
+                            (String) row.get("marker")));
         }
         return rows;
     }
@@ -194,7 +238,8 @@ class DashboardBrowserTest {
     }
 
     private String text(String id) {
-        return String.valueOf(browser.script("const e = document.getElementById('" + id + "'); return e ? e.textContent : '';"));
+        return String.valueOf(
+                browser.script("const e = document.getElementById('" + id + "'); return e ? e.textContent : '';"));
     }
 
     /** Each robot row of the page: id, then slot, state and node. */
@@ -212,8 +257,12 @@ class DashboardBrowserTest {
     /** The same from the robot documents. */
     private Map<String, String> robotDocuments() {
         Map<String, String> rows = new TreeMap<>();
-        new RobotTable(nodes.admin()).list(null).forEach(robot -> rows.put(robot.id(),
-                robot.slotId() + " " + robot.state().name() + " " + (robot.node() == null ? "–" : robot.node())));
+        new RobotTable(nodes.admin())
+                .list(null)
+                .forEach(robot -> rows.put(
+                        robot.id(),
+                        robot.slotId() + " " + robot.state().name() + " "
+                                + (robot.node() == null ? "–" : robot.node())));
         return rows;
     }
 
@@ -226,7 +275,11 @@ class DashboardBrowserTest {
     }
 
     private boolean allRobotsRunning() {
-        return new RobotTable(nodes.admin()).list(null).stream().filter(robot -> robot.state() == RobotState.RUNNING).count() == ROBOTS;
+        return new RobotTable(nodes.admin())
+                        .list(null).stream()
+                                .filter(robot -> robot.state() == RobotState.RUNNING)
+                                .count()
+                == ROBOTS;
     }
 
     /** Whether the view the page shows was read after {@code time}. */
@@ -235,7 +288,10 @@ class DashboardBrowserTest {
         return readAt != null && Instant.parse(readAt.toString()).isAfter(time);
     }
 
-    /** To target/dashboard.png (as when the test fails); to the repository's docs/ as well with -Dstandby.docs.screenshot=true. */
+    /**
+     * To target/dashboard.png (as when the test fails); to the repository's docs/ as well with
+     * -Dstandby.docs.screenshot=true.
+     */
     private void screenshot() throws Exception {
         browser.screenshot(module().resolve("target/dashboard.png"));
         if (Boolean.getBoolean("standby.docs.screenshot")) {

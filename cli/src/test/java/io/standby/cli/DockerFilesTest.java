@@ -1,13 +1,14 @@
 package io.standby.cli;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
 import com.mongodb.ConnectionString;
 import io.standby.slot.NodeId;
 import io.standby.slot.SlotTiming;
-import org.junit.jupiter.api.Test;
-import org.yaml.snakeyaml.Yaml;
-import picocli.CommandLine;
-import picocli.CommandLine.ParseResult;
-
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -20,18 +21,16 @@ import java.util.Map;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
+import org.junit.jupiter.api.Test;
+import org.yaml.snakeyaml.Yaml;
+import picocli.CommandLine;
+import picocli.CommandLine.ParseResult;
 
 /**
- * docker/ cannot be run here (no Docker engine), so this keeps it from rotting: every standby command in
- * compose.yaml parses with the command line's own picocli model and passes the checks the command makes
- * before it connects; the nodes' identities, ports and timing are what the README promises; and the
- * Dockerfile builds with the command docker/README.md gives for building without Docker.
+ * docker/ cannot be run here (no Docker engine), so this keeps it from rotting: every standby command in compose.yaml
+ * parses with the command line's own picocli model and passes the checks the command makes before it connects; the
+ * nodes' identities, ports and timing are what the README promises; and the Dockerfile builds with the command
+ * docker/README.md gives for building without Docker.
  */
 class DockerFilesTest {
 
@@ -42,8 +41,9 @@ class DockerFilesTest {
     private static final String AUTO_IP = "172.28.0.99";
     /** The longest replica-set election the lease must outlast (README, "Timing"). */
     private static final Duration ELECTION = Duration.ofSeconds(12);
-    private static final List<String> NODE_SETTINGS = List.of("--ip", "--port", "--max-slots", "--heartbeat", "--lease", "--poll",
-            "--stop-timeout", "--plugins");
+
+    private static final List<String> NODE_SETTINGS =
+            List.of("--ip", "--port", "--max-slots", "--heartbeat", "--lease", "--poll", "--stop-timeout", "--plugins");
 
     /** The repository's root: the tests run in cli/. */
     static Path root() {
@@ -52,7 +52,8 @@ class DockerFilesTest {
             dir = dir.getParent();
         }
         if (dir == null) {
-            throw new IllegalStateException("no docker/compose.yaml above " + Path.of("").toAbsolutePath());
+            throw new IllegalStateException(
+                    "no docker/compose.yaml above " + Path.of("").toAbsolutePath());
         }
         return dir;
     }
@@ -172,22 +173,35 @@ class DockerFilesTest {
             int port = node.matchedOptionValue("--port", 0);
             // The checks 'standby node' makes before it binds or connects.
             NodeId id = new NodeId(ip, port);
-            SlotTiming timing = SlotTiming.of(node.matchedOptionValue("--heartbeat", Duration.ZERO),
-                    node.matchedOptionValue("--lease", Duration.ZERO), node.matchedOptionValue("--poll", Duration.ZERO));
-            assertTrue(timing.lease().minus(timing.fenceMargin()).compareTo(ELECTION) > 0,
+            SlotTiming timing = SlotTiming.of(
+                    node.matchedOptionValue("--heartbeat", Duration.ZERO),
+                    node.matchedOptionValue("--lease", Duration.ZERO),
+                    node.matchedOptionValue("--poll", Duration.ZERO));
+            assertTrue(
+                    timing.lease().minus(timing.fenceMargin()).compareTo(ELECTION) > 0,
                     name + ": lease - lease/10 must outlast an election of " + ELECTION + ": " + timing);
-            assertEquals("/opt/standby/plugins", node.matchedOptionValue("--plugins", Path.of("")).toString(), name);
+            assertEquals(
+                    "/opt/standby/plugins",
+                    node.matchedOptionValue("--plugins", Path.of("")).toString(),
+                    name);
             if (auto) {
-                assertTrue(service.getValue().containsKey("deploy"), name + ": only the scalable service finds its address");
+                assertTrue(
+                        service.getValue().containsKey("deploy"),
+                        name + ": only the scalable service finds its address");
                 continue;
             }
             assertTrue(identities.add(id.toString()), name + ": identity " + id + " is taken");
             assertTrue(ports.add(port), name + ": port " + port + " is taken");
             @SuppressWarnings("unchecked")
-            Map<String, Map<String, Object>> networks = (Map<String, Map<String, Object>>) service.getValue().get("networks");
-            assertEquals(ip, networks.get("standby").get("ipv4_address"), name + ": its --ip is its container's address");
-            assertEquals(List.of("127.0.0.1:${STANDBY_NODE" + name.substring("node".length()) + "_PORT:-" + port + "}:" + port),
-                    service.getValue().get("ports"), name + ": published on loopback, at a host port a test can move");
+            Map<String, Map<String, Object>> networks =
+                    (Map<String, Map<String, Object>>) service.getValue().get("networks");
+            assertEquals(
+                    ip, networks.get("standby").get("ipv4_address"), name + ": its --ip is its container's address");
+            assertEquals(
+                    List.of("127.0.0.1:${STANDBY_NODE" + name.substring("node".length()) + "_PORT:-" + port + "}:"
+                            + port),
+                    service.getValue().get("ports"),
+                    name + ": published on loopback, at a host port a test can move");
         }
         assertEquals(5, nodes, "node1-node4 and the scalable node");
         assertEquals(4, ports.size(), "four nodes with distinct ports");
@@ -209,7 +223,9 @@ class DockerFilesTest {
             assertEquals(MONGO_IMAGE, mongo.get("image"), member);
             List<String> command = (List<String>) mongo.get("command");
             assertEquals("rs0", command.get(command.indexOf("--replSet") + 1), member);
-            assertTrue(((List<String>) mongo.get("volumes")).getFirst().startsWith(member + "-data:"), member + " keeps its data");
+            assertTrue(
+                    ((List<String>) mongo.get("volumes")).getFirst().startsWith(member + "-data:"),
+                    member + " keeps its data");
         }
         String init = String.join(" ", (List<String>) services.get("mongo-init").get("command"));
         for (String host : List.of("mongo1:27017", "mongo2:27017", "mongo3:27017")) {
@@ -217,12 +233,15 @@ class DockerFilesTest {
         }
         assertTrue(init.contains("rs.initiate({_id: 'rs0'"), init);
         Map<String, Object> slotsInit = services.get("slots-init");
-        assertEquals(Map.of("mongo-init", Map.of("condition", "service_completed_successfully")), slotsInit.get("depends_on"));
+        assertEquals(
+                Map.of("mongo-init", Map.of("condition", "service_completed_successfully")),
+                slotsInit.get("depends_on"));
     }
 
     @Test
     void everyRobotTypeTheComposeFileAddsIsBuiltInOrInAPluginTheImageCarries() throws IOException {
-        Set<String> types = new HashSet<>(io.standby.robot.runtime.RobotTypes.builtIn().names());
+        Set<String> types =
+                new HashSet<>(io.standby.robot.runtime.RobotTypes.builtIn().names());
         for (String module : dockerfileModules()) {
             types.addAll(factoryTypes(root().resolve(module)));
         }
@@ -230,7 +249,8 @@ class DockerFilesTest {
         for (List<String> args : commands(standbyServices().get("robots"))) {
             if (args.size() > 1 && args.get(0).equals("robot") && args.get(1).equals("add")) {
                 String type = leaf(parse(args)).matchedOptionValue("--type", "");
-                assertTrue(types.contains(type), "type '" + type + "' is built in or in a plugin of the image: " + types);
+                assertTrue(
+                        types.contains(type), "type '" + type + "' is built in or in a plugin of the image: " + types);
                 added++;
             }
         }
@@ -280,19 +300,27 @@ class DockerFilesTest {
     }
 
     /**
-     * The Maven command of the Dockerfile's build stage. It runs twice: on the poms alone (the dependency
-     * layer), then offline on the sources, which proves the first run fetched everything.
+     * The Maven command of the Dockerfile's build stage. It runs twice: on the poms alone (the dependency layer), then
+     * offline on the sources, which proves the first run fetched everything.
      */
     private static String dockerfileBuild() throws IOException {
-        List<String> builds = dockerfile().stream().filter(l -> l.startsWith("RUN ") && l.contains("mvn ")).toList();
+        List<String> builds = dockerfile().stream()
+                .filter(l -> l.startsWith("RUN ") && l.contains("mvn "))
+                .toList();
         assertEquals(2, builds.size(), "the build on the poms alone, then offline on the sources: " + builds);
         String build = builds.getFirst().substring(builds.getFirst().indexOf("mvn "));
-        assertEquals(build.replaceFirst("^mvn ", "mvn ").replace(" -q ", " -q -o "), builds.getLast().substring(builds.getLast().indexOf("mvn ")),
+        assertEquals(
+                build.replaceFirst("^mvn ", "mvn ").replace(" -q ", " -q -o "),
+                builds.getLast().substring(builds.getLast().indexOf("mvn ")),
                 "the second build is the first, offline");
         int poms = dockerfile().indexOf("COPY --from=poms /poms/ ./");
         int sources = dockerfile().indexOf("COPY . .");
-        assertTrue(poms >= 0 && poms < dockerfile().indexOf(builds.getFirst()) && dockerfile().indexOf(builds.getFirst()) < sources
-                && sources < dockerfile().indexOf(builds.getLast()), "poms, build, sources, offline build: " + dockerfile());
+        assertTrue(
+                poms >= 0
+                        && poms < dockerfile().indexOf(builds.getFirst())
+                        && dockerfile().indexOf(builds.getFirst()) < sources
+                        && sources < dockerfile().indexOf(builds.getLast()),
+                "poms, build, sources, offline build: " + dockerfile());
         return build;
     }
 
@@ -305,22 +333,34 @@ class DockerFilesTest {
     @Test
     void theDockerfileBuildsWithTheCommandTheDockerReadmeGives() throws IOException {
         String build = dockerfileBuild();
-        List<String> readme = Files.readAllLines(root().resolve("docker/README.md")).stream().map(String::strip).toList();
-        assertTrue(readme.contains(build), "docker/README.md gives the Dockerfile's build command as a line of its own:\n" + build);
+        List<String> readme = Files.readAllLines(root().resolve("docker/README.md")).stream()
+                .map(String::strip)
+                .toList();
+        assertTrue(
+                readme.contains(build),
+                "docker/README.md gives the Dockerfile's build command as a line of its own:\n" + build);
 
         List<String> modules = dockerfileModules();
         for (String module : modules) {
             assertTrue(Files.isRegularFile(root().resolve(module).resolve("pom.xml")), "module " + module + " exists");
         }
-        List<String> copies = dockerfile().stream().filter(l -> l.startsWith("COPY --from=build ")).toList();
+        List<String> copies = dockerfile().stream()
+                .filter(l -> l.startsWith("COPY --from=build "))
+                .toList();
         assertEquals(4, copies.size(), "the command line and three plugins: " + copies);
         for (String copy : copies) {
             String source = copy.split(" ")[2];
-            assertTrue(modules.stream().anyMatch(m -> source.startsWith("/src/" + m + "/target/")), copy + " comes from a module the build makes");
-            String artifactId = Files.readString(root().resolve(source.substring("/src/".length(), source.indexOf("/target/")))
-                    .resolve("pom.xml")).replaceAll("(?s).*?</parent>.*?<artifactId>([^<]+)</artifactId>.*", "$1");
+            assertTrue(
+                    modules.stream().anyMatch(m -> source.startsWith("/src/" + m + "/target/")),
+                    copy + " comes from a module the build makes");
+            String artifactId = Files.readString(
+                            root().resolve(source.substring("/src/".length(), source.indexOf("/target/")))
+                                    .resolve("pom.xml"))
+                    .replaceAll("(?s).*?</parent>.*?<artifactId>([^<]+)</artifactId>.*", "$1");
             String jar = source.substring(source.lastIndexOf('/') + 1);
-            assertTrue(jar.equals("standby.jar") || jar.startsWith(artifactId + "-"), jar + " is what " + artifactId + " builds");
+            assertTrue(
+                    jar.equals("standby.jar") || jar.startsWith(artifactId + "-"),
+                    jar + " is what " + artifactId + " builds");
         }
     }
 
@@ -328,7 +368,8 @@ class DockerFilesTest {
     void theBuildNamesEveryModuleItNeedsAndNoneThatOnlyTestsUse() throws IOException {
         String build = dockerfileBuild();
         assertFalse(build.contains(" -am"), "-am would add test-support, which tests alone use: " + build);
-        assertTrue(build.contains("-Dmaven.test.skip=true"), "no test goal, so no test dependency is resolved: " + build);
+        assertTrue(
+                build.contains("-Dmaven.test.skip=true"), "no test goal, so no test dependency is resolved: " + build);
         List<String> modules = dockerfileModules();
         assertFalse(modules.contains("test-support"), modules.toString());
         // Every io.standby module a built module needs outside test scope is built too (no -am to find them).
@@ -338,26 +379,32 @@ class DockerFilesTest {
         }
         for (String module : modules) {
             String pom = Files.readString(root().resolve(module).resolve("pom.xml"));
-            Matcher dependency = Pattern.compile("(?s)<dependency>(.*?)</dependency>").matcher(pom);
+            Matcher dependency =
+                    Pattern.compile("(?s)<dependency>(.*?)</dependency>").matcher(pom);
             while (dependency.find()) {
                 String body = dependency.group(1);
                 if (!body.contains("<groupId>io.standby</groupId>") || body.contains("<scope>test</scope>")) {
                     continue;
                 }
                 String needed = body.replaceAll("(?s).*<artifactId>([^<]+)</artifactId>.*", "$1");
-                assertTrue(byArtifact.containsKey(needed), module + " needs " + needed + ", which the build does not name: " + modules);
+                assertTrue(
+                        byArtifact.containsKey(needed),
+                        module + " needs " + needed + ", which the build does not name: " + modules);
             }
         }
         // The parent pom's skip-tests profile unbinds the test goals when tests are skipped.
         String parent = Files.readString(root().resolve("pom.xml"));
         for (String execution : List.of("default-testResources", "default-testCompile", "default-test")) {
-            assertTrue(parent.matches("(?s).*<name>maven\\.test\\.skip</name>.*<id>" + execution + "</id>\\s*<phase>none</phase>.*"),
+            assertTrue(
+                    parent.matches("(?s).*<name>maven\\.test\\.skip</name>.*<id>" + execution
+                            + "</id>\\s*<phase>none</phase>.*"),
                     "the skip-tests profile unbinds " + execution);
         }
     }
 
     private static String artifactId(Path module) throws IOException {
-        return Files.readString(module.resolve("pom.xml")).replaceAll("(?s).*?</parent>.*?<artifactId>([^<]+)</artifactId>.*", "$1");
+        return Files.readString(module.resolve("pom.xml"))
+                .replaceAll("(?s).*?</parent>.*?<artifactId>([^<]+)</artifactId>.*", "$1");
     }
 
     @Test
@@ -378,10 +425,13 @@ class DockerFilesTest {
         }
         for (String image : images) {
             // name:MAJOR.MINOR.PATCH[...] or name@sha256:...: never 'latest', '7' or '1.27-alpine'.
-            assertTrue(image.matches("[a-z0-9./-]+(:[^:@]*\\d+\\.\\d+\\.\\d+[^:@]*)?(@sha256:[0-9a-f]{64})?") && (image.contains(":") || image.contains("@")),
+            assertTrue(
+                    image.matches("[a-z0-9./-]+(:[^:@]*\\d+\\.\\d+\\.\\d+[^:@]*)?(@sha256:[0-9a-f]{64})?")
+                            && (image.contains(":") || image.contains("@")),
                     "a tag that names a patch release, or a digest: " + image);
         }
-        assertTrue(dockerfile().stream().filter(l -> l.startsWith("FROM ")).allMatch(l -> l.startsWith("FROM ${")),
+        assertTrue(
+                dockerfile().stream().filter(l -> l.startsWith("FROM ")).allMatch(l -> l.startsWith("FROM ${")),
                 "every stage's base is one of the pinned build arguments");
     }
 
@@ -399,17 +449,22 @@ class DockerFilesTest {
             }
             longRunning++;
             Object restart = settings.get("restart");
-            assertTrue(restart != null && Set.of("unless-stopped", "on-failure").contains(restart), name + " restart: " + restart);
+            assertTrue(
+                    restart != null && Set.of("unless-stopped", "on-failure").contains(restart),
+                    name + " restart: " + restart);
             String memory = (String) settings.get("mem_limit");
             assertTrue(memory != null && memory.matches("\\d+[mg]"), name + " mem_limit: " + memory);
             Map<String, Object> health = (Map<String, Object>) settings.get("healthcheck");
-            assertTrue(health != null && health.get("test") instanceof List<?> test && !test.isEmpty(), name + " has a health check");
+            assertTrue(
+                    health != null && health.get("test") instanceof List<?> test && !test.isEmpty(),
+                    name + " has a health check");
         }
         assertEquals(3 + 4 + 1 + 2, longRunning, "mongo1-3, node1-4, the scalable node, the producer and web");
         // The heap (75 % of the limit) of a node, and its grace period beyond the robots' checkpoint time.
         Map<String, Object> node = services().get("node1");
         assertEquals("384m", node.get("mem_limit"));
-        assertTrue(((Map<String, String>) node.get("environment")).get("JAVA_OPTS").contains("-XX:MaxRAMPercentage=75"));
+        assertTrue(
+                ((Map<String, String>) node.get("environment")).get("JAVA_OPTS").contains("-XX:MaxRAMPercentage=75"));
         assertEquals("on-failure", node.get("restart"), "a node that exits 0 (stopped, drained) stays down");
     }
 
@@ -418,11 +473,20 @@ class DockerFilesTest {
     void theOneShotsGiveUpWithinABoundAndSayWhy() throws IOException {
         Map<String, Map<String, Object>> services = services();
         String init = String.join(" ", (List<String>) services.get("mongo-init").get("command"));
-        assertTrue(init.contains("const limitSeconds = 120;") && init.contains("quit(1)") && init.contains("gave up after"), init);
+        assertTrue(
+                init.contains("const limitSeconds = 120;")
+                        && init.contains("quit(1)")
+                        && init.contains("gave up after"),
+                init);
         assertTrue(init.contains("waitFor('two secondaries'"), "majority writes need the secondaries: " + init);
         assertFalse(init.matches("(?s).*while \\(!rs\\.status.*"), "no unbounded wait: " + init);
-        String slots = String.join(" ", (List<String>) services.get("slots-init").get("command"));
-        assertTrue(slots.contains("for attempt in $$(seq 1 30)") && slots.contains("exit 1") && slots.contains("gave up after 30 attempts"), slots);
+        String slots =
+                String.join(" ", (List<String>) services.get("slots-init").get("command"));
+        assertTrue(
+                slots.contains("for attempt in $$(seq 1 30)")
+                        && slots.contains("exit 1")
+                        && slots.contains("gave up after 30 attempts"),
+                slots);
     }
 
     @Test
@@ -430,19 +494,30 @@ class DockerFilesTest {
     void theNodesFixedAddressesLieOutsideTheRangeDockerHandsOut() throws IOException {
         Map<String, Object> compose = new Yaml().load(Files.readString(root().resolve("docker/compose.yaml")));
         Map<String, Object> network = ((Map<String, Map<String, Object>>) compose.get("networks")).get("standby");
-        Map<String, String> pool = ((List<Map<String, String>>) ((Map<String, Object>) network.get("ipam")).get("config")).getFirst();
-        assertTrue(pool.get("ip_range") != null && pool.get("gateway") != null, "a range for Docker's own choices, and the gateway: " + pool);
+        Map<String, String> pool =
+                ((List<Map<String, String>>) ((Map<String, Object>) network.get("ipam")).get("config")).getFirst();
+        assertTrue(
+                pool.get("ip_range") != null && pool.get("gateway") != null,
+                "a range for Docker's own choices, and the gateway: " + pool);
         Cidr subnet = Cidr.parse(pool.get("subnet"));
         Cidr range = Cidr.parse(pool.get("ip_range"));
-        assertTrue(subnet.contains(range.first()) && subnet.contains(range.last()), "ip_range inside the subnet: " + pool);
+        assertTrue(
+                subnet.contains(range.first()) && subnet.contains(range.last()), "ip_range inside the subnet: " + pool);
         int fixed = 0;
         for (var service : standbyServices().entrySet()) {
             if (service.getValue().get("networks") instanceof Map<?, ?> networks
-                    && ((Map<String, Map<String, Object>>) networks).get("standby").get("ipv4_address") instanceof String address) {
+                    && ((Map<String, Map<String, Object>>) networks)
+                                    .get("standby")
+                                    .get("ipv4_address")
+                            instanceof String address) {
                 long ip = Cidr.parse(address + "/32").first();
                 assertTrue(subnet.contains(ip), service.getKey() + " " + address + " in " + subnet);
-                assertFalse(range.contains(ip), service.getKey() + " " + address + " is outside ip_range " + pool.get("ip_range"));
-                assertFalse(ip == Cidr.parse(pool.get("gateway") + "/32").first(), service.getKey() + " is not the gateway");
+                assertFalse(
+                        range.contains(ip),
+                        service.getKey() + " " + address + " is outside ip_range " + pool.get("ip_range"));
+                assertFalse(
+                        ip == Cidr.parse(pool.get("gateway") + "/32").first(),
+                        service.getKey() + " is not the gateway");
                 fixed++;
             }
         }
@@ -479,11 +554,16 @@ class DockerFilesTest {
     void theImageRunsAsANonRootUserWithStandbyAsEntrypointAndAHealthcheckOnReady() throws IOException {
         List<String> lines = dockerfile();
         List<String> stages = lines.stream().filter(l -> l.startsWith("FROM ")).toList();
-        assertEquals(List.of("FROM ${MAVEN_IMAGE} AS poms", "FROM ${MAVEN_IMAGE} AS build", "FROM ${JRE_IMAGE}"), stages,
+        assertEquals(
+                List.of("FROM ${MAVEN_IMAGE} AS poms", "FROM ${MAVEN_IMAGE} AS build", "FROM ${JRE_IMAGE}"),
+                stages,
                 "the poms, the build and the runtime stage");
         assertTrue(lines.stream().anyMatch(l -> l.startsWith("ARG MAVEN_IMAGE=maven:")), "a Maven image for the build");
-        Matcher jre = Pattern.compile("ARG JRE_IMAGE=eclipse-temurin:(\\d+)\\..*-jre.*").matcher(
-                lines.stream().filter(l -> l.startsWith("ARG JRE_IMAGE=")).findFirst().orElse(""));
+        Matcher jre = Pattern.compile("ARG JRE_IMAGE=eclipse-temurin:(\\d+)\\..*-jre.*")
+                .matcher(lines.stream()
+                        .filter(l -> l.startsWith("ARG JRE_IMAGE="))
+                        .findFirst()
+                        .orElse(""));
         assertTrue(jre.matches() && Integer.parseInt(jre.group(1)) >= 21, "a JRE 21 or newer: " + lines);
 
         List<String> users = lines.stream().filter(l -> l.startsWith("USER ")).toList();
@@ -493,16 +573,22 @@ class DockerFilesTest {
         assertNotEquals("0", user);
         assertTrue(lines.contains("ENTRYPOINT [\"standby\"]"), "standby is the entrypoint");
         // The working directory exists, owned by that user, before WORKDIR would create it as root's.
-        int owned = indexOf(lines, l -> l.startsWith("RUN ") && l.matches(".*install -d -o (standby|" + user + ") .*/opt/standby( .*|$)"));
+        int owned = indexOf(
+                lines,
+                l -> l.startsWith("RUN ") && l.matches(".*install -d -o (standby|" + user + ") .*/opt/standby( .*|$)"));
         int workdir = lines.indexOf("WORKDIR /opt/standby");
         assertTrue(owned >= 0 && owned < workdir, "/opt/standby made the user's before WORKDIR: " + lines);
-        assertTrue(lines.stream().anyMatch(l -> l.contains("useradd") && l.contains("--uid " + user)), "USER " + user + " is the standby user");
+        assertTrue(
+                lines.stream().anyMatch(l -> l.contains("useradd") && l.contains("--uid " + user)),
+                "USER " + user + " is the standby user");
         assertTrue(lines.stream().anyMatch(l -> l.startsWith("HEALTHCHECK ") && l.endsWith("CMD [\"healthcheck\"]")));
 
         for (String script : List.of("standby", "healthcheck")) {
             Path file = root().resolve("docker").resolve(script);
             assertTrue(Files.isExecutable(file), file + " is executable");
-            assertTrue(lines.stream().anyMatch(l -> l.startsWith("COPY ") && l.contains("docker/" + script)), script + " is copied");
+            assertTrue(
+                    lines.stream().anyMatch(l -> l.startsWith("COPY ") && l.contains("docker/" + script)),
+                    script + " is copied");
         }
         String healthcheck = Files.readString(root().resolve("docker/healthcheck"));
         assertTrue(healthcheck.contains("/ready\""), "the healthcheck asks /ready");

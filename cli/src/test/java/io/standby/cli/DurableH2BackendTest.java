@@ -1,28 +1,27 @@
 package io.standby.cli;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Updates;
 import de.bwaldvogel.mongo.MongoServer;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
 import org.bson.Document;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.nio.file.Path;
-import java.util.List;
-import java.util.Map;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
 /**
- * The durable backend in this JVM: a reply to a write comes only after its commit, and reads commit
- * nothing. {@link EmbeddedDurabilityProcessTest} kills a real server to check the same from outside.
+ * The durable backend in this JVM: a reply to a write comes only after its commit, and reads commit nothing.
+ * {@link EmbeddedDurabilityProcessTest} kills a real server to check the same from outside.
  */
 class DurableH2BackendTest {
 
@@ -38,7 +37,8 @@ class DurableH2BackendTest {
         backend = DurableH2Backend.open(dir.resolve("standby.mv"));
         server = new MongoServer(backend);
         server.bind("127.0.0.1", 0);
-        client = MongoClients.create("mongodb://127.0.0.1:" + server.getLocalAddress().getPort());
+        client = MongoClients.create(
+                "mongodb://127.0.0.1:" + server.getLocalAddress().getPort());
     }
 
     @AfterEach

@@ -1,5 +1,9 @@
 package io.standby.cli;
 
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import com.mongodb.ConnectionString;
 import com.mongodb.MongoClientSettings;
 import com.mongodb.MongoException;
@@ -13,14 +17,6 @@ import com.mongodb.client.model.FindOneAndUpdateOptions;
 import com.mongodb.client.model.ReturnDocument;
 import com.mongodb.client.model.Updates;
 import io.standby.testing.ChildJvm;
-import org.bson.Document;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.AfterTestExecutionCallback;
-import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.CleanupMode;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -32,15 +28,18 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLongArray;
-
-import static org.awaitility.Awaitility.await;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.bson.Document;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.AfterTestExecutionCallback;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.CleanupMode;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@code standby mongo --data} as a real process, killed with SIGKILL right after acknowledging writes:
- * once restarted on the same directory it must hold every write it acknowledged. A write whose reply
- * was lost in the kill may or may not be there; one that was acknowledged must.
+ * {@code standby mongo --data} as a real process, killed with SIGKILL right after acknowledging writes: once restarted
+ * on the same directory it must hold every write it acknowledged. A write whose reply was lost in the kill may or may
+ * not be there; one that was acknowledged must.
  */
 class EmbeddedDurabilityProcessTest {
 
@@ -88,7 +87,10 @@ class EmbeddedDurabilityProcessTest {
         try (MongoClient client = client(again)) {
             MongoDatabase db = client.getDatabase("durability");
             assertEquals(lastCount, count(db.getCollection("counters"), "counter"), "the counter after the restart");
-            List<Integer> found = db.getCollection("events").find().map(d -> d.getInteger("_id")).into(new ArrayList<>());
+            List<Integer> found = db.getCollection("events")
+                    .find()
+                    .map(d -> d.getInteger("_id"))
+                    .into(new ArrayList<>());
             found.sort(null);
             assertEquals(inserted, found, "the inserted documents after the restart");
         }
@@ -145,20 +147,34 @@ class EmbeddedDurabilityProcessTest {
                 long count = count(db.getCollection("counters"), "counter-" + w);
                 long acknowledged = acknowledgedCount.get(w);
                 // One more increment may have reached the disk without its reply reaching the writer.
-                assertTrue(count == acknowledged || count == acknowledged + 1,
+                assertTrue(
+                        count == acknowledged || count == acknowledged + 1,
                         "counter-" + w + " is " + count + " after the restart, " + acknowledged + " was acknowledged");
             }
-            Set<String> found = db.getCollection("events").find().map(d -> d.getString("_id")).into(new HashSet<>());
+            Set<String> found = db.getCollection("events")
+                    .find()
+                    .map(d -> d.getString("_id"))
+                    .into(new HashSet<>());
             Set<String> lost = new HashSet<>(inserted);
             lost.removeAll(found);
-            assertTrue(lost.isEmpty(), lost.size() + " of " + inserted.size() + " acknowledged inserts lost, e.g. "
-                    + lost.stream().limit(5).toList());
+            assertTrue(
+                    lost.isEmpty(),
+                    lost.size() + " of " + inserted.size() + " acknowledged inserts lost, e.g. "
+                            + lost.stream().limit(5).toList());
         }
     }
 
     private ChildJvm startServer(Path data, int port) throws Exception {
-        ChildJvm server = StandbyProcess.start(dir, "mongo-" + port, "mongo",
-                "--host", "127.0.0.1", "--port", Integer.toString(port), "--data", data.toString());
+        ChildJvm server = StandbyProcess.start(
+                dir,
+                "mongo-" + port,
+                "mongo",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                Integer.toString(port),
+                "--data",
+                data.toString());
         servers.add(server);
         server.awaitOutput("Embedded MongoDB listening", WAIT);
         return server;
@@ -171,13 +187,16 @@ class EmbeddedDurabilityProcessTest {
                 // A retried write would blur which attempt was acknowledged.
                 .retryWrites(false)
                 .applyToClusterSettings(c -> c.serverSelectionTimeout(2, TimeUnit.SECONDS))
-                .applyToSocketSettings(s -> s.connectTimeout(2, TimeUnit.SECONDS).readTimeout(10, TimeUnit.SECONDS))
+                .applyToSocketSettings(
+                        s -> s.connectTimeout(2, TimeUnit.SECONDS).readTimeout(10, TimeUnit.SECONDS))
                 .build());
     }
 
     /** Adds one to a counter and returns the value the server acknowledged. */
     private static long increment(MongoCollection<Document> counters, String id) {
-        Document after = counters.findOneAndUpdate(Filters.eq("_id", id), Updates.inc("n", 1L),
+        Document after = counters.findOneAndUpdate(
+                Filters.eq("_id", id),
+                Updates.inc("n", 1L),
                 new FindOneAndUpdateOptions().upsert(true).returnDocument(ReturnDocument.AFTER));
         return after.getLong("n");
     }

@@ -1,5 +1,7 @@
 package io.standby.cli;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
 import com.mongodb.ConnectionString;
 import com.mongodb.MongoClientSettings;
 import com.mongodb.WriteConcern;
@@ -10,13 +12,6 @@ import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.UpdateOptions;
 import com.mongodb.client.model.Updates;
 import io.standby.testing.ChildJvm;
-import org.bson.Document;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
-import org.junit.jupiter.api.io.CleanupMode;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -24,15 +19,18 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
+import org.bson.Document;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
+import org.junit.jupiter.api.io.CleanupMode;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
- * What one acknowledged write costs on {@code standby mongo}: sequential single-document updates with
- * write concern majority, one client, against a real server process, with {@code --data} and, for
- * reference, {@code --in-memory}. Prints {@code BENCHMARK} lines (docs/BENCHMARKS.md has the numbers)
- * and asserts only that every write was applied. A benchmark, not part of {@code mvn verify}: it runs
- * when {@code -Dstandby.bench.writes=N} sets the count.
+ * What one acknowledged write costs on {@code standby mongo}: sequential single-document updates with write concern
+ * majority, one client, against a real server process, with {@code --data} and, for reference, {@code --in-memory}.
+ * Prints {@code BENCHMARK} lines (docs/BENCHMARKS.md has the numbers) and asserts only that every write was applied. A
+ * benchmark, not part of {@code mvn verify}: it runs when {@code -Dstandby.bench.writes=N} sets the count.
  */
 @EnabledIfSystemProperty(named = "standby.bench.writes", matches = "\\d+")
 class EmbeddedWriteCostTest {
@@ -87,8 +85,9 @@ class EmbeddedWriteCostTest {
                 nanos[i] = System.nanoTime() - t;
                 if (file != null && (i + 1) % 10_000 == 0) {
                     // how the file grows over a long run: H2 reuses a commit's space only after 45 s
-                    System.out.printf("BENCHMARK standby mongo %s: after %d writes (%.0f s) data-file=%d KB%n", label,
-                            i + 1, (System.nanoTime() - started) / 1e9, Files.size(file) / 1024);
+                    System.out.printf(
+                            "BENCHMARK standby mongo %s: after %d writes (%.0f s) data-file=%d KB%n",
+                            label, i + 1, (System.nanoTime() - started) / 1e9, Files.size(file) / 1024);
                 }
             }
             long took = System.nanoTime() - started;
@@ -97,10 +96,16 @@ class EmbeddedWriteCostTest {
             Arrays.sort(nanos);
             double mean = Arrays.stream(nanos).average().orElse(0) / 1e6;
             String size = file != null ? String.format(" data-file=%d KB", Files.size(file) / 1024) : "";
-            System.out.printf("BENCHMARK standby mongo %s: %d sequential updates (w: majority) %.0f writes/s,"
+            System.out.printf(
+                    "BENCHMARK standby mongo %s: %d sequential updates (w: majority) %.0f writes/s,"
                             + " latency mean %.2f ms p50 %.2f ms p99 %.2f ms%s%n",
-                    label, WRITES, WRITES / (took / 1e9), mean,
-                    nanos[WRITES / 2] / 1e6, nanos[(int) (WRITES * 0.99)] / 1e6, size);
+                    label,
+                    WRITES,
+                    WRITES / (took / 1e9),
+                    mean,
+                    nanos[WRITES / 2] / 1e6,
+                    nanos[(int) (WRITES * 0.99)] / 1e6,
+                    size);
         }
         server.close();
     }

@@ -1,14 +1,14 @@
 package io.standby.cli;
 
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.standby.slot.EventTable;
 import io.standby.slot.EventView;
 import io.standby.slot.SlotTable;
 import io.standby.slot.SlotView;
 import io.standby.testing.ChildJvm;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
-
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -18,21 +18,22 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-
-import static org.awaitility.Awaitility.await;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Fast failover with real node processes and a lease of 20 s: a killed owner's slot is taken over within
- * seconds, a frozen owner's only once its lease has run out (8 s there, still four times the late mark, to
- * keep the suite short), and an owner whose listener is closed fences itself. Facts come from the slot documents and the events, stamped by the database's clock.
+ * Fast failover with real node processes and a lease of 20 s: a killed owner's slot is taken over within seconds, a
+ * frozen owner's only once its lease has run out (8 s there, still four times the late mark, to keep the suite short),
+ * and an owner whose listener is closed fences itself. Facts come from the slot documents and the events, stamped by
+ * the database's clock.
  */
 class FastFailoverProcessTest {
 
     private static final Duration LEASE = Duration.ofSeconds(20);
     /** The frozen owner's test waits out a whole lease: shorter there, and still far above the late mark (1.8 s). */
     private static final Duration FROZEN_LEASE = Duration.ofSeconds(8);
+
     private static final Duration WAIT = Duration.ofSeconds(90);
     /** Micrometer's count of a node's aggregations, one series per client, collection and status. */
     private static final Pattern SLOT_READS = Pattern.compile(
@@ -48,7 +49,15 @@ class FastFailoverProcessTest {
 
     private ChildJvm node(int port, List<String> jvmArgs, Duration lease) throws Exception {
         // Fast failover alone: with watch links (on by default) the link takes a dead or frozen owner over first.
-        return nodes.node(port, jvmArgs, "--heartbeat", "1s", "--lease", lease.toSeconds() + "s", "--poll", "500ms",
+        return nodes.node(
+                port,
+                jvmArgs,
+                "--heartbeat",
+                "1s",
+                "--lease",
+                lease.toSeconds() + "s",
+                "--poll",
+                "500ms",
                 "--no-watch-links");
     }
 
@@ -76,11 +85,16 @@ class FastFailoverProcessTest {
         return owner;
     }
 
-    /** How many aggregations of the slots the node on {@code port} has sent, from Micrometer's series on its /metrics. */
+    /**
+     * How many aggregations of the slots the node on {@code port} has sent, from Micrometer's series on its /metrics.
+     */
     private static long slotReads(int port) throws Exception {
-        HttpResponse<String> metrics = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-                URI.create("http://127.0.0.1:" + port + "/metrics")).timeout(Duration.ofSeconds(10)).build(),
-                HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> metrics = HttpClient.newHttpClient()
+                .send(
+                        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/metrics"))
+                                .timeout(Duration.ofSeconds(10))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString());
         assertEquals(200, metrics.statusCode(), metrics.body());
         long reads = 0;
         Matcher series = SLOT_READS.matcher(metrics.body());
@@ -94,10 +108,15 @@ class FastFailoverProcessTest {
 
     /** The take-over event of {@code epoch}, once the node that made it has written it. */
     private EventView takeover(long epoch) {
-        await().atMost(WAIT).until(() -> new EventTable(nodes.admin()).list(null, "slot-0", null, null).stream()
-                .anyMatch(e -> e.type().equals("took-over") && e.epoch() == epoch));
-        return new EventTable(nodes.admin()).list(null, "slot-0", null, null).stream()
-                .filter(e -> e.type().equals("took-over") && e.epoch() == epoch).findFirst().orElseThrow();
+        await().atMost(WAIT)
+                .until(() -> new EventTable(nodes.admin())
+                        .list(null, "slot-0", null, null).stream()
+                                .anyMatch(e -> e.type().equals("took-over") && e.epoch() == epoch));
+        return new EventTable(nodes.admin())
+                .list(null, "slot-0", null, null).stream()
+                        .filter(e -> e.type().equals("took-over") && e.epoch() == epoch)
+                        .findFirst()
+                        .orElseThrow();
     }
 
     @Test
@@ -117,7 +136,8 @@ class FastFailoverProcessTest {
         assertEquals("owner-gone", event.how(), event.toString());
         assertTrue(event.evidence().contains("refused twice"), event.evidence());
         Duration unowned = event.unowned().orElseThrow();
-        assertTrue(unowned.compareTo(LEASE.dividedBy(2)) < 0,
+        assertTrue(
+                unowned.compareTo(LEASE.dividedBy(2)) < 0,
                 "no heartbeat for " + unowned + " by the database's clock: far less than the 20s lease");
         assertTrue(took.compareTo(LEASE.dividedBy(2)) < 0, "taken over " + took + " after the kill");
     }
@@ -134,8 +154,10 @@ class FastFailoverProcessTest {
         EventView event = takeover(after.epoch());
         assertEquals("expired", event.how(), event.toString());
         Duration unowned = event.unowned().orElseThrow();
-        assertTrue(unowned.compareTo(FROZEN_LEASE) >= 0,
-                "taken " + unowned + " after the frozen owner's last heartbeat, by the database's clock: not before its lease");
+        assertTrue(
+                unowned.compareTo(FROZEN_LEASE) >= 0,
+                "taken " + unowned
+                        + " after the frozen owner's last heartbeat, by the database's clock: not before its lease");
         nodes.get(owner).signal("CONT");
         nodes.get(owner).awaitOutput("Lost slot-0 at epoch " + before.epoch(), WAIT);
     }
@@ -145,9 +167,13 @@ class FastFailoverProcessTest {
         int owner = ownerWithAStandby(List.of("-Dstandby.testHooks=true"));
         SlotView before = slot();
 
-        HttpResponse<String> closing = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-                        URI.create("http://127.0.0.1:" + owner + "/test/close-listener")).POST(HttpRequest.BodyPublishers.noBody())
-                .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> closing = HttpClient.newHttpClient()
+                .send(
+                        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + owner + "/test/close-listener"))
+                                .POST(HttpRequest.BodyPublishers.noBody())
+                                .timeout(Duration.ofSeconds(10))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString());
         assertEquals(202, closing.statusCode());
 
         ChildJvm closed = nodes.get(owner);
@@ -157,7 +183,11 @@ class FastFailoverProcessTest {
         int fenced = log.indexOf("Stopped slot-0 (epoch " + before.epoch() + "): fenced");
         assertTrue(fenced >= 0, log);
         List<String> afterFence = new ArrayList<>(log.substring(fenced).lines().toList());
-        assertTrue(afterFence.stream().noneMatch(line -> line.contains("Acquired")), "it claimed nothing after:\n" + log);
-        await().atMost(WAIT).until(() -> slot().epoch() > before.epoch() && slot().owner() != null && slot().owner().port() != owner);
+        assertTrue(
+                afterFence.stream().noneMatch(line -> line.contains("Acquired")), "it claimed nothing after:\n" + log);
+        await().atMost(WAIT)
+                .until(() -> slot().epoch() > before.epoch()
+                        && slot().owner() != null
+                        && slot().owner().port() != owner);
     }
 }

@@ -1,21 +1,20 @@
 package io.standby.cli;
 
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
 import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.OutputType;
 import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.chrome.ChromeDriverService;
 import org.openqa.selenium.chrome.ChromeOptions;
 
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.time.Duration;
-
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
-
 /**
- * Debian's {@code chromium}, headless, driven through Debian's own {@code chromedriver}. Both paths are
- * given to Selenium, so Selenium Manager never looks for, or downloads, a browser or a driver.
+ * Debian's {@code chromium}, headless, driven through Debian's own {@code chromedriver}. Both paths are given to
+ * Selenium, so Selenium Manager never looks for, or downloads, a browser or a driver.
  */
 final class HeadlessChromium implements AutoCloseable {
 
@@ -46,10 +45,18 @@ final class HeadlessChromium implements AutoCloseable {
         options.setBinary(BROWSER.toFile());
         // Root needs --no-sandbox; the rest keep the browser from calling home (updates, sync, QUIC probes). Even so
         // it looks up accounts.google.com, update.googleapis.com and its search engine: no name but 127.0.0.1 resolves.
-        options.addArguments("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                "--disable-background-networking", "--disable-component-update", "--disable-sync",
+        options.addArguments(
+                "--headless=new",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-quic",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
                 "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
-                "--window-size=1440,900", "--user-data-dir=" + profile);
+                "--window-size=1440,900",
+                "--user-data-dir=" + profile);
         ChromeDriver driver = new ChromeDriver(service, options);
         driver.manage().timeouts().pageLoadTimeout(Duration.ofSeconds(60)).scriptTimeout(Duration.ofSeconds(30));
         return new HeadlessChromium(driver);
@@ -59,7 +66,10 @@ final class HeadlessChromium implements AutoCloseable {
         driver.get(url);
     }
 
-    /** Runs {@code script} in the page, as a function body: {@code return} gives its value; {@code arguments[i]} are {@code args}. */
+    /**
+     * Runs {@code script} in the page, as a function body: {@code return} gives its value; {@code arguments[i]} are
+     * {@code args}.
+     */
     Object script(String script, Object... args) {
         return ((JavascriptExecutor) driver).executeScript(script, args);
     }

@@ -1,15 +1,14 @@
 package io.standby.cli;
 
-import org.junit.jupiter.api.Test;
-import picocli.CommandLine;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
 
 /** Every command's --help: examples, the exit codes, and nothing cut in the middle of an address or a name. */
 class HelpTest {
@@ -32,11 +31,14 @@ class HelpTest {
             assertEquals(0, help.exitCode(), name);
             String text = help.out();
             assertTrue(text.contains("Examples:\n  " + name.split(" ")[0]), name + " has examples:\n" + text);
-            assertTrue(text.contains("Exit codes:\n   0   done\n   1   the command failed"), name + " has the exit codes:\n" + text);
+            assertTrue(
+                    text.contains("Exit codes:\n   0   done\n   1   the command failed"),
+                    name + " has the exit codes:\n" + text);
             for (String line : text.split("\n")) {
                 assertTrue(line.length() <= 80, name + ": a line over 80 columns: " + line);
             }
-            for (String whole : List.of("mongodb://127.0.0.1:27017", "META-INF/services/io.standby.robot.RobotFactory")) {
+            for (String whole :
+                    List.of("mongodb://127.0.0.1:27017", "META-INF/services/io.standby.robot.RobotFactory")) {
                 String start = whole.substring(0, 12);
                 if (text.contains(start)) {
                     assertTrue(text.contains(whole), name + " cuts " + whole + ":\n" + text);
@@ -48,22 +50,38 @@ class HelpTest {
     @Test
     void aCommandBuildsOnlyTheSubcommandsItsArgumentsNameAndHelpOrATypoBuildsAll() {
         Set<String> all = StandbyCli.commandLine().getSubcommands().keySet();
-        assertEquals(Set.of("demo", "mongo", "slots", "robot", "node", "nodes", "status", "events", "help", "completion"), all);
-        assertEquals(Set.of("slots"), StandbyCli.commandLine("--db", "x", "slots", "list", "-o", "json").getSubcommands().keySet());
-        assertEquals(Set.of("robot", "demo"), StandbyCli.commandLine("robot", "add", "demo", "--type", "counter").getSubcommands().keySet());
-        for (String[] args : List.of(new String[0], new String[]{"--help"}, new String[]{"slts"}, new String[]{"help", "slots"},
-                new String[]{"completion"})) {
+        assertEquals(
+                Set.of("demo", "mongo", "slots", "robot", "node", "nodes", "status", "events", "help", "completion"),
+                all);
+        assertEquals(
+                Set.of("slots"),
+                StandbyCli.commandLine("--db", "x", "slots", "list", "-o", "json")
+                        .getSubcommands()
+                        .keySet());
+        assertEquals(
+                Set.of("robot", "demo"),
+                StandbyCli.commandLine("robot", "add", "demo", "--type", "counter")
+                        .getSubcommands()
+                        .keySet());
+        for (String[] args : List.of(
+                new String[0],
+                new String[] {"--help"},
+                new String[] {"slts"},
+                new String[] {"help", "slots"},
+                new String[] {"completion"})) {
             assertEquals(all, StandbyCli.commandLine(args).getSubcommands().keySet(), String.join(" ", args));
         }
         CliRun typo = CliRun.of("slts", "list");
-        assertEquals("standby: unknown command 'slts' (did you mean 'slots'?) (see 'standby --help')", typo.errorLine());
+        assertEquals(
+                "standby: unknown command 'slts' (did you mean 'slots'?) (see 'standby --help')", typo.errorLine());
     }
 
     @Test
     void completionPrintsAScriptForBashAndZsh() {
         CliRun run = CliRun.of("completion");
         assertEquals(0, run.exitCode(), run.err());
-        assertTrue(run.out().contains("complete -F _complete_standby") && run.out().contains("robot"), run.out());
+        assertTrue(
+                run.out().contains("complete -F _complete_standby") && run.out().contains("robot"), run.out());
     }
 
     @Test

@@ -1,10 +1,13 @@
 package io.standby.cli;
 
-import io.standby.slot.SlotTiming;
-import org.junit.jupiter.api.Test;
-import org.yaml.snakeyaml.Yaml;
-import picocli.CommandLine.ParseResult;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.standby.slot.SlotTiming;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -19,20 +22,16 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
+import org.yaml.snakeyaml.Yaml;
+import picocli.CommandLine.ParseResult;
 
 /**
- * deploy/kubernetes, read as kustomize renders it (and compared with {@code kubectl kustomize} where
- * kubectl is installed), so that what its README promises cannot drift: the node's address is its pod's
- * IP at a fixed port, probes go to the pod, the grace period outlasts the node's stop, a disruption
- * budget, requests and limits, a non-root user on a read-only root filesystem, the MongoDB URI from a
- * Secret, a Job for the slots, and a metrics port a ServiceMonitor can select. No cluster is needed.
+ * deploy/kubernetes, read as kustomize renders it (and compared with {@code kubectl kustomize} where kubectl is
+ * installed), so that what its README promises cannot drift: the node's address is its pod's IP at a fixed port, probes
+ * go to the pod, the grace period outlasts the node's stop, a disruption budget, requests and limits, a non-root user
+ * on a read-only root filesystem, the MongoDB URI from a Secret, a Job for the slots, and a metrics port a
+ * ServiceMonitor can select. No cluster is needed.
  */
 class KubernetesManifestsTest {
 
@@ -43,13 +42,15 @@ class KubernetesManifestsTest {
     }
 
     /**
-     * The documents kustomize renders for a kustomization of plain resources (files, or directories with
-     * their own kustomization), by "Kind/name". Anything else would need kustomize itself, so it fails.
+     * The documents kustomize renders for a kustomization of plain resources (files, or directories with their own
+     * kustomization), by "Kind/name". Anything else would need kustomize itself, so it fails.
      */
     @SuppressWarnings("unchecked")
     static Map<String, Map<String, Object>> render(Path dir) throws IOException {
         Map<String, Object> kustomization = new Yaml().load(Files.readString(dir.resolve("kustomization.yaml")));
-        assertEquals(Set.of("apiVersion", "kind", "resources"), kustomization.keySet(),
+        assertEquals(
+                Set.of("apiVersion", "kind", "resources"),
+                kustomization.keySet(),
                 dir + ": plain resources only, which this rendering covers");
         Map<String, Map<String, Object>> documents = new LinkedHashMap<>();
         for (String resource : (List<String>) kustomization.get("resources")) {
@@ -97,7 +98,9 @@ class KubernetesManifestsTest {
     }
 
     private static Map<String, Object> named(List<Map<String, Object>> items, String name) {
-        return items.stream().filter(i -> name.equals(i.get("name"))).findFirst()
+        return items.stream()
+                .filter(i -> name.equals(i.get("name")))
+                .findFirst()
                 .orElseThrow(() -> new AssertionError("no '" + name + "' in " + items));
     }
 
@@ -118,7 +121,8 @@ class KubernetesManifestsTest {
     /** The node's command line as the image's entrypoint gets it, with $(POD_IP) as the kubelet expands it. */
     @SuppressWarnings("unchecked")
     private static ParseResult nodeCommand() throws IOException {
-        List<String> args = ((List<String>) nodeContainer().get("args")).stream().map(a -> a.replace("$(POD_IP)", POD_IP)).toList();
+        List<String> args = ((List<String>) nodeContainer().get("args"))
+                .stream().map(a -> a.replace("$(POD_IP)", POD_IP)).toList();
         assertEquals("node", args.getFirst(), args.toString());
         ParseResult node = DockerFilesTest.leaf(DockerFilesTest.parse(args));
         assertTrue(node.unmatched().isEmpty(), args.toString());
@@ -134,7 +138,10 @@ class KubernetesManifestsTest {
                 // CI machines may lack kubectl; the Java rendering above still ran.
                 continue;
             }
-            Process process = new ProcessBuilder(kubectl.toString(), "kustomize", dir(name).toString()).redirectErrorStream(true).start();
+            Process process = new ProcessBuilder(
+                            kubectl.toString(), "kustomize", dir(name).toString())
+                    .redirectErrorStream(true)
+                    .start();
             String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             assertTrue(process.waitFor(60, TimeUnit.SECONDS), "kubectl kustomize " + name);
             assertEquals(0, process.exitValue(), out);
@@ -149,7 +156,8 @@ class KubernetesManifestsTest {
     }
 
     private static Path onPath(String command) {
-        for (String entry : Objects.requireNonNullElse(System.getenv("PATH"), "").split(java.io.File.pathSeparator)) {
+        for (String entry :
+                Objects.requireNonNullElse(System.getenv("PATH"), "").split(java.io.File.pathSeparator)) {
             Path candidate = Path.of(entry, command);
             if (!entry.isEmpty() && Files.isExecutable(candidate)) {
                 return candidate;
@@ -164,20 +172,29 @@ class KubernetesManifestsTest {
         ParseResult node = nodeCommand();
         assertEquals(POD_IP, node.matchedOptionValue("--ip", ""), "--ip=$(POD_IP)");
         Map<String, Object> podIp = named(list(nodeContainer(), "env"), "POD_IP");
-        assertEquals("status.podIP", map(podIp, "valueFrom", "fieldRef").get("fieldPath"), "POD_IP from the downward API");
+        assertEquals(
+                "status.podIP", map(podIp, "valueFrom", "fieldRef").get("fieldPath"), "POD_IP from the downward API");
 
         int port = node.matchedOptionValue("--port", 0);
         Map<String, Object> http = named(list(nodeContainer(), "ports"), "http");
         assertEquals(port, http.get("containerPort"), "the container port is the node's --port");
         // Watch links on a fixed port, declared, so that a NetworkPolicy can allow it between nodes.
-        assertEquals(node.matchedOptionValue("--watch-port", 0), named(list(nodeContainer(), "ports"), "watch").get("containerPort"),
+        assertEquals(
+                node.matchedOptionValue("--watch-port", 0),
+                named(list(nodeContainer(), "ports"), "watch").get("containerPort"),
                 "the watch port is the node's --watch-port");
-        assertEquals(2, list(nodeContainer(), "ports").size(), list(nodeContainer(), "ports").toString());
+        assertEquals(
+                2,
+                list(nodeContainer(), "ports").size(),
+                list(nodeContainer(), "ports").toString());
         String portName = (String) http.get("name");
-        for (var probe : Map.of("readinessProbe", "/ready", "livenessProbe", "/health", "startupProbe", "/health").entrySet()) {
+        for (var probe : Map.of("readinessProbe", "/ready", "livenessProbe", "/health", "startupProbe", "/health")
+                .entrySet()) {
             Map<String, Object> get = map(nodeContainer(), probe.getKey(), "httpGet");
             assertEquals(probe.getValue(), get.get("path"), probe.getKey());
-            assertTrue(portName.equals(get.get("port")) || Integer.valueOf(port).equals(get.get("port")), probe.getKey() + " on the node's port");
+            assertTrue(
+                    portName.equals(get.get("port")) || Integer.valueOf(port).equals(get.get("port")),
+                    probe.getKey() + " on the node's port");
             // Without 'host' the kubelet connects to the pod's IP, where the node listens; anything else misses it.
             assertFalse(get.containsKey("host"), probe.getKey() + " goes to the pod's IP");
         }
@@ -185,11 +202,13 @@ class KubernetesManifestsTest {
         // No Service stands between nodes: every Service is headless, so even a name resolves to pod IPs.
         for (var document : base().entrySet()) {
             if (document.getKey().startsWith("Service/")) {
-                assertEquals("None", map(document.getValue(), "spec").get("clusterIP"), document.getKey() + " is headless");
+                assertEquals(
+                        "None", map(document.getValue(), "spec").get("clusterIP"), document.getKey() + " is headless");
             }
         }
         for (String arg : (List<String>) nodeContainer().get("args")) {
-            assertFalse(arg.startsWith("--ip=") && !arg.equals("--ip=$(POD_IP)"), "the only address is the pod's: " + arg);
+            assertFalse(
+                    arg.startsWith("--ip=") && !arg.equals("--ip=$(POD_IP)"), "the only address is the pod's: " + arg);
         }
     }
 
@@ -202,11 +221,16 @@ class KubernetesManifestsTest {
         assertNotNull(grace, "terminationGracePeriodSeconds");
         // The robots' last checkpoints, the release, the hand-over check (ADMIN_TIMEOUT), and room for the JVM.
         Duration needed = stop.plus(StandbyCli.ADMIN_TIMEOUT).plusSeconds(5);
-        assertTrue(Duration.ofSeconds(grace.longValue()).compareTo(needed) >= 0,
+        assertTrue(
+                Duration.ofSeconds(grace.longValue()).compareTo(needed) >= 0,
                 "terminationGracePeriodSeconds " + grace + " >= " + needed.toSeconds() + " s");
-        SlotTiming timing = SlotTiming.of(node.matchedOptionValue("--heartbeat", Duration.ZERO),
-                node.matchedOptionValue("--lease", Duration.ZERO), node.matchedOptionValue("--poll", Duration.ZERO));
-        assertEquals(SlotTiming.of(Duration.ofSeconds(2), Duration.ofSeconds(5), Duration.ofSeconds(1)), timing,
+        SlotTiming timing = SlotTiming.of(
+                node.matchedOptionValue("--heartbeat", Duration.ZERO),
+                node.matchedOptionValue("--lease", Duration.ZERO),
+                node.matchedOptionValue("--poll", Duration.ZERO));
+        assertEquals(
+                SlotTiming.of(Duration.ofSeconds(2), Duration.ofSeconds(5), Duration.ofSeconds(1)),
+                timing,
                 "the node's defaults, which the README's times are derived from");
     }
 
@@ -215,13 +239,22 @@ class KubernetesManifestsTest {
         int replicas = ((Number) map(nodes(), "spec").get("replicas")).intValue();
         int maxSlots = nodeCommand().matchedOptionValue("--max-slots", 0);
         int slots = slotsJobCount();
-        assertTrue(replicas * maxSlots > slots, replicas + " nodes of " + maxSlots + " slot(s) for " + slots + " slots: room for a standby");
+        assertTrue(
+                replicas * maxSlots > slots,
+                replicas + " nodes of " + maxSlots + " slot(s) for " + slots + " slots: room for a standby");
 
         Map<String, Object> budget = base().get("PodDisruptionBudget/standby-node");
         assertNotNull(budget, "a PodDisruptionBudget: " + base().keySet());
-        assertEquals(map(nodes(), "spec", "selector", "matchLabels"), map(budget, "spec", "selector", "matchLabels"), "it covers the nodes");
-        assertTrue(map(nodes(), "spec", "template", "metadata", "labels").entrySet()
-                .containsAll(map(budget, "spec", "selector", "matchLabels").entrySet()), "its selector matches the pods");
+        assertEquals(
+                map(nodes(), "spec", "selector", "matchLabels"),
+                map(budget, "spec", "selector", "matchLabels"),
+                "it covers the nodes");
+        assertTrue(
+                map(nodes(), "spec", "template", "metadata", "labels")
+                        .entrySet()
+                        .containsAll(
+                                map(budget, "spec", "selector", "matchLabels").entrySet()),
+                "its selector matches the pods");
         Object maxUnavailable = map(budget, "spec").get("maxUnavailable");
         assertEquals(1, maxUnavailable, "one node at a time");
         // With one node away, the rest still have room for every slot.
@@ -234,7 +267,8 @@ class KubernetesManifestsTest {
     @Test
     @SuppressWarnings("unchecked")
     void everyPodHasRequestsAndLimitsAndRunsAsTheImagesUserOnAReadOnlyRootFilesystem() throws IOException {
-        Matcher uid = Pattern.compile("useradd .*--uid (\\d+)").matcher(Files.readString(DockerFilesTest.root().resolve("docker/Dockerfile")));
+        Matcher uid = Pattern.compile("useradd .*--uid (\\d+)")
+                .matcher(Files.readString(DockerFilesTest.root().resolve("docker/Dockerfile")));
         assertTrue(uid.find(), "the image's user");
         int pods = 0;
         for (var document : base().entrySet()) {
@@ -252,19 +286,25 @@ class KubernetesManifestsTest {
                 String where = name + " " + container.get("name");
                 for (String kind : List.of("requests", "limits")) {
                     Map<String, Object> resources = map(container, "resources", kind);
-                    assertTrue(resources.containsKey("cpu") && resources.containsKey("memory"), where + " " + kind + ": " + resources);
+                    assertTrue(
+                            resources.containsKey("cpu") && resources.containsKey("memory"),
+                            where + " " + kind + ": " + resources);
                 }
-                assertEquals(map(container, "resources", "requests").get("memory"), map(container, "resources", "limits").get("memory"),
+                assertEquals(
+                        map(container, "resources", "requests").get("memory"),
+                        map(container, "resources", "limits").get("memory"),
                         where + ": the heap is a share of the limit, so the request is the limit");
                 Map<String, Object> containerSecurity = map(container, "securityContext");
                 assertEquals(true, containerSecurity.get("readOnlyRootFilesystem"), where);
                 assertEquals(false, containerSecurity.get("allowPrivilegeEscalation"), where);
-                assertEquals(List.of("ALL"), map(containerSecurity, "capabilities").get("drop"), where);
+                assertEquals(
+                        List.of("ALL"), map(containerSecurity, "capabilities").get("drop"), where);
                 Map<String, Object> tmp = named(list(container, "volumeMounts"), "tmp");
                 assertEquals("/tmp", tmp.get("mountPath"), where);
                 assertEquals("/tmp", container.get("workingDir"), where + " works where it may write");
                 assertTrue(named(list(pod, "volumes"), "tmp").containsKey("emptyDir"), where + ": /tmp is an emptyDir");
-                String javaOpts = (String) named(list(container, "env"), "JAVA_OPTS").get("value");
+                String javaOpts =
+                        (String) named(list(container, "env"), "JAVA_OPTS").get("value");
                 assertTrue(javaOpts.contains("-XX:MaxRAMPercentage="), where + ": " + javaOpts);
 
                 // The database's URI only from the Secret, never written into a manifest.
@@ -275,7 +315,8 @@ class KubernetesManifestsTest {
                 for (Map<String, Object> env : list(container, "env")) {
                     assertFalse(String.valueOf(env.get("value")).contains("mongodb://"), where + " " + env);
                 }
-                assertFalse(((List<String>) container.get("args")).stream().anyMatch(a -> a.startsWith("--mongo")), where);
+                assertFalse(
+                        ((List<String>) container.get("args")).stream().anyMatch(a -> a.startsWith("--mongo")), where);
             }
         }
         assertEquals(2, pods, "the nodes and the slots Job");
@@ -285,7 +326,8 @@ class KubernetesManifestsTest {
         Map<String, Object> job = base().get("Job/standby-slots-init");
         assertNotNull(job, "a Job for 'slots init': " + base().keySet());
         @SuppressWarnings("unchecked")
-        List<String> args = (List<String>) only(list(job, "spec", "template", "spec", "containers")).get("args");
+        List<String> args = (List<String>)
+                only(list(job, "spec", "template", "spec", "containers")).get("args");
         assertEquals(List.of("slots", "init"), args.subList(0, 2), args.toString());
         ParseResult init = DockerFilesTest.leaf(DockerFilesTest.parse(args));
         assertTrue(init.unmatched().isEmpty(), args.toString());
@@ -297,8 +339,11 @@ class KubernetesManifestsTest {
         assertTrue(slotsJobCount() > 0);
         Map<String, Object> spec = map(base().get("Job/standby-slots-init"), "spec");
         assertTrue(spec.get("backoffLimit") instanceof Number tries && tries.intValue() > 0, "it tries again: " + spec);
-        assertTrue(spec.get("activeDeadlineSeconds") instanceof Number limit && limit.intValue() > 0, "and gives up: " + spec);
-        assertEquals("Never", map(spec, "template", "spec").get("restartPolicy"), "each try a pod of its own, with its log");
+        assertTrue(
+                spec.get("activeDeadlineSeconds") instanceof Number limit && limit.intValue() > 0,
+                "and gives up: " + spec);
+        assertEquals(
+                "Never", map(spec, "template", "spec").get("restartPolicy"), "each try a pod of its own, with its log");
     }
 
     @Test
@@ -307,16 +352,24 @@ class KubernetesManifestsTest {
         assertNotNull(service, base().keySet().toString());
         Map<String, Object> metrics = named(list(service, "spec", "ports"), "metrics");
         assertEquals("http", metrics.get("targetPort"), "to the node's own port");
-        assertEquals(map(nodes(), "spec", "selector", "matchLabels"), map(service, "spec", "selector"), "selects the nodes");
+        assertEquals(
+                map(nodes(), "spec", "selector", "matchLabels"), map(service, "spec", "selector"), "selects the nodes");
 
-        Map<String, Object> monitor = new Yaml().load(Files.readString(dir("monitoring").resolve("service-monitor.yaml")));
+        Map<String, Object> monitor =
+                new Yaml().load(Files.readString(dir("monitoring").resolve("service-monitor.yaml")));
         assertEquals("ServiceMonitor", monitor.get("kind"));
-        assertTrue(map(service, "metadata", "labels").entrySet().containsAll(map(monitor, "spec", "selector", "matchLabels").entrySet()),
+        assertTrue(
+                map(service, "metadata", "labels")
+                        .entrySet()
+                        .containsAll(
+                                map(monitor, "spec", "selector", "matchLabels").entrySet()),
                 "the ServiceMonitor selects the metrics Service");
         Map<String, Object> endpoint = only(list(monitor, "spec", "endpoints"));
         assertEquals("metrics", endpoint.get("port"));
         assertEquals("/metrics", endpoint.get("path"));
-        assertEquals("/metrics", map(nodes(), "spec", "template", "metadata", "annotations").get("prometheus.io/path"));
+        assertEquals(
+                "/metrics",
+                map(nodes(), "spec", "template", "metadata", "annotations").get("prometheus.io/path"));
     }
 
     @Test
@@ -326,7 +379,10 @@ class KubernetesManifestsTest {
         Map<String, Object> secret = dev.get("Secret/standby-mongo");
         assertNotNull(secret, dev.keySet().toString());
         assertTrue(String.valueOf(map(secret, "stringData").get("uri")).startsWith("mongodb://"), secret.toString());
-        assertEquals(DockerFilesTest.MONGO_IMAGE, only(list(dev.get("StatefulSet/mongo"), "spec", "template", "spec", "containers")).get("image"));
+        assertEquals(
+                DockerFilesTest.MONGO_IMAGE,
+                only(list(dev.get("StatefulSet/mongo"), "spec", "template", "spec", "containers"))
+                        .get("image"));
     }
 
     @Test
@@ -337,7 +393,9 @@ class KubernetesManifestsTest {
         for (String option : List.of("--heartbeat", "--lease", "--poll", "--stop-timeout")) {
             stated.add(option + "=" + io.standby.slot.Durations.format(node.matchedOptionValue(option, Duration.ZERO)));
         }
-        assertTrue(readme.contains(String.join(" ", stated)), "the README names the timing it derives its times from: " + stated);
+        assertTrue(
+                readme.contains(String.join(" ", stated)),
+                "the README names the timing it derives its times from: " + stated);
         Object grace = map(nodes(), "spec", "template", "spec").get("terminationGracePeriodSeconds");
         assertTrue(readme.contains("terminationGracePeriodSeconds: " + grace), "the README names the grace period");
         for (String scenario : List.of("### Rolling update", "### Node drain", "### Pod eviction", "### Node crash")) {

@@ -1,5 +1,9 @@
 package io.standby.cli;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Updates;
 import io.standby.robot.admin.RobotTable;
@@ -11,6 +15,11 @@ import io.standby.slot.internal.EventLog;
 import io.standby.slot.internal.MongoNodeRegistry;
 import io.standby.slot.internal.NodeRegistry;
 import io.standby.testing.TestDatabase;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Date;
+import java.util.List;
+import java.util.OptionalDouble;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
@@ -21,19 +30,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-import java.time.Duration;
-import java.time.Instant;
-import java.util.Date;
-import java.util.List;
-import java.util.OptionalDouble;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
 /**
- * {@code -o json|wide} and {@code --no-headers} on every list command, and {@code status -o json}: the JSON
- * is parsed, its documented field names and ISO-8601 times checked against what was stored.
+ * {@code -o json|wide} and {@code --no-headers} on every list command, and {@code status -o json}: the JSON is parsed,
+ * its documented field names and ISO-8601 times checked against what was stored.
  */
 class ListOutputTest {
 
@@ -50,30 +49,80 @@ class ListOutputTest {
         admin = database.connection();
     }
 
-
     /** slot-0 owned by 10.0.0.1:7700 with robot c1 running, slot-1 free; two nodes; two events. */
     private void cluster() {
         new SlotTable(admin).init(2);
-        admin.database().getCollection("slots").updateOne(Filters.eq("_id", "slot-0"), Updates.combine(
-                Updates.set("ip", "10.0.0.1"), Updates.set("port", 7700), Updates.set("instance", "1-a@h:1:1"),
-                Updates.set("lease", 60_000L), Updates.inc("epoch", 1L), Updates.currentDate("time")));
+        admin.database()
+                .getCollection("slots")
+                .updateOne(
+                        Filters.eq("_id", "slot-0"),
+                        Updates.combine(
+                                Updates.set("ip", "10.0.0.1"),
+                                Updates.set("port", 7700),
+                                Updates.set("instance", "1-a@h:1:1"),
+                                Updates.set("lease", 60_000L),
+                                Updates.inc("epoch", 1L),
+                                Updates.currentDate("time")));
         RobotTable robots = new RobotTable(admin);
-        robots.add(new RobotTable.NewRobot("c1", "counter", "slot-0", 3, 2.5, new Document("intervalMs", 500)), OptionalDouble.empty());
-        admin.database().getCollection("robots").updateOne(Filters.eq("_id", "c1"), Updates.combine(
-                Updates.set("state", "RUNNING"), Updates.set("node", "10.0.0.1:7700"), Updates.set("restarts", 2),
-                Updates.set("context", new Document("count", 41).append("note", "a \"quoted\"\nline")),
-                Updates.set("lastError", "java.lang.IllegalStateException: boom\n\tat x")));
+        robots.add(
+                new RobotTable.NewRobot("c1", "counter", "slot-0", 3, 2.5, new Document("intervalMs", 500)),
+                OptionalDouble.empty());
+        admin.database()
+                .getCollection("robots")
+                .updateOne(
+                        Filters.eq("_id", "c1"),
+                        Updates.combine(
+                                Updates.set("state", "RUNNING"),
+                                Updates.set("node", "10.0.0.1:7700"),
+                                Updates.set("restarts", 2),
+                                Updates.set("context", new Document("count", 41).append("note", "a \"quoted\"\nline")),
+                                Updates.set("lastError", "java.lang.IllegalStateException: boom\n\tat x")));
         MongoNodeRegistry registry = new MongoNodeRegistry(admin.database());
-        registry.write(new NodeRegistry.NodeRecord(new NodeId("10.0.0.1", 7700), "1-a@h:1:1", "h:1:1", NodeState.OWNER,
-                List.of("slot-0"), 2, 1, 0, 0.25, 0.5, 40, "0.1.0", Duration.ofSeconds(20), List.of("counter")),
+        registry.write(
+                new NodeRegistry.NodeRecord(
+                        new NodeId("10.0.0.1", 7700),
+                        "1-a@h:1:1",
+                        "h:1:1",
+                        NodeState.OWNER,
+                        List.of("slot-0"),
+                        2,
+                        1,
+                        0,
+                        0.25,
+                        0.5,
+                        40,
+                        "0.1.0",
+                        Duration.ofSeconds(20),
+                        List.of("counter")),
                 NodeRegistry.Write.FIRST);
-        registry.write(new NodeRegistry.NodeRecord(new NodeId("10.0.0.2", 7700), "2-b@h:2:2", "h:2:2", NodeState.STANDBY,
-                List.of(), 1, 0, 0, 0.1, 0.1, 7, "0.1.0", Duration.ofSeconds(20), List.of("counter")),
+        registry.write(
+                new NodeRegistry.NodeRecord(
+                        new NodeId("10.0.0.2", 7700),
+                        "2-b@h:2:2",
+                        "h:2:2",
+                        NodeState.STANDBY,
+                        List.of(),
+                        1,
+                        0,
+                        0,
+                        0.1,
+                        0.1,
+                        7,
+                        "0.1.0",
+                        Duration.ofSeconds(20),
+                        List.of("counter")),
                 NodeRegistry.Write.FIRST);
         EventLog log = new EventLog(admin.database()).start();
-        log.record(new Document("type", "claimed").append("slot", "slot-0").append("epoch", 1L).append("node", "10.0.0.2:7700"));
-        log.record(new Document("type", "took-over").append("slot", "slot-0").append("epoch", 2L).append("node", "10.0.0.1:7700")
-                .append("from", "10.0.0.2:7700").append("heartbeat", Date.from(Instant.now().minusSeconds(6))));
+        log.record(new Document("type", "claimed")
+                .append("slot", "slot-0")
+                .append("epoch", 1L)
+                .append("node", "10.0.0.2:7700"));
+        log.record(new Document("type", "took-over")
+                .append("slot", "slot-0")
+                .append("epoch", 2L)
+                .append("node", "10.0.0.1:7700")
+                .append("from", "10.0.0.2:7700")
+                .append("heartbeat", Date.from(Instant.now().minusSeconds(6))));
         log.close(Duration.ofSeconds(10));
     }
 
@@ -85,7 +134,9 @@ class ListOutputTest {
     }
 
     private static List<BsonDocument> array(CliRun run) {
-        return BsonArray.parse(run.out()).getValues().stream().map(BsonValue::asDocument).toList();
+        return BsonArray.parse(run.out()).getValues().stream()
+                .map(BsonValue::asDocument)
+                .toList();
     }
 
     private static Instant time(BsonDocument doc, String field) {
@@ -97,14 +148,18 @@ class ListOutputTest {
         cluster();
         List<BsonDocument> slots = array(ok("slots", "list", "-o", "json"));
 
-        assertEquals(List.of("slot-0", "slot-1"), slots.stream().map(s -> s.getString("id").getValue()).toList());
+        assertEquals(
+                List.of("slot-0", "slot-1"),
+                slots.stream().map(s -> s.getString("id").getValue()).toList());
         BsonDocument owned = slots.get(0);
         assertEquals("10.0.0.1:7700", owned.getString("owner").getValue());
         assertEquals("1-a@h:1:1", owned.getString("instance").getValue());
         assertEquals("owned", owned.getString("state").getValue());
         assertEquals(1, owned.getNumber("epoch").longValue());
         assertEquals(60_000, owned.getNumber("leaseMs").longValue());
-        assertTrue(Duration.between(time(owned, "heartbeat"), Instant.now()).abs().compareTo(Duration.ofMinutes(1)) < 0, owned.toJson());
+        assertTrue(
+                Duration.between(time(owned, "heartbeat"), Instant.now()).abs().compareTo(Duration.ofMinutes(1)) < 0,
+                owned.toJson());
         assertTrue(owned.getNumber("heartbeatAgeMs").longValue() < 60_000, owned.toJson());
         assertFalse(owned.getBoolean("expired").getValue());
         BsonDocument free = slots.get(1);
@@ -127,9 +182,15 @@ class ListOutputTest {
         assertEquals(3, c1.getNumber("priority").intValue());
         assertEquals(2.5, c1.getNumber("weight").doubleValue());
         assertEquals(500, c1.getDocument("config").getNumber("intervalMs").intValue());
-        assertEquals("a \"quoted\"\nline", c1.getDocument("context").getString("note").getValue());
-        assertEquals("java.lang.IllegalStateException: boom\n\tat x", c1.getString("lastError").getValue());
-        assertTrue(Duration.between(time(c1, "updated"), Instant.now()).abs().compareTo(Duration.ofMinutes(1)) < 0, c1.toJson());
+        assertEquals(
+                "a \"quoted\"\nline",
+                c1.getDocument("context").getString("note").getValue());
+        assertEquals(
+                "java.lang.IllegalStateException: boom\n\tat x",
+                c1.getString("lastError").getValue());
+        assertTrue(
+                Duration.between(time(c1, "updated"), Instant.now()).abs().compareTo(Duration.ofMinutes(1)) < 0,
+                c1.toJson());
         assertTrue(c1.isNull("target"), c1.toJson());
     }
 
@@ -138,16 +199,24 @@ class ListOutputTest {
         cluster();
         List<BsonDocument> nodes = array(ok("nodes", "-o", "json"));
 
-        assertEquals(List.of("10.0.0.1:7700", "10.0.0.2:7700"), nodes.stream().map(n -> n.getString("id").getValue()).toList());
+        assertEquals(
+                List.of("10.0.0.1:7700", "10.0.0.2:7700"),
+                nodes.stream().map(n -> n.getString("id").getValue()).toList());
         BsonDocument owner = nodes.getFirst();
         assertEquals("owner", owner.getString("state").getValue());
-        assertEquals(List.of("slot-0"), owner.getArray("slots").stream().map(v -> v.asString().getValue()).toList());
+        assertEquals(
+                List.of("slot-0"),
+                owner.getArray("slots").stream()
+                        .map(v -> v.asString().getValue())
+                        .toList());
         assertEquals(2, owner.getNumber("maxSlots").intValue());
         assertEquals(40, owner.getNumber("load").intValue());
         assertEquals(0.25, owner.getNumber("cpu").doubleValue());
         assertEquals(20_000, owner.getNumber("intervalMs").longValue());
         assertFalse(owner.getBoolean("offline").getValue());
-        assertTrue(Duration.between(time(owner, "seen"), Instant.now()).abs().compareTo(Duration.ofMinutes(1)) < 0, owner.toJson());
+        assertTrue(
+                Duration.between(time(owner, "seen"), Instant.now()).abs().compareTo(Duration.ofMinutes(1)) < 0,
+                owner.toJson());
         assertEquals("standby", nodes.get(1).getString("state").getValue());
     }
 
@@ -156,14 +225,19 @@ class ListOutputTest {
         cluster();
         List<BsonDocument> events = array(ok("events", "-o", "json"));
 
-        assertEquals(List.of("claimed", "took-over"), events.stream().map(e -> e.getString("type").getValue()).toList());
+        assertEquals(
+                List.of("claimed", "took-over"),
+                events.stream().map(e -> e.getString("type").getValue()).toList());
         BsonDocument takeover = events.get(1);
         assertEquals("10.0.0.2:7700", takeover.getString("from").getValue());
         assertEquals(2, takeover.getNumber("epoch").longValue());
         assertFalse(time(takeover, "time").isBefore(time(events.getFirst(), "time")));
         long gap = takeover.getNumber("gapMs").longValue();
         assertTrue(gap >= 5_000 && gap < 60_000, takeover.toJson());
-        assertEquals(Duration.between(time(takeover, "heartbeat"), time(takeover, "time")).toMillis(), gap);
+        assertEquals(
+                Duration.between(time(takeover, "heartbeat"), time(takeover, "time"))
+                        .toMillis(),
+                gap);
         assertTrue(takeover.getString("text").getValue().startsWith("took over from 10.0.0.2:7700"), takeover.toJson());
     }
 
@@ -172,15 +246,21 @@ class ListOutputTest {
         cluster();
         CliRun o = ok("status", "-o", "json");
         Document status = Document.parse(o.out());
-        assertEquals(List.of("slot-0", "slot-1"), status.getList("slots", Document.class).stream().map(s -> s.getString("id")).toList());
+        assertEquals(
+                List.of("slot-0", "slot-1"),
+                status.getList("slots", Document.class).stream()
+                        .map(s -> s.getString("id"))
+                        .toList());
         Instant.parse(status.getString("time"));
         assertEquals(Document.parse(ok("status", "--json").out()).keySet(), status.keySet());
     }
 
     @Test
     void anEmptyListIsAnEmptyArrayOrNothingWithoutHeaders() {
-        for (String[] command : List.of(new String[]{"slots", "list"}, new String[]{"robot", "list"}, new String[]{"nodes"},
-                new String[]{"events"})) {
+        for (String[] command : List.of(
+                new String[] {"slots", "list"}, new String[] {"robot", "list"}, new String[] {"nodes"}, new String[] {
+                    "events"
+                })) {
             String[] json = concat(command, "-o", "json");
             assertEquals(0, BsonArray.parse(ok(json).out()).size(), String.join(" ", json));
             String[] bare = concat(command, "--no-headers");
@@ -205,16 +285,27 @@ class ListOutputTest {
     /** The table's first line is its header; without headers the rows alone; wide has the narrow columns and more. */
     private void assertHeaders(List<String> command, String first, int rows, String... wideOnly) {
         String[] args = command.toArray(String[]::new);
-        List<String> table = ok(args).out().strip().lines().filter(line -> !line.startsWith("Long values are cut")).toList();
+        List<String> table = ok(args).out()
+                .strip()
+                .lines()
+                .filter(line -> !line.startsWith("Long values are cut"))
+                .toList();
         assertTrue(table.getFirst().startsWith(first), table.getFirst());
         assertEquals(rows + 1, table.size(), String.join("\n", table));
-        List<String> rowsAlone = ok(concat(args, "--no-headers")).out().strip().lines().toList();
+        List<String> rowsAlone =
+                ok(concat(args, "--no-headers")).out().strip().lines().toList();
         // The same rows (ages move on between two runs: the first two columns do not).
         assertEquals(firstColumns(table.subList(1, table.size())), firstColumns(rowsAlone));
         List<String> narrow = columns(table.getFirst());
-        List<String> wide = columns(ok(concat(args, "-o", "wide")).out().lines().findFirst().orElseThrow());
-        assertEquals(narrow, wide.stream().filter(narrow::contains).toList(), "wide has the narrow table's columns, in order");
-        assertEquals(List.of(wideOnly), wide.stream().filter(column -> !narrow.contains(column)).toList());
+        List<String> wide =
+                columns(ok(concat(args, "-o", "wide")).out().lines().findFirst().orElseThrow());
+        assertEquals(
+                narrow,
+                wide.stream().filter(narrow::contains).toList(),
+                "wide has the narrow table's columns, in order");
+        assertEquals(
+                List.of(wideOnly),
+                wide.stream().filter(column -> !narrow.contains(column)).toList());
     }
 
     private static List<String> columns(String header) {
@@ -232,7 +323,9 @@ class ListOutputTest {
     }
 
     private static List<String> firstColumns(List<String> lines) {
-        return lines.stream().map(line -> String.join(" ", java.util.Arrays.copyOf(line.split("\\s+"), 2))).toList();
+        return lines.stream()
+                .map(line -> String.join(" ", java.util.Arrays.copyOf(line.split("\\s+"), 2)))
+                .toList();
     }
 
     private static String[] concat(String[] head, String... tail) {

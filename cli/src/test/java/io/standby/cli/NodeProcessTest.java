@@ -1,13 +1,16 @@
 package io.standby.cli;
 
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.standby.slot.NodeId;
 import io.standby.slot.SlotState;
 import io.standby.slot.SlotTable;
 import io.standby.slot.SlotView;
 import io.standby.testing.ChildJvm;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
-
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -17,16 +20,12 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
-
-import static org.awaitility.Awaitility.await;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Nodes as real processes, failed the way machines fail: kill -9, SIGTERM, SIGSTOP. Facts come from
- * the slot documents (server timestamps, epochs) and the processes' own output and HTTP endpoints.
+ * Nodes as real processes, failed the way machines fail: kill -9, SIGTERM, SIGSTOP. Facts come from the slot documents
+ * (server timestamps, epochs) and the processes' own output and HTTP endpoints.
  */
 class NodeProcessTest {
 
@@ -40,9 +39,10 @@ class NodeProcessTest {
         return node(port, heartbeat, lease, poll, 1);
     }
 
-    private ChildJvm node(int port, String heartbeat, String lease, String poll, int maxSlots, String... more) throws Exception {
-        List<String> args = new java.util.ArrayList<>(List.of("--heartbeat", heartbeat, "--lease", lease, "--poll", poll,
-                "--max-slots", Integer.toString(maxSlots)));
+    private ChildJvm node(int port, String heartbeat, String lease, String poll, int maxSlots, String... more)
+            throws Exception {
+        List<String> args = new java.util.ArrayList<>(List.of(
+                "--heartbeat", heartbeat, "--lease", lease, "--poll", poll, "--max-slots", Integer.toString(maxSlots)));
         args.addAll(List.of(more));
         return nodes.node(port, args.toArray(String[]::new));
     }
@@ -64,11 +64,17 @@ class NodeProcessTest {
         new SlotTable(nodes.admin()).init(3);
         List<Integer> ports = StandbyProcess.freePorts(5);
         for (int port : ports) {
-            // The lease's path: without fast failover, a killed owner's slot waits for its lease (FastFailoverProcessTest has the other).
+            // The lease's path: without fast failover, a killed owner's slot waits for its lease
+            // (FastFailoverProcessTest has the other).
             node(port, "300ms", "2s", "300ms", 1, "--no-fast-failover");
         }
         await().atMost(WAIT).until(() -> owned().size() == 3);
-        assertEquals(3, owned().stream().map(SlotView::owner).collect(Collectors.toSet()).size());
+        assertEquals(
+                3,
+                owned().stream()
+                        .map(SlotView::owner)
+                        .collect(Collectors.toSet())
+                        .size());
 
         SlotView victim = slot("slot-0");
         int victimPort = victim.owner().port();
@@ -78,22 +84,30 @@ class NodeProcessTest {
         // Follow the document until a new epoch shows up: the last version of the old epoch holds the
         // dead owner's final heartbeat, both stamped by the server's clock.
         AtomicReference<SlotView> lastOfOldEpoch = new AtomicReference<>(victim);
-        SlotView next = await("a takeover").pollInterval(Duration.ofMillis(50)).atMost(WAIT).until(() -> {
-            SlotView now = slot("slot-0");
-            if (now.epoch() == victim.epoch()) {
-                lastOfOldEpoch.set(now);
-            }
-            return now;
-        }, now -> now.epoch() != victim.epoch());
+        SlotView next = await("a takeover")
+                .pollInterval(Duration.ofMillis(50))
+                .atMost(WAIT)
+                .until(
+                        () -> {
+                            SlotView now = slot("slot-0");
+                            if (now.epoch() == victim.epoch()) {
+                                lastOfOldEpoch.set(now);
+                            }
+                            return now;
+                        },
+                        now -> now.epoch() != victim.epoch());
         long tookOver = System.nanoTime() - killedAt;
         SlotView last = lastOfOldEpoch.get();
 
         assertEquals(victim.epoch() + 1, next.epoch());
         assertNotEquals(victimPort, next.owner().port());
         assertTrue(ports.contains(next.owner().port()));
-        assertTrue(Duration.between(last.time(), next.time()).compareTo(Duration.ofSeconds(2)) >= 0,
-                "taken " + Duration.between(last.time(), next.time()) + " after the last heartbeat: before the lease ran out");
-        assertTrue(tookOver < Duration.ofSeconds(2).plusMillis(300).plusSeconds(5).toNanos(),
+        assertTrue(
+                Duration.between(last.time(), next.time()).compareTo(Duration.ofSeconds(2)) >= 0,
+                "taken " + Duration.between(last.time(), next.time())
+                        + " after the last heartbeat: before the lease ran out");
+        assertTrue(
+                tookOver < Duration.ofSeconds(2).plusMillis(300).plusSeconds(5).toNanos(),
                 "takeover within lease + poll (with room for a loaded machine), took " + Duration.ofNanos(tookOver));
         await().atMost(WAIT).until(() -> owned().size() == 3);
     }
@@ -119,10 +133,13 @@ class NodeProcessTest {
         long handover = System.nanoTime() - stoppedAt;
 
         assertEquals(0, exit, "a node that handed its slot over on SIGTERM exits 0");
-        assertTrue(nodes.get(owner).output().contains("Released slot-0"), nodes.get(owner).output());
+        assertTrue(
+                nodes.get(owner).output().contains("Released slot-0"),
+                nodes.get(owner).output());
         assertEquals(2, slot("slot-0").epoch());
-        assertTrue(handover < Duration.ofSeconds(5).toNanos(), "handed over in " + Duration.ofNanos(handover)
-                + ", not after the 10s lease");
+        assertTrue(
+                handover < Duration.ofSeconds(5).toNanos(),
+                "handed over in " + Duration.ofNanos(handover) + ", not after the 10s lease");
     }
 
     @Test
@@ -151,9 +168,14 @@ class NodeProcessTest {
             assertEquals(standby, slot.owner().port(), slot.id());
             assertEquals(2, slot.epoch(), slot.id() + ": claimed once by each node");
         }
-        assertTrue(exitedAfter < Duration.ofSeconds(10).toNanos(), "drained in " + Duration.ofNanos(exitedAfter)
-                + ": each slot was taken at the standby's next poll, not after the 10s lease");
-        assertTrue(new io.standby.slot.NodeTable(nodes.admin()).get(new NodeId("127.0.0.1", owner)).isEmpty(),
+        assertTrue(
+                exitedAfter < Duration.ofSeconds(10).toNanos(),
+                "drained in " + Duration.ofNanos(exitedAfter)
+                        + ": each slot was taken at the standby's next poll, not after the 10s lease");
+        assertTrue(
+                new io.standby.slot.NodeTable(nodes.admin())
+                        .get(new NodeId("127.0.0.1", owner))
+                        .isEmpty(),
                 "the drained node left the registry");
     }
 
@@ -174,13 +196,16 @@ class NodeProcessTest {
         nodes.get(owner).kill9();
         long restartedAt = System.nanoTime();
         node(owner, "1s", "30s", "200ms", 1, "--no-fast-failover");
-        await().atMost(WAIT).until(() -> !before.instance().equals(slot("slot-0").instance()));
+        await().atMost(WAIT)
+                .until(() -> !before.instance().equals(slot("slot-0").instance()));
         long back = System.nanoTime() - restartedAt;
 
         SlotView after = slot("slot-0");
         assertEquals(owner, after.owner().port());
         assertEquals(before.epoch() + 1, after.epoch(), "the old instance is fenced by a new epoch");
-        assertTrue(back < Duration.ofSeconds(15).toNanos(), "back in " + Duration.ofNanos(back) + ", well inside the 30s lease");
+        assertTrue(
+                back < Duration.ofSeconds(15).toNanos(),
+                "back in " + Duration.ofNanos(back) + ", well inside the 30s lease");
         assertFalse(nodes.get(standby).output().contains("Acquired"), "the standby never took it");
     }
 
@@ -204,18 +229,26 @@ class NodeProcessTest {
         nodes.get(owner).signal("CONT");
         nodes.get(owner).awaitOutput("Lost slot-0 at epoch " + before.epoch(), WAIT);
         assertEquals(Set.of(), heldSlots(owner), "the woken owner holds nothing");
-        await().during(Duration.ofSeconds(1)).atMost(WAIT).alias("it does not take the slot back")
-                .until(() -> slot("slot-0").owner().port() == standby && slot("slot-0").epoch() == before.epoch() + 1);
+        await().during(Duration.ofSeconds(1))
+                .atMost(WAIT)
+                .alias("it does not take the slot back")
+                .until(() -> slot("slot-0").owner().port() == standby
+                        && slot("slot-0").epoch() == before.epoch() + 1);
     }
 
     /** The slots a node reports on its /health endpoint, over real HTTP. */
     private static Set<String> heldSlots(int port) throws Exception {
-        HttpResponse<String> response = HttpClient.newHttpClient().send(
-                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/health")).timeout(Duration.ofSeconds(10)).build(),
-                HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> response = HttpClient.newHttpClient()
+                .send(
+                        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/health"))
+                                .timeout(Duration.ofSeconds(10))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString());
         assertEquals(200, response.statusCode());
         org.bson.Document health = org.bson.Document.parse(response.body());
         assertEquals("UP", health.getString("status"), response.body());
-        return health.getList("slots", org.bson.Document.class).stream().map(s -> s.getString("slot")).collect(Collectors.toSet());
+        return health.getList("slots", org.bson.Document.class).stream()
+                .map(s -> s.getString("slot"))
+                .collect(Collectors.toSet());
     }
 }

@@ -4,12 +4,6 @@ import io.standby.slot.SlotTable;
 import io.standby.slot.StandbyDatabase;
 import io.standby.testing.ChildJvm;
 import io.standby.testing.TestDatabase;
-import org.junit.jupiter.api.extension.AfterEachCallback;
-import org.junit.jupiter.api.extension.AfterTestExecutionCallback;
-import org.junit.jupiter.api.extension.BeforeEachCallback;
-import org.junit.jupiter.api.extension.ExtensionContext;
-import org.opentest4j.TestAbortedException;
-
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -20,12 +14,17 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.extension.AfterEachCallback;
+import org.junit.jupiter.api.extension.AfterTestExecutionCallback;
+import org.junit.jupiter.api.extension.BeforeEachCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+import org.opentest4j.TestAbortedException;
 
 /**
  * The node processes of one test, on a fresh database of the test server. Register it as a field with
- * {@code @RegisterExtension}. It keeps the nodes' logs in a directory that stays when the test fails, and
- * then prints every node's output, the slots, the robots and whatever the test added with
- * {@link #onFailure}; afterwards it stops every process it started and drops the database.
+ * {@code @RegisterExtension}. It keeps the nodes' logs in a directory that stays when the test fails, and then prints
+ * every node's output, the slots, the robots and whatever the test added with {@link #onFailure}; afterwards it stops
+ * every process it started and drops the database.
  */
 final class NodeProcesses implements BeforeEachCallback, AfterTestExecutionCallback, AfterEachCallback {
 
@@ -105,13 +104,18 @@ final class NodeProcesses implements BeforeEachCallback, AfterTestExecutionCallb
 
     @Override
     public void afterTestExecution(ExtensionContext context) {
-        if (context.getExecutionException().isEmpty() || context.getExecutionException().get() instanceof TestAbortedException) {
+        if (context.getExecutionException().isEmpty()
+                || context.getExecutionException().get() instanceof TestAbortedException) {
             return;
         }
         failed = true;
-        nodes.forEach((port, node) -> System.out.println("----- node " + port + " (pid " + node.pid() + ")\n" + node.output()));
+        nodes.forEach((port, node) ->
+                System.out.println("----- node " + port + " (pid " + node.pid() + ")\n" + node.output()));
         new SlotTable(admin()).list().forEach(slot -> System.out.println("----- slot " + slot));
-        admin().database().getCollection("robots").find().forEach(robot -> System.out.println("----- robot " + robot.toJson()));
+        admin().database()
+                .getCollection("robots")
+                .find()
+                .forEach(robot -> System.out.println("----- robot " + robot.toJson()));
         onFailure.forEach(Runnable::run);
         System.out.println("----- the nodes' logs are kept in " + dir);
     }

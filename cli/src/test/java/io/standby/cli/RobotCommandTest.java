@@ -1,5 +1,11 @@
 package io.standby.cli;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Updates;
 import io.standby.robot.admin.RobotTable;
@@ -13,6 +19,11 @@ import io.standby.slot.StandbyDatabase;
 import io.standby.slot.internal.MongoNodeRegistry;
 import io.standby.slot.internal.NodeRegistry;
 import io.standby.testing.TestDatabase;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
 import org.bson.Document;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -21,21 +32,9 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
-import java.time.Duration;
-import java.util.List;
-import java.util.Map;
-import java.util.TreeMap;
-import java.util.stream.Collectors;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
-import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
 /**
- * {@code standby robot ...} in this JVM against the test database, with no node running: what each
- * command stores, what it prints, and that bad input changes nothing.
+ * {@code standby robot ...} in this JVM against the test database, with no node running: what each command stores, what
+ * it prints, and that bad input changes nothing.
  */
 class RobotCommandTest {
 
@@ -55,7 +54,6 @@ class RobotCommandTest {
         robots = new RobotTable(admin);
     }
 
-
     private CliRun run(String... args) {
         return CliRun.against(db, args);
     }
@@ -72,19 +70,32 @@ class RobotCommandTest {
     }
 
     private Map<String, Long> countBySlot() {
-        return robots.list(null).stream().collect(Collectors.groupingBy(RobotView::slotId, TreeMap::new, Collectors.counting()));
+        return robots.list(null).stream()
+                .collect(Collectors.groupingBy(RobotView::slotId, TreeMap::new, Collectors.counting()));
     }
 
     private Map<String, Double> weightBySlot() {
-        return robots.list(null).stream().collect(Collectors.groupingBy(RobotView::slotId, TreeMap::new,
-                Collectors.summingDouble(RobotView::weight)));
+        return robots.list(null).stream()
+                .collect(Collectors.groupingBy(
+                        RobotView::slotId, TreeMap::new, Collectors.summingDouble(RobotView::weight)));
     }
 
     // ---- add ----
 
     @Test
     void addWithAnExplicitSlotStoresAPendingRobotThere() {
-        String out = ok("robot", "add", "crawler-1", "--type", "counter", "--slot", "slot-1", "--priority", "5", "--weight", "2.5");
+        String out = ok(
+                "robot",
+                "add",
+                "crawler-1",
+                "--type",
+                "counter",
+                "--slot",
+                "slot-1",
+                "--priority",
+                "5",
+                "--weight",
+                "2.5");
 
         assertEquals("Added crawler-1 (counter) to slot-1.", out.strip());
         RobotView r = robot("crawler-1");
@@ -118,10 +129,28 @@ class RobotCommandTest {
 
     @Test
     void configValuesAreStoredTyped() {
-        ok("robot", "add", "c1", "--type", "counter",
-                "--config", "intervalMs=500", "--config", "ratio=0.25", "--config", "verbose=true",
-                "--config", "name=crawler", "--config", "big=99999999999", "--config", "zip=007",
-                "--config", "empty=", "--config", "url=http://x/?a=b");
+        ok(
+                "robot",
+                "add",
+                "c1",
+                "--type",
+                "counter",
+                "--config",
+                "intervalMs=500",
+                "--config",
+                "ratio=0.25",
+                "--config",
+                "verbose=true",
+                "--config",
+                "name=crawler",
+                "--config",
+                "big=99999999999",
+                "--config",
+                "zip=007",
+                "--config",
+                "empty=",
+                "--config",
+                "url=http://x/?a=b");
 
         Document config = robot("c1").config();
         assertEquals(500, config.get("intervalMs"));
@@ -136,9 +165,16 @@ class RobotCommandTest {
 
     @Test
     void configJsonIsStoredAsADocumentAndKeyValueWinsOverIt() {
-        ok("robot", "add", "c1", "--type", "counter",
-                "--config-json", "{\"urls\": [\"a\", \"b\"], \"limits\": {\"perHost\": 2}, \"intervalMs\": 100}",
-                "--config", "intervalMs=250");
+        ok(
+                "robot",
+                "add",
+                "c1",
+                "--type",
+                "counter",
+                "--config-json",
+                "{\"urls\": [\"a\", \"b\"], \"limits\": {\"perHost\": 2}, \"intervalMs\": 100}",
+                "--config",
+                "intervalMs=250");
 
         Document config = robot("c1").config();
         assertEquals(List.of("a", "b"), config.get("urls"));
@@ -150,26 +186,45 @@ class RobotCommandTest {
     void aTypeNoLiveNodeKnowsIsRefusedUnlessAllowedAndOneALiveNodeAdvertisesIsAccepted() {
         CliRun unknown = run("robot", "add", "x1", "--type", "mailer");
         assertEquals(2, unknown.exitCode(), unknown.err());
-        assertEquals("standby: unknown robot type 'mailer': neither built in nor known to a live node (known: counter); "
-                + "--allow-unknown-type adds it anyway (see 'standby robot add --help')", unknown.errorLine());
+        assertEquals(
+                "standby: unknown robot type 'mailer': neither built in nor known to a live node (known: counter); "
+                        + "--allow-unknown-type adds it anyway (see 'standby robot add --help')",
+                unknown.errorLine());
         assertEquals(0, admin.database().getCollection("robots").countDocuments(), "nothing added");
 
         String allowed = ok("robot", "add", "x1", "--type", "mailer", "--allow-unknown-type");
         assertTrue(allowed.contains("Note: 'mailer' is not a built-in type (counter)"), allowed);
         assertEquals("mailer", robot("x1").type());
 
-        new MongoNodeRegistry(admin.database()).write(new NodeRegistry.NodeRecord(new NodeId("10.0.0.1", 7700), "1-a@h:1:1",
-                "h:1:1", NodeState.STANDBY, List.of(), 1, 0, 0, 0, 0, 0, "0.1.0", Duration.ofSeconds(10),
-                List.of("counter", "mailer")), NodeRegistry.Write.FIRST);
+        new MongoNodeRegistry(admin.database())
+                .write(
+                        new NodeRegistry.NodeRecord(
+                                new NodeId("10.0.0.1", 7700),
+                                "1-a@h:1:1",
+                                "h:1:1",
+                                NodeState.STANDBY,
+                                List.of(),
+                                1,
+                                0,
+                                0,
+                                0,
+                                0,
+                                0,
+                                "0.1.0",
+                                Duration.ofSeconds(10),
+                                List.of("counter", "mailer")),
+                        NodeRegistry.Write.FIRST);
         ok("robot", "add", "x2", "--type", "mailer");
         assertEquals("mailer", robot("x2").type());
     }
 
     @ParameterizedTest(name = "{0}")
-    @CsvSource(delimiter = '|', value = {
-        "--config intervalMs=soon              | intervalMs 'soon' is not a number",
-        "--config-json {\"intervalMs\":0}     | intervalMs 0 must be at least 1",
-    })
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "--config intervalMs=soon              | intervalMs 'soon' is not a number",
+                "--config-json {\"intervalMs\":0}     | intervalMs 0 must be at least 1",
+            })
     void aBuiltInTypeChecksItsConfigBeforeAnythingIsAdded(String option, String complaint) {
         String[] parts = option.trim().split(" ", 2);
         CliRun run = run("robot", "add", "c1", "--type", "counter", parts[0], parts[1].trim());
@@ -185,21 +240,47 @@ class RobotCommandTest {
         assertEquals("No robots.", ok("robot", "list").strip());
         ok("robot", "add", "r1", "--type", "counter", "--slot", "slot-0");
         ok("robot", "add", "r2", "--type", "counter", "--slot", "slot-1", "--weight", "2");
-        admin.database().getCollection("robots").updateOne(Filters.eq("_id", "r1"),
-                Updates.combine(Updates.set("context", new Document("count", 7).append("epoch", 3L)),
-                        Updates.set("lastError", "java.lang.IllegalStateException: boom\n\tat somewhere")));
-        admin.database().getCollection("robots").updateOne(Filters.eq("_id", "r2"),
-                Updates.set("context", new Document("cursor", "x".repeat(100))));
+        admin.database()
+                .getCollection("robots")
+                .updateOne(
+                        Filters.eq("_id", "r1"),
+                        Updates.combine(
+                                Updates.set("context", new Document("count", 7).append("epoch", 3L)),
+                                Updates.set("lastError", "java.lang.IllegalStateException: boom\n\tat somewhere")));
+        admin.database()
+                .getCollection("robots")
+                .updateOne(Filters.eq("_id", "r2"), Updates.set("context", new Document("cursor", "x".repeat(100))));
 
         List<String> lines = ok("robot", "list").strip().lines().toList();
         assertEquals(4, lines.size(), String.join("\n", lines));
-        assertEquals("Long values are cut; 'standby robot show ID' shows a robot whole, -o wide every value.", lines.get(3));
-        assertEquals(List.of("ROBOT", "TYPE", "SLOT", "STATE", "DESIRED", "NODE", "EPOCH", "PRIORITY", "WEIGHT",
-                "RESTARTS", "CONTEXT", "LAST", "ERROR"), List.of(lines.get(0).split("\\s+")));
-        assertTrue(lines.get(1).matches("r1\\s+counter\\s+slot-0\\s+PENDING\\s+running\\s+-\\s+0\\s+0\\s+1\\s+0\\s+"
-                + "\\{\"count\":7,\"epoch\":3}\\s+java.lang.IllegalStateException: b.*"), lines.get(1));
+        assertEquals(
+                "Long values are cut; 'standby robot show ID' shows a robot whole, -o wide every value.", lines.get(3));
+        assertEquals(
+                List.of(
+                        "ROBOT",
+                        "TYPE",
+                        "SLOT",
+                        "STATE",
+                        "DESIRED",
+                        "NODE",
+                        "EPOCH",
+                        "PRIORITY",
+                        "WEIGHT",
+                        "RESTARTS",
+                        "CONTEXT",
+                        "LAST",
+                        "ERROR"),
+                List.of(lines.get(0).split("\\s+")));
+        assertTrue(
+                lines.get(1)
+                        .matches("r1\\s+counter\\s+slot-0\\s+PENDING\\s+running\\s+-\\s+0\\s+0\\s+1\\s+0\\s+"
+                                + "\\{\"count\":7,\"epoch\":3}\\s+java.lang.IllegalStateException: b.*"),
+                lines.get(1));
         assertFalse(lines.get(1).contains("somewhere"), "the last error is cut: " + lines.get(1));
-        assertTrue(lines.get(2).matches("r2\\s+counter\\s+slot-1\\s+PENDING\\s+running\\s+-\\s+0\\s+0\\s+2\\s+0\\s+\\{\"cursor\":\"x+\\.\\.\\.\\s+-"),
+        assertTrue(
+                lines.get(2)
+                        .matches("r2\\s+counter\\s+slot-1\\s+PENDING\\s+running\\s+-\\s+0\\s+0\\s+2\\s+0\\s+"
+                                + "\\{\"cursor\":\"x+\\.\\.\\.\\s+-"),
                 lines.get(2));
 
         String slot1 = ok("robot", "list", "--slot", "slot-1");
@@ -210,12 +291,18 @@ class RobotCommandTest {
     void showPrintsTheWholeRobotWithItsFullErrorAndTheStoredDocumentAsJson() {
         ok("robot", "add", "r1", "--type", "counter", "--slot", "slot-0", "--config", "intervalMs=250");
         String error = "java.lang.IllegalStateException: boom " + "y".repeat(200) + "\n\tat somewhere";
-        admin.database().getCollection("robots").updateOne(Filters.eq("_id", "r1"),
-                Updates.combine(Updates.set("context", new Document("count", 7).append("cursor", "x".repeat(100))),
-                        Updates.set("lastError", error), Updates.set("restarts", 3)));
+        admin.database()
+                .getCollection("robots")
+                .updateOne(
+                        Filters.eq("_id", "r1"),
+                        Updates.combine(
+                                Updates.set("context", new Document("count", 7).append("cursor", "x".repeat(100))),
+                                Updates.set("lastError", error),
+                                Updates.set("restarts", 3)));
 
         String shown = ok("robot", "show", "r1");
-        assertTrue(shown.contains("  java.lang.IllegalStateException: boom " + "y".repeat(200) + "\n  \tat somewhere"),
+        assertTrue(
+                shown.contains("  java.lang.IllegalStateException: boom " + "y".repeat(200) + "\n  \tat somewhere"),
                 "the full error, every line:\n" + shown);
         assertTrue(shown.contains("\"cursor\": \"" + "x".repeat(100) + "\""), "the full context:\n" + shown);
         assertTrue(shown.contains("\"intervalMs\": 250"), "the config:\n" + shown);
@@ -223,16 +310,29 @@ class RobotCommandTest {
         assertTrue(shown.lines().anyMatch(l -> l.matches("slot\\s+slot-0")), shown);
         assertTrue(shown.contains("recent events (standby events --robot r1):\n  none"), shown);
         io.standby.slot.internal.EventLog events = new io.standby.slot.internal.EventLog(admin.database()).start();
-        events.record(new Document("type", "robot-restarting").append("slot", "slot-0").append("epoch", 1L)
-                .append("node", "10.0.0.1:7700").append("robot", "r1").append("detail", new Document("error", "java.lang.IllegalStateException: boom")));
+        events.record(new Document("type", "robot-restarting")
+                .append("slot", "slot-0")
+                .append("epoch", 1L)
+                .append("node", "10.0.0.1:7700")
+                .append("robot", "r1")
+                .append("detail", new Document("error", "java.lang.IllegalStateException: boom")));
         events.close(Duration.ofSeconds(10));
-        assertTrue(ok("robot", "show", "r1").contains("robot r1 failed, restarting: java.lang.IllegalStateException: boom"), "its history");
+        assertTrue(
+                ok("robot", "show", "r1")
+                        .contains("robot r1 failed, restarting: java.lang.IllegalStateException: boom"),
+                "its history");
 
         // Relaxed JSON, as jq likes it: small longs read back as ints, so both sides go through it.
-        Document stored = admin.database().getCollection("robots").find(Filters.eq("_id", "r1")).first();
-        assertEquals(Document.parse(stored.toJson(org.bson.json.JsonWriterSettings.builder()
-                        .outputMode(org.bson.json.JsonMode.RELAXED).build())),
-                Document.parse(ok("robot", "show", "r1", "--json")), "--json is the stored document");
+        Document stored = admin.database()
+                .getCollection("robots")
+                .find(Filters.eq("_id", "r1"))
+                .first();
+        assertEquals(
+                Document.parse(stored.toJson(org.bson.json.JsonWriterSettings.builder()
+                        .outputMode(org.bson.json.JsonMode.RELAXED)
+                        .build())),
+                Document.parse(ok("robot", "show", "r1", "--json")),
+                "--json is the stored document");
 
         CliRun unknown = run("robot", "show", "nobody");
         assertEquals(1, unknown.exitCode());
@@ -245,11 +345,15 @@ class RobotCommandTest {
     void movingAnIdleRobotChangesItsSlotAtOnce() {
         ok("robot", "add", "r1", "--type", "counter", "--slot", "slot-0");
 
-        assertEquals("Moved r1 to slot-1 at once: nobody was running it.", ok("robot", "move", "r1", "--slot", "slot-1").strip());
+        assertEquals(
+                "Moved r1 to slot-1 at once: nobody was running it.",
+                ok("robot", "move", "r1", "--slot", "slot-1").strip());
         assertEquals("slot-1", robot("r1").slotId());
         assertNull(robot("r1").target());
 
-        assertEquals("r1 is already in slot-1; nothing to move.", ok("robot", "move", "r1", "--slot", "slot-1").strip());
+        assertEquals(
+                "r1 is already in slot-1; nothing to move.",
+                ok("robot", "move", "r1", "--slot", "slot-1").strip());
         assertEquals("slot-1", robot("r1").slotId());
     }
 
@@ -257,8 +361,11 @@ class RobotCommandTest {
     void movingARunningRobotAsksItsNodeToHandItOver() {
         ok("robot", "add", "r1", "--type", "counter", "--slot", "slot-0");
         // As a node marks a robot it runs.
-        admin.database().getCollection("robots").updateOne(Filters.eq("_id", "r1"),
-                Updates.combine(Updates.set("node", "127.0.0.1:7701"), Updates.set("state", "RUNNING")));
+        admin.database()
+                .getCollection("robots")
+                .updateOne(
+                        Filters.eq("_id", "r1"),
+                        Updates.combine(Updates.set("node", "127.0.0.1:7701"), Updates.set("state", "RUNNING")));
 
         String out = ok("robot", "move", "r1", "--slot", "slot-1");
 
@@ -276,7 +383,9 @@ class RobotCommandTest {
         assertEquals(Desired.STOPPED, robot("r1").desired());
         assertEquals(RobotState.STOPPED, robot("r1").state(), "nobody runs it, so it is stopped now");
 
-        assertEquals("Started r1: the owner of slot-0 runs it within one poll.", ok("robot", "start", "r1").strip());
+        assertEquals(
+                "Started r1: the owner of slot-0 runs it within one poll.",
+                ok("robot", "start", "r1").strip());
         assertEquals(Desired.RUNNING, robot("r1").desired());
 
         assertEquals("Removed r1 and its context.", ok("robot", "rm", "r1").strip());
@@ -286,8 +395,11 @@ class RobotCommandTest {
     @Test
     void stoppingARunningRobotLeavesTheStopToItsNode() {
         ok("robot", "add", "r1", "--type", "counter", "--slot", "slot-0");
-        admin.database().getCollection("robots").updateOne(Filters.eq("_id", "r1"),
-                Updates.combine(Updates.set("node", "127.0.0.1:7701"), Updates.set("state", "RUNNING")));
+        admin.database()
+                .getCollection("robots")
+                .updateOne(
+                        Filters.eq("_id", "r1"),
+                        Updates.combine(Updates.set("node", "127.0.0.1:7701"), Updates.set("state", "RUNNING")));
 
         String out = ok("robot", "stop", "r1");
 
@@ -305,7 +417,8 @@ class RobotCommandTest {
         }
         List<RobotView> before = robots.list(null);
 
-        List<String> lines = ok("robot", "rebalance", "--dry-run").strip().lines().toList();
+        List<String> lines =
+                ok("robot", "rebalance", "--dry-run").strip().lines().toList();
 
         assertEquals(3, lines.size(), String.join("\n", lines));
         for (String move : lines.subList(0, 2)) {
@@ -347,37 +460,41 @@ class RobotCommandTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @CsvSource(delimiter = '|', value = {
-        "robot add r2 --type counter --slot slot-9                | slot-9",
-        "robot add r1 --type counter                              | r1",
-        "robot add b/d --type counter                             | b/d",
-        "robot add r2 --type counter --weight 0                   | --weight 0",
-        "robot add r2 --type counter --weight -1                  | --weight -1",
-        "robot add r2 --type counter --weight heavy               | heavy",
-        "robot add r2 --type counter --capacity 0.5               | --capacity 0.5",
-        "robot add r2 --type counter --capacity 0                 | --capacity 0",
-        "robot add r2 --type counter --slot slot-1 --capacity 4   | --capacity 4",
-        "robot add r2 --type counter --config intervalMs          | intervalMs",
-        "robot add r2 --type counter --config =5                  | =5",
-        "robot add r2 --type counter --config $set=1              | $set=1",
-        "robot add r2 --slot slot-0                               | --type",
-        "robot move nobody --slot slot-1                          | nobody",
-        "robot move r1 --slot slot-9                              | slot-9",
-        "robot stop nobody                                        | nobody",
-        "robot start nobody                                       | nobody",
-        "robot rm nobody                                          | nobody",
-        "robot list --slot slot-9                                 | slot-9",
-        "robot rebalance --capacity -2                            | -2",
-        "robot explode                                            | explode",
-    })
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "robot add r2 --type counter --slot slot-9                | slot-9",
+                "robot add r1 --type counter                              | r1",
+                "robot add b/d --type counter                             | b/d",
+                "robot add r2 --type counter --weight 0                   | --weight 0",
+                "robot add r2 --type counter --weight -1                  | --weight -1",
+                "robot add r2 --type counter --weight heavy               | heavy",
+                "robot add r2 --type counter --capacity 0.5               | --capacity 0.5",
+                "robot add r2 --type counter --capacity 0                 | --capacity 0",
+                "robot add r2 --type counter --slot slot-1 --capacity 4   | --capacity 4",
+                "robot add r2 --type counter --config intervalMs          | intervalMs",
+                "robot add r2 --type counter --config =5                  | =5",
+                "robot add r2 --type counter --config $set=1              | $set=1",
+                "robot add r2 --slot slot-0                               | --type",
+                "robot move nobody --slot slot-1                          | nobody",
+                "robot move r1 --slot slot-9                              | slot-9",
+                "robot stop nobody                                        | nobody",
+                "robot start nobody                                       | nobody",
+                "robot rm nobody                                          | nobody",
+                "robot list --slot slot-9                                 | slot-9",
+                "robot rebalance --capacity -2                            | -2",
+                "robot explode                                            | explode",
+            })
     void badInputIsRejected(String args, String mention) {
         assertRejected(List.of(args.trim().split("\\s+")), mention);
     }
 
     @ParameterizedTest(name = "--config-json {0}")
-    @ValueSource(strings = {"{\"intervalMs\": 5", "[1, 2]", "{\"a\": 1} trailing", "intervalMs=5", "{a: ObjectId('x')}"})
+    @ValueSource(
+            strings = {"{\"intervalMs\": 5", "[1, 2]", "{\"a\": 1} trailing", "intervalMs=5", "{a: ObjectId('x')}"})
     void badConfigJsonIsRejected(String json) {
-        assertRejected(List.of("robot", "add", "r2", "--type", "counter", "--config-json", json),
+        assertRejected(
+                List.of("robot", "add", "r2", "--type", "counter", "--config-json", json),
                 "invalid --config-json '" + json + "': ");
     }
 }

@@ -1,7 +1,6 @@
 package io.standby.cli;
 
 import io.standby.testing.ChildJvm;
-
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -11,14 +10,13 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * A real {@code standby} JVM started from the test classpath, for failure tests that need a real
- * process: kill -9, SIGTERM, SIGSTOP/SIGCONT. The launcher is test-support's {@link ChildJvm}; this adds the
- * command line of {@code standby} and a fresh log per start, so that a restarted node's output is its own.
+ * A real {@code standby} JVM started from the test classpath, for failure tests that need a real process: kill -9,
+ * SIGTERM, SIGSTOP/SIGCONT. The launcher is test-support's {@link ChildJvm}; this adds the command line of
+ * {@code standby} and a fresh log per start, so that a restarted node's output is its own.
  */
 final class StandbyProcess {
 
-    private StandbyProcess() {
-    }
+    private StandbyProcess() {}
 
     static ChildJvm start(Path dir, String name, String... args) throws IOException {
         return start(dir, name, List.of(), args);
@@ -39,9 +37,9 @@ final class StandbyProcess {
     }
 
     /**
-     * {@code ./standby ARGS} at the repository's root: the launcher script users run, on the jar that
-     * {@code mvn package} built, with this test's JDK. Only for tests that run after the package phase
-     * (failsafe's {@code *IT}): before it, the launcher would find no jar, or an old one, and build it.
+     * {@code ./standby ARGS} at the repository's root: the launcher script users run, on the jar that {@code mvn
+     * package} built, with this test's JDK. Only for tests that run after the package phase (failsafe's {@code *IT}):
+     * before it, the launcher would find no jar, or an old one, and build it.
      *
      * @throws IllegalStateException if the jar is missing or older than a source or pom
      */
@@ -52,7 +50,8 @@ final class StandbyProcess {
         command.addAll(List.of(args));
         Files.deleteIfExists(dir.resolve(name + ".log"));
         // The launcher's own JVM options only; nothing of the user's environment.
-        return ChildJvm.exec(dir, name, command, Map.of("STANDBY_JAVA", ChildJvm.javaCommand()), Set.of("STANDBY_JAVA_OPTS"));
+        return ChildJvm.exec(
+                dir, name, command, Map.of("STANDBY_JAVA", ChildJvm.javaCommand()), Set.of("STANDBY_JAVA_OPTS"));
     }
 
     /** What the launcher checks before it builds: the same rule, so that a test never starts a nested build. */
@@ -64,7 +63,8 @@ final class StandbyProcess {
         java.nio.file.attribute.FileTime built = Files.getLastModifiedTime(jar);
         try (var files = Files.walk(root)) {
             Path newer = files.filter(f -> !f.startsWith(root.resolve(".git")))
-                    .filter(f -> f.toString().contains("/src/main/") || f.getFileName().toString().equals("pom.xml"))
+                    .filter(f -> f.toString().contains("/src/main/")
+                            || f.getFileName().toString().equals("pom.xml"))
                     .filter(f -> {
                         try {
                             return Files.getLastModifiedTime(f).compareTo(built) > 0;
@@ -72,7 +72,8 @@ final class StandbyProcess {
                             return false;
                         }
                     })
-                    .findFirst().orElse(null);
+                    .findFirst()
+                    .orElse(null);
             if (newer != null) {
                 throw new IllegalStateException(newer + " is newer than " + jar + ": run 'mvn package' first");
             }

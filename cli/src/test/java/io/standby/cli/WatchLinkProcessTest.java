@@ -1,28 +1,27 @@
 package io.standby.cli;
 
-import io.standby.slot.EventTable;
-import io.standby.slot.EventView;
-import io.standby.slot.SlotTable;
-import io.standby.slot.SlotView;
-import io.standby.testing.ChildJvm;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
-
-import java.time.Duration;
-import java.util.List;
-
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.standby.slot.EventTable;
+import io.standby.slot.EventView;
+import io.standby.slot.SlotTable;
+import io.standby.slot.SlotView;
+import io.standby.testing.ChildJvm;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
 /**
- * Watch links with real node processes, a lease of 20 s, a heartbeat of 3 s (so a late mark of 6 s) and a
- * watch lease of 1 s: a killed owner's slot is taken by the link, before the late mark by the database's
- * clock; a frozen owner's too, and when it runs again it finds its lease paused and the slot lost, and never
- * resumes it; a standby's death costs the owner one renewal, not a pause. Facts come from the slot documents,
- * the events (stamped by the database's clock) and the nodes' logs.
+ * Watch links with real node processes, a lease of 20 s, a heartbeat of 3 s (so a late mark of 6 s) and a watch lease
+ * of 1 s: a killed owner's slot is taken by the link, before the late mark by the database's clock; a frozen owner's
+ * too, and when it runs again it finds its lease paused and the slot lost, and never resumes it; a standby's death
+ * costs the owner one renewal, not a pause. Facts come from the slot documents, the events (stamped by the database's
+ * clock) and the nodes' logs.
  */
 class WatchLinkProcessTest {
 
@@ -59,16 +58,24 @@ class WatchLinkProcessTest {
 
     /** The beat in the owner document of {@code slot}'s owner: raised by each of its renewals. */
     private long ownerBeat(SlotView slot) {
-        org.bson.Document doc = nodes.admin().database().getCollection("slots")
-                .find(new org.bson.Document("_id", "owner:" + slot.owner() + "/" + slot.instance())).first();
+        org.bson.Document doc = nodes.admin()
+                .database()
+                .getCollection("slots")
+                .find(new org.bson.Document("_id", "owner:" + slot.owner() + "/" + slot.instance()))
+                .first();
         return doc == null ? -1 : ((Number) doc.get("beat")).longValue();
     }
 
     private EventView takeover(long epoch) {
-        await().atMost(WAIT).until(() -> new EventTable(nodes.admin()).list(null, "slot-0", null, null).stream()
-                .anyMatch(e -> e.type().equals("took-over") && e.epoch() == epoch));
-        return new EventTable(nodes.admin()).list(null, "slot-0", null, null).stream()
-                .filter(e -> e.type().equals("took-over") && e.epoch() == epoch).findFirst().orElseThrow();
+        await().atMost(WAIT)
+                .until(() -> new EventTable(nodes.admin())
+                        .list(null, "slot-0", null, null).stream()
+                                .anyMatch(e -> e.type().equals("took-over") && e.epoch() == epoch));
+        return new EventTable(nodes.admin())
+                .list(null, "slot-0", null, null).stream()
+                        .filter(e -> e.type().equals("took-over") && e.epoch() == epoch)
+                        .findFirst()
+                        .orElseThrow();
     }
 
     @Test
@@ -84,7 +91,9 @@ class WatchLinkProcessTest {
         assertEquals("link", event.how(), event.toString());
         assertTrue(event.evidence().contains("watch link"), event.evidence());
         Duration unowned = event.unowned().orElseThrow();
-        assertTrue(unowned.compareTo(LATE) < 0, "no heartbeat for " + unowned + " by the database's clock: less than the late mark");
+        assertTrue(
+                unowned.compareTo(LATE) < 0,
+                "no heartbeat for " + unowned + " by the database's clock: less than the late mark");
     }
 
     @Test
@@ -102,7 +111,9 @@ class WatchLinkProcessTest {
         frozen.awaitOutput("Lost slot-0 at epoch " + before.epoch(), WAIT);
         String log = frozen.output();
         assertTrue(log.contains("pausing the robots of slot-0"), log);
-        assertFalse(log.contains("Renewed slot-0 at epoch " + before.epoch() + " after a pause"), "it never resumed:\n" + log);
+        assertFalse(
+                log.contains("Renewed slot-0 at epoch " + before.epoch() + " after a pause"),
+                "it never resumed:\n" + log);
     }
 
     @Test

@@ -14,21 +14,19 @@ import io.standby.slot.StandbyDatabase;
 import io.standby.slot.WatchLinkCounts;
 import io.standby.slot.Workload;
 import io.standby.slot.internal.EventLog;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * Opens what a node runs, in the order its safety needs, and closes it in the reverse order. The address
- * is bound first, before the node connects or joins, because binding it is what proves that no earlier
- * process with this identity lives on this host ({@link NodeConfig#addressBound()}); it is closed after
- * the last slot is released.
+ * Opens what a node runs, in the order its safety needs, and closes it in the reverse order. The address is bound
+ * first, before the node connects or joins, because binding it is what proves that no earlier process with this
+ * identity lives on this host ({@link NodeConfig#addressBound()}); it is closed after the last slot is released.
  */
 final class NodeAssembly {
 
@@ -38,8 +36,15 @@ final class NodeAssembly {
     static final Duration FIRST_CONTACT = Duration.ofSeconds(5);
 
     /** What a started node runs, and the connections it opened (closed last). */
-    record Parts(NodeConfig config, SlotNode slots, RobotRuntime robots, EventLog events, NodeEndpoint http,
-                 StandbyDatabase robotDatabase, List<AutoCloseable> connections) implements StartedNode {
+    record Parts(
+            NodeConfig config,
+            SlotNode slots,
+            RobotRuntime robots,
+            EventLog events,
+            NodeEndpoint http,
+            StandbyDatabase robotDatabase,
+            List<AutoCloseable> connections)
+            implements StartedNode {
 
         @Override
         public List<Lease> leases() {
@@ -98,8 +103,7 @@ final class NodeAssembly {
         }
     }
 
-    private NodeAssembly() {
-    }
+    private NodeAssembly() {}
 
     /**
      * Binds, connects, checks the database, starts the robot runtime, then the slot protocol, then tells the
@@ -107,12 +111,16 @@ final class NodeAssembly {
      */
     static Parts open(NodeSettings settings) {
         NodeConfig config = settings.config();
-        List<NodeHooks> hooks = settings.extensions().stream().map(extension -> extension.open(config)).toList();
+        List<NodeHooks> hooks = settings.extensions().stream()
+                .map(extension -> extension.open(config))
+                .toList();
         Consumer<MongoClientSettings.Builder> clients = clientSettings(settings.clientSettings(), hooks);
         List<AutoCloseable> opened = new ArrayList<>();
         List<AutoCloseable> connections = new ArrayList<>();
         try {
-            NodeEndpoint http = settings.endpoint() ? NodeEndpoint.bind(config.node().ip(), config.node().port()) : null;
+            NodeEndpoint http = settings.endpoint()
+                    ? NodeEndpoint.bind(config.node().ip(), config.node().port())
+                    : null;
             if (http != null) {
                 opened.add(http::close);
             }
@@ -120,10 +128,12 @@ final class NodeAssembly {
             StandbyDatabase robotsDb = settings.robotDatabase();
             if (slotsDb == null) {
                 checkDatabase(settings);
-                slotsDb = StandbyDatabase.connect(settings.uri(), settings.database(), config.timing().operationTimeout(), clients);
+                slotsDb = StandbyDatabase.connect(
+                        settings.uri(), settings.database(), config.timing().operationTimeout(), clients);
                 connections.add(slotsDb);
                 opened.add(slotsDb);
-                robotsDb = StandbyDatabase.connect(settings.uri(), settings.database(), StandbyNodeBuilder.ROBOT_OPERATION_TIMEOUT, clients);
+                robotsDb = StandbyDatabase.connect(
+                        settings.uri(), settings.database(), StandbyNodeBuilder.ROBOT_OPERATION_TIMEOUT, clients);
                 connections.add(robotsDb);
                 opened.add(robotsDb);
             }
@@ -132,12 +142,23 @@ final class NodeAssembly {
             // One history per node, written off the protocol's threads with the robots' longer timeout.
             EventLog events = new EventLog(robotsDb.database());
             opened.add(events);
-            RobotListener robotListener = RobotListeners.of(hooks.stream().map(NodeHooks::robotListener).toList());
-            RobotRuntime robots = RobotRuntime.create(robotsDb, config.node(), settings.runtime(), settings.robotTypes(),
-                    robotListener, settings.clock(), events).start();
+            RobotListener robotListener = RobotListeners.of(
+                    hooks.stream().map(NodeHooks::robotListener).toList());
+            RobotRuntime robots = RobotRuntime.create(
+                            robotsDb,
+                            config.node(),
+                            settings.runtime(),
+                            settings.robotTypes(),
+                            robotListener,
+                            settings.clock(),
+                            events)
+                    .start();
             opened.add(robots);
-            SlotNodeBuilder slotNode = SlotNode.builder(slotsDb, config).listener(slotListeners(settings.listener(), robots, hooks))
-                    .workload(robots::workload).sharing(settings.clock(), events).watchLinks(settings.watchLinks());
+            SlotNodeBuilder slotNode = SlotNode.builder(slotsDb, config)
+                    .listener(slotListeners(settings.listener(), robots, hooks))
+                    .workload(robots::workload)
+                    .sharing(settings.clock(), events)
+                    .watchLinks(settings.watchLinks());
             if (settings.fastFailover()) {
                 slotNode.withFastFailover();
             }
@@ -169,15 +190,18 @@ final class NodeAssembly {
     /** The extensions' listeners first, in their order, then the application's, then the robots. */
     private static SlotListener slotListeners(SlotListener application, RobotRuntime robots, List<NodeHooks> hooks) {
         List<SlotListener> listeners = new ArrayList<>();
-        hooks.stream().map(NodeHooks::slotListener).filter(listener -> listener != SlotListener.NONE).forEach(listeners::add);
+        hooks.stream()
+                .map(NodeHooks::slotListener)
+                .filter(listener -> listener != SlotListener.NONE)
+                .forEach(listeners::add);
         listeners.add(application);
         listeners.add(robots);
         return SlotListener.inOrder(listeners.toArray(SlotListener[]::new));
     }
 
     /** The application's client settings, then each extension's. */
-    private static Consumer<MongoClientSettings.Builder> clientSettings(Consumer<MongoClientSettings.Builder> application,
-                                                                      List<NodeHooks> hooks) {
+    private static Consumer<MongoClientSettings.Builder> clientSettings(
+            Consumer<MongoClientSettings.Builder> application, List<NodeHooks> hooks) {
         if (hooks.isEmpty()) {
             return application;
         }
@@ -191,7 +215,8 @@ final class NodeAssembly {
 
     /** The first contact gets longer than the protocol's timeout: it includes connecting. */
     private static void checkDatabase(NodeSettings settings) {
-        try (StandbyDatabase db = StandbyDatabase.connect(settings.uri(), settings.database(), FIRST_CONTACT, settings.clientSettings())) {
+        try (StandbyDatabase db = StandbyDatabase.connect(
+                settings.uri(), settings.database(), FIRST_CONTACT, settings.clientSettings())) {
             db.ping();
             if (new SlotTable(db).list().isEmpty()) {
                 log.warn("There are no slots yet; this node waits for them");

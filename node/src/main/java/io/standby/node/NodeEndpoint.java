@@ -2,12 +2,6 @@ package io.standby.node;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
-import org.bson.Document;
-import org.bson.json.JsonMode;
-import org.bson.json.JsonWriterSettings;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.BindException;
@@ -17,18 +11,23 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.function.Supplier;
+import org.bson.Document;
+import org.bson.json.JsonMode;
+import org.bson.json.JsonWriterSettings;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * The node's HTTP listener on its own ip:port. Binding it is the proof that no other live process on this
- * machine has this node's identity, so the node binds it before it joins and holds it until it is closed,
- * whatever it serves. The node serves {@code /health}; a {@link NodeExtension} adds paths with
- * {@link #route} once the node has started. Every path is exact; any other is a 404, and a handler that
- * throws is a 500.
+ * The node's HTTP listener on its own ip:port. Binding it is the proof that no other live process on this machine has
+ * this node's identity, so the node binds it before it joins and holds it until it is closed, whatever it serves. The
+ * node serves {@code /health}; a {@link NodeExtension} adds paths with {@link #route} once the node has started. Every
+ * path is exact; any other is a 404, and a handler that throws is a 500.
  */
 public final class NodeEndpoint {
 
     private static final Logger log = LoggerFactory.getLogger(NodeEndpoint.class);
-    private static final JsonWriterSettings JSON = JsonWriterSettings.builder().outputMode(JsonMode.RELAXED).build();
+    private static final JsonWriterSettings JSON =
+            JsonWriterSettings.builder().outputMode(JsonMode.RELAXED).build();
 
     /** What a path answers: a status, a content type and the body. */
     public record Response(int status, String contentType, byte[] body) {
@@ -79,8 +78,8 @@ public final class NodeEndpoint {
     }
 
     /**
-     * Serves exactly {@code path} (a longer path under it is a 404) with what {@code response} gives, for GET
-     * and HEAD; {@code response} runs on a virtual thread per request.
+     * Serves exactly {@code path} (a longer path under it is a 404) with what {@code response} gives, for GET and HEAD;
+     * {@code response} runs on a virtual thread per request.
      *
      * @throws IllegalStateException if the path is served already
      */

@@ -1,20 +1,20 @@
 package io.standby.node;
 
+import java.util.List;
 import org.bson.Document;
 
-import java.util.List;
-
 /**
- * {@code /health}, which every node with an endpoint serves, whatever extensions it has: alive, with its
- * identity, the slots it holds and the robots running under each.
+ * {@code /health}, which every node with an endpoint serves, whatever extensions it has: alive, with its identity, the
+ * slots it holds and the robots running under each.
  */
 final class NodeHealth {
 
-    /** A system property: {@code true} adds {@code /test/close-listener}, which closes the node's listener. Tests only. */
+    /**
+     * A system property: {@code true} adds {@code /test/close-listener}, which closes the node's listener. Tests only.
+     */
     static final String TEST_HOOKS = "standby.testHooks";
 
-    private NodeHealth() {
-    }
+    private NodeHealth() {}
 
     static void serve(NodeEndpoint http, StartedNode node) {
         http.json("/health", () -> health(node));
@@ -29,16 +29,23 @@ final class NodeHealth {
                     }
                     http.close();
                 });
-                return NodeEndpoint.Response.json(202, new Document("closing", node.config().node().toString()));
+                return NodeEndpoint.Response.json(
+                        202, new Document("closing", node.config().node().toString()));
             });
         }
     }
 
     static Document health(StartedNode node) {
-        List<Document> held = node.leases().stream().map(l -> new Document("slot", l.slotId()).append("epoch", l.epoch())).toList();
+        List<Document> held = node.leases().stream()
+                .map(l -> new Document("slot", l.slotId()).append("epoch", l.epoch()))
+                .toList();
         Document running = new Document();
         node.running().forEach(running::append);
-        return new Document("status", "UP").append("node", node.config().node().toString()).append("instance", node.config().instance())
-                .append("maxSlots", node.config().maxSlots()).append("slots", held).append("robots", running);
+        return new Document("status", "UP")
+                .append("node", node.config().node().toString())
+                .append("instance", node.config().instance())
+                .append("maxSlots", node.config().maxSlots())
+                .append("slots", held)
+                .append("robots", running);
     }
 }

@@ -5,8 +5,8 @@ import io.standby.robot.runtime.RobotListener;
 import io.standby.slot.SlotListener;
 
 /**
- * What one start of a node takes from a {@link NodeExtension}. Every method has a no-op default; each is
- * called once per start, by the thread that starts the node.
+ * What one start of a node takes from a {@link NodeExtension}. Every method has a no-op default; each is called once
+ * per start, by the thread that starts the node.
  */
 public interface NodeHooks {
 
@@ -14,8 +14,7 @@ public interface NodeHooks {
      * Adds to the settings of the MongoDB clients the node opens itself (not of those given to
      * {@link StandbyNodeBuilder#databases}), after the application's own {@link StandbyNodeBuilder#clientSettings}.
      */
-    default void configure(MongoClientSettings.Builder client) {
-    }
+    default void configure(MongoClientSettings.Builder client) {}
 
     /** Told of every slot event before the application's listener and the robots are; same contract as theirs. */
     default SlotListener slotListener() {
@@ -28,9 +27,8 @@ public interface NodeHooks {
     }
 
     /**
-     * The node has joined the protocol and runs: add HTTP paths, gauges. An exception fails the start, and
-     * everything the node opened is closed again.
+     * The node has joined the protocol and runs: add HTTP paths, gauges. An exception fails the start, and everything
+     * the node opened is closed again.
      */
-    default void started(StartedNode node) {
-    }
+    default void started(StartedNode node) {}
 }

@@ -1,16 +1,15 @@
 package io.standby.node;
 
 import io.standby.robot.runtime.RobotListener;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.time.Duration;
 import java.util.List;
 import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * The extensions' robot listeners as the runtime's one: each hears every call, in order, even if one
- * before it throws (what the runtime promises a single listener).
+ * The extensions' robot listeners as the runtime's one: each hears every call, in order, even if one before it throws
+ * (what the runtime promises a single listener).
  */
 final class RobotListeners implements RobotListener {
 
@@ -23,7 +22,8 @@ final class RobotListeners implements RobotListener {
     }
 
     static RobotListener of(List<RobotListener> listeners) {
-        List<RobotListener> some = listeners.stream().filter(l -> l != RobotListener.NONE).toList();
+        List<RobotListener> some =
+                listeners.stream().filter(l -> l != RobotListener.NONE).toList();
         return switch (some.size()) {
             case 0 -> RobotListener.NONE;
             case 1 -> some.getFirst();

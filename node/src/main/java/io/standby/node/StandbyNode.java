@@ -5,19 +5,18 @@ import io.standby.slot.Lease;
 import io.standby.slot.NodeConfig;
 import io.standby.slot.NodeState;
 import io.standby.slot.WatchLinkCounts;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicReference;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * A Standby node inside an application's own process: it takes part in the slot protocol and runs the
- * robots of the slots it owns, until closed.
+ * A Standby node inside an application's own process: it takes part in the slot protocol and runs the robots of the
+ * slots it owns, until closed.
  *
  * <pre>{@code
  * try (StandbyNode node = StandbyNode.builder().mongo(uri).node("10.0.0.5", 7700).start()) {
@@ -25,15 +24,14 @@ import java.util.concurrent.atomic.AtomicReference;
  * }
  * }</pre>
  *
- * <p>{@link #close()} is the graceful stop: no more claims; every robot checkpoints and returns (up to
- * the stop timeout); every slot is released so that a standby takes it at its next poll. The node's
- * identity is its ip:port, which it binds for its HTTP endpoint: {@code /health} (alive), and what its
- * extensions add ({@link StandbyNodeBuilder#extension}; the {@code standby-node-web} module's
- * {@code /ready}, {@code /status}, dashboard and {@code /metrics}). Binding proves that no other live
- * process on this host has the identity, which is what lets a restarted node take its own slots back at
- * once. An application that listens on that address itself says so with
- * {@link StandbyNodeBuilder#withoutEndpoint()}, and with
- * {@link StandbyNodeBuilder#addressBound()} if it has bound it before starting the node.
+ * <p>{@link #close()} is the graceful stop: no more claims; every robot checkpoints and returns (up to the stop
+ * timeout); every slot is released so that a standby takes it at its next poll. The node's identity is its ip:port,
+ * which it binds for its HTTP endpoint: {@code /health} (alive), and what its extensions add
+ * ({@link StandbyNodeBuilder#extension}; the {@code standby-node-web} module's {@code /ready}, {@code /status},
+ * dashboard and {@code /metrics}). Binding proves that no other live process on this host has the identity, which is
+ * what lets a restarted node take its own slots back at once. An application that listens on that address itself says
+ * so with {@link StandbyNodeBuilder#withoutEndpoint()}, and with {@link StandbyNodeBuilder#addressBound()} if it has
+ * bound it before starting the node.
  *
  * <p>This class is the node's lifecycle and what it tells; {@link StandbyNodeBuilder} holds its settings and
  * {@code NodeAssembly} opens its parts in order.
@@ -43,7 +41,11 @@ public final class StandbyNode implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(StandbyNode.class);
 
     /** Curator's lifecycle: a node starts once and closes once; a closed node never starts. */
-    private enum Phase { LATENT, STARTED, CLOSED }
+    private enum Phase {
+        LATENT,
+        STARTED,
+        CLOSED
+    }
 
     private final NodeSettings settings;
     private final AtomicReference<Phase> phase = new AtomicReference<>(Phase.LATENT);
@@ -61,13 +63,12 @@ public final class StandbyNode implements AutoCloseable {
     }
 
     /**
-     * Binds the address, connects, checks the database (reachable, MongoDB 4.2 or newer), starts the
-     * robot runtime, then the slot protocol, then tells the extensions. Once only.
+     * Binds the address, connects, checks the database (reachable, MongoDB 4.2 or newer), starts the robot runtime,
+     * then the slot protocol, then tells the extensions. Once only.
      *
-     * @throws IllegalStateException if started before or closed; if the address is taken, the database
-     *                               cannot be reached or is too old, or this identity holds a live lease of
-     *                               a process the node cannot prove gone (on another host, or on this one
-     *                               without a bound address); everything opened so far is closed again
+     * @throws IllegalStateException if started before or closed; if the address is taken, the database cannot be
+     *     reached or is too old, or this identity holds a live lease of a process the node cannot prove gone (on
+     *     another host, or on this one without a bound address); everything opened so far is closed again
      */
     public synchronized StandbyNode start() {
         if (!phase.compareAndSet(Phase.LATENT, Phase.STARTED)) {
@@ -119,8 +120,8 @@ public final class StandbyNode implements AutoCloseable {
     }
 
     /**
-     * Empty while the node takes part in the protocol: started, not closed, and its last read of the slots
-     * succeeded lately (so an unreachable database shows); otherwise why not, in a few words.
+     * Empty while the node takes part in the protocol: started, not closed, and its last read of the slots succeeded
+     * lately (so an unreachable database shows); otherwise why not, in a few words.
      */
     public Optional<String> notReady() {
         Parts now = parts;
@@ -131,17 +132,17 @@ public final class StandbyNode implements AutoCloseable {
     }
 
     /**
-     * Completes when an operator's drain request has handed every slot of this node to standbys; the
-     * application then closes the node (the {@code standby node} command exits).
+     * Completes when an operator's drain request has handed every slot of this node to standbys; the application then
+     * closes the node (the {@code standby node} command exits).
      */
     public CompletableFuture<Void> drained() {
         return drained;
     }
 
     /**
-     * Completes, with the reason, if this node's address stops accepting connects while it runs (with
-     * fast failover): it has fenced every lease and claims nothing more, since other nodes would take it
-     * for dead. The application should close it, and find out what closed its listener.
+     * Completes, with the reason, if this node's address stops accepting connects while it runs (with fast failover):
+     * it has fenced every lease and claims nothing more, since other nodes would take it for dead. The application
+     * should close it, and find out what closed its listener.
      */
     public CompletableFuture<String> identityLost() {
         return identityLost;
@@ -154,9 +155,8 @@ public final class StandbyNode implements AutoCloseable {
     }
 
     /**
-     * Graceful stop: every robot checkpoints and returns (interrupted after the stop timeout), then every
-     * slot is released; then the connections it opened close. Idempotent; a node closed before it started
-     * never starts.
+     * Graceful stop: every robot checkpoints and returns (interrupted after the stop timeout), then every slot is
+     * released; then the connections it opened close. Idempotent; a node closed before it started never starts.
      */
     @Override
     public synchronized void close() {
@@ -168,7 +168,9 @@ public final class StandbyNode implements AutoCloseable {
         }
         long began = System.nanoTime();
         now.close();
-        log.info("Node {} closed: robots stopped, slots released, connections closed ({} ms)", config().node(),
+        log.info(
+                "Node {} closed: robots stopped, slots released, connections closed ({} ms)",
+                config().node(),
                 (System.nanoTime() - began) / 1_000_000);
     }
 }

@@ -6,7 +6,6 @@ import io.standby.slot.NodeState;
 import io.standby.slot.StandbyDatabase;
 import io.standby.slot.WatchLinkCounts;
 import io.standby.slot.Workload;
-
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -23,7 +22,9 @@ public interface StartedNode {
     /** What the node does now: drains, owns slots, or stands by. */
     NodeState state();
 
-    /** Empty while the node takes part in the protocol (its last read of the slots succeeded lately); otherwise why not. */
+    /**
+     * Empty while the node takes part in the protocol (its last read of the slots succeeded lately); otherwise why not.
+     */
     Optional<String> notReady();
 
     /** The robots running on this node, by slot. */
@@ -36,8 +37,8 @@ public interface StartedNode {
     WatchLinkCounts watchLinks();
 
     /**
-     * The robots' connection, with seconds of timeout: for reads an extension makes, which must never
-     * delay the protocol's renewals on the other one.
+     * The robots' connection, with seconds of timeout: for reads an extension makes, which must never delay the
+     * protocol's renewals on the other one.
      */
     StandbyDatabase robotDatabase();
 

@@ -1,7 +1,11 @@
 package io.standby.node;
 
-import io.standby.robot.runtime.RobotTypes;
-import io.standby.robot.runtime.RuntimeConfig;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Updates;
@@ -9,6 +13,8 @@ import io.standby.robot.admin.RobotTable;
 import io.standby.robot.model.Desired;
 import io.standby.robot.model.RobotState;
 import io.standby.robot.model.RobotView;
+import io.standby.robot.runtime.RobotTypes;
+import io.standby.robot.runtime.RuntimeConfig;
 import io.standby.slot.EventTable;
 import io.standby.slot.EventView;
 import io.standby.slot.SlotTable;
@@ -16,12 +22,6 @@ import io.standby.slot.SlotView;
 import io.standby.slot.StandbyDatabase;
 import io.standby.testing.TestDatabase;
 import io.standby.testing.TestMongo;
-import org.bson.Document;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
-
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -33,17 +33,16 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-
-import static org.awaitility.Awaitility.await;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.bson.Document;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Whole nodes (slot protocol + robot runtime) in this JVM against the test database, with short real
- * timings. Tests wait for facts with generous deadlines, then assert on what was recorded: the runs in
- * the {@link Tracker} and the stored robot documents.
+ * Whole nodes (slot protocol + robot runtime) in this JVM against the test database, with short real timings. Tests
+ * wait for facts with generous deadlines, then assert on what was recorded: the runs in the {@link Tracker} and the
+ * stored robot documents.
  */
 class RobotRuntimeTest {
 
@@ -86,14 +85,21 @@ class RobotRuntimeTest {
 
     private TestNode node(int port, int maxSlots, RuntimeConfig config, boolean proxied) {
         String name = "127.0.0.1:" + port;
-        TestNode node = TestNode.start(port, TestMongo.uri(), dbName, maxSlots, config,
-                RobotTypes.of(TrackedRobot.factory(tracker, name)), proxied);
+        TestNode node = TestNode.start(
+                port,
+                TestMongo.uri(),
+                dbName,
+                maxSlots,
+                config,
+                RobotTypes.of(TrackedRobot.factory(tracker, name)),
+                proxied);
         nodes.add(node);
         return node;
     }
 
     private RobotView add(String id, String slot, int priority, Document config) {
-        return table.add(new RobotTable.NewRobot(id, TrackedRobot.TYPE, slot, priority, 1, config), OptionalDouble.empty());
+        return table.add(
+                new RobotTable.NewRobot(id, TrackedRobot.TYPE, slot, priority, 1, config), OptionalDouble.empty());
     }
 
     private RobotView robot(String id) {
@@ -113,17 +119,22 @@ class RobotRuntimeTest {
         Map<String, List<Long>> samples = new ConcurrentHashMap<>();
         sampling.set(true);
         sampler = Executors.newSingleThreadScheduledExecutor();
-        sampler.scheduleWithFixedDelay(() -> {
-            if (!sampling.get()) {
-                return;
-            }
-            for (Document doc : robots.find()) {
-                Document context = doc.get("context", Document.class);
-                if (context != null && context.get("count") instanceof Number n) {
-                    samples.computeIfAbsent(doc.getString("_id"), k -> new CopyOnWriteArrayList<>()).add(n.longValue());
-                }
-            }
-        }, 0, 10, TimeUnit.MILLISECONDS);
+        sampler.scheduleWithFixedDelay(
+                () -> {
+                    if (!sampling.get()) {
+                        return;
+                    }
+                    for (Document doc : robots.find()) {
+                        Document context = doc.get("context", Document.class);
+                        if (context != null && context.get("count") instanceof Number n) {
+                            samples.computeIfAbsent(doc.getString("_id"), k -> new CopyOnWriteArrayList<>())
+                                    .add(n.longValue());
+                        }
+                    }
+                },
+                0,
+                10,
+                TimeUnit.MILLISECONDS);
         return samples;
     }
 
@@ -131,7 +142,8 @@ class RobotRuntimeTest {
         assertFalse(samples.isEmpty(), "no samples taken");
         samples.forEach((robot, counts) -> {
             for (int i = 1; i < counts.size(); i++) {
-                assertTrue(counts.get(i) >= counts.get(i - 1),
+                assertTrue(
+                        counts.get(i) >= counts.get(i - 1),
                         robot + ": stored count went back from " + counts.get(i - 1) + " to " + counts.get(i));
             }
         });
@@ -158,8 +170,13 @@ class RobotRuntimeTest {
         }
         assertEquals(41, tracker.runs("a3").getFirst().restored, "a3 resumed from its stored context");
         await().atMost(WAIT).until(() -> count(robot("a3")) > 41);
-        assertEquals(Map.of("slot-0", List.of("a0", "a1", "a2", "a3", "a4", "a5", "a6", "a7"),
-                "slot-1", List.of("b0", "b1", "b2", "b3", "b4", "b5", "b6", "b7")), node.running());
+        assertEquals(
+                Map.of(
+                        "slot-0",
+                        List.of("a0", "a1", "a2", "a3", "a4", "a5", "a6", "a7"),
+                        "slot-1",
+                        List.of("b0", "b1", "b2", "b3", "b4", "b5", "b6", "b7")),
+                node.running());
         tracker.assertNoOverlap();
     }
 
@@ -176,9 +193,15 @@ class RobotRuntimeTest {
         EventTable events = new EventTable(admin);
         await().atMost(WAIT).until(() -> events.list(null, null, null, null).size() >= 4);
         List<EventView> all = events.list(null, null, null, null);
-        assertEquals(List.of("robot-started", "robot-stopped"), events.list(null, null, "e1", null).stream().map(EventView::type).toList(),
+        assertEquals(
+                List.of("robot-started", "robot-stopped"),
+                events.list(null, null, "e1", null).stream()
+                        .map(EventView::type)
+                        .toList(),
                 "the robot's own, in order: " + all);
-        assertEquals(List.of("claimed", "released"), all.stream().filter(e -> e.robot() == null).map(EventView::type).toList());
+        assertEquals(
+                List.of("claimed", "released"),
+                all.stream().filter(e -> e.robot() == null).map(EventView::type).toList());
         for (EventView event : all) {
             assertEquals("slot-0", event.slot(), event.toString());
             assertEquals(node.name, event.node(), event.toString());
@@ -198,10 +221,13 @@ class RobotRuntimeTest {
         await().atMost(WAIT).until(() -> table.list(null).stream().allMatch(r -> count(r) >= 10));
         Map<String, List<Long>> samples = sampleCounts();
 
-        first.proxy.pause();   // from the database's point of view, the first node is dead
-        await().atMost(WAIT).until(() -> table.list(null).stream().allMatch(r -> second.name.equals(r.node())
-                && tracker.isRunning(r.id(), second.name)));
-        await().atMost(WAIT).until(() -> table.list(null).stream().allMatch(r -> r.context().getLong("epoch") == slotEpoch("slot-0")));
+        first.proxy.pause(); // from the database's point of view, the first node is dead
+        await().atMost(WAIT)
+                .until(() -> table.list(null).stream()
+                        .allMatch(r -> second.name.equals(r.node()) && tracker.isRunning(r.id(), second.name)));
+        await().atMost(WAIT)
+                .until(() ->
+                        table.list(null).stream().allMatch(r -> r.context().getLong("epoch") == slotEpoch("slot-0")));
 
         for (RobotView robot : table.list(null)) {
             List<Tracker.Run> runs = tracker.runs(robot.id());
@@ -210,10 +236,11 @@ class RobotRuntimeTest {
             Tracker.Run taken = runs.get(1);
             assertEquals(first.name, old.node);
             assertTrue(old.lastAcked >= 10, old.toString());
-            assertTrue(taken.restored >= old.lastAcked,
+            assertTrue(
+                    taken.restored >= old.lastAcked,
                     robot.id() + " lost acknowledged progress: resumed from " + taken.restored + " after " + old);
-            assertTrue(taken.restored <= old.lastAttempted,
-                    robot.id() + " resumed from a count nobody wrote: " + taken);
+            assertTrue(
+                    taken.restored <= old.lastAttempted, robot.id() + " resumed from a count nobody wrote: " + taken);
             assertTrue(taken.epoch > old.epoch, "the new run has a higher fencing epoch");
         }
         sampling.set(false);
@@ -232,36 +259,58 @@ class RobotRuntimeTest {
         // Cut the owner off just after a checkpoint was acknowledged: its next one leaves 300 ms later,
         // while its lease is still valid, and is held in the network until after the takeover.
         long acked = tracker.runs("s").getFirst().lastAcked;
-        await().atMost(WAIT).pollInterval(Duration.ofMillis(1)).until(() -> tracker.runs("s").getFirst().lastAcked > acked);
+        await().atMost(WAIT)
+                .pollInterval(Duration.ofMillis(1))
+                .until(() -> tracker.runs("s").getFirst().lastAcked > acked);
         stale.proxy.pause();
         long paused = System.nanoTime();
         TestNode next = node(7322, 1);
-        await().atMost(WAIT).until(() -> tracker.isRunning("s", next.name) && count(robot("s")) > 0
-                && robot("s").context().getLong("epoch") > staleEpoch);
+        await().atMost(WAIT)
+                .until(() -> tracker.isRunning("s", next.name)
+                        && count(robot("s")) > 0
+                        && robot("s").context().getLong("epoch") > staleEpoch);
         table.stop("s");
-        await().atMost(WAIT).until(() -> robot("s").state() == RobotState.STOPPED && !tracker.isRunning("s", next.name));
+        await().atMost(WAIT)
+                .until(() -> robot("s").state() == RobotState.STOPPED && !tracker.isRunning("s", next.name));
         RobotView before = robot("s");
         Tracker.Run staleRun = tracker.runs("s").getFirst();
         assertEquals(stale.name, staleRun.node);
-        assertTrue(staleRun.lastAttempted > staleRun.lastAcked, "a checkpoint of the stale owner is in flight: " + staleRun);
+        assertTrue(
+                staleRun.lastAttempted > staleRun.lastAcked,
+                "a checkpoint of the stale owner is in flight: " + staleRun);
 
         long resumed = System.nanoTime();
         stale.proxy.resume();
         // The driver's record of the held checkpoint: a write under the stale token, answered after the takeover.
-        java.util.function.Predicate<TestNode.Finished> staleWrite = f -> f.command().equals("update") && f.body() != null
-                && f.done() > resumed && f.body().getArray("updates").stream()
-                .anyMatch(u -> epochIn(u.asDocument().getDocument("q")) == staleEpoch);
+        java.util.function.Predicate<TestNode.Finished> staleWrite =
+                f -> f.command().equals("update")
+                        && f.body() != null
+                        && f.done() > resumed
+                        && f.body().getArray("updates").stream()
+                                .anyMatch(u -> epochIn(u.asDocument().getDocument("q")) == staleEpoch);
         try {
             await().atMost(WAIT).until(() -> stale.finished.stream().anyMatch(staleWrite));
         } catch (org.awaitility.core.ConditionTimeoutException e) {
-            throw new AssertionError("no held write answered; paused=" + paused / 1_000_000 + " resumed=" + resumed / 1_000_000
-                    + " runs=" + tracker.runs("s") + " finished=" + stale.finished.stream().filter(f -> f.sent() >= paused - 1_000_000_000L)
-                    .map(f -> f.command() + "@" + f.sent() / 1_000_000 + ".." + f.done() / 1_000_000 + " "
-                            + (f.body() == null ? "" : f.body().getArray("updates").toString()) + " "
-                            + (f.error() != null ? f.error() : f.reply().toJson()))
-                    .toList(), e);
+            throw new AssertionError(
+                    "no held write answered; paused=" + paused / 1_000_000 + " resumed=" + resumed / 1_000_000
+                            + " runs=" + tracker.runs("s") + " finished="
+                            + stale.finished.stream()
+                                    .filter(f -> f.sent() >= paused - 1_000_000_000L)
+                                    .map(f ->
+                                            f.command() + "@" + f.sent() / 1_000_000 + ".." + f.done() / 1_000_000 + " "
+                                                    + (f.body() == null
+                                                            ? ""
+                                                            : f.body()
+                                                                    .getArray("updates")
+                                                                    .toString()) + " "
+                                                    + (f.error() != null
+                                                            ? f.error()
+                                                            : f.reply().toJson()))
+                                    .toList(),
+                    e);
         }
-        for (TestNode.Finished write : stale.finished.stream().filter(staleWrite).toList()) {
+        for (TestNode.Finished write :
+                stale.finished.stream().filter(staleWrite).toList()) {
             assertNotNull(write.reply(), "answered, not failed: " + write);
             assertEquals(0, write.reply().getNumber("n").intValue(), "the stale write matched nothing: " + write);
         }
@@ -320,7 +369,10 @@ class RobotRuntimeTest {
         tracker.assertNoOverlap();
         assertNotNull(refused, "the second node started");
         String message = refused.getCause().getMessage();
-        assertTrue(message.contains("127.0.0.1:7441") && message.contains(first.standby.config().instance()), message);
+        assertTrue(
+                message.contains("127.0.0.1:7441")
+                        && message.contains(first.standby.config().instance()),
+                message);
     }
 
     @Test
@@ -331,8 +383,9 @@ class RobotRuntimeTest {
         }
         TestNode one = node(7331, 1);
         TestNode two = node(7332, 1);
-        await().atMost(WAIT).until(() -> one.slotIds().size() + two.slotIds().size() == 2
-                && table.list(null).stream().allMatch(r -> r.state() == RobotState.RUNNING));
+        await().atMost(WAIT)
+                .until(() -> one.slotIds().size() + two.slotIds().size() == 2
+                        && table.list(null).stream().allMatch(r -> r.state() == RobotState.RUNNING));
         Map<String, List<Long>> samples = sampleCounts();
 
         for (int round = 0; round < 4; round++) {
@@ -342,9 +395,17 @@ class RobotRuntimeTest {
                 table.move(id, to);
             }
             int r = round;
-            await().atMost(WAIT).until(() -> table.list(null).stream().allMatch(robot ->
-                    robot.slotId().equals("slot-" + ((Integer.parseInt(robot.id().substring(1)) + r + 1) % 2))
-                            && robot.state() == RobotState.RUNNING && tracker.running(robot.id()).size() == 1));
+            await().atMost(WAIT)
+                    .until(() -> table.list(null).stream()
+                            .allMatch(robot -> robot.slotId()
+                                            .equals("slot-"
+                                                    + ((Integer.parseInt(robot.id()
+                                                                            .substring(1))
+                                                                    + r
+                                                                    + 1)
+                                                            % 2))
+                                    && robot.state() == RobotState.RUNNING
+                                    && tracker.running(robot.id()).size() == 1));
         }
         sampling.set(false);
 
@@ -352,7 +413,8 @@ class RobotRuntimeTest {
             List<Tracker.Run> runs = tracker.runs(robot.id());
             assertEquals(5, runs.size(), robot.id() + " ran once per placement: " + runs);
             for (int i = 1; i < runs.size(); i++) {
-                assertTrue(runs.get(i).restored >= runs.get(i - 1).lastAcked,
+                assertTrue(
+                        runs.get(i).restored >= runs.get(i - 1).lastAcked,
                         robot.id() + " lost progress in a move: " + runs.get(i - 1) + " -> " + runs.get(i));
                 assertFalse(runs.get(i).node.equals(runs.get(i - 1).node), "each move changes node: " + runs);
             }
@@ -366,7 +428,8 @@ class RobotRuntimeTest {
         new SlotTable(admin).init(1);
         add("good", "slot-0", 0, new Document("intervalMs", 50));
         add("bad", "slot-0", 0, new Document("crash", "boom"));
-        RuntimeConfig quickRestarts = TestNode.config().withRestarts(Duration.ofMillis(20), Duration.ofMillis(100), 4, Duration.ofMinutes(1));
+        RuntimeConfig quickRestarts =
+                TestNode.config().withRestarts(Duration.ofMillis(20), Duration.ofMillis(100), 4, Duration.ofMinutes(1));
         node(7341, 1, quickRestarts, false);
 
         await().atMost(WAIT).until(() -> robot("bad").state() == RobotState.FAILED);
@@ -382,7 +445,8 @@ class RobotRuntimeTest {
 
         // Stays failed across polls until an operator starts it again.
         int runs = tracker.runs("bad").size();
-        await().during(Duration.ofMillis(800)).atMost(WAIT)
+        await().during(Duration.ofMillis(800))
+                .atMost(WAIT)
                 .until(() -> tracker.runs("bad").size() == runs && robot("bad").state() == RobotState.FAILED);
 
         table.start("bad");
@@ -395,17 +459,31 @@ class RobotRuntimeTest {
     @Test
     void aStatusWriteLostWhileTheDatabaseWasUnreachableIsSentAgainAfterwards() {
         new SlotTable(admin).init(1);
-        add("flaky", "slot-0", 0, new Document("checkpoint", false).append("intervalMs", 100).append("crashOnceAfterMs", 1500));
-        RuntimeConfig quickRestarts = TestNode.config().withRestarts(Duration.ofMillis(20), Duration.ofMillis(100), 5, Duration.ofMinutes(1));
-        TestNode node = TestNode.start(7391, TestMongo.uri(), dbName, 1, quickRestarts,
-                RobotTypes.of(TrackedRobot.factory(tracker, "127.0.0.1:7391")), TestNode.Cut.ROBOTS_ONLY, Duration.ofMillis(500));
+        add(
+                "flaky",
+                "slot-0",
+                0,
+                new Document("checkpoint", false).append("intervalMs", 100).append("crashOnceAfterMs", 1500));
+        RuntimeConfig quickRestarts =
+                TestNode.config().withRestarts(Duration.ofMillis(20), Duration.ofMillis(100), 5, Duration.ofMinutes(1));
+        TestNode node = TestNode.start(
+                7391,
+                TestMongo.uri(),
+                dbName,
+                1,
+                quickRestarts,
+                RobotTypes.of(TrackedRobot.factory(tracker, "127.0.0.1:7391")),
+                TestNode.Cut.ROBOTS_ONLY,
+                Duration.ofMillis(500));
         nodes.add(node);
         await().atMost(WAIT).until(() -> robot("flaky").state() == RobotState.RUNNING);
 
         // Only the robots' connection is cut: the slot stays owned while the crash's status write fails.
         node.proxy.pause();
         await().atMost(WAIT).until(() -> tracker.runs("flaky").size() == 2);
-        await().during(Duration.ofSeconds(1)).atMost(WAIT).alias("the restart's status write cannot arrive")
+        await().during(Duration.ofSeconds(1))
+                .atMost(WAIT)
+                .alias("the restart's status write cannot arrive")
                 .until(() -> robot("flaky").restarts() == 0);
         node.proxy.resume();
 
@@ -424,7 +502,9 @@ class RobotRuntimeTest {
         table.add(new RobotTable.NewRobot("alien", "ledgerx", "slot-0", 5, 1, new Document()), OptionalDouble.empty());
         node(7351, 1);
 
-        await().atMost(WAIT).until(() -> robot("alien").state() == RobotState.FAILED && robot("fine").state() == RobotState.RUNNING);
+        await().atMost(WAIT)
+                .until(() -> robot("alien").state() == RobotState.FAILED
+                        && robot("fine").state() == RobotState.RUNNING);
         RobotView alien = robot("alien");
         assertTrue(alien.lastError().contains("unknown robot type 'ledgerx'"), alien.lastError());
         assertTrue(alien.lastError().contains(TrackedRobot.TYPE), "names the known types: " + alien.lastError());
@@ -451,12 +531,17 @@ class RobotRuntimeTest {
         assertEquals(Desired.STOPPED, stopped.desired());
 
         table.start("live");
-        await().atMost(WAIT).until(() -> tracker.runs("live").size() == 2 && robot("live").state() == RobotState.RUNNING);
+        await().atMost(WAIT)
+                .until(() -> tracker.runs("live").size() == 2 && robot("live").state() == RobotState.RUNNING);
         assertEquals(count(stopped), tracker.runs("live").get(1).restored, "restarted from where it stopped");
 
         assertEquals(RobotTable.RemoveResult.REQUESTED, table.remove("live"), "it runs: its node removes it");
-        await().atMost(WAIT).until(() -> tracker.running("live").isEmpty() && table.get("live").isEmpty());
-        await().during(Duration.ofMillis(600)).atMost(WAIT).until(() -> table.get("live").isEmpty());
+        await().atMost(WAIT)
+                .until(() ->
+                        tracker.running("live").isEmpty() && table.get("live").isEmpty());
+        await().during(Duration.ofMillis(600))
+                .atMost(WAIT)
+                .until(() -> table.get("live").isEmpty());
         assertEquals(Map.of("slot-0", List.of()), node.running());
         tracker.assertNoOverlap();
     }
@@ -476,7 +561,8 @@ class RobotRuntimeTest {
             Tracker.Run run = tracker.runs("g" + i).getFirst();
             assertEquals("returned", run.outcome, "asked to stop, not interrupted: " + run);
         }
-        await().atMost(WAIT).until(() -> table.list(null).stream().allMatch(r -> tracker.isRunning(r.id(), second.name)));
+        await().atMost(WAIT)
+                .until(() -> table.list(null).stream().allMatch(r -> tracker.isRunning(r.id(), second.name)));
         for (int i = 0; i < 3; i++) {
             List<Tracker.Run> runs = tracker.runs("g" + i);
             assertEquals(runs.get(0).lastAcked, runs.get(1).restored, "resumed exactly from the final checkpoint");
@@ -489,8 +575,15 @@ class RobotRuntimeTest {
         new SlotTable(admin).init(1);
         add("late", "slot-0", 0, new Document("intervalMs", 200));
         // Only the robots' connection goes through the proxy; a write not answered within 1 s is retried.
-        TestNode node = TestNode.start(7401, TestMongo.uri(), dbName, 1, TestNode.config(),
-                RobotTypes.of(TrackedRobot.factory(tracker, "127.0.0.1:7401")), TestNode.Cut.ROBOTS_ONLY, Duration.ofSeconds(1));
+        TestNode node = TestNode.start(
+                7401,
+                TestMongo.uri(),
+                dbName,
+                1,
+                TestNode.config(),
+                RobotTypes.of(TrackedRobot.factory(tracker, "127.0.0.1:7401")),
+                TestNode.Cut.ROBOTS_ONLY,
+                Duration.ofSeconds(1));
         nodes.add(node);
         await().atMost(WAIT).until(() -> count(robot("late")) >= 3);
         Map<String, List<Long>> samples = sampleCounts();
@@ -540,7 +633,8 @@ class RobotRuntimeTest {
         new SlotTable(admin).init(2);
         TestNode one = node(7421, 1);
         TestNode two = node(7422, 1);
-        await().atMost(WAIT).until(() -> one.slotIds().size() == 1 && two.slotIds().size() == 1);
+        await().atMost(WAIT)
+                .until(() -> one.slotIds().size() == 1 && two.slotIds().size() == 1);
         // An idle robot never writes: only the rm handshake can stop it before the other node starts it.
         Document idle = new Document("checkpoint", false).append("intervalMs", 20);
         add("y", "slot-0", 0, idle);
@@ -552,13 +646,19 @@ class RobotRuntimeTest {
             await().atMost(WAIT).until(() -> tracker.runs("y").size() > runsBefore);
         }
         tracker.assertNoOverlap();
-        assertEquals(2, tracker.runs("y").stream().map(r -> r.node).distinct().count(), "ran on both nodes: " + tracker.runs("y"));
+        assertEquals(
+                2,
+                tracker.runs("y").stream().map(r -> r.node).distinct().count(),
+                "ran on both nodes: " + tracker.runs("y"));
     }
 
     /** {@code robot rm} then {@code robot add} of the same id, as fast as the table allows. */
     private void removeThenAdd(String id, String slot, Document config) {
         table.remove(id);
-        await().atMost(WAIT).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(5)).ignoreException(IllegalArgumentException.class)
+        await().atMost(WAIT)
+                .pollDelay(Duration.ZERO)
+                .pollInterval(Duration.ofMillis(5))
+                .ignoreException(IllegalArgumentException.class)
                 .until(() -> add(id, slot, 0, config) != null);
     }
 
@@ -566,7 +666,8 @@ class RobotRuntimeTest {
     void aMalformedRobotDocumentIsSkippedWithoutStoppingTheOthers() {
         new SlotTable(admin).init(1);
         add("ok", "slot-0", 0, new Document("intervalMs", 50));
-        robots.insertOne(new Document("_id", "broken").append("slotId", "slot-0").append("priority", "high"));
+        robots.insertOne(
+                new Document("_id", "broken").append("slotId", "slot-0").append("priority", "high"));
         node(7381, 1);
 
         await().atMost(WAIT).until(() -> count(robot("ok")) >= 3);

@@ -1,34 +1,32 @@
 package io.standby.node;
 
-import io.standby.robot.runtime.RobotTypes;
-import io.standby.robot.model.RobotCodec;
-import io.standby.slot.SlotTable;
-import io.standby.slot.StandbyDatabase;
-import io.standby.testing.TestDatabase;
-import io.standby.testing.TestMongo;
-import org.bson.Document;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
-
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Optional;
-import java.util.stream.IntStream;
-
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
+import io.standby.robot.model.RobotCodec;
+import io.standby.robot.runtime.RobotTypes;
+import io.standby.slot.SlotTable;
+import io.standby.slot.StandbyDatabase;
+import io.standby.testing.TestDatabase;
+import io.standby.testing.TestMongo;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.stream.IntStream;
+import org.bson.Document;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
 /**
- * A graceful stop of a node with many robots writes every robot's final state (PENDING, no node) before
- * the slot is released, also for robots whose last checkpoint was still being retried when the stop came.
- * Nor does the stop timeout cut a final write short. Judged on the robots' and the slot's documents, not
- * on the node's logs. About 5 s each.
+ * A graceful stop of a node with many robots writes every robot's final state (PENDING, no node) before the slot is
+ * released, also for robots whose last checkpoint was still being retried when the stop came. Nor does the stop timeout
+ * cut a final write short. Judged on the robots' and the slot's documents, not on the node's logs. About 5 s each.
  */
 class RobotStopTest {
 
@@ -59,8 +57,15 @@ class RobotStopTest {
     void aGracefulStopWritesTheFinalStateOfRobotsWhoseCheckpointsWereRetrying() throws InterruptedException {
         addRobots(new Document("intervalMs", 100));
         // Only the robots' connection goes through the proxy: the slot's lease holds while their writes fail.
-        TestNode node = TestNode.start(7431, TestMongo.uri(), dbName, 1, TestNode.config(),
-                RobotTypes.of(TrackedRobot.factory(tracker, "127.0.0.1:7431")), TestNode.Cut.ROBOTS_ONLY, Duration.ofMillis(500));
+        TestNode node = TestNode.start(
+                7431,
+                TestMongo.uri(),
+                dbName,
+                1,
+                TestNode.config(),
+                RobotTypes.of(TrackedRobot.factory(tracker, "127.0.0.1:7431")),
+                TestNode.Cut.ROBOTS_ONLY,
+                Duration.ofMillis(500));
         nodes.add(node);
         await().atMost(Duration.ofSeconds(30)).until(() -> running() == ROBOTS);
 
@@ -71,10 +76,12 @@ class RobotStopTest {
         // paused proxy never answers, and fails before any command starts (no command event at all).
         long paused = System.nanoTime();
         node.proxy.pause();
-        await().atMost(Duration.ofSeconds(30)).until(() -> node.finished.stream()
-                .anyMatch(f -> f.done() >= paused && f.command().equals("update") && f.error() != null));
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> node.finished.stream()
+                        .anyMatch(f -> f.done() >= paused && f.command().equals("update") && f.error() != null));
         Thread stop = Thread.ofPlatform().start(node.standby::close);
-        await().atMost(Duration.ofSeconds(30)).until(() -> node.standby.notReady().equals(Optional.of("stopped")));
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> node.standby.notReady().equals(Optional.of("stopped")));
         node.proxy.resume();
         stop.join(Duration.ofSeconds(30));
         assertFalse(stop.isAlive(), "the stop ended");
@@ -86,8 +93,15 @@ class RobotStopTest {
     @Test
     void theStopTimeoutNeverCutsAFinalWriteShortNorReleasesTheSlotBeforeIt() throws InterruptedException {
         addRobots(new Document("checkpoint", false));
-        TestNode node = TestNode.start(7432, TestMongo.uri(), dbName, 1, TestNode.config().withStopTimeout(Duration.ofSeconds(1)),
-                RobotTypes.of(TrackedRobot.factory(tracker, "127.0.0.1:7432")), TestNode.Cut.ROBOTS_ONLY, Duration.ofSeconds(30));
+        TestNode node = TestNode.start(
+                7432,
+                TestMongo.uri(),
+                dbName,
+                1,
+                TestNode.config().withStopTimeout(Duration.ofSeconds(1)),
+                RobotTypes.of(TrackedRobot.factory(tracker, "127.0.0.1:7432")),
+                TestNode.Cut.ROBOTS_ONLY,
+                Duration.ofSeconds(30));
         nodes.add(node);
         await().atMost(Duration.ofSeconds(30)).until(() -> running() == ROBOTS);
 
@@ -108,8 +122,10 @@ class RobotStopTest {
     }
 
     private void addRobots(Document config) {
-        List<Document> docs = IntStream.range(0, ROBOTS).mapToObj(i ->
-                RobotCodec.newRobot(String.format("r-%03d", i), TrackedRobot.TYPE, "slot-0", 0, 1.0, config)).toList();
+        List<Document> docs = IntStream.range(0, ROBOTS)
+                .mapToObj(i ->
+                        RobotCodec.newRobot(String.format("r-%03d", i), TrackedRobot.TYPE, "slot-0", 0, 1.0, config))
+                .toList();
         admin.database().getCollection("robots").insertMany(docs);
     }
 
@@ -125,7 +141,10 @@ class RobotStopTest {
     }
 
     private Document slot() {
-        return admin.database().getCollection("slots").find(new Document("_id", "slot-0")).first();
+        return admin.database()
+                .getCollection("slots")
+                .find(new Document("_id", "slot-0"))
+                .first();
     }
 
     private long running() {

@@ -1,5 +1,10 @@
 package io.standby.node;
 
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.standby.slot.NodeState;
 import io.standby.slot.SlotTable;
 import io.standby.slot.SlotTiming;
@@ -7,28 +12,23 @@ import io.standby.slot.StandbyDatabase;
 import io.standby.testing.TestDatabase;
 import io.standby.testing.TestMongo;
 import io.standby.testing.TestPorts;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
-
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
-
-import static org.awaitility.Awaitility.await;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * {@link StandbyNodeBuilder#build()} and {@link StandbyNode#start()} apart, as a container's lifecycle
- * uses them: building binds and connects nothing; a node starts once, and a node closed first never starts.
+ * {@link StandbyNodeBuilder#build()} and {@link StandbyNode#start()} apart, as a container's lifecycle uses them:
+ * building binds and connects nothing; a node starts once, and a node closed first never starts.
  */
 class StandbyNodeLifecycleTest {
 
-    private static final SlotTiming TIMING = SlotTiming.of(Duration.ofMillis(200), Duration.ofMillis(1500), Duration.ofMillis(200));
+    private static final SlotTiming TIMING =
+            SlotTiming.of(Duration.ofMillis(200), Duration.ofMillis(1500), Duration.ofMillis(200));
 
     @RegisterExtension
     final TestDatabase<StandbyDatabase> database = TestDatabase.of(
@@ -45,7 +45,11 @@ class StandbyNodeLifecycleTest {
     }
 
     private StandbyNodeBuilder builder(int port) {
-        return StandbyNode.builder().mongo(TestMongo.uri()).database(db).node("127.0.0.1", port).timing(TIMING)
+        return StandbyNode.builder()
+                .mongo(TestMongo.uri())
+                .database(db)
+                .node("127.0.0.1", port)
+                .timing(TIMING)
                 .stopTimeout(Duration.ofSeconds(2));
     }
 
@@ -60,10 +64,12 @@ class StandbyNodeLifecycleTest {
 
         try (node) {
             node.start();
-            await().atMost(Duration.ofSeconds(30)).until(() -> node.leases().size() == 1 && node.notReady().isEmpty());
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() -> node.leases().size() == 1 && node.notReady().isEmpty());
             assertEquals(NodeState.OWNER, node.state());
             IllegalStateException twice = assertThrows(IllegalStateException.class, node::start);
-            assertEquals("node 127.0.0.1:" + port + " cannot be started more than once (it is started)", twice.getMessage());
+            assertEquals(
+                    "node 127.0.0.1:" + port + " cannot be started more than once (it is started)", twice.getMessage());
         }
         assertEquals(Optional.of("stopped"), node.notReady());
         assertTrue(new SlotTable(admin).get("slot-0").orElseThrow().released(), "closing released the slot");
@@ -79,7 +85,8 @@ class StandbyNodeLifecycleTest {
 
     @Test
     void badSettingsFailTheBuildNamingTheValue() {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        IllegalArgumentException e = assertThrows(
+                IllegalArgumentException.class,
                 () -> StandbyNode.builder().node("127.0.0.1", 0).build());
         assertTrue(e.getMessage().contains("0"), e.getMessage());
     }

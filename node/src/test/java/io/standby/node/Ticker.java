@@ -2,9 +2,8 @@ package io.standby.node;
 
 import io.standby.robot.Robot;
 import io.standby.robot.RobotFactory;
-import org.bson.Document;
-
 import java.time.Duration;
+import org.bson.Document;
 
 /** A robot type for the node's tests: checkpoints a growing {@code ticks} every 50 ms. */
 final class Ticker implements RobotFactory {

@@ -1,18 +1,16 @@
 package io.standby.node;
 
+import io.standby.robot.FencedException;
 import io.standby.robot.Robot;
 import io.standby.robot.RobotContext;
 import io.standby.robot.RobotFactory;
-import io.standby.robot.FencedException;
+import java.time.Duration;
 import org.bson.Document;
 
-import java.time.Duration;
-
 /**
- * The test robot: counts like the {@code counter} sample and records every run in a {@link Tracker}.
- * Config: {@code intervalMs} (default 50); {@code checkpoint: false} makes an idle robot that only
- * sleeps; {@code crash: "message"} makes it throw at once; {@code crashOnceAfterMs} makes its first run
- * throw after that long.
+ * The test robot: counts like the {@code counter} sample and records every run in a {@link Tracker}. Config:
+ * {@code intervalMs} (default 50); {@code checkpoint: false} makes an idle robot that only sleeps; {@code crash:
+ * "message"} makes it throw at once; {@code crashOnceAfterMs} makes its first run throw after that long.
  */
 final class TrackedRobot implements Robot {
 
@@ -52,13 +50,15 @@ final class TrackedRobot implements Robot {
                 outcome = "crashed";
                 throw new IllegalStateException(config.getString("crash"));
             }
-            if (config.get("crashOnceAfterMs") instanceof Number after && tracker.runs(ctx.robotId()).size() == 1) {
+            if (config.get("crashOnceAfterMs") instanceof Number after
+                    && tracker.runs(ctx.robotId()).size() == 1) {
                 if (ctx.sleep(Duration.ofMillis(after.longValue()))) {
                     outcome = "crashed";
                     throw new IllegalStateException("crashed once");
                 }
             }
-            Duration interval = Duration.ofMillis(config.get("intervalMs", Number.class) instanceof Number n ? n.longValue() : 50);
+            Duration interval =
+                    Duration.ofMillis(config.get("intervalMs", Number.class) instanceof Number n ? n.longValue() : 50);
             boolean checkpointing = config.getBoolean("checkpoint", true);
             while (ctx.sleep(interval)) {
                 if (!checkpointing) {
@@ -66,7 +66,9 @@ final class TrackedRobot implements Robot {
                 }
                 count++;
                 run.lastAttempted = count;
-                ctx.checkpoint(new Document("count", count).append("epoch", ctx.epoch()).append("node", node));
+                ctx.checkpoint(new Document("count", count)
+                        .append("epoch", ctx.epoch())
+                        .append("node", node));
                 run.lastAcked = count;
             }
         } catch (FencedException e) {

@@ -1,5 +1,8 @@
 package io.standby.node;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -8,13 +11,10 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
 /**
- * What the test robots did, recorded in this JVM: every node of a test runs here, so the monotonic
- * timestamps of different nodes compare. A run is the time between entering and leaving
- * {@link Robot#run}; a second concurrent run of one robot is recorded as a violation when it enters.
+ * What the test robots did, recorded in this JVM: every node of a test runs here, so the monotonic timestamps of
+ * different nodes compare. A run is the time between entering and leaving {@link Robot#run}; a second concurrent run of
+ * one robot is recorded as a violation when it enters.
  */
 final class Tracker {
 
@@ -40,8 +40,9 @@ final class Tracker {
 
         @Override
         public String toString() {
-            return robot + "@" + node + "/e" + epoch + "[" + start / 1_000_000 + ".." + (end == 0 ? "" : end / 1_000_000)
-                    + "ms restored=" + restored + " acked=" + lastAcked + " attempted=" + lastAttempted + " " + outcome + "]";
+            return robot + "@" + node + "/e" + epoch + "[" + start / 1_000_000 + ".."
+                    + (end == 0 ? "" : end / 1_000_000) + "ms restored=" + restored + " acked=" + lastAcked
+                    + " attempted=" + lastAttempted + " " + outcome + "]";
         }
     }
 
@@ -65,7 +66,10 @@ final class Tracker {
     }
 
     List<Run> runs(String robot) {
-        return runs.stream().filter(r -> r.robot.equals(robot)).sorted(Comparator.comparingLong(r -> r.start)).toList();
+        return runs.stream()
+                .filter(r -> r.robot.equals(robot))
+                .sorted(Comparator.comparingLong(r -> r.start))
+                .toList();
     }
 
     List<Run> running(String robot) {
@@ -84,13 +88,16 @@ final class Tracker {
     void assertNoOverlap() {
         assertEquals(List.of(), violations, "concurrent runs");
         Map<String, List<Run>> byRobot = new ConcurrentHashMap<>();
-        runs.forEach(r -> byRobot.computeIfAbsent(r.robot, k -> new ArrayList<>()).add(r));
+        runs.forEach(
+                r -> byRobot.computeIfAbsent(r.robot, k -> new ArrayList<>()).add(r));
         byRobot.forEach((robot, list) -> {
-            List<Run> sorted = list.stream().sorted(Comparator.comparingLong(r -> r.start)).toList();
+            List<Run> sorted =
+                    list.stream().sorted(Comparator.comparingLong(r -> r.start)).toList();
             for (int i = 1; i < sorted.size(); i++) {
                 Run before = sorted.get(i - 1);
                 Run after = sorted.get(i);
-                assertTrue(before.end != 0 && before.end <= after.start,
+                assertTrue(
+                        before.end != 0 && before.end <= after.start,
                         robot + ": run " + after + " started before " + before + " ended");
             }
         });

@@ -1,13 +1,10 @@
 package io.standby.robot;
 
+import java.time.Duration;
 import org.bson.Document;
 import org.slf4j.Logger;
 
-import java.time.Duration;
-
-/**
- * What a running robot can see and do. Thread-safe, but meant for the robot's own thread.
- */
+/** What a running robot can see and do. Thread-safe, but meant for the robot's own thread. */
 public interface RobotContext {
 
     String robotId();
@@ -16,8 +13,8 @@ public interface RobotContext {
     String slotId();
 
     /**
-     * The fencing token of this run: the slot's epoch. It only grows from one owner to the next, so a
-     * robot can build idempotency keys for side effects outside MongoDB from {@code (robotId, epoch, seq)}.
+     * The fencing token of this run: the slot's epoch. It only grows from one owner to the next, so a robot can build
+     * idempotency keys for side effects outside MongoDB from {@code (robotId, epoch, seq)}.
      */
     long epoch();
 
@@ -28,14 +25,13 @@ public interface RobotContext {
     Document state();
 
     /**
-     * Persists {@code state} as the robot's context, durably (write concern majority), and returns once
-     * the database acknowledged it. The write is conditional on this run's epoch: once another node owns
-     * the slot, it is rejected.
+     * Persists {@code state} as the robot's context, durably (write concern majority), and returns once the database
+     * acknowledged it. The write is conditional on this run's epoch: once another node owns the slot, it is rejected.
      *
-     * @throws FencedException          if this run may no longer write (the slot was lost, or the robot
-     *                                   was stopped or moved); the robot must return at once
-     * @throws IllegalArgumentException if the database refuses this state (e.g. larger than 16 MB); the
-     *                                   robot's other writes and the other robots are not affected
+     * @throws FencedException if this run may no longer write (the slot was lost, or the robot was stopped or moved);
+     *     the robot must return at once
+     * @throws IllegalArgumentException if the database refuses this state (e.g. larger than 16 MB); the robot's other
+     *     writes and the other robots are not affected
      */
     void checkpoint(Document state);
 

@@ -3,8 +3,8 @@ package io.standby.robot;
 import org.bson.Document;
 
 /**
- * Creates robots of one type. Discovered with {@link java.util.ServiceLoader} from the node's class
- * path and from the jars in its {@code --plugins} directory: list the implementation in
+ * Creates robots of one type. Discovered with {@link java.util.ServiceLoader} from the node's class path and from the
+ * jars in its {@code --plugins} directory: list the implementation in
  * {@code META-INF/services/io.standby.robot.RobotFactory}.
  */
 public interface RobotFactory {
@@ -13,14 +13,13 @@ public interface RobotFactory {
     String type();
 
     /**
-     * Checks a configuration before a robot is added with it ({@code standby robot add}), so that a bad one
-     * is refused at once rather than failing on a node later. The default accepts every configuration;
-     * {@link #create} must still check, since a robot's config can be changed in the database directly.
+     * Checks a configuration before a robot is added with it ({@code standby robot add}), so that a bad one is refused
+     * at once rather than failing on a node later. The default accepts every configuration; {@link #create} must still
+     * check, since a robot's config can be changed in the database directly.
      *
      * @throws IllegalArgumentException naming the bad value
      */
-    default void validate(Document config) {
-    }
+    default void validate(Document config) {}
 
     /**
      * A new robot for one run.

@@ -5,10 +5,12 @@ import java.time.Duration;
 /** How Standby writes durations, in messages, logs and tables: the one place that formats them. */
 public final class Durations {
 
-    private Durations() {
-    }
+    private Durations() {}
 
-    /** Exactly, in the largest whole unit: {@code 500ms}, {@code 2s}, {@code 1m}, {@code 1h}; also how a command line accepts them. */
+    /**
+     * Exactly, in the largest whole unit: {@code 500ms}, {@code 2s}, {@code 1m}, {@code 1h}; also how a command line
+     * accepts them.
+     */
     public static String format(Duration d) {
         long ms = d.toMillis();
         if (ms != 0 && ms % 3_600_000 == 0) {

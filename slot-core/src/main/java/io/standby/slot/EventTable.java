@@ -4,15 +4,14 @@ import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Sorts;
 import io.standby.slot.internal.EventLog;
 import io.standby.slot.internal.ServerAge;
-import org.bson.Document;
-import org.bson.conversions.Bson;
-import org.bson.types.ObjectId;
-
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Date;
 import java.util.List;
+import org.bson.Document;
+import org.bson.conversions.Bson;
+import org.bson.types.ObjectId;
 
 /** What operators read of the {@code events} collection: how slots changed hands, oldest first. */
 public final class EventTable {
@@ -29,8 +28,8 @@ public final class EventTable {
     }
 
     /**
-     * The events of the last {@code since} by the database's clock (all if null), of one slot and one robot
-     * (all if null), stamped at {@code notBefore} or later (all if null), oldest first.
+     * The events of the last {@code since} by the database's clock (all if null), of one slot and one robot (all if
+     * null), stamped at {@code notBefore} or later (all if null), oldest first.
      */
     public List<EventView> list(Duration since, String slot, String robot, Instant notBefore) {
         List<Bson> conditions = new ArrayList<>();
@@ -53,13 +52,25 @@ public final class EventTable {
     private List<EventView> read(Bson filter, Bson order, int limit) {
         List<EventView> events = new ArrayList<>();
         for (Document doc : StandbyDatabase.safe(database.database().getCollection(EventLog.COLLECTION))
-                .find(filter).sort(order).limit(limit)) {
+                .find(filter)
+                .sort(order)
+                .limit(limit)) {
             if (doc.get("_id") instanceof ObjectId id && doc.get("time") instanceof Date time) {
                 Document detail = doc.get("detail") instanceof Document d ? d : new Document();
-                events.add(new EventView(id.toHexString(), time.toInstant(), doc.getString("type"), doc.getString("slot"),
-                        doc.get("epoch") instanceof Number n ? n.longValue() : 0, doc.getString("node"), doc.getString("robot"),
-                        doc.getString("from"), doc.get("heartbeat") instanceof Date beat ? beat.toInstant() : null,
-                        doc.getString("reason"), detail.getString("error"), detail.getString("to"), doc.getString("how"),
+                events.add(new EventView(
+                        id.toHexString(),
+                        time.toInstant(),
+                        doc.getString("type"),
+                        doc.getString("slot"),
+                        doc.get("epoch") instanceof Number n ? n.longValue() : 0,
+                        doc.getString("node"),
+                        doc.getString("robot"),
+                        doc.getString("from"),
+                        doc.get("heartbeat") instanceof Date beat ? beat.toInstant() : null,
+                        doc.getString("reason"),
+                        detail.getString("error"),
+                        detail.getString("to"),
+                        doc.getString("how"),
                         doc.getString("evidence")));
             }
         }

@@ -6,10 +6,10 @@ import java.util.List;
 import java.util.function.Consumer;
 
 /**
- * Listeners called one after the other, each even if one before it throws: the robot runtime must hear
- * of every loss, whatever happens to a log line or a meter. Once all have been called, the first failure
- * is thrown again, with the later ones suppressed in it (Curator's {@code ListenerContainer} calls its
- * listeners the same way, one failure never keeping the others from hearing).
+ * Listeners called one after the other, each even if one before it throws: the robot runtime must hear of every loss,
+ * whatever happens to a log line or a meter. Once all have been called, the first failure is thrown again, with the
+ * later ones suppressed in it (Curator's {@code ListenerContainer} calls its listeners the same way, one failure never
+ * keeping the others from hearing).
  */
 record ListenerList(List<SlotListener> listeners) implements SlotListener {
 

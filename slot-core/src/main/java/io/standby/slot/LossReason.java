@@ -7,9 +7,8 @@ public enum LossReason {
     /** An operator released the slot by force ({@code standby slots release}); the epoch moved on. */
     REVOKED("an operator released it"),
     /**
-     * No renewal succeeded for {@code lease - fenceMargin} on this node's clock: it stopped on its own,
-     * before any other node could see the lease expired (the database was slow, unreachable, or this
-     * process was paused).
+     * No renewal succeeded for {@code lease - fenceMargin} on this node's clock: it stopped on its own, before any
+     * other node could see the lease expired (the database was slow, unreachable, or this process was paused).
      */
     FENCED("no renewal succeeded within the lease minus the fence margin"),
     /** This node released the slot gracefully, after {@link SlotListener#releasing(Lease)} returned. */

@@ -1,12 +1,11 @@
 package io.standby.slot;
 
-
 /**
  * A node's own monotonic clock, for local deadlines only (self-fencing, a standby's observation window).
  *
- * <p>It never decides lease expiry in the database: that is the database server's clock. It is an
- * interface so that tests can tick it instead of sleeping. A node judges its leases on one that also
- * counts the time its machine was suspended, which the JVM's monotonic clock does not.
+ * <p>It never decides lease expiry in the database: that is the database server's clock. It is an interface so that
+ * tests can tick it instead of sleeping. A node judges its leases on one that also counts the time its machine was
+ * suspended, which the JVM's monotonic clock does not.
  */
 @FunctionalInterface
 public interface MonotonicClock {
@@ -18,5 +17,4 @@ public interface MonotonicClock {
     static MonotonicClock system() {
         return System::nanoTime;
     }
-
 }

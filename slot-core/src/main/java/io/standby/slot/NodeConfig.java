@@ -1,26 +1,23 @@
 package io.standby.slot;
 
 import io.standby.slot.internal.HostFingerprint;
-
 import java.security.SecureRandom;
 import java.util.HexFormat;
 import java.util.Objects;
 
 /**
- * What a node needs to take part in the slot protocol: its identity, how many slots it may own,
- * the timing, and the instance id that tells this process apart from an earlier one with the same
- * identity.
+ * What a node needs to take part in the slot protocol: its identity, how many slots it may own, the timing, and the
+ * instance id that tells this process apart from an earlier one with the same identity.
  *
- * @param node        the ip:port this node's HTTP endpoint binds
- * @param maxSlots    the most slots this node owns at once (at least 1)
- * @param timing      heartbeat, lease, poll and fence margin
- * @param instance    unique per process start, with this host's fingerprint after an {@code @} (see
- *                    {@link #newInstanceId()}); written into owned slot documents
- * @param addressBound whether this process bound {@code node} itself before starting the node, and holds it
- *                    until the node has stopped: the proof that the earlier processes with this identity on
- *                    this host are gone, which lets it take their slots back at once. Without it, a slot held
- *                    under this identity by another process is waited out like any other, and the node
- *                    refuses to start while such a slot holds a live lease.
+ * @param node the ip:port this node's HTTP endpoint binds
+ * @param maxSlots the most slots this node owns at once (at least 1)
+ * @param timing heartbeat, lease, poll and fence margin
+ * @param instance unique per process start, with this host's fingerprint after an {@code @} (see
+ *     {@link #newInstanceId()}); written into owned slot documents
+ * @param addressBound whether this process bound {@code node} itself before starting the node, and holds it until the
+ *     node has stopped: the proof that the earlier processes with this identity on this host are gone, which lets it
+ *     take their slots back at once. Without it, a slot held under this identity by another process is waited out like
+ *     any other, and the node refuses to start while such a slot holds a live lease.
  */
 public record NodeConfig(NodeId node, int maxSlots, SlotTiming timing, String instance, boolean addressBound) {
 
@@ -71,11 +68,11 @@ public record NodeConfig(NodeId node, int maxSlots, SlotTiming timing, String in
     }
 
     /**
-     * The process id and a random suffix, unique across restarts, and after an {@code @} the host's
-     * fingerprint (host name, boot id, network namespace): readable in mongosh, e.g.
-     * {@code 4242-9f1c2ab0@worker-3:5c3e1a7f:4026531840}. A restarted node that bound its address takes its
-     * slots back without waiting only from an instance with the same fingerprint: binding an address proves
-     * that no other process holds it only within one network namespace of one running kernel.
+     * The process id and a random suffix, unique across restarts, and after an {@code @} the host's fingerprint (host
+     * name, boot id, network namespace): readable in mongosh, e.g. {@code 4242-9f1c2ab0@worker-3:5c3e1a7f:4026531840}.
+     * A restarted node that bound its address takes its slots back without waiting only from an instance with the same
+     * fingerprint: binding an address proves that no other process holds it only within one network namespace of one
+     * running kernel.
      */
     public static String newInstanceId() {
         byte[] random = new byte[4];

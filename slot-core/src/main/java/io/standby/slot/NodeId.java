@@ -6,17 +6,19 @@ import java.util.regex.Pattern;
 /**
  * The identity of a node: the IP address and port its HTTP endpoint binds.
  *
- * <p>Binding that address proves that no other live process on the machine holds the same identity,
- * which is what lets a restarted node take its own slots back at once. The address is therefore a
- * literal IP of this machine: host names and wildcard addresses are rejected.
+ * <p>Binding that address proves that no other live process on the machine holds the same identity, which is what lets
+ * a restarted node take its own slots back at once. The address is therefore a literal IP of this machine: host names
+ * and wildcard addresses are rejected.
  */
 public record NodeId(String ip, int port) {
 
-    private static final Pattern IPV4 = Pattern.compile(
-            "(25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)(\\.(25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)){3}");
+    private static final Pattern IPV4 =
+            Pattern.compile("(25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)(\\.(25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)){3}");
     private static final Pattern IPV6 = Pattern.compile("[0-9a-fA-F:.]+");
 
-    /** @throws IllegalArgumentException naming the bad value if ip is not a literal address or port is outside 1–65535 */
+    /**
+     * @throws IllegalArgumentException naming the bad value if ip is not a literal address or port is outside 1–65535
+     */
     public NodeId {
         Objects.requireNonNull(ip, "ip");
         if (!isLiteralIp(ip)) {

@@ -7,8 +7,8 @@ public enum NodeState {
     /** Owns at least one slot. */
     OWNER,
     /**
-     * Hands its slots to standbys, one at a time, then stops; or lost its identity and claims nothing more.
-     * Either way, claim plans count no room on it.
+     * Hands its slots to standbys, one at a time, then stops; or lost its identity and claims nothing more. Either way,
+     * claim plans count no room on it.
      */
     DRAINING
 }

@@ -6,7 +6,6 @@ import io.standby.slot.internal.MongoNodeRegistry;
 import io.standby.slot.internal.MongoSlotStore;
 import io.standby.slot.internal.NodeRegistry;
 import io.standby.slot.internal.SlotStore;
-
 import java.util.List;
 import java.util.Optional;
 
@@ -36,28 +35,27 @@ public final class NodeTable {
     }
 
     /**
-     * Asks a node to hand its slots to standbys one at a time, then stop. The request goes on its registry
-     * document and on every slot it holds: a node reads its slots at every poll, so it sees the request at
-     * its next poll (a node that holds none sees it at its next registry write, within ten heartbeats).
+     * Asks a node to hand its slots to standbys one at a time, then stop. The request goes on its registry document and
+     * on every slot it holds: a node reads its slots at every poll, so it sees the request at its next poll (a node
+     * that holds none sees it at its next registry write, within ten heartbeats).
      *
-     * <p>Unforced, the drain is refused, and nothing written, unless the other live nodes have
-     * room for every slot the node holds ({@link DrainRoom}); the node itself then still hands a slot over
-     * only while there is room, and otherwise keeps serving it and waits. With {@link #forceDrain} it hands them
-     * over anyway: a slot with nowhere to go stays unserved until some node has room. Forcing a drain that
-     * was asked without force makes it forced.
+     * <p>Unforced, the drain is refused, and nothing written, unless the other live nodes have room for every slot the
+     * node holds ({@link DrainRoom}); the node itself then still hands a slot over only while there is room, and
+     * otherwise keeps serving it and waits. With {@link #forceDrain} it hands them over anyway: a slot with nowhere to
+     * go stays unserved until some node has room. Forcing a drain that was asked without force makes it forced.
      *
      * @return the node as it was
      * @throws IllegalArgumentException if the node is unknown, offline, or already draining
-     * @throws Refused                  if the other live nodes have no room for its slots
+     * @throws Refused if the other live nodes have no room for its slots
      */
     public NodeView drain(NodeId node) {
         return drain(node, false);
     }
 
     /**
-     * A drain that hands every slot over even where the other live nodes have no room: a slot with nowhere
-     * to go stays unserved until some node has room. See {@link #drain(NodeId)}; forcing a drain that was
-     * asked without force makes it forced.
+     * A drain that hands every slot over even where the other live nodes have no room: a slot with nowhere to go stays
+     * unserved until some node has room. See {@link #drain(NodeId)}; forcing a drain that was asked without force makes
+     * it forced.
      *
      * @return the node as it was
      * @throws IllegalArgumentException if the node is unknown, offline, or already draining by force
@@ -68,17 +66,22 @@ public final class NodeTable {
 
     /** Both drains: {@code force} hands the slots over even where the other live nodes have no room. */
     private NodeView drain(NodeId node, boolean force) {
-        NodeView view = get(node).orElseThrow(() -> new IllegalArgumentException("unknown node '" + node + "'" + knownNodes()));
+        NodeView view =
+                get(node).orElseThrow(() -> new IllegalArgumentException("unknown node '" + node + "'" + knownNodes()));
         boolean asked = view.state() == NodeState.DRAINING || view.drain();
         // The registry, then the slots: every slot a live node has won by then is counted against its room.
         List<ClaimPlan.Member> live = registry.readLive();
         List<SlotView> slots = store.readAll();
-        if (asked && !(force && slots.stream().anyMatch(s -> s.drainAsked(view.instance()) && !s.drain().force()))) {
+        if (asked
+                && !(force
+                        && slots.stream()
+                                .anyMatch(s -> s.drainAsked(view.instance())
+                                        && !s.drain().force()))) {
             throw new IllegalArgumentException("node " + node + " is already draining");
         }
         if (view.offline()) {
-            throw new IllegalArgumentException("node " + node + " is offline (last seen " + Durations.approximately(view.age())
-                    + " ago): there is nothing to drain");
+            throw new IllegalArgumentException("node " + node + " is offline (last seen "
+                    + Durations.approximately(view.age()) + " ago): there is nothing to drain");
         }
         int held = DrainRoom.heldBy(node, slots);
         DrainRoom room = DrainRoom.of(node, live, slots);
@@ -98,11 +101,14 @@ public final class NodeTable {
 
         Refused(NodeId node, int held, DrainRoom room) {
             this(node + ": it holds " + slots(held) + " and the other live nodes have room for " + room.room()
-                    + (room.waiting() > 0 ? " (" + room.free() + " free, " + slots(room.waiting()) + " already waiting for one)" : ""));
+                    + (room.waiting() > 0
+                            ? " (" + room.free() + " free, " + slots(room.waiting()) + " already waiting for one)"
+                            : ""));
         }
 
         private Refused(String reason) {
-            super("cannot drain " + reason + "; start a node with room, or force the drain to release its slots anyway");
+            super("cannot drain " + reason
+                    + "; start a node with room, or force the drain to release its slots anyway");
             this.reason = reason;
         }
 
@@ -118,6 +124,10 @@ public final class NodeTable {
 
     private String knownNodes() {
         List<NodeView> nodes = list();
-        return nodes.isEmpty() ? ": no node is registered" : " (nodes: " + String.join(", ", nodes.stream().map(n -> n.id().toString()).toList()) + ")";
+        return nodes.isEmpty()
+                ? ": no node is registered"
+                : " (nodes: "
+                        + String.join(
+                                ", ", nodes.stream().map(n -> n.id().toString()).toList()) + ")";
     }
 }

@@ -6,14 +6,9 @@ import io.standby.slot.internal.Fanout;
 import io.standby.slot.internal.GoneOwners;
 import io.standby.slot.internal.Load;
 import io.standby.slot.internal.NodeLinks;
-import io.standby.slot.internal.OwnerProbe;
-import io.standby.slot.internal.ProtocolSetup;
-import io.standby.slot.internal.Sleeper;
-import io.standby.slot.internal.SlotProtocol;
 import io.standby.slot.internal.OwnerLinks;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
+import io.standby.slot.internal.ProtocolSetup;
+import io.standby.slot.internal.SlotProtocol;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -24,67 +19,88 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * A node's part in the slot protocol: it claims slots while it has room, renews the ones it owns,
- * stops on its own before a lease could expire, and releases its slots when closed.
+ * A node's part in the slot protocol: it claims slots while it has room, renews the ones it owns, stops on its own
+ * before a lease could expire, and releases its slots when closed.
  *
- * <p>Three threads of its own: one polls and claims, one renews every heartbeat, one checks the local
- * fence deadlines (so a hung database call can delay neither renewals nor self-fencing); with fast
- * failover a fourth connects to the node's own address. Started once, closed once; {@link #close()} is
- * the graceful stop.
+ * <p>Three threads of its own: one polls and claims, one renews every heartbeat, one checks the local fence deadlines
+ * (so a hung database call can delay neither renewals nor self-fencing); with fast failover a fourth connects to the
+ * node's own address. Started once, closed once; {@link #close()} is the graceful stop.
  *
- * <p>Before starting a node, bind its ip:port (the CLI binds its HTTP endpoint there), hold it until the
- * node is closed, and say so with {@link NodeConfig#addressBound()}: that proves that no earlier process
- * with this identity on this host lives, which is what makes taking back their slots at once safe.
- * Without it, the node waits out those leases like any standby, and refuses to start while one is live.
+ * <p>Before starting a node, bind its ip:port (the CLI binds its HTTP endpoint there), hold it until the node is
+ * closed, and say so with {@link NodeConfig#addressBound()}: that proves that no earlier process with this identity on
+ * this host lives, which is what makes taking back their slots at once safe. Without it, the node waits out those
+ * leases like any standby, and refuses to start while one is live.
  */
 public final class SlotNode implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(SlotNode.class);
 
-    private enum State { LATENT, STARTED, CLOSED }
+    private enum State {
+        LATENT,
+        STARTED,
+        CLOSED
+    }
 
     private final SlotProtocol protocol;
     private final NodeConfig config;
     private final AtomicReference<State> state = new AtomicReference<>(State.LATENT);
     private final ScheduledExecutorService poller = Executors.newSingleThreadScheduledExecutor(daemon("standby-poll"));
-    private final ScheduledExecutorService heartbeat = Executors.newSingleThreadScheduledExecutor(daemon("standby-heartbeat"));
+    private final ScheduledExecutorService heartbeat =
+            Executors.newSingleThreadScheduledExecutor(daemon("standby-heartbeat"));
     private final ScheduledExecutorService fence = Executors.newSingleThreadScheduledExecutor(daemon("standby-fence"));
     /** Its own thread: a slow connect to this node's address must never delay a fence check. */
-    private final ScheduledExecutorService identity = Executors.newSingleThreadScheduledExecutor(daemon("standby-identity"));
+    private final ScheduledExecutorService identity =
+            Executors.newSingleThreadScheduledExecutor(daemon("standby-identity"));
+
     private final CompletableFuture<Void> drained = new CompletableFuture<>();
     private final CompletableFuture<String> identityLost = new CompletableFuture<>();
     private final boolean fastFailover;
     private final EventLog events;
     /** Whether this node started its event log and closes it, or its owner (a whole node) does. */
     private final boolean ownsEvents;
+
     private final MonotonicClock clock;
     /** Both sides of this node's watch links; null without them. */
     private final NodeLinks links;
+
     private final OwnerLinks ownerLinks;
     /** Pings the standbys watching this node; its own thread, so that a slow poll never silences them. */
     private final ScheduledExecutorService watch = Executors.newSingleThreadScheduledExecutor(daemon("standby-watch"));
 
     /** See {@link SlotNodeBuilder}. */
-    SlotNode(SlotNodeBuilder.Stores stores, NodeConfig config, MonotonicClock clock, SlotListener listener,
-             Supplier<Workload> workload, SlotNodeBuilder.Events events, SlotNodeBuilder.Takeover takeover) {
+    SlotNode(
+            SlotNodeBuilder.Stores stores,
+            NodeConfig config,
+            MonotonicClock clock,
+            SlotListener listener,
+            Supplier<Workload> workload,
+            SlotNodeBuilder.Events events,
+            SlotNodeBuilder.Takeover takeover) {
         this.config = config;
         this.events = events.log();
         this.ownsEvents = events.ownLog();
         this.clock = clock;
         this.fastFailover = takeover.fastFailover();
-        GoneOwners gone = fastFailover ? new GoneOwners(OwnerProbe.TCP, Sleeper.THREAD, clock,
-                GoneOwners.connectTimeout(config.timing().heartbeat()), GoneOwners.GAP) : GoneOwners.OFF;
-        SlotListener listeners = this.events == null ? listener
-                : SlotListener.inOrder(new EventRecorder(this.events), listener);
+        GoneOwners gone =
+                fastFailover ? GoneOwners.overTcp(clock, config.timing().heartbeat()) : GoneOwners.OFF;
+        SlotListener listeners =
+                this.events == null ? listener : SlotListener.inOrder(new EventRecorder(this.events), listener);
         ProtocolSetup setup = ProtocolSetup.of(stores.slots(), config, clock, listeners)
                 .withMembership(stores.registry(), workload, Load.Gauge.SYSTEM)
                 .withFanout(Fanout.PARALLEL)
                 .withFastFailover(gone);
         if (takeover.watchLinks() != null) {
-            this.links = new NodeLinks(config, clock, takeover.watchLinks(), takeover.readKey(),
-                    task -> heartbeat.execute(guard("renew", task)), this::renewAll);
+            this.links = new NodeLinks(
+                    config,
+                    clock,
+                    takeover.watchLinks(),
+                    takeover.readKey(),
+                    task -> heartbeat.execute(guard("renew", task)),
+                    this::renewAll);
             this.ownerLinks = links.ownerLinks();
             setup = setup.withWatchLinks(ownerLinks, links.standbyLinks());
         } else {
@@ -110,16 +126,16 @@ public final class SlotNode implements AutoCloseable {
     }
 
     /**
-     * Completes, with the reason, if this node's own address refuses connects while it runs (with fast
-     * failover): it has fenced every lease and claims nothing more, since other nodes take it for dead.
+     * Completes, with the reason, if this node's own address refuses connects while it runs (with fast failover): it
+     * has fenced every lease and claims nothing more, since other nodes take it for dead.
      */
     public CompletableFuture<String> identityLost() {
         return identityLost;
     }
 
     /**
-     * Completes when an operator's drain request ({@code standby node drain}) has handed every slot of
-     * this node to standbys: the node has nothing left to do, and its owner may close it.
+     * Completes when an operator's drain request ({@code standby node drain}) has handed every slot of this node to
+     * standbys: the node has nothing left to do, and its owner may close it.
      */
     public CompletableFuture<Void> drained() {
         return drained;
@@ -131,15 +147,13 @@ public final class SlotNode implements AutoCloseable {
     }
 
     /**
-     * Starts polling, renewing and fencing, after joining the cluster: checking that no other host holds
-     * a live lease under this ip:port, writing this node into the registry and waiting up to 250 ms for
-     * nodes starting with it to do the same. The first poll runs at once and takes back this identity's
-     * slots before claiming others.
+     * Starts polling, renewing and fencing, after joining the cluster: checking that no other host holds a live lease
+     * under this ip:port, writing this node into the registry and waiting up to 250 ms for nodes starting with it to do
+     * the same. The first poll runs at once and takes back this identity's slots before claiming others.
      *
-     * @throws IllegalStateException if started before or closed, or if this node's ip:port holds a live
-     *                               lease of another process it cannot take back from: on another host,
-     *                               or on this one without {@link NodeConfig#addressBound()} (two live
-     *                               nodes must not share an identity)
+     * @throws IllegalStateException if started before or closed, or if this node's ip:port holds a live lease of
+     *     another process it cannot take back from: on another host, or on this one without
+     *     {@link NodeConfig#addressBound()} (two live nodes must not share an identity)
      */
     public SlotNode start() {
         if (!state.compareAndSet(State.LATENT, State.STARTED)) {
@@ -163,44 +177,70 @@ public final class SlotNode implements AutoCloseable {
             links.readKeyIfMissing();
         }
         SlotTiming timing = config.timing();
-        heartbeat.scheduleAtFixedRate(guard("renew", protocol::renewAll),
-                timing.heartbeat().toNanos(), timing.heartbeat().toNanos(), TimeUnit.NANOSECONDS);
-        long check = FenceCheck.interval(timing, ownerLinks.isOn() ? ownerLinks.watchLease() : null).toNanos();
+        heartbeat.scheduleAtFixedRate(
+                guard("renew", protocol::renewAll),
+                timing.heartbeat().toNanos(),
+                timing.heartbeat().toNanos(),
+                TimeUnit.NANOSECONDS);
+        long check = FenceCheck.interval(timing, ownerLinks.isOn() ? ownerLinks.watchLease() : null)
+                .toNanos();
         fence.scheduleAtFixedRate(guard("fence", protocol::checkFences), check, check, TimeUnit.NANOSECONDS);
         if (fastFailover) {
-            long half = Math.max(Duration.ofMillis(50).toNanos(), timing.heartbeat().toNanos() / 2);
-            identity.scheduleAtFixedRate(guard("identity", () -> protocol.checkIdentity().ifPresent(identityLost::complete)),
-                    half, half, TimeUnit.NANOSECONDS);
+            long half =
+                    Math.max(Duration.ofMillis(50).toNanos(), timing.heartbeat().toNanos() / 2);
+            identity.scheduleAtFixedRate(
+                    guard("identity", () -> protocol.checkIdentity().ifPresent(identityLost::complete)),
+                    half,
+                    half,
+                    TimeUnit.NANOSECONDS);
         }
         if (ownerLinks.isOn()) {
             long tick = ownerLinks.tickInterval().toNanos();
             watch.scheduleAtFixedRate(guard("watch", ownerLinks::tick), tick, tick, TimeUnit.NANOSECONDS);
             // Between polls: a dead link's wait ends at any moment, and the takeover should follow within a tick.
-            poller.scheduleWithFixedDelay(guard("watched takeover", () -> {
-                try {
-                    protocol.takeWatched();
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            }), tick, tick, TimeUnit.NANOSECONDS);
+            poller.scheduleWithFixedDelay(
+                    guard("watched takeover", () -> {
+                        try {
+                            protocol.takeWatched();
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
+                    }),
+                    tick,
+                    tick,
+                    TimeUnit.NANOSECONDS);
         }
-        poller.scheduleWithFixedDelay(guard("poll", () -> {
-            try {
-                if (links != null) {
-                    links.readKeyIfMissing();
-                }
-                protocol.poll();
-                if (protocol.drained()) {
-                    drained.complete(null);
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }), 0, timing.poll().toNanos(), TimeUnit.NANOSECONDS);
-        log.info("Node {} started (instance {}, max slots {}, heartbeat {}, lease {}, poll {}, fast failover {}, watch links {})",
-                config.node(), config.instance(), config.maxSlots(), Durations.format(timing.heartbeat()),
-                Durations.format(timing.lease()), Durations.format(timing.poll()), fastFailover ? "on" : "off",
-                ownerLinks.isOn() ? "on (watch lease " + Durations.format(ownerLinks.watchLease()) + ", port " + ownerLinks.port() + ")" : "off");
+        poller.scheduleWithFixedDelay(
+                guard("poll", () -> {
+                    try {
+                        if (links != null) {
+                            links.readKeyIfMissing();
+                        }
+                        protocol.poll();
+                        if (protocol.drained()) {
+                            drained.complete(null);
+                        }
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }),
+                0,
+                timing.poll().toNanos(),
+                TimeUnit.NANOSECONDS);
+        log.info(
+                "Node {} started (instance {}, max slots {}, heartbeat {}, lease {}, poll {}, fast failover {}, "
+                        + "watch links {})",
+                config.node(),
+                config.instance(),
+                config.maxSlots(),
+                Durations.format(timing.heartbeat()),
+                Durations.format(timing.lease()),
+                Durations.format(timing.poll()),
+                fastFailover ? "on" : "off",
+                ownerLinks.isOn()
+                        ? "on (watch lease " + Durations.format(ownerLinks.watchLease()) + ", port " + ownerLinks.port()
+                                + ")"
+                        : "off");
         return this;
     }
 
@@ -214,9 +254,9 @@ public final class SlotNode implements AutoCloseable {
     }
 
     /**
-     * Whether this node takes part in the protocol right now: started, not closed, and its last read of
-     * the slots succeeded within two polls plus one operation timeout (so a hung or unreachable database
-     * shows). Empty when ready; otherwise why not, in a few words.
+     * Whether this node takes part in the protocol right now: started, not closed, and its last read of the slots
+     * succeeded within two polls plus one operation timeout (so a hung or unreachable database shows). Empty when
+     * ready; otherwise why not, in a few words.
      */
     public Optional<String> notReady() {
         State now = state.get();
@@ -224,13 +264,15 @@ public final class SlotNode implements AutoCloseable {
             return Optional.of(now == State.LATENT ? "not started" : "stopped");
         }
         SlotTiming timing = config.timing();
-        long allowed = timing.poll().multipliedBy(2).plus(timing.operationTimeout()).toNanos();
+        long allowed =
+                timing.poll().multipliedBy(2).plus(timing.operationTimeout()).toNanos();
         OptionalLong lastRead = protocol.lastRead();
         if (lastRead.isEmpty()) {
             return Optional.of("has not read the slots yet");
         }
         long since = clock.nanoTime() - lastRead.getAsLong();
-        return since <= allowed ? Optional.empty()
+        return since <= allowed
+                ? Optional.empty()
                 : Optional.of("no answer from the database for " + Durations.approximately(Duration.ofNanos(since)));
     }
 
@@ -240,8 +282,8 @@ public final class SlotNode implements AutoCloseable {
     }
 
     /**
-     * Graceful stop: no more claims; every owned slot is handed to {@link SlotListener#releasing} while
-     * renewals continue, then released so that a standby can take it at its next poll. Idempotent.
+     * Graceful stop: no more claims; every owned slot is handed to {@link SlotListener#releasing} while renewals
+     * continue, then released so that a standby can take it at its next poll. Idempotent.
      */
     @Override
     public void close() {

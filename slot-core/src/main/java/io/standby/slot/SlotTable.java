@@ -1,21 +1,19 @@
 package io.standby.slot;
 
-import io.standby.slot.internal.SlotRules;
 import io.standby.slot.internal.MongoSlotStore;
 import io.standby.slot.internal.SlotDocument;
 import io.standby.slot.internal.SlotIds;
+import io.standby.slot.internal.SlotRules;
 import io.standby.slot.internal.SlotStore;
-
 import java.util.List;
 import java.util.Optional;
 
-/**
- * What an operator does to the slots: create them, list them, and release one by force.
- */
+/** What an operator does to the slots: create them, list them, and release one by force. */
 public final class SlotTable {
 
     /** The slots' collection, and the field that tells an owner its robots changed. */
     public static final String COLLECTION = SlotDocument.COLLECTION;
+
     public static final String CHANGES = SlotDocument.CHANGES;
 
     /** What an operation that needs slots says when there are none. */
@@ -39,8 +37,8 @@ public final class SlotTable {
     }
 
     /**
-     * Makes sure {@code slot-0 ... slot-(count-1)} exist; existing slots are left as they are, so running
-     * it twice changes nothing and a larger count adds slots. It never removes slots.
+     * Makes sure {@code slot-0 ... slot-(count-1)} exist; existing slots are left as they are, so running it twice
+     * changes nothing and a larger count adds slots. It never removes slots.
      *
      * @return the number of slots created
      * @throws IllegalArgumentException if count is less than 1
@@ -60,11 +58,11 @@ public final class SlotTable {
     }
 
     /**
-     * Tells the slot's owner that its robots changed: raises {@code changes}, which it reads every poll, so
-     * that it reads its robots again at once. Every change to a robot that its runner must act on is followed
-     * by this, the operator's and the runtime's alike. It tries {@link #TELL_TRIES} times and never throws:
-     * the change it announces is recorded already, and an owner that is not told finds it at its periodic
-     * full read, so a failure here only delays it.
+     * Tells the slot's owner that its robots changed: raises {@code changes}, which it reads every poll, so that it
+     * reads its robots again at once. Every change to a robot that its runner must act on is followed by this, the
+     * operator's and the runtime's alike. It tries {@link #TELL_TRIES} times and never throws: the change it announces
+     * is recorded already, and an owner that is not told finds it at its periodic full read, so a failure here only
+     * delays it.
      *
      * @return whether the owner was told
      */
@@ -90,19 +88,18 @@ public final class SlotTable {
     }
 
     /**
-     * Releases a slot by force while its owner may still be running robots: clears the owner and
-     * increments the epoch, so its next renewal fails, but keeps {@code time}: standbys wait out the
-     * lease, which gives the owner time to notice and stop before anyone else starts the slot's robots.
-     * This changes the slot alone: where robots are bound to it, use the robot table's forced release,
-     * which also fences their writes at the new epoch before it returns.
+     * Releases a slot by force while its owner may still be running robots: clears the owner and increments the epoch,
+     * so its next renewal fails, but keeps {@code time}: standbys wait out the lease, which gives the owner time to
+     * notice and stop before anyone else starts the slot's robots. This changes the slot alone: where robots are bound
+     * to it, use the robot table's forced release, which also fences their writes at the new epoch before it returns.
      *
      * @return the slot as it was before, if it had an owner; empty if it was already free
      * @throws IllegalArgumentException if there is no such slot
      */
     public Optional<SlotView> forceRelease(String slotId) {
         for (int attempt = 0; attempt < 10; attempt++) {
-            SlotView before = store.read(slotId).orElseThrow(() -> new IllegalArgumentException(
-                    "unknown slot '" + slotId + "'" + knownSlots()));
+            SlotView before = store.read(slotId)
+                    .orElseThrow(() -> new IllegalArgumentException("unknown slot '" + slotId + "'" + knownSlots()));
             if (before.owner() == null) {
                 return Optional.empty();
             }

@@ -19,10 +19,6 @@ import com.mongodb.event.ServerListener;
 import dev.morphia.Datastore;
 import dev.morphia.Morphia;
 import dev.morphia.config.ManualMorphiaConfig;
-import org.bson.Document;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -31,13 +27,15 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.regex.Pattern;
+import org.bson.Document;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * A connection to the database that holds the slots, with the settings the protocol relies on,
- * whatever the connection string asks for: every write waits for a majority (an acknowledged renewal
- * or checkpoint survives a failover), every read goes to the primary with read concern
- * {@code majority} (it never shows what a failover may roll back, nor lags behind), and every operation
- * has a client-side timeout, so that no call can hang a protocol thread.
+ * A connection to the database that holds the slots, with the settings the protocol relies on, whatever the connection
+ * string asks for: every write waits for a majority (an acknowledged renewal or checkpoint survives a failover), every
+ * read goes to the primary with read concern {@code majority} (it never shows what a failover may roll back, nor lags
+ * behind), and every operation has a client-side timeout, so that no call can hang a protocol thread.
  */
 public final class StandbyDatabase implements AutoCloseable {
 
@@ -50,17 +48,24 @@ public final class StandbyDatabase implements AutoCloseable {
     private final MongoClient client;
     /** Whether {@link #close()} closes the client: false for an application's own client ({@link #of}). */
     private final boolean ownsClient;
+
     private final MongoDatabase database;
     /** Created on first use: no protocol path maps an entity, and Morphia's start costs every command time. */
     private Datastore datastore;
+
     private final String hosts;
     /** The replica set the URI names, or null. */
     private final String replicaSet;
     /** What the driver's monitors last found at each address: to say why no server could be selected. */
     private final Map<ServerAddress, ServerType> seen;
 
-    private StandbyDatabase(MongoClient client, boolean ownsClient, MongoDatabase database, String hosts, String replicaSet,
-                            Map<ServerAddress, ServerType> seen) {
+    private StandbyDatabase(
+            MongoClient client,
+            boolean ownsClient,
+            MongoDatabase database,
+            String hosts,
+            String replicaSet,
+            Map<ServerAddress, ServerType> seen) {
         this.client = client;
         this.ownsClient = ownsClient;
         this.replicaSet = replicaSet;
@@ -72,14 +77,14 @@ public final class StandbyDatabase implements AutoCloseable {
     /**
      * Connects lazily (the driver connects on first use); {@link #ping()} checks reachability.
      *
-     * @param uri              a {@code mongodb://} or {@code mongodb+srv://} URI
-     * @param name             the database name
+     * @param uri a {@code mongodb://} or {@code mongodb+srv://} URI
+     * @param name the database name
      * @param operationTimeout the bound on every operation, including server selection
-     * @param settings         further client settings (for example a command listener), or null
+     * @param settings further client settings (for example a command listener), or null
      * @throws IllegalArgumentException naming the bad value if the URI or database name is malformed
      */
-    public static StandbyDatabase connect(String uri, String name, Duration operationTimeout,
-                                          Consumer<MongoClientSettings.Builder> settings) {
+    public static StandbyDatabase connect(
+            String uri, String name, Duration operationTimeout, Consumer<MongoClientSettings.Builder> settings) {
         Objects.requireNonNull(uri, "uri");
         Objects.requireNonNull(name, "name");
         ConnectionString connection;
@@ -89,7 +94,8 @@ public final class StandbyDatabase implements AutoCloseable {
             throw new IllegalArgumentException("invalid MongoDB URI '" + uri + "': " + e.getMessage(), e);
         }
         if (!DB_NAME.matcher(name).matches()) {
-            throw new IllegalArgumentException("invalid database name '" + name + "': use letters, digits, '_' or '-' (at most 63)");
+            throw new IllegalArgumentException(
+                    "invalid database name '" + name + "': use letters, digits, '_' or '-' (at most 63)");
         }
         warnIfWeaker(connection);
         long timeoutMs = Math.max(1, operationTimeout.toMillis());
@@ -107,22 +113,29 @@ public final class StandbyDatabase implements AutoCloseable {
         builder.applyToServerSettings(s -> s.addServerListener(new ServerListener() {
             @Override
             public void serverDescriptionChanged(ServerDescriptionChangedEvent event) {
-                seen.put(event.getNewDescription().getAddress(), event.getNewDescription().getType());
+                seen.put(
+                        event.getNewDescription().getAddress(),
+                        event.getNewDescription().getType());
             }
         }));
         if (settings != null) {
             settings.accept(builder);
         }
         MongoClient client = MongoClients.create(builder.build());
-        return new StandbyDatabase(client, true, client.getDatabase(name), String.join(",", connection.getHosts()),
-                connection.getRequiredReplicaSetName(), seen);
+        return new StandbyDatabase(
+                client,
+                true,
+                client.getDatabase(name),
+                String.join(",", connection.getHosts()),
+                connection.getRequiredReplicaSetName(),
+                seen);
     }
 
     /**
-     * The database through a client the application opened and closes itself (a Spring {@code MongoClient}
-     * bean, say): {@link #close()} leaves it open. The protocol's settings are applied to the database
-     * instead of the client: majority writes and reads from the primary, and {@code operationTimeout} on
-     * every operation (driver 5.2+ {@code timeoutMS}), whatever the client was configured with.
+     * The database through a client the application opened and closes itself (a Spring {@code MongoClient} bean, say):
+     * {@link #close()} leaves it open. The protocol's settings are applied to the database instead of the client:
+     * majority writes and reads from the primary, and {@code operationTimeout} on every operation (driver 5.2+
+     * {@code timeoutMS}), whatever the client was configured with.
      *
      * @throws IllegalArgumentException naming the bad value if the database name is malformed
      */
@@ -130,34 +143,51 @@ public final class StandbyDatabase implements AutoCloseable {
         Objects.requireNonNull(client, "client");
         Objects.requireNonNull(name, "name");
         if (!DB_NAME.matcher(name).matches()) {
-            throw new IllegalArgumentException("invalid database name '" + name + "': use letters, digits, '_' or '-' (at most 63)");
+            throw new IllegalArgumentException(
+                    "invalid database name '" + name + "': use letters, digits, '_' or '-' (at most 63)");
         }
         MongoDatabase database = client.getDatabase(name)
                 .withWriteConcern(WriteConcern.MAJORITY)
                 .withReadConcern(ReadConcern.MAJORITY)
                 .withReadPreference(ReadPreference.primary())
                 .withTimeout(Math.max(1, operationTimeout.toMillis()), TimeUnit.MILLISECONDS);
-        String hosts = String.join(",", client.getClusterDescription().getClusterSettings().getHosts().stream()
-                .map(ServerAddress::toString).toList());
-        return new StandbyDatabase(client, false, database, hosts,
-                client.getClusterDescription().getClusterSettings().getRequiredReplicaSetName(), new ConcurrentHashMap<>());
+        String hosts = String.join(
+                ",",
+                client.getClusterDescription().getClusterSettings().getHosts().stream()
+                        .map(ServerAddress::toString)
+                        .toList());
+        return new StandbyDatabase(
+                client,
+                false,
+                database,
+                hosts,
+                client.getClusterDescription().getClusterSettings().getRequiredReplicaSetName(),
+                new ConcurrentHashMap<>());
     }
 
     /** The collection with the guarantees the protocol relies on, even if it came from another client. */
     public static <T> MongoCollection<T> safe(MongoCollection<T> collection) {
-        return collection.withReadPreference(ReadPreference.primary())
+        return collection
+                .withReadPreference(ReadPreference.primary())
                 .withReadConcern(ReadConcern.MAJORITY)
                 .withWriteConcern(WriteConcern.MAJORITY);
     }
 
     private static void warnIfWeaker(ConnectionString connection) {
-        if (connection.getWriteConcern() != null && !connection.getWriteConcern().equals(WriteConcern.MAJORITY)) {
-            log.warn("Ignoring the write concern of the URI ({}): Standby writes with w: majority", connection.getWriteConcern().asDocument().toJson());
+        if (connection.getWriteConcern() != null
+                && !connection.getWriteConcern().equals(WriteConcern.MAJORITY)) {
+            log.warn(
+                    "Ignoring the write concern of the URI ({}): Standby writes with w: majority",
+                    connection.getWriteConcern().asDocument().toJson());
         }
-        if (connection.getReadPreference() != null && !connection.getReadPreference().equals(ReadPreference.primary())) {
-            log.warn("Ignoring readPreference={} of the URI: Standby reads from the primary", connection.getReadPreference().getName());
+        if (connection.getReadPreference() != null
+                && !connection.getReadPreference().equals(ReadPreference.primary())) {
+            log.warn(
+                    "Ignoring readPreference={} of the URI: Standby reads from the primary",
+                    connection.getReadPreference().getName());
         }
-        if (connection.getReadConcern() != null && !connection.getReadConcern().equals(ReadConcern.MAJORITY)
+        if (connection.getReadConcern() != null
+                && !connection.getReadConcern().equals(ReadConcern.MAJORITY)
                 && !connection.getReadConcern().equals(ReadConcern.DEFAULT)) {
             log.warn("Ignoring readConcernLevel of the URI: Standby reads with read concern majority");
         }
@@ -171,17 +201,27 @@ public final class StandbyDatabase implements AutoCloseable {
     public void ping() {
         try {
             database.runCommand(new Document("ping", 1));
-            requireMinimumVersion(database.runCommand(new Document("buildInfo", 1)).getString("version"));
+            requireMinimumVersion(
+                    database.runCommand(new Document("buildInfo", 1)).getString("version"));
         } catch (MongoIncompatibleDriverException e) {
             int wire = client.getClusterDescription().getServerDescriptions().stream()
-                    .mapToInt(d -> d.getMaxWireVersion()).max().orElse(-1);
-            throw new IllegalStateException("MongoDB at " + hosts + " is " + versionOfWire(wire) + "; " + MINIMUM_REASON, e);
+                    .mapToInt(d -> d.getMaxWireVersion())
+                    .max()
+                    .orElse(-1);
+            throw new IllegalStateException(
+                    "MongoDB at " + hosts + " is " + versionOfWire(wire) + "; " + MINIMUM_REASON, e);
         } catch (MongoTimeoutException e) {
-            List<String> standalones = seen.entrySet().stream().filter(entry -> entry.getValue() == ServerType.STANDALONE)
-                    .map(entry -> entry.getKey().toString()).sorted().toList();
+            List<String> standalones = seen.entrySet().stream()
+                    .filter(entry -> entry.getValue() == ServerType.STANDALONE)
+                    .map(entry -> entry.getKey().toString())
+                    .sorted()
+                    .toList();
             if (replicaSet != null && !standalones.isEmpty()) {
-                throw new IllegalStateException("the URI names replica set '" + replicaSet + "', but MongoDB at "
-                        + String.join(",", standalones) + " is a standalone server: remove replicaSet=" + replicaSet + " from the URI", e);
+                throw new IllegalStateException(
+                        "the URI names replica set '" + replicaSet + "', but MongoDB at "
+                                + String.join(",", standalones) + " is a standalone server: remove replicaSet="
+                                + replicaSet + " from the URI",
+                        e);
             }
             throw new IllegalStateException("cannot reach MongoDB at " + hosts + " (no answer in time)", e);
         } catch (MongoException e) {
@@ -190,7 +230,8 @@ public final class StandbyDatabase implements AutoCloseable {
     }
 
     /** Why 4.2: lease expiry is judged by the server's clock, with $$NOW in a query's $expr. */
-    static final String MINIMUM_REASON = "Standby needs MongoDB 4.2 or newer ($$NOW in $expr judges leases by the database's clock)";
+    static final String MINIMUM_REASON =
+            "Standby needs MongoDB 4.2 or newer ($$NOW in $expr judges leases by the database's clock)";
 
     private void requireMinimumVersion(String version) {
         String[] parts = version == null ? new String[0] : version.split("[.-]");
@@ -198,7 +239,8 @@ public final class StandbyDatabase implements AutoCloseable {
             int major = Integer.parseInt(parts[0]);
             int minor = parts.length > 1 ? Integer.parseInt(parts[1]) : 0;
             if (major < 4 || major == 4 && minor < 2) {
-                throw new IllegalStateException("MongoDB at " + hosts + " is version " + version + "; " + MINIMUM_REASON);
+                throw new IllegalStateException(
+                        "MongoDB at " + hosts + " is version " + version + "; " + MINIMUM_REASON);
             }
         } catch (NumberFormatException | ArrayIndexOutOfBoundsException e) {
             // An unusual version string (a fork, say): the server answered, and the driver checked its wire version.
@@ -233,20 +275,22 @@ public final class StandbyDatabase implements AutoCloseable {
     }
 
     /**
-     * Morphia's view of this database. Package-private on purpose: Morphia is an implementation detail, and
-     * no public type takes or returns one of its types. The slot store reads and writes through the driver.
+     * Morphia's view of this database. Package-private on purpose: Morphia is an implementation detail, and no public
+     * type takes or returns one of its types. The slot store reads and writes through the driver.
      */
     synchronized Datastore datastore() {
         if (datastore == null) {
-            datastore = Morphia.createDatastore(client, ManualMorphiaConfig.configure()
-                    .database(database.getName())
-                    // No package scan: entities are mapped on first use. A scan (even of one package) costs
-                    // ClassGraph most of a second at the start of every command.
-                    .packages(List.of())
-                    // Free slots show ip: null and port: null in mongosh, as the seed does.
-                    .storeNulls(true)
-                    // Indexes are created explicitly where they are needed, never as a side effect of mapping.
-                    .applyIndexes(false));
+            datastore = Morphia.createDatastore(
+                    client,
+                    ManualMorphiaConfig.configure()
+                            .database(database.getName())
+                            // No package scan: entities are mapped on first use. A scan (even of one package) costs
+                            // ClassGraph most of a second at the start of every command.
+                            .packages(List.of())
+                            // Free slots show ip: null and port: null in mongosh, as the seed does.
+                            .storeNulls(true)
+                            // Indexes are created explicitly where they are needed, never as a side effect of mapping.
+                            .applyIndexes(false));
         }
         return datastore;
     }

@@ -4,15 +4,14 @@ import java.time.Duration;
 import java.util.Objects;
 
 /**
- * Watch links: standbys keep a TCP connection to this node and take its slots about
- * {@code 1.1 × lease} after the connection dies, whatever the slot lease, under a deadline this node keeps
- * itself (docs/DESIGN.md, <em>Watch links</em>). Links are authenticated with the cluster's key, kept in the
- * database (docs/SECURITY.md).
+ * Watch links: standbys keep a TCP connection to this node and take its slots about {@code 1.1 × lease} after the
+ * connection dies, whatever the slot lease, under a deadline this node keeps itself (docs/DESIGN.md, <em>Watch
+ * links</em>). Links are authenticated with the cluster's key, kept in the database (docs/SECURITY.md).
  *
- * @param lease the watch lease: how long after a link's last acknowledged ping the owner pauses, less a
- *              tenth; at least {@link #MIN_LEASE}
- * @param port  the TCP port this node takes links on, on its ip; 0 for an ephemeral one (written into its
- *              owner document, where standbys find it)
+ * @param lease the watch lease: how long after a link's last acknowledged ping the owner pauses, less a tenth; at least
+ *     {@link #MIN_LEASE}
+ * @param port the TCP port this node takes links on, on its ip; 0 for an ephemeral one (written into its owner
+ *     document, where standbys find it)
  */
 public record WatchLinks(Duration lease, int port) {
 
@@ -31,7 +30,8 @@ public record WatchLinks(Duration lease, int port) {
                     + Durations.format(MIN_LEASE));
         }
         if (port < 0 || port > 65535) {
-            throw new IllegalArgumentException("invalid watch port " + port + ": must be from 0 to 65535 (0: any free one)");
+            throw new IllegalArgumentException(
+                    "invalid watch port " + port + ": must be from 0 to 65535 (0: any free one)");
         }
     }
 
@@ -41,9 +41,9 @@ public record WatchLinks(Duration lease, int port) {
     }
 
     /**
-     * The links a node with {@code timing} gets when nothing is said: a watch lease of
-     * {@link #DEFAULT_LEASE}, or of the heartbeat if that is shorter, on an ephemeral port; none (null) below
-     * a heartbeat of {@link #MIN_DEFAULT_HEARTBEAT}, where the late mark (two heartbeats) is about as fast.
+     * The links a node with {@code timing} gets when nothing is said: a watch lease of {@link #DEFAULT_LEASE}, or of
+     * the heartbeat if that is shorter, on an ephemeral port; none (null) below a heartbeat of
+     * {@link #MIN_DEFAULT_HEARTBEAT}, where the late mark (two heartbeats) is about as fast.
      */
     public static WatchLinks defaultFor(SlotTiming timing) {
         if (timing.heartbeat().compareTo(MIN_DEFAULT_HEARTBEAT) < 0) {

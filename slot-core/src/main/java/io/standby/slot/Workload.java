@@ -2,9 +2,7 @@ package io.standby.slot;
 
 import java.util.List;
 
-/**
- * What a node's robots amount to, for its registry document: how many run, and how many failed for good.
- */
+/** What a node's robots amount to, for its registry document: how many run, and how many failed for good. */
 public record Workload(int running, int failed, List<String> types) {
 
     public static final Workload NONE = new Workload(0, 0, List.of());

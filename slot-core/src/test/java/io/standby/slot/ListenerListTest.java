@@ -1,15 +1,14 @@
 package io.standby.slot;
 
-import org.junit.jupiter.api.Test;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertSame;
-import static org.junit.jupiter.api.Assertions.assertThrows;
+import org.junit.jupiter.api.Test;
 
 class ListenerListTest {
 
@@ -130,8 +129,18 @@ class ListenerListTest {
         all.renewed(LEASE, Duration.ofMillis(12));
         all.renewalFailed(LEASE);
 
-        List<String> calls = List.of("acquired", "acquired slot-0", "releasing", "observed slot-0", "lost REVOKED", "paused",
-                "resumed", "claimed CONFLICT", "tookOver OWNER_GONE 1500 refused twice", "renewed 12", "renewalFailed");
+        List<String> calls = List.of(
+                "acquired",
+                "acquired slot-0",
+                "releasing",
+                "observed slot-0",
+                "lost REVOKED",
+                "paused",
+                "resumed",
+                "claimed CONFLICT",
+                "tookOver OWNER_GONE 1500 refused twice",
+                "renewed 12",
+                "renewalFailed");
         List<String> expected = new ArrayList<>();
         calls.forEach(call -> {
             expected.add("a " + call);
@@ -145,12 +154,17 @@ class ListenerListTest {
         List<String> heard = new ArrayList<>();
         IllegalStateException first = new IllegalStateException("a meter broke");
         AssertionError second = new AssertionError("a log line broke");
-        SlotListener all = SlotListener.inOrder(new Recording("metrics", heard, first), new Recording("log", heard, second),
+        SlotListener all = SlotListener.inOrder(
+                new Recording("metrics", heard, first),
+                new Recording("log", heard, second),
                 new Recording("robots", heard, null));
 
-        IllegalStateException thrown = assertThrows(IllegalStateException.class, () -> all.lost(LEASE, LossReason.FENCED));
+        IllegalStateException thrown =
+                assertThrows(IllegalStateException.class, () -> all.lost(LEASE, LossReason.FENCED));
 
-        assertEquals(List.of("metrics lost slot-0 FENCED", "log lost slot-0 FENCED", "robots lost slot-0 FENCED"), heard,
+        assertEquals(
+                List.of("metrics lost slot-0 FENCED", "log lost slot-0 FENCED", "robots lost slot-0 FENCED"),
+                heard,
                 "the robot runtime, last, heard of the loss although both listeners before it threw");
         assertSame(first, thrown, "the first failure is the one thrown");
         assertEquals(List.of(second), List.of(thrown.getSuppressed()), "the later failure is kept in it");
@@ -170,12 +184,18 @@ class ListenerListTest {
     void listsInAListAreSpreadInOrderSoThatCallsDoNotNest() {
         List<String> heard = new ArrayList<>();
         SlotListener inner = SlotListener.inOrder(new Recording("a", heard, null), new Recording("b", heard, null));
-        SlotListener outer = SlotListener.inOrder(new Recording("first", heard, null), inner, new Recording("last", heard, null));
+        SlotListener outer =
+                SlotListener.inOrder(new Recording("first", heard, null), inner, new Recording("last", heard, null));
 
         outer.lost(LEASE, LossReason.RELEASED);
 
         assertEquals(4, ((ListenerList) outer).listeners().size());
-        assertEquals(List.of("first lost slot-0 RELEASED", "a lost slot-0 RELEASED", "b lost slot-0 RELEASED",
-                "last lost slot-0 RELEASED"), heard);
+        assertEquals(
+                List.of(
+                        "first lost slot-0 RELEASED",
+                        "a lost slot-0 RELEASED",
+                        "b lost slot-0 RELEASED",
+                        "last lost slot-0 RELEASED"),
+                heard);
     }
 }

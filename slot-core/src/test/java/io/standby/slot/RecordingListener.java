@@ -9,10 +9,15 @@ import java.util.function.Predicate;
 /** Records every listener call with the JVM's monotonic time, for assertions on the order of facts. */
 public final class RecordingListener implements SlotListener {
 
-    public enum Kind { ACQUIRED, RELEASING, LOST, PAUSED, RESUMED }
-
-    public record Event(Kind kind, String node, String slotId, long epoch, LossReason reason, long nanos) {
+    public enum Kind {
+        ACQUIRED,
+        RELEASING,
+        LOST,
+        PAUSED,
+        RESUMED
     }
+
+    public record Event(Kind kind, String node, String slotId, long epoch, LossReason reason, long nanos) {}
 
     private final String name;
     private final List<Event> events;

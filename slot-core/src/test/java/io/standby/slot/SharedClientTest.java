@@ -1,5 +1,9 @@
 package io.standby.slot;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+
 import com.mongodb.ReadConcern;
 import com.mongodb.ReadPreference;
 import com.mongodb.WriteConcern;
@@ -7,20 +11,15 @@ import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import io.standby.testing.TcpProxy;
 import io.standby.testing.TestMongo;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 import org.bson.Document;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
 
-import java.time.Duration;
-import java.util.concurrent.TimeUnit;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
-
 /**
- * {@link StandbyDatabase#of}: an application's own client (a Spring bean, say) carries the protocol's
- * settings through the database view, and stays open when the view closes.
+ * {@link StandbyDatabase#of}: an application's own client (a Spring bean, say) carries the protocol's settings through
+ * the database view, and stays open when the view closes.
  */
 class SharedClientTest {
 
@@ -45,12 +44,14 @@ class SharedClientTest {
 
     @Test
     void aHungDatabaseTimesOutAtTheViewsTimeoutThoughTheClientHasNone() throws Exception {
-        try (TcpProxy proxy = TcpProxy.to(TestMongo.uri()); MongoClient client = MongoClients.create(proxy.uri())) {
+        try (TcpProxy proxy = TcpProxy.to(TestMongo.uri());
+                MongoClient client = MongoClients.create(proxy.uri())) {
             StandbyDatabase db = StandbyDatabase.of(client, TestMongo.freshDatabase("hung"), Duration.ofMillis(300));
-            client.getDatabase("admin").runCommand(new Document("ping", 1));   // connected before the hang
+            client.getDatabase("admin").runCommand(new Document("ping", 1)); // connected before the hang
             proxy.pause();
             // Generous: without the view's timeout the driver waits for ever on the paused link.
-            assertTimeoutPreemptively(Duration.ofSeconds(15), () -> assertThrows(RuntimeException.class, () -> new SlotTable(db).list()));
+            assertTimeoutPreemptively(
+                    Duration.ofSeconds(15), () -> assertThrows(RuntimeException.class, () -> new SlotTable(db).list()));
             proxy.resume();
         }
     }
@@ -58,9 +59,11 @@ class SharedClientTest {
     @Test
     void aBadDatabaseNameIsRejectedByName() {
         try (MongoClient client = MongoClients.create(TestMongo.uri())) {
-            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+            IllegalArgumentException e = assertThrows(
+                    IllegalArgumentException.class,
                     () -> StandbyDatabase.of(client, "bad name", Duration.ofSeconds(1)));
-            assertEquals("invalid database name 'bad name': use letters, digits, '_' or '-' (at most 63)", e.getMessage());
+            assertEquals(
+                    "invalid database name 'bad name': use letters, digits, '_' or '-' (at most 63)", e.getMessage());
         }
     }
 }

@@ -1,37 +1,36 @@
 package io.standby.slot;
 
-import io.standby.slot.RecordingListener.Event;
-import io.standby.slot.RecordingListener.Kind;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Updates;
+import io.standby.slot.RecordingListener.Event;
+import io.standby.slot.RecordingListener.Kind;
 import io.standby.testing.TcpProxy;
 import io.standby.testing.TestDatabase;
 import io.standby.testing.TestMongo;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
-
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Date;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.Date;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.Collectors;
-
-import static org.awaitility.Awaitility.await;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Nodes with their own threads and short real timings against the test database. Tests wait for
- * facts with a deadline and then assert on what was recorded: events with the JVM's monotonic time
- * (every node runs in this JVM, so their timestamps compare) and the slot documents.
+ * Nodes with their own threads and short real timings against the test database. Tests wait for facts with a deadline
+ * and then assert on what was recorded: events with the JVM's monotonic time (every node runs in this JVM, so their
+ * timestamps compare) and the slot documents.
  */
 class SlotNodeTest {
 
@@ -61,8 +60,7 @@ class SlotNodeTest {
     }
 
     private SlotNode start(int port, int maxSlots, SlotTiming timing, String uri) {
-        return start(port, maxSlots, timing, uri, new SlotListener() {
-        });
+        return start(port, maxSlots, timing, uri, new SlotListener() {});
     }
 
     /** With {@code also} told of everything after the recording listener. */
@@ -71,7 +69,9 @@ class SlotNodeTest {
         connections.add(db);
         NodeConfig config = NodeConfig.of(new NodeId("127.0.0.1", port), maxSlots, timing);
         SlotNode node = SlotNode.builder(db, config)
-                .listener(SlotListener.inOrder(new RecordingListener(String.valueOf(port), log), also)).build().start();
+                .listener(SlotListener.inOrder(new RecordingListener(String.valueOf(port), log), also))
+                .build()
+                .start();
         nodes.add(node);
         return node;
     }
@@ -98,7 +98,9 @@ class SlotNodeTest {
             start(7100 + i, 1, timing, TestMongo.uri());
         }
 
-        await().atMost(WAIT).until(() -> owned() == 5 && nodes.stream().mapToInt(n -> n.leases().size()).sum() == 5);
+        await().atMost(WAIT)
+                .until(() -> owned() == 5
+                        && nodes.stream().mapToInt(n -> n.leases().size()).sum() == 5);
 
         Set<NodeId> owners = slots().stream().map(SlotView::owner).collect(Collectors.toSet());
         assertEquals(5, owners.size(), "five different owners");
@@ -125,10 +127,13 @@ class SlotNodeTest {
         await().atMost(WAIT).until(() -> node.leases().size() == 20);
         // A few heartbeats at full speed first, so the driver has its connections open before the slowdown:
         // every lease renewed three times.
-        await().atMost(WAIT).until(() -> renewals.size() == 20 && renewals.values().stream().allMatch(n -> n >= 3));
+        await().atMost(WAIT)
+                .until(() -> renewals.size() == 20 && renewals.values().stream().allMatch(n -> n >= 3));
 
         slow.latency(Duration.ofMillis(200));
-        await().during(Duration.ofSeconds(8)).atMost(WAIT).until(() -> node.leases().size() == 20);
+        await().during(Duration.ofSeconds(8))
+                .atMost(WAIT)
+                .until(() -> node.leases().size() == 20);
 
         assertEquals(List.of(), log.stream().filter(e -> e.kind() == Kind.LOST).toList(), "no lease was lost");
         assertEquals(20, owned());
@@ -142,7 +147,9 @@ class SlotNodeTest {
             start(7600 + i, 1, timing, TestMongo.uri());
         }
 
-        await().atMost(WAIT).until(() -> owned() == 20 && nodes.stream().mapToInt(n -> n.leases().size()).sum() == 20);
+        await().atMost(WAIT)
+                .until(() -> owned() == 20
+                        && nodes.stream().mapToInt(n -> n.leases().size()).sum() == 20);
 
         long lost = nodes.stream().mapToLong(n -> n.claims().lost()).sum();
         long won = nodes.stream().mapToLong(n -> n.claims().won()).sum();
@@ -150,7 +157,8 @@ class SlotNodeTest {
         // Every slot went to one node once and never changed hands. A claim whose reply timed out on a loaded
         // machine counts as failed, yet it may have landed: the node's next poll takes the slot back as its
         // own, once, which is an acquisition without a won claim.
-        Map<String, Long> acquisitions = log.stream().filter(e -> e.kind() == Kind.ACQUIRED)
+        Map<String, Long> acquisitions = log.stream()
+                .filter(e -> e.kind() == Kind.ACQUIRED)
                 .collect(Collectors.groupingBy(Event::slotId, Collectors.counting()));
         assertEquals(20, acquisitions.size(), "every slot was acquired: " + acquisitions);
         assertTrue(acquisitions.values().stream().allMatch(n -> n == 1), "a slot changed hands: " + acquisitions);
@@ -184,18 +192,26 @@ class SlotNodeTest {
         owner.drained().get(30, java.util.concurrent.TimeUnit.SECONDS);
         // Drained once the database shows the last slot owned elsewhere: its claim lands there a moment
         // before the standby's thread counts the lease as its own.
-        await().atMost(WAIT).alias("the standby holds both slots").until(() -> standby.leases().size() == 2);
+        await().atMost(WAIT)
+                .alias("the standby holds both slots")
+                .until(() -> standby.leases().size() == 2);
         assertEquals(List.of(), owner.leases());
         // One at a time: the second slot was released only after the standby had taken the first.
-        List<Event> events = log.stream().sorted(Comparator.comparingLong(Event::nanos)).toList();
-        List<Event> released = events.stream().filter(e -> e.kind() == Kind.LOST && e.node().equals("7650")).toList();
+        List<Event> events =
+                log.stream().sorted(Comparator.comparingLong(Event::nanos)).toList();
+        List<Event> released = events.stream()
+                .filter(e -> e.kind() == Kind.LOST && e.node().equals("7650"))
+                .toList();
         assertEquals(2, released.size(), events.toString());
         assertTrue(released.stream().allMatch(e -> e.reason() == LossReason.RELEASED), released.toString());
         // Judged by the slot documents as the drain saw them, not by the order in which the two nodes' threads
         // got to tell their listeners: a claim lands in the database before its node hears that it won.
         String first = released.get(0).slotId();
-        assertEquals(standby.config().node(), ownersWhenReleasing.get(released.get(1).slotId()).get(first),
-                "the first slot was owned by the standby when the second was released: " + ownersWhenReleasing + " " + events);
+        assertEquals(
+                standby.config().node(),
+                ownersWhenReleasing.get(released.get(1).slotId()).get(first),
+                "the first slot was owned by the standby when the second was released: " + ownersWhenReleasing + " "
+                        + events);
         assertLeasesNeverOverlap();
     }
 
@@ -235,11 +251,15 @@ class SlotNodeTest {
         assertEquals(LossReason.FENCED, lost.reason());
         assertTrue(lost.nanos() < taken.nanos(), "the paused owner reported its loss before the takeover");
         assertEquals(epoch + 1, taken.epoch());
-        assertTrue(taken.nanos() - pausedAt >= timing.lease().toNanos() - timing.heartbeat().toNanos(),
+        assertTrue(
+                taken.nanos() - pausedAt
+                        >= timing.lease().toNanos() - timing.heartbeat().toNanos(),
                 "the takeover waited out the lease from the owner's last heartbeat");
 
         link.resume();
-        await().during(Duration.ofMillis(800)).atMost(WAIT).until(() -> a.leases().isEmpty() && b.leases().size() == 1);
+        await().during(Duration.ofMillis(800))
+                .atMost(WAIT)
+                .until(() -> a.leases().isEmpty() && b.leases().size() == 1);
         assertLeasesNeverOverlap();
     }
 
@@ -253,7 +273,9 @@ class SlotNodeTest {
         }
         // The owners' own views too: a claim the database applied but whose reply is still on its way when
         // the link pauses is never acquired, so it is never lost either.
-        await().atMost(WAIT).until(() -> owned() == 3 && nodes.stream().mapToInt(n -> n.leases().size()).sum() == 3);
+        await().atMost(WAIT)
+                .until(() -> owned() == 3
+                        && nodes.stream().mapToInt(n -> n.leases().size()).sum() == 3);
 
         database.pause();
         long pausedAt = System.nanoTime();
@@ -262,11 +284,15 @@ class SlotNodeTest {
         List<Event> losses = log.stream().filter(e -> e.kind() == Kind.LOST).toList();
         assertEquals(3, losses.size());
         assertTrue(losses.stream().allMatch(e -> e.reason() == LossReason.FENCED));
-        assertTrue(lostAll - pausedAt < timing.lease().toNanos() + Duration.ofSeconds(2).toNanos(),
+        assertTrue(
+                lostAll - pausedAt
+                        < timing.lease().toNanos() + Duration.ofSeconds(2).toNanos(),
                 "every owner stopped within about a lease of losing the database");
 
         database.resume();
-        await().atMost(WAIT).until(() -> owned() == 3 && nodes.stream().mapToInt(n -> n.leases().size()).sum() == 3);
+        await().atMost(WAIT)
+                .until(() -> owned() == 3
+                        && nodes.stream().mapToInt(n -> n.leases().size()).sum() == 3);
         assertLeasesNeverOverlap();
     }
 
@@ -283,17 +309,16 @@ class SlotNodeTest {
         await().atMost(WAIT).until(() -> b.leases().size() == 1);
 
         Event taken = only(Kind.ACQUIRED, "7502");
-        assertTrue(taken.nanos() - closedAt < timing.lease().toNanos() / 2,
-                "taken without waiting out the 10s lease");
+        assertTrue(taken.nanos() - closedAt < timing.lease().toNanos() / 2, "taken without waiting out the 10s lease");
         assertEquals(LossReason.RELEASED, only(Kind.LOST, "7501").reason());
         assertLeasesNeverOverlap();
     }
 
     /**
-     * After a forward jump of the database's clock, a live owner's last heartbeat looks long past to the
-     * server until the owner renews. (mongo-java-server ignores its backend clock for {@code $$NOW}, so
-     * the test moves the heartbeat back an hour, which is the same view from the server's side.) The
-     * standbys' own observation window must keep them from taking the slot in that gap.
+     * After a forward jump of the database's clock, a live owner's last heartbeat looks long past to the server until
+     * the owner renews. (mongo-java-server ignores its backend clock for {@code $$NOW}, so the test moves the heartbeat
+     * back an hour, which is the same view from the server's side.) The standbys' own observation window must keep them
+     * from taking the slot in that gap.
      */
     @Test
     void aLiveSlotTheDatabaseJudgesExpiredIsNotHandedAway() {
@@ -306,11 +331,16 @@ class SlotNodeTest {
         await().atMost(WAIT).until(() -> slots().getFirst().age().toMillis() < 100);
 
         for (int jump = 0; jump < 3; jump++) {
-            admin.database().getCollection("slots").updateOne(Filters.eq("_id", "slot-0"),
-                    Updates.set("time", Date.from(Instant.now().minus(Duration.ofHours(1)))));
+            admin.database()
+                    .getCollection("slots")
+                    .updateOne(
+                            Filters.eq("_id", "slot-0"),
+                            Updates.set("time", Date.from(Instant.now().minus(Duration.ofHours(1)))));
             assertTrue(slots().getFirst().expired(), "the database judges the live lease expired");
             // b polls ten times before a's next renewal.
-            await().during(timing.heartbeat().plusMillis(200)).atMost(WAIT).until(() -> b.leases().isEmpty());
+            await().during(timing.heartbeat().plusMillis(200))
+                    .atMost(WAIT)
+                    .until(() -> b.leases().isEmpty());
         }
         SlotView after = slots().getFirst();
         assertEquals(epoch, after.epoch());
@@ -320,14 +350,16 @@ class SlotNodeTest {
     }
 
     private Event only(Kind kind, String node) {
-        List<Event> matching = log.stream().filter(e -> e.kind() == kind && e.node().equals(node)).toList();
+        List<Event> matching = log.stream()
+                .filter(e -> e.kind() == kind && e.node().equals(node))
+                .toList();
         assertEquals(1, matching.size(), () -> kind + " events of " + node + ": " + matching);
         return matching.getFirst();
     }
 
     /**
-     * For every slot, each lease was reported lost before the next one was acquired, and epochs only
-     * went up: never two holders of one slot at once, on recorded timestamps.
+     * For every slot, each lease was reported lost before the next one was acquired, and epochs only went up: never two
+     * holders of one slot at once, on recorded timestamps.
      */
     private void assertLeasesNeverOverlap() {
         Map<String, List<Event>> bySlot = log.stream()
@@ -344,7 +376,8 @@ class SlotNodeTest {
                     open = e;
                     lastEpoch = e.epoch();
                 } else {
-                    assertTrue(open != null && open.node().equals(e.node()) && open.epoch() == e.epoch(),
+                    assertTrue(
+                            open != null && open.node().equals(e.node()) && open.epoch() == e.epoch(),
                             slot + " lost without being held: " + e + " in " + events);
                     open = null;
                 }

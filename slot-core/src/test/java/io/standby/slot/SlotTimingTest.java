@@ -1,13 +1,12 @@
 package io.standby.slot;
 
-import org.junit.jupiter.api.Test;
-
-import java.time.Duration;
-
 import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
 
 /** The timing rules, each at its boundary: the last value refused and the first accepted. */
 class SlotTimingTest {
@@ -17,8 +16,8 @@ class SlotTimingTest {
     }
 
     private static void refused(String message, Duration heartbeat, Duration lease, Duration poll, Duration margin) {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> new SlotTiming(heartbeat, lease, poll, margin));
+        IllegalArgumentException e =
+                assertThrows(IllegalArgumentException.class, () -> new SlotTiming(heartbeat, lease, poll, margin));
         assertTrue(e.getMessage().startsWith(message), e.getMessage());
     }
 
@@ -56,8 +55,13 @@ class SlotTimingTest {
     @Test
     void ofTakesATenthOfTheLeaseAsTheFenceMargin() {
         assertEquals(new SlotTiming(ms(200), ms(1000), ms(100), ms(100)), SlotTiming.of(ms(200), ms(1000), ms(100)));
-        assertEquals(new SlotTiming(SlotTiming.DEFAULT_HEARTBEAT, SlotTiming.DEFAULT_LEASE, SlotTiming.DEFAULT_POLL,
-                SlotTiming.DEFAULT_LEASE.dividedBy(10)), SlotTiming.defaults());
+        assertEquals(
+                new SlotTiming(
+                        SlotTiming.DEFAULT_HEARTBEAT,
+                        SlotTiming.DEFAULT_LEASE,
+                        SlotTiming.DEFAULT_POLL,
+                        SlotTiming.DEFAULT_LEASE.dividedBy(10)),
+                SlotTiming.defaults());
         assertEquals(ms(150), SlotTiming.of(ms(200), ms(1000), ms(100)).operationTimeout());
     }
 }

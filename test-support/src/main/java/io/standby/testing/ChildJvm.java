@@ -13,11 +13,11 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A real process for the tests and benchmarks that need one: a {@code standby} node, the embedded
- * database, a peer's job, the {@code ./standby} launcher. Failure tests kill it with SIGKILL, stop it with
- * SIGTERM and pause it with SIGSTOP/SIGCONT. Its output goes to {@code dir/name.log} (appended), where a
- * test reads it. Whoever starts one closes it; a shutdown hook stops those still running when this JVM is
- * stopped (Ctrl-C, SIGTERM), so that no orphan keeps a port or a lease.
+ * A real process for the tests and benchmarks that need one: a {@code standby} node, the embedded database, a peer's
+ * job, the {@code ./standby} launcher. Failure tests kill it with SIGKILL, stop it with SIGTERM and pause it with
+ * SIGSTOP/SIGCONT. Its output goes to {@code dir/name.log} (appended), where a test reads it. Whoever starts one closes
+ * it; a shutdown hook stops those still running when this JVM is stopped (Ctrl-C, SIGTERM), so that no orphan keeps a
+ * port or a lease.
  */
 public final class ChildJvm implements AutoCloseable {
 
@@ -38,11 +38,16 @@ public final class ChildJvm implements AutoCloseable {
     }
 
     /**
-     * {@code java [jvmArgs] -cp <this JVM's class path> mainClass args}, on this JVM's own {@code java},
-     * with {@code environment} added to this JVM's.
+     * {@code java [jvmArgs] -cp <this JVM's class path> mainClass args}, on this JVM's own {@code java}, with
+     * {@code environment} added to this JVM's.
      */
-    public static ChildJvm java(Path dir, String name, List<String> jvmArgs, Map<String, String> environment,
-                                String mainClass, List<String> args) {
+    public static ChildJvm java(
+            Path dir,
+            String name,
+            List<String> jvmArgs,
+            Map<String, String> environment,
+            String mainClass,
+            List<String> args) {
         List<String> command = new ArrayList<>();
         command.add(javaCommand());
         command.addAll(jvmArgs);
@@ -52,8 +57,8 @@ public final class ChildJvm implements AutoCloseable {
     }
 
     /** Any command, with {@code environment} added to this JVM's and the variables {@code unset} removed. */
-    public static ChildJvm exec(Path dir, String name, List<String> command, Map<String, String> environment,
-                                Set<String> unset) {
+    public static ChildJvm exec(
+            Path dir, String name, List<String> command, Map<String, String> environment, Set<String> unset) {
         Path log = dir.resolve(name + ".log");
         ProcessBuilder builder = new ProcessBuilder(command)
                 .redirectErrorStream(true)
@@ -139,7 +144,9 @@ public final class ChildJvm implements AutoCloseable {
     /** SIGSTOP or SIGCONT (or any other signal by name). */
     public void signal(String signal) {
         try {
-            Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid())).inheritIO().start();
+            Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid()))
+                    .inheritIO()
+                    .start();
             if (kill.waitFor() != 0) {
                 throw new IllegalStateException("kill -" + signal + " " + name + " failed");
             }
@@ -158,7 +165,8 @@ public final class ChildJvm implements AutoCloseable {
      */
     public int awaitExit(Duration atMost) {
         if (!waitForExit(atMost.toMillis())) {
-            throw new IllegalStateException(name + " still running after " + atMost + " (log " + log + "):\n" + output());
+            throw new IllegalStateException(
+                    name + " still running after " + atMost + " (log " + log + "):\n" + output());
         }
         return process.exitValue();
     }

@@ -2,16 +2,15 @@ package io.standby.testing;
 
 import com.mongodb.event.CommandListener;
 import com.mongodb.event.CommandStartedEvent;
-import org.bson.BsonDocument;
-import org.bson.BsonValue;
-
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
+import org.bson.BsonDocument;
+import org.bson.BsonValue;
 
 /**
- * Every command a client sent, as the driver put it on the wire: for tests that check what the code
- * asks of the database (read concern, read preference, write concern), not what it meant to ask.
+ * Every command a client sent, as the driver put it on the wire: for tests that check what the code asks of the
+ * database (read concern, read preference, write concern), not what it meant to ask.
  */
 public final class CommandLog implements CommandListener {
 
@@ -38,15 +37,19 @@ public final class CommandLog implements CommandListener {
 
     /** The commands whose target is {@code collection}, e.g. {@code find: "slots"}. */
     public List<BsonDocument> on(String collection) {
-        return started.stream().filter(c -> {
-            BsonValue target = c.get(c.getFirstKey());
-            return target != null && target.isString() && target.asString().getValue().equals(collection);
-        }).toList();
+        return started.stream()
+                .filter(c -> {
+                    BsonValue target = c.get(c.getFirstKey());
+                    return target != null
+                            && target.isString()
+                            && target.asString().getValue().equals(collection);
+                })
+                .toList();
     }
 
     /**
-     * Every read of {@code collection} asked for read concern {@code majority} and the primary; every
-     * write waited for a majority. Returns how many commands were checked.
+     * Every read of {@code collection} asked for read concern {@code majority} and the primary; every write waited for
+     * a majority. Returns how many commands were checked.
      */
     public int assertSafe(String collection) {
         int checked = 0;
@@ -54,17 +57,27 @@ public final class CommandLog implements CommandListener {
             String name = command.getFirstKey();
             if (READS.contains(name)) {
                 String concern = command.containsKey("readConcern")
-                        ? command.getDocument("readConcern").getString("level").getValue() : "none";
+                        ? command.getDocument("readConcern").getString("level").getValue()
+                        : "none";
                 require("majority".equals(concern), "read without read concern majority", command);
                 // The driver leaves $readPreference out for the primary.
-                require(!command.containsKey("$readPreference")
-                        || command.getDocument("$readPreference").getString("mode").getValue().equals("primary"),
-                        "read not pinned to the primary", command);
+                require(
+                        !command.containsKey("$readPreference")
+                                || command.getDocument("$readPreference")
+                                        .getString("mode")
+                                        .getValue()
+                                        .equals("primary"),
+                        "read not pinned to the primary",
+                        command);
                 checked++;
             } else if (WRITES.contains(name)) {
-                BsonValue w = command.containsKey("writeConcern") ? command.getDocument("writeConcern").get("w") : null;
-                require(w != null && w.isString() && w.asString().getValue().equals("majority"),
-                        "write without write concern majority", command);
+                BsonValue w = command.containsKey("writeConcern")
+                        ? command.getDocument("writeConcern").get("w")
+                        : null;
+                require(
+                        w != null && w.isString() && w.asString().getValue().equals("majority"),
+                        "write without write concern majority",
+                        command);
                 checked++;
             }
         }

@@ -3,21 +3,22 @@ package io.standby.testing;
 import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
 import de.bwaldvogel.mongo.bson.Document;
 import io.netty.channel.Channel;
-
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The embedded in-memory server with faults a replica set produces and a standalone never does: a
- * write that the server applied but reports with a {@code writeConcernError} (as when a primary cannot
- * get its write to a majority in time). Serve it with {@link TestMongo#startEmbedded(MemoryBackend)}.
+ * The embedded in-memory server with faults a replica set produces and a standalone never does: a write that the server
+ * applied but reports with a {@code writeConcernError} (as when a primary cannot get its write to a majority in time).
+ * Serve it with {@link TestMongo#startEmbedded(MemoryBackend)}.
  */
 public final class FaultyBackend extends MemoryBackend {
 
     private final Map<String, AtomicInteger> writeConcernFailures = new ConcurrentHashMap<>();
 
-    /** The next {@code times} update commands on {@code collection} are applied but answered with a write-concern error. */
+    /**
+     * The next {@code times} update commands on {@code collection} are applied but answered with a write-concern error.
+     */
     public void failWriteConcern(String collection, int times) {
         writeConcernFailures.put(collection, new AtomicInteger(times));
     }

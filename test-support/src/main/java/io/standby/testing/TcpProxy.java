@@ -17,17 +17,16 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * A TCP relay on 127.0.0.1 that a test can pause, slow down, or hold, to fail the network between a
- * node and the database while the node's process keeps running: real faults on loopback, not mocks.
+ * A TCP relay on 127.0.0.1 that a test can pause, slow down, or hold, to fail the network between a node and the
+ * database while the node's process keeps running: real faults on loopback, not mocks.
  *
  * <ul>
- *   <li>{@link #pause()}: bytes are held in both directions (new connections are accepted but get no
- *       answer), so the client's calls hang until their own timeouts fire, as when packets are dropped.</li>
- *   <li>{@link #latency(Duration)}: every chunk towards the server waits that long first.</li>
- *   <li>{@link #holdOpenConnections()}: what the client sends on the connections open right now is
- *       kept back, even after the client gave up and closed them, while new connections flow; then
- *       {@link #deliverHeld()} hands it to the server: a late copy of a request, as from a
- *       retransmitting dead socket or a server slow to read its socket.</li>
+ *   <li>{@link #pause()}: bytes are held in both directions (new connections are accepted but get no answer), so the
+ *       client's calls hang until their own timeouts fire, as when packets are dropped.
+ *   <li>{@link #latency(Duration)}: every chunk towards the server waits that long first.
+ *   <li>{@link #holdOpenConnections()}: what the client sends on the connections open right now is kept back, even
+ *       after the client gave up and closed them, while new connections flow; then {@link #deliverHeld()} hands it to
+ *       the server: a late copy of a request, as from a retransmitting dead socket or a server slow to read its socket.
  * </ul>
  */
 public final class TcpProxy implements AutoCloseable {
@@ -210,7 +209,8 @@ public final class TcpProxy implements AutoCloseable {
 
     private void pump(Socket from, Socket to) {
         byte[] buffer = new byte[16 * 1024];
-        try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
+        try (InputStream in = from.getInputStream();
+                OutputStream out = to.getOutputStream()) {
             int n;
             while ((n = in.read(buffer)) >= 0) {
                 awaitOpen();

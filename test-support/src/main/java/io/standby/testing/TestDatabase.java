@@ -1,27 +1,28 @@
 package io.standby.testing;
 
 import com.mongodb.client.MongoDatabase;
+import java.util.Objects;
+import java.util.function.Function;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
-import java.util.Objects;
-import java.util.function.Function;
-import java.util.function.Supplier;
-
 /**
- * A fresh database for every test: before each test (and before its {@code @BeforeEach} methods) it takes
- * a new name from {@link TestMongo#freshDatabase} and opens a connection to it; after each test (and after
- * its {@code @AfterEach} methods, which may still read it) it drops the database and closes the connection.
- * The server is this run's database ({@link TestMongo#uri()}) unless {@link #on} names another, such as
- * a class's own embedded server. Register it on an instance field:
+ * A fresh database for every test: before each test (and before its {@code @BeforeEach} methods) it takes a new name
+ * from {@link TestMongo#freshDatabase} and opens a connection to it; after each test (and after its {@code @AfterEach}
+ * methods, which may still read it) it drops the database and closes the connection. The server is this run's database
+ * ({@link TestMongo#uri()}) unless {@link #on} names another, such as a class's own embedded server. Register it on an
+ * instance field:
+ *
  * <pre>{@code
  * @RegisterExtension
  * final TestDatabase<StandbyDatabase> database = TestDatabase.of(
  *         (uri, name) -> StandbyDatabase.connect(uri, name, Duration.ofSeconds(10), null), StandbyDatabase::database);
  * }</pre>
- * The connection's type is the test's choice (test-support cannot see Standby's types): anything that
- * closes and reaches the database.
+ *
+ * The connection's type is the test's choice (test-support cannot see Standby's types): anything that closes and
+ * reaches the database.
  *
  * @param <C> the connection the test works with
  */
@@ -47,7 +48,8 @@ public final class TestDatabase<C extends AutoCloseable> implements BeforeEachCa
     }
 
     /** A fresh database per test on this run's database, reached through {@code connector}. */
-    public static <C extends AutoCloseable> TestDatabase<C> of(Connector<C> connector, Function<C, MongoDatabase> database) {
+    public static <C extends AutoCloseable> TestDatabase<C> of(
+            Connector<C> connector, Function<C, MongoDatabase> database) {
         return new TestDatabase<>(TestMongo::uri, connector, database);
     }
 

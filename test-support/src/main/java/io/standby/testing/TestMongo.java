@@ -4,36 +4,40 @@ import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import de.bwaldvogel.mongo.MongoServer;
 import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.bson.Document;
 import org.testcontainers.DockerClientFactory;
 import org.testcontainers.mongodb.MongoDBContainer;
 
-import java.util.concurrent.atomic.AtomicInteger;
-
 /**
  * The database tests run against, chosen once per JVM in this order:
+ *
  * <ol>
- *   <li>{@code STANDBY_TEST_MONGO_URI}, if set: a real MongoDB (a replica set is best);</li>
- *   <li>a {@code mongo:7} replica set from Testcontainers, if a Docker engine answers;</li>
- *   <li>otherwise an embedded mongo-java-server on 127.0.0.1 (in memory).</li>
+ *   <li>{@code STANDBY_TEST_MONGO_URI}, if set: a real MongoDB (a replica set is best);
+ *   <li>a {@code mongo:7} replica set from Testcontainers, if a Docker engine answers;
+ *   <li>otherwise an embedded mongo-java-server on 127.0.0.1 (in memory).
  * </ol>
- * Every test takes a fresh database name from {@link #freshDatabase(String)}, so tests never see each
- * other's documents whatever the mode.
+ *
+ * Every test takes a fresh database name from {@link #freshDatabase(String)}, so tests never see each other's documents
+ * whatever the mode.
  */
 public final class TestMongo {
 
     public static final String URI_VARIABLE = "STANDBY_TEST_MONGO_URI";
     private static Embedded sharedEmbedded;
 
-    public enum Mode { URI, TESTCONTAINERS, EMBEDDED }
+    public enum Mode {
+        URI,
+        TESTCONTAINERS,
+        EMBEDDED
+    }
 
     private static final AtomicInteger databases = new AtomicInteger();
     private static Mode mode;
     private static String uri;
     private static Boolean replicaSet;
 
-    private TestMongo() {
-    }
+    private TestMongo() {}
 
     /** The URI of this run's database, starting it on first use. */
     public static synchronized String uri() {
@@ -59,8 +63,8 @@ public final class TestMongo {
     }
 
     /**
-     * Whether this run's database is a replica set, asked of the server ({@code hello} names its set):
-     * change streams need one. The embedded server is none; a URI may name either.
+     * Whether this run's database is a replica set, asked of the server ({@code hello} names its set): change streams
+     * need one. The embedded server is none; a URI may name either.
      */
     public static synchronized boolean replicaSet() {
         if (mode() == Mode.EMBEDDED) {
@@ -68,7 +72,9 @@ public final class TestMongo {
         }
         if (replicaSet == null) {
             try (MongoClient client = MongoClients.create(uri())) {
-                replicaSet = client.getDatabase("admin").runCommand(new Document("hello", 1)).containsKey("setName");
+                replicaSet = client.getDatabase("admin")
+                        .runCommand(new Document("hello", 1))
+                        .containsKey("setName");
             }
         }
         return replicaSet;
@@ -100,8 +106,8 @@ public final class TestMongo {
     }
 
     /**
-     * The URI of one embedded server shared by the tests that must run on mongo-java-server whatever this
-     * run's database is (see {@link #uri()}); started at the first call, stopped when the JVM exits.
+     * The URI of one embedded server shared by the tests that must run on mongo-java-server whatever this run's
+     * database is (see {@link #uri()}); started at the first call, stopped when the JVM exits.
      */
     public static synchronized String embeddedUri() {
         if (sharedEmbedded == null) {

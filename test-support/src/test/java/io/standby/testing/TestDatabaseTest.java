@@ -1,26 +1,25 @@
 package io.standby.testing;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoDatabase;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.bson.Document;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.RepeatedTest;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import java.util.ArrayList;
-import java.util.HashSet;
-import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
 /**
- * The fixture's promises, on this run's database: every test gets a database of its own, empty, still
- * there for its {@code @AfterEach} methods, and dropped (its connection closed) after them.
+ * The fixture's promises, on this run's database: every test gets a database of its own, empty, still there for its
+ * {@code @AfterEach} methods, and dropped (its connection closed) after them.
  */
 class TestDatabaseTest {
 
@@ -35,10 +34,12 @@ class TestDatabaseTest {
     }
 
     @RegisterExtension
-    final TestDatabase<Connection> database = TestDatabase.of((uri, name) -> {
-        MongoClient client = MongoClients.create(uri);
-        return new Connection(client, client.getDatabase(name));
-    }, Connection::database);
+    final TestDatabase<Connection> database = TestDatabase.of(
+            (uri, name) -> {
+                MongoClient client = MongoClients.create(uri);
+                return new Connection(client, client.getDatabase(name));
+            },
+            Connection::database);
 
     @RepeatedTest(3)
     void eachTestStartsOnAnEmptyDatabaseOfItsOwn() {
@@ -63,7 +64,10 @@ class TestDatabaseTest {
             assertTrue(names.stream().noneMatch(left::contains), "dropped: " + names + ", left: " + left);
         }
         for (Connection connection : seen) {
-            assertThrows(IllegalStateException.class, () -> connection.database().listCollectionNames().first(), "closed");
+            assertThrows(
+                    IllegalStateException.class,
+                    () -> connection.database().listCollectionNames().first(),
+                    "closed");
         }
     }
 }

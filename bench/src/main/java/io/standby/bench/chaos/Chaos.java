@@ -7,8 +7,6 @@ import io.standby.robot.admin.RobotTable;
 import io.standby.robot.model.RobotView;
 import io.standby.slot.SlotTiming;
 import io.standby.slot.StandbyDatabase;
-import org.bson.Document;
-
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
@@ -23,22 +21,31 @@ import java.util.Optional;
 import java.util.OptionalDouble;
 import java.util.TreeMap;
 import java.util.stream.Stream;
+import org.bson.Document;
 
 /**
- * One chaos run: the database and the nodes, the ledger robots, the producer, faults from the seed for
- * the duration, a quiet period, then the {@link Verdict} and the service gaps. Stops every process it
- * started, also on failure.
+ * One chaos run: the database and the nodes, the ledger robots, the producer, faults from the seed for the duration, a
+ * quiet period, then the {@link Verdict} and the service gaps. Stops every process it started, also on failure.
  */
 public final class Chaos {
 
     /**
-     * The settings of a run. {@code fastFailover} false starts the nodes with {@code --no-fast-failover}:
-     * only to show that the verdict's late-mark row can fail. {@code watch}: the nodes' watch links (their
-     * default unless said). {@code every}: the mean time between faults, or null for the suite's 0.5 to 2
-     * leases (a longer one makes a soak).
+     * The settings of a run. {@code fastFailover} false starts the nodes with {@code --no-fast-failover}: only to show
+     * that the verdict's late-mark row can fail. {@code watch}: the nodes' watch links (their default unless said).
+     * {@code every}: the mean time between faults, or null for the suite's 0.5 to 2 leases (a longer one makes a soak).
      */
-    public record Settings(int nodes, int slots, int robots, Duration duration, long seed, Cluster.Timing timing,
-                           int inputPerSecond, Duration catchUp, boolean fastFailover, Cluster.Watch watch, Duration every) {
+    public record Settings(
+            int nodes,
+            int slots,
+            int robots,
+            Duration duration,
+            long seed,
+            Cluster.Timing timing,
+            int inputPerSecond,
+            Duration catchUp,
+            boolean fastFailover,
+            Cluster.Watch watch,
+            Duration every) {
 
         /** The watch lease the nodes run with, or null: no watch links. */
         public Duration watchLease() {
@@ -47,8 +54,7 @@ public final class Chaos {
     }
 
     /** What a run found: the verdict, the faults made and the outputs written. */
-    public record Result(Verdict verdict, List<Fault> faults, long inputs, long outputs) {
-    }
+    public record Result(Verdict verdict, List<Fault> faults, long inputs, long outputs) {}
 
     private final Settings settings;
     private final PrintStream out;
@@ -59,12 +65,16 @@ public final class Chaos {
     }
 
     /**
-     * The config of a chaos-ledger robot: one input for all, an output of its own. One output for all
-     * would hold robots x inputs documents, and the embedded server scans a collection for each replayed
-     * output the ledger compares, which after takeovers kept it too busy to renew leases.
+     * The config of a chaos-ledger robot: one input for all, an output of its own. One output for all would hold robots
+     * x inputs documents, and the embedded server scans a collection for each replayed output the ledger compares,
+     * which after takeovers kept it too busy to renew leases.
      */
     static List<String> robotConfig(String robot) {
-        return List.of("database=" + Producer.DATABASE, "input=" + Producer.INPUT, "output=" + output(robot), "pollMs=1000",
+        return List.of(
+                "database=" + Producer.DATABASE,
+                "input=" + Producer.INPUT,
+                "output=" + output(robot),
+                "pollMs=1000",
                 "batch=100");
     }
 
@@ -81,7 +91,8 @@ public final class Chaos {
         for (int i = 1; i <= settings.robots(); i++) {
             robots.add(String.format("ledger-%02d", i));
         }
-        Cluster cluster = new Cluster(dir, settings.nodes(), settings.timing(), settings.fastFailover(), settings.watch());
+        Cluster cluster =
+                new Cluster(dir, settings.nodes(), settings.timing(), settings.fastFailover(), settings.watch());
         Duration watchLease = cluster.watchLease();
         try (cluster) {
             cluster.database().initSlots(Cluster.DB, settings.slots());
@@ -93,7 +104,9 @@ public final class Chaos {
             long inputs;
             try {
                 awaitRunning(cluster, robots, Duration.ofSeconds(120));
-                out.printf("Faults from %d s after the start, for %d s:%n", (System.currentTimeMillis() - origin) / 1000,
+                out.printf(
+                        "Faults from %d s after the start, for %d s:%n",
+                        (System.currentTimeMillis() - origin) / 1000,
                         settings.duration().toSeconds());
                 Faults.Pace pace =
                         new Faults.Pace(settings.seed(), settings.timing().lease(), watchLease, settings.every());
@@ -107,41 +120,81 @@ public final class Chaos {
             long quiet = System.currentTimeMillis();
             boolean caughtUp = awaitCaughtUp(cluster, robots, inputs, settings.catchUp());
             long quietEnd = System.currentTimeMillis();
-            out.printf("Quiet: producer stopped at seq %d; every robot %s after %d ms%n", inputs,
-                    caughtUp ? "caught up and RUNNING" : "NOT caught up", quietEnd - quiet);
+            out.printf(
+                    "Quiet: producer stopped at seq %d; every robot %s after %d ms%n",
+                    inputs, caughtUp ? "caught up and RUNNING" : "NOT caught up", quietEnd - quiet);
             Map<String, String> states = states(cluster, robots);
             // Frozen before the rest is read: a context read while nodes still write could be older than an
             // acknowledgement recorded after it, and be taken for a lost one.
             cluster.stopNodes();
-            List<Facts.Cut> cuts = faults.done().stream().filter(f -> f.kind() == Fault.Kind.CUT)
-                    .map(f -> new Facts.Cut(f.target(), f.pid(), f.start(), f.end(), f.alive())).toList();
-            long lateMark = SlotTiming.of(settings.timing().heartbeat(), settings.timing().lease(), settings.timing().poll())
-                    .late().toMillis();
+            List<Facts.Cut> cuts = faults.done().stream()
+                    .filter(f -> f.kind() == Fault.Kind.CUT)
+                    .map(f -> new Facts.Cut(f.target(), f.pid(), f.start(), f.end(), f.alive()))
+                    .toList();
+            long lateMark = SlotTiming.of(
+                            settings.timing().heartbeat(),
+                            settings.timing().lease(),
+                            settings.timing().poll())
+                    .late()
+                    .toMillis();
             History history;
             try (StandbyDatabase db = cluster.database().connect(Cluster.DB)) {
                 history = History.read(db.database(), dir, origin);
             }
-            List<Facts.Freeze> freezes = faults.done().stream().filter(f -> f.kind().stops())
-                    .map(f -> new Facts.Freeze(f.target(), f.pid(), f.start(), f.end(), f.woke(), f.links())).toList();
-            Facts.Links links = watchLease == null ? Facts.Links.OFF : new Facts.Links(watchLease.toMillis(), freezes,
-                    history.resumes(), history.takenByLink(), cluster.killedAt());
-            Facts facts = facts(cluster, robots, states, new FaultFacts(faults.renewals(), cuts, lateMark, links),
+            List<Facts.Freeze> freezes = faults.done().stream()
+                    .filter(f -> f.kind().stops())
+                    .map(f -> new Facts.Freeze(f.target(), f.pid(), f.start(), f.end(), f.woke(), f.links()))
+                    .toList();
+            Facts.Links links = watchLease == null
+                    ? Facts.Links.OFF
+                    : new Facts.Links(
+                            watchLease.toMillis(),
+                            freezes,
+                            history.resumes(),
+                            history.takenByLink(),
+                            cluster.killedAt());
+            Facts facts = facts(
+                    cluster,
+                    robots,
+                    states,
+                    new FaultFacts(faults.renewals(), cuts, lateMark, links),
                     dir.resolve("records"));
             Verdict verdict = Verdict.judge(facts);
-            long outputs = facts.outputs().values().stream().mapToLong(List::size).sum();
-            out.printf("Verdict (%d inputs, %d outputs, %d run starts, ends and checkpoint calls recorded; every process on one host,"
-                            + " so one clock; a time-based violation is counted only when certain from the recorded intervals;"
+            long outputs =
+                    facts.outputs().values().stream().mapToLong(List::size).sum();
+            out.printf(
+                    "Verdict (%d inputs, %d outputs, %d run starts, ends and checkpoint calls recorded; every "
+                            + "process on one host,"
+                            + " so one clock; a time-based violation is counted only when certain from the recorded "
+                            + "intervals;"
                             + " late mark %d ms, fast failover %s, %s):%n",
-                    facts.input().size(), outputs, facts.records().size(), lateMark, settings.fastFailover() ? "on" : "OFF",
+                    facts.input().size(),
+                    outputs,
+                    facts.records().size(),
+                    lateMark,
+                    settings.fastFailover() ? "on" : "OFF",
                     watchLease == null ? "watch links off" : "watch lease " + watchLease.toMillis() + " ms");
             verdict.lines().forEach(out::println);
             out.println("Cuts: " + verdict.cutSummary(lateMark));
             out.println("SIGSTOPs: " + verdict.freezeSummary(watchLease == null ? 0 : watchLease.toMillis()));
             out.println("Service gaps, fault start to the affected robot's first accepted checkpoint after it:");
-            Gaps.table(faults.done(), facts.records(), robots, settings.timing().lease().toMillis()).forEach(out::println);
-            long firstFault = faults.done().isEmpty() ? quiet : faults.done().getFirst().start();
-            Churn.report(faults.done(), history, cluster.scrapes(), firstFault, quietEnd, settings.timing().lease().toMillis(),
-                    settings.timing().poll().toMillis()).forEach(out::println);
+            Gaps.table(
+                            faults.done(),
+                            facts.records(),
+                            robots,
+                            settings.timing().lease().toMillis())
+                    .forEach(out::println);
+            long firstFault =
+                    faults.done().isEmpty() ? quiet : faults.done().getFirst().start();
+            Churn.report(
+                            faults.done(),
+                            history,
+                            cluster.scrapes(),
+                            firstFault,
+                            quietEnd,
+                            settings.timing().lease().toMillis(),
+                            settings.timing().poll().toMillis())
+                    .forEach(out::println);
             out.println(verdict.passed() ? "PASSED" : "FAILED: see the violations above; logs and records in " + dir);
             return new Result(verdict, faults.done(), inputs, outputs);
         }
@@ -156,7 +209,9 @@ public final class Chaos {
                     String[] p = kv.split("=", 2);
                     config.append(p[0], p[1].matches("\\d+") ? Integer.valueOf(p[1]) : p[1]);
                 }
-                table.add(new RobotTable.NewRobot(robots.get(i), ChaosLedger.TYPE, "slot-" + (i % settings.slots()), 0, 1, config),
+                table.add(
+                        new RobotTable.NewRobot(
+                                robots.get(i), ChaosLedger.TYPE, "slot-" + (i % settings.slots()), 0, 1, config),
                         OptionalDouble.empty());
             }
         }
@@ -166,9 +221,13 @@ public final class Chaos {
         long deadline = System.nanoTime() + atMost.toNanos();
         try (StandbyDatabase db = cluster.database().connect(Cluster.DB)) {
             RobotTable table = new RobotTable(db);
-            while (!robots.stream().allMatch(r -> table.get(r).map(v -> v.state().name().equals("RUNNING")).orElse(false))) {
+            while (!robots.stream()
+                    .allMatch(r -> table.get(r)
+                            .map(v -> v.state().name().equals("RUNNING"))
+                            .orElse(false))) {
                 if (System.nanoTime() > deadline) {
-                    throw new IllegalStateException("the robots did not all start within " + atMost.toSeconds() + " s (logs: " + cluster.dir() + ")");
+                    throw new IllegalStateException("the robots did not all start within " + atMost.toSeconds()
+                            + " s (logs: " + cluster.dir() + ")");
                 }
                 Bench.sleep(Duration.ofMillis(200));
             }
@@ -178,14 +237,16 @@ public final class Chaos {
     private static boolean awaitCaughtUp(Cluster cluster, List<String> robots, long inputs, Duration atMost) {
         long deadline = System.nanoTime() + atMost.toNanos();
         try (StandbyDatabase db = cluster.database().connect(Cluster.DB);
-             StandbyDatabase ledger = cluster.database().connect(Producer.DATABASE)) {
+                StandbyDatabase ledger = cluster.database().connect(Producer.DATABASE)) {
             RobotTable table = new RobotTable(db);
             while (System.nanoTime() < deadline) {
                 boolean all = true;
                 for (String robot : robots) {
                     Optional<RobotView> view = table.get(robot);
-                    if (view.isEmpty() || !view.get().state().name().equals("RUNNING")
-                            || ledger.database().getCollection(output(robot)).countDocuments(Filters.eq("robot", robot)) < inputs) {
+                    if (view.isEmpty()
+                            || !view.get().state().name().equals("RUNNING")
+                            || ledger.database().getCollection(output(robot)).countDocuments(Filters.eq("robot", robot))
+                                    < inputs) {
                         all = false;
                         break;
                     }
@@ -212,21 +273,22 @@ public final class Chaos {
     }
 
     /** What the verdict judges of the faults: the robots renewed, the links cut, the late mark and the watch links. */
-    private record FaultFacts(List<Facts.Renewal> renewals, List<Facts.Cut> cuts, long lateMark, Facts.Links links) {
-    }
+    private record FaultFacts(List<Facts.Renewal> renewals, List<Facts.Cut> cuts, long lateMark, Facts.Links links) {}
 
-    private static Facts facts(Cluster cluster, List<String> robots, Map<String, String> states, FaultFacts faults,
-                               Path records) {
+    private static Facts facts(
+            Cluster cluster, List<String> robots, Map<String, String> states, FaultFacts faults, Path records) {
         TreeMap<Long, Long> input = new TreeMap<>();
         Map<String, List<Facts.Output>> outputs = new HashMap<>();
         Map<String, Facts.End> ends = new HashMap<>();
         try (StandbyDatabase db = cluster.database().connect(Cluster.DB);
-             StandbyDatabase ledger = cluster.database().connect(Producer.DATABASE)) {
+                StandbyDatabase ledger = cluster.database().connect(Producer.DATABASE)) {
             MongoDatabase l = ledger.database();
             for (Document d : l.getCollection(Producer.INPUT).find()) {
                 input.put(((Number) d.get("seq")).longValue(), ((Number) d.get("amount")).longValue());
             }
-            for (Document d : robots.stream().flatMap(r -> l.getCollection(output(r)).find().into(new ArrayList<>()).stream()).toList()) {
+            for (Document d : robots.stream()
+                    .flatMap(r -> l.getCollection(output(r)).find().into(new ArrayList<>()).stream())
+                    .toList()) {
                 Document entry = d.get("entry", Document.class);
                 Long amount = entry != null && entry.get("amount") instanceof Number n ? n.longValue() : null;
                 Long balance = d.get("balance") instanceof Number n ? n.longValue() : null;
@@ -235,12 +297,24 @@ public final class Chaos {
             }
             RobotTable table = new RobotTable(db);
             for (String robot : robots) {
-                table.get(robot).filter(v -> states.containsKey(robot)).ifPresent(v -> ends.put(robot, new Facts.End(states.get(robot),
-                        v.context() == null ? 0 : ChaosLedger.offset(v.context()))));
+                table.get(robot)
+                        .filter(v -> states.containsKey(robot))
+                        .ifPresent(v -> ends.put(
+                                robot,
+                                new Facts.End(
+                                        states.get(robot), v.context() == null ? 0 : ChaosLedger.offset(v.context()))));
             }
         }
-        return new Facts(input, outputs, readRecords(records), ends, robots, faults.renewals(), faults.cuts(),
-                faults.lateMark(), faults.links());
+        return new Facts(
+                input,
+                outputs,
+                readRecords(records),
+                ends,
+                robots,
+                faults.renewals(),
+                faults.cuts(),
+                faults.lateMark(),
+                faults.links());
     }
 
     private static List<Checkpoint> readRecords(Path dir) {

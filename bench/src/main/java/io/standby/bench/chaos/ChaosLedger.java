@@ -5,20 +5,19 @@ import io.standby.robot.Robot;
 import io.standby.robot.RobotContext;
 import io.standby.robot.RobotFactory;
 import io.standby.samples.ledger.LedgerRobot;
-import org.bson.Document;
-import org.slf4j.Logger;
-
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
+import org.bson.Document;
+import org.slf4j.Logger;
 
 /**
- * {@code chaos-ledger}: the real {@code ledger} robot, with every run start, every checkpoint call and
- * every run's end (its return from {@code Robot.run}, normal or not) recorded ({@link Checkpoint}) to {@code <standby.chaos.record>/<standby.chaos.node>-<pid>.tsv}, so that
- * the chaos verdict can judge run overlaps, stale writes and lost acknowledgements from facts. The
- * ledger's own collections are reached through {@code standby.chaos.mongo} (the node's proxy), so that
- * cutting a node off the database cuts its robots off too. Without {@code standby.chaos.record} it
- * records nothing.
+ * {@code chaos-ledger}: the real {@code ledger} robot, with every run start, every checkpoint call and every run's end
+ * (its return from {@code Robot.run}, normal or not) recorded ({@link Checkpoint}) to
+ * {@code <standby.chaos.record>/<standby.chaos.node>-<pid>.tsv}, so that the chaos verdict can judge run overlaps,
+ * stale writes and lost acknowledgements from facts. The ledger's own collections are reached through
+ * {@code standby.chaos.mongo} (the node's proxy), so that cutting a node off the database cuts its robots off too.
+ * Without {@code standby.chaos.record} it records nothing.
  */
 public final class ChaosLedger implements RobotFactory {
 
@@ -48,8 +47,17 @@ public final class ChaosLedger implements RobotFactory {
                 return;
             }
             long now = System.currentTimeMillis();
-            to.record(new Checkpoint(Checkpoint.Kind.START, ctx.robotId(), node, run, ctx.slotId(), ctx.epoch(),
-                    offset(ctx.state()), now, now, "start"));
+            to.record(new Checkpoint(
+                    Checkpoint.Kind.START,
+                    ctx.robotId(),
+                    node,
+                    run,
+                    ctx.slotId(),
+                    ctx.epoch(),
+                    offset(ctx.state()),
+                    now,
+                    now,
+                    "start"));
             String how = "threw";
             try {
                 ledger.run(new Recording(ctx, to, node, run));
@@ -57,8 +65,17 @@ public final class ChaosLedger implements RobotFactory {
             } finally {
                 // Once run has returned, the ledger's client is closed: this run sends nothing more.
                 long end = System.currentTimeMillis();
-                to.record(new Checkpoint(Checkpoint.Kind.END, ctx.robotId(), node, run, ctx.slotId(), ctx.epoch(),
-                        offset(ctx.state()), end, end, how));
+                to.record(new Checkpoint(
+                        Checkpoint.Kind.END,
+                        ctx.robotId(),
+                        node,
+                        run,
+                        ctx.slotId(),
+                        ctx.epoch(),
+                        offset(ctx.state()),
+                        end,
+                        end,
+                        how));
             }
         };
     }
@@ -76,7 +93,8 @@ public final class ChaosLedger implements RobotFactory {
         synchronized (ChaosLedger.class) {
             if (recorder == null) {
                 String node = System.getProperty("standby.chaos.node", "node");
-                recorder = new RunRecorder(Path.of(dir, node + "-" + ProcessHandle.current().pid() + ".tsv"));
+                recorder = new RunRecorder(
+                        Path.of(dir, node + "-" + ProcessHandle.current().pid() + ".tsv"));
             }
             return recorder;
         }
@@ -100,8 +118,17 @@ public final class ChaosLedger implements RobotFactory {
                 result = "fenced";
                 throw e;
             } finally {
-                to.record(new Checkpoint(Checkpoint.Kind.WRITE, ctx.robotId(), node, run, ctx.slotId(), ctx.epoch(),
-                        offset(state), before, System.currentTimeMillis(), result));
+                to.record(new Checkpoint(
+                        Checkpoint.Kind.WRITE,
+                        ctx.robotId(),
+                        node,
+                        run,
+                        ctx.slotId(),
+                        ctx.epoch(),
+                        offset(state),
+                        before,
+                        System.currentTimeMillis(),
+                        result));
             }
         }
 

@@ -8,7 +8,6 @@ import io.standby.slot.WatchLinks;
 import io.standby.testing.ChildJvm;
 import io.standby.testing.TcpProxy;
 import io.standby.testing.TestPorts;
-
 import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -21,8 +20,8 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The processes of a chaos run: the embedded database on a data directory, and {@code standby node}
- * processes, each reaching the database through a pausable proxy of its own. {@link #close} stops them all.
+ * The processes of a chaos run: the embedded database on a data directory, and {@code standby node} processes, each
+ * reaching the database through a pausable proxy of its own. {@link #close} stops them all.
  */
 final class Cluster implements AutoCloseable {
 
@@ -34,6 +33,7 @@ final class Cluster implements AutoCloseable {
     private final Watch watch;
     /** The watch lease in force, or null: no watch links. */
     private final Duration watchLease;
+
     private final Database database;
     private final List<Node> nodes = new ArrayList<>();
     /** The last {@code /metrics} read of each node process, by pid (only with watch links). */
@@ -44,14 +44,19 @@ final class Cluster implements AutoCloseable {
     /** Node timing flags, as {@code standby node} takes them. */
     record Timing(Duration heartbeat, Duration lease, Duration poll) {
         List<String> flags() {
-            return List.of("--heartbeat", heartbeat.toMillis() + "ms", "--lease", lease.toMillis() + "ms",
-                    "--poll", poll.toMillis() + "ms");
+            return List.of(
+                    "--heartbeat",
+                    heartbeat.toMillis() + "ms",
+                    "--lease",
+                    lease.toMillis() + "ms",
+                    "--poll",
+                    poll.toMillis() + "ms");
         }
     }
 
     /**
-     * Watch links as the nodes are started: off ({@code --no-watch-links}), with a given watch lease, or
-     * (lease null) the nodes' own default, which no flag is passed for.
+     * Watch links as the nodes are started: off ({@code --no-watch-links}), with a given watch lease, or (lease null)
+     * the nodes' own default, which no flag is passed for.
      */
     record Watch(boolean links, Duration lease) {
 
@@ -66,8 +71,8 @@ final class Cluster implements AutoCloseable {
         }
 
         /**
-         * The watch lease the nodes run with, by their own rule ({@link WatchLinks#defaultFor}: 1 s, or the
-         * heartbeat if shorter; none below a 500 ms heartbeat unless one is given); null: no links.
+         * The watch lease the nodes run with, by their own rule ({@link WatchLinks#defaultFor}: 1 s, or the heartbeat
+         * if shorter; none below a 500 ms heartbeat unless one is given); null: no links.
          */
         Duration resolve(Timing timing) {
             if (!links) {
@@ -76,7 +81,8 @@ final class Cluster implements AutoCloseable {
             if (lease != null) {
                 return lease;
             }
-            WatchLinks defaults = WatchLinks.defaultFor(SlotTiming.of(timing.heartbeat(), timing.lease(), timing.poll()));
+            WatchLinks defaults =
+                    WatchLinks.defaultFor(SlotTiming.of(timing.heartbeat(), timing.lease(), timing.poll()));
             return defaults == null ? null : defaults.lease();
         }
     }
@@ -95,10 +101,13 @@ final class Cluster implements AutoCloseable {
         }
 
         void start() {
-            List<String> jvm = List.of("-Xmx256m", "-Dstandby.chaos.record=" + dir.resolve("records"),
-                    "-Dstandby.chaos.node=" + name, "-Dstandby.chaos.mongo=" + proxy.uri());
-            List<String> args = new ArrayList<>(List.of("node", "--ip", "127.0.0.1", "--port", Integer.toString(port),
-                    "--mongo", proxy.uri(), "--db", DB));
+            List<String> jvm = List.of(
+                    "-Xmx256m",
+                    "-Dstandby.chaos.record=" + dir.resolve("records"),
+                    "-Dstandby.chaos.node=" + name,
+                    "-Dstandby.chaos.mongo=" + proxy.uri());
+            List<String> args = new ArrayList<>(List.of(
+                    "node", "--ip", "127.0.0.1", "--port", Integer.toString(port), "--mongo", proxy.uri(), "--db", DB));
             args.addAll(timing.flags());
             if (!fastFailover) {
                 // Only for the run that shows the verdict can fail: fast failover is the nodes' default.
@@ -114,8 +123,8 @@ final class Cluster implements AutoCloseable {
         }
 
         /**
-         * Reads its {@code /metrics}, with watch links on (null otherwise, or if it does not answer), and keeps
-         * the read as its process's last.
+         * Reads its {@code /metrics}, with watch links on (null otherwise, or if it does not answer), and keeps the
+         * read as its process's last.
          */
         NodeScrape scrape() {
             if (watchLease == null || !running()) {
@@ -129,8 +138,8 @@ final class Cluster implements AutoCloseable {
         }
 
         /**
-         * kill -9, its meters read first; notes when it was last known alive (read before the kill, which
-         * throws if it had exited: then nothing is noted).
+         * kill -9, its meters read first; notes when it was last known alive (read before the kill, which throws if it
+         * had exited: then nothing is noted).
          */
         void kill9() {
             scrape();
@@ -144,9 +153,9 @@ final class Cluster implements AutoCloseable {
         }
 
         /**
-         * As a process supervisor would: a node that exited on its own (a restart that found the database
-         * down exits after its first contact's 5 s) is started again. Returns what was done, for the
-         * fault's detail, or an empty string if the node was running.
+         * As a process supervisor would: a node that exited on its own (a restart that found the database down exits
+         * after its first contact's 5 s) is started again. Returns what was done, for the fault's detail, or an empty
+         * string if the node was running.
          */
         String revive() {
             if (running() || process == null) {
@@ -207,8 +216,8 @@ final class Cluster implements AutoCloseable {
     }
 
     /**
-     * A {@code standby} admin command, run in this process as the command line runs it (a JVM start per
-     * command would leave few faults per minute); its output goes to cli.log. Returns its exit code.
+     * A {@code standby} admin command, run in this process as the command line runs it (a JVM start per command would
+     * leave few faults per minute); its output goes to cli.log. Returns its exit code.
      */
     int cli(String... args) {
         List<String> all = new ArrayList<>(List.of(args));
@@ -216,7 +225,8 @@ final class Cluster implements AutoCloseable {
         synchronized (Cluster.class) {
             PrintStream out = System.out;
             PrintStream err = System.err;
-            try (PrintStream log = new PrintStream(new FileOutputStream(dir.resolve("cli.log").toFile(), true), true)) {
+            try (PrintStream log =
+                    new PrintStream(new FileOutputStream(dir.resolve("cli.log").toFile(), true), true)) {
                 log.println("$ standby " + String.join(" ", all));
                 System.setOut(log);
                 System.setErr(log);

@@ -1,22 +1,31 @@
 package io.standby.bench.chaos;
 
 /**
- * One fault as it happened: its kind, its target (a node, a slot or a robot), and its wall-clock start
- * and end in ms (the end is when it was undone: the node restarted or continued, the command returned;
- * for a cut, read just before the link resumed, so the link was frozen through all of {@code [start, end]};
- * for a SIGSTOP or a freeze, read just before {@code kill -CONT} was sent, so the process was stopped
- * through all of it).
+ * One fault as it happened: its kind, its target (a node, a slot or a robot), and its wall-clock start and end in ms
+ * (the end is when it was undone: the node restarted or continued, the command returned; for a cut, read just before
+ * the link resumed, so the link was frozen through all of {@code [start, end]}; for a SIGSTOP or a freeze, read just
+ * before {@code kill -CONT} was sent, so the process was stopped through all of it).
  *
- * @param pid      for a fault on a node, the pid of its process when the fault began; 0 otherwise
- * @param alive    for a cut, whether that process still ran when the link resumed
- * @param identity for a fault on a node, its {@code ip:port} when the fault began (what other nodes call it,
- *                 and what a takeover from it names); null otherwise
- * @param woke     for a SIGSTOP or a freeze, read just after {@code kill -CONT} returned; 0 otherwise
- * @param links    for a SIGSTOP or a freeze with watch links on, how many links from standbys the node had
- *                 open when its {@code /metrics} were read just before the SIGSTOP; -1 if unknown or links off
+ * @param pid for a fault on a node, the pid of its process when the fault began; 0 otherwise
+ * @param alive for a cut, whether that process still ran when the link resumed
+ * @param identity for a fault on a node, its {@code ip:port} when the fault began (what other nodes call it, and what a
+ *     takeover from it names); null otherwise
+ * @param woke for a SIGSTOP or a freeze, read just after {@code kill -CONT} returned; 0 otherwise
+ * @param links for a SIGSTOP or a freeze with watch links on, how many links from standbys the node had open when its
+ *     {@code /metrics} were read just before the SIGSTOP; -1 if unknown or links off
  */
-record Fault(int number, Kind kind, String target, long start, long end, String detail, long pid, boolean alive,
-             String identity, long woke, int links) {
+record Fault(
+        int number,
+        Kind kind,
+        String target,
+        long start,
+        long end,
+        String detail,
+        long pid,
+        boolean alive,
+        String identity,
+        long woke,
+        int links) {
 
     /** A fault on no node: a slot, a robot or the database. */
     static Fault offNode(int number, Kind kind, String target, long start, long end, String detail) {
@@ -24,11 +33,20 @@ record Fault(int number, Kind kind, String target, long start, long end, String 
     }
 
     /**
-     * The kinds of fault, with their weight in the random choice. {@link #FREEZE} is drawn only with watch
-     * links on (its weight is 0 otherwise, so a seed draws the same schedule as before it existed).
+     * The kinds of fault, with their weight in the random choice. {@link #FREEZE} is drawn only with watch links on
+     * (its weight is 0 otherwise, so a seed draws the same schedule as before it existed).
      */
     enum Kind {
-        KILL9(3), SIGSTOP(3), SIGTERM(2), DB_RESTART(1), CUT(3), RELEASE(2), MOVE(2), RM_ADD(2), DRAIN(2), STOP_START(2),
+        KILL9(3),
+        SIGSTOP(3),
+        SIGTERM(2),
+        DB_RESTART(1),
+        CUT(3),
+        RELEASE(2),
+        MOVE(2),
+        RM_ADD(2),
+        DRAIN(2),
+        STOP_START(2),
         /**
          * A short SIGSTOP of a slot's owner, 1.2 to 2.4 watch leases: past its links' deadline and mostly before its
          * late mark, around the takeover by a link (about 1.6 watch leases).
@@ -48,7 +66,12 @@ record Fault(int number, Kind kind, String target, long start, long end, String 
 
         /** Whether the target is a node (whose robots are the ones affected). */
         boolean onNode() {
-            return this == KILL9 || this == SIGSTOP || this == SIGTERM || this == CUT || this == DRAIN || this == FREEZE;
+            return this == KILL9
+                    || this == SIGSTOP
+                    || this == SIGTERM
+                    || this == CUT
+                    || this == DRAIN
+                    || this == FREEZE;
         }
 
         /** A SIGSTOP, long or short: judged by the verdict's link-deadline row. */
@@ -66,6 +89,7 @@ record Fault(int number, Kind kind, String target, long start, long end, String 
     }
 
     String line(long origin) {
-        return String.format("  #%-3d %7.1f s  %-10s %-8s %s", number, (start - origin) / 1000.0, kind.label(), target, detail);
+        return String.format(
+                "  #%-3d %7.1f s  %-10s %-8s %s", number, (start - origin) / 1000.0, kind.label(), target, detail);
     }
 }

@@ -5,21 +5,20 @@ import io.standby.bench.Bench;
 import io.standby.robot.admin.RobotTable;
 import io.standby.slot.StandbyDatabase;
 import io.standby.testing.TestPorts;
-import org.bson.Document;
-
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.function.Consumer;
+import org.bson.Document;
 
 /**
- * Makes faults one after another until a deadline, each chosen from the seed: its kind, target and
- * durations are drawn in the same order whatever happens, so a seed gives the same schedule (the
- * moments shift with how long the machine takes). One fault at a time, undone before the next: every
- * node runs again and the link is back before the next fault is drawn. With watch links on, a short
- * SIGSTOP ({@link Fault.Kind#FREEZE}) is drawn too, and a node's {@code /metrics} are read just before it is
- * stopped (its open links, for the verdict) and before it is killed (its counters, for the report).
+ * Makes faults one after another until a deadline, each chosen from the seed: its kind, target and durations are drawn
+ * in the same order whatever happens, so a seed gives the same schedule (the moments shift with how long the machine
+ * takes). One fault at a time, undone before the next: every node runs again and the link is back before the next fault
+ * is drawn. With watch links on, a short SIGSTOP ({@link Fault.Kind#FREEZE}) is drawn too, and a node's
+ * {@code /metrics} are read just before it is stopped (its open links, for the verdict) and before it is killed (its
+ * counters, for the report).
  */
 final class Faults {
 
@@ -30,6 +29,7 @@ final class Faults {
     private final Duration watchLease;
     /** The mean time between faults, or null: 0.5 to 2 leases. */
     private final Duration every;
+
     private final int slots;
     private final List<String> robots;
     private final Consumer<Fault> log;
@@ -40,11 +40,10 @@ final class Faults {
      * How faults are drawn: from {@code seed}, held and spaced by {@code lease}, FREEZEs only with a watch lease.
      *
      * @param watchLease the nodes' watch lease, or null without watch links
-     * @param every      the mean time from the end of one fault to the start of the next (drawn from half of it
-     *                   to one and a half), or null for the suite's default of 0.5 to 2 leases
+     * @param every the mean time from the end of one fault to the start of the next (drawn from half of it to one and a
+     *     half), or null for the suite's default of 0.5 to 2 leases
      */
-    record Pace(long seed, Duration lease, Duration watchLease, Duration every) {
-    }
+    record Pace(long seed, Duration lease, Duration watchLease, Duration every) {}
 
     Faults(Cluster cluster, long seed, Duration lease, int slots, List<String> robots, Consumer<Fault> log) {
         this(cluster, new Pace(seed, lease, null, null), slots, robots, log);
@@ -80,7 +79,9 @@ final class Faults {
             int robot = random.nextInt(robots.size());
             int step = 1 + random.nextInt(Math.max(1, slots - 1));
             double pauseDraw = random.nextDouble();
-            long pause = every == null ? (long) (lease.toMillis() * (0.5 + 1.5 * pauseDraw)) : (long) (every.toMillis() * (0.5 + pauseDraw));
+            long pause = every == null
+                    ? (long) (lease.toMillis() * (0.5 + 1.5 * pauseDraw))
+                    : (long) (every.toMillis() * (0.5 + pauseDraw));
             if (kind == Fault.Kind.FREEZE) {
                 // Past the link's deadline (0.9 watch leases), and around the claim by the link (about 1.6).
                 hold = (long) (watchLease.toMillis() * (1.2 + 1.2 * holdDraw));
@@ -93,7 +94,8 @@ final class Faults {
             // A node fault on a node that exited on its own acts on it started again, as under a supervisor.
             String revived = kind.onNode() ? cluster.nodes().get(node).revive() : "";
             Fault fault = switch (kind) {
-                case KILL9, SIGSTOP, SIGTERM, CUT, FREEZE -> onNode(kind, cluster.nodes().get(node), hold, newPort);
+                case KILL9, SIGSTOP, SIGTERM, CUT, FREEZE ->
+                    onNode(kind, cluster.nodes().get(node), hold, newPort);
                 case DRAIN -> drain(cluster.nodes().get(node));
                 case DB_RESTART -> {
                     cluster.database().restart();
@@ -168,20 +170,41 @@ final class Faults {
                 long end = System.currentTimeMillis();
                 boolean alive = node.running();
                 node.proxy.resume();
-                return new Fault(done.size() + 1, kind, node.name, start, end, "cut off the database for " + hold + " ms",
-                        pid, alive, identity, 0, -1);
+                return new Fault(
+                        done.size() + 1,
+                        kind,
+                        node.name,
+                        start,
+                        end,
+                        "cut off the database for " + hold + " ms",
+                        pid,
+                        alive,
+                        identity,
+                        0,
+                        -1);
             }
             default -> throw new IllegalArgumentException(kind.name());
         }
-        return new Fault(done.size() + 1, kind, node.name, start, System.currentTimeMillis(), detail, pid, false, identity, 0, -1);
+        return new Fault(
+                done.size() + 1,
+                kind,
+                node.name,
+                start,
+                System.currentTimeMillis(),
+                detail,
+                pid,
+                false,
+                identity,
+                0,
+                -1);
     }
 
     /**
-     * SIGSTOP for {@code hold} ms, then SIGCONT. With watch links, the node's {@code /metrics} are read just
-     * before: how many links from standbys it had open, which the verdict's link-deadline row needs (an
-     * owner nobody watches has no link deadline). Its start is read after {@code kill -STOP} returned, its
-     * end just before {@code kill -CONT} is sent (stopped through all of {@code [start, end]}), and its wake
-     * just after {@code kill -CONT} returned.
+     * SIGSTOP for {@code hold} ms, then SIGCONT. With watch links, the node's {@code /metrics} are read just before:
+     * how many links from standbys it had open, which the verdict's link-deadline row needs (an owner nobody watches
+     * has no link deadline). Its start is read after {@code kill -STOP} returned, its end just before {@code kill
+     * -CONT} is sent (stopped through all of {@code [start, end]}), and its wake just after {@code kill -CONT}
+     * returned.
      */
     private Fault stop(Fault.Kind kind, Cluster.Node node, long hold, long pid, String identity) {
         NodeScrape before = node.scrape();
@@ -192,17 +215,22 @@ final class Faults {
         long end = System.currentTimeMillis();
         node.process.signal("CONT");
         long woke = System.currentTimeMillis();
-        String detail = "SIGSTOP for " + hold + " ms" + (watchLease == null ? ""
-                : String.format(" (%.1f watch leases; %s)", hold / (double) watchLease.toMillis(),
-                links < 0 ? "its links unknown" : links == 1 ? "1 link open" : links + " links open")) + ", then SIGCONT";
+        String detail = "SIGSTOP for " + hold + " ms"
+                + (watchLease == null
+                        ? ""
+                        : String.format(
+                                " (%.1f watch leases; %s)",
+                                hold / (double) watchLease.toMillis(),
+                                links < 0 ? "its links unknown" : links == 1 ? "1 link open" : links + " links open"))
+                + ", then SIGCONT";
         return new Fault(done.size() + 1, kind, node.name, start, end, detail, pid, false, identity, woke, links);
     }
 
     /**
-     * {@code standby node drain}, then the node's exit (it hands its slot to a standby, then exits 0) and
-     * its restart, as after a SIGTERM. A drain the CLI refuses (no room elsewhere, or the node not yet
-     * registered after a restart) changes nothing and is logged as such. A node that has not exited after
-     * a minute is stopped with SIGTERM, and the detail says so.
+     * {@code standby node drain}, then the node's exit (it hands its slot to a standby, then exits 0) and its restart,
+     * as after a SIGTERM. A drain the CLI refuses (no room elsewhere, or the node not yet registered after a restart)
+     * changes nothing and is logged as such. A node that has not exited after a minute is stopped with SIGTERM, and the
+     * detail says so.
      */
     private Fault drain(Cluster.Node node) {
         long pid = node.process.pid();
@@ -224,8 +252,18 @@ final class Faults {
             node.start();
             detail = "standby node drain: exit 0; node " + exit + " after " + gone + " ms, restarted";
         }
-        return new Fault(done.size() + 1, Fault.Kind.DRAIN, node.name, start, System.currentTimeMillis(), detail, pid, false,
-                identity, 0, -1);
+        return new Fault(
+                done.size() + 1,
+                Fault.Kind.DRAIN,
+                node.name,
+                start,
+                System.currentTimeMillis(),
+                detail,
+                pid,
+                false,
+                identity,
+                0,
+                -1);
     }
 
     /** {@code standby robot stop}, then {@code standby robot start} of the same robot {@code later} ms after. */
@@ -233,8 +271,11 @@ final class Faults {
         int stop = cluster.cli("robot", "stop", robot);
         Bench.sleep(Duration.ofMillis(later));
         int started = cluster.cli("robot", "start", robot);
-        return fault(Fault.Kind.STOP_START, robot, start, "standby robot stop: exit " + stop + ", robot start " + later
-                + " ms later: exit " + started);
+        return fault(
+                Fault.Kind.STOP_START,
+                robot,
+                start,
+                "standby robot stop: exit " + stop + ", robot start " + later + " ms later: exit " + started);
     }
 
     private Fault move(String robot, int step, long start) {
@@ -250,7 +291,8 @@ final class Faults {
         int add = -1;
         int attempts = 0;
         while (add != 0 && attempts++ < 10) {
-            List<String> args = new ArrayList<>(List.of("robot", "add", robot, "--type", ChaosLedger.TYPE, "--slot", "auto"));
+            List<String> args =
+                    new ArrayList<>(List.of("robot", "add", robot, "--type", ChaosLedger.TYPE, "--slot", "auto"));
             for (String kv : Chaos.robotConfig(robot)) {
                 args.addAll(List.of("--config", kv));
             }
@@ -260,14 +302,21 @@ final class Faults {
             }
         }
         renewals.add(new Facts.Renewal(robot, start, System.currentTimeMillis()));
-        return fault(Fault.Kind.RM_ADD, robot, start, "standby robot rm: exit " + rm + ", robot add: exit " + add
-                + (attempts > 1 ? " (" + attempts + " attempts)" : ""));
+        return fault(
+                Fault.Kind.RM_ADD,
+                robot,
+                start,
+                "standby robot rm: exit " + rm + ", robot add: exit " + add
+                        + (attempts > 1 ? " (" + attempts + " attempts)" : ""));
     }
 
     /** The index of the node that owns {@code slot-<slot>} now, or {@code otherwise} if none of them does. */
     private int owner(int slot, int otherwise) {
         try (StandbyDatabase db = cluster.database().connect(Cluster.DB)) {
-            Document doc = db.database().getCollection("slots").find(Filters.eq("_id", "slot-" + slot)).first();
+            Document doc = db.database()
+                    .getCollection("slots")
+                    .find(Filters.eq("_id", "slot-" + slot))
+                    .first();
             Object port = doc == null ? null : doc.get("port");
             for (int i = 0; i < cluster.nodes().size(); i++) {
                 if (port instanceof Number p && cluster.nodes().get(i).port == p.intValue()) {
@@ -282,8 +331,10 @@ final class Faults {
 
     private int currentSlot(String robot) {
         try (StandbyDatabase db = cluster.database().connect(Cluster.DB)) {
-            return new RobotTable(db).get(robot)
-                    .map(r -> Integer.parseInt(r.slotId().substring("slot-".length()))).orElse(0);
+            return new RobotTable(db)
+                    .get(robot)
+                    .map(r -> Integer.parseInt(r.slotId().substring("slot-".length())))
+                    .orElse(0);
         }
     }
 

@@ -1,8 +1,6 @@
 package io.standby.bench.chaos;
 
 import com.mongodb.client.MongoDatabase;
-import org.bson.Document;
-
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -20,17 +18,17 @@ import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
+import org.bson.Document;
 
 /**
- * What the nodes said about their slots: the {@code events} collection (each event stamped by the server's
- * clock when the node wrote it, shortly after it happened; one host, so one clock) and the pause and resume
- * lines of the node logs (stamped by the node's clock as it logged them).
+ * What the nodes said about their slots: the {@code events} collection (each event stamped by the server's clock when
+ * the node wrote it, shortly after it happened; one host, so one clock) and the pause and resume lines of the node logs
+ * (stamped by the node's clock as it logged them).
  */
 final class History {
 
     /** One event of the {@code events} collection; {@code how} and {@code from} only for a {@code took-over}. */
-    record Event(String type, String how, String slot, long epoch, String node, String from, long time) {
-    }
+    record Event(String type, String how, String slot, long epoch, String node, String from, long time) {}
 
     /** What a node log line says. */
     enum Said {
@@ -45,14 +43,15 @@ final class History {
     /**
      * A pause or resume line of a node log.
      *
-     * @param node  the node whose log it is ({@code node-3})
+     * @param node the node whose log it is ({@code node-3})
      * @param epoch for a resume, the epoch; -1 otherwise
      */
-    record Line(Said said, String node, String slot, long epoch, long time) {
-    }
+    record Line(Said said, String node, String slot, long epoch, long time) {}
 
-    private static final Pattern LINK_PAUSE = Pattern.compile("A watch link of \\S+ ended and no renewal outran its deadline: pausing the robots of (\\S+);");
-    private static final Pattern LATE_PAUSE = Pattern.compile("No renewal of (\\S+) acknowledged for .*: pausing its robots");
+    private static final Pattern LINK_PAUSE = Pattern.compile(
+            "A watch link of \\S+ ended and no renewal outran its deadline: pausing the robots of (\\S+);");
+    private static final Pattern LATE_PAUSE =
+            Pattern.compile("No renewal of (\\S+) acknowledged for .*: pausing its robots");
     private static final Pattern RESUMED = Pattern.compile("Renewed (\\S+) at epoch (\\d+) after a pause");
     private static final Pattern NODE_LOG = Pattern.compile("(node-\\d+)\\.log");
 
@@ -77,8 +76,13 @@ final class History {
         List<Event> events = new ArrayList<>();
         for (Document d : db.getCollection("events").find()) {
             Object time = d.get("time");
-            events.add(new Event(d.getString("type"), d.getString("how"), d.getString("slot"),
-                    d.get("epoch") instanceof Number n ? n.longValue() : -1, d.getString("node"), d.getString("from"),
+            events.add(new Event(
+                    d.getString("type"),
+                    d.getString("how"),
+                    d.getString("slot"),
+                    d.get("epoch") instanceof Number n ? n.longValue() : -1,
+                    d.getString("node"),
+                    d.getString("from"),
                     time instanceof Date date ? date.getTime() : -1));
         }
         return new History(events, logs(dir, origin));
@@ -105,7 +109,10 @@ final class History {
         return lines;
     }
 
-    /** A pause or resume line, or null; its time ({@code HH:mm:ss.SSS}, local) taken on the day that puts it nearest {@code origin}'s. */
+    /**
+     * A pause or resume line, or null; its time ({@code HH:mm:ss.SSS}, local) taken on the day that puts it nearest
+     * {@code origin}'s.
+     */
     static Line parse(String node, String line, long origin) {
         Matcher m;
         Said said;
@@ -145,12 +152,14 @@ final class History {
         Map<String, List<Long>> resumes = new HashMap<>();
         for (Event e : events) {
             if ("resumed".equals(e.type())) {
-                resumes.computeIfAbsent(e.slot() + ":" + e.epoch(), k -> new ArrayList<>()).add(e.time());
+                resumes.computeIfAbsent(e.slot() + ":" + e.epoch(), k -> new ArrayList<>())
+                        .add(e.time());
             }
         }
         for (Line l : lines) {
             if (l.said() == Said.RESUMED) {
-                resumes.computeIfAbsent(l.slot() + ":" + l.epoch(), k -> new ArrayList<>()).add(l.time());
+                resumes.computeIfAbsent(l.slot() + ":" + l.epoch(), k -> new ArrayList<>())
+                        .add(l.time());
             }
         }
         return resumes;

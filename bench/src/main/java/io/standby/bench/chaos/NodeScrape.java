@@ -1,18 +1,18 @@
 package io.standby.bench.chaos;
 
 import io.standby.bench.Scrape;
-
 import java.util.HashMap;
 import java.util.Map;
 
 /**
- * The watch-link meters of one node process, read from its {@code /metrics} (Prometheus' text) at
- * {@code atMillis}: the links open now on either side, and what its links did since the process started.
+ * The watch-link meters of one node process, read from its {@code /metrics} (Prometheus' text) at {@code atMillis}: the
+ * links open now on either side, and what its links did since the process started.
  */
 record NodeScrape(long atMillis, Map<String, Double> values) {
 
     /** Links from standbys that watch this node, open now. */
     static final String LINKS_OWNER = "standby_watch_links{side=owner}";
+
     static final String WATCH_PAUSES = "standby_watch_pauses_total";
     static final String SLOT_PAUSES = "standby_slot_pauses_total";
     static final String WATCH_TAKEOVERS = "standby_watch_takeovers_total";

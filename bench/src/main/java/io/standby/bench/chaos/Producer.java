@@ -7,15 +7,14 @@ import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.IndexOptions;
 import com.mongodb.client.model.Indexes;
 import io.standby.slot.StandbyDatabase;
-import org.bson.Document;
-
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
+import org.bson.Document;
 
 /**
- * Inserts {@code {seq, amount}} into the ledger's input at a steady rate, one writer, seq 1, 2, 3 ... with
- * no holes: a failed insert is retried with the same seq until it is acknowledged or found already there
- * (the unique index on seq), so a database restart in between neither skips nor doubles an entry.
+ * Inserts {@code {seq, amount}} into the ledger's input at a steady rate, one writer, seq 1, 2, 3 ... with no holes: a
+ * failed insert is retried with the same seq until it is acknowledged or found already there (the unique index on seq),
+ * so a database restart in between neither skips nor doubles an entry.
  */
 final class Producer implements AutoCloseable {
 
@@ -32,7 +31,8 @@ final class Producer implements AutoCloseable {
     Producer(String uri, int perSecond) {
         this.db = StandbyDatabase.connect(uri, DATABASE, Duration.ofSeconds(5), null);
         this.input = db.database().getCollection(INPUT);
-        input.createIndex(Indexes.ascending("seq"), new IndexOptions().unique(true).name("seq"));
+        input.createIndex(
+                Indexes.ascending("seq"), new IndexOptions().unique(true).name("seq"));
         this.periodNanos = 1_000_000_000L / perSecond;
         this.thread = Thread.ofPlatform().name("chaos-producer").daemon().start(this::produce);
     }

@@ -8,9 +8,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
- * Appends {@link Checkpoint} lines to one file per node process. Each line is one {@code write} on a file
- * opened for append, so a kill -9 keeps every line written before it (the kernel has it) and loses at
- * most the facts it had not yet written, never half of one that a reader would misread.
+ * Appends {@link Checkpoint} lines to one file per node process. Each line is one {@code write} on a file opened for
+ * append, so a kill -9 keeps every line written before it (the kernel has it) and loses at most the facts it had not
+ * yet written, never half of one that a reader would misread.
  */
 final class RunRecorder {
 

@@ -10,11 +10,10 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Judges the invariants on recorded {@link Facts}. Each kind of violation is counted, with a few
- * examples. Time-based checks count a violation only when it is certain from the recorded intervals: an
- * accepted write happened somewhere in {@code [before, after]}, so "w1 before w2" is only claimed when
- * {@code w1.after < w2.before}. So they have no false positives, and may miss a violation that fell
- * within the width of an interval.
+ * Judges the invariants on recorded {@link Facts}. Each kind of violation is counted, with a few examples. Time-based
+ * checks count a violation only when it is certain from the recorded intervals: an accepted write happened somewhere in
+ * {@code [before, after]}, so "w1 before w2" is only claimed when {@code w1.after < w2.before}. So they have no false
+ * positives, and may miss a violation that fell within the width of an interval.
  */
 public final class Verdict {
 
@@ -82,8 +81,11 @@ public final class Verdict {
         List<String> lines = new ArrayList<>();
         for (Violation v : Violation.values()) {
             String name = v.name().toLowerCase().replace('_', '-');
-            lines.add(judged(v) ? String.format("  %-18s %6d  (%s)", name, counts.get(v), v.meaning)
-                    : String.format("  %-18s %6s  (%s: not judged, %s)", name, "-", v.meaning, notJudged.get(v)));
+            lines.add(
+                    judged(v)
+                            ? String.format("  %-18s %6d  (%s)", name, counts.get(v), v.meaning)
+                            : String.format(
+                                    "  %-18s %6s  (%s: not judged, %s)", name, "-", v.meaning, notJudged.get(v)));
         }
         for (Violation v : Violation.values()) {
             for (String example : examples.get(v)) {
@@ -114,9 +116,13 @@ public final class Verdict {
                     found(Violation.DUPLICATED, robot + " seq " + out.seq());
                 }
                 Long amount = facts.input().get(out.seq());
-                if (amount == null || !amount.equals(out.amount()) || !balances.get(out.seq()).equals(out.balance())) {
-                    found(Violation.CHANGED, robot + " seq " + out.seq() + ": amount " + out.amount() + " balance "
-                            + out.balance() + ", input amount " + amount + " balance " + balances.get(out.seq()));
+                if (amount == null
+                        || !amount.equals(out.amount())
+                        || !balances.get(out.seq()).equals(out.balance())) {
+                    found(
+                            Violation.CHANGED,
+                            robot + " seq " + out.seq() + ": amount " + out.amount() + " balance " + out.balance()
+                                    + ", input amount " + amount + " balance " + balances.get(out.seq()));
                 }
             }
             for (Long seq : facts.input().keySet()) {
@@ -128,8 +134,8 @@ public final class Verdict {
     }
 
     /**
-     * Two runs of one robot overlap for certain when one of them had a write accepted, then the other
-     * had one accepted, then the first had another accepted, each ending before the next began.
+     * Two runs of one robot overlap for certain when one of them had a write accepted, then the other had one accepted,
+     * then the first had another accepted, each ending before the next began.
      */
     private void overlaps(Map<String, List<Run>> runs) {
         for (List<Run> ofRobot : runs.values()) {
@@ -153,7 +159,8 @@ public final class Verdict {
             return null;
         }
         long aFirstEnd = a.accepted.stream().mapToLong(Checkpoint::after).min().orElseThrow();
-        long aLastStart = a.accepted.stream().mapToLong(Checkpoint::before).max().orElseThrow();
+        long aLastStart =
+                a.accepted.stream().mapToLong(Checkpoint::before).max().orElseThrow();
         for (Checkpoint w : b.accepted) {
             if (aFirstEnd < w.before() && w.after() < aLastStart) {
                 return w.robot() + ": run " + a.id + " (" + a.slot + ":" + a.epoch + ") wrote before and after run "
@@ -165,8 +172,8 @@ public final class Verdict {
     }
 
     /**
-     * Once a write at epoch E of a slot was accepted, every robot of the slot was fenced at E (the new
-     * owner fences them all before it starts any), so no write at an epoch below E may be accepted after it.
+     * Once a write at epoch E of a slot was accepted, every robot of the slot was fenced at E (the new owner fences
+     * them all before it starts any), so no write at an epoch below E may be accepted after it.
      */
     private void staleEpochs(List<Checkpoint> records) {
         Map<String, List<Checkpoint>> bySlot = new HashMap<>();
@@ -192,23 +199,31 @@ public final class Verdict {
                     ended++;
                 }
                 if (w.epoch() < highestEnded) {
-                    found(Violation.STALE_EPOCH, w.robot() + " at " + w.slot() + ":" + w.epoch() + " (run " + w.run()
-                            + ") accepted in [" + w.before() + ", " + w.after() + "] after " + witness.robot() + " at epoch "
-                            + witness.epoch() + " (run " + witness.run() + ") in [" + witness.before() + ", " + witness.after() + "]");
+                    found(
+                            Violation.STALE_EPOCH,
+                            w.robot() + " at " + w.slot() + ":" + w.epoch() + " (run " + w.run()
+                                    + ") accepted in [" + w.before() + ", " + w.after() + "] after " + witness.robot()
+                                    + " at epoch "
+                                    + witness.epoch() + " (run " + witness.run() + ") in [" + witness.before() + ", "
+                                    + witness.after() + "]");
                 }
             }
         }
     }
 
     /**
-     * A run starts from the robot's last accepted checkpoint, so its starting offset is at least every
-     * offset acknowledged before it began; the final context likewise. A removal and new add starts the
-     * robot over, so only facts of the same incarnation are compared, and facts inside a renewal are left out.
+     * A run starts from the robot's last accepted checkpoint, so its starting offset is at least every offset
+     * acknowledged before it began; the final context likewise. A removal and new add starts the robot over, so only
+     * facts of the same incarnation are compared, and facts inside a renewal are left out.
      */
     private void lostAcks(Facts facts, Map<String, List<Run>> runs) {
         for (String robot : facts.robots()) {
-            List<Facts.Renewal> renewals = facts.renewals().stream().filter(r -> r.robot().equals(robot)).toList();
-            List<Checkpoint> acks = runs.getOrDefault(robot, List.of()).stream().flatMap(r -> r.accepted.stream()).toList();
+            List<Facts.Renewal> renewals = facts.renewals().stream()
+                    .filter(r -> r.robot().equals(robot))
+                    .toList();
+            List<Checkpoint> acks = runs.getOrDefault(robot, List.of()).stream()
+                    .flatMap(r -> r.accepted.stream())
+                    .toList();
             for (Run run : runs.getOrDefault(robot, List.of())) {
                 if (run.start == null) {
                     continue;
@@ -218,11 +233,15 @@ public final class Verdict {
                     continue;
                 }
                 for (Checkpoint ack : acks) {
-                    if (ack.after() < run.start.before() && ack.offset() > run.start.offset()
+                    if (ack.after() < run.start.before()
+                            && ack.offset() > run.start.offset()
                             && incarnation(renewals, ack.before(), ack.after()) == incarnation) {
-                        found(Violation.LOST_ACK, robot + ": run " + run.id + " started at " + run.start.before()
-                                + " from offset " + run.start.offset() + ", but offset " + ack.offset() + " was acknowledged to run "
-                                + ack.run() + " by " + ack.after());
+                        found(
+                                Violation.LOST_ACK,
+                                robot + ": run " + run.id + " started at " + run.start.before()
+                                        + " from offset " + run.start.offset() + ", but offset " + ack.offset()
+                                        + " was acknowledged to run "
+                                        + ack.run() + " by " + ack.after());
                         break;
                     }
                 }
@@ -230,10 +249,15 @@ public final class Verdict {
             Facts.End end = facts.ends().get(robot);
             if (end != null) {
                 int last = renewals.size();
-                long acked = acks.stream().filter(a -> incarnation(renewals, a.before(), a.after()) == last)
-                        .mapToLong(Checkpoint::offset).max().orElse(Long.MIN_VALUE);
+                long acked = acks.stream()
+                        .filter(a -> incarnation(renewals, a.before(), a.after()) == last)
+                        .mapToLong(Checkpoint::offset)
+                        .max()
+                        .orElse(Long.MIN_VALUE);
                 if (acked > end.offset()) {
-                    found(Violation.LOST_ACK, robot + ": final context offset " + end.offset() + ", but " + acked + " was acknowledged");
+                    found(
+                            Violation.LOST_ACK,
+                            robot + ": final context offset " + end.offset() + ", but " + acked + " was acknowledged");
                 }
             }
         }
@@ -253,38 +277,39 @@ public final class Verdict {
     }
 
     /**
-     * Recording granularity allowed past the late mark, in ms: the facts are wall-clock milliseconds (one
-     * clock, every process is on one host), a run's end is recorded just after {@code Robot.run} returned
-     * (the ledger has closed its client by then), and the cut's start is read just after the link froze.
+     * Recording granularity allowed past the late mark, in ms: the facts are wall-clock milliseconds (one clock, every
+     * process is on one host), a run's end is recorded just after {@code Robot.run} returned (the ledger has closed its
+     * client by then), and the cut's start is read just after the link froze.
      */
     static final long LATE_TOLERANCE_MS = 100;
 
     /** The runs judged against a cut, and how late the latest of them ended (see {@link #cutSummary}). */
     private int cutsJudged;
+
     private int runsJudged;
     private long latestEndAfterFreeze = Long.MIN_VALUE;
 
     /**
-     * No robot runs on a node cut off from the database past its late mark. For a cut of node N's whole
-     * link (its slot protocol, its checkpoints and its robots' own collections, frozen through all of
-     * {@code [from, to]}), let {@code mark = from + late + LATE_TOLERANCE_MS}, {@code late} being the mark
-     * the nodes write (2 heartbeats). The owner pauses its slot's robots once no renewal was acknowledged
-     * for {@code late - late/10} since the send of its last acknowledged one; that send came before
-     * {@code from} (a renewal sent after the freeze is not answered before {@code to}), so the pause is due
-     * before {@code from + late - late/10}, and the tenth of the mark covers the fence check (a quarter of it
-     * at most), the interrupt and the run's return. A cut no longer than {@code mark - from} is not judged.
-     * Every run of the process N ran then ({@code N/pid/n}) that began before {@code to} is a violation if
+     * No robot runs on a node cut off from the database past its late mark. For a cut of node N's whole link (its slot
+     * protocol, its checkpoints and its robots' own collections, frozen through all of {@code [from, to]}), let
+     * {@code mark = from + late + LATE_TOLERANCE_MS}, {@code late} being the mark the nodes write (2 heartbeats). The
+     * owner pauses its slot's robots once no renewal was acknowledged for {@code late - late/10} since the send of its
+     * last acknowledged one; that send came before {@code from} (a renewal sent after the freeze is not answered before
+     * {@code to}), so the pause is due before {@code from + late - late/10}, and the tenth of the mark covers the fence
+     * check (a quarter of it at most), the interrupt and the run's return. A cut no longer than {@code mark - from} is
+     * not judged. Every run of the process N ran then ({@code N/pid/n}) that began before {@code to} is a violation if
+     *
      * <ul>
-     *   <li>any of its recorded facts falls in {@code (mark, to]}: a start, a checkpoint attempt (the time the
-     *       call began, whether or not it was accepted) or its end (it was still running past the mark); or</li>
-     *   <li>it began by {@code mark} and its end was recorded after {@code to}, or not at all while the
-     *       process still ran at {@code to}: it ran through the cut.</li>
+     *   <li>any of its recorded facts falls in {@code (mark, to]}: a start, a checkpoint attempt (the time the call
+     *       began, whether or not it was accepted) or its end (it was still running past the mark); or
+     *   <li>it began by {@code mark} and its end was recorded after {@code to}, or not at all while the process still
+     *       ran at {@code to}: it ran through the cut.
      * </ul>
-     * Why a run's end and not only its checkpoints and outputs: through a frozen link a run's side effects
-     * cannot land before {@code to}, and the ledger blocks in its first call after the freeze, so a run
-     * that was never paused shows no checkpoint during the cut; what it sent would land when the link came
-     * back. What shows it ran is that it had not returned. A run that has returned sends nothing more: the
-     * ledger closes its client before it returns.
+     *
+     * Why a run's end and not only its checkpoints and outputs: through a frozen link a run's side effects cannot land
+     * before {@code to}, and the ledger blocks in its first call after the freeze, so a run that was never paused shows
+     * no checkpoint during the cut; what it sent would land when the link came back. What shows it ran is that it had
+     * not returned. A run that has returned sends nothing more: the ledger closes its client before it returns.
      */
     private void pastLateMark(Facts facts) {
         Map<String, List<Checkpoint>> byRun = new HashMap<>();
@@ -307,7 +332,11 @@ public final class Verdict {
                 if (began >= cut.to()) {
                     continue;
                 }
-                Long end = ofRun.stream().filter(c -> c.kind() == Checkpoint.Kind.END).map(Checkpoint::after).findFirst().orElse(null);
+                Long end = ofRun.stream()
+                        .filter(c -> c.kind() == Checkpoint.Kind.END)
+                        .map(Checkpoint::after)
+                        .findFirst()
+                        .orElse(null);
                 if (end != null && end < cut.from()) {
                     continue;
                 }
@@ -315,34 +344,52 @@ public final class Verdict {
                 if (end != null) {
                     latestEndAfterFreeze = Math.max(latestEndAfterFreeze, end - cut.from());
                 }
-                String where = ofRun.getFirst().robot() + ": run " + run.getKey() + " (" + ofRun.getFirst().slot() + ":"
-                        + ofRun.getFirst().epoch() + ") on " + cut.node() + ", whose link was frozen from " + cut.from() + " to "
+                String where = ofRun.getFirst().robot() + ": run " + run.getKey() + " ("
+                        + ofRun.getFirst().slot() + ":"
+                        + ofRun.getFirst().epoch() + ") on " + cut.node() + ", whose link was frozen from " + cut.from()
+                        + " to "
                         + cut.to() + " (late mark " + facts.lateMark() + " ms, so stopped by " + mark + ")";
-                Checkpoint late = ofRun.stream().filter(c -> c.before() > mark && c.before() <= cut.to())
-                        .min(Comparator.comparingLong(Checkpoint::before)).orElse(null);
+                Checkpoint late = ofRun.stream()
+                        .filter(c -> c.before() > mark && c.before() <= cut.to())
+                        .min(Comparator.comparingLong(Checkpoint::before))
+                        .orElse(null);
                 if (late != null) {
-                    found(Violation.PAST_LATE_MARK, where + ": " + late.kind().name().toLowerCase() + " at " + late.before()
-                            + " (" + (late.before() - cut.from()) + " ms into the cut)");
+                    found(
+                            Violation.PAST_LATE_MARK,
+                            where + ": " + late.kind().name().toLowerCase() + " at " + late.before() + " ("
+                                    + (late.before() - cut.from()) + " ms into the cut)");
                 } else if (began <= mark && (end == null ? cut.alive() : end > cut.to())) {
-                    found(Violation.PAST_LATE_MARK, where + ": " + (end == null ? "no end recorded, its process still ran at "
-                            + cut.to() : "ended at " + end + ", after the link was back"));
+                    found(
+                            Violation.PAST_LATE_MARK,
+                            where + ": "
+                                    + (end == null
+                                            ? "no end recorded, its process still ran at " + cut.to()
+                                            : "ended at " + end + ", after the link was back"));
                 }
             }
         }
     }
 
     /**
-     * How the cuts went, for the run's report: how many were judged, the runs they cut off, and how long
-     * after the freeze the latest of those runs returned.
+     * How the cuts went, for the run's report: how many were judged, the runs they cut off, and how long after the
+     * freeze the latest of those runs returned.
      */
     public String cutSummary(long lateMark) {
-        return String.format("%d cuts judged (longer than the late mark %d ms + %d ms), %d runs cut off; the latest returned %s",
-                cutsJudged, lateMark, LATE_TOLERANCE_MS, runsJudged,
+        return String.format(
+                "%d cuts judged (longer than the late mark %d ms + %d ms), %d runs cut off; the latest returned %s",
+                cutsJudged,
+                lateMark,
+                LATE_TOLERANCE_MS,
+                runsJudged,
                 latestEndAfterFreeze == Long.MIN_VALUE ? "-" : latestEndAfterFreeze + " ms after its link froze");
     }
 
-    /** The freezes judged, the runs they stopped, and how late the latest of those returned (see {@link #freezeSummary}). */
+    /**
+     * The freezes judged, the runs they stopped, and how late the latest of those returned (see
+     * {@link #freezeSummary}).
+     */
     private int freezesJudged;
+
     private int freezesShort;
     private int freezesUnwatched;
     private int frozenRuns;
@@ -352,42 +399,42 @@ public final class Verdict {
 
     /**
      * The slack past a SIGCONT within which a woken owner's runs must have returned, in ms: the watch margin
-     * ({@code 0.2 × watch lease}, the time the design leaves between the owner's deadline and the earliest
-     * claim, for the fence check at a quarter of it, the interrupt and the run's return) plus
-     * {@link #LATE_TOLERANCE_MS} for the recording and for the woken process to be scheduled again.
+     * ({@code 0.2 × watch lease}, the time the design leaves between the owner's deadline and the earliest claim, for
+     * the fence check at a quarter of it, the interrupt and the run's return) plus {@link #LATE_TOLERANCE_MS} for the
+     * recording and for the woken process to be scheduled again.
      */
     static long linkSlack(long watchLeaseMs) {
         return watchLeaseMs / 5 + LATE_TOLERANCE_MS;
     }
 
     /**
-     * A SIGSTOPped owner woken past its link deadline runs no robot code after that deadline. A link's
-     * deadline is {@code 0.9 × watch lease} after the send of its last acknowledged ping; from it on, every
-     * lease whose last acknowledged write carried a beat no higher than one sent on that link is paused until
-     * a write with a higher beat is acknowledged. Every beat is announced on every open link before the write
-     * that carries it is sent, and a new link's first ping carries the highest beat used, so every lease of an
-     * owner is at a beat sent on each of its open links: all of them pause at the earliest deadline.
+     * A SIGSTOPped owner woken past its link deadline runs no robot code after that deadline. A link's deadline is
+     * {@code 0.9 × watch lease} after the send of its last acknowledged ping; from it on, every lease whose last
+     * acknowledged write carried a beat no higher than one sent on that link is paused until a write with a higher beat
+     * is acknowledged. Every beat is announced on every open link before the write that carries it is sent, and a new
+     * link's first ping carries the highest beat used, so every lease of an owner is at a beat sent on each of its open
+     * links: all of them pause at the earliest deadline.
      *
-     * <p>For a SIGSTOP of node process P stopped through all of {@code [from, to]} (woken at {@code woke}, read
-     * after {@code kill -CONT} returned), judged when {@code to - from > 0.9 × watch lease + LATE_TOLERANCE_MS}
-     * (its last acknowledged ping was sent before {@code from}, so every deadline passed while it was stopped)
-     * and P had at least one link from a standby open just before the SIGSTOP (an owner nobody watches has no
-     * link deadline: its robots may rightly run on after a short stop). Let
-     * {@code bound = woke + linkSlack(watch lease)}: the process could run no code before {@code woke}, and the
-     * fence check (at a quarter of the watch margin) or the answer to its first renewal pauses its leases as
-     * soon as it runs. A violation, for each run of P:
+     * <p>For a SIGSTOP of node process P stopped through all of {@code [from, to]} (woken at {@code woke}, read after
+     * {@code kill -CONT} returned), judged when {@code to - from > 0.9 × watch lease + LATE_TOLERANCE_MS} (its last
+     * acknowledged ping was sent before {@code from}, so every deadline passed while it was stopped) and P had at least
+     * one link from a standby open just before the SIGSTOP (an owner nobody watches has no link deadline: its robots
+     * may rightly run on after a short stop). Let {@code bound = woke + linkSlack(watch lease)}: the process could run
+     * no code before {@code woke}, and the fence check (at a quarter of the watch margin) or the answer to its first
+     * renewal pauses its leases as soon as it runs. A violation, for each run of P:
+     *
      * <ul>
-     *   <li>a run that had begun before {@code to} and had not ended before {@code from} (it ran when P stopped)
-     *       whose start, checkpoint attempt (the time the call began, accepted or not) or end is recorded
-     *       after {@code bound}, or which has no end while P was still alive after {@code bound} (killed later by
-     *       the suite, which notes when); a paused lease's robots start again as new runs, so a run that was
-     *       running when P stopped never legitimately outlives the bound;</li>
-     *   <li>a run that began after {@code to}, at a lease ({@code slot:epoch}) that P held when it stopped (a run
-     *       of P at it had begun before {@code from}), with a fact after {@code bound} (or no end while P lived
-     *       past it), when that lease has no resume after {@code from} (no {@code resumed} event nor log line of
-     *       it). A lease whose slot a standby took by the link never resumes: the owner must never run that
-     *       slot's robots at that epoch again. One that was not taken may resume once a renewal with a higher
-     *       beat is acknowledged, and its new runs are then legitimate.</li>
+     *   <li>a run that had begun before {@code to} and had not ended before {@code from} (it ran when P stopped) whose
+     *       start, checkpoint attempt (the time the call began, accepted or not) or end is recorded after
+     *       {@code bound}, or which has no end while P was still alive after {@code bound} (killed later by the suite,
+     *       which notes when); a paused lease's robots start again as new runs, so a run that was running when P
+     *       stopped never legitimately outlives the bound;
+     *   <li>a run that began after {@code to}, at a lease ({@code slot:epoch}) that P held when it stopped (a run of P
+     *       at it had begun before {@code from}), with a fact after {@code bound} (or no end while P lived past it),
+     *       when that lease has no resume after {@code from} (no {@code resumed} event nor log line of it). A lease
+     *       whose slot a standby took by the link never resumes: the owner must never run that slot's robots at that
+     *       epoch again. One that was not taken may resume once a renewal with a higher beat is acknowledged, and its
+     *       new runs are then legitimate.
      * </ul>
      */
     private void pastLinkDeadline(Facts facts) {
@@ -428,14 +475,18 @@ public final class Verdict {
                 }
             }
             // For the summary: what became of the leases before the process's next stop, if any.
-            long next = links.freezes().stream().filter(f -> f.pid() == freeze.pid() && f.from() > freeze.from())
-                    .mapToLong(Facts.Freeze::from).min().orElse(Long.MAX_VALUE);
+            long next = links.freezes().stream()
+                    .filter(f -> f.pid() == freeze.pid() && f.from() > freeze.from())
+                    .mapToLong(Facts.Freeze::from)
+                    .min()
+                    .orElse(Long.MAX_VALUE);
             for (String lease : held) {
                 Long taken = links.takenByLink().get(lease);
                 if (taken != null && taken >= freeze.from() && taken < next) {
                     frozenLeasesTaken++;
                 }
-                if (links.resumes().getOrDefault(lease, List.of()).stream().anyMatch(t -> t > freeze.from() && t < next)) {
+                if (links.resumes().getOrDefault(lease, List.of()).stream()
+                        .anyMatch(t -> t > freeze.from() && t < next)) {
                     frozenLeasesResumed++;
                 }
             }
@@ -443,7 +494,11 @@ public final class Verdict {
             for (Map.Entry<String, List<Checkpoint>> entry : ofProcess.entrySet()) {
                 List<Checkpoint> run = entry.getValue();
                 long began = began(run);
-                Long end = run.stream().filter(c -> c.kind() == Checkpoint.Kind.END).map(Checkpoint::after).findFirst().orElse(null);
+                Long end = run.stream()
+                        .filter(c -> c.kind() == Checkpoint.Kind.END)
+                        .map(Checkpoint::after)
+                        .findFirst()
+                        .orElse(null);
                 if (end != null && end < freeze.from()) {
                     continue;
                 }
@@ -459,17 +514,27 @@ public final class Verdict {
                     }
                 }
                 Long taken = links.takenByLink().get(lease);
-                String where = run.getFirst().robot() + ": run " + entry.getKey() + " (" + lease + ") on " + freeze.node()
-                        + ", stopped from " + freeze.from() + " to " + freeze.to() + " (" + (freeze.to() - freeze.from())
+                String where = run.getFirst().robot() + ": run " + entry.getKey() + " (" + lease + ") on "
+                        + freeze.node()
+                        + ", stopped from " + freeze.from() + " to " + freeze.to() + " ("
+                        + (freeze.to() - freeze.from())
                         + " ms, watch lease " + watch + " ms, " + freeze.links() + " links), woken by " + freeze.woke()
-                        + " (so stopped by " + bound + ")" + (frozen ? "" : ", began after the wake at a lease that never resumed")
+                        + " (so stopped by " + bound + ")"
+                        + (frozen ? "" : ", began after the wake at a lease that never resumed")
                         + (taken == null ? "" : ", its slot taken over by a link (event at " + taken + ")");
-                Checkpoint late = run.stream().filter(c -> c.before() > bound).min(Comparator.comparingLong(Checkpoint::before)).orElse(null);
+                Checkpoint late = run.stream()
+                        .filter(c -> c.before() > bound)
+                        .min(Comparator.comparingLong(Checkpoint::before))
+                        .orElse(null);
                 if (late != null) {
-                    found(Violation.PAST_LINK_DEADLINE, where + ": " + late.kind().name().toLowerCase() + " at " + late.before()
-                            + " (" + (late.before() - freeze.woke()) + " ms after the wake)");
+                    found(
+                            Violation.PAST_LINK_DEADLINE,
+                            where + ": " + late.kind().name().toLowerCase() + " at " + late.before() + " ("
+                                    + (late.before() - freeze.woke()) + " ms after the wake)");
                 } else if (end == null && killed != null && killed > bound) {
-                    found(Violation.PAST_LINK_DEADLINE, where + ": no end recorded, and its process still ran at " + killed);
+                    found(
+                            Violation.PAST_LINK_DEADLINE,
+                            where + ": no end recorded, and its process still ran at " + killed);
                 }
             }
         }
@@ -488,19 +553,28 @@ public final class Verdict {
     }
 
     /**
-     * How the SIGSTOPs went, for the run's report: how many were judged and why others were not, the runs they
-     * stopped, how long after the wake the latest of those returned, and what became of the leases.
+     * How the SIGSTOPs went, for the run's report: how many were judged and why others were not, the runs they stopped,
+     * how long after the wake the latest of those returned, and what became of the leases.
      */
     public String freezeSummary(long watchLeaseMs) {
         if (watchLeaseMs <= 0) {
             return "not judged (watch links off)";
         }
-        return String.format("%d judged (longer than 0.9 x the watch lease %d ms + %d ms, of a node with a link open), %d shorter, "
-                        + "%d of a node without links; %d runs stopped, the latest returned %s (the bound: %d ms); of the leases they held, "
+        return String.format(
+                "%d judged (longer than 0.9 x the watch lease %d ms + %d ms, of a node with a link open), %d shorter, "
+                        + "%d of a node without links; %d runs stopped, the latest returned %s (the bound: %d ms); "
+                        + "of the leases they held, "
                         + "%d taken by a link and %d resumed after (before the process's next stop)",
-                freezesJudged, watchLeaseMs, LATE_TOLERANCE_MS, freezesShort, freezesUnwatched, frozenRuns,
-                latestReturnAfterWake == Long.MIN_VALUE ? "-" : latestReturnAfterWake + " ms after SIGCONT", linkSlack(watchLeaseMs),
-                frozenLeasesTaken, frozenLeasesResumed);
+                freezesJudged,
+                watchLeaseMs,
+                LATE_TOLERANCE_MS,
+                freezesShort,
+                freezesUnwatched,
+                frozenRuns,
+                latestReturnAfterWake == Long.MIN_VALUE ? "-" : latestReturnAfterWake + " ms after SIGCONT",
+                linkSlack(watchLeaseMs),
+                frozenLeasesTaken,
+                frozenLeasesResumed);
     }
 
     private void notRunning(Facts facts) {

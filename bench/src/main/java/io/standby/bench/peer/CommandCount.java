@@ -14,14 +14,17 @@ import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 /**
- * How many database commands a process had sent by {@code atMillis} (wall clock), by command and
- * collection ({@code "update slots"}). Two of them give a rate over the time between.
+ * How many database commands a process had sent by {@code atMillis} (wall clock), by command and collection
+ * ({@code "update slots"}). Two of them give a rate over the time between.
  */
 public record CommandCount(long atMillis, Map<String, Long> byKind) {
 
-    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-    // Micrometer's MongoMetricsCommandListener, in Prometheus' text: one series per client, command, collection, status.
-    private static final Pattern SERIES = Pattern.compile("^mongodb_driver_commands_seconds_count\\{(.*)} (\\S+)$", Pattern.MULTILINE);
+    private static final HttpClient HTTP =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    // Micrometer's MongoMetricsCommandListener, in Prometheus' text: one series per client, command, collection,
+    // status.
+    private static final Pattern SERIES =
+            Pattern.compile("^mongodb_driver_commands_seconds_count\\{(.*)} (\\S+)$", Pattern.MULTILINE);
     private static final Pattern TAG = Pattern.compile("(\\w+)=\"([^\"]*)\"");
 
     public CommandCount {
@@ -35,7 +38,8 @@ public record CommandCount(long atMillis, Map<String, Long> byKind) {
     /** A {@code standby node}'s count, from its {@code /metrics}: every client of the node, summed. */
     public static CommandCount scrape(int port) {
         HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/metrics"))
-                .timeout(Duration.ofSeconds(10)).build();
+                .timeout(Duration.ofSeconds(10))
+                .build();
         try {
             HttpResponse<String> response = HTTP.send(request, HttpResponse.BodyHandlers.ofString());
             if (response.statusCode() != 200) {

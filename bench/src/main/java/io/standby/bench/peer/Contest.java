@@ -1,12 +1,11 @@
 package io.standby.bench.peer;
 
 import io.standby.testing.ChildJvm;
-
 import java.time.Duration;
 
 /**
- * One way to hold a single slot: two contender processes on one database, and what the database says
- * about who holds it. A contest starts its contenders, replaces one that was killed, and closes them all.
+ * One way to hold a single slot: two contender processes on one database, and what the database says about who holds
+ * it. A contest starts its contenders, replaces one that was killed, and closes them all.
  */
 interface Contest extends AutoCloseable {
 
@@ -34,7 +33,9 @@ interface Contest extends AutoCloseable {
     /** Changes exactly when another holder takes the slot (an epoch, a lock time); -1 while nobody holds it. */
     long holding();
 
-    /** How the holder of {@code holding} took the slot, when the tool says (Standby's took-over event); null otherwise. */
+    /**
+     * How the holder of {@code holding} took the slot, when the tool says (Standby's took-over event); null otherwise.
+     */
     default String takenBy(long holding) {
         return null;
     }

@@ -9,13 +9,6 @@ import io.standby.bench.Stats;
 import io.standby.bench.Waits;
 import io.standby.slot.SlotTiming;
 import io.standby.testing.ChildJvm;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
-import picocli.CommandLine;
-
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -32,16 +25,26 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.BiFunction;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /**
- * {@code bench shedlock}: the same standby-slot job as Standby's, built with ShedLock on the same embedded
- * database, side by side with two {@code standby node}s: takeover after kill -9 of the holder, and the
- * commands per second of holder and waiter. The contests run at the same time, each on its own database
- * of one embedded server, so that the slowest (ShedLock's keep-alive) sets the run's length.
+ * {@code bench shedlock}: the same standby-slot job as Standby's, built with ShedLock on the same embedded database,
+ * side by side with two {@code standby node}s: takeover after kill -9 of the holder, and the commands per second of
+ * holder and waiter. The contests run at the same time, each on its own database of one embedded server, so that the
+ * slowest (ShedLock's keep-alive) sets the run's length.
  */
-@Command(name = "shedlock", mixinStandardHelpOptions = true,
-        description = {"Standby next to ShedLock (shedlock-provider-mongo 7.9.0) for one slot held by one of two processes:",
-            "takeover after kill -9 of the holder, and database commands per second of holder and waiter."})
+@Command(
+        name = "shedlock",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Standby next to ShedLock (shedlock-provider-mongo 7.9.0) for one slot held by one of two processes:",
+            "takeover after kill -9 of the holder, and database commands per second of holder and waiter."
+        })
 public final class ShedLockBench implements Callable<Integer> {
 
     /** Standby's default poll; the ShedLock jobs retry as often, so both waiters look equally often. */
@@ -53,6 +56,7 @@ public final class ShedLockBench implements Callable<Integer> {
 
     /** Standby's least ceremony: {@code standby node} with no option, watch links on since issue 34. */
     static final SlotTiming DEFAULTS = SlotTiming.defaults();
+
     private static final SlotTiming FAST = SlotTiming.of(Duration.ofSeconds(1), Duration.ofSeconds(3), RETRY);
     private static final List<String> FAST_OPTIONS = List.of("--heartbeat", "1s", "--lease", "3s", "--poll", "1s");
     private static final List<String> NO_LINKS = List.of("--no-watch-links");
@@ -66,10 +70,13 @@ public final class ShedLockBench implements Callable<Integer> {
         standby("standby-default", "standby defaults", DEFAULTS, List.of(), List.of());
         standby("standby-default-no-links", "standby defaults no-links", DEFAULTS, List.of(), NO_LINKS);
         standby("standby-default-lease-only", "standby defaults lease-only", DEFAULTS, List.of(), LEASE_ONLY);
-        CONTESTS.put("shedlock-keepalive", (dir, db) -> new ShedLockContest(dir, db, "shedlock_keepalive", "keepalive", RETRY));
+        CONTESTS.put(
+                "shedlock-keepalive",
+                (dir, db) -> new ShedLockContest(dir, db, "shedlock_keepalive", "keepalive", RETRY));
     }
 
-    private static void standby(String key, String name, SlotTiming timing, List<String> timingOptions, List<String> more) {
+    private static void standby(
+            String key, String name, SlotTiming timing, List<String> timingOptions, List<String> more) {
         List<String> options = new ArrayList<>(timingOptions);
         options.addAll(more);
         String dbName = key.replace('-', '_');
@@ -80,8 +87,12 @@ public final class ShedLockBench implements Callable<Integer> {
     private static final Map<String, List<String>> PAIRS = new LinkedHashMap<>();
 
     static {
-        PAIRS.put("shedlock-extend", List.of("standby-default", "standby-fast", "standby-fast-no-links", "standby-fast-lease-only"));
-        PAIRS.put("shedlock-keepalive", List.of("standby-default", "standby-default-no-links", "standby-default-lease-only"));
+        PAIRS.put(
+                "shedlock-extend",
+                List.of("standby-default", "standby-fast", "standby-fast-no-links", "standby-fast-lease-only"));
+        PAIRS.put(
+                "shedlock-keepalive",
+                List.of("standby-default", "standby-default-no-links", "standby-default-lease-only"));
     }
 
     /** Issue 34: Standby's defaults take over within this share of ShedLock's extend (1 s / 3 s), at the median. */
@@ -93,47 +104,71 @@ public final class ShedLockBench implements Callable<Integer> {
     @Mixin
     MongoOption mongo = new MongoOption();
 
-    @Option(names = "--rounds", paramLabel = "N", defaultValue = "10",
-            description = "Kills of the holder per contest (default: ${DEFAULT-VALUE}; the keep-alive contest, the slowest, takes 25 to 45 s a round).")
+    @Option(
+            names = "--rounds",
+            paramLabel = "N",
+            defaultValue = "10",
+            description = "Kills of the holder per contest (default: ${DEFAULT-VALUE}; the keep-alive contest, the "
+                    + "slowest, takes 25 to 45 s a round).")
     int rounds;
 
-    @Option(names = "--window", paramLabel = "DURATION", defaultValue = "30s", converter = DurationOption.class,
+    @Option(
+            names = "--window",
+            paramLabel = "DURATION",
+            defaultValue = "30s",
+            converter = DurationOption.class,
             description = "How long commands are counted, holder and waiter settled (default: ${DEFAULT-VALUE}).")
     Duration window;
 
-    @Option(names = "--contests", paramLabel = "NAME", split = ",",
+    @Option(
+            names = "--contests",
+            paramLabel = "NAME",
+            split = ",",
             description = "Which to run (default: all): standby-fast, standby-fast-no-links, standby-fast-lease-only, "
-                    + "shedlock-extend, standby-default (no option at all), standby-default-no-links, standby-default-lease-only, "
-                    + "shedlock-keepalive. no-links: --no-watch-links; lease-only: --no-watch-links --no-fast-failover.")
+                    + "shedlock-extend, standby-default (no option at all), standby-default-no-links, "
+                    + "standby-default-lease-only, "
+                    + "shedlock-keepalive. no-links: --no-watch-links; lease-only: --no-watch-links "
+                    + "--no-fast-failover.")
     List<String> only;
 
     /** One contest's numbers. */
-    record Result(Contest contest, Stats takeovers, Map<String, Integer> takenBy, double holderRate, double waiterRate, String holderKinds,
-                  String waiterKinds) {
+    record Result(
+            Contest contest,
+            Stats takeovers,
+            Map<String, Integer> takenBy,
+            double holderRate,
+            double waiterRate,
+            String holderKinds,
+            String waiterKinds) {
 
         String takenByText() {
-            return takenBy.isEmpty() ? "-" : takenBy.entrySet().stream().map(e -> e.getKey() + " " + e.getValue())
-                    .collect(java.util.stream.Collectors.joining(", "));
+            return takenBy.isEmpty()
+                    ? "-"
+                    : takenBy.entrySet().stream()
+                            .map(e -> e.getKey() + " " + e.getValue())
+                            .collect(java.util.stream.Collectors.joining(", "));
         }
     }
 
     /** One kill: how long until another held the slot, and how it took it (null when the tool does not say). */
-    record Kill(long millis, String how) {
-    }
+    record Kill(long millis, String how) {}
 
     @Override
     public Integer call() throws Exception {
         if (rounds < 1) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "invalid --rounds " + rounds + ": must be at least 1");
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(), "invalid --rounds " + rounds + ": must be at least 1");
         }
         if (window.compareTo(Duration.ofSeconds(1)) < 0) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "invalid --window " + window.toMillis() + "ms: must be at least 1s");
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(), "invalid --window " + window.toMillis() + "ms: must be at least 1s");
         }
         List<String> names = only == null ? List.copyOf(CONTESTS.keySet()) : only;
         for (String name : names) {
             if (!CONTESTS.containsKey(name)) {
-                throw new CommandLine.ParameterException(spec.commandLine(), "unknown contest '" + name + "': use one of "
-                        + String.join(", ", CONTESTS.keySet()));
+                throw new CommandLine.ParameterException(
+                        spec.commandLine(),
+                        "unknown contest '" + name + "': use one of " + String.join(", ", CONTESTS.keySet()));
             }
         }
         Path dir = Files.createTempDirectory(Path.of(System.getProperty("java.io.tmpdir")), "standby-bench-shedlock-");
@@ -155,7 +190,8 @@ public final class ShedLockBench implements Callable<Integer> {
                 try {
                     results.put(names.get(i), futures.get(i).get());
                 } catch (ExecutionException e) {
-                    throw new IllegalStateException(names.get(i) + ": " + e.getCause().getMessage(), e.getCause());
+                    throw new IllegalStateException(
+                            names.get(i) + ": " + e.getCause().getMessage(), e.getCause());
                 }
             }
             System.out.println("machine at end: " + Machine.describe());
@@ -189,21 +225,34 @@ public final class ShedLockBench implements Callable<Integer> {
             if (kill.how() != null) {
                 takenBy.merge(kill.how(), 1, Integer::sum);
             }
-            System.out.printf(Locale.ROOT, "%s: round %d of %d, taken over %d ms after kill -9%s%n", contest.name(), round, rounds,
-                    kill.millis(), kill.how() == null ? "" : " (" + kill.how() + ")");
+            System.out.printf(
+                    Locale.ROOT,
+                    "%s: round %d of %d, taken over %d ms after kill -9%s%n",
+                    contest.name(),
+                    round,
+                    rounds,
+                    kill.millis(),
+                    kill.how() == null ? "" : " (" + kill.how() + ")");
         }
-        return new Result(contest, Stats.of(takeovers), takenBy, holderTo.ratePerSecond(holderFrom), waiterTo.ratePerSecond(waiterFrom),
-                holderTo.breakdown(holderFrom), waiterTo.breakdown(waiterFrom));
+        return new Result(
+                contest,
+                Stats.of(takeovers),
+                takenBy,
+                holderTo.ratePerSecond(holderFrom),
+                waiterTo.ratePerSecond(waiterFrom),
+                holderTo.breakdown(holderFrom),
+                waiterTo.breakdown(waiterFrom));
     }
 
     /**
-     * Kills the holder at a random point of its renewal period; milliseconds until the database shows another.
-     * With {@code replace}, a new contender takes the dead one's place for the next round; after the last
-     * round none is started, whose start would only take CPU from the contests still running.
+     * Kills the holder at a random point of its renewal period; milliseconds until the database shows another. With
+     * {@code replace}, a new contender takes the dead one's place for the next round; after the last round none is
+     * started, whose start would only take CPU from the contests still running.
      */
     private static Kill killTheHolder(Contest contest, boolean replace) {
         ChildJvm holder = contest.holder(contest.bound().plusMinutes(1));
-        Bench.sleep(SETTLE.plusMillis(ThreadLocalRandom.current().nextLong(contest.renewal().toMillis())));
+        Bench.sleep(SETTLE.plusMillis(
+                ThreadLocalRandom.current().nextLong(contest.renewal().toMillis())));
         long before = contest.holding();
         long killed = System.nanoTime();
         holder.kill9();
@@ -223,8 +272,15 @@ public final class ShedLockBench implements Callable<Integer> {
         System.out.println();
         System.out.println("| contest | takeover after kill -9 | taken by | holder, commands/s | waiter, commands/s |");
         System.out.println("| --- | --- | --- | --- | --- |");
-        results.values().forEach(r -> System.out.printf(Locale.ROOT, "| %s | %s | %s | %.2f | %.2f |%n",
-                r.contest().name(), r.takeovers().summary(), r.takenByText(), r.holderRate(), r.waiterRate()));
+        results.values()
+                .forEach(r -> System.out.printf(
+                        Locale.ROOT,
+                        "| %s | %s | %s | %.2f | %.2f |%n",
+                        r.contest().name(),
+                        r.takeovers().summary(),
+                        r.takenByText(),
+                        r.holderRate(),
+                        r.waiterRate()));
         System.out.println();
         System.out.println("| ShedLock / Standby | takeover p50 | takeover max | holder commands | waiter commands |");
         System.out.println("| --- | --- | --- | --- | --- |");
@@ -233,19 +289,33 @@ public final class ShedLockBench implements Callable<Integer> {
             for (String standby : standbys) {
                 Result ours = results.get(standby);
                 if (peer != null && ours != null) {
-                    System.out.printf(Locale.ROOT, "| %s / %s | %s | %s | %s | %s |%n", peer.contest().name(), ours.contest().name(),
-                            ratio(peer.takeovers().p50(), ours.takeovers().p50()), ratio(peer.takeovers().max(), ours.takeovers().max()),
-                            ratio(peer.holderRate(), ours.holderRate()), ratio(peer.waiterRate(), ours.waiterRate()));
+                    System.out.printf(
+                            Locale.ROOT,
+                            "| %s / %s | %s | %s | %s | %s |%n",
+                            peer.contest().name(),
+                            ours.contest().name(),
+                            ratio(peer.takeovers().p50(), ours.takeovers().p50()),
+                            ratio(peer.takeovers().max(), ours.takeovers().max()),
+                            ratio(peer.holderRate(), ours.holderRate()),
+                            ratio(peer.waiterRate(), ours.waiterRate()));
                 }
             }
         });
         Result defaults = results.get("standby-default");
         Result extend = results.get("shedlock-extend");
         if (defaults != null && extend != null) {
-            double share = (double) defaults.takeovers().p50() / extend.takeovers().p50();
+            double share =
+                    (double) defaults.takeovers().p50() / extend.takeovers().p50();
             System.out.println();
-            System.out.printf(Locale.ROOT, "target (issue 34): %s p50 <= %.1f x %s p50: %d / %d ms = %.2f: %s%n", defaults.contest().name(),
-                    TARGET_SHARE, extend.contest().name(), defaults.takeovers().p50(), extend.takeovers().p50(), share,
+            System.out.printf(
+                    Locale.ROOT,
+                    "target (issue 34): %s p50 <= %.1f x %s p50: %d / %d ms = %.2f: %s%n",
+                    defaults.contest().name(),
+                    TARGET_SHARE,
+                    extend.contest().name(),
+                    defaults.takeovers().p50(),
+                    extend.takeovers().p50(),
+                    share,
                     share <= TARGET_SHARE ? "met" : "NOT MET");
         }
         System.out.println();

@@ -5,18 +5,17 @@ import io.standby.bench.Database;
 import io.standby.bench.Waits;
 import io.standby.slot.StandbyDatabase;
 import io.standby.testing.ChildJvm;
-import org.bson.Document;
-
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Date;
 import java.util.List;
+import org.bson.Document;
 
 /**
- * Two {@link ShedLockJob} processes competing for the lock {@code slot-0}. Who holds it comes from the
- * jobs' own lines: ShedLock writes the host name as {@code lockedBy}, the same for both. A new holder
- * shows in the database as a new {@code lockedAt} (an extend changes only {@code lockUntil}).
+ * Two {@link ShedLockJob} processes competing for the lock {@code slot-0}. Who holds it comes from the jobs' own lines:
+ * ShedLock writes the host name as {@code lockedBy}, the same for both. A new holder shows in the database as a new
+ * {@code lockedAt} (an extend changes only {@code lockUntil}).
  */
 final class ShedLockContest implements Contest {
 
@@ -51,9 +50,11 @@ final class ShedLockContest implements Contest {
     @Override
     public String settings() {
         return keepAlive()
-                ? "KeepAliveLockProvider(MongoLockProvider), lockAtMostFor 30s (its minimum; extends every 15s), lockAtLeastFor 0, retry every "
+                ? "KeepAliveLockProvider(MongoLockProvider), lockAtMostFor 30s (its minimum; extends every 15s), "
+                        + "lockAtLeastFor 0, retry every "
                         + retry.toMillis() + " ms"
-                : "MongoLockProvider, lockAtMostFor 3s, SimpleLock.extend(3s, 0) every 1s, lockAtLeastFor 0, retry every "
+                : "MongoLockProvider, lockAtMostFor 3s, SimpleLock.extend(3s, 0) every 1s, lockAtLeastFor 0, retry "
+                        + "every "
                         + retry.toMillis() + " ms";
     }
 
@@ -64,7 +65,9 @@ final class ShedLockContest implements Contest {
 
     @Override
     public Duration bound() {
-        return (keepAlive() ? ShedLockJob.KEEPALIVE_LOCK : ShedLockJob.MANUAL_LOCK).plus(retry).plusSeconds(30);
+        return (keepAlive() ? ShedLockJob.KEEPALIVE_LOCK : ShedLockJob.MANUAL_LOCK)
+                .plus(retry)
+                .plusSeconds(30);
     }
 
     @Override
@@ -75,7 +78,11 @@ final class ShedLockContest implements Contest {
     }
 
     private void launch() {
-        jobs.add(Children.start(dir, dbName + "-" + started++, List.of("-Xmx128m"), ShedLockJob.class.getName(),
+        jobs.add(Children.start(
+                dir,
+                dbName + "-" + started++,
+                List.of("-Xmx128m"),
+                ShedLockJob.class.getName(),
                 List.of(variant, database.uri(), dbName, LOCK, Long.toString(retry.toMillis()))));
     }
 
@@ -118,7 +125,10 @@ final class ShedLockContest implements Contest {
 
     @Override
     public long holding() {
-        Document lock = admin.database().getCollection("shedLock").find(new Document("_id", LOCK)).first();
+        Document lock = admin.database()
+                .getCollection("shedLock")
+                .find(new Document("_id", LOCK))
+                .first();
         if (lock == null || !(lock.get("lockedAt") instanceof Date at)) {
             return -1;
         }
@@ -136,7 +146,8 @@ final class ShedLockContest implements Contest {
     public CommandCount commands(ChildJvm contender) {
         CommandCount count = CommandCount.lastJobLine(contender.output());
         if (count == null) {
-            throw new IllegalStateException(contender.name() + " printed no COMMANDS line (log: " + contender.log() + ")");
+            throw new IllegalStateException(
+                    contender.name() + " printed no COMMANDS line (log: " + contender.log() + ")");
         }
         return count;
     }

@@ -6,13 +6,6 @@ import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import com.mongodb.event.CommandListener;
 import com.mongodb.event.CommandStartedEvent;
-import net.javacrumbs.shedlock.core.DefaultLockingTaskExecutor;
-import net.javacrumbs.shedlock.core.LockConfiguration;
-import net.javacrumbs.shedlock.core.LockProvider;
-import net.javacrumbs.shedlock.core.SimpleLock;
-import net.javacrumbs.shedlock.provider.mongo.MongoLockProvider;
-import net.javacrumbs.shedlock.support.KeepAliveLockProvider;
-
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
@@ -24,34 +17,42 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.stream.Collectors;
+import net.javacrumbs.shedlock.core.DefaultLockingTaskExecutor;
+import net.javacrumbs.shedlock.core.LockConfiguration;
+import net.javacrumbs.shedlock.core.LockProvider;
+import net.javacrumbs.shedlock.core.SimpleLock;
+import net.javacrumbs.shedlock.provider.mongo.MongoLockProvider;
+import net.javacrumbs.shedlock.support.KeepAliveLockProvider;
 
 /**
- * The standby-slot job built the way ShedLock's documentation has it, one JVM per contender: every
- * {@code retry} it tries to take the named lock; the one that gets it runs the job (here: holds on) until
- * it dies or loses the lock. Two variants:
+ * The standby-slot job built the way ShedLock's documentation has it, one JVM per contender: every {@code retry} it
+ * tries to take the named lock; the one that gets it runs the job (here: holds on) until it dies or loses the lock. Two
+ * variants:
+ *
  * <ul>
  *   <li>{@code keepalive}: {@link KeepAliveLockProvider} around {@link MongoLockProvider}, run through
- *       {@link DefaultLockingTaskExecutor} ("locking without a framework"), lockAtMostFor 30 s (the least
- *       the provider accepts), so it extends by 30 s every 15 s;</li>
- *   <li>{@code manual}: {@link MongoLockProvider} with lockAtMostFor 3 s, and {@link SimpleLock#extend}
- *       every second; a failed extend ends the job.</li>
+ *       {@link DefaultLockingTaskExecutor} ("locking without a framework"), lockAtMostFor 30 s (the least the provider
+ *       accepts), so it extends by 30 s every 15 s;
+ *   <li>{@code manual}: {@link MongoLockProvider} with lockAtMostFor 3 s, and {@link SimpleLock#extend} every second; a
+ *       failed extend ends the job.
  * </ul>
- * It prints {@code ACQUIRED <epoch ms>}, {@code LOST <epoch ms>}, {@code WAITING <epoch ms>} (after its
- * first attempt, so a bench knows it competes) and every second {@code COMMANDS <epoch ms> <total>
- * <command collection=n,...>}, its driver's count of the commands it sent.
- * Usage: {@code ShedLockJob keepalive|manual MONGO_URI DATABASE LOCK_NAME RETRY_MS}.
+ *
+ * It prints {@code ACQUIRED <epoch ms>}, {@code LOST <epoch ms>}, {@code WAITING <epoch ms>} (after its first attempt,
+ * so a bench knows it competes) and every second {@code COMMANDS <epoch ms> <total> <command collection=n,...>}, its
+ * driver's count of the commands it sent. Usage: {@code ShedLockJob keepalive|manual MONGO_URI DATABASE LOCK_NAME
+ * RETRY_MS}.
  */
 public final class ShedLockJob {
 
     /** The least lockAtMostFor that {@link KeepAliveLockProvider}'s public constructor accepts. */
     static final Duration KEEPALIVE_LOCK = Duration.ofSeconds(30);
+
     static final Duration MANUAL_LOCK = Duration.ofSeconds(3);
     static final Duration MANUAL_EXTEND = Duration.ofSeconds(1);
 
     private static final Map<String, LongAdder> COMMANDS = new ConcurrentHashMap<>();
 
-    private ShedLockJob() {
-    }
+    private ShedLockJob() {}
 
     public static void main(String[] args) throws Exception {
         if (args.length != 5 || !(args[0].equals("keepalive") || args[0].equals("manual"))) {
@@ -87,8 +88,10 @@ public final class ShedLockJob {
 
     /** As the documentation's "locking without a framework": the task runs only if the lock was taken. */
     private static void runWithKeepAlive(LockProvider provider, String lockName) {
-        new DefaultLockingTaskExecutor(provider).executeWithLock((Runnable) ShedLockJob::holdOn,
-                new LockConfiguration(Instant.now(), lockName, KEEPALIVE_LOCK, Duration.ZERO));
+        new DefaultLockingTaskExecutor(provider)
+                .executeWithLock(
+                        (Runnable) ShedLockJob::holdOn,
+                        new LockConfiguration(Instant.now(), lockName, KEEPALIVE_LOCK, Duration.ZERO));
     }
 
     private static void holdOn() {
@@ -102,7 +105,8 @@ public final class ShedLockJob {
 
     /** The lock for 3 s, extended by 3 s every second; the first extend that fails ends the job. */
     private static void runWithManualExtend(LockProvider provider, String lockName) throws InterruptedException {
-        Optional<SimpleLock> lock = provider.lock(new LockConfiguration(Instant.now(), lockName, MANUAL_LOCK, Duration.ZERO));
+        Optional<SimpleLock> lock =
+                provider.lock(new LockConfiguration(Instant.now(), lockName, MANUAL_LOCK, Duration.ZERO));
         if (lock.isEmpty()) {
             return;
         }
@@ -118,7 +122,9 @@ public final class ShedLockJob {
         Map<String, Long> counts = new TreeMap<>();
         COMMANDS.forEach((what, n) -> counts.put(what, n.sum()));
         long total = counts.values().stream().mapToLong(Long::longValue).sum();
-        String kinds = counts.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).collect(Collectors.joining(","));
+        String kinds = counts.entrySet().stream()
+                .map(e -> e.getKey() + "=" + e.getValue())
+                .collect(Collectors.joining(","));
         print("COMMANDS " + total + " " + kinds);
     }
 
@@ -134,7 +140,9 @@ public final class ShedLockJob {
         public void commandStarted(CommandStartedEvent event) {
             String name = event.getCommandName();
             var target = event.getCommand().get(name);
-            String what = target != null && target.isString() ? name + ":" + target.asString().getValue() : name;
+            String what = target != null && target.isString()
+                    ? name + ":" + target.asString().getValue()
+                    : name;
             COMMANDS.computeIfAbsent(what, k -> new LongAdder()).increment();
         }
     }

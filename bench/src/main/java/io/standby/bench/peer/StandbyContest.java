@@ -12,8 +12,6 @@ import io.standby.slot.StandbyDatabase;
 import io.standby.slot.WatchLinks;
 import io.standby.testing.ChildJvm;
 import io.standby.testing.TestPorts;
-import org.bson.Document;
-
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -24,15 +22,17 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.bson.Document;
 
 /**
- * Two {@code standby node} processes (max one slot each, no robots) on a database with one slot, started
- * with exactly {@code options} (none: the node's defaults); {@code timing}'s heartbeat, lease and poll are
- * what those options amount to, for the kill's timing and the bounds.
+ * Two {@code standby node} processes (max one slot each, no robots) on a database with one slot, started with exactly
+ * {@code options} (none: the node's defaults); {@code timing}'s heartbeat, lease and poll are what those options amount
+ * to, for the kill's timing and the bounds.
  */
 final class StandbyContest implements Contest {
 
-    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    private static final HttpClient HTTP =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
     private final Path dir;
     private final Database database;
@@ -66,16 +66,19 @@ final class StandbyContest implements Contest {
     public String settings() {
         String timing = "heartbeat " + seconds(heartbeat) + ", lease " + seconds(lease) + ", poll " + seconds(poll);
         return options.isEmpty()
-                ? "standby node with no option: its defaults (" + timing + ", fast failover on, watch links on at a 1s watch lease)"
+                ? "standby node with no option: its defaults (" + timing
+                        + ", fast failover on, watch links on at a 1s watch lease)"
                 : "standby node " + String.join(" ", options) + " (" + timing + ")";
     }
 
     @Override
     public String takenBy(long holding) {
-        Document filter = new Document("type", "took-over").append("slot", "slot-0").append("epoch", holding);
+        Document filter =
+                new Document("type", "took-over").append("slot", "slot-0").append("epoch", holding);
         // Written by the new owner's event queue shortly after the claim; seconds later on a loaded machine.
         for (int i = 0; i < 500; i++) {
-            Document event = admin.database().getCollection("events").find(filter).first();
+            Document event =
+                    admin.database().getCollection("events").find(filter).first();
             if (event != null) {
                 return event.getString("how");
             }
@@ -104,8 +107,16 @@ final class StandbyContest implements Contest {
     }
 
     private void launch(int port) {
-        List<String> args = new ArrayList<>(List.of("node", "--ip", "127.0.0.1", "--port", Integer.toString(port),
-                "--mongo", database.uri(), "--db", dbName));
+        List<String> args = new ArrayList<>(List.of(
+                "node",
+                "--ip",
+                "127.0.0.1",
+                "--port",
+                Integer.toString(port),
+                "--mongo",
+                database.uri(),
+                "--db",
+                dbName));
         args.addAll(options);
         nodes.put(port, Children.standby(dir, dbName + "-" + port + "-" + started++, List.of("-Xmx256m"), args));
     }
@@ -113,27 +124,37 @@ final class StandbyContest implements Contest {
     @Override
     public ChildJvm holder(Duration atMost) {
         ChildJvm[] holder = new ChildJvm[1];
-        Waits.until(name() + ": an owner and a standby that answers /health" + (linked() ? ", linked to the owner" : ""), atMost, Duration.ofMillis(50), () -> {
-            SlotView slot = slot();
-            if (slot.owner() == null || !nodes.containsKey(slot.owner().port())) {
-                return false;
-            }
-            holder[0] = nodes.get(slot.owner().port());
-            return holder[0].isAlive() && nodes.keySet().stream().allMatch(StandbyContest::answers)
-                    && (!linked() || watchedBy(slot.owner().port()) >= 1);
-        });
+        Waits.until(
+                name() + ": an owner and a standby that answers /health" + (linked() ? ", linked to the owner" : ""),
+                atMost,
+                Duration.ofMillis(50),
+                () -> {
+                    SlotView slot = slot();
+                    if (slot.owner() == null || !nodes.containsKey(slot.owner().port())) {
+                        return false;
+                    }
+                    holder[0] = nodes.get(slot.owner().port());
+                    return holder[0].isAlive()
+                            && nodes.keySet().stream().allMatch(StandbyContest::answers)
+                            && (!linked() || watchedBy(slot.owner().port()) >= 1);
+                });
         return holder[0];
     }
 
-    /** Whether the nodes keep watch links: as {@code standby node} does unless told, at a heartbeat of 500 ms or more. */
+    /**
+     * Whether the nodes keep watch links: as {@code standby node} does unless told, at a heartbeat of 500 ms or more.
+     */
     boolean linked() {
-        return !options.contains("--no-watch-links") && WatchLinks.defaultFor(SlotTiming.of(heartbeat, lease, poll)) != null;
+        return !options.contains("--no-watch-links")
+                && WatchLinks.defaultFor(SlotTiming.of(heartbeat, lease, poll)) != null;
     }
 
     /** The watch links from standbys the node of {@code port} counts, or 0 when its /metrics does not answer. */
     private static double watchedBy(int port) {
         Scrape scrape = Scrape.of(port);
-        return scrape == null ? 0 : scrape.sum("standby_watch_links", "side", "owner").orElse(0);
+        return scrape == null
+                ? 0
+                : scrape.sum("standby_watch_links", "side", "owner").orElse(0);
     }
 
     @Override
@@ -164,13 +185,18 @@ final class StandbyContest implements Contest {
     }
 
     private int port(ChildJvm node) {
-        return nodes.entrySet().stream().filter(e -> e.getValue() == node).findFirst().orElseThrow().getKey();
+        return nodes.entrySet().stream()
+                .filter(e -> e.getValue() == node)
+                .findFirst()
+                .orElseThrow()
+                .getKey();
     }
 
     private static boolean answers(int port) {
         try {
             HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/health"))
-                    .timeout(Duration.ofSeconds(2)).build();
+                    .timeout(Duration.ofSeconds(2))
+                    .build();
             return HTTP.send(request, HttpResponse.BodyHandlers.discarding()).statusCode() == 200;
         } catch (java.io.IOException e) {
             return false;

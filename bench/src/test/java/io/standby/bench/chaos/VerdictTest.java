@@ -1,21 +1,20 @@
 package io.standby.bench.chaos;
 
-import io.standby.bench.chaos.Verdict.Violation;
-import org.junit.jupiter.api.Test;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.standby.bench.chaos.Verdict.Violation;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
 
 /**
- * The verdict on synthetic records: a clean history passes, and each kind of violation, planted alone,
- * is reported as that kind and no other. Milliseconds to run.
+ * The verdict on synthetic records: a clean history passes, and each kind of violation, planted alone, is reported as
+ * that kind and no other. Milliseconds to run.
  */
 class VerdictTest {
 
@@ -27,6 +26,7 @@ class VerdictTest {
     private final List<Facts.Cut> cuts = new ArrayList<>();
     /** The watch lease of the facts: 0, no watch links, unless a test sets it. */
     private long watchLease;
+
     private final List<Facts.Freeze> freezes = new ArrayList<>();
     private final Map<String, List<Long>> resumes = new HashMap<>();
     private final Map<String, Long> takenByLink = new HashMap<>();
@@ -176,6 +176,7 @@ class VerdictTest {
     private static final long WATCH = 1000;
     /** n2 (pid 21), which runs r1 at slot-0:2, stopped from 420 to 2000 ms and woken by 2010, with two links open. */
     private static final Facts.Freeze FREEZE = new Facts.Freeze("n2", 21, 420, 2000, 2010, 2);
+
     private static final long BOUND = 2010 + WATCH / 5 + Verdict.LATE_TOLERANCE_MS;
 
     private void frozen() {
@@ -193,7 +194,8 @@ class VerdictTest {
         Verdict verdict = judge();
         assertTrue(verdict.passed(), String.join("\n", verdict.lines()));
         assertTrue(verdict.freezeSummary(WATCH).startsWith("1 judged"), verdict.freezeSummary(WATCH));
-        assertTrue(verdict.freezeSummary(WATCH).contains("1 runs stopped, the latest returned 300 ms after SIGCONT"),
+        assertTrue(
+                verdict.freezeSummary(WATCH).contains("1 runs stopped, the latest returned 300 ms after SIGCONT"),
                 verdict.freezeSummary(WATCH));
     }
 
@@ -209,11 +211,14 @@ class VerdictTest {
         // Fenced (the slot was taken by the link), but attempted: the run was not stopped when its owner woke.
         frozen();
         takenByLink.put("slot-0:2", 1700L);
-        records.add(new Checkpoint(Checkpoint.Kind.WRITE, "r1", "n2", "n2/21/1", "slot-0", 2, 5, BOUND + 50, BOUND + 60, "fenced"));
+        records.add(new Checkpoint(
+                Checkpoint.Kind.WRITE, "r1", "n2", "n2/21/1", "slot-0", 2, 5, BOUND + 50, BOUND + 60, "fenced"));
         end("r1", "n2/21/1", "slot-0", 2, 4, BOUND + 70);
         Verdict verdict = judge();
         assertOnly(Violation.PAST_LINK_DEADLINE, 1);
-        assertTrue(String.join("\n", verdict.lines()).contains("taken over by a link"), String.join("\n", verdict.lines()));
+        assertTrue(
+                String.join("\n", verdict.lines()).contains("taken over by a link"),
+                String.join("\n", verdict.lines()));
     }
 
     @Test
@@ -276,7 +281,10 @@ class VerdictTest {
         Verdict verdict = judge();
         assertTrue(verdict.passed(), String.join("\n", verdict.lines()));
         String summary = verdict.freezeSummary(WATCH);
-        assertTrue(summary.startsWith("1 judged") && summary.contains("1 shorter, 2 of a node without links; 0 runs stopped"), summary);
+        assertTrue(
+                summary.startsWith("1 judged")
+                        && summary.contains("1 shorter, 2 of a node without links; 0 runs stopped"),
+                summary);
     }
 
     @Test
@@ -286,7 +294,9 @@ class VerdictTest {
         Verdict verdict = judge();
         assertTrue(verdict.passed(), String.join("\n", verdict.lines()));
         assertFalse(verdict.judged(Violation.PAST_LINK_DEADLINE));
-        assertTrue(verdict.lines().stream().anyMatch(l -> l.contains("past-link-deadline") && l.contains("not judged, watch links off")),
+        assertTrue(
+                verdict.lines().stream()
+                        .anyMatch(l -> l.contains("past-link-deadline") && l.contains("not judged, watch links off")),
                 String.join("\n", verdict.lines()));
     }
 
@@ -301,7 +311,9 @@ class VerdictTest {
 
     private Verdict judge(String... robots) {
         List<String> names = robots.length == 0 ? List.of("r1") : List.of(robots);
-        Facts.Links links = watchLease == 0 ? Facts.Links.OFF : new Facts.Links(watchLease, freezes, resumes, takenByLink, killedAt);
+        Facts.Links links = watchLease == 0
+                ? Facts.Links.OFF
+                : new Facts.Links(watchLease, freezes, resumes, takenByLink, killedAt);
         return Verdict.judge(new Facts(input, outputs, records, ends, names, renewals, cuts, LATE, links));
     }
 
@@ -310,14 +322,17 @@ class VerdictTest {
     }
 
     private void start(String robot, String run, String slot, long epoch, long offset, long at) {
-        records.add(new Checkpoint(Checkpoint.Kind.START, robot, run.split("/")[0], run, slot, epoch, offset, at, at, "start"));
+        records.add(new Checkpoint(
+                Checkpoint.Kind.START, robot, run.split("/")[0], run, slot, epoch, offset, at, at, "start"));
     }
 
     private void end(String robot, String run, String slot, long epoch, long offset, long at) {
-        records.add(new Checkpoint(Checkpoint.Kind.END, robot, run.split("/")[0], run, slot, epoch, offset, at, at, "returned"));
+        records.add(new Checkpoint(
+                Checkpoint.Kind.END, robot, run.split("/")[0], run, slot, epoch, offset, at, at, "returned"));
     }
 
     private void write(String robot, String run, String slot, long epoch, long offset, long before, long after) {
-        records.add(new Checkpoint(Checkpoint.Kind.WRITE, robot, run.split("/")[0], run, slot, epoch, offset, before, after, "ok"));
+        records.add(new Checkpoint(
+                Checkpoint.Kind.WRITE, robot, run.split("/")[0], run, slot, epoch, offset, before, after, "ok"));
     }
 }

@@ -2,7 +2,6 @@ package io.standby.node.web;
 
 import io.standby.robot.admin.ClusterStatus;
 import io.standby.slot.Durations;
-
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -11,10 +10,10 @@ import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 
 /**
- * The cluster as this node last read it, for {@code /status} and the dashboard. It is read again at most
- * once per {@link #MAX_AGE}, however many browsers ask, on the robots' connection, so that viewers never
- * delay the protocol's renewals; and a viewer waits at most {@link #PATIENCE} for a reading, so that a
- * node cut off from the database still answers at once, saying so.
+ * The cluster as this node last read it, for {@code /status} and the dashboard. It is read again at most once per
+ * {@link #MAX_AGE}, however many browsers ask, on the robots' connection, so that viewers never delay the protocol's
+ * renewals; and a viewer waits at most {@link #PATIENCE} for a reading, so that a node cut off from the database still
+ * answers at once, saying so.
  */
 final class ClusterView {
 
@@ -26,8 +25,7 @@ final class ClusterView {
     static final int ROBOTS = 1000;
 
     /** A reading, or why there is none; {@code readNanos} on {@link System#nanoTime()}. */
-    record Reading(ClusterStatus status, String error, long readNanos) {
-    }
+    record Reading(ClusterStatus status, String error, long readNanos) {}
 
     private final Supplier<ClusterStatus> read;
     private Reading last;
@@ -45,7 +43,8 @@ final class ClusterView {
                 return last;
             }
             if (inFlight == null) {
-                CompletableFuture<Reading> started = CompletableFuture.supplyAsync(this::readNow, Thread::startVirtualThread);
+                CompletableFuture<Reading> started =
+                        CompletableFuture.supplyAsync(this::readNow, Thread::startVirtualThread);
                 inFlight = started;
                 started.thenAccept(this::completed);
             }
@@ -54,8 +53,10 @@ final class ClusterView {
         try {
             return next.get(PATIENCE.toMillis(), TimeUnit.MILLISECONDS);
         } catch (TimeoutException e) {
-            return new Reading(null, "cannot read the cluster: no answer from the database within "
-                    + Durations.format(PATIENCE), System.nanoTime());
+            return new Reading(
+                    null,
+                    "cannot read the cluster: no answer from the database within " + Durations.format(PATIENCE),
+                    System.nanoTime());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return new Reading(null, "cannot read the cluster: interrupted", System.nanoTime());

@@ -18,7 +18,6 @@ import io.standby.slot.SlotView;
 import io.standby.slot.Takeover;
 import io.standby.slot.WatchLinkCounts;
 import io.standby.slot.Workload;
-
 import java.time.Duration;
 import java.util.EnumMap;
 import java.util.Map;
@@ -28,8 +27,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
 /**
- * The node's meters ({@link StandbyMeters}) on a Micrometer registry, fed by the protocol's and the
- * runtime's listeners. Loaded only by {@link StandbyMetrics}, so Micrometer stays optional.
+ * The node's meters ({@link StandbyMeters}) on a Micrometer registry, fed by the protocol's and the runtime's
+ * listeners. Loaded only by {@link StandbyMetrics}, so Micrometer stays optional.
  */
 final class NodeMetrics implements SlotListener, RobotListener {
 
@@ -37,6 +36,7 @@ final class NodeMetrics implements SlotListener, RobotListener {
     private final AtomicInteger owned = new AtomicInteger();
     /** The leases paused now: a lease that ends while paused leaves this set too. */
     private final Set<Lease> paused = ConcurrentHashMap.newKeySet();
+
     private final Counter pauses;
     private final Map<ClaimOutcome, Counter> claims = new EnumMap<>(ClaimOutcome.class);
     private final Map<LossReason, Counter> losses = new EnumMap<>(LossReason.class);
@@ -52,71 +52,126 @@ final class NodeMetrics implements SlotListener, RobotListener {
 
     NodeMetrics(MeterRegistry registry) {
         this.registry = registry;
-        Gauge.builder(StandbyMeters.SLOTS_OWNED, owned, AtomicInteger::get).description("Slots this node owns").register(registry);
+        Gauge.builder(StandbyMeters.SLOTS_OWNED, owned, AtomicInteger::get)
+                .description("Slots this node owns")
+                .register(registry);
         for (ClaimOutcome outcome : ClaimOutcome.values()) {
-            claims.put(outcome, Counter.builder(StandbyMeters.CLAIMS).tag("outcome", outcome.name().toLowerCase())
-                    .description("Claims of slots, by how they went").register(registry));
+            claims.put(
+                    outcome,
+                    Counter.builder(StandbyMeters.CLAIMS)
+                            .tag("outcome", outcome.name().toLowerCase())
+                            .description("Claims of slots, by how they went")
+                            .register(registry));
         }
         for (LossReason reason : LossReason.values()) {
-            losses.put(reason, reason == LossReason.RELEASED
-                    ? Counter.builder(StandbyMeters.RELEASES).description("Slots released gracefully").register(registry)
-                    : Counter.builder(StandbyMeters.LOSSES).tag("reason", reason.name().toLowerCase())
-                    .description("Leases that ended other than by a graceful release").register(registry));
+            losses.put(
+                    reason,
+                    reason == LossReason.RELEASED
+                            ? Counter.builder(StandbyMeters.RELEASES)
+                                    .description("Slots released gracefully")
+                                    .register(registry)
+                            : Counter.builder(StandbyMeters.LOSSES)
+                                    .tag("reason", reason.name().toLowerCase())
+                                    .description("Leases that ended other than by a graceful release")
+                                    .register(registry));
         }
-        renewals = Timer.builder(StandbyMeters.RENEWALS).description("Round trip of successful lease renewals")
-                .publishPercentileHistogram().minimumExpectedValue(Duration.ofMillis(1)).maximumExpectedValue(Duration.ofSeconds(10))
+        renewals = Timer.builder(StandbyMeters.RENEWALS)
+                .description("Round trip of successful lease renewals")
+                .publishPercentileHistogram()
+                .minimumExpectedValue(Duration.ofMillis(1))
+                .maximumExpectedValue(Duration.ofSeconds(10))
                 .register(registry);
-        pauses = Counter.builder(StandbyMeters.PAUSES).description("Leases paused at the late mark").register(registry);
-        Gauge.builder(StandbyMeters.SLOTS_PAUSED, paused, Set::size).description("Slots whose robots are paused now").register(registry);
-        renewalFailures = Counter.builder(StandbyMeters.RENEWAL_FAILURES).description("Renewals that got no answer").register(registry);
+        pauses = Counter.builder(StandbyMeters.PAUSES)
+                .description("Leases paused at the late mark")
+                .register(registry);
+        Gauge.builder(StandbyMeters.SLOTS_PAUSED, paused, Set::size)
+                .description("Slots whose robots are paused now")
+                .register(registry);
+        renewalFailures = Counter.builder(StandbyMeters.RENEWAL_FAILURES)
+                .description("Renewals that got no answer")
+                .register(registry);
         for (Takeover how : Takeover.values()) {
-            takeoverGaps.put(how, Timer.builder(StandbyMeters.TAKEOVER_GAP).tag("how", how.name().toLowerCase())
-                    .description("How long a taken-over slot went without a heartbeat")
-                    .publishPercentileHistogram().minimumExpectedValue(Duration.ofMillis(100)).maximumExpectedValue(Duration.ofMinutes(2))
-                    .register(registry));
+            takeoverGaps.put(
+                    how,
+                    Timer.builder(StandbyMeters.TAKEOVER_GAP)
+                            .tag("how", how.name().toLowerCase())
+                            .description("How long a taken-over slot went without a heartbeat")
+                            .publishPercentileHistogram()
+                            .minimumExpectedValue(Duration.ofMillis(100))
+                            .maximumExpectedValue(Duration.ofMinutes(2))
+                            .register(registry));
         }
-        restarts = Counter.builder(StandbyMeters.ROBOT_RESTARTS).description("Robots restarted after a failure").register(registry);
-        failures = Counter.builder(StandbyMeters.ROBOT_FAILURES).description("Robots that failed for good").register(registry);
-        checkpoints = Timer.builder(StandbyMeters.CHECKPOINTS).description("From checkpoint() to its acknowledgement")
-                .publishPercentileHistogram().minimumExpectedValue(Duration.ofMillis(1)).maximumExpectedValue(Duration.ofSeconds(10))
+        restarts = Counter.builder(StandbyMeters.ROBOT_RESTARTS)
+                .description("Robots restarted after a failure")
                 .register(registry);
-        fenced = Counter.builder(StandbyMeters.FENCED_WRITES).description("Robot writes rejected: another runner holds the robot")
+        failures = Counter.builder(StandbyMeters.ROBOT_FAILURES)
+                .description("Robots that failed for good")
                 .register(registry);
-        batches = DistributionSummary.builder(StandbyMeters.WRITE_BATCHES).description("Writes per bulk sent").register(registry);
+        checkpoints = Timer.builder(StandbyMeters.CHECKPOINTS)
+                .description("From checkpoint() to its acknowledgement")
+                .publishPercentileHistogram()
+                .minimumExpectedValue(Duration.ofMillis(1))
+                .maximumExpectedValue(Duration.ofSeconds(10))
+                .register(registry);
+        fenced = Counter.builder(StandbyMeters.FENCED_WRITES)
+                .description("Robot writes rejected: another runner holds the robot")
+                .register(registry);
+        batches = DistributionSummary.builder(StandbyMeters.WRITE_BATCHES)
+                .description("Writes per bulk sent")
+                .register(registry);
     }
 
     /** The robots gauges, once the runtime that counts them exists. */
     void robots(Supplier<Workload> workload) {
-        Gauge.builder(StandbyMeters.ROBOTS, () -> workload.get().running()).tag("state", "running")
-                .description("Robots of this node's slots, by state").register(registry);
-        Gauge.builder(StandbyMeters.ROBOTS, () -> workload.get().failed()).tag("state", "failed")
-                .description("Robots of this node's slots, by state").register(registry);
+        Gauge.builder(StandbyMeters.ROBOTS, () -> workload.get().running())
+                .tag("state", "running")
+                .description("Robots of this node's slots, by state")
+                .register(registry);
+        Gauge.builder(StandbyMeters.ROBOTS, () -> workload.get().failed())
+                .tag("state", "failed")
+                .description("Robots of this node's slots, by state")
+                .register(registry);
     }
 
     /** The watch links' gauges and counters, read from the node when scraped. */
     void watchLinks(Supplier<WatchLinkCounts> links) {
         // A function counter holds what it reads weakly: this field keeps it for the node's life.
         this.links = links;
-        Gauge.builder(StandbyMeters.WATCH_LINKS, () -> links.get().watchedBy()).tag("side", "owner")
-                .description("Watch links open now, from standbys (owner) or to owners (standby)").register(registry);
-        Gauge.builder(StandbyMeters.WATCH_LINKS, () -> links.get().watching()).tag("side", "standby")
-                .description("Watch links open now, from standbys (owner) or to owners (standby)").register(registry);
-        FunctionCounter.builder(StandbyMeters.WATCH_LINK_ENDS, links, l -> l.get().ownerEnds()).tag("side", "owner")
-                .description("Watch links that ended, as an owner (each costs a renewal) or as a standby").register(registry);
-        FunctionCounter.builder(StandbyMeters.WATCH_LINK_ENDS, links, l -> l.get().standbyEnds()).tag("side", "standby")
-                .description("Watch links that ended, as an owner (each costs a renewal) or as a standby").register(registry);
+        Gauge.builder(StandbyMeters.WATCH_LINKS, () -> links.get().watchedBy())
+                .tag("side", "owner")
+                .description("Watch links open now, from standbys (owner) or to owners (standby)")
+                .register(registry);
+        Gauge.builder(StandbyMeters.WATCH_LINKS, () -> links.get().watching())
+                .tag("side", "standby")
+                .description("Watch links open now, from standbys (owner) or to owners (standby)")
+                .register(registry);
+        FunctionCounter.builder(
+                        StandbyMeters.WATCH_LINK_ENDS, links, l -> l.get().ownerEnds())
+                .tag("side", "owner")
+                .description("Watch links that ended, as an owner (each costs a renewal) or as a standby")
+                .register(registry);
+        FunctionCounter.builder(
+                        StandbyMeters.WATCH_LINK_ENDS, links, l -> l.get().standbyEnds())
+                .tag("side", "standby")
+                .description("Watch links that ended, as an owner (each costs a renewal) or as a standby")
+                .register(registry);
         FunctionCounter.builder(StandbyMeters.WATCH_REFUSED, links, l -> l.get().refused())
-                .description("Watch handshakes and messages refused: no cluster key, forged, replayed or out of order").register(registry);
+                .description("Watch handshakes and messages refused: no cluster key, forged, replayed or out of order")
+                .register(registry);
         FunctionCounter.builder(StandbyMeters.WATCH_PAUSES, links, l -> l.get().pauses())
-                .description("Leases paused at a watch link's deadline").register(registry);
-        FunctionCounter.builder(StandbyMeters.WATCH_TAKEOVERS, links, l -> l.get().takeovers())
-                .description("Slots taken over by a dead watch link").register(registry);
+                .description("Leases paused at a watch link's deadline")
+                .register(registry);
+        FunctionCounter.builder(
+                        StandbyMeters.WATCH_TAKEOVERS, links, l -> l.get().takeovers())
+                .description("Slots taken over by a dead watch link")
+                .register(registry);
     }
 
     /** Counts every database command and watches the connection pools of a client built with these settings. */
     void instrument(MongoClientSettings.Builder client) {
         client.addCommandListener(new MongoMetricsCommandListener(registry))
-                .applyToConnectionPoolSettings(pool -> pool.addConnectionPoolListener(new MongoMetricsConnectionPoolListener(registry)));
+                .applyToConnectionPoolSettings(
+                        pool -> pool.addConnectionPoolListener(new MongoMetricsConnectionPoolListener(registry)));
     }
 
     @Override

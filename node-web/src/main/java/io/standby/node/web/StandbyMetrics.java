@@ -8,26 +8,24 @@ import io.standby.node.NodeHooks;
 import io.standby.node.StartedNode;
 import io.standby.robot.runtime.RobotListener;
 import io.standby.slot.SlotListener;
-
 import java.util.Objects;
 
 /**
- * A node's meters on a Micrometer registry, bound the way resilience4j's metrics bind to an event
- * publisher: through the node's slot and robot listeners, and the command and pool listeners of the
- * MongoDB clients the node opens itself (not of those given to {@code databases}).
+ * A node's meters on a Micrometer registry, bound the way resilience4j's metrics bind to an event publisher: through
+ * the node's slot and robot listeners, and the command and pool listeners of the MongoDB clients the node opens itself
+ * (not of those given to {@code databases}).
  *
  * <pre>{@code
  * StandbyNode.builder().mongo(uri).node(ip, port).extension(StandbyMetrics.of(registry)).start();
  * }</pre>
  *
- * <p>The meters are {@link StandbyMeters}: slots, claims, renewals, losses, takeover gaps, watch links,
- * robots, checkpoints, fenced writes, write batches and database commands, registered at each start. Given
- * Prometheus' own registry, the node's endpoint also serves {@code /metrics} in its text format.
+ * <p>The meters are {@link StandbyMeters}: slots, claims, renewals, losses, takeover gaps, watch links, robots,
+ * checkpoints, fenced writes, write batches and database commands, registered at each start. Given Prometheus' own
+ * registry, the node's endpoint also serves {@code /metrics} in its text format.
  */
 public final class StandbyMetrics {
 
-    private StandbyMetrics() {
-    }
+    private StandbyMetrics() {}
 
     /** The node's meters go to {@code registry}; with a {@code PrometheusMeterRegistry}, {@code /metrics} too. */
     public static NodeExtension of(MeterRegistry registry) {
@@ -54,8 +52,12 @@ public final class StandbyMetrics {
                 public void started(StartedNode node) {
                     metrics.robots(node::workload);
                     metrics.watchLinks(node::watchLinks);
-                    node.endpoint().ifPresent(http -> PrometheusText.of(registry).ifPresent(scrape -> http.route("/metrics",
-                            () -> NodeEndpoint.Response.text(PrometheusText.CONTENT_TYPE, scrape.get()))));
+                    node.endpoint()
+                            .ifPresent(http -> PrometheusText.of(registry)
+                                    .ifPresent(scrape -> http.route(
+                                            "/metrics",
+                                            () -> NodeEndpoint.Response.text(
+                                                    PrometheusText.CONTENT_TYPE, scrape.get()))));
                 }
             };
         };

@@ -1,5 +1,7 @@
 package io.standby.robot.admin;
 
+import static io.standby.robot.model.RobotFields.*;
+
 import com.mongodb.client.model.Filters;
 import io.standby.robot.RobotFactory;
 import io.standby.robot.internal.MongoRobotStore;
@@ -17,9 +19,6 @@ import io.standby.slot.SlotState;
 import io.standby.slot.SlotTable;
 import io.standby.slot.SlotView;
 import io.standby.slot.StandbyDatabase;
-import org.bson.Document;
-import org.bson.conversions.Bson;
-
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.EnumMap;
@@ -32,22 +31,21 @@ import java.util.SortedSet;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.regex.Pattern;
-
-import static io.standby.robot.model.RobotFields.*;
+import org.bson.Document;
+import org.bson.conversions.Bson;
 
 /**
- * What an operator does to robots: add, move, stop, start, remove, list and rebalance them, and release a
- * slot by force. Every change is one conditional update, so it is safe while nodes run; the owner of the
- * robot's slot applies it within one poll, and is told at once ({@link SlotTable#tellOwner}). Each change
- * also stamps {@code request} with the robot's slot, which is what a node's change stream watches for. The
- * documents of every change are {@link RobotRules}'s, sent through the store; moving a robot nobody runs is
- * the runtime's own hand-over.
+ * What an operator does to robots: add, move, stop, start, remove, list and rebalance them, and release a slot by
+ * force. Every change is one conditional update, so it is safe while nodes run; the owner of the robot's slot applies
+ * it within one poll, and is told at once ({@link SlotTable#tellOwner}). Each change also stamps {@code request} with
+ * the robot's slot, which is what a node's change stream watches for. The documents of every change are
+ * {@link RobotRules}'s, sent through the store; moving a robot nobody runs is the runtime's own hand-over.
  */
 public final class RobotTable {
 
     private static final Pattern ID_FORMAT = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._:-]{0,127}");
-    private static final Comparator<RobotView> ORDER = Comparator
-            .comparing(RobotView::slotId, SlotTable.ID_ORDER).thenComparing(RobotView::id);
+    private static final Comparator<RobotView> ORDER =
+            Comparator.comparing(RobotView::slotId, SlotTable.ID_ORDER).thenComparing(RobotView::id);
 
     /** How a move went. */
     public enum MoveResult {
@@ -63,17 +61,17 @@ public final class RobotTable {
     public enum RemoveResult {
         /** Nobody ran the robot: its document is gone. */
         REMOVED,
-        /** A node runs it: that node stops it and deletes the document within a poll (or its slot's next owner does). */
+        /**
+         * A node runs it: that node stops it and deletes the document within a poll (or its slot's next owner does).
+         */
         REQUESTED
     }
 
     /** One move of a rebalance: robot {@code robotId} from slot {@code from} to slot {@code to}. */
-    public record Move(String robotId, String from, String to, double weight) {
-    }
+    public record Move(String robotId, String from, String to, double weight) {}
 
     /** A robot to add; {@code slotId} null means the least-loaded live slot. */
-    public record NewRobot(String id, String type, String slotId, int priority, double weight, Document config) {
-    }
+    public record NewRobot(String id, String type, String slotId, int priority, double weight, Document config) {}
 
     private final RobotDocuments robots;
     private final SlotTable slots;
@@ -89,9 +87,9 @@ public final class RobotTable {
     }
 
     /**
-     * Refuses a configuration that a type of {@code local} (this process's own types, the built-in ones say)
-     * does not accept: its factory's own check, so that a bad configuration is refused when the robot is
-     * added rather than failing on a node later. A type not in {@code local} is checked where it runs.
+     * Refuses a configuration that a type of {@code local} (this process's own types, the built-in ones say) does not
+     * accept: its factory's own check, so that a bad configuration is refused when the robot is added rather than
+     * failing on a node later. A type not in {@code local} is checked where it runs.
      *
      * @throws IllegalArgumentException with the factory's complaint
      */
@@ -107,8 +105,8 @@ public final class RobotTable {
     }
 
     /**
-     * Refuses a type that no node could run: one neither in {@code local} nor announced by a live node of
-     * {@code nodes} (each node lists its types, built-in and from plugins, in the registry).
+     * Refuses a type that no node could run: one neither in {@code local} nor announced by a live node of {@code nodes}
+     * (each node lists its types, built-in and from plugins, in the registry).
      *
      * @throws IllegalArgumentException naming the type and the known ones
      */
@@ -119,8 +117,8 @@ public final class RobotTable {
         SortedSet<String> known = new TreeSet<>(local.names());
         nodes.list().stream().filter(node -> !node.offline()).forEach(node -> known.addAll(node.types()));
         if (!known.contains(type)) {
-            throw new IllegalArgumentException("unknown robot type '" + type + "': neither built in nor known to a live node"
-                    + " (known: " + String.join(", ", known) + ")");
+            throw new IllegalArgumentException("unknown robot type '" + type
+                    + "': neither built in nor known to a live node" + " (known: " + String.join(", ", known) + ")");
         }
     }
 
@@ -128,14 +126,14 @@ public final class RobotTable {
      * Adds a robot, pending until the owner of its slot starts it.
      *
      * @param capacity with automatic placement, the most weight a slot may carry
-     * @throws IllegalArgumentException naming the bad value: a malformed id or type, a weight that is not
-     *                                  positive, an unknown slot, an id that exists, no slot with room
+     * @throws IllegalArgumentException naming the bad value: a malformed id or type, a weight that is not positive, an
+     *     unknown slot, an id that exists, no slot with room
      */
     public RobotView add(NewRobot robot, OptionalDouble capacity) {
         Objects.requireNonNull(robot.config(), "config");
         if (robot.id() == null || !ID_FORMAT.matcher(robot.id()).matches()) {
-            throw new IllegalArgumentException("invalid robot id '" + robot.id()
-                    + "': use letters, digits, '.', '_', ':' or '-' (at most 128)");
+            throw new IllegalArgumentException(
+                    "invalid robot id '" + robot.id() + "': use letters, digits, '.', '_', ':' or '-' (at most 128)");
         }
         if (robot.type() == null || !ID_FORMAT.matcher(robot.type()).matches()) {
             throw new IllegalArgumentException("invalid robot type '" + robot.type() + "'");
@@ -148,10 +146,12 @@ public final class RobotTable {
                 throw new IllegalArgumentException("robot '" + robot.id() + "' is still being removed from "
                         + existing.slotId() + " (its node stops it first); try again");
             }
-            throw new IllegalArgumentException("robot '" + robot.id() + "' already exists (in " + existing.slotId() + ")");
+            throw new IllegalArgumentException(
+                    "robot '" + robot.id() + "' already exists (in " + existing.slotId() + ")");
         });
         String slotId = robot.slotId() != null ? requireSlot(robot.slotId()) : placeAutomatically(robot, capacity);
-        if (!robots.insert(RobotCodec.newRobot(robot.id(), robot.type(), slotId, robot.priority(), robot.weight(), robot.config()))) {
+        if (!robots.insert(RobotCodec.newRobot(
+                robot.id(), robot.type(), slotId, robot.priority(), robot.weight(), robot.config()))) {
             throw new IllegalArgumentException("robot '" + robot.id() + "' already exists");
         }
         robots.update(RobotRules.added(robot.id()));
@@ -161,15 +161,24 @@ public final class RobotTable {
 
     private String placeAutomatically(NewRobot robot, OptionalDouble capacity) {
         Map<String, Double> loads = Placement.loads(candidateSlots(), load(list(null)));
-        return Placement.choose(robot.id(), robot.weight(), loads, capacity).orElseThrow(() -> new IllegalArgumentException(
-                loads.isEmpty() ? SlotTable.NO_SLOTS
-                        : "no slot has room for weight " + robot.weight() + " under capacity " + capacity.getAsDouble()));
+        return Placement.choose(robot.id(), robot.weight(), loads, capacity)
+                .orElseThrow(() -> new IllegalArgumentException(
+                        loads.isEmpty()
+                                ? SlotTable.NO_SLOTS
+                                : "no slot has room for weight " + robot.weight() + " under capacity "
+                                        + capacity.getAsDouble()));
     }
 
-    /** Slots a robot may be placed on: the live ones, or every slot while none is live, so an add never fails for want of a live node. */
+    /**
+     * Slots a robot may be placed on: the live ones, or every slot while none is live, so an add never fails for want
+     * of a live node.
+     */
     private List<String> candidateSlots() {
         List<SlotView> all = slots.list();
-        List<String> live = all.stream().filter(s -> s.state() == SlotState.OWNED).map(SlotView::id).toList();
+        List<String> live = all.stream()
+                .filter(s -> s.state() == SlotState.OWNED)
+                .map(SlotView::id)
+                .toList();
         return live.isEmpty() ? all.stream().map(SlotView::id).toList() : live;
     }
 
@@ -184,9 +193,11 @@ public final class RobotTable {
     private String requireSlot(String slotId) {
         if (slots.get(slotId).isEmpty()) {
             List<SlotView> all = slots.list();
-            throw new IllegalArgumentException("unknown slot '" + slotId + "'" + (all.isEmpty()
-                    ? ": " + SlotTable.NO_SLOTS
-                    : " (slots: " + all.getFirst().id() + " .. " + all.getLast().id() + ")"));
+            throw new IllegalArgumentException("unknown slot '" + slotId + "'"
+                    + (all.isEmpty()
+                            ? ": " + SlotTable.NO_SLOTS
+                            : " (slots: " + all.getFirst().id() + " .. "
+                                    + all.getLast().id() + ")"));
         }
         return slotId;
     }
@@ -219,8 +230,8 @@ public final class RobotTable {
     }
 
     /**
-     * How many robots each slot has in each state, counted by the database: one short reply however many
-     * robots there are, where {@link #list} would carry every context.
+     * How many robots each slot has in each state, counted by the database: one short reply however many robots there
+     * are, where {@link #list} would carry every context.
      */
     public Map<String, Map<RobotState, Long>> countsBySlot() {
         Map<String, Map<RobotState, Long>> counts = new TreeMap<>(SlotTable.ID_ORDER);
@@ -236,8 +247,8 @@ public final class RobotTable {
     }
 
     /**
-     * Up to {@code limit} robots (the first by id), by slot then id, without their config and context: what
-     * a dashboard lists of every robot, at a cost bounded by {@code limit} whatever their contexts weigh.
+     * Up to {@code limit} robots (the first by id), by slot then id, without their config and context: what a dashboard
+     * lists of every robot, at a cost bounded by {@code limit} whatever their contexts weigh.
      */
     public List<RobotView> summaries(int limit) {
         List<RobotView> list = new ArrayList<>();
@@ -254,7 +265,8 @@ public final class RobotTable {
     /** Up to {@code limit} robots not RUNNING, by slot then id, without their config and context. */
     public List<RobotView> notRunning(int limit) {
         List<RobotView> list = new ArrayList<>();
-        for (Document doc : robots.find(Filters.ne(STATE, RobotState.RUNNING.name()), List.of(CONFIG, CONTEXT), limit)) {
+        for (Document doc :
+                robots.find(Filters.ne(STATE, RobotState.RUNNING.name()), List.of(CONFIG, CONTEXT), limit)) {
             RobotView robot = RobotCodec.parse(doc);
             if (robot != null) {
                 list.add(robot);
@@ -265,9 +277,9 @@ public final class RobotTable {
     }
 
     /**
-     * Moves a robot to another slot without ever letting two nodes run it: a robot nobody runs is moved
-     * at once; a running one gets {@code target} set, and its runner stops it with a final checkpoint and
-     * hands it over, after which the new slot's owner starts it.
+     * Moves a robot to another slot without ever letting two nodes run it: a robot nobody runs is moved at once; a
+     * running one gets {@code target} set, and its runner stops it with a final checkpoint and hands it over, after
+     * which the new slot's owner starts it.
      *
      * @throws IllegalArgumentException for an unknown robot or slot
      */
@@ -318,10 +330,10 @@ public final class RobotTable {
     }
 
     /**
-     * Removes a robot and its context. A robot nobody runs is deleted at once. A running one is marked
-     * {@code desired: removed}: its node interrupts it within a poll and then deletes the document, and
-     * until then the id cannot be added again, so the old run never overlaps with a new robot of the
-     * same id, on any node. If that node is gone, the slot's next owner deletes it when it takes over.
+     * Removes a robot and its context. A robot nobody runs is deleted at once. A running one is marked {@code desired:
+     * removed}: its node interrupts it within a poll and then deletes the document, and until then the id cannot be
+     * added again, so the old run never overlaps with a new robot of the same id, on any node. If that node is gone,
+     * the slot's next owner deletes it when it takes over.
      *
      * @throws IllegalArgumentException if unknown
      */
@@ -343,14 +355,14 @@ public final class RobotTable {
     }
 
     /**
-     * Releases a slot by force while its owner may still be running robots: the slot's owner is cleared and
-     * its epoch raised (see {@link SlotTable#forceRelease}), and then its robots are fenced at that epoch,
-     * so no write of the former owner under the tokens it held is accepted once this returns. (A robot that
-     * arrives in the slot afterwards, by a move's hand-over, may still be taken by the former owner until it
-     * notices, under a token of its own; no other node can run it before the lease runs out.) The robots
-     * keep their {@code node}: the former owner may still be running them until it notices (at its next
-     * renewal or write, within a heartbeat), so they move or go only through the handshake, and the slot's
-     * next owner, which can claim it only once the lease has run out, takes them over.
+     * Releases a slot by force while its owner may still be running robots: the slot's owner is cleared and its epoch
+     * raised (see {@link SlotTable#forceRelease}), and then its robots are fenced at that epoch, so no write of the
+     * former owner under the tokens it held is accepted once this returns. (A robot that arrives in the slot
+     * afterwards, by a move's hand-over, may still be taken by the former owner until it notices, under a token of its
+     * own; no other node can run it before the lease runs out.) The robots keep their {@code node}: the former owner
+     * may still be running them until it notices (at its next renewal or write, within a heartbeat), so they move or go
+     * only through the handshake, and the slot's next owner, which can claim it only once the lease has run out, takes
+     * them over.
      *
      * @return the slot as it was before, if it had an owner; empty if it was already free
      * @throws IllegalArgumentException if there is no such slot
@@ -371,8 +383,8 @@ public final class RobotTable {
     }
 
     /**
-     * The fewest moves (largest robots first) that even out the weight on the live slots, each applied
-     * with {@link #move}; the moves made.
+     * The fewest moves (largest robots first) that even out the weight on the live slots, each applied with
+     * {@link #move}; the moves made.
      */
     public List<Move> rebalance(OptionalDouble capacity) {
         List<Move> plan = planRebalance(capacity);
@@ -384,6 +396,7 @@ public final class RobotTable {
     public List<Move> planRebalance(OptionalDouble capacity) {
         List<Placement.Item> items = load(list(null));
         return Placement.rebalance(Placement.loads(candidateSlots(), items), items, capacity).stream()
-                .map(m -> new Move(m.robotId(), m.from(), m.to(), m.weight())).toList();
+                .map(m -> new Move(m.robotId(), m.from(), m.to(), m.weight()))
+                .toList();
     }
 }

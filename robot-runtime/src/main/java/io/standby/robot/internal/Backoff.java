@@ -5,8 +5,8 @@ import java.time.Duration;
 /**
  * The runtime's one backoff: waits that double after each failure, up to a cap. A robot's restarts
  * ({@link Supervisor}), a checkpoint's retries ({@link RunContext}) and a change stream's reopening
- * ({@link RobotChangeWatcher}) all wait by this rule. An instance counts the attempts until {@link #reset()};
- * not thread-safe.
+ * ({@link RobotChangeWatcher}) all wait by this rule. An instance counts the attempts until {@link #reset()}; not
+ * thread-safe.
  */
 final class Backoff {
 
@@ -22,7 +22,10 @@ final class Backoff {
         this.max = max;
     }
 
-    /** The wait before attempt {@code attempt} (from 1): {@code first} doubled {@code attempt - 1} times, at most {@code max}. */
+    /**
+     * The wait before attempt {@code attempt} (from 1): {@code first} doubled {@code attempt - 1} times, at most
+     * {@code max}.
+     */
     static Duration wait(Duration first, Duration max, int attempt) {
         Duration wait = first.multipliedBy(1L << Math.min(Math.max(attempt - 1, 0), 20));
         return wait.compareTo(max) > 0 ? max : wait;

@@ -8,6 +8,9 @@ import com.mongodb.client.MongoCollection;
 import com.mongodb.client.MongoDatabase;
 import com.mongodb.client.model.changestream.ChangeStreamDocument;
 import io.standby.robot.model.RobotFields;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.bson.BsonDocument;
 import org.bson.BsonString;
 import org.bson.Document;
@@ -15,27 +18,22 @@ import org.bson.conversions.Bson;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.time.Duration;
-import java.util.List;
-import java.util.concurrent.TimeUnit;
-
 /** Change streams on the {@code robots} collection, through the node's own client. */
 final class MongoRobotChangeSource implements RobotChangeSource {
 
     private static final Logger log = LoggerFactory.getLogger(MongoRobotChangeSource.class);
 
     /**
-     * How long the server holds each {@code getMore} open while nothing matches: one round trip per
-     * second per node while all is quiet (the server's own default for change streams).
+     * How long the server holds each {@code getMore} open while nothing matches: one round trip per second per node
+     * while all is quiet (the server's own default for change streams).
      */
     static final Duration MAX_AWAIT = Duration.ofSeconds(1);
     /**
-     * The client-side operation timeout of the stream's commands. The node's client has one ({@code
-     * timeoutMS}, a fraction of the heartbeat or a few seconds), and the driver refuses a {@code
-     * maxAwaitTime} that is not below it; with a short one every quiet {@code getMore} would time out.
-     * So the stream gets its own: the await time plus room for the opening {@code aggregate} to scan the
-     * oplog back to a resume point. It bounds how long a hung database can hold the watcher's thread,
-     * which holds up nothing else.
+     * The client-side operation timeout of the stream's commands. The node's client has one ({@code timeoutMS}, a
+     * fraction of the heartbeat or a few seconds), and the driver refuses a {@code maxAwaitTime} that is not below it;
+     * with a short one every quiet {@code getMore} would time out. So the stream gets its own: the await time plus room
+     * for the opening {@code aggregate} to scan the oplog back to a resume point. It bounds how long a hung database
+     * can hold the watcher's thread, which holds up nothing else.
      */
     static final Duration TIMEOUT = MAX_AWAIT.plusSeconds(9);
 
@@ -46,15 +44,15 @@ final class MongoRobotChangeSource implements RobotChangeSource {
     MongoRobotChangeSource(MongoClient client, MongoDatabase database) {
         this.client = client;
         this.database = database;
-        this.robots = database.getCollection(RobotFields.COLLECTION).withTimeout(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+        this.robots =
+                database.getCollection(RobotFields.COLLECTION).withTimeout(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     /**
-     * Asks the driver what it found the deployment to be. A {@code ping} to any member makes the driver
-     * discover it first; the driver's own handshake (legacy {@code isMaster} unless the server says it
-     * knows {@code hello}) tells it from {@code setName}, or {@code msg: isdbgrid} from a mongos. So
-     * nothing here asks for a change stream, nor sends {@code hello}, which the embedded server does not
-     * know.
+     * Asks the driver what it found the deployment to be. A {@code ping} to any member makes the driver discover it
+     * first; the driver's own handshake (legacy {@code isMaster} unless the server says it knows {@code hello}) tells
+     * it from {@code setName}, or {@code msg: isdbgrid} from a mongos. So nothing here asks for a change stream, nor
+     * sends {@code hello}, which the embedded server does not know.
      */
     @Override
     public boolean offersChangeStreams() {
@@ -68,7 +66,8 @@ final class MongoRobotChangeSource implements RobotChangeSource {
 
     @Override
     public Stream open(List<Bson> pipeline, BsonDocument resumeAfter) {
-        ChangeStreamIterable<Document> changes = robots.watch(pipeline).maxAwaitTime(MAX_AWAIT.toMillis(), TimeUnit.MILLISECONDS);
+        ChangeStreamIterable<Document> changes =
+                robots.watch(pipeline).maxAwaitTime(MAX_AWAIT.toMillis(), TimeUnit.MILLISECONDS);
         if (resumeAfter != null) {
             changes = changes.resumeAfter(resumeAfter);
         }

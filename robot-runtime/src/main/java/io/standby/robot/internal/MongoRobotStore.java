@@ -1,5 +1,7 @@
 package io.standby.robot.internal;
 
+import static io.standby.robot.model.RobotFields.*;
+
 import com.mongodb.ErrorCategory;
 import com.mongodb.MongoBulkWriteException;
 import com.mongodb.MongoException;
@@ -26,25 +28,22 @@ import io.standby.robot.model.RobotToken;
 import io.standby.robot.model.RobotView;
 import io.standby.slot.SlotTable;
 import io.standby.slot.StandbyDatabase;
-import org.bson.Document;
-import org.bson.conversions.Bson;
-
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-
-import static io.standby.robot.model.RobotFields.*;
+import org.bson.Document;
+import org.bson.conversions.Bson;
 
 /**
- * The robot store on MongoDB, through the driver directly: Morphia has no conditional bulk update, and
- * decoding must skip a malformed robot instead of failing the whole read. Every filter and update is
- * {@link RobotRules}'s (or the token's and the write's own), the documents the simulation evaluates too.
+ * The robot store on MongoDB, through the driver directly: Morphia has no conditional bulk update, and decoding must
+ * skip a malformed robot instead of failing the whole read. Every filter and update is {@link RobotRules}'s (or the
+ * token's and the write's own), the documents the simulation evaluates too.
  *
- * <p>Every read goes to the primary with read concern {@code majority}, and every write waits for a
- * majority, whatever the connection string asks for: a read from a lagging secondary could show a
- * robot as not yet fenced or a write as landed when it may still be rolled back.
+ * <p>Every read goes to the primary with read concern {@code majority}, and every write waits for a majority, whatever
+ * the connection string asks for: a read from a lagging secondary could show a robot as not yet fenced or a write as
+ * landed when it may still be rolled back.
  */
 public final class MongoRobotStore implements RobotStore, RobotDocuments {
 
@@ -70,12 +69,14 @@ public final class MongoRobotStore implements RobotStore, RobotDocuments {
 
     @Override
     public long fence(String slotId, long epoch, Collection<String> onlyIds) {
-        return robots.updateMany(RobotRules.fenceFilter(slotId, epoch, onlyIds), RobotRules.fenceUpdate(epoch)).getModifiedCount();
+        return robots.updateMany(RobotRules.fenceFilter(slotId, epoch, onlyIds), RobotRules.fenceUpdate(epoch))
+                .getModifiedCount();
     }
 
     @Override
     public long take(String slotId, long epoch, Collection<String> ids, String node) {
-        return robots.updateMany(RobotRules.takeFilter(slotId, epoch, ids, node), RobotRules.takeUpdate(node)).getMatchedCount();
+        return robots.updateMany(RobotRules.takeFilter(slotId, epoch, ids, node), RobotRules.takeUpdate(node))
+                .getMatchedCount();
     }
 
     @Override
@@ -85,7 +86,8 @@ public final class MongoRobotStore implements RobotStore, RobotDocuments {
 
     @Override
     public List<RobotView> watch(Collection<String> slotIds) {
-        return decode(robots.find(RobotRules.watchFilter(slotIds)).projection(WATCHED).batchSize(100_000));
+        return decode(
+                robots.find(RobotRules.watchFilter(slotIds)).projection(WATCHED).batchSize(100_000));
     }
 
     private static List<RobotView> decode(Iterable<Document> docs) {
@@ -120,7 +122,8 @@ public final class MongoRobotStore implements RobotStore, RobotDocuments {
             models.add(new UpdateOneModel<>(write.filter(), write.update()));
         }
         try {
-            return robots.bulkWrite(models, new BulkWriteOptions().ordered(false)).getMatchedCount();
+            return robots.bulkWrite(models, new BulkWriteOptions().ordered(false))
+                    .getMatchedCount();
         } catch (MongoBulkWriteException e) {
             Map<Integer, String> refused = new HashMap<>();
             e.getWriteErrors().forEach(error -> refused.put(error.getIndex(), error.getMessage()));
@@ -135,11 +138,14 @@ public final class MongoRobotStore implements RobotStore, RobotDocuments {
 
     /** Errors worth retrying the same write for: the database was unreachable, slow or electing. */
     static boolean isTransient(RuntimeException e) {
-        return e instanceof MongoSocketException || e instanceof MongoTimeoutException
-                || e instanceof MongoOperationTimeoutException || e instanceof MongoNotPrimaryException
-                || e instanceof MongoNodeIsRecoveringException || e instanceof MongoInterruptedException
-                || (e instanceof MongoException m && (m.hasErrorLabel("RetryableWriteError")
-                || m.hasErrorLabel("TransientTransactionError")));
+        return e instanceof MongoSocketException
+                || e instanceof MongoTimeoutException
+                || e instanceof MongoOperationTimeoutException
+                || e instanceof MongoNotPrimaryException
+                || e instanceof MongoNodeIsRecoveringException
+                || e instanceof MongoInterruptedException
+                || (e instanceof MongoException m
+                        && (m.hasErrorLabel("RetryableWriteError") || m.hasErrorLabel("TransientTransactionError")));
     }
 
     @Override
@@ -148,8 +154,17 @@ public final class MongoRobotStore implements RobotStore, RobotDocuments {
         Bson fields = Projections.include(INCARNATION, SLOT, EPOCH, FENCES, SEQ, STATUS_SEQ);
         for (Document doc : robots.find(RobotRules.storedFilter(ids)).projection(fields)) {
             String id = String.valueOf(doc.get(ID));
-            stored.put(id, new Stored(new RobotToken(id, doc.getString(INCARNATION), doc.getString(SLOT), number(doc.get(EPOCH)),
-                    number(doc.get(FENCES))), number(doc.get(SEQ)), number(doc.get(STATUS_SEQ))));
+            stored.put(
+                    id,
+                    new Stored(
+                            new RobotToken(
+                                    id,
+                                    doc.getString(INCARNATION),
+                                    doc.getString(SLOT),
+                                    number(doc.get(EPOCH)),
+                                    number(doc.get(FENCES))),
+                            number(doc.get(SEQ)),
+                            number(doc.get(STATUS_SEQ))));
         }
         return stored;
     }
@@ -160,7 +175,8 @@ public final class MongoRobotStore implements RobotStore, RobotDocuments {
 
     @Override
     public List<Document> find(Bson filter, List<String> exclude, int limit) {
-        FindIterable<Document> found = robots.find(filter).sort(Indexes.ascending(ID)).limit(limit);
+        FindIterable<Document> found =
+                robots.find(filter).sort(Indexes.ascending(ID)).limit(limit);
         if (!exclude.isEmpty()) {
             found = found.projection(Projections.exclude(exclude));
         }
@@ -187,7 +203,8 @@ public final class MongoRobotStore implements RobotStore, RobotDocuments {
 
     @Override
     public long revoke(String slotId, long epoch) {
-        return robots.updateMany(RobotRules.revokeFilter(slotId, epoch), RobotRules.revokeUpdate(epoch)).getMatchedCount();
+        return robots.updateMany(RobotRules.revokeFilter(slotId, epoch), RobotRules.revokeUpdate(epoch))
+                .getMatchedCount();
     }
 
     @Override
@@ -197,7 +214,8 @@ public final class MongoRobotStore implements RobotStore, RobotDocuments {
 
     @Override
     public List<Document> countBySlotAndState() {
-        return robots.aggregate(List.of(Aggregates.group(new Document("slot", "$" + SLOT).append("state", "$" + STATE),
-                Accumulators.sum("n", 1)))).into(new ArrayList<>());
+        return robots.aggregate(List.of(Aggregates.group(
+                        new Document("slot", "$" + SLOT).append("state", "$" + STATE), Accumulators.sum("n", 1))))
+                .into(new ArrayList<>());
     }
 }

@@ -14,21 +14,18 @@ import java.util.Optional;
 import java.util.OptionalDouble;
 
 /**
- * Where robots go: the least-loaded slot by the sum of robot weights (least-loaded placement),
- * ties broken by a hash of robot and slot, and the fewest moves that even the load out.
+ * Where robots go: the least-loaded slot by the sum of robot weights (least-loaded placement), ties broken by a hash of
+ * robot and slot, and the fewest moves that even the load out.
  */
 public final class Placement {
 
     /** A robot as placement sees it: where it is (or is going), and its weight. */
-    public record Item(String robotId, String slotId, double weight) {
-    }
+    public record Item(String robotId, String slotId, double weight) {}
 
     /** One move of a rebalance. */
-    public record Move(String robotId, String from, String to, double weight) {
-    }
+    public record Move(String robotId, String from, String to, double weight) {}
 
-    private Placement() {
-    }
+    private Placement() {}
 
     /** The sum of weights per slot, every candidate slot present. */
     public static Map<String, Double> loads(List<String> slots, List<Item> robots) {
@@ -41,7 +38,8 @@ public final class Placement {
     }
 
     /** The slot for a new robot, or empty if none has room under the capacity. */
-    public static Optional<String> choose(String robotId, double weight, Map<String, Double> loads, OptionalDouble capacity) {
+    public static Optional<String> choose(
+            String robotId, double weight, Map<String, Double> loads, OptionalDouble capacity) {
         return loads.entrySet().stream()
                 .filter(e -> capacity.isEmpty() || e.getValue() + weight <= capacity.getAsDouble() + 1e-9)
                 .min(Comparator.<Map.Entry<String, Double>>comparingDouble(Map.Entry::getValue)
@@ -50,9 +48,9 @@ public final class Placement {
     }
 
     /**
-     * Moves to the lightest slot, each time the largest robot of the heaviest slot that has one smaller
-     * than the gap between the two. Each move strictly lowers the sum of squared loads, so this ends,
-     * and it moves big robots first, so it moves few.
+     * Moves to the lightest slot, each time the largest robot of the heaviest slot that has one smaller than the gap
+     * between the two. Each move strictly lowers the sum of squared loads, so this ends, and it moves big robots first,
+     * so it moves few.
      */
     public static List<Move> rebalance(Map<String, Double> startLoads, List<Item> robots, OptionalDouble capacity) {
         Map<String, Double> loads = new HashMap<>(startLoads);
@@ -64,21 +62,27 @@ public final class Placement {
         }
         List<Move> moves = new ArrayList<>();
         while (loads.size() > 1) {
-            String light = loads.entrySet().stream().min(Map.Entry.<String, Double>comparingByValue()
-                    .thenComparing(Map.Entry.comparingByKey())).orElseThrow().getKey();
+            String light = loads.entrySet().stream()
+                    .min(Map.Entry.<String, Double>comparingByValue().thenComparing(Map.Entry.comparingByKey()))
+                    .orElseThrow()
+                    .getKey();
             // The heaviest slot first; if none of its robots fits the gap, the next heaviest.
-            List<String> sources = loads.keySet().stream().filter(s -> !s.equals(light))
-                    .sorted(Comparator.comparingDouble((String s) -> -loads.get(s)).thenComparing(Comparator.naturalOrder()))
+            List<String> sources = loads.keySet().stream()
+                    .filter(s -> !s.equals(light))
+                    .sorted(Comparator.comparingDouble((String s) -> -loads.get(s))
+                            .thenComparing(Comparator.naturalOrder()))
                     .toList();
             Move move = null;
             for (String heavy : sources) {
                 double gap = loads.get(heavy) - loads.get(light);
                 Optional<Item> best = bySlot.getOrDefault(heavy, List.of()).stream()
                         .filter(r -> r.weight() < gap - 1e-9)
-                        .filter(r -> capacity.isEmpty() || loads.get(light) + r.weight() <= capacity.getAsDouble() + 1e-9)
+                        .filter(r ->
+                                capacity.isEmpty() || loads.get(light) + r.weight() <= capacity.getAsDouble() + 1e-9)
                         .max(Comparator.comparingDouble(Item::weight).thenComparing(Item::robotId));
                 if (best.isPresent()) {
-                    move = new Move(best.get().robotId(), heavy, light, best.get().weight());
+                    move = new Move(
+                            best.get().robotId(), heavy, light, best.get().weight());
                     bySlot.get(heavy).remove(best.get());
                     break;
                 }
@@ -99,7 +103,9 @@ public final class Placement {
         Map<String, Move> byRobot = new LinkedHashMap<>();
         for (Move move : moves) {
             Move earlier = byRobot.get(move.robotId());
-            byRobot.put(move.robotId(), earlier == null ? move : new Move(move.robotId(), earlier.from(), move.to(), move.weight()));
+            byRobot.put(
+                    move.robotId(),
+                    earlier == null ? move : new Move(move.robotId(), earlier.from(), move.to(), move.weight()));
         }
         return byRobot.values().stream().filter(m -> !m.from().equals(m.to())).toList();
     }

@@ -1,9 +1,8 @@
 package io.standby.robot.internal;
 
+import java.util.List;
 import org.bson.BsonDocument;
 import org.bson.conversions.Bson;
-
-import java.util.List;
 
 /**
  * Where a {@link RobotChangeWatcher} gets its change streams: the robots collection in production
@@ -12,8 +11,8 @@ import java.util.List;
 interface RobotChangeSource {
 
     /**
-     * Whether the database offers change streams at all, found out without asking for one (a standalone
-     * server, the embedded one included, has none; the embedded one logs a stack trace when asked).
+     * Whether the database offers change streams at all, found out without asking for one (a standalone server, the
+     * embedded one included, has none; the embedded one logs a stack trace when asked).
      *
      * @throws RuntimeException if it cannot tell yet, for example because the database is unreachable
      */
@@ -31,8 +30,8 @@ interface RobotChangeSource {
     interface Stream extends AutoCloseable {
 
         /**
-         * The next event (as the pipeline shaped it), or null if none came within the server's await
-         * time. Returns within about that await time unless the database hangs.
+         * The next event (as the pipeline shaped it), or null if none came within the server's await time. Returns
+         * within about that await time unless the database hangs.
          */
         BsonDocument tryNext();
 

@@ -2,36 +2,35 @@ package io.standby.robot.internal;
 
 import io.standby.slot.Durations;
 import io.standby.slot.MonotonicClock;
-import io.standby.slot.SlotTiming;
 import io.standby.slot.StandbyDatabase;
-import org.bson.BsonDocument;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicReference;
+import org.bson.BsonDocument;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * Wakes the robot sync loop when a robot of this node's slots changes the way only an operator or a
- * hand-over changes it ({@link RobotChanges}), through one change stream kept open by one virtual thread.
+ * Wakes the robot sync loop when a robot of this node's slots changes the way only an operator or a hand-over changes
+ * it ({@link RobotChanges}), through one change stream kept open by one virtual thread.
  *
- * <p>It is only an accelerator, never needed for correctness: the sync loop re-reads a slot's robots
- * when the slot's {@code changes} moved (which every operator command and hand-over raises), and all of
- * them every 30 s ({@code SlotRuns.RESYNC}). A missed event therefore costs at most a poll when its change
- * also raised {@code changes}, and at most 30 s when it did not (an edit by hand). Hence:
+ * <p>It is only an accelerator, never needed for correctness: the sync loop re-reads a slot's robots when the slot's
+ * {@code changes} moved (which every operator command and hand-over raises), and all of them every 30 s
+ * ({@code SlotRuns.RESYNC}). A missed event therefore costs at most a poll when its change also raised {@code changes},
+ * and at most 30 s when it did not (an edit by hand). Hence:
+ *
  * <ul>
- *   <li>each time a stream opens, the loop is woken once: changes may have gone unseen while none was open;</li>
- *   <li>a failed stream is reopened after a backoff (0.5 s, doubling up to 30 s, back to 0.5 s once a
- *       stream has run for 10 s), resuming after the last event seen, or afresh where the server no
- *       longer has that point. An outage logs one warning, its retries log at DEBUG;</li>
- *   <li>where the database has no change streams (a standalone server, the embedded one included) it
- *       says so once and never asks for one.</li>
+ *   <li>each time a stream opens, the loop is woken once: changes may have gone unseen while none was open;
+ *   <li>a failed stream is reopened after a backoff (0.5 s, doubling up to 30 s, back to 0.5 s once a stream has run
+ *       for 10 s), resuming after the last event seen, or afresh where the server no longer has that point. An outage
+ *       logs one warning, its retries log at DEBUG;
+ *   <li>where the database has no change streams (a standalone server, the embedded one included) it says so once and
+ *       never asks for one.
  * </ul>
- * Started once, closed once; {@link #slots} may be called from any thread at any time, before or after
- * {@link #start}.
+ *
+ * Started once, closed once; {@link #slots} may be called from any thread at any time, before or after {@link #start}.
  */
 public final class RobotChangeWatcher implements AutoCloseable {
 
@@ -62,12 +61,12 @@ public final class RobotChangeWatcher implements AutoCloseable {
     static final Duration MAX_RETRY = Duration.ofSeconds(30);
     /** A stream that has run this long has ended the outage: the next failure starts a new one. */
     static final Duration PROVEN = Duration.ofSeconds(10);
+
     private static final Duration CLOSE_WAIT = Duration.ofSeconds(10);
 
     private static final Logger log = LoggerFactory.getLogger(RobotChangeWatcher.class);
 
-    private record Watched(Set<String> slots, long version) {
-    }
+    private record Watched(Set<String> slots, long version) {}
 
     private final RobotChangeSource source;
     private final Duration poll;
@@ -103,8 +102,8 @@ public final class RobotChangeWatcher implements AutoCloseable {
 
     /** The same, reading its retry deadlines on the node's {@code clock}. */
     public static RobotChangeWatcher on(StandbyDatabase database, Duration poll, Runnable wake, MonotonicClock clock) {
-        return new RobotChangeWatcher(new MongoRobotChangeSource(database.client(), database.database()), poll, wake,
-                clock, Thread::sleep);
+        return new RobotChangeWatcher(
+                new MongoRobotChangeSource(database.client(), database.database()), poll, wake, clock, Thread::sleep);
     }
 
     /** Starts the watcher's thread. @throws IllegalStateException if started before or closed */
@@ -117,11 +116,11 @@ public final class RobotChangeWatcher implements AutoCloseable {
     }
 
     /**
-     * StandbyLinks the robots of these slots from now on. A new set reopens the stream with its pipeline,
-     * resuming where the old stream stopped reading, so a change the old one had not read yet arrives if
-     * the new set wants it; one the old stream read past and dropped (in a slot only the new set has) is
-     * covered by the wake every open gives. An empty set closes the stream. The change takes effect when
-     * the stream's current read returns: within the server's await time, about a second.
+     * StandbyLinks the robots of these slots from now on. A new set reopens the stream with its pipeline, resuming
+     * where the old stream stopped reading, so a change the old one had not read yet arrives if the new set wants it;
+     * one the old stream read past and dropped (in a slot only the new set has) is covered by the wake every open
+     * gives. An empty set closes the stream. The change takes effect when the stream's current read returns: within the
+     * server's await time, about a second.
      */
     public void slots(Set<String> slotIds) {
         Set<String> slots = Set.copyOf(slotIds);
@@ -174,7 +173,9 @@ public final class RobotChangeWatcher implements AutoCloseable {
                     return true;
                 }
                 enter(Status.UNAVAILABLE);
-                log.info("No change streams on a standalone server; robots are re-read every {}", Durations.format(poll));
+                log.info(
+                        "No change streams on a standalone server; robots are re-read every {}",
+                        Durations.format(poll));
                 return false;
             } catch (RuntimeException e) {
                 if (closed() || !retryAfter("Cannot tell yet whether the database has change streams", e)) {
@@ -224,16 +225,20 @@ public final class RobotChangeWatcher implements AutoCloseable {
                 ChangeStreamFailure failure = ChangeStreamFailure.of(e);
                 if (failure == ChangeStreamFailure.UNSUPPORTED) {
                     enter(Status.UNAVAILABLE);
-                    log.info("This database has no change streams (it answered: {}); robots are re-read every {}",
-                            e.getMessage(), Durations.format(poll));
+                    log.info(
+                            "This database has no change streams (it answered: {}); robots are re-read every {}",
+                            e.getMessage(),
+                            Durations.format(poll));
                     return;
                 }
                 if (failure == ChangeStreamFailure.RESUME_POINT_LOST) {
                     resumeAfter = null;
                 }
-                if (!retryAfter(failure == ChangeStreamFailure.RESUME_POINT_LOST
-                        ? "The change stream on robots cannot resume; starting it afresh"
-                        : "The change stream on robots failed", e)) {
+                if (!retryAfter(
+                        failure == ChangeStreamFailure.RESUME_POINT_LOST
+                                ? "The change stream on robots cannot resume; starting it afresh"
+                                : "The change stream on robots failed",
+                        e)) {
                     return;
                 }
             }
@@ -260,8 +265,12 @@ public final class RobotChangeWatcher implements AutoCloseable {
             log.debug("{}; retrying in {}: {}", what, Durations.format(wait), e.toString());
         } else {
             failing = true;
-            log.warn("{}; retrying in {}, and robots are re-read every {} meanwhile: {}", what, Durations.format(wait),
-                    Durations.format(poll), e.toString());
+            log.warn(
+                    "{}; retrying in {}, and robots are re-read every {} meanwhile: {}",
+                    what,
+                    Durations.format(wait),
+                    Durations.format(poll),
+                    e.toString());
         }
         try {
             sleeper.sleep(wait);

@@ -5,12 +5,11 @@ import io.standby.robot.model.RobotState;
 import io.standby.robot.model.RobotToken;
 import io.standby.robot.model.RobotView;
 import io.standby.robot.model.Runnability;
-
 import java.util.Objects;
 
 /**
- * What the owner of a slot does about one of the slot's robots: a pure function of the robot document,
- * this node's run of it, and the lease's epoch. Every decision of the robot runtime is made here.
+ * What the owner of a slot does about one of the slot's robots: a pure function of the robot document, this node's run
+ * of it, and the lease's epoch. Every decision of the robot runtime is made here.
  */
 public final class RobotDecision {
 
@@ -49,16 +48,14 @@ public final class RobotDecision {
         RUN_ALIVE
     }
 
-    private RobotDecision() {
-    }
+    private RobotDecision() {}
 
     /**
-     * @param robot          the robot as read (watched fields, or the whole document)
-     * @param leaseEpoch     the epoch of this node's lease on the robot's slot
-     * @param node           this node's identity, as written in {@code node}
-     * @param runToken    the token of this node's live run of the robot under this lease, or null if there
-     *                    is none
-     * @param onNode      whether any run of this robot id is still alive on this node, under any lease
+     * @param robot the robot as read (watched fields, or the whole document)
+     * @param leaseEpoch the epoch of this node's lease on the robot's slot
+     * @param node this node's identity, as written in {@code node}
+     * @param runToken the token of this node's live run of the robot under this lease, or null if there is none
+     * @param onNode whether any run of this robot id is still alive on this node, under any lease
      */
     public static Action decide(RobotView robot, long leaseEpoch, String node, RobotToken runToken, OnNode onNode) {
         boolean running = runToken != null;

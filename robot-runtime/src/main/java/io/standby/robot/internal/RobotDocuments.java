@@ -1,16 +1,15 @@
 package io.standby.robot.internal;
 
 import io.standby.robot.model.RobotView;
+import java.util.List;
 import org.bson.Document;
 import org.bson.conversions.Bson;
 
-import java.util.List;
-
 /**
- * The robots' documents as an operator's commands read and change them ({@code RobotTable}): plain finds,
- * inserts, and the conditional changes {@link RobotRules} writes; every read from the primary with read
- * concern majority and every write acknowledged by a majority. The Mongo store sends them to the server; the simulation evaluates the very
- * same filter and update documents, so that the operator it drives is {@code RobotTable} itself.
+ * The robots' documents as an operator's commands read and change them ({@code RobotTable}): plain finds, inserts, and
+ * the conditional changes {@link RobotRules} writes; every read from the primary with read concern majority and every
+ * write acknowledged by a majority. The Mongo store sends them to the server; the simulation evaluates the very same
+ * filter and update documents, so that the operator it drives is {@code RobotTable} itself.
  */
 public interface RobotDocuments {
 
@@ -18,7 +17,7 @@ public interface RobotDocuments {
      * The documents {@code filter} matches, in {@code _id} order.
      *
      * @param exclude fields left out of each document (for listings that need neither config nor context)
-     * @param limit   at most this many; 0 for all
+     * @param limit at most this many; 0 for all
      */
     List<Document> find(Bson filter, List<String> exclude, int limit);
 
@@ -28,7 +27,10 @@ public interface RobotDocuments {
     /** One operator's change, {@link RobotRules}'s: an {@code updateOne}; how many documents matched (0 or 1). */
     long update(RobotRules.Change change);
 
-    /** A forced release's fence of the slot's robots below {@code epoch} ({@link RobotRules#revokeFilter}); how many matched. */
+    /**
+     * A forced release's fence of the slot's robots below {@code epoch} ({@link RobotRules#revokeFilter}); how many
+     * matched.
+     */
     long revoke(String slotId, long epoch);
 
     /** Deletes this incarnation of a robot if nobody runs it ({@link RobotRules#idleDeleteFilter}): whether it did. */
@@ -37,6 +39,8 @@ public interface RobotDocuments {
     /** The operator's hand-over of a robot nobody runs: the runtime's own ({@link RobotStore#handOver}). */
     boolean handOver(RobotRules.HandOver handOver);
 
-    /** How many robots each slot has in each state: documents {@code {_id: {slot, state}, n}}, counted by the database. */
+    /**
+     * How many robots each slot has in each state: documents {@code {_id: {slot, state}, n}}, counted by the database.
+     */
     List<Document> countBySlotAndState();
 }

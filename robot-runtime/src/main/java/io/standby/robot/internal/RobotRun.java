@@ -1,5 +1,11 @@
 package io.standby.robot.internal;
 
+import static io.standby.robot.model.RobotFields.DESIRED;
+import static io.standby.robot.model.RobotFields.LAST_ERROR;
+import static io.standby.robot.model.RobotFields.NODE;
+import static io.standby.robot.model.RobotFields.RESTARTS;
+import static io.standby.robot.model.RobotFields.STATE;
+
 import io.standby.robot.FencedException;
 import io.standby.robot.Robot;
 import io.standby.robot.RobotFactory;
@@ -7,25 +13,17 @@ import io.standby.robot.model.RobotState;
 import io.standby.robot.model.RobotToken;
 import io.standby.robot.model.RobotView;
 import io.standby.slot.Lease;
+import java.time.Duration;
+import java.util.Optional;
 import org.bson.Document;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slf4j.MDC;
 
-import java.time.Duration;
-import java.util.Optional;
-
-import static io.standby.robot.model.RobotFields.DESIRED;
-import static io.standby.robot.model.RobotFields.LAST_ERROR;
-import static io.standby.robot.model.RobotFields.NODE;
-import static io.standby.robot.model.RobotFields.RESTARTS;
-import static io.standby.robot.model.RobotFields.STATE;
-
 /**
- * One robot on this node, from its start until its thread ends: a thread of its own that creates the robot,
- * runs it with its {@link RunContext}, restarts it when it throws (as its {@link Supervisor} decides),
- * and then says its last words under its token: a final status, a hand-over, or the deletion of a
- * removed robot.
+ * One robot on this node, from its start until its thread ends: a thread of its own that creates the robot, runs it
+ * with its {@link RunContext}, restarts it when it throws (as its {@link Supervisor} decides), and then says its last
+ * words under its token: a final status, a hand-over, or the deletion of a removed robot.
  */
 final class RobotRun implements Run {
 
@@ -34,7 +32,15 @@ final class RobotRun implements Run {
     static final Duration FINAL_WRITE = Duration.ofSeconds(10);
 
     /** How a run ended, which decides its last words. */
-    private enum Outcome { STOPPED, RELEASED, MOVED, REMOVED, LOST, FINISHED, FAILED }
+    private enum Outcome {
+        STOPPED,
+        RELEASED,
+        MOVED,
+        REMOVED,
+        LOST,
+        FINISHED,
+        FAILED
+    }
 
     private final RobotView robot;
     private final Lease lease;
@@ -57,9 +63,12 @@ final class RobotRun implements Run {
         this.control = new RunControl(runs.threads());
         this.status = new RunStatus(token, runs.writes(), runs.threads(), runs.sequence(), this::reject);
         RunContext.Launch launch = new RunContext.Launch(token, lease, robot.type(), robot.config(), robot.context());
-        this.context = new RunContext(launch, control,
+        this.context = new RunContext(
+                launch,
+                control,
                 new RunContext.Checkpoints(runs.writes(), runs.threads(), runs.sequence(), runs.clock()),
-                this::reject, latency -> runs.tell(l -> l.checkpointed(robot.id(), latency)));
+                this::reject,
+                latency -> runs.tell(l -> l.checkpointed(robot.id(), latency)));
         this.supervisor = new Supervisor(runs.config(), runs.clock());
         this.restarts = robot.restarts();
         this.lastError = robot.lastError();
@@ -157,7 +166,9 @@ final class RobotRun implements Run {
             if (control.stopping() || !lease.isValid()) {
                 return stoppedBy();
             }
-            status.send(new Document(STATE, RobotState.RUNNING.name()).append(NODE, runs.node()).append(RESTARTS, restarts));
+            status.send(new Document(STATE, RobotState.RUNNING.name())
+                    .append(NODE, runs.node())
+                    .append(RESTARTS, restarts));
             runs.event(this, "robot-started", restarts == 0 ? new Document() : new Document("restarts", restarts));
             Throwable failure = null;
             try {
@@ -182,13 +193,27 @@ final class RobotRun implements Run {
             lastError = String.valueOf(failure);
             Optional<Duration> backoff = supervisor.failed();
             if (backoff.isEmpty()) {
-                log.warn("Robot {} failed {} times within {}; giving up: {}", robot.id(), supervisor.failures(),
-                        runs.config().failureWindow(), lastError, failure);
+                log.warn(
+                        "Robot {} failed {} times within {}; giving up: {}",
+                        robot.id(),
+                        supervisor.failures(),
+                        runs.config().failureWindow(),
+                        lastError,
+                        failure);
                 return Outcome.FAILED;
             }
-            log.warn("Robot {} failed; restarting in {} ms (restart {})", robot.id(), backoff.get().toMillis(), restarts, failure);
+            log.warn(
+                    "Robot {} failed; restarting in {} ms (restart {})",
+                    robot.id(),
+                    backoff.get().toMillis(),
+                    restarts,
+                    failure);
             status.send(new Document(RESTARTS, restarts).append(LAST_ERROR, lastError));
-            runs.event(this, "robot-restarting", new Document("error", lastError).append("inMs", backoff.get().toMillis()));
+            runs.event(
+                    this,
+                    "robot-restarting",
+                    new Document("error", lastError)
+                            .append("inMs", backoff.get().toMillis()));
             runs.tell(l -> l.restarting(robot.id()));
             if (!control.sleep(backoff.get())) {
                 return stoppedBy();
@@ -218,19 +243,28 @@ final class RobotRun implements Run {
         Document fields = switch (outcome) {
             case STOPPED -> new Document(STATE, RobotState.STOPPED.name()).append(NODE, null);
             case RELEASED -> new Document(STATE, RobotState.PENDING.name()).append(NODE, null);
-            case FINISHED -> new Document(STATE, RobotState.STOPPED.name()).append(NODE, null).append(DESIRED, "stopped");
-            case FAILED -> new Document(STATE, RobotState.FAILED.name()).append(NODE, null)
-                    .append(RESTARTS, restarts).append(LAST_ERROR, lastError);
+            case FINISHED ->
+                new Document(STATE, RobotState.STOPPED.name())
+                        .append(NODE, null)
+                        .append(DESIRED, "stopped");
+            case FAILED ->
+                new Document(STATE, RobotState.FAILED.name())
+                        .append(NODE, null)
+                        .append(RESTARTS, restarts)
+                        .append(LAST_ERROR, lastError);
             case MOVED, REMOVED, LOST -> null;
         };
         if (outcome == Outcome.FAILED) {
             runs.tell(l -> l.failed(robot.id()));
         }
-        runs.event(this, "robot-" + outcome.name().toLowerCase(), switch (outcome) {
-            case FAILED -> new Document("error", lastError);
-            case MOVED -> new Document("to", control.moveTarget());
-            default -> new Document();
-        });
+        runs.event(
+                this,
+                "robot-" + outcome.name().toLowerCase(),
+                switch (outcome) {
+                    case FAILED -> new Document("error", lastError);
+                    case MOVED -> new Document("to", control.moveTarget());
+                    default -> new Document();
+                });
         try {
             if (fields != null) {
                 status.finalWrite(fields, FINAL_WRITE);

@@ -6,18 +6,17 @@ import io.standby.robot.runtime.RobotTypes;
 import io.standby.robot.runtime.RuntimeConfig;
 import io.standby.slot.Lease;
 import io.standby.slot.MonotonicClock;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 import org.bson.Document;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.Consumer;
-
 /**
- * Starts robots on this node, each in a {@link RobotRun} of its own thread, and keeps the registry of
- * runs whose thread is alive. A robot is started only when no earlier run of the same id is alive on
- * this node, so a run that is still unwinding never overlaps with the next one.
+ * Starts robots on this node, each in a {@link RobotRun} of its own thread, and keeps the registry of runs whose thread
+ * is alive. A robot is started only when no earlier run of the same id is alive on this node, so a run that is still
+ * unwinding never overlaps with the next one.
  */
 public final class RobotRuns implements Run.Launcher {
 
@@ -38,31 +37,35 @@ public final class RobotRuns implements Run.Launcher {
     private final RobotListener listener;
 
     /**
-     * Where runs read and write their robots: the store, the batched writes, and the sequence that orders a
-     * run's writes.
+     * Where runs read and write their robots: the store, the batched writes, and the sequence that orders a run's
+     * writes.
      */
-    public record Storage(RobotStore store, RobotWrites writes, WriteSequence sequence) {
-    }
+    public record Storage(RobotStore store, RobotWrites writes, WriteSequence sequence) {}
 
     /**
      * Who hears of the runs.
      *
      * @param runEnded told whenever a run ends: something may wait for it (its slot's owner re-reads then)
-     * @param events   where the runs' starts, failures and ends go as events ({@code EventLog#record}); must not block
+     * @param events where the runs' starts, failures and ends go as events ({@code EventLog#record}); must not block
      * @param listener told of checkpoints, fenced writes, restarts and failures, for metrics
      */
-    public record Hooks(Runnable runEnded, Consumer<Document> events, RobotListener listener) {
-    }
+    public record Hooks(Runnable runEnded, Consumer<Document> events, RobotListener listener) {}
 
     /** Runs on virtual threads. */
-    public RobotRuns(Storage storage, RuntimeConfig config, RobotTypes types, String node, MonotonicClock clock,
-                     Hooks hooks) {
+    public RobotRuns(
+            Storage storage, RuntimeConfig config, RobotTypes types, String node, MonotonicClock clock, Hooks hooks) {
         this(storage, config, types, node, clock, RunThreads.VIRTUAL, hooks);
     }
 
     /** @param threads where the runs' threads come from and how they wait (the simulation's own, on virtual time) */
-    public RobotRuns(Storage storage, RuntimeConfig config, RobotTypes types, String node, MonotonicClock clock,
-                     RunThreads threads, Hooks hooks) {
+    public RobotRuns(
+            Storage storage,
+            RuntimeConfig config,
+            RobotTypes types,
+            String node,
+            MonotonicClock clock,
+            RunThreads threads,
+            Hooks hooks) {
         this.threads = threads;
         this.clock = clock;
         this.runEnded = hooks.runEnded();
@@ -92,8 +95,12 @@ public final class RobotRuns implements Run.Launcher {
 
     /** Records what happened to a run of a robot, with the run's slot, epoch and this node. */
     void event(RobotRun run, String type, Document details) {
-        events.accept(new Document("type", type).append("slot", run.token().slotId()).append("epoch", run.token().epoch())
-                .append("node", node).append("robot", run.token().robotId()).append("detail", details.isEmpty() ? null : details));
+        events.accept(new Document("type", type)
+                .append("slot", run.token().slotId())
+                .append("epoch", run.token().epoch())
+                .append("node", node)
+                .append("robot", run.token().robotId())
+                .append("detail", details.isEmpty() ? null : details));
     }
 
     /** Tells the listener; what it throws is logged, never the run's problem. */

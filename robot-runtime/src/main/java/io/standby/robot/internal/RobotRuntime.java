@@ -13,33 +13,36 @@ import io.standby.slot.StandbyDatabase;
 import io.standby.slot.Workload;
 import io.standby.slot.internal.EventLog;
 import io.standby.slot.internal.SuspendAwareClock;
-
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicReference;
-
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Runs every robot of the slots this node owns. Register it as the {@link SlotListener} of the node's
- * {@link io.standby.slot.SlotNode}: when the node wins a slot, the runtime fences the slot's robots at
- * the new epoch, restores their context and starts them, most important first; when the node loses the
- * slot, it interrupts them at once; when the node stops gracefully, it lets them checkpoint first.
+ * {@link io.standby.slot.SlotNode}: when the node wins a slot, the runtime fences the slot's robots at the new epoch,
+ * restores their context and starts them, most important first; when the node loses the slot, it interrupts them at
+ * once; when the node stops gracefully, it lets them checkpoint first.
  *
- * <p>Between those events it re-reads its slots' robots every poll (and at once when a change stream
- * reports a change, where the database has them), and starts, stops, hands over or drops robots as the
- * operator changed them. Started once, closed once.
+ * <p>Between those events it re-reads its slots' robots every poll (and at once when a change stream reports a change,
+ * where the database has them), and starts, stops, hands over or drops robots as the operator changed them. Started
+ * once, closed once.
  */
 public final class RobotRuntime implements SlotListener, AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(RobotRuntime.class);
 
-    private enum State { LATENT, STARTED, CLOSED }
+    private enum State {
+        LATENT,
+        STARTED,
+        CLOSED
+    }
 
     /** The robot types this node can run, for its registry document (so 'robot add' can check a type). */
     private final List<String> typeNames;
+
     private final RobotStore store;
     private final SlotRuns slots;
     private final SyncLoop sync;
@@ -47,10 +50,17 @@ public final class RobotRuntime implements SlotListener, AutoCloseable {
     private final EventLog events;
     /** Whether this runtime started its event log and closes it, or the node that shares it does. */
     private final boolean ownsEvents;
+
     private final AtomicReference<State> state = new AtomicReference<>(State.LATENT);
 
-    private RobotRuntime(StandbyDatabase database, NodeId node, RuntimeConfig config, RobotTypes types, RobotListener listener,
-                         MonotonicClock clock, EventLog events) {
+    private RobotRuntime(
+            StandbyDatabase database,
+            NodeId node,
+            RuntimeConfig config,
+            RobotTypes types,
+            RobotListener listener,
+            MonotonicClock clock,
+            EventLog events) {
         this.typeNames = types.names();
         this.store = new MongoRobotStore(database);
         this.writes = new WriteBatcher(store, listener::batchSent);
@@ -58,33 +68,49 @@ public final class RobotRuntime implements SlotListener, AutoCloseable {
         WriteSequence sequence = new WriteSequence();
         this.ownsEvents = events == null;
         this.events = ownsEvents ? new EventLog(database.database()) : events;
-        RobotRuns runs = new RobotRuns(new RobotRuns.Storage(store, writes, sequence), config, types, node.toString(),
-                clock, new RobotRuns.Hooks(sync::changed, this.events::record, listener));
-        this.slots = new SlotRuns(new RuntimeCore(store, writes, sequence, node.toString(), runs, clock),
-                config.stopTimeout(), SlotRuns.RESYNC, sync::slotsChanged, sync::wake);
+        RobotRuns runs = new RobotRuns(
+                new RobotRuns.Storage(store, writes, sequence),
+                config,
+                types,
+                node.toString(),
+                clock,
+                new RobotRuns.Hooks(sync::changed, this.events::record, listener));
+        this.slots = new SlotRuns(
+                new RuntimeCore(store, writes, sequence, node.toString(), runs, clock),
+                config.stopTimeout(),
+                SlotRuns.RESYNC,
+                sync::slotsChanged,
+                sync::wake);
     }
 
     /**
-     * A runtime for the node {@code node}. Give it a database whose operation timeout suits loading and
-     * writing robots (seconds), not the protocol's short one.
+     * A runtime for the node {@code node}. Give it a database whose operation timeout suits loading and writing robots
+     * (seconds), not the protocol's short one.
      */
     public static RobotRuntime create(StandbyDatabase database, NodeId node, RuntimeConfig config, RobotTypes types) {
         return create(database, node, config, types, RobotListener.NONE);
     }
 
     /** The same, telling {@code listener} of checkpoints, fenced writes, restarts, failures and write batches. */
-    public static RobotRuntime create(StandbyDatabase database, NodeId node, RuntimeConfig config, RobotTypes types,
-                                      RobotListener listener) {
+    public static RobotRuntime create(
+            StandbyDatabase database, NodeId node, RuntimeConfig config, RobotTypes types, RobotListener listener) {
         return new RobotRuntime(database, node, config, types, listener, SuspendAwareClock.ofSystem(), null);
     }
 
     /**
-     * The same, on the node's one clock and its one event log, which the node starts and closes: a whole
-     * node reads every local deadline on one clock and writes its history through one log.
+     * The same, on the node's one clock and its one event log, which the node starts and closes: a whole node reads
+     * every local deadline on one clock and writes its history through one log.
      */
-    public static RobotRuntime create(StandbyDatabase database, NodeId node, RuntimeConfig config, RobotTypes types,
-                                      RobotListener listener, MonotonicClock clock, EventLog events) {
-        return new RobotRuntime(database, node, config, types, listener, clock, Objects.requireNonNull(events, "events"));
+    public static RobotRuntime create(
+            StandbyDatabase database,
+            NodeId node,
+            RuntimeConfig config,
+            RobotTypes types,
+            RobotListener listener,
+            MonotonicClock clock,
+            EventLog events) {
+        return new RobotRuntime(
+                database, node, config, types, listener, clock, Objects.requireNonNull(events, "events"));
     }
 
     /** Starts the sync loop. @throws IllegalStateException if started before or closed */
@@ -145,8 +171,8 @@ public final class RobotRuntime implements SlotListener, AutoCloseable {
     }
 
     /**
-     * Stops the sync loop and sends the writes still queued. Close the slot node first: that stops the
-     * robots and releases their slots.
+     * Stops the sync loop and sends the writes still queued. Close the slot node first: that stops the robots and
+     * releases their slots.
      */
     @Override
     public void close() {

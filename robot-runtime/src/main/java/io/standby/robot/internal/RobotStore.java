@@ -2,16 +2,14 @@ package io.standby.robot.internal;
 
 import io.standby.robot.model.RobotToken;
 import io.standby.robot.model.RobotView;
-
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 
 /**
- * The robot runtime's database operations. Every write of a run is conditional on its
- * {@link RobotToken}; writes that change who may run a robot (fence, take, hand-over, delete) are
- * conditional on the robot being in the state the caller decided from. Any operation may throw a
- * runtime exception when the database cannot be reached in time.
+ * The robot runtime's database operations. Every write of a run is conditional on its {@link RobotToken}; writes that
+ * change who may run a robot (fence, take, hand-over, delete) are conditional on the robot being in the state the
+ * caller decided from. Any operation may throw a runtime exception when the database cannot be reached in time.
  */
 public interface RobotStore {
 
@@ -19,10 +17,10 @@ public interface RobotStore {
     void ensureIndexes();
 
     /**
-     * Raises the epoch of the slot's robots (all of them, or those listed) that are below {@code epoch}
-     * to {@code epoch}, counts the fence ({@code fences}), clears their runner and restarts their write
-     * sequences under the new token. After this, every operation of an earlier runner matches nothing,
-     * this node's own from before the fence included. Returns how many were raised.
+     * Raises the epoch of the slot's robots (all of them, or those listed) that are below {@code epoch} to
+     * {@code epoch}, counts the fence ({@code fences}), clears their runner and restarts their write sequences under
+     * the new token. After this, every operation of an earlier runner matches nothing, this node's own from before the
+     * fence included. Returns how many were raised.
      */
     long fence(String slotId, long epoch, Collection<String> onlyIds);
 
@@ -30,15 +28,14 @@ public interface RobotStore {
     List<RobotView> load(String slotId, long epoch, Collection<String> onlyIds);
 
     /**
-     * Marks the listed robots as run by {@code node} (state STARTING), if they are fenced at this epoch,
-     * runnable (wanted running, not failed, not moving) and run by nobody else. A robot is started only
-     * after this: an operator's direct move or removal, which needs no runner, can then never slip in.
-     * Every take counts as a fence ({@code fences} + 1, write sequences restarted), so every run has a
-     * token of its own: a late write of an earlier run of the robot under the same lease (stopped and
-     * started, or paused and resumed) matches nothing.
+     * Marks the listed robots as run by {@code node} (state STARTING), if they are fenced at this epoch, runnable
+     * (wanted running, not failed, not moving) and run by nobody else. A robot is started only after this: an
+     * operator's direct move or removal, which needs no runner, can then never slip in. Every take counts as a fence
+     * ({@code fences} + 1, write sequences restarted), so every run has a token of its own: a late write of an earlier
+     * run of the robot under the same lease (stopped and started, or paused and resumed) matches nothing.
      *
-     * @return how many of the listed robots matched those conditions and are now this node's, at this
-     *         epoch (robots it already held at this epoch included); {@code ids} has no duplicates
+     * @return how many of the listed robots matched those conditions and are now this node's, at this epoch (robots it
+     *     already held at this epoch included); {@code ids} has no duplicates
      */
     long take(String slotId, long epoch, Collection<String> ids, String node);
 
@@ -46,9 +43,9 @@ public interface RobotStore {
     List<RobotView> watch(Collection<String> slotIds);
 
     /**
-     * Moves a robot to the slot it should go to, if {@link RobotRules.HandOver#filter()} still matches (the
-     * mover's token, or the robot as the operator read it): the context travels along, and the epoch starts
-     * over for the new slot, whose owner raises it when it takes it. Then tells that slot's owner
+     * Moves a robot to the slot it should go to, if {@link RobotRules.HandOver#filter()} still matches (the mover's
+     * token, or the robot as the operator read it): the context travels along, and the epoch starts over for the new
+     * slot, whose owner raises it when it takes it. Then tells that slot's owner
      * ({@link io.standby.slot.SlotTable#tellOwner}), which never fails the hand-over.
      *
      * @return whether the robot moved
@@ -61,7 +58,7 @@ public interface RobotStore {
     /**
      * Sends the writes in one unordered bulk and returns how many matched.
      *
-     * @throws BulkFailure              when the database refused some writes or could not confirm them
+     * @throws BulkFailure when the database refused some writes or could not confirm them
      * @throws IllegalArgumentException when a write cannot be sent at all (too large, say)
      */
     int write(List<RobotWrite> writes);
@@ -77,9 +74,9 @@ public interface RobotStore {
     }
 
     /**
-     * A bulk the database answered with errors: some writes refused for good (by index in the bulk), or
-     * the whole bulk applied on the primary but not confirmed by a majority, so that a failover may still
-     * roll it back. Neither is an acknowledgement.
+     * A bulk the database answered with errors: some writes refused for good (by index in the bulk), or the whole bulk
+     * applied on the primary but not confirmed by a majority, so that a failover may still roll it back. Neither is an
+     * acknowledgement.
      */
     final class BulkFailure extends RuntimeException {
         private final Map<Integer, String> refused;

@@ -1,35 +1,34 @@
 package io.standby.robot.internal;
 
-import com.mongodb.client.model.Filters;
-import com.mongodb.client.model.Updates;
-import io.standby.robot.model.FlatFilter;
-import io.standby.robot.model.RobotToken;
-import org.bson.Document;
-import org.bson.conversions.Bson;
-
-import java.util.ArrayList;
-import java.util.List;
-
 import static io.standby.robot.model.RobotFields.CONTEXT;
 import static io.standby.robot.model.RobotFields.SEQ;
 import static io.standby.robot.model.RobotFields.STATUS_SEQ;
 import static io.standby.robot.model.RobotFields.UPDATED;
 
+import com.mongodb.client.model.Filters;
+import com.mongodb.client.model.Updates;
+import io.standby.robot.model.FlatFilter;
+import io.standby.robot.model.RobotToken;
+import java.util.ArrayList;
+import java.util.List;
+import org.bson.Document;
+import org.bson.conversions.Bson;
+
 /**
- * One write of a run: a checkpoint (the robot's context) or a status change, under the run's token and
- * with a sequence number from the node's {@link WriteSequence}.
+ * One write of a run: a checkpoint (the robot's context) or a status change, under the run's token and with a sequence
+ * number from the node's {@link WriteSequence}.
  *
- * <p>The database applies it only while the document carries the token and holds no write of the same
- * kind with this sequence number or a later one. So a late copy of a write (retried on another
- * connection and acknowledged there, then delivered by a dead socket after newer writes) matches
- * nothing, and neither does a second copy of one that landed. A fence restarts both sequences under a
- * new token, whose every earlier write it rejects.
+ * <p>The database applies it only while the document carries the token and holds no write of the same kind with this
+ * sequence number or a later one. So a late copy of a write (retried on another connection and acknowledged there, then
+ * delivered by a dead socket after newer writes) matches nothing, and neither does a second copy of one that landed. A
+ * fence restarts both sequences under a new token, whose every earlier write it rejects.
  */
 public record RobotWrite(RobotToken token, Kind kind, long seq, Document fields) {
 
     /** Checkpoints and status changes are ordered separately: each has its own sequence field. */
     public enum Kind {
-        CHECKPOINT(SEQ), STATUS(STATUS_SEQ);
+        CHECKPOINT(SEQ),
+        STATUS(STATUS_SEQ);
 
         final String seqField;
 
@@ -58,8 +57,8 @@ public record RobotWrite(RobotToken token, Kind kind, long seq, Document fields)
     }
 
     /**
-     * After a write that may or may not have matched: the document shows this write landed (or one of the
-     * same kind issued after it, which cannot exist before this one was settled).
+     * After a write that may or may not have matched: the document shows this write landed (or one of the same kind
+     * issued after it, which cannot exist before this one was settled).
      */
     public boolean landedIn(RobotStore.Stored stored) {
         return stored != null && stored.token().equals(token) && stored.seq(kind) >= seq;

@@ -33,8 +33,8 @@ interface Run {
     void resendStatus();
 
     /**
-     * The robot returned and the run is writing its last words (bounded by their own timeout): interrupting
-     * it now would only lose its final state.
+     * The robot returned and the run is writing its last words (bounded by their own timeout): interrupting it now
+     * would only lose its final state.
      */
     default boolean finishing() {
         return false;

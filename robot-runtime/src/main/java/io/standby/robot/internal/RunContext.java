@@ -5,19 +5,18 @@ import io.standby.robot.RobotContext;
 import io.standby.robot.model.RobotToken;
 import io.standby.slot.Lease;
 import io.standby.slot.MonotonicClock;
+import java.time.Duration;
+import java.util.concurrent.ExecutionException;
+import java.util.function.Consumer;
 import org.bson.Document;
 import org.bson.RawBsonDocument;
 import org.bson.codecs.DocumentCodec;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.time.Duration;
-import java.util.concurrent.ExecutionException;
-import java.util.function.Consumer;
-
 /**
- * What a running robot sees: its identity, configuration and last checkpoint, and the checkpoint itself,
- * fenced by the run's token and ordered by a sequence number that every retry of it keeps.
+ * What a running robot sees: its identity, configuration and last checkpoint, and the checkpoint itself, fenced by the
+ * run's token and ordered by a sequence number that every retry of it keeps.
  */
 final class RunContext implements RobotContext {
 
@@ -25,6 +24,7 @@ final class RunContext implements RobotContext {
     private static final DocumentCodec CODEC = new DocumentCodec();
     /** A checkpoint that was not acknowledged is sent again after 50 ms, doubling up to 1 s, while the lease holds. */
     private static final Duration FIRST_RETRY = Duration.ofMillis(50);
+
     private static final Duration MAX_RETRY = Duration.ofSeconds(1);
 
     private final RobotToken token;
@@ -46,22 +46,24 @@ final class RunContext implements RobotContext {
      * The robot as launched: its run's token, the lease it runs under, its type (which names its log), and its
      * configuration and last checkpoint as read (null for none).
      */
-    record Launch(RobotToken token, Lease lease, String type, Document config, Document state) {
-    }
+    record Launch(RobotToken token, Lease lease, String type, Document config, Document state) {}
 
     /**
      * How checkpoints are written: submitted to {@code writes}, waited for on {@code threads}, numbered by
      * {@code sequence}, and timed on {@code clock}.
      */
-    record Checkpoints(RobotWrites writes, RunThreads threads, WriteSequence sequence, MonotonicClock clock) {
-    }
+    record Checkpoints(RobotWrites writes, RunThreads threads, WriteSequence sequence, MonotonicClock clock) {}
 
     /**
-     * @param onRejected     told when a checkpoint was rejected under the run's token: another runner has the robot
+     * @param onRejected told when a checkpoint was rejected under the run's token: another runner has the robot
      * @param onAcknowledged told how long each acknowledged checkpoint took
      */
-    RunContext(Launch launch, RunControl control, Checkpoints checkpoints, Runnable onRejected,
-               Consumer<Duration> onAcknowledged) {
+    RunContext(
+            Launch launch,
+            RunControl control,
+            Checkpoints checkpoints,
+            Runnable onRejected,
+            Consumer<Duration> onAcknowledged) {
         this.token = launch.token();
         this.lease = launch.lease();
         this.control = control;
@@ -112,7 +114,8 @@ final class RunContext implements RobotContext {
         Backoff retries = new Backoff(FIRST_RETRY, MAX_RETRY);
         while (true) {
             if (control.interrupted() || !lease.isValid()) {
-                throw new FencedException("robot " + token.robotId() + " may no longer write at epoch " + lease.epoch() + " of " + lease.slotId());
+                throw new FencedException("robot " + token.robotId() + " may no longer write at epoch " + lease.epoch()
+                        + " of " + lease.slotId());
             }
             try {
                 if (threads.get(writes.submit(write))) {
@@ -127,10 +130,14 @@ final class RunContext implements RobotContext {
                 throw new FencedException("robot " + token.robotId() + " was interrupted during a checkpoint");
             } catch (ExecutionException e) {
                 if (e.getCause() instanceof IllegalArgumentException refused) {
-                    throw new IllegalArgumentException("checkpoint of robot " + token.robotId() + " refused: " + refused.getMessage(), refused);
+                    throw new IllegalArgumentException(
+                            "checkpoint of robot " + token.robotId() + " refused: " + refused.getMessage(), refused);
                 }
                 // Not acknowledged (unreachable, or not confirmed by a majority): retry while the lease holds.
-                log.debug("Checkpoint of {} not acknowledged, retrying: {}", token.robotId(), e.getCause().toString());
+                log.debug(
+                        "Checkpoint of {} not acknowledged, retrying: {}",
+                        token.robotId(),
+                        e.getCause().toString());
                 if (!control.sleep(retries.next())) {
                     throw new FencedException("robot " + token.robotId() + " stopped during a checkpoint");
                 }

@@ -3,9 +3,9 @@ package io.standby.robot.internal;
 import java.time.Duration;
 
 /**
- * What is asked of one run: a graceful stop (the first request sticks, with its target for a move), or
- * an interruption (its slot is lost, its token is gone, or it was removed), and the wait that either
- * one ends early. Shared by the run's thread, its context and its slot.
+ * What is asked of one run: a graceful stop (the first request sticks, with its target for a move), or an interruption
+ * (its slot is lost, its token is gone, or it was removed), and the wait that either one ends early. Shared by the
+ * run's thread, its context and its slot.
  */
 final class RunControl {
 

@@ -1,18 +1,17 @@
 package io.standby.robot.internal;
 
 import io.standby.robot.model.RobotToken;
+import java.time.Duration;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeoutException;
 import org.bson.Document;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.time.Duration;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeoutException;
-
 /**
- * The status a run reports in its robot's document ({@code state}, {@code node}, {@code restarts},
- * {@code lastError}): sent without waiting, sent again whole when a write failed to arrive, and ended
- * by one final write that nothing may follow or overtake.
+ * The status a run reports in its robot's document ({@code state}, {@code node}, {@code restarts}, {@code lastError}):
+ * sent without waiting, sent again whole when a write failed to arrive, and ended by one final write that nothing may
+ * follow or overtake.
  */
 final class RunStatus {
 
@@ -28,6 +27,7 @@ final class RunStatus {
     private final Document intended = new Document();
     /** A status write failed to arrive since the last resend. */
     private boolean undelivered;
+
     private boolean finishing;
 
     /** @param onRejected called when a status write is rejected: the run's token is gone */

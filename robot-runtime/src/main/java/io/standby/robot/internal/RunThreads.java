@@ -10,10 +10,10 @@ import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BooleanSupplier;
 
 /**
- * Where the runtime's own threads come from and how they wait: the robots' runs and the write batcher.
- * A node uses {@link #VIRTUAL}: virtual threads, locks and the system's monotonic clock. The simulation
- * gives its own, which runs these threads one at a time on virtual time, so that the real runs, contexts,
- * statuses and batcher are exercised step by step from a seed.
+ * Where the runtime's own threads come from and how they wait: the robots' runs and the write batcher. A node uses
+ * {@link #VIRTUAL}: virtual threads, locks and the system's monotonic clock. The simulation gives its own, which runs
+ * these threads one at a time on virtual time, so that the real runs, contexts, statuses and batcher are exercised step
+ * by step from a seed.
  */
 public interface RunThreads {
 
@@ -80,7 +80,8 @@ public interface RunThreads {
         }
 
         @Override
-        public <T> T get(CompletableFuture<T> future, Duration atMost) throws InterruptedException, ExecutionException, TimeoutException {
+        public <T> T get(CompletableFuture<T> future, Duration atMost)
+                throws InterruptedException, ExecutionException, TimeoutException {
             return future.get(atMost.toNanos(), TimeUnit.NANOSECONDS);
         }
     };
@@ -95,7 +96,8 @@ public interface RunThreads {
     <T> T get(CompletableFuture<T> future) throws InterruptedException, ExecutionException;
 
     /** Waits for {@code future} up to {@code atMost}, as {@link CompletableFuture#get(long, TimeUnit)} does. */
-    <T> T get(CompletableFuture<T> future, Duration atMost) throws InterruptedException, ExecutionException, TimeoutException;
+    <T> T get(CompletableFuture<T> future, Duration atMost)
+            throws InterruptedException, ExecutionException, TimeoutException;
 
     /** A thread started by {@link #start}. */
     interface Worker {
@@ -110,8 +112,7 @@ public interface RunThreads {
     /** What a thread waits for: call {@link #wakeAll()} after every change that may make a waiter ready. */
     interface Signal {
         /**
-         * Waits until {@code ready} says true (checked first, and again after every wake), or {@code atMost}
-         * passed.
+         * Waits until {@code ready} says true (checked first, and again after every wake), or {@code atMost} passed.
          *
          * @return true if ready, false if the time ran out
          * @throws InterruptedException if the thread is interrupted while it waits; its flag is cleared

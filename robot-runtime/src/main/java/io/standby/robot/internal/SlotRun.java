@@ -1,14 +1,13 @@
 package io.standby.robot.internal;
 
+import static io.standby.robot.model.RobotFields.NODE;
+import static io.standby.robot.model.RobotFields.STATE;
+
 import io.standby.robot.internal.RobotDecision.Action;
 import io.standby.robot.model.RobotState;
 import io.standby.robot.model.RobotToken;
 import io.standby.robot.model.RobotView;
 import io.standby.slot.Lease;
-import org.bson.Document;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -17,18 +16,17 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-
-import static io.standby.robot.model.RobotFields.NODE;
-import static io.standby.robot.model.RobotFields.STATE;
+import org.bson.Document;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The robots of one slot for as long as this node holds one lease on it.
  *
- * <p>On {@link #begin()} it raises the fencing epoch of every robot of the slot to the lease's epoch,
- * then loads them: every write of a former runner that landed before the fence is in what it loads, and
- * every later one is rejected. Then {@link #reconcile} runs every poll on the runtime's sync thread and
- * applies what {@link RobotDecision} says about each robot. {@link #lost()} and {@link #release} come
- * from the slot protocol's threads.
+ * <p>On {@link #begin()} it raises the fencing epoch of every robot of the slot to the lease's epoch, then loads them:
+ * every write of a former runner that landed before the fence is in what it loads, and every later one is rejected.
+ * Then {@link #reconcile} runs every poll on the runtime's sync thread and applies what {@link RobotDecision} says
+ * about each robot. {@link #lost()} and {@link #release} come from the slot protocol's threads.
  */
 public final class SlotRun {
 
@@ -37,11 +35,10 @@ public final class SlotRun {
     static final int TAKE_CHUNK = 500;
 
     /**
-     * Highest priority first; among equals, robots that were interrupted (the former runner never stopped
-     * them) before the rest, since they were cut off mid-work; then by id.
+     * Highest priority first; among equals, robots that were interrupted (the former runner never stopped them) before
+     * the rest, since they were cut off mid-work; then by id.
      */
-    static final Comparator<RobotView> START_ORDER = Comparator
-            .comparingInt((RobotView r) -> -r.priority())
+    static final Comparator<RobotView> START_ORDER = Comparator.comparingInt((RobotView r) -> -r.priority())
             .thenComparing(r -> r.state() == RobotState.RUNNING || r.state() == RobotState.STARTING ? 0 : 1)
             .thenComparing(RobotView::id);
 
@@ -52,6 +49,7 @@ public final class SlotRun {
     private final Map<String, Run> runs = new HashMap<>();
     /** Every robot of the slot seen so far; used only by the sync thread. */
     private final Set<String> seen = new HashSet<>();
+
     private boolean begun;
     private boolean ended;
     /** How many of the slot's robots showed FAILED at the last read. */
@@ -82,8 +80,12 @@ public final class SlotRun {
     public void begin() {
         long fenced = core.store().fence(lease.slotId(), lease.epoch(), null);
         List<RobotView> robots = core.store().load(lease.slotId(), lease.epoch(), null);
-        log.info("Starting the robots of {} at epoch {}: {} robot(s), {} fenced from earlier runners",
-                lease.slotId(), lease.epoch(), robots.size(), fenced);
+        log.info(
+                "Starting the robots of {} at epoch {}: {} robot(s), {} fenced from earlier runners",
+                lease.slotId(),
+                lease.epoch(),
+                robots.size(),
+                fenced);
         synchronized (lock) {
             begun = true;
         }
@@ -93,7 +95,8 @@ public final class SlotRun {
     }
 
     private void countFailed(List<RobotView> robots) {
-        failed = (int) robots.stream().filter(r -> r.state() == RobotState.FAILED).count();
+        failed = (int)
+                robots.stream().filter(r -> r.state() == RobotState.FAILED).count();
     }
 
     /** How many of the slot's robots failed for good, as last read. */
@@ -102,8 +105,8 @@ public final class SlotRun {
     }
 
     /**
-     * Applies what the watched fields of the slot's robots say. {@code robots} are this slot's robots
-     * only; any robot seen before that is missing now was removed (or moved away while not running).
+     * Applies what the watched fields of the slot's robots say. {@code robots} are this slot's robots only; any robot
+     * seen before that is missing now was removed (or moved away while not running).
      */
     public void reconcile(List<RobotView> robots) {
         countFailed(robots);
@@ -125,8 +128,7 @@ public final class SlotRun {
                 case STOP -> run.requestStop(Run.Stop.OPERATOR, null);
                 case KEEP -> run.resendStatus();
                 case DELETE, HAND_OVER, MARK_STOPPED, TAKE, LAUNCH -> toSettle.add(robot);
-                case WAIT, NONE -> {
-                }
+                case WAIT, NONE -> {}
             }
         }
         for (String id : List.copyOf(seen)) {
@@ -151,16 +153,20 @@ public final class SlotRun {
     }
 
     private Action decide(RobotView robot, Run run) {
-        return RobotDecision.decide(robot, lease.epoch(), core.node(), run == null ? null : run.token(),
+        return RobotDecision.decide(
+                robot,
+                lease.epoch(),
+                core.node(),
+                run == null ? null : run.token(),
                 core.launcher().aliveOnNode(robot.id()) ? RobotDecision.OnNode.RUN_ALIVE : RobotDecision.OnNode.NO_RUN);
     }
 
     /**
-     * Settles robots nobody runs here: deletes, hands over and marks stopped what the decision says, then
-     * takes the runnable ones and starts those the database confirms as taken, most important first.
+     * Settles robots nobody runs here: deletes, hands over and marks stopped what the decision says, then takes the
+     * runnable ones and starts those the database confirms as taken, most important first.
      *
-     * @param whole whether every view is a whole document loaded at this lease's epoch, which the take
-     *              may then complete instead of a read (see {@link #asTaken})
+     * @param whole whether every view is a whole document loaded at this lease's epoch, which the take may then
+     *     complete instead of a read (see {@link #asTaken})
      */
     private void act(List<RobotView> robots, boolean whole) {
         // The order comes from the states before the take, which turns every taken robot into STARTING.
@@ -180,16 +186,19 @@ public final class SlotRun {
                         log.info("Robot {} handed over from {} to {}", robot.id(), lease.slotId(), robot.target());
                     }
                 }
-                case MARK_STOPPED -> core.writes().submit(RobotWrite.status(token, core.sequence().next(),
-                        new Document(STATE, RobotState.STOPPED.name()).append(NODE, null)));
+                case MARK_STOPPED ->
+                    core.writes()
+                            .submit(RobotWrite.status(
+                                    token,
+                                    core.sequence().next(),
+                                    new Document(STATE, RobotState.STOPPED.name()).append(NODE, null)));
                 // Taken again even when an earlier take of this lease left it STARTING here: the take gives the
                 // run a token of its own, which no earlier run of it on this node ever held.
                 case TAKE, LAUNCH -> {
                     toTake.add(robot.id());
                     toStart.add(robot.id());
                 }
-                default -> {
-                }
+                default -> {}
             }
         }
         if (toStart.isEmpty()) {
@@ -208,7 +217,8 @@ public final class SlotRun {
         for (int from = 0; from < toStart.size(); from += TAKE_CHUNK) {
             List<String> chunk = toStart.subList(from, Math.min(toStart.size(), from + TAKE_CHUNK));
             List<String> chunkTake = chunk.stream().filter(taking::contains).toList();
-            long chunkTook = chunkTake.isEmpty() ? 0 : core.store().take(lease.slotId(), lease.epoch(), chunkTake, core.node());
+            long chunkTook =
+                    chunkTake.isEmpty() ? 0 : core.store().take(lease.slotId(), lease.epoch(), chunkTake, core.node());
             took += chunkTook;
             Map<String, RobotView> taken = new HashMap<>();
             if (whole && chunkTook == chunkTake.size() && chunkTake.size() == chunk.size()) {
@@ -229,24 +239,47 @@ public final class SlotRun {
         }
         if (!toTake.isEmpty()) {
             // The start's phases, for the scale benchmark's breakdown (docs/BENCHMARKS.md).
-            log.info("Took {} of {} robot(s) of {} at epoch {} in {} ms ({} chunk(s) read again), launching them took {} ms of it",
-                    took, toTake.size(), lease.slotId(), lease.epoch(), (core.clock().nanoTime() - began) / 1_000_000, rereads,
+            log.info(
+                    "Took {} of {} robot(s) of {} at epoch {} in {} ms ({} chunk(s) read again), launching them "
+                            + "took {} ms of it",
+                    took,
+                    toTake.size(),
+                    lease.slotId(),
+                    lease.epoch(),
+                    (core.clock().nanoTime() - began) / 1_000_000,
+                    rereads,
                     launching / 1_000_000);
         }
     }
 
     /**
-     * A taken robot as a read after the take would show it, without that read of N whole documents.
-     * Sound only when the database confirmed the take of every robot of the chunk (a majority-acknowledged
-     * update whose filter held each at this epoch, runnable, run by nobody else): then each one is
-     * its loaded document plus the take's own changes (a fence more, and no target, which the take required). After
-     * the fence at this epoch no earlier runner can write to them, and no run of this lease exists for
-     * them yet; an operator's change in between (stop, remove, move) fails the take's conditions and so
-     * the count, and then act reads them again. Only {@code updated} stays as loaded: nothing here reads it.
+     * A taken robot as a read after the take would show it, without that read of N whole documents. Sound only when the
+     * database confirmed the take of every robot of the chunk (a majority-acknowledged update whose filter held each at
+     * this epoch, runnable, run by nobody else): then each one is its loaded document plus the take's own changes (a
+     * fence more, and no target, which the take required). After the fence at this epoch no earlier runner can write to
+     * them, and no run of this lease exists for them yet; an operator's change in between (stop, remove, move) fails
+     * the take's conditions and so the count, and then act reads them again. Only {@code updated} stays as loaded:
+     * nothing here reads it.
      */
     private RobotView asTaken(RobotView r) {
-        return new RobotView(r.id(), r.incarnation(), r.type(), r.slotId(), r.priority(), r.weight(), r.config(), r.desired(),
-                RobotState.STARTING, core.node(), r.context(), r.epoch(), r.fences() + 1, r.restarts(), r.lastError(), null, r.updated());
+        return new RobotView(
+                r.id(),
+                r.incarnation(),
+                r.type(),
+                r.slotId(),
+                r.priority(),
+                r.weight(),
+                r.config(),
+                r.desired(),
+                RobotState.STARTING,
+                core.node(),
+                r.context(),
+                r.epoch(),
+                r.fences() + 1,
+                r.restarts(),
+                r.lastError(),
+                null,
+                r.updated());
     }
 
     private void start(RobotView robot) {
@@ -281,10 +314,10 @@ public final class SlotRun {
     }
 
     /**
-     * Graceful stop: asks every robot to finish, waits up to {@code timeout} for their final checkpoints,
-     * interrupts the robots still running then, and returns once every run has ended (or a second grace
-     * period passed). A run whose robot has returned is not interrupted: it is writing its final state,
-     * under a timeout of its own, and the slot must not be released before that write.
+     * Graceful stop: asks every robot to finish, waits up to {@code timeout} for their final checkpoints, interrupts
+     * the robots still running then, and returns once every run has ended (or a second grace period passed). A run
+     * whose robot has returned is not interrupted: it is writing its final state, under a timeout of its own, and the
+     * slot must not be released before that write.
      */
     public void release(Duration timeout) {
         List<Run> stopping = end();
@@ -294,7 +327,10 @@ public final class SlotRun {
             for (Run run : stopping) {
                 long left = Math.max(0, deadline - core.clock().nanoTime());
                 if (!run.await(Duration.ofNanos(left)) && !run.finishing()) {
-                    log.warn("Robot {} did not stop within {}; interrupting it", run.token().robotId(), timeout);
+                    log.warn(
+                            "Robot {} did not stop within {}; interrupting it",
+                            run.token().robotId(),
+                            timeout);
                     run.interrupt();
                 }
             }
@@ -303,8 +339,10 @@ public final class SlotRun {
             for (Run run : stopping) {
                 long left = Math.max(0, graceEnd - core.clock().nanoTime());
                 if (!run.await(Duration.ofNanos(left))) {
-                    log.error("Robot {} ignores interruption; its writes are fenced once another node owns {}",
-                            run.token().robotId(), lease.slotId());
+                    log.error(
+                            "Robot {} ignores interruption; its writes are fenced once another node owns {}",
+                            run.token().robotId(),
+                            lease.slotId());
                 }
             }
         } catch (InterruptedException e) {
@@ -314,8 +352,8 @@ public final class SlotRun {
     }
 
     /**
-     * After {@link #lost()}: waits for the interrupted runs to end, each within its last words' grace. A
-     * robot that ignores interruption is logged and left behind, as {@link #release} leaves it.
+     * After {@link #lost()}: waits for the interrupted runs to end, each within its last words' grace. A robot that
+     * ignores interruption is logged and left behind, as {@link #release} leaves it.
      */
     void awaitInterrupted() {
         List<Run> interrupted;
@@ -327,8 +365,10 @@ public final class SlotRun {
             for (Run run : interrupted) {
                 long left = Math.max(0, graceEnd - core.clock().nanoTime());
                 if (!run.await(Duration.ofNanos(left))) {
-                    log.error("Robot {} ignores interruption; its writes are fenced once another node owns {}",
-                            run.token().robotId(), lease.slotId());
+                    log.error(
+                            "Robot {} ignores interruption; its writes are fenced once another node owns {}",
+                            run.token().robotId(),
+                            lease.slotId());
                 }
             }
         } catch (InterruptedException e) {
@@ -346,15 +386,23 @@ public final class SlotRun {
     @Override
     public String toString() {
         synchronized (lock) {
-            return lease.slotId() + "@" + lease.epoch() + (ended ? " (ended)" : begun ? "" : " (not begun)") + " runs " + runs.values().stream()
-                    .map(r -> r.token().robotId() + "/" + r.token().incarnation() + (r.isAlive() ? "" : " (ended)")).sorted().toList();
+            return lease.slotId() + "@" + lease.epoch() + (ended ? " (ended)" : begun ? "" : " (not begun)") + " runs "
+                    + runs.values().stream()
+                            .map(r -> r.token().robotId() + "/" + r.token().incarnation()
+                                    + (r.isAlive() ? "" : " (ended)"))
+                            .sorted()
+                            .toList();
         }
     }
 
     /** Robots running under this lease right now. */
     public List<String> running() {
         synchronized (lock) {
-            return runs.values().stream().filter(Run::isAlive).map(r -> r.token().robotId()).sorted().toList();
+            return runs.values().stream()
+                    .filter(Run::isAlive)
+                    .map(r -> r.token().robotId())
+                    .sorted()
+                    .toList();
         }
     }
 }

@@ -4,7 +4,6 @@ import io.standby.robot.model.RobotView;
 import io.standby.slot.Lease;
 import io.standby.slot.SlotView;
 import io.standby.slot.Workload;
-
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -17,17 +16,16 @@ import java.util.function.Consumer;
 import java.util.stream.Collectors;
 
 /**
- * The slots whose robots this node runs, as steps without threads of their own, like the slot
- * protocol's: the slot listener's calls ({@link #acquired}, {@link #release}, {@link #lost},
- * {@link #observed}) and {@link #sync()}, which begins the slots won since the last sync and lets the
- * slots whose robots changed reconcile, with one read of the watched fields of all their robots.
- * {@link SyncLoop} calls it every poll; tests and the simulation call it directly.
+ * The slots whose robots this node runs, as steps without threads of their own, like the slot protocol's: the slot
+ * listener's calls ({@link #acquired}, {@link #release}, {@link #lost}, {@link #observed}) and {@link #sync()}, which
+ * begins the slots won since the last sync and lets the slots whose robots changed reconcile, with one read of the
+ * watched fields of all their robots. {@link SyncLoop} calls it every poll; tests and the simulation call it directly.
  *
- * <p>A slot's robots are read again only when they changed: every change that its owner must act on
- * raises the slot's {@code changes}, which the slot protocol's poll reads anyway, and a change stream
- * (where there is one) marks every slot. Every {@code resync} all of them are read whatever happened,
- * which covers a change whose mark was lost (an operator who died between the two writes, an edit by
- * hand). So an owner's steady load is the protocol's: no robot read per poll.
+ * <p>A slot's robots are read again only when they changed: every change that its owner must act on raises the slot's
+ * {@code changes}, which the slot protocol's poll reads anyway, and a change stream (where there is one) marks every
+ * slot. Every {@code resync} all of them are read whatever happened, which covers a change whose mark was lost (an
+ * operator who died between the two writes, an edit by hand). So an owner's steady load is the protocol's: no robot
+ * read per poll.
  */
 public final class SlotRuns {
 
@@ -41,22 +39,29 @@ public final class SlotRuns {
     private final Runnable wake;
     private final Map<String, SlotRun> bySlot = new ConcurrentHashMap<>();
     /**
-     * By slot: earlier runs of it, lost or paused, whose robots were interrupted but may still be unwinding.
-     * A graceful release of the slot waits for them too: it frees the slot for a standby at once.
+     * By slot: earlier runs of it, lost or paused, whose robots were interrupted but may still be unwinding. A graceful
+     * release of the slot waits for them too: it frees the slot for a standby at once.
      */
     private final Map<String, List<SlotRun>> unwinding = new ConcurrentHashMap<>();
+
     private final ConcurrentLinkedQueue<SlotRun> toBegin = new ConcurrentLinkedQueue<>();
     /** The slots' {@code changes} as last seen, and the slots whose robots must be read at the next sync. */
     private final Map<String, Long> seenChanges = new ConcurrentHashMap<>();
+
     private final Set<String> dirty = ConcurrentHashMap.newKeySet();
     private long lastFullRead = Long.MIN_VALUE;
 
     /**
-     * @param resync       how often every slot's robots are read whatever their {@code changes} say
+     * @param resync how often every slot's robots are read whatever their {@code changes} say
      * @param slotsChanged told the slots this node holds whenever they change (the change-stream watcher)
-     * @param wake         asks for a sync soon (a slot was won, or its robots changed)
+     * @param wake asks for a sync soon (a slot was won, or its robots changed)
      */
-    public SlotRuns(RuntimeCore core, Duration stopTimeout, Duration resync, Consumer<Set<String>> slotsChanged, Runnable wake) {
+    public SlotRuns(
+            RuntimeCore core,
+            Duration stopTimeout,
+            Duration resync,
+            Consumer<Set<String>> slotsChanged,
+            Runnable wake) {
         this.core = core;
         this.stopTimeout = stopTimeout;
         this.resync = resync;
@@ -73,9 +78,9 @@ public final class SlotRuns {
     }
 
     /**
-     * Graceful stop of one slot: returns once its robots checkpointed and stopped (or the stop timeout
-     * passed), and the robots of its earlier runs that a loss or a pause interrupted have ended too (or
-     * their own grace passed): a standby may take the slot at once after this.
+     * Graceful stop of one slot: returns once its robots checkpointed and stopped (or the stop timeout passed), and the
+     * robots of its earlier runs that a loss or a pause interrupted have ended too (or their own grace passed): a
+     * standby may take the slot at once after this.
      */
     public void release(Lease lease) {
         SlotRun run = bySlot.get(lease.slotId());
@@ -110,17 +115,17 @@ public final class SlotRuns {
     }
 
     /**
-     * The lease paused (no renewal acknowledged for the late mark minus its margin): the slot's robots stop
-     * at once, as for a loss, because another node may take the slot over early. The slot stays this node's.
+     * The lease paused (no renewal acknowledged for the late mark minus its margin): the slot's robots stop at once, as
+     * for a loss, because another node may take the slot over early. The slot stays this node's.
      */
     public void paused(Lease lease) {
         lost(lease);
     }
 
     /**
-     * The lease resumed under the same epoch: the slot's robots are taken and started again from their
-     * context at the next sync, as after a win. Each take gives a run a new token, so nothing the paused
-     * runs still send can land; a robot whose paused run has not ended yet waits for it.
+     * The lease resumed under the same epoch: the slot's robots are taken and started again from their context at the
+     * next sync, as after a win. Each take gives a run a new token, so nothing the paused runs still send can land; a
+     * robot whose paused run has not ended yet waits for it.
      */
     public void resumed(Lease lease) {
         acquired(lease);
@@ -167,9 +172,9 @@ public final class SlotRuns {
     }
 
     /**
-     * Begins the slots won since the last sync, then reconciles the begun slots whose robots changed (all
-     * of them every {@code resync}), and sends again the status writes of the others that failed to arrive.
-     * A slot whose begin or reconcile fails is tried again at the next sync.
+     * Begins the slots won since the last sync, then reconciles the begun slots whose robots changed (all of them every
+     * {@code resync}), and sends again the status writes of the others that failed to arrive. A slot whose begin or
+     * reconcile fails is tried again at the next sync.
      *
      * @throws RuntimeException if the database could not be reached; the next sync tries again
      */
@@ -189,10 +194,13 @@ public final class SlotRuns {
                 throw e;
             }
         }
-        List<SlotRun> active = bySlot.values().stream().filter(r -> r.begun() && !r.ended()).toList();
+        List<SlotRun> active =
+                bySlot.values().stream().filter(r -> r.begun() && !r.ended()).toList();
         long now = core.clock().nanoTime();
         boolean full = lastFullRead == Long.MIN_VALUE || now - lastFullRead >= resync.toNanos();
-        List<SlotRun> toRead = active.stream().filter(r -> full || dirty.contains(r.lease().slotId())).toList();
+        List<SlotRun> toRead = active.stream()
+                .filter(r -> full || dirty.contains(r.lease().slotId()))
+                .toList();
         active.stream().filter(r -> !toRead.contains(r)).forEach(SlotRun::resendStatuses);
         if (toRead.isEmpty()) {
             return;
@@ -201,8 +209,11 @@ public final class SlotRuns {
         toRead.forEach(r -> dirty.remove(r.lease().slotId()));
         Map<String, List<RobotView>> robots;
         try {
-            robots = core.store().watch(toRead.stream().map(r -> r.lease().slotId()).toList())
-                    .stream().collect(Collectors.groupingBy(RobotView::slotId));
+            robots = core
+                    .store()
+                    .watch(toRead.stream().map(r -> r.lease().slotId()).toList())
+                    .stream()
+                    .collect(Collectors.groupingBy(RobotView::slotId));
         } catch (RuntimeException e) {
             toRead.forEach(r -> dirty.add(r.lease().slotId()));
             throw e;

@@ -2,16 +2,15 @@ package io.standby.robot.internal;
 
 import io.standby.robot.runtime.RuntimeConfig;
 import io.standby.slot.MonotonicClock;
-
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.Optional;
 
 /**
- * When a robot that threw runs again: after a backoff that doubles with each failure within the window
- * (capped), until the failure limit is reached within the window, when it fails for good. Decisions
- * only, on an injected clock: the run does the waiting.
+ * When a robot that threw runs again: after a backoff that doubles with each failure within the window (capped), until
+ * the failure limit is reached within the window, when it fails for good. Decisions only, on an injected clock: the run
+ * does the waiting.
  */
 final class Supervisor {
 

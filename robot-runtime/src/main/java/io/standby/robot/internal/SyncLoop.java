@@ -2,17 +2,16 @@ package io.standby.robot.internal;
 
 import io.standby.slot.MonotonicClock;
 import io.standby.slot.StandbyDatabase;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * The thread that keeps a node's robots in step with the database: it runs {@link SlotRuns#sync()}
- * every poll, and at once when woken by a won slot or by the change-stream watcher, which it owns.
+ * The thread that keeps a node's robots in step with the database: it runs {@link SlotRuns#sync()} every poll, and at
+ * once when woken by a won slot or by the change-stream watcher, which it owns.
  */
 public final class SyncLoop implements AutoCloseable {
 
@@ -31,8 +30,8 @@ public final class SyncLoop implements AutoCloseable {
     }
 
     /**
-     * Something changed that no slot's {@code changes} tells (a change stream event, a run that ended and
-     * may have been waited for): every slot's robots are read at the next sync, which comes now.
+     * Something changed that no slot's {@code changes} tells (a change stream event, a run that ended and may have been
+     * waited for): every slot's robots are read at the next sync, which comes now.
      */
     public void changed() {
         SlotRuns current = slots;

@@ -1,32 +1,29 @@
 package io.standby.robot.internal;
 
 import io.standby.robot.model.RobotToken;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * One batch of queued writes: merged per robot, token and kind, sent as one unordered bulk, and each
- * write's future settled. One refused write never fails the others sent with it. When the bulk matched
- * fewer writes than it sent, the robots' documents are read back (from the primary, majority read
- * concern): a write whose token is still there with its sequence number or a later one landed; one whose
- * token is gone is reported fenced, which is safe even if it landed just before the fence.
+ * One batch of queued writes: merged per robot, token and kind, sent as one unordered bulk, and each write's future
+ * settled. One refused write never fails the others sent with it. When the bulk matched fewer writes than it sent, the
+ * robots' documents are read back (from the primary, majority read concern): a write whose token is still there with
+ * its sequence number or a later one landed; one whose token is gone is reported fenced, which is safe even if it
+ * landed just before the fence.
  */
 public final class WriteBatch {
 
     private static final Logger log = LoggerFactory.getLogger(WriteBatch.class);
 
     /** A write waiting for its outcome. */
-    public record Pending(RobotWrite write, CompletableFuture<Boolean> done) {
-    }
+    public record Pending(RobotWrite write, CompletableFuture<Boolean> done) {}
 
-    private record Key(RobotToken token, RobotWrite.Kind kind) {
-    }
+    private record Key(RobotToken token, RobotWrite.Kind kind) {}
 
     /** A write sent but not confirmed by a majority: it may still be rolled back, so it is not acknowledged. */
     public static final class Unconfirmed extends RuntimeException {
@@ -35,17 +32,17 @@ public final class WriteBatch {
         }
     }
 
-    private WriteBatch() {
-    }
+    private WriteBatch() {}
 
     /**
-     * Sends the batch and settles every future in it; an exception thrown here means the database could
-     * not be reached, and the caller fails the futures still open.
+     * Sends the batch and settles every future in it; an exception thrown here means the database could not be reached,
+     * and the caller fails the futures still open.
      */
     public static void send(RobotStore store, List<Pending> batch) {
         Map<Key, List<Pending>> byKey = new LinkedHashMap<>();
         for (Pending p : batch) {
-            byKey.computeIfAbsent(new Key(p.write().token(), p.write().kind()), k -> new ArrayList<>()).add(p);
+            byKey.computeIfAbsent(new Key(p.write().token(), p.write().kind()), k -> new ArrayList<>())
+                    .add(p);
         }
         List<List<Pending>> groups = List.copyOf(byKey.values());
         List<RobotWrite> merged = groups.stream()
@@ -90,14 +87,16 @@ public final class WriteBatch {
         if (groups.isEmpty()) {
             return;
         }
-        Map<String, RobotStore.Stored> stored = store.stored(merged.stream().map(w -> w.token().robotId()).distinct().toList());
+        Map<String, RobotStore.Stored> stored = store.stored(
+                merged.stream().map(w -> w.token().robotId()).distinct().toList());
         for (int i = 0; i < groups.size(); i++) {
             RobotWrite write = merged.get(i);
             RobotStore.Stored now = stored.get(write.token().robotId());
             if (write.landedIn(now)) {
                 complete(groups.get(i), true);
             } else if (now == null || !now.token().equals(write.token())) {
-                log.debug("Write to {} rejected: token {} is stale", write.token().robotId(), write.token());
+                log.debug(
+                        "Write to {} rejected: token {} is stale", write.token().robotId(), write.token());
                 complete(groups.get(i), false);
             } else {
                 // The token is still there but the write is not: it was not applied; sending it again is safe.

@@ -8,10 +8,10 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.function.IntConsumer;
 
 /**
- * Sends the runners' checkpoints and status changes on one thread of its own: everything queued while
- * the previous batch was in flight goes out as the next {@link WriteBatch}. So a node's write load grows
- * with how often robots checkpoint, never with how many robots it runs. Only one batch is in flight at a
- * time, which is what lets a write's read-back tell it apart from later writes of the same robot.
+ * Sends the runners' checkpoints and status changes on one thread of its own: everything queued while the previous
+ * batch was in flight goes out as the next {@link WriteBatch}. So a node's write load grows with how often robots
+ * checkpoint, never with how many robots it runs. Only one batch is in flight at a time, which is what lets a write's
+ * read-back tell it apart from later writes of the same robot.
  */
 public final class WriteBatcher implements RobotWrites, AutoCloseable {
 
@@ -29,7 +29,7 @@ public final class WriteBatcher implements RobotWrites, AutoCloseable {
     private volatile boolean abandoned;
 
     public WriteBatcher(RobotStore store) {
-        this(store, writes -> { });
+        this(store, writes -> {});
     }
 
     /** @param batchSent told the number of writes in each bulk sent, for metrics; must return at once */
@@ -90,8 +90,8 @@ public final class WriteBatcher implements RobotWrites, AutoCloseable {
     }
 
     /**
-     * Sends what is queued, then stops. Runs have written their final state before this is called, so
-     * what is left is best effort: if the database does not answer within {@link #CLOSE_WAIT}, it fails.
+     * Sends what is queued, then stops. Runs have written their final state before this is called, so what is left is
+     * best effort: if the database does not answer within {@link #CLOSE_WAIT}, it fails.
      */
     @Override
     public void close() {

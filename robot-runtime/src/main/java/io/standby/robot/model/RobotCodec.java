@@ -1,32 +1,28 @@
 package io.standby.robot.model;
 
-import org.bson.Document;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
-import org.bson.types.ObjectId;
+import static io.standby.robot.model.RobotFields.*;
 
 import java.util.Date;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-
-import static io.standby.robot.model.RobotFields.*;
+import org.bson.Document;
+import org.bson.types.ObjectId;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * The robot document, readable in mongosh: {@code {_id, incarnation, type, slotId, priority, weight,
- * config, desired, state, node, context, seq, statusSeq, epoch, fences, restarts, lastError, target,
- * request, updated}}.
+ * The robot document, readable in mongosh: {@code {_id, incarnation, type, slotId, priority, weight, config, desired,
+ * state, node, context, seq, statusSeq, epoch, fences, restarts, lastError, target, request, updated}}.
  *
- * <p>{@code epoch} is the fencing token of the last runner that took the robot: the epoch of the slot
- * named in {@code slotId} at that time. A runner's writes are conditional on {@link RobotToken}
- * {@code (_id, incarnation, slotId, epoch, fences)}; a new owner of the slot raises {@code epoch} before it
- * starts the robot, which rejects every later write of the former runner. {@code seq} and
- * {@code statusSeq} order one runner's writes, so that a late copy of an older one matches nothing.
- * {@code target} is a requested move, {@code request} the last operator change.
+ * <p>{@code epoch} is the fencing token of the last runner that took the robot: the epoch of the slot named in
+ * {@code slotId} at that time. A runner's writes are conditional on {@link RobotToken} {@code (_id, incarnation,
+ * slotId, epoch, fences)}; a new owner of the slot raises {@code epoch} before it starts the robot, which rejects every
+ * later write of the former runner. {@code seq} and {@code statusSeq} order one runner's writes, so that a late copy of
+ * an older one matches nothing. {@code target} is a requested move, {@code request} the last operator change.
  *
- * <p>Robots are read and written with the driver's {@link Document}s, not a Morphia entity: {@code config}
- * and {@code context} are free-form documents, and a lenient decoder must skip one malformed robot
- * instead of failing a whole read. Decoding is lenient; see {@link RobotView}.
+ * <p>Robots are read and written with the driver's {@link Document}s, not a Morphia entity: {@code config} and
+ * {@code context} are free-form documents, and a lenient decoder must skip one malformed robot instead of failing a
+ * whole read. Decoding is lenient; see {@link RobotView}.
  */
 public final class RobotCodec {
 
@@ -34,21 +30,34 @@ public final class RobotCodec {
     /** Robots already warned about, with the problem, so that a poll loop does not repeat it. */
     private static final Map<Object, String> warned = new ConcurrentHashMap<>();
 
-    private RobotCodec() {
-    }
+    private RobotCodec() {}
 
     /** A new robot, pending until the owner of its slot starts it; a new incarnation of its id. */
-    public static Document newRobot(String id, String type, String slotId, int priority, double weight, Document config) {
-        return new Document(ID, id).append(INCARNATION, new ObjectId().toHexString()).append(TYPE, type)
-                .append(SLOT, slotId).append(PRIORITY, priority).append(WEIGHT, weight).append(CONFIG, config)
-                .append(DESIRED, Desired.RUNNING.value()).append(STATE, RobotState.PENDING.name()).append(NODE, null)
-                .append(CONTEXT, new Document()).append(SEQ, 0L).append(STATUS_SEQ, 0L).append(EPOCH, 0L).append(FENCES, 0L)
-                .append(RESTARTS, 0).append(LAST_ERROR, null).append(REQUEST, request(slotId));
+    public static Document newRobot(
+            String id, String type, String slotId, int priority, double weight, Document config) {
+        return new Document(ID, id)
+                .append(INCARNATION, new ObjectId().toHexString())
+                .append(TYPE, type)
+                .append(SLOT, slotId)
+                .append(PRIORITY, priority)
+                .append(WEIGHT, weight)
+                .append(CONFIG, config)
+                .append(DESIRED, Desired.RUNNING.value())
+                .append(STATE, RobotState.PENDING.name())
+                .append(NODE, null)
+                .append(CONTEXT, new Document())
+                .append(SEQ, 0L)
+                .append(STATUS_SEQ, 0L)
+                .append(EPOCH, 0L)
+                .append(FENCES, 0L)
+                .append(RESTARTS, 0)
+                .append(LAST_ERROR, null)
+                .append(REQUEST, request(slotId));
     }
 
     /**
-     * The {@code request} an operator change writes: the robot's slot, so that the slot's owner can watch
-     * for it, and a new value each time, so that a change stream reports it.
+     * The {@code request} an operator change writes: the robot's slot, so that the slot's owner can watch for it, and a
+     * new value each time, so that a change stream reports it.
      */
     public static Document request(String slotId) {
         return new Document("slot", slotId).append("at", new Date());

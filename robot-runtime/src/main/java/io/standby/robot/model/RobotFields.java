@@ -20,19 +20,21 @@ public final class RobotFields {
     public static final String SEQ = "seq";
     /** The sequence number of the last status write, under the current token. */
     public static final String STATUS_SEQ = "statusSeq";
+
     public static final String EPOCH = "epoch";
     /**
-     * How many times the robot was fenced: raised by every fence, kept by moves, so that a token never
-     * comes back, even for a robot that leaves a slot and returns under the same lease.
+     * How many times the robot was fenced: raised by every fence, kept by moves, so that a token never comes back, even
+     * for a robot that leaves a slot and returns under the same lease.
      */
     public static final String FENCES = "fences";
+
     public static final String RESTARTS = "restarts";
     public static final String LAST_ERROR = "lastError";
     public static final String TARGET = "target";
     /** The last operator change: {@code {slot, at}}, so a node can watch only its own slots' robots. */
     public static final String REQUEST = "request";
+
     public static final String UPDATED = "updated";
 
-    private RobotFields() {
-    }
+    private RobotFields() {}
 }

@@ -1,21 +1,20 @@
 package io.standby.robot.model;
 
-import com.mongodb.client.model.Filters;
-import org.bson.conversions.Bson;
-
 import static io.standby.robot.model.RobotFields.EPOCH;
 import static io.standby.robot.model.RobotFields.FENCES;
 import static io.standby.robot.model.RobotFields.ID;
 import static io.standby.robot.model.RobotFields.INCARNATION;
 import static io.standby.robot.model.RobotFields.SLOT;
 
+import com.mongodb.client.model.Filters;
+import org.bson.conversions.Bson;
+
 /**
- * The fencing token of a run: this incarnation of the robot, in this slot, at this epoch of the slot,
- * after this many fences. Every operation a run, or its slot's owner, makes on the robot is conditional
- * on it. A new owner of the slot raises the epoch, a move changes the slot, a removal and new
- * {@code add} changes the incarnation, and every fence raises the count: each rejects the run's later
- * operations, late copies included. A token never comes back: the count only grows, so a robot that
- * leaves a slot and returns under the same lease gets a new one.
+ * The fencing token of a run: this incarnation of the robot, in this slot, at this epoch of the slot, after this many
+ * fences. Every operation a run, or its slot's owner, makes on the robot is conditional on it. A new owner of the slot
+ * raises the epoch, a move changes the slot, a removal and new {@code add} changes the incarnation, and every fence
+ * raises the count: each rejects the run's later operations, late copies included. A token never comes back: the count
+ * only grows, so a robot that leaves a slot and returns under the same lease gets a new one.
  *
  * @param incarnation null for a robot added before incarnations existed (its document has none)
  */
@@ -28,8 +27,12 @@ public record RobotToken(String robotId, String incarnation, String slotId, long
 
     /** The filter that matches the robot's document only while it still carries this token. */
     public Bson filter() {
-        return FlatFilter.and(Filters.eq(ID, robotId), Filters.eq(INCARNATION, incarnation),
-                Filters.eq(SLOT, slotId), Filters.eq(EPOCH, epoch), Filters.eq(FENCES, fences));
+        return FlatFilter.and(
+                Filters.eq(ID, robotId),
+                Filters.eq(INCARNATION, incarnation),
+                Filters.eq(SLOT, slotId),
+                Filters.eq(EPOCH, epoch),
+                Filters.eq(FENCES, fences));
     }
 
     @Override

@@ -36,7 +36,8 @@ public final class RobotTypes {
             RobotFactory other = byType.put(factory.type(), factory);
             if (other != null && other.getClass() != factory.getClass()) {
                 throw new IllegalArgumentException("two robot factories for type '" + factory.type() + "': "
-                        + other.getClass().getName() + " and " + factory.getClass().getName());
+                        + other.getClass().getName() + " and "
+                        + factory.getClass().getName());
             }
         }
         return new RobotTypes(byType);
@@ -57,8 +58,8 @@ public final class RobotTypes {
     }
 
     /**
-     * The factories on this class path and in the jars of {@code pluginDir} (null: only the built-in ones) (each jar lists its factories
-     * in {@code META-INF/services/io.standby.robot.RobotFactory}).
+     * The factories on this class path and in the jars of {@code pluginDir} (null: only the built-in ones) (each jar
+     * lists its factories in {@code META-INF/services/io.standby.robot.RobotFactory}).
      *
      * @throws IllegalArgumentException if the directory does not exist or cannot be read
      */
@@ -71,7 +72,9 @@ public final class RobotTypes {
         }
         List<URL> jars = new ArrayList<>();
         try (Stream<Path> files = Files.list(pluginDir)) {
-            for (Path jar : files.filter(f -> f.getFileName().toString().endsWith(".jar")).sorted().toList()) {
+            for (Path jar : files.filter(f -> f.getFileName().toString().endsWith(".jar"))
+                    .sorted()
+                    .toList()) {
                 jars.add(jar.toUri().toURL());
             }
         } catch (MalformedURLException e) {
@@ -80,7 +83,8 @@ public final class RobotTypes {
             throw new IllegalArgumentException("invalid plugin directory '" + pluginDir + "': " + e.getMessage(), e);
         }
         // Never closed: the robots' classes are loaded from it for as long as the node runs.
-        ClassLoader loader = new URLClassLoader("standby-plugins", jars.toArray(URL[]::new), RobotTypes.class.getClassLoader());
+        ClassLoader loader =
+                new URLClassLoader("standby-plugins", jars.toArray(URL[]::new), RobotTypes.class.getClassLoader());
         return discover(loader);
     }
 

@@ -1,25 +1,29 @@
 package io.standby.robot.runtime;
 
 import io.standby.slot.Durations;
-
 import java.time.Duration;
 import java.util.Objects;
 
 /**
  * How the robot runtime runs robots.
  *
- * @param poll              how often the node re-reads its slots' robots to notice additions, stops,
- *                          moves and removals (use the node's slot poll)
- * @param stopTimeout       on a graceful stop, how long robots get to checkpoint and return before they
- *                          are interrupted (default 10 s)
- * @param restartBackoff    the wait before the first restart of a robot that threw (default 1 s); it
- *                          doubles with each failure
+ * @param poll how often the node re-reads its slots' robots to notice additions, stops, moves and removals (use the
+ *     node's slot poll)
+ * @param stopTimeout on a graceful stop, how long robots get to checkpoint and return before they are interrupted
+ *     (default 10 s)
+ * @param restartBackoff the wait before the first restart of a robot that threw (default 1 s); it doubles with each
+ *     failure
  * @param maxRestartBackoff the longest wait between restarts (default 1 min)
- * @param failureLimit      this many failures within {@code failureWindow} mark a robot FAILED (default 5)
- * @param failureWindow     default 5 min
+ * @param failureLimit this many failures within {@code failureWindow} mark a robot FAILED (default 5)
+ * @param failureWindow default 5 min
  */
-public record RuntimeConfig(Duration poll, Duration stopTimeout, Duration restartBackoff,
-                            Duration maxRestartBackoff, int failureLimit, Duration failureWindow) {
+public record RuntimeConfig(
+        Duration poll,
+        Duration stopTimeout,
+        Duration restartBackoff,
+        Duration maxRestartBackoff,
+        int failureLimit,
+        Duration failureWindow) {
 
     public static final Duration DEFAULT_STOP_TIMEOUT = Duration.ofSeconds(10);
     public static final Duration DEFAULT_RESTART_BACKOFF = Duration.ofSeconds(1);
@@ -44,8 +48,13 @@ public record RuntimeConfig(Duration poll, Duration stopTimeout, Duration restar
     }
 
     public static RuntimeConfig defaults(Duration poll) {
-        return new RuntimeConfig(poll, DEFAULT_STOP_TIMEOUT, DEFAULT_RESTART_BACKOFF, DEFAULT_MAX_RESTART_BACKOFF,
-                DEFAULT_FAILURE_LIMIT, DEFAULT_FAILURE_WINDOW);
+        return new RuntimeConfig(
+                poll,
+                DEFAULT_STOP_TIMEOUT,
+                DEFAULT_RESTART_BACKOFF,
+                DEFAULT_MAX_RESTART_BACKOFF,
+                DEFAULT_FAILURE_LIMIT,
+                DEFAULT_FAILURE_WINDOW);
     }
 
     public RuntimeConfig withStopTimeout(Duration stopTimeout) {

@@ -1,5 +1,13 @@
 package io.standby.robot.admin;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Updates;
@@ -12,7 +20,6 @@ import io.standby.robot.internal.RobotDocuments;
 import io.standby.robot.internal.RobotRules;
 import io.standby.robot.internal.RobotWrite;
 import io.standby.robot.model.Desired;
-import io.standby.robot.model.RobotCodec;
 import io.standby.robot.model.RobotState;
 import io.standby.robot.model.RobotToken;
 import io.standby.robot.model.RobotView;
@@ -24,32 +31,23 @@ import io.standby.slot.internal.MongoSlotStore;
 import io.standby.slot.internal.SlotStore;
 import io.standby.testing.TestDatabase;
 import io.standby.testing.TestMongo;
-import org.bson.Document;
-import org.bson.conversions.Bson;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
-
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalDouble;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.bson.Document;
+import org.bson.conversions.Bson;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * The operator's commands ({@code standby robot add/rm/move/stop/start}, {@code slots release}) as rules on
- * the stored documents, on an embedded server through the real robot and slot stores. Where a rule is about
- * a node or a second operator acting between the table's read and its write, {@link Interleaved} lands that
- * change there, on the same database.
+ * The operator's commands ({@code standby robot add/rm/move/stop/start}, {@code slots release}) as rules on the stored
+ * documents, on an embedded server through the real robot and slot stores. Where a rule is about a node or a second
+ * operator acting between the table's read and its write, {@link Interleaved} lands that change there, on the same
+ * database.
  */
 class RobotTableTest {
 
@@ -59,7 +57,8 @@ class RobotTableTest {
 
     @RegisterExtension
     final TestDatabase<StandbyDatabase> database = TestDatabase.of(
-            (uri, name) -> StandbyDatabase.connect(uri, name, Duration.ofSeconds(10), null), StandbyDatabase::database)
+                    (uri, name) -> StandbyDatabase.connect(uri, name, Duration.ofSeconds(10), null),
+                    StandbyDatabase::database)
             .on(TestMongo::embeddedUri);
 
     private StandbyDatabase db;
@@ -116,7 +115,10 @@ class RobotTableTest {
         return slotStore.read(slotId).orElseThrow().epoch();
     }
 
-    /** As the owner of the robot's slot takes it at {@code epoch}: fenced, then marked as its own. Returns its run's token. */
+    /**
+     * As the owner of the robot's slot takes it at {@code epoch}: fenced, then marked as its own. Returns its run's
+     * token.
+     */
     private RobotToken take(String id, long epoch) {
         String slotId = view(id).slotId();
         store.fence(slotId, epoch, List.of(id));
@@ -141,7 +143,8 @@ class RobotTableTest {
         slots.init(2);
         long before = changes("slot-1");
 
-        RobotView added = table.add(new NewRobot("crawler-1", "counter", "slot-1", 5, 2.5, new Document("intervalMs", 250)), NO_CAPACITY);
+        RobotView added = table.add(
+                new NewRobot("crawler-1", "counter", "slot-1", 5, 2.5, new Document("intervalMs", 250)), NO_CAPACITY);
 
         assertEquals(view("crawler-1"), added, "add returns the robot as stored");
         assertEquals("counter", added.type());
@@ -156,7 +159,9 @@ class RobotTableTest {
         assertNotNull(added.incarnation());
         assertNotNull(added.updated(), "stamped with the database's time");
         assertTrue(changes("slot-1") > before, "the slot's owner is told");
-        assertEquals("slot-1", stored("crawler-1").get("request", Document.class).getString("slot"),
+        assertEquals(
+                "slot-1",
+                stored("crawler-1").get("request", Document.class).getString("slot"),
                 "the request a node's change stream watches names the slot");
     }
 
@@ -171,10 +176,14 @@ class RobotTableTest {
         }
         assertRefused("'null'", () -> add(null, "slot-0"));
         for (String bad : List.of("", "mail/er", "x".repeat(129))) {
-            assertRefused("'" + bad + "'", () -> table.add(new NewRobot("t1", bad, "slot-0", 0, 1, new Document()), NO_CAPACITY));
+            assertRefused(
+                    "'" + bad + "'",
+                    () -> table.add(new NewRobot("t1", bad, "slot-0", 0, 1, new Document()), NO_CAPACITY));
         }
         assertRefused("'null'", () -> table.add(new NewRobot("t1", null, "slot-0", 0, 1, new Document()), NO_CAPACITY));
-        assertThrows(NullPointerException.class, () -> table.add(new NewRobot("t1", "counter", "slot-0", 0, 1, null), NO_CAPACITY),
+        assertThrows(
+                NullPointerException.class,
+                () -> table.add(new NewRobot("t1", "counter", "slot-0", 0, 1, null), NO_CAPACITY),
                 "a robot has a config, if only an empty one");
         assertEquals(3, robots.countDocuments(), "no bad robot was stored");
     }
@@ -186,7 +195,9 @@ class RobotTableTest {
             assertRefused("weight " + bad, () -> table.add(robot("w", "slot-0", bad), NO_CAPACITY));
         }
         assertEquals(0, robots.countDocuments());
-        assertEquals(Double.MIN_VALUE, table.add(robot("w", "slot-0", Double.MIN_VALUE), NO_CAPACITY).weight());
+        assertEquals(
+                Double.MIN_VALUE,
+                table.add(robot("w", "slot-0", Double.MIN_VALUE), NO_CAPACITY).weight());
     }
 
     @Test
@@ -243,7 +254,11 @@ class RobotTableTest {
     @Test
     void whileAnySlotIsLiveOnlyLiveSlotsTakeNewRobotsOtherwiseAnySlotDoes() {
         slots.init(2);
-        assertEquals(2, List.of(addAuto("a", 1).slotId(), addAuto("b", 1).slotId()).stream().distinct().count(),
+        assertEquals(
+                2,
+                List.of(addAuto("a", 1).slotId(), addAuto("b", 1).slotId()).stream()
+                        .distinct()
+                        .count(),
                 "no slot is live: both are candidates");
         claim("slot-1");
 
@@ -276,10 +291,14 @@ class RobotTableTest {
     void withACapacityARobotGoesOnlyWhereItFitsAndIsRefusedWhenNoSlotHasRoom() {
         slots.init(2);
         table.add(robot("big", "slot-0", 3), NO_CAPACITY);
-        assertEquals("slot-1", table.add(robot("a", null, 2), OptionalDouble.of(3)).slotId());
-        assertEquals("slot-1", table.add(robot("b", null, 1), OptionalDouble.of(3)).slotId(), "exactly full is allowed");
+        assertEquals(
+                "slot-1", table.add(robot("a", null, 2), OptionalDouble.of(3)).slotId());
+        assertEquals(
+                "slot-1", table.add(robot("b", null, 1), OptionalDouble.of(3)).slotId(), "exactly full is allowed");
 
-        assertRefused("no slot has room for weight 0.5 under capacity 3.0", () -> table.add(robot("c", null, 0.5), OptionalDouble.of(3)));
+        assertRefused(
+                "no slot has room for weight 0.5 under capacity 3.0",
+                () -> table.add(robot("c", null, 0.5), OptionalDouble.of(3)));
         assertFalse(table.get("c").isPresent());
     }
 
@@ -306,9 +325,16 @@ class RobotTableTest {
         add("m", "slot-0");
         robots.insertOne(new Document("_id", "bad").append("slotId", "slot-2").append("weight", "heavy"));
 
-        assertEquals(List.of("m", "z", "a", "b"), table.list(null).stream().map(RobotView::id).toList());
-        assertEquals(List.of("a", "b"), table.list("slot-10").stream().map(RobotView::id).toList());
-        assertEquals(List.of("z"), table.list("slot-2").stream().map(RobotView::id).toList(), "one slot's robots, the malformed skipped");
+        assertEquals(
+                List.of("m", "z", "a", "b"),
+                table.list(null).stream().map(RobotView::id).toList());
+        assertEquals(
+                List.of("a", "b"),
+                table.list("slot-10").stream().map(RobotView::id).toList());
+        assertEquals(
+                List.of("z"),
+                table.list("slot-2").stream().map(RobotView::id).toList(),
+                "one slot's robots, the malformed skipped");
         assertEquals(List.of(), table.list("slot-5"));
         assertRefused("unknown slot 'slot-11'", () -> table.list("slot-11"));
     }
@@ -320,14 +346,23 @@ class RobotTableTest {
         table.add(new NewRobot("b", "counter", "slot-2", 0, 1, new Document("k", 1)), NO_CAPACITY);
         table.add(new NewRobot("a", "counter", "slot-1", 0, 1, new Document("k", 1)), NO_CAPACITY);
         set("a", Updates.set("context", new Document("count", 3)));
-        robots.insertOne(new Document("_id", "aa-bad").append("slotId", "slot-0").append("epoch", "x"));
+        robots.insertOne(
+                new Document("_id", "aa-bad").append("slotId", "slot-0").append("epoch", "x"));
 
         List<RobotView> summaries = table.summaries(3);
 
-        assertEquals(List.of("a", "b"), summaries.stream().map(RobotView::id).toList(),
+        assertEquals(
+                List.of("a", "b"),
+                summaries.stream().map(RobotView::id).toList(),
                 "the first three by id (the malformed one skipped), by slot");
-        assertTrue(summaries.stream().allMatch(r -> r.config().isEmpty() && r.context().isEmpty()), "no config or context");
-        assertEquals(List.of("c", "a", "b"), table.summaries(0).stream().map(RobotView::id).toList(), "0: all of them");
+        assertTrue(
+                summaries.stream()
+                        .allMatch(r -> r.config().isEmpty() && r.context().isEmpty()),
+                "no config or context");
+        assertEquals(
+                List.of("c", "a", "b"),
+                table.summaries(0).stream().map(RobotView::id).toList(),
+                "0: all of them");
     }
 
     @Test
@@ -340,9 +375,14 @@ class RobotTableTest {
         set("c", Updates.combine(Updates.set("state", RobotState.FAILED.name()), Updates.set("slotId", "slot-1")));
         robots.insertOne(new Document("_id", "bad").append("slotId", "slot-0").append("epoch", "x"));
 
-        assertEquals(List.of("a", "d", "c"), table.notRunning(0).stream().map(RobotView::id).toList());
+        assertEquals(
+                List.of("a", "d", "c"),
+                table.notRunning(0).stream().map(RobotView::id).toList());
         List<RobotView> first = table.notRunning(2);
-        assertEquals(List.of("a"), first.stream().map(RobotView::id).toList(), "the first two by id, the malformed one skipped");
+        assertEquals(
+                List.of("a"),
+                first.stream().map(RobotView::id).toList(),
+                "the first two by id, the malformed one skipped");
         assertTrue(first.getFirst().config().isEmpty());
     }
 
@@ -354,14 +394,17 @@ class RobotTableTest {
         add("c", "slot-2");
         set("b", Updates.set("state", RobotState.RUNNING.name()));
         robots.insertOne(new Document("_id", "no-state").append("slotId", "slot-10"));
-        robots.insertOne(new Document("_id", "odd-state").append("slotId", "slot-10").append("state", "EXPLODED"));
+        robots.insertOne(
+                new Document("_id", "odd-state").append("slotId", "slot-10").append("state", "EXPLODED"));
         robots.insertOne(new Document("_id", "no-slot").append("state", "RUNNING"));
 
         Map<String, Map<RobotState, Long>> counts = table.countsBySlot();
 
         assertEquals(List.of("slot-2", "slot-10"), new ArrayList<>(counts.keySet()), "slots in natural order");
         assertEquals(Map.of(RobotState.PENDING, 1L), counts.get("slot-2"));
-        assertEquals(Map.of(RobotState.PENDING, 2L, RobotState.RUNNING, 1L), counts.get("slot-10"),
+        assertEquals(
+                Map.of(RobotState.PENDING, 2L, RobotState.RUNNING, 1L),
+                counts.get("slot-10"),
                 "a missing state is PENDING, as the robot reads; EXPLODED and a robot without slot are left out");
     }
 
@@ -473,7 +516,8 @@ class RobotTableTest {
         add("r1", "slot-0");
         take("r1", claim("slot-0"));
         Interleaved racing = new Interleaved(store);
-        racing.beforeNextWrite(() -> set("r1", Updates.combine(Updates.set("node", null), Updates.set("state", "STOPPED"))));
+        racing.beforeNextWrite(
+                () -> set("r1", Updates.combine(Updates.set("node", null), Updates.set("state", "STOPPED"))));
 
         assertEquals(MoveResult.MOVED, new RobotTable(racing, slots).move("r1", "slot-2"));
 
@@ -535,7 +579,9 @@ class RobotTableTest {
         assertEquals(Desired.STOPPED, view("r1").desired());
         assertEquals(RobotState.STOPPED, view("r1").state());
         assertTrue(changes("slot-0") > before);
-        assertEquals("slot-0", stored("r1").get("request", Document.class).getString("slot"),
+        assertEquals(
+                "slot-0",
+                stored("r1").get("request", Document.class).getString("slot"),
                 "a request a change stream reports to the slot's owner");
     }
 
@@ -562,8 +608,12 @@ class RobotTableTest {
         slots.init(1);
         add("r1", "slot-0");
         table.stop("r1");
-        set("r1", Updates.combine(Updates.set("state", RobotState.FAILED.name()), Updates.set("restarts", 5),
-                Updates.set("lastError", "boom")));
+        set(
+                "r1",
+                Updates.combine(
+                        Updates.set("state", RobotState.FAILED.name()),
+                        Updates.set("restarts", 5),
+                        Updates.set("lastError", "boom")));
         long before = changes("slot-0");
 
         table.start("r1");
@@ -581,8 +631,12 @@ class RobotTableTest {
         slots.init(1);
         add("r1", "slot-0");
         take("r1", claim("slot-0"));
-        set("r1", Updates.combine(Updates.set("state", RobotState.RUNNING.name()), Updates.set("restarts", 2),
-                Updates.set("lastError", "earlier")));
+        set(
+                "r1",
+                Updates.combine(
+                        Updates.set("state", RobotState.RUNNING.name()),
+                        Updates.set("restarts", 2),
+                        Updates.set("lastError", "earlier")));
         table.stop("r1");
 
         table.start("r1");
@@ -692,7 +746,9 @@ class RobotTableTest {
         assertEquals(RUNNER, view("r1").node());
     }
 
-    /** The robot is removed and added again between the read and the write: the new incarnation is removed, read anew. */
+    /**
+     * The robot is removed and added again between the read and the write: the new incarnation is removed, read anew.
+     */
     @Test
     void aRemovalDecidedOnAnEarlierIncarnationIsDecidedAgainOnTheNewOne() {
         slots.init(1);
@@ -714,8 +770,8 @@ class RobotTableTest {
     // ---- forced release ----
 
     /**
-     * The slot's epoch goes up by one and every robot of the slot is fenced at exactly that epoch, so from
-     * then on no write under a token the former owner held is accepted, while robots of other slots are untouched.
+     * The slot's epoch goes up by one and every robot of the slot is fenced at exactly that epoch, so from then on no
+     * write under a token the former owner held is accepted, while robots of other slots are untouched.
      */
     @Test
     void aForcedReleaseFencesTheSlotsRobotsAtTheNewEpochSoNoEarlierTokenWritesAgain() {
@@ -747,7 +803,9 @@ class RobotTableTest {
             RobotWrite late = RobotWrite.checkpoint(stale, 2, new Document("count", 2));
             assertFalse(late.appliesTo(store.stored(List.of(stale.robotId())).get(stale.robotId())));
             assertEquals(0, store.write(List.of(late)), "a write under " + stale + " is rejected");
-            assertEquals(0, store.write(List.of(RobotWrite.status(stale, 2, new Document("state", "STOPPED")))),
+            assertEquals(
+                    0,
+                    store.write(List.of(RobotWrite.status(stale, 2, new Document("state", "STOPPED")))),
                     "so is its final status");
             assertFalse(store.handOver(RobotRules.handOver(stale, RobotState.RUNNING, "slot-1")));
         }
@@ -830,9 +888,8 @@ class RobotTableTest {
     }
 
     /**
-     * The real robot store, with another actor's change landing just before the table's next write (or
-     * every write): a node taking or releasing a robot, or a second operator, between the table's read and
-     * its conditional write.
+     * The real robot store, with another actor's change landing just before the table's next write (or every write): a
+     * node taking or releasing a robot, or a second operator, between the table's read and its conditional write.
      */
     private static final class Interleaved implements RobotDocuments {
         private final RobotDocuments store;

@@ -1,5 +1,9 @@
 package io.standby.robot.admin;
 
+import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Updates;
 import io.standby.robot.Robot;
@@ -12,22 +16,17 @@ import io.standby.slot.StandbyDatabase;
 import io.standby.slot.internal.MongoNodeRegistry;
 import io.standby.slot.internal.NodeRegistry;
 import io.standby.testing.TestDatabase;
+import java.time.Duration;
+import java.util.Date;
+import java.util.List;
 import org.bson.Document;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import java.time.Duration;
-import java.util.Date;
-import java.util.List;
-
-import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-
 /**
- * Which robot types may be added, the one rule the command line, an embedding application and Spring use
- * alike: a type this process knows, whose factory accepts the configuration, or one a live node announces.
+ * Which robot types may be added, the one rule the command line, an embedding application and Spring use alike: a type
+ * this process knows, whose factory accepts the configuration, or one a live node announces.
  */
 class RobotTypeCheckTest {
 
@@ -46,7 +45,8 @@ class RobotTypeCheckTest {
     @Test
     void aLocalTypesFactoryJudgesTheConfigurationWithItsOwnWords() {
         assertDoesNotThrow(() -> RobotTable.validateConfig("counter", new Document("intervalMs", 500), local));
-        IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,
+        IllegalArgumentException refused = assertThrows(
+                IllegalArgumentException.class,
                 () -> RobotTable.validateConfig("counter", new Document("intervalMs", -1), local));
         assertEquals("invalid config for a counter robot: intervalMs -1 must be positive", refused.getMessage());
         // A type this process does not know is checked by the nodes that run it.
@@ -56,9 +56,10 @@ class RobotTypeCheckTest {
     @Test
     void aTypeNobodyKnowsIsRefusedNamingTheKnownOnes() {
         announce("127.0.0.1:7001", List.of("counter", "crawler"), false);
-        IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,
-                () -> RobotTable.requireRunnableType("mailer", local, nodes));
-        assertEquals("unknown robot type 'mailer': neither built in nor known to a live node (known: counter, crawler)",
+        IllegalArgumentException refused = assertThrows(
+                IllegalArgumentException.class, () -> RobotTable.requireRunnableType("mailer", local, nodes));
+        assertEquals(
+                "unknown robot type 'mailer': neither built in nor known to a live node (known: counter, crawler)",
                 refused.getMessage());
     }
 
@@ -68,21 +69,44 @@ class RobotTypeCheckTest {
         announce("127.0.0.1:7001", List.of("crawler"), false);
         assertDoesNotThrow(() -> RobotTable.requireRunnableType("crawler", local, nodes));
         announce("127.0.0.1:7002", List.of("mailer"), true);
-        IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,
-                () -> RobotTable.requireRunnableType("mailer", local, nodes));
-        assertEquals("unknown robot type 'mailer': neither built in nor known to a live node (known: counter, crawler)",
+        IllegalArgumentException refused = assertThrows(
+                IllegalArgumentException.class, () -> RobotTable.requireRunnableType("mailer", local, nodes));
+        assertEquals(
+                "unknown robot type 'mailer': neither built in nor known to a live node (known: counter, crawler)",
                 refused.getMessage());
     }
 
     /** A node's registry document, as a node writes it; an offline one was last written an hour ago. */
     private void announce(String node, List<String> types, boolean offline) {
         NodeId id = NodeId.parse(node);
-        new MongoNodeRegistry(database.connection().database()).write(new NodeRegistry.NodeRecord(id, "i-" + node, "host",
-                NodeState.STANDBY, List.of(), 1, 0, 0, 0, 0, 0, "test", Duration.ofSeconds(1), types),
-                NodeRegistry.Write.FIRST);
+        new MongoNodeRegistry(database.connection().database())
+                .write(
+                        new NodeRegistry.NodeRecord(
+                                id,
+                                "i-" + node,
+                                "host",
+                                NodeState.STANDBY,
+                                List.of(),
+                                1,
+                                0,
+                                0,
+                                0,
+                                0,
+                                0,
+                                "test",
+                                Duration.ofSeconds(1),
+                                types),
+                        NodeRegistry.Write.FIRST);
         if (offline) {
-            database.connection().database().getCollection(MongoNodeRegistry.COLLECTION).updateOne(Filters.eq("_id", node),
-                    Updates.set("time", new Date(System.currentTimeMillis() - Duration.ofHours(1).toMillis())));
+            database.connection()
+                    .database()
+                    .getCollection(MongoNodeRegistry.COLLECTION)
+                    .updateOne(
+                            Filters.eq("_id", node),
+                            Updates.set(
+                                    "time",
+                                    new Date(System.currentTimeMillis()
+                                            - Duration.ofHours(1).toMillis())));
         }
     }
 
@@ -103,8 +127,7 @@ class RobotTypeCheckTest {
 
         @Override
         public Robot create(Document config) {
-            return context -> {
-            };
+            return context -> {};
         }
     }
 }

@@ -1,13 +1,12 @@
 package io.standby.robot.internal;
 
-import org.junit.jupiter.api.Test;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.time.Duration;
 import java.util.List;
 import java.util.stream.IntStream;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
+import org.junit.jupiter.api.Test;
 
 /** The runtime's one backoff rule: the first wait, doubled after each failure, never above the cap. */
 class BackoffTest {
@@ -18,7 +17,8 @@ class BackoffTest {
     @Test
     void eachWaitDoublesTheLastUpToTheCapAndStaysThere() {
         Backoff backoff = new Backoff(FIRST, MAX);
-        List<Long> waits = IntStream.range(0, 8).mapToObj(i -> backoff.next().toMillis()).toList();
+        List<Long> waits =
+                IntStream.range(0, 8).mapToObj(i -> backoff.next().toMillis()).toList();
         assertEquals(List.of(50L, 100L, 200L, 400L, 800L, 1000L, 1000L, 1000L), waits);
     }
 

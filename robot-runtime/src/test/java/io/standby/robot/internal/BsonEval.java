@@ -1,7 +1,7 @@
 package io.standby.robot.internal;
 
 import com.mongodb.MongoClientSettings;
-import io.standby.robot.model.RobotToken;
+import java.util.Map;
 import org.bson.BsonArray;
 import org.bson.BsonBoolean;
 import org.bson.BsonDateTime;
@@ -14,48 +14,47 @@ import org.bson.BsonValue;
 import org.bson.Document;
 import org.bson.conversions.Bson;
 
-import java.util.Map;
-
 /**
- * MongoDB's matching and update semantics, in process, for exactly the operators the stores' rules
- * ({@code SlotRules}, {@code RobotRules}, {@code RobotToken}, {@code RobotWrite}) send, so that the
- * simulation applies the very documents the Mongo stores send. {@code $$NOW} and {@code $currentDate} are
- * the time the caller supplies (the simulated server's clock).
+ * MongoDB's matching and update semantics, in process, for exactly the operators the stores' rules ({@code SlotRules},
+ * {@code RobotRules}, {@code RobotToken}, {@code RobotWrite}) send, so that the simulation applies the very documents
+ * the Mongo stores send. {@code $$NOW} and {@code $currentDate} are the time the caller supplies (the simulated
+ * server's clock).
  *
- * <p>Supported, with MongoDB's semantics, and checked against the embedded server by
- * {@code BsonEvalTest}:
+ * <p>Supported, with MongoDB's semantics, and checked against the embedded server by {@code BsonEvalTest}:
+ *
  * <ul>
- *   <li>filters: a field's value (equality), {@code $and}, {@code $eq}, {@code $ne}, {@code $in},
- *       {@code $nin}, {@code $lt}, {@code $lte}, {@code $gt}, {@code $gte}, {@code $exists}, and
- *       {@code $expr} with {@code $lt}, {@code $lte}, {@code $gt}, {@code $gte}, {@code $eq}, {@code $ne}
- *       over {@code $add}, {@code "$field"}, {@code "$$NOW"} and constants;</li>
- *   <li>a missing field equals {@code null} ({@code {f: null}}, {@code $in: [null, x]} match it, and
- *       {@code $ne: null}, {@code $nin: [null]} do not); numbers compare by value across int32, int64 and
- *       double;</li>
- *   <li>query comparisons ({@code $lt} and the like) match only values of the same type class (numbers,
- *       strings, dates, booleans), as MongoDB's type bracketing does, so a missing field matches none;</li>
- *   <li>{@code $expr} comparisons follow the full BSON order, null below numbers below strings below
- *       documents below booleans below dates, and {@code $add} of a missing field is null: this is why
- *       {@code time + late < $$NOW} holds for a slot without a late mark unless the filter says
- *       {@code late > 0} too;</li>
- *   <li>updates: {@code $set}, {@code $unset}, {@code $inc} (int32 stays int32 unless it overflows,
- *       int64 or double win) and {@code $currentDate} (as a date).</li>
+ *   <li>filters: a field's value (equality), {@code $and}, {@code $eq}, {@code $ne}, {@code $in}, {@code $nin},
+ *       {@code $lt}, {@code $lte}, {@code $gt}, {@code $gte}, {@code $exists}, and {@code $expr} with {@code $lt},
+ *       {@code $lte}, {@code $gt}, {@code $gte}, {@code $eq}, {@code $ne} over {@code $add}, {@code "$field"},
+ *       {@code "$$NOW"} and constants;
+ *   <li>a missing field equals {@code null} ({@code {f: null}}, {@code $in: [null, x]} match it, and {@code $ne: null},
+ *       {@code $nin: [null]} do not); numbers compare by value across int32, int64 and double;
+ *   <li>query comparisons ({@code $lt} and the like) match only values of the same type class (numbers, strings, dates,
+ *       booleans), as MongoDB's type bracketing does, so a missing field matches none;
+ *   <li>{@code $expr} comparisons follow the full BSON order, null below numbers below strings below documents below
+ *       booleans below dates, and {@code $add} of a missing field is null: this is why {@code time + late < $$NOW}
+ *       holds for a slot without a late mark unless the filter says {@code late > 0} too;
+ *   <li>updates: {@code $set}, {@code $unset}, {@code $inc} (int32 stays int32 unless it overflows, int64 or double
+ *       win) and {@code $currentDate} (as a date).
  * </ul>
- * Top-level fields only: a dotted path, an array in a document, any other operator or expression, and
- * any other type in a comparison fail loudly with an {@link IllegalArgumentException} naming it, so that
- * a new rule cannot be silently misread here.
  *
- * <p>Documents are values: {@link #apply} returns a new top-level document and never changes the one it
- * is given, so the simulation's committed copies can share them.
+ * Top-level fields only: a dotted path, an array in a document, any other operator or expression, and any other type in
+ * a comparison fail loudly with an {@link IllegalArgumentException} naming it, so that a new rule cannot be silently
+ * misread here.
+ *
+ * <p>Documents are values: {@link #apply} returns a new top-level document and never changes the one it is given, so
+ * the simulation's committed copies can share them.
  */
 final class BsonEval {
 
-    private BsonEval() {
-    }
+    private BsonEval() {}
 
-    /** The document the driver would send for {@code bson}: a {@link BsonDocument} as it is, anything else encoded once. */
+    /**
+     * The document the driver would send for {@code bson}: a {@link BsonDocument} as it is, anything else encoded once.
+     */
     static BsonDocument bson(Bson bson) {
-        return bson instanceof BsonDocument document ? document
+        return bson instanceof BsonDocument document
+                ? document
                 : bson.toBsonDocument(Document.class, MongoClientSettings.getDefaultCodecRegistry());
     }
 
@@ -106,7 +105,9 @@ final class BsonEval {
 
     private static boolean field(String name, BsonValue condition, BsonDocument doc) {
         BsonValue actual = get(doc, name);
-        if (!(condition instanceof BsonDocument operators) || operators.isEmpty() || !operators.getFirstKey().startsWith("$")) {
+        if (!(condition instanceof BsonDocument operators)
+                || operators.isEmpty()
+                || !operators.getFirstKey().startsWith("$")) {
             return equal(actual, condition);
         }
         for (Map.Entry<String, BsonValue> operator : operators.entrySet()) {
@@ -118,7 +119,9 @@ final class BsonEval {
                 case "$nin" -> !in(actual, operand.asArray());
                 case "$lt", "$lte", "$gt", "$gte" -> bracketed(actual, operand, operator.getKey());
                 case "$exists" -> (actual != null) == operand.asBoolean().getValue();
-                default -> throw new IllegalArgumentException("unsupported query operator " + operator.getKey() + " on " + name);
+                default ->
+                    throw new IllegalArgumentException(
+                            "unsupported query operator " + operator.getKey() + " on " + name);
             };
             if (!holds) {
                 return false;
@@ -212,7 +215,9 @@ final class BsonEval {
                 throw new IllegalArgumentException("unsupported expression " + operator.toJson());
             }
             String name = operator.getFirstKey();
-            BsonArray args = operator.get(name).isArray() ? operator.get(name).asArray() : new BsonArray(java.util.List.of(operator.get(name)));
+            BsonArray args = operator.get(name).isArray()
+                    ? operator.get(name).asArray()
+                    : new BsonArray(java.util.List.of(operator.get(name)));
             return switch (name) {
                 case "$add" -> add(args, doc, nowMs);
                 case "$lt", "$lte", "$gt", "$gte", "$eq", "$ne" -> {
@@ -220,14 +225,15 @@ final class BsonEval {
                         throw new IllegalArgumentException(name + " takes two arguments");
                     }
                     int c = ordered(expression(args.get(0), doc, nowMs), expression(args.get(1), doc, nowMs), name);
-                    yield BsonBoolean.valueOf(switch (name) {
-                        case "$lt" -> c < 0;
-                        case "$lte" -> c <= 0;
-                        case "$gt" -> c > 0;
-                        case "$gte" -> c >= 0;
-                        case "$eq" -> c == 0;
-                        default -> c != 0;
-                    });
+                    yield BsonBoolean.valueOf(
+                            switch (name) {
+                                case "$lt" -> c < 0;
+                                case "$lte" -> c <= 0;
+                                case "$gt" -> c > 0;
+                                case "$gte" -> c >= 0;
+                                case "$eq" -> c == 0;
+                                default -> c != 0;
+                            });
                 }
                 default -> throw new IllegalArgumentException("unsupported expression operator " + name);
             };
@@ -303,8 +309,10 @@ final class BsonEval {
         return switch (a.getBsonType()) {
             case INT32, INT64, DOUBLE -> compareNumbers(a, b);
             case STRING -> a.asString().getValue().compareTo(b.asString().getValue());
-            case BOOLEAN -> Boolean.compare(a.asBoolean().getValue(), b.asBoolean().getValue());
-            case DATE_TIME -> Long.compare(a.asDateTime().getValue(), b.asDateTime().getValue());
+            case BOOLEAN ->
+                Boolean.compare(a.asBoolean().getValue(), b.asBoolean().getValue());
+            case DATE_TIME ->
+                Long.compare(a.asDateTime().getValue(), b.asDateTime().getValue());
             default -> throw new IllegalArgumentException("unsupported " + operator + " on " + a.getBsonType());
         };
     }
@@ -316,7 +324,8 @@ final class BsonEval {
         return Long.compare(a.asNumber().longValue(), b.asNumber().longValue());
     }
 
-    private static final java.util.Set<String> UPDATE_OPERATORS = java.util.Set.of("$set", "$unset", "$inc", "$max", "$currentDate");
+    private static final java.util.Set<String> UPDATE_OPERATORS =
+            java.util.Set.of("$set", "$unset", "$inc", "$max", "$currentDate");
 
     /** {@code doc} after {@code update}, as a new document; {@code doc} itself is left as it was. */
     static BsonDocument apply(Bson update, BsonDocument doc, long nowMs) {
@@ -353,13 +362,15 @@ final class BsonEval {
                     case "$max" -> result.put(name, max(result.get(name), value, name));
                     case "$currentDate" -> {
                         if (!(value.isBoolean() && value.asBoolean().getValue()
-                                || value.isDocument() && new BsonDocument("$type", new org.bson.BsonString("date")).equals(value))) {
+                                || value.isDocument()
+                                        && new BsonDocument("$type", new org.bson.BsonString("date")).equals(value))) {
                             throw new IllegalArgumentException("unsupported $currentDate " + value + " on " + name);
                         }
                         result.put(name, new BsonDateTime(nowMs));
                     }
-                    default -> throw new IllegalArgumentException("unsupported update operator " + operator.getKey()
-                            + (operator.getKey().startsWith("$") ? "" : " (a replacement document)"));
+                    default ->
+                        throw new IllegalArgumentException("unsupported update operator " + operator.getKey()
+                                + (operator.getKey().startsWith("$") ? "" : " (a replacement document)"));
                 }
             }
         }
@@ -386,7 +397,8 @@ final class BsonEval {
             throw new IllegalStateException("$inc on a non-number in " + name + ": " + current);
         }
         if (current.isDouble() || by.isDouble()) {
-            return new BsonDouble(current.asNumber().doubleValue() + by.asNumber().doubleValue());
+            return new BsonDouble(
+                    current.asNumber().doubleValue() + by.asNumber().doubleValue());
         }
         long sum = Math.addExact(current.asNumber().longValue(), by.asNumber().longValue());
         return current.isInt64() || by.isInt64() || sum != (int) sum ? new BsonInt64(sum) : new BsonInt32((int) sum);

@@ -5,7 +5,6 @@ import io.standby.slot.NodeId;
 import io.standby.slot.SlotView;
 import io.standby.slot.internal.FreeShare;
 import io.standby.slot.internal.SlotStore;
-
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;

@@ -2,7 +2,6 @@ package io.standby.robot.internal;
 
 import io.standby.slot.Lease;
 import io.standby.slot.NodeId;
-
 import java.time.Duration;
 
 /** A lease that stays as a test sets it: valid or ended, on one slot at one epoch, held by nobody in particular. */

@@ -2,7 +2,6 @@ package io.standby.robot.internal;
 
 import io.standby.robot.model.RobotToken;
 import io.standby.robot.model.RobotView;
-
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;

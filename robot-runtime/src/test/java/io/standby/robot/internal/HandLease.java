@@ -2,7 +2,6 @@ package io.standby.robot.internal;
 
 import io.standby.slot.Lease;
 import io.standby.slot.NodeId;
-
 import java.time.Duration;
 
 /** A lease a test ends by hand ({@link #end()}), on {@code slot-0} at epoch 4: valid until then, never again after. */

@@ -1,15 +1,14 @@
 package io.standby.robot.internal;
 
 import io.standby.robot.model.RobotView;
-
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.function.Consumer;
 
 /**
- * The real store, with switches that make a call fail as an unreachable database would, and hooks that let
- * a test change the database at the moment of a take or a read, as an operator or the protocol's threads may.
+ * The real store, with switches that make a call fail as an unreachable database would, and hooks that let a test
+ * change the database at the moment of a take or a read, as an operator or the protocol's threads may.
  */
 final class HookedStore extends ForwardingRobotStore {
     volatile boolean failFence;
@@ -17,9 +16,9 @@ final class HookedStore extends ForwardingRobotStore {
     final IllegalStateException fenceFailure = new IllegalStateException("fence: database unreachable");
     int standbyLinks;
     /** Runs just before a take, with the ids it asks for. */
-    volatile Consumer<Collection<String>> beforeTake = ids -> { };
+    volatile Consumer<Collection<String>> beforeTake = ids -> {};
     /** Runs just after a read of the slots' robots, before they are reconciled. */
-    volatile Runnable afterWatch = () -> { };
+    volatile Runnable afterWatch = () -> {};
 
     HookedStore(RobotStore store) {
         super(store);

@@ -9,9 +9,9 @@ import java.util.concurrent.TimeoutException;
 import java.util.function.BooleanSupplier;
 
 /**
- * Real virtual threads whose timed waits take no time: a wait returns at once, ready or "timed out", and
- * records how long it would have lasted. So a test sees a run's backoffs without waiting them out. Not for
- * the write batcher, whose idle wait would then spin.
+ * Real virtual threads whose timed waits take no time: a wait returns at once, ready or "timed out", and records how
+ * long it would have lasted. So a test sees a run's backoffs without waiting them out. Not for the write batcher, whose
+ * idle wait would then spin.
  */
 final class InstantWaits implements RunThreads {
 
@@ -36,8 +36,7 @@ final class InstantWaits implements RunThreads {
             }
 
             @Override
-            public void wakeAll() {
-            }
+            public void wakeAll() {}
         };
     }
 
@@ -47,7 +46,8 @@ final class InstantWaits implements RunThreads {
     }
 
     @Override
-    public <T> T get(CompletableFuture<T> future, Duration atMost) throws InterruptedException, ExecutionException, TimeoutException {
+    public <T> T get(CompletableFuture<T> future, Duration atMost)
+            throws InterruptedException, ExecutionException, TimeoutException {
         return VIRTUAL.get(future, atMost);
     }
 }

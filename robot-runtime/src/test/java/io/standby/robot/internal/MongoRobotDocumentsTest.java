@@ -1,5 +1,10 @@
 package io.standby.robot.internal;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Updates;
@@ -9,31 +14,25 @@ import io.standby.robot.model.RobotView;
 import io.standby.slot.StandbyDatabase;
 import io.standby.testing.TestDatabase;
 import io.standby.testing.TestMongo;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
 import org.bson.Document;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import java.time.Duration;
-import java.util.List;
-import java.util.Set;
-import java.util.stream.Collectors;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
 /**
- * {@link RobotDocuments} on MongoDB: the plain reads and writes behind the operator's commands
- * ({@code RobotTable}), on an embedded server. The store contract ({@link RobotStoreContract}) covers the
- * runtime's own operations.
+ * {@link RobotDocuments} on MongoDB: the plain reads and writes behind the operator's commands ({@code RobotTable}), on
+ * an embedded server. The store contract ({@link RobotStoreContract}) covers the runtime's own operations.
  */
 class MongoRobotDocumentsTest {
 
     @RegisterExtension
     final TestDatabase<StandbyDatabase> database = TestDatabase.of(
-            (uri, name) -> StandbyDatabase.connect(uri, name, Duration.ofSeconds(10), null), StandbyDatabase::database)
+                    (uri, name) -> StandbyDatabase.connect(uri, name, Duration.ofSeconds(10), null),
+                    StandbyDatabase::database)
             .on(TestMongo::embeddedUri);
 
     private RobotDocuments store;
@@ -45,8 +44,8 @@ class MongoRobotDocumentsTest {
         store = new MongoRobotStore(db);
         robots = db.database().getCollection(RobotFields.COLLECTION);
         for (String id : List.of("c", "a", "d", "b")) {
-            assertTrue(store.insert(RobotCodec.newRobot(id, "counter", id.equals("d") ? "slot-1" : "slot-0", 0, 1,
-                    new Document("k", id))));
+            assertTrue(store.insert(RobotCodec.newRobot(
+                    id, "counter", id.equals("d") ? "slot-1" : "slot-0", 0, 1, new Document("k", id))));
         }
     }
 
@@ -69,10 +68,12 @@ class MongoRobotDocumentsTest {
         Document whole = store.find(Filters.eq("_id", "a"), List.of(), 0).getFirst();
         assertEquals(robots.find(Filters.eq("_id", "a")).first(), whole);
 
-        Document summary = store.find(Filters.eq("_id", "a"), List.of(RobotFields.CONFIG, RobotFields.CONTEXT), 0).getFirst();
+        Document summary = store.find(Filters.eq("_id", "a"), List.of(RobotFields.CONFIG, RobotFields.CONTEXT), 0)
+                .getFirst();
         assertFalse(summary.containsKey(RobotFields.CONFIG));
         assertFalse(summary.containsKey(RobotFields.CONTEXT));
-        Set<String> expected = whole.keySet().stream().filter(k -> !k.equals(RobotFields.CONFIG) && !k.equals(RobotFields.CONTEXT))
+        Set<String> expected = whole.keySet().stream()
+                .filter(k -> !k.equals(RobotFields.CONFIG) && !k.equals(RobotFields.CONTEXT))
                 .collect(Collectors.toSet());
         assertEquals(expected, summary.keySet(), "every other field is there");
     }
@@ -105,7 +106,8 @@ class MongoRobotDocumentsTest {
         assertEquals(2, store.revoke("slot-0", 3), "a and b; c is above");
         assertEquals(3L, robots.find(Filters.eq("_id", "a")).first().getLong(RobotFields.EPOCH));
         assertEquals(7L, robots.find(Filters.eq("_id", "c")).first().getLong(RobotFields.EPOCH));
-        assertEquals(0L, robots.find(Filters.eq("_id", "d")).first().getLong(RobotFields.EPOCH), "another slot's robot");
+        assertEquals(
+                0L, robots.find(Filters.eq("_id", "d")).first().getLong(RobotFields.EPOCH), "another slot's robot");
         assertEquals(0, store.revoke("slot-0", 3), "once");
     }
 
@@ -128,9 +130,11 @@ class MongoRobotDocumentsTest {
 
         Set<Document> groups = Set.copyOf(store.countBySlotAndState());
 
-        assertEquals(Set.of(
-                new Document("_id", new Document("slot", "slot-0").append("state", "RUNNING")).append("n", 1),
-                new Document("_id", new Document("slot", "slot-0").append("state", "PENDING")).append("n", 2),
-                new Document("_id", new Document("slot", "slot-1").append("state", "PENDING")).append("n", 1)), groups);
+        assertEquals(
+                Set.of(
+                        new Document("_id", new Document("slot", "slot-0").append("state", "RUNNING")).append("n", 1),
+                        new Document("_id", new Document("slot", "slot-0").append("state", "PENDING")).append("n", 2),
+                        new Document("_id", new Document("slot", "slot-1").append("state", "PENDING")).append("n", 1)),
+                groups);
     }
 }

@@ -1,5 +1,10 @@
 package io.standby.robot.internal;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import com.mongodb.MongoCommandException;
 import com.mongodb.MongoException;
 import com.mongodb.MongoInterruptedException;
@@ -18,31 +23,26 @@ import io.standby.slot.StandbyDatabase;
 import io.standby.testing.TestDatabase;
 import io.standby.testing.TestMongo;
 import io.standby.testing.TestPorts;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
 import org.bson.BsonDocument;
 import org.bson.Document;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import java.time.Duration;
-import java.util.List;
-import java.util.Set;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
 /**
- * How the Mongo robot store reports a bulk of writes that did not simply land: the writes the database
- * refused, by their place in the bulk; an unreachable database as the driver's own (transient) error, which
- * the batcher retries; anything else as a write that cannot be sent.
+ * How the Mongo robot store reports a bulk of writes that did not simply land: the writes the database refused, by
+ * their place in the bulk; an unreachable database as the driver's own (transient) error, which the batcher retries;
+ * anything else as a write that cannot be sent.
  */
 class MongoRobotStoreFailureTest {
 
     @RegisterExtension
     final TestDatabase<StandbyDatabase> database = TestDatabase.of(
-            (uri, name) -> StandbyDatabase.connect(uri, name, Duration.ofSeconds(10), null), StandbyDatabase::database)
+                    (uri, name) -> StandbyDatabase.connect(uri, name, Duration.ofSeconds(10), null),
+                    StandbyDatabase::database)
             .on(TestMongo::embeddedUri);
 
     private RobotStore store;
@@ -76,17 +76,32 @@ class MongoRobotStoreFailureTest {
         assertEquals(Set.of(1), failure.refused().keySet(), "only the second write is refused");
         assertFalse(failure.refused().get(1).isBlank(), "with the database's reason");
         assertFalse(failure.unconfirmed(), "the others were acknowledged");
-        assertEquals(1, robots.find(Filters.eq("_id", "r1")).first().get("context", Document.class).getInteger("count"));
-        assertEquals(3, robots.find(Filters.eq("_id", "r3")).first().get("context", Document.class).getInteger("count"));
-        assertEquals(0L, robots.find(Filters.eq("_id", "r2")).first().getLong("statusSeq"), "the refused one changed nothing");
+        assertEquals(
+                1,
+                robots.find(Filters.eq("_id", "r1"))
+                        .first()
+                        .get("context", Document.class)
+                        .getInteger("count"));
+        assertEquals(
+                3,
+                robots.find(Filters.eq("_id", "r3"))
+                        .first()
+                        .get("context", Document.class)
+                        .getInteger("count"));
+        assertEquals(
+                0L,
+                robots.find(Filters.eq("_id", "r2")).first().getLong("statusSeq"),
+                "the refused one changed nothing");
     }
 
     @Test
     void anUnreachableDatabaseIsReportedAsTheDriversOwnErrorSoTheWriteIsRetried() {
         int nobody = TestPorts.free();
-        try (StandbyDatabase gone = StandbyDatabase.connect("mongodb://127.0.0.1:" + nobody, "gone", Duration.ofMillis(300), null)) {
+        try (StandbyDatabase gone =
+                StandbyDatabase.connect("mongodb://127.0.0.1:" + nobody, "gone", Duration.ofMillis(300), null)) {
             RobotStore unreachable = new MongoRobotStore(gone);
-            RuntimeException e = assertThrows(RuntimeException.class,
+            RuntimeException e = assertThrows(
+                    RuntimeException.class,
                     () -> unreachable.write(List.of(RobotWrite.checkpoint(token("r1"), 1, new Document("count", 1)))));
             assertFalse(e instanceof IllegalArgumentException, "not a write that cannot be sent: " + e);
             assertTrue(MongoRobotStore.isTransient(e), e.toString());
@@ -107,10 +122,15 @@ class MongoRobotStoreFailureTest {
                 labelled("RetryableWriteError"),
                 labelled("TransientTransactionError"));
         for (RuntimeException e : transients) {
-            assertTrue(MongoRobotStore.isTransient(e), e.getClass().getSimpleName() + " " + ((MongoException) e).getErrorLabels());
+            assertTrue(
+                    MongoRobotStore.isTransient(e),
+                    e.getClass().getSimpleName() + " " + ((MongoException) e).getErrorLabels());
         }
-        List<RuntimeException> others = List.of(new MongoException("bad"), labelled("NoWritesPerformed"),
-                new MongoCommandException(new BsonDocument(), address), new IllegalStateException("closed"));
+        List<RuntimeException> others = List.of(
+                new MongoException("bad"),
+                labelled("NoWritesPerformed"),
+                new MongoCommandException(new BsonDocument(), address),
+                new IllegalStateException("closed"));
         for (RuntimeException e : others) {
             assertFalse(MongoRobotStore.isTransient(e), e.toString());
         }

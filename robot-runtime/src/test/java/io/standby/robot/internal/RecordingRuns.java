@@ -3,21 +3,19 @@ package io.standby.robot.internal;
 import io.standby.robot.model.RobotToken;
 import io.standby.robot.model.RobotView;
 import io.standby.slot.Lease;
-import io.standby.slot.MonotonicClock;
-
+import io.standby.slot.testing.ManualClock;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * A launcher of runs that do what a test scripts and record what a slot asked of them, on a clock that
- * moves only while a run is awaited: a slot's own rules, without robot threads or real waits.
+ * A launcher of runs that do what a test scripts and record what a slot asked of them, on a clock that moves only while
+ * a run is awaited: a slot's own rules, without robot threads or real waits.
  */
 final class RecordingRuns implements Run.Launcher {
 
     /** The clock of the slots under test: it moves only by what the runs' awaits took. */
-    final HandClock clock = new HandClock();
+    final ManualClock clock = new ManualClock();
     /** Every run launched, in launch order. */
     final List<RecordingRun> launched = new CopyOnWriteArrayList<>();
 
@@ -38,41 +36,35 @@ final class RecordingRuns implements Run.Launcher {
     }
 
     RecordingRun run(String robotId) {
-        return launched.stream().filter(r -> r.token().robotId().equals(robotId)).reduce((a, b) -> b).orElseThrow();
-    }
-
-    /** A monotonic clock a test or a run moves by hand. */
-    static final class HandClock implements MonotonicClock {
-        private final AtomicLong nanos = new AtomicLong(5_000_000_000L);
-
-        @Override
-        public long nanoTime() {
-            return nanos.get();
-        }
-
-        void tick(Duration d) {
-            nanos.addAndGet(d.toNanos());
-        }
+        return launched.stream()
+                .filter(r -> r.token().robotId().equals(robotId))
+                .reduce((a, b) -> b)
+                .orElseThrow();
     }
 
     /**
-     * One run. By default its robot returns when asked to stop (after {@link #stopTakes}) and when
-     * interrupted; a test can make it ignore either, or be finishing its last words.
+     * One run. By default its robot returns when asked to stop (after {@link #stopTakes}) and when interrupted; a test
+     * can make it ignore either, or be finishing its last words.
      */
     static final class RecordingRun implements Run {
         final RobotView robot;
         final Lease lease;
-        private final HandClock clock;
+        private final ManualClock clock;
         private final RobotToken token;
-        /** What the slot asked, in order: "stop OPERATOR", "stop MOVE slot-1", "interrupt", "interrupt removed", "resend". */
+        /**
+         * What the slot asked, in order: "stop OPERATOR", "stop MOVE slot-1", "interrupt", "interrupt removed",
+         * "resend".
+         */
         final List<String> asked = new CopyOnWriteArrayList<>();
         /** The bound of every await, in order. */
         final List<Duration> awaits = new CopyOnWriteArrayList<>();
+
         volatile boolean alive = true;
         /** When the stop was asked (clock nanos), or -1. */
         volatile long stopRequestedAt = -1;
         /** When it was first interrupted (clock nanos), or -1. */
         volatile long interruptedAt = -1;
+
         volatile boolean ignoresStop;
         volatile boolean ignoresInterrupt;
         volatile boolean finishing;
@@ -80,7 +72,7 @@ final class RecordingRuns implements Run.Launcher {
         /** How long its robot takes to return once asked to stop, counted from the request. */
         volatile Duration stopTakes = Duration.ZERO;
 
-        RecordingRun(RobotView robot, Lease lease, HandClock clock) {
+        RecordingRun(RobotView robot, Lease lease, ManualClock clock) {
             this.robot = robot;
             this.lease = lease;
             this.clock = clock;

@@ -1,5 +1,12 @@
 package io.standby.robot.internal;
 
+import static io.standby.robot.internal.ScriptedChangeSource.token;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
@@ -9,6 +16,13 @@ import com.mongodb.MongoSocketOpenException;
 import com.mongodb.ServerAddress;
 import io.standby.robot.internal.RobotChangeWatcher.Status;
 import io.standby.robot.internal.ScriptedChangeSource.Fed;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
 import org.bson.BsonString;
@@ -19,24 +33,9 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.slf4j.LoggerFactory;
 
-import java.time.Duration;
-import java.util.List;
-import java.util.Set;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
-
-import static io.standby.robot.internal.ScriptedChangeSource.token;
-import static org.awaitility.Awaitility.await;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
 /**
- * The watcher's restarts, against a scripted source (no replica set runs here) with a clock and a sleeper
- * that only move when told: no test waits for real except for the watcher's thread to act.
+ * The watcher's restarts, against a scripted source (no replica set runs here) with a clock and a sleeper that only
+ * move when told: no test waits for real except for the watcher's thread to act.
  */
 class RobotChangeWatcherTest {
 
@@ -89,7 +88,8 @@ class RobotChangeWatcherTest {
     @Test
     void transientFailuresToOpenBackOffDoublingUpToACapAndTheStreamThatOpensWakesOnce() {
         for (int i = 0; i < 8; i++) {
-            source.failOpen(i % 2 == 0 ? notWritablePrimary() : new MongoSocketOpenException("refused", new ServerAddress()));
+            source.failOpen(
+                    i % 2 == 0 ? notWritablePrimary() : new MongoSocketOpenException("refused", new ServerAddress()));
         }
         watcher = started(SLOT_0);
 
@@ -105,7 +105,7 @@ class RobotChangeWatcherTest {
         source.openTo(new Fed().deliver("e1", "e2").fail(notWritablePrimary()));
         watcher = started(SLOT_0);
 
-        await().until(() -> source.attempts.size() == 2 && wakes.get() == 4);  // open, e1, e2, reopen
+        await().until(() -> source.attempts.size() == 2 && wakes.get() == 4); // open, e1, e2, reopen
         assertEquals(token("e2"), source.attempt(1).resumeAfter());
         assertEquals(RobotChanges.pipeline(SLOT_0), source.attempt(1).pipeline());
         assertTrue(source.attempt(0).stream().closed);
@@ -115,8 +115,7 @@ class RobotChangeWatcherTest {
     @ParameterizedTest(name = "error {0}")
     @ValueSource(ints = {286, 280, 260, 136})
     void whenTheServerNoLongerHasTheResumePointTheStreamStartsAfresh(int code) {
-        source.openTo(new Fed().deliver("e1").fail(notWritablePrimary()))
-                .failOpen(commandError(code, "cannot resume"));
+        source.openTo(new Fed().deliver("e1").fail(notWritablePrimary())).failOpen(commandError(code, "cannot resume"));
         watcher = started(SLOT_0);
 
         await().until(() -> source.attempts.size() == 3 && watcher.status() == Status.WATCHING);
@@ -134,11 +133,13 @@ class RobotChangeWatcherTest {
 
         watcher.slots(Set.of("slot-1", "slot-0"));
         await().until(() -> source.attempts.size() == 2 && wakes.get() == 3);
-        assertEquals(RobotChanges.pipeline(Set.of("slot-0", "slot-1")), source.attempt(1).pipeline());
+        assertEquals(
+                RobotChanges.pipeline(Set.of("slot-0", "slot-1")),
+                source.attempt(1).pipeline());
         assertEquals(token("e1"), source.attempt(1).resumeAfter());
         assertTrue(first.closed);
 
-        watcher.slots(Set.of("slot-0", "slot-1"));  // the same set: nothing to reopen
+        watcher.slots(Set.of("slot-0", "slot-1")); // the same set: nothing to reopen
         watcher.slots(Set.of("slot-1"));
         await().until(() -> source.attempts.size() >= 3);
         assertEquals(RobotChanges.pipeline(Set.of("slot-1")), source.attempt(2).pipeline());
@@ -165,7 +166,8 @@ class RobotChangeWatcherTest {
     @Test
     void aStandaloneServerIsNeverAskedForAStream() {
         source.offers = () -> false;
-        watcher = new RobotChangeWatcher(source, Duration.ofSeconds(1), wakes::incrementAndGet, nanos::get, sleeps::add);
+        watcher =
+                new RobotChangeWatcher(source, Duration.ofSeconds(1), wakes::incrementAndGet, nanos::get, sleeps::add);
         watcher.slots(SLOT_0);
         watcher.start();
 
@@ -173,7 +175,8 @@ class RobotChangeWatcherTest {
         assertEquals(Status.UNAVAILABLE, watcher.status());
         assertEquals(List.of(), source.attempts);
         assertEquals(0, wakes.get());
-        assertEquals(List.of("No change streams on a standalone server; robots are re-read every 1s"), messages(Level.INFO));
+        assertEquals(
+                List.of("No change streams on a standalone server; robots are re-read every 1s"), messages(Level.INFO));
     }
 
     @Test
@@ -208,7 +211,10 @@ class RobotChangeWatcherTest {
     @Test
     void aStreamThatRanForAWhileEndsTheOutageAndTheNextFailureStartsTheBackoffAgain() {
         Fed proven = new Fed();
-        source.failOpen(notWritablePrimary()).failOpen(notWritablePrimary()).failOpen(notWritablePrimary()).openTo(proven);
+        source.failOpen(notWritablePrimary())
+                .failOpen(notWritablePrimary())
+                .failOpen(notWritablePrimary())
+                .openTo(proven);
         watcher = started(SLOT_0);
         await().until(() -> watcher.status() == Status.WATCHING);
         assertEquals(ms(500, 1000, 2000), sleeps);
@@ -249,7 +255,8 @@ class RobotChangeWatcherTest {
     void closeInterruptsAWaitBeforeARetry() {
         CountDownLatch never = new CountDownLatch(1);
         source.failOpen(notWritablePrimary());
-        watcher = new RobotChangeWatcher(source, Duration.ofSeconds(1), wakes::incrementAndGet, nanos::get, d -> never.await());
+        watcher = new RobotChangeWatcher(
+                source, Duration.ofSeconds(1), wakes::incrementAndGet, nanos::get, d -> never.await());
         watcher.slots(SLOT_0);
         watcher.start();
         await().until(() -> watcher.status() == Status.RETRYING);
@@ -261,10 +268,11 @@ class RobotChangeWatcherTest {
     }
 
     private RobotChangeWatcher started(Set<String> slots) {
-        RobotChangeWatcher w = new RobotChangeWatcher(source, Duration.ofSeconds(1), wakes::incrementAndGet, nanos::get, d -> {
-            sleeps.add(d);
-            nanos.addAndGet(d.toNanos());
-        });
+        RobotChangeWatcher w =
+                new RobotChangeWatcher(source, Duration.ofSeconds(1), wakes::incrementAndGet, nanos::get, d -> {
+                    sleeps.add(d);
+                    nanos.addAndGet(d.toNanos());
+                });
         w.slots(slots);
         return w.start();
     }
@@ -274,8 +282,11 @@ class RobotChangeWatcherTest {
     }
 
     private static MongoCommandException commandError(int code, String message) {
-        return new MongoCommandException(new BsonDocument("ok", new BsonInt32(0)).append("code", new BsonInt32(code))
-                .append("errmsg", new BsonString(message)), new ServerAddress());
+        return new MongoCommandException(
+                new BsonDocument("ok", new BsonInt32(0))
+                        .append("code", new BsonInt32(code))
+                        .append("errmsg", new BsonString(message)),
+                new ServerAddress());
     }
 
     private static List<Duration> ms(long... millis) {
@@ -287,7 +298,10 @@ class RobotChangeWatcherTest {
     }
 
     private List<String> messages(Level level) {
-        return logged.stream().filter(e -> e.getLevel() == level).map(ILoggingEvent::getFormattedMessage).toList();
+        return logged.stream()
+                .filter(e -> e.getLevel() == level)
+                .map(ILoggingEvent::getFormattedMessage)
+                .toList();
     }
 
     private static Logger logger() {

@@ -1,11 +1,18 @@
 package io.standby.robot.internal;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoCollection;
 import io.standby.robot.model.RobotCodec;
 import io.standby.robot.model.RobotFields;
 import io.standby.testing.TestMongo;
+import java.util.ArrayList;
+import java.util.Date;
+import java.util.List;
+import java.util.Set;
 import org.bson.BsonTimestamp;
 import org.bson.Document;
 import org.junit.jupiter.api.AfterAll;
@@ -13,18 +20,10 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import java.util.ArrayList;
-import java.util.Date;
-import java.util.List;
-import java.util.Set;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-
 /**
- * The change-stream filter, evaluated by a real server. No replica set runs here, so the events are
- * stored as ordinary documents shaped exactly like change events, and the pipeline runs over them as an
- * aggregation: the same {@code $match} a change stream would apply to each event.
+ * The change-stream filter, evaluated by a real server. No replica set runs here, so the events are stored as ordinary
+ * documents shaped exactly like change events, and the pipeline runs over them as an aggregation: the same
+ * {@code $match} a change stream would apply to each event.
  */
 class RobotChangesTest {
 
@@ -55,24 +54,43 @@ class RobotChangesTest {
     void anOperatorCommandOrARobotAddedOrMovedIntoMySlotsWakesMe() {
         store(insert("added", robot("r1", "slot-0")));
         store(replace("replaced", robot("r2", "slot-1")));
-        store(update("moved-in", new Document(RobotFields.SLOT, "slot-1").append(RobotFields.EPOCH, 0L)
-                .append(RobotFields.STATE, "PENDING").append(RobotFields.NODE, null)));
-        store(update("stopped", new Document(RobotFields.DESIRED, "stopped").append(RobotFields.REQUEST, request("slot-0"))));
-        store(update("move-requested", new Document(RobotFields.TARGET, "slot-7").append(RobotFields.REQUEST, request("slot-1"))));
+        store(update(
+                "moved-in",
+                new Document(RobotFields.SLOT, "slot-1")
+                        .append(RobotFields.EPOCH, 0L)
+                        .append(RobotFields.STATE, "PENDING")
+                        .append(RobotFields.NODE, null)));
+        store(update(
+                "stopped",
+                new Document(RobotFields.DESIRED, "stopped").append(RobotFields.REQUEST, request("slot-0"))));
+        store(update(
+                "move-requested",
+                new Document(RobotFields.TARGET, "slot-7").append(RobotFields.REQUEST, request("slot-1"))));
 
         assertEquals(List.of("added", "replaced", "moved-in", "stopped", "move-requested"), passing());
     }
 
     @Test
     void runnerWritesWakeNobody() {
-        store(update("checkpoint", new Document(RobotFields.CONTEXT, new Document("count", 12L))
-                .append("seq", 13L).append(RobotFields.UPDATED, new Date())));
-        store(update("status", new Document(RobotFields.STATE, "RUNNING").append("statusSeq", 4L)
-                .append(RobotFields.NODE, "10.0.0.5:7700").append(RobotFields.RESTARTS, 1)
-                .append(RobotFields.LAST_ERROR, "boom").append(RobotFields.EPOCH, 3L)));
+        store(update(
+                "checkpoint",
+                new Document(RobotFields.CONTEXT, new Document("count", 12L))
+                        .append("seq", 13L)
+                        .append(RobotFields.UPDATED, new Date())));
+        store(update(
+                "status",
+                new Document(RobotFields.STATE, "RUNNING")
+                        .append("statusSeq", 4L)
+                        .append(RobotFields.NODE, "10.0.0.5:7700")
+                        .append(RobotFields.RESTARTS, 1)
+                        .append(RobotFields.LAST_ERROR, "boom")
+                        .append(RobotFields.EPOCH, 3L)));
         // A context that happens to hold a field named like the ones watched changes nothing.
-        store(update("context-lookalike", new Document(RobotFields.CONTEXT,
-                new Document(RobotFields.SLOT, "slot-0").append("request", new Document("slot", "slot-0")))));
+        store(update(
+                "context-lookalike",
+                new Document(
+                        RobotFields.CONTEXT,
+                        new Document(RobotFields.SLOT, "slot-0").append("request", new Document("slot", "slot-0")))));
 
         assertEquals(List.of(), passing());
     }
@@ -84,7 +102,9 @@ class RobotChangesTest {
         store(update("moved-elsewhere", new Document(RobotFields.SLOT, "slot-9").append(RobotFields.EPOCH, 0L)));
         store(update("commanded-elsewhere", new Document(RobotFields.REQUEST, request("slot-9"))));
         // A move into my slot is requested on the slot it leaves; I hear of it when it is handed over.
-        store(update("move-to-me-requested", new Document(RobotFields.TARGET, "slot-0").append(RobotFields.REQUEST, request("slot-9"))));
+        store(update(
+                "move-to-me-requested",
+                new Document(RobotFields.TARGET, "slot-0").append(RobotFields.REQUEST, request("slot-9"))));
 
         assertEquals(List.of(), passing());
     }
@@ -110,13 +130,17 @@ class RobotChangesTest {
 
         Document shipped = events.aggregate(RobotChanges.pipeline(MINE)).first();
 
-        assertEquals(new Document("_id", new Document("_data", "added")).append("operationType", "insert")
-                .append("documentKey", new Document("_id", "r1")), shipped);
+        assertEquals(
+                new Document("_id", new Document("_data", "added"))
+                        .append("operationType", "insert")
+                        .append("documentKey", new Document("_id", "r1")),
+                shipped);
     }
 
     @Test
     void theSameSetGivesTheSamePipelineAndNoSetIsRefused() {
-        assertEquals(RobotChanges.match(Set.of("slot-0", "slot-1", "slot-2")).toBsonDocument(),
+        assertEquals(
+                RobotChanges.match(Set.of("slot-0", "slot-1", "slot-2")).toBsonDocument(),
                 RobotChanges.match(Set.of("slot-2", "slot-1", "slot-0")).toBsonDocument());
         assertThrows(IllegalArgumentException.class, () -> RobotChanges.match(Set.of()));
     }
@@ -134,9 +158,15 @@ class RobotChangesTest {
     }
 
     private static Document robot(String id, String slotId) {
-        return new Document("_id", id).append("incarnation", id + "-1").append("type", "counter")
-                .append(RobotFields.SLOT, slotId).append(RobotFields.DESIRED, "running").append(RobotFields.STATE, "PENDING")
-                .append(RobotFields.NODE, null).append(RobotFields.CONTEXT, new Document()).append(RobotFields.EPOCH, 0L)
+        return new Document("_id", id)
+                .append("incarnation", id + "-1")
+                .append("type", "counter")
+                .append(RobotFields.SLOT, slotId)
+                .append(RobotFields.DESIRED, "running")
+                .append(RobotFields.STATE, "PENDING")
+                .append(RobotFields.NODE, null)
+                .append(RobotFields.CONTEXT, new Document())
+                .append(RobotFields.EPOCH, 0L)
                 .append(RobotFields.REQUEST, request(slotId));
     }
 
@@ -147,14 +177,18 @@ class RobotChangesTest {
 
     /** The fields every change event has; {@code name} stands in for the resume token. */
     private static Document event(String name, String operationType) {
-        return new Document("_id", new Document("_data", name)).append("operationType", operationType)
-                .append("clusterTime", new BsonTimestamp(1_800_000_000, 1)).append("wallTime", new Date())
+        return new Document("_id", new Document("_data", name))
+                .append("operationType", operationType)
+                .append("clusterTime", new BsonTimestamp(1_800_000_000, 1))
+                .append("wallTime", new Date())
                 .append("ns", new Document("db", "standby").append("coll", RobotFields.COLLECTION))
                 .append("documentKey", new Document("_id", "r1"));
     }
 
     private static Document insert(String name, Document robot) {
-        return event(name, "insert").append("documentKey", new Document("_id", robot.get("_id"))).append("fullDocument", robot);
+        return event(name, "insert")
+                .append("documentKey", new Document("_id", robot.get("_id")))
+                .append("fullDocument", robot);
     }
 
     private static Document replace(String name, Document robot) {
@@ -162,7 +196,11 @@ class RobotChangesTest {
     }
 
     private static Document update(String name, Document updatedFields) {
-        return event(name, "update").append("updateDescription", new Document("updatedFields", updatedFields)
-                .append("removedFields", List.of()).append("truncatedArrays", List.of()));
+        return event(name, "update")
+                .append(
+                        "updateDescription",
+                        new Document("updatedFields", updatedFields)
+                                .append("removedFields", List.of())
+                                .append("truncatedArrays", List.of()));
     }
 }

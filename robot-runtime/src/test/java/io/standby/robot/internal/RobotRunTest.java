@@ -1,5 +1,11 @@
 package io.standby.robot.internal;
 
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.standby.robot.FencedException;
 import io.standby.robot.Robot;
 import io.standby.robot.RobotFactory;
@@ -10,10 +16,6 @@ import io.standby.robot.runtime.RobotListener;
 import io.standby.robot.runtime.RobotTypes;
 import io.standby.robot.runtime.RuntimeConfig;
 import io.standby.slot.SlotTable;
-import org.bson.Document;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Test;
-
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -24,17 +26,14 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
-
-import static org.awaitility.Awaitility.await;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.bson.Document;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
 
 /**
- * One robot's run on the embedded server, from its start to its last words: no robot code without a valid
- * lease, a rejected write stops the run, restarts back off until a crash loop fails the robot, and each
- * way a run ends leaves the robot's document as the next runner needs it, with the final status last.
+ * One robot's run on the embedded server, from its start to its last words: no robot code without a valid lease, a
+ * rejected write stops the run, restarts back off until a crash loop fails the robot, and each way a run ends leaves
+ * the robot's document as the next runner needs it, with the final status last.
  */
 class RobotRunTest {
 
@@ -47,7 +46,8 @@ class RobotRunTest {
     private final AtomicInteger ran = new AtomicInteger();
     private final AtomicInteger ended = new AtomicInteger();
     /** Called by the listener when the run says it restarts: a test acts in the backoff. */
-    private volatile Runnable onRestarting = () -> { };
+    private volatile Runnable onRestarting = () -> {};
+
     private final RobotListener listener = new RobotListener() {
         @Override
         public void checkpointed(String robotId, Duration latency) {
@@ -115,8 +115,13 @@ class RobotRunTest {
     }
 
     private RobotRuns runs(RunThreads threads, RuntimeConfig config, RobotFactory... types) {
-        return new RobotRuns(new RobotRuns.Storage(robots.store, writes, new WriteSequence()), config,
-                RobotTypes.of(types), StoredRobots.NODE, () -> 0L, threads,
+        return new RobotRuns(
+                new RobotRuns.Storage(robots.store, writes, new WriteSequence()),
+                config,
+                RobotTypes.of(types),
+                StoredRobots.NODE,
+                () -> 0L,
+                threads,
                 new RobotRuns.Hooks(ended::incrementAndGet, events::add, listener));
     }
 
@@ -195,7 +200,8 @@ class RobotRunTest {
         assertEnds(run);
         assertEquals("STOPPED", doc().getString(RobotFields.STATE));
         assertNull(doc().getString(RobotFields.NODE));
-        assertEquals("running", doc().getString(RobotFields.DESIRED), "the operator's own wish is the operator's to write");
+        assertEquals(
+                "running", doc().getString(RobotFields.DESIRED), "the operator's own wish is the operator's to write");
         assertEquals(List.of("robot-started", "robot-stopped"), eventTypes());
         assertEquals(1, ran.get());
     }
@@ -239,15 +245,28 @@ class RobotRunTest {
             context.checkpoint(new Document("count", 3));
         }));
         Run run = launchAndAwaitRunning(runs, robots.add("r1", "counter", new Document()));
-        robots.db.database().getCollection(SlotTable.COLLECTION).insertOne(new Document("_id", "slot-1").append(SlotTable.CHANGES, 0L));
+        robots.db
+                .database()
+                .getCollection(SlotTable.COLLECTION)
+                .insertOne(new Document("_id", "slot-1").append(SlotTable.CHANGES, 0L));
 
         run.requestStop(Run.Stop.MOVE, "slot-1");
         run.requestStop(Run.Stop.RELEASE, null);
 
         assertEnds(run);
         assertEquals("slot-1", doc().getString(RobotFields.SLOT));
-        assertEquals(new Document("count", 3), doc().get(RobotFields.CONTEXT), "the final checkpoint of a graceful stop travels along");
-        assertEquals(1L, robots.db.database().getCollection(SlotTable.COLLECTION).find().first().getLong(SlotTable.CHANGES),
+        assertEquals(
+                new Document("count", 3),
+                doc().get(RobotFields.CONTEXT),
+                "the final checkpoint of a graceful stop travels along");
+        assertEquals(
+                1L,
+                robots.db
+                        .database()
+                        .getCollection(SlotTable.COLLECTION)
+                        .find()
+                        .first()
+                        .getLong(SlotTable.CHANGES),
                 "the target slot's owner is told to read its robots again");
         assertEquals("robot-moved", eventTypes().getLast());
         assertEquals(new Document("to", "slot-1"), events.getLast().get("detail"));
@@ -266,8 +285,12 @@ class RobotRunTest {
         }));
         Run run = launchAndAwaitRunning(runs, robots.add("r1", "stubborn", new Document()));
         // The operator's removal, which the slot's owner answers with the interrupt.
-        robots.db.database().getCollection(RobotFields.COLLECTION).updateOne(new Document(RobotFields.ID, "r1"),
-                new Document("$set", new Document(RobotFields.DESIRED, "removed")));
+        robots.db
+                .database()
+                .getCollection(RobotFields.COLLECTION)
+                .updateOne(
+                        new Document(RobotFields.ID, "r1"),
+                        new Document("$set", new Document(RobotFields.DESIRED, "removed")));
 
         run.interruptRemoved();
 
@@ -361,12 +384,25 @@ class RobotRunTest {
         assertEquals(4, doc.getInteger(RobotFields.RESTARTS));
         assertEquals("java.lang.IllegalStateException: crash 4", doc.getString(RobotFields.LAST_ERROR));
         assertEquals(List.of("restarting r1", "restarting r1", "restarting r1", "failed r1"), told);
-        assertEquals(List.of("robot-started", "robot-restarting", "robot-started", "robot-restarting", "robot-started",
-                "robot-restarting", "robot-started", "robot-failed"), eventTypes());
+        assertEquals(
+                List.of(
+                        "robot-started",
+                        "robot-restarting",
+                        "robot-started",
+                        "robot-restarting",
+                        "robot-started",
+                        "robot-restarting",
+                        "robot-started",
+                        "robot-failed"),
+                eventTypes());
         assertNull(events.get(0).get("detail"), "a first start is no restart");
         assertEquals(new Document("restarts", 3), events.get(6).get("detail"));
-        assertEquals(new Document("error", "java.lang.IllegalStateException: crash 1").append("inMs", 1000L), events.get(1).get("detail"));
-        assertEquals(new Document("error", "java.lang.IllegalStateException: crash 4"), events.getLast().get("detail"));
+        assertEquals(
+                new Document("error", "java.lang.IllegalStateException: crash 1").append("inMs", 1000L),
+                events.get(1).get("detail"));
+        assertEquals(
+                new Document("error", "java.lang.IllegalStateException: crash 4"),
+                events.getLast().get("detail"));
     }
 
     @Test
@@ -384,8 +420,13 @@ class RobotRunTest {
         }));
 
         Run run = runs.launch(robots.add("r1", "flaky", new Document()), lease);
-        awaitCondition("the restarted robot checkpoints", () -> new Document("count", 1).equals(doc().get(RobotFields.CONTEXT)));
-        awaitCondition("its status arrives", () -> "RUNNING".equals(doc().getString(RobotFields.STATE)) && doc().getInteger(RobotFields.RESTARTS) == 1);
+        awaitCondition(
+                "the restarted robot checkpoints",
+                () -> new Document("count", 1).equals(doc().get(RobotFields.CONTEXT)));
+        awaitCondition(
+                "its status arrives",
+                () -> "RUNNING".equals(doc().getString(RobotFields.STATE))
+                        && doc().getInteger(RobotFields.RESTARTS) == 1);
 
         assertEquals("java.lang.IllegalStateException: first try", doc().getString(RobotFields.LAST_ERROR));
         run.requestStop(Run.Stop.OPERATOR, null);
@@ -397,9 +438,10 @@ class RobotRunTest {
     void noRestartAfterTheLeaseEndedDuringTheBackoff() throws Exception {
         InstantWaits threads = new InstantWaits();
         onRestarting = lease::end;
-        RobotRuns runs = runs(threads, RuntimeConfig.defaults(Duration.ofSeconds(1)), factory("crashy", c -> context -> {
-            throw new IllegalStateException("crash " + ran.incrementAndGet());
-        }));
+        RobotRuns runs =
+                runs(threads, RuntimeConfig.defaults(Duration.ofSeconds(1)), factory("crashy", c -> context -> {
+                    throw new IllegalStateException("crash " + ran.incrementAndGet());
+                }));
 
         Run run = runs.launch(robots.add("r1", "crashy", new Document()), lease);
 
@@ -415,10 +457,11 @@ class RobotRunTest {
         CountDownLatch launched = new CountDownLatch(1);
         Run[] run = new Run[1];
         onRestarting = () -> run[0].requestStop(Run.Stop.OPERATOR, null);
-        RobotRuns runs = runs(threads, RuntimeConfig.defaults(Duration.ofSeconds(1)), factory("crashy", c -> context -> {
-            launched.await();
-            throw new IllegalStateException("crash " + ran.incrementAndGet());
-        }));
+        RobotRuns runs =
+                runs(threads, RuntimeConfig.defaults(Duration.ofSeconds(1)), factory("crashy", c -> context -> {
+                    launched.await();
+                    throw new IllegalStateException("crash " + ran.incrementAndGet());
+                }));
 
         run[0] = runs.launch(robots.add("r1", "crashy", new Document()), lease);
         launched.countDown();
@@ -452,7 +495,9 @@ class RobotRunTest {
 
         assertEnds(run);
         assertEquals("FAILED", doc().getString(RobotFields.STATE));
-        assertEquals("cannot create: java.lang.IllegalArgumentException: bad config", doc().getString(RobotFields.LAST_ERROR));
+        assertEquals(
+                "cannot create: java.lang.IllegalArgumentException: bad config",
+                doc().getString(RobotFields.LAST_ERROR));
         assertEquals(0, ran.get());
     }
 
@@ -470,7 +515,10 @@ class RobotRunTest {
         run.requestStop(Run.Stop.OPERATOR, null);
 
         assertEnds(run);
-        assertEquals("STOPPED", doc().getString(RobotFields.STATE), "the run still holds its token: its final state is written");
+        assertEquals(
+                "STOPPED",
+                doc().getString(RobotFields.STATE),
+                "the run still holds its token: its final state is written");
     }
 
     @Test
@@ -485,7 +533,8 @@ class RobotRunTest {
         assertEnds(run);
         assertEquals(1, ran.get(), "a fence is no failure to restart from");
         assertEquals("robot-lost", eventTypes().getLast());
-        assertFalse("STOPPED".equals(doc().getString(RobotFields.STATE)) || "FAILED".equals(doc().getString(RobotFields.STATE)));
+        assertFalse("STOPPED".equals(doc().getString(RobotFields.STATE))
+                || "FAILED".equals(doc().getString(RobotFields.STATE)));
     }
 
     @Test
@@ -493,7 +542,9 @@ class RobotRunTest {
         writes.loseNextStatus.set(true);
         RobotRuns runs = runs(factory("counter", config -> waiting()));
         Run run = runs.launch(robots.add("r1", "counter", new Document()), lease);
-        awaitCondition("the first status write fails", () -> writes.statuses.size() == 1 && writes.statuses.getFirst().isDone());
+        awaitCondition(
+                "the first status write fails",
+                () -> writes.statuses.size() == 1 && writes.statuses.getFirst().isDone());
         assertEquals("STARTING", doc().getString(RobotFields.STATE), "lost on the way");
 
         run.resendStatus();
@@ -515,7 +566,9 @@ class RobotRunTest {
             unwind.await();
         }));
         Run run = runs.launch(robots.add("r1", "counter", new Document()), lease);
-        awaitCondition("the first status write fails", () -> writes.statuses.size() == 1 && writes.statuses.getFirst().isDone());
+        awaitCondition(
+                "the first status write fails",
+                () -> writes.statuses.size() == 1 && writes.statuses.getFirst().isDone());
 
         run.requestStop(Run.Stop.RELEASE, null);
         run.resendStatus();
@@ -534,7 +587,9 @@ class RobotRunTest {
         CountDownLatch statusLost = new CountDownLatch(1);
         RobotRuns runs = runs(factory("once", config -> context -> statusLost.await()));
         Run run = runs.launch(robots.add("r1", "once", new Document()), lease);
-        awaitCondition("the first status write fails", () -> writes.statuses.size() == 1 && writes.statuses.getFirst().isDone());
+        awaitCondition(
+                "the first status write fails",
+                () -> writes.statuses.size() == 1 && writes.statuses.getFirst().isDone());
 
         // The robot returns by itself: nobody asked it to stop, so only the run's own end guards its status.
         statusLost.countDown();

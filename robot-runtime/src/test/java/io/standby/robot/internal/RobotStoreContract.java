@@ -1,5 +1,12 @@
 package io.standby.robot.internal;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Updates;
@@ -12,33 +19,26 @@ import io.standby.slot.SlotTable;
 import io.standby.slot.StandbyDatabase;
 import io.standby.testing.CommandLog;
 import io.standby.testing.TestDatabase;
-import org.bson.Document;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
-
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
-import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.bson.Document;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * The fencing operations, one step at a time, on each kind of database the project supports: the
- * subclasses choose it (embedded always; a real MongoDB by URI or in Docker where available).
+ * The fencing operations, one step at a time, on each kind of database the project supports: the subclasses choose it
+ * (embedded always; a real MongoDB by URI or in Docker where available).
  */
 abstract class RobotStoreContract {
 
     @RegisterExtension
     final TestDatabase<StandbyDatabase> database = TestDatabase.of(
-            (uri, name) -> StandbyDatabase.connect(uri, name, Duration.ofSeconds(10), null), StandbyDatabase::database)
+                    (uri, name) -> StandbyDatabase.connect(uri, name, Duration.ofSeconds(10), null),
+                    StandbyDatabase::database)
             .on(this::uri);
 
     private StandbyDatabase db;
@@ -69,7 +69,11 @@ abstract class RobotStoreContract {
     /** The token a run of the robot would hold now, fenced at {@code epoch} in slot-0. */
     private RobotToken token(String id, long epoch) {
         Document doc = doc(id);
-        return new RobotToken(id, doc.getString(RobotFields.INCARNATION), "slot-0", epoch,
+        return new RobotToken(
+                id,
+                doc.getString(RobotFields.INCARNATION),
+                "slot-0",
+                epoch,
                 doc.get(RobotFields.FENCES) instanceof Number n ? n.longValue() : 0);
     }
 
@@ -83,7 +87,8 @@ abstract class RobotStoreContract {
 
     @Test
     void aFenceRaisesTheEpochCountsItselfRestartsTheSequencesAndTakeMarksOnlyRunnableRobots() {
-        robots.updateOne(Filters.eq("_id", "r1"), Updates.combine(Updates.set("seq", 41L), Updates.set("statusSeq", 7L)));
+        robots.updateOne(
+                Filters.eq("_id", "r1"), Updates.combine(Updates.set("seq", 41L), Updates.set("statusSeq", 7L)));
         assertEquals(3, store.fence("slot-0", 4, null));
         assertEquals(0, store.fence("slot-0", 4, null), "fencing twice at one epoch changes nothing");
         assertEquals(0L, doc("r1").getLong("seq"));
@@ -92,7 +97,9 @@ abstract class RobotStoreContract {
         robots.updateOne(Filters.eq("_id", "r2"), new Document("$set", new Document("desired", "stopped")));
         robots.updateOne(Filters.eq("_id", "r3"), new Document("$set", new Document("node", "10.0.0.9:1")));
 
-        assertEquals(1, store.take("slot-0", 4, List.of("r1", "r2", "r3"), "127.0.0.1:1"),
+        assertEquals(
+                1,
+                store.take("slot-0", 4, List.of("r1", "r2", "r3"), "127.0.0.1:1"),
                 "the count says how many it took, which lets a node skip reading them again");
 
         assertEquals("127.0.0.1:1", doc("r1").getString("node"));
@@ -100,15 +107,18 @@ abstract class RobotStoreContract {
         assertNull(doc("r2").getString("node"), "a stopped robot is not taken");
         assertEquals("10.0.0.9:1", doc("r3").getString("node"), "a robot another node runs is not taken");
         assertEquals(3, store.load("slot-0", 4, null).size());
-        assertEquals(1, store.take("slot-0", 4, List.of("r1"), "127.0.0.1:1"), "a robot already taken at this epoch is still this node's");
+        assertEquals(
+                1,
+                store.take("slot-0", 4, List.of("r1"), "127.0.0.1:1"),
+                "a robot already taken at this epoch is still this node's");
         assertEquals(0, store.take("slot-0", 4, List.of("r1"), "10.0.0.9:1"), "nor another node's");
         assertEquals(0, store.take("slot-0", 3, List.of("r1"), "127.0.0.1:1"), "nor an earlier epoch's");
     }
 
     /**
-     * Two runs of one robot under one lease (stopped and started, or paused and resumed) must not share a
-     * token: a late final status of the first, landing after the second's take, would otherwise say the
-     * robot is not running while the second runs, and a move or removal would go ahead.
+     * Two runs of one robot under one lease (stopped and started, or paused and resumed) must not share a token: a late
+     * final status of the first, landing after the second's take, would otherwise say the robot is not running while
+     * the second runs, and a move or removal would go ahead.
      */
     @Test
     void everyTakeGivesTheRobotANewTokenSoAnEarlierRunsLateWritesMatchNothing() throws Exception {
@@ -118,14 +128,22 @@ abstract class RobotStoreContract {
         assertEquals(1, store.write(List.of(RobotWrite.status(first, 5, new Document("state", "RUNNING")))));
         assertEquals(1, store.write(List.of(checkpoint(first, 6, 1))));
 
-        assertEquals(1, store.take("slot-0", 4, List.of("r1"), "127.0.0.1:1"), "taken again by the same node, under the same lease");
+        assertEquals(
+                1,
+                store.take("slot-0", 4, List.of("r1"), "127.0.0.1:1"),
+                "taken again by the same node, under the same lease");
         RobotToken second = RobotToken.of(store.load("slot-0", 4, List.of("r1")).getFirst());
 
         assertNotEquals(first, second, "a second run has a token of its own");
-        assertEquals(0, store.write(List.of(RobotWrite.status(first, 7, new Document("state", "STOPPED").append("node", null)))),
+        assertEquals(
+                0,
+                store.write(
+                        List.of(RobotWrite.status(first, 7, new Document("state", "STOPPED").append("node", null)))),
                 "the first run's late final status matches nothing");
         assertEquals("127.0.0.1:1", doc("r1").getString("node"));
-        assertEquals(1, store.write(List.of(RobotWrite.status(second, 1, new Document("state", "RUNNING")))),
+        assertEquals(
+                1,
+                store.write(List.of(RobotWrite.status(second, 1, new Document("state", "RUNNING")))),
                 "the second run's writes start their sequences anew");
         assertEquals(1, store.write(List.of(checkpoint(second, 1, 2))));
         assertEquals(2, countOf("r1"), "and its checkpoint lands");
@@ -136,8 +154,9 @@ abstract class RobotStoreContract {
         store.fence("slot-0", 1, null);
         try (WriteBatcher writes = new WriteBatcher(store)) {
             assertTrue(writes.submit(checkpoint(token("r1", 1), 1, 5)).get(10, TimeUnit.SECONDS));
-            store.fence("slot-0", 2, null);   // a new owner
-            assertFalse(writes.submit(checkpoint(token("r1", 1), 2, 6)).get(10, TimeUnit.SECONDS),
+            store.fence("slot-0", 2, null); // a new owner
+            assertFalse(
+                    writes.submit(checkpoint(token("r1", 1), 2, 6)).get(10, TimeUnit.SECONDS),
                     "the old owner's write is reported fenced");
             assertTrue(writes.submit(checkpoint(token("r2", 2), 3, 1)).get(10, TimeUnit.SECONDS));
         }
@@ -157,9 +176,12 @@ abstract class RobotStoreContract {
         assertEquals(2, countOf("r1"), "and changes nothing");
 
         try (WriteBatcher writes = new WriteBatcher(store)) {
-            assertTrue(writes.submit(checkpoint(token, 11, 2)).get(10, TimeUnit.SECONDS),
+            assertTrue(
+                    writes.submit(checkpoint(token, 11, 2)).get(10, TimeUnit.SECONDS),
                     "a retry of a write that had landed is acknowledged, not fenced");
-            assertTrue(writes.submit(RobotWrite.status(token, 3, new Document("state", "RUNNING"))).get(10, TimeUnit.SECONDS),
+            assertTrue(
+                    writes.submit(RobotWrite.status(token, 3, new Document("state", "RUNNING")))
+                            .get(10, TimeUnit.SECONDS),
                     "status writes are ordered apart from checkpoints");
         }
         assertEquals(11L, doc("r1").getLong("seq"));
@@ -174,7 +196,8 @@ abstract class RobotStoreContract {
         assertEquals(1, store.write(List.of(checkpoint(before, 12, 2))));
         // Moved away and back while the same node holds slot-0 at epoch 5.
         assertTrue(handOver(store, before, "slot-1"));
-        robots.updateOne(Filters.eq("_id", "r1"), Updates.combine(Updates.set("slotId", "slot-0"), Updates.set("epoch", 0L)));
+        robots.updateOne(
+                Filters.eq("_id", "r1"), Updates.combine(Updates.set("slotId", "slot-0"), Updates.set("epoch", 0L)));
         assertEquals(1, store.fence("slot-0", 5, List.of("r1")));
         RobotToken after = token("r1", 5);
         assertNotEquals(before, after);
@@ -190,28 +213,40 @@ abstract class RobotStoreContract {
     void aWriteAppliesExactlyWhenItsConditionSaysSo() {
         store.fence("slot-0", 1, null);
         RobotToken live = token("r1", 1);
-        assertEquals(2, store.write(List.of(checkpoint(live, 5, 1), RobotWrite.status(live, 5, new Document("state", "RUNNING")))));
+        assertEquals(
+                2,
+                store.write(
+                        List.of(checkpoint(live, 5, 1), RobotWrite.status(live, 5, new Document("state", "RUNNING")))));
         List<RobotWrite> cases = List.of(
-                checkpoint(live, 4, 9), checkpoint(live, 5, 9), checkpoint(live, 6, 9),
-                RobotWrite.status(live, 5, new Document("restarts", 1)), RobotWrite.status(live, 8, new Document("restarts", 2)),
+                checkpoint(live, 4, 9),
+                checkpoint(live, 5, 9),
+                checkpoint(live, 6, 9),
+                RobotWrite.status(live, 5, new Document("restarts", 1)),
+                RobotWrite.status(live, 8, new Document("restarts", 2)),
                 checkpoint(new RobotToken("r1", live.incarnation(), "slot-0", 0, live.fences()), 9, 9),
                 checkpoint(new RobotToken("r1", "an-older-incarnation", "slot-0", 1, live.fences()), 9, 9),
                 checkpoint(new RobotToken("r1", live.incarnation(), "slot-1", 1, live.fences()), 9, 9),
                 checkpoint(new RobotToken("r1", live.incarnation(), "slot-0", 1, live.fences() + 1), 9, 9),
                 checkpoint(new RobotToken("gone", null, "slot-0", 1, 1), 9, 9));
         for (RobotWrite write : cases) {
-            boolean predicted = write.appliesTo(store.stored(List.of(live.robotId(), "gone")).get(write.token().robotId()));
-            assertEquals(predicted ? 1 : 0, store.write(List.of(write)), "the database and appliesTo disagree on " + write);
+            boolean predicted = write.appliesTo(store.stored(List.of(live.robotId(), "gone"))
+                    .get(write.token().robotId()));
+            assertEquals(
+                    predicted ? 1 : 0, store.write(List.of(write)), "the database and appliesTo disagree on " + write);
         }
     }
 
     @Test
     void aHandOverMovesTheRobotWithItsContextOnlyUnderTheCurrentToken() {
         store.fence("slot-0", 3, null);
-        robots.updateOne(Filters.eq("_id", "r1"), new Document("$set", new Document("context", new Document("count", 9)).append("target", "slot-1")));
+        robots.updateOne(
+                Filters.eq("_id", "r1"),
+                new Document("$set", new Document("context", new Document("count", 9)).append("target", "slot-1")));
 
         assertFalse(handOver(store, token("r1", 2), "slot-1"), "a stale runner cannot hand it over");
-        assertFalse(handOver(store, new RobotToken("r1", "another", "slot-0", 3, 1), "slot-1"), "nor a run of another incarnation");
+        assertFalse(
+                handOver(store, new RobotToken("r1", "another", "slot-0", 3, 1), "slot-1"),
+                "nor a run of another incarnation");
         assertTrue(handOver(store, token("r1", 3), "slot-1"));
 
         Document moved = doc("r1");
@@ -224,13 +259,18 @@ abstract class RobotStoreContract {
 
     @Test
     void aHandOverTellsTheNewSlotsOwnerAndKeepsAFailureOnlyWhileTheRobotIsStillFailed() {
-        db.database().getCollection(SlotTable.COLLECTION).insertOne(new Document("_id", "slot-1").append(SlotTable.CHANGES, 5L));
+        db.database()
+                .getCollection(SlotTable.COLLECTION)
+                .insertOne(new Document("_id", "slot-1").append(SlotTable.CHANGES, 5L));
         store.fence("slot-0", 3, null);
         robots.updateOne(Filters.eq("_id", "r2"), Updates.set("state", RobotState.FAILED.name()));
 
-        assertFalse(store.handOver(RobotRules.handOver(token("r1", 3), RobotState.FAILED, "slot-1")),
+        assertFalse(
+                store.handOver(RobotRules.handOver(token("r1", 3), RobotState.FAILED, "slot-1")),
                 "r1 is not failed (an operator's start cleared it since the read, say)");
-        assertFalse(store.handOver(RobotRules.handOver(token("r2", 3), RobotState.PENDING, "slot-1")), "r2 failed since the read");
+        assertFalse(
+                store.handOver(RobotRules.handOver(token("r2", 3), RobotState.PENDING, "slot-1")),
+                "r2 failed since the read");
         assertEquals(5L, slotChanges("slot-1"), "nothing moved, nobody told");
         assertTrue(store.handOver(RobotRules.handOver(token("r2", 3), RobotState.FAILED, "slot-1")));
 
@@ -240,7 +280,11 @@ abstract class RobotStoreContract {
     }
 
     private long slotChanges(String slotId) {
-        return db.database().getCollection(SlotTable.COLLECTION).find(Filters.eq("_id", slotId)).first().getLong(SlotTable.CHANGES);
+        return db.database()
+                .getCollection(SlotTable.COLLECTION)
+                .find(Filters.eq("_id", slotId))
+                .first()
+                .getLong(SlotTable.CHANGES);
     }
 
     @Test
@@ -269,8 +313,10 @@ abstract class RobotStoreContract {
             var second = writes.submit(checkpoint(token("r1", 1), 2, 2));
             var status = writes.submit(RobotWrite.status(token("r1", 1), 3, new Document("state", "RUNNING")));
             var other = writes.submit(checkpoint(token("r2", 1), 4, 7));
-            assertTrue(first.get(10, TimeUnit.SECONDS) && second.get(10, TimeUnit.SECONDS)
-                    && status.get(10, TimeUnit.SECONDS) && other.get(10, TimeUnit.SECONDS));
+            assertTrue(first.get(10, TimeUnit.SECONDS)
+                    && second.get(10, TimeUnit.SECONDS)
+                    && status.get(10, TimeUnit.SECONDS)
+                    && other.get(10, TimeUnit.SECONDS));
         }
         assertEquals(2, countOf("r1"));
         assertEquals("RUNNING", doc("r1").getString("state"));
@@ -279,11 +325,19 @@ abstract class RobotStoreContract {
 
     @Test
     void theWatchedFieldsOfSeveralSlotsComeInOneReadWithoutContexts() {
-        robots.updateOne(Filters.eq("_id", "r3"), new Document("$set", new Document("slotId", "slot-1")
-                .append("context", new Document("big", "x".repeat(1000)))));
+        robots.updateOne(
+                Filters.eq("_id", "r3"),
+                new Document(
+                        "$set",
+                        new Document("slotId", "slot-1").append("context", new Document("big", "x".repeat(1000)))));
         List<RobotView> watched = store.watch(List.of("slot-0", "slot-1"));
-        assertEquals(List.of("r1", "r2", "r3"), watched.stream().map(RobotView::id).sorted().toList());
-        assertTrue(watched.stream().allMatch(r -> r.context().isEmpty() && r.config().isEmpty()), "contexts are not read");
+        assertEquals(
+                List.of("r1", "r2", "r3"),
+                watched.stream().map(RobotView::id).sorted().toList());
+        assertTrue(
+                watched.stream()
+                        .allMatch(r -> r.context().isEmpty() && r.config().isEmpty()),
+                "contexts are not read");
         assertTrue(watched.stream().allMatch(r -> r.incarnation() != null), "incarnations are watched");
         Map<String, RobotStore.Stored> stored = store.stored(List.of("r1", "r3", "gone"));
         assertEquals(2, stored.size());
@@ -294,7 +348,8 @@ abstract class RobotStoreContract {
     void aWriteTheDriverRefusesFailsAloneAndTheOthersInItsBulkGoThrough() throws Exception {
         store.fence("slot-0", 1, null);
         try (WriteBatcher writes = new WriteBatcher(store)) {
-            var huge = writes.submit(RobotWrite.checkpoint(token("r1", 1), 1, new Document("blob", "x".repeat(17_000_000))));
+            var huge = writes.submit(
+                    RobotWrite.checkpoint(token("r1", 1), 1, new Document("blob", "x".repeat(17_000_000))));
             var fine = writes.submit(checkpoint(token("r2", 1), 2, 3));
             var refused = assertThrows(ExecutionException.class, () -> huge.get(30, TimeUnit.SECONDS));
             assertTrue(refused.getCause() instanceof IllegalArgumentException, refused.toString());
@@ -305,10 +360,14 @@ abstract class RobotStoreContract {
     }
 
     @Test
-    void everyReadIsFromThePrimaryWithMajorityReadConcernAndEveryWriteWaitsForAMajorityWhateverTheUriSays() throws Exception {
+    void everyReadIsFromThePrimaryWithMajorityReadConcernAndEveryWriteWaitsForAMajorityWhateverTheUriSays()
+            throws Exception {
         CommandLog commands = new CommandLog();
-        try (StandbyDatabase loose = StandbyDatabase.connect(CommandLog.withOptions(uri(), CommandLog.LOOSE_OPTIONS),
-                db.database().getName(), Duration.ofSeconds(10), s -> s.addCommandListener(commands))) {
+        try (StandbyDatabase loose = StandbyDatabase.connect(
+                CommandLog.withOptions(uri(), CommandLog.LOOSE_OPTIONS),
+                db.database().getName(),
+                Duration.ofSeconds(10),
+                s -> s.addCommandListener(commands))) {
             RobotStore looseStore = new MongoRobotStore(loose);
             looseStore.fence("slot-0", 1, null);
             looseStore.take("slot-0", 1, List.of("r1", "r2"), "127.0.0.1:1");
@@ -320,6 +379,8 @@ abstract class RobotStoreContract {
             }
             assertTrue(handOver(looseStore, token("r3", 1), "slot-1"));
         }
-        assertTrue(commands.assertSafe(RobotFields.COLLECTION) >= 8, "reads and writes were checked: " + commands.on(RobotFields.COLLECTION));
+        assertTrue(
+                commands.assertSafe(RobotFields.COLLECTION) >= 8,
+                "reads and writes were checked: " + commands.on(RobotFields.COLLECTION));
     }
 }

@@ -1,19 +1,18 @@
 package io.standby.robot.internal;
 
-import io.standby.robot.model.RobotToken;
-import org.bson.Document;
-import org.junit.jupiter.api.Test;
-
-import java.util.List;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.standby.robot.model.RobotToken;
+import java.util.List;
+import org.bson.Document;
+import org.junit.jupiter.api.Test;
+
 /**
- * A run's write judged on what a robot document holds: whether it may still apply, and whether it (or a
- * later one of its kind) has landed. The store contract checks that the database agrees with
- * {@link RobotWrite#appliesTo} on a live document; these are the edges of the sequences.
+ * A run's write judged on what a robot document holds: whether it may still apply, and whether it (or a later one of
+ * its kind) has landed. The store contract checks that the database agrees with {@link RobotWrite#appliesTo} on a live
+ * document; these are the edges of the sequences.
  */
 class RobotWriteTest {
 
@@ -60,6 +59,7 @@ class RobotWriteTest {
         assertEquals(RobotWrite.Kind.STATUS, merged.kind());
         assertEquals(TOKEN, merged.token());
         assertEquals(9, merged.seq());
-        assertEquals(new Document("state", "STOPPED").append("restarts", 1).append("lastError", "boom"), merged.fields());
+        assertEquals(
+                new Document("state", "STOPPED").append("restarts", 1).append("lastError", "boom"), merged.fields());
     }
 }

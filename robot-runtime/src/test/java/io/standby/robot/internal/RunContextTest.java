@@ -1,12 +1,15 @@
 package io.standby.robot.internal;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.standby.robot.FencedException;
 import io.standby.robot.model.RobotFields;
 import io.standby.robot.model.RobotToken;
 import io.standby.testing.FaultyBackend;
-import org.bson.Document;
-import org.junit.jupiter.api.Test;
-
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -15,16 +18,12 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertInstanceOf;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.bson.Document;
+import org.junit.jupiter.api.Test;
 
 /**
- * What a running robot sees: its identity, configuration and last state, and the checkpoint, which is
- * acknowledged only once the store accepted it under the run's token, never while its outcome is unknown.
+ * What a running robot sees: its identity, configuration and last state, and the checkpoint, which is acknowledged only
+ * once the store accepted it under the run's token, never while its outcome is unknown.
  */
 class RunContextTest {
 
@@ -36,15 +35,20 @@ class RunContextTest {
     private final HandLease lease = new HandLease();
     /** The node's monotonic clock, by hand; not at zero, as a real one never is. */
     private final AtomicLong now = new AtomicLong(Duration.ofHours(3).toNanos());
+
     private final AtomicInteger rejected = new AtomicInteger();
     private final List<Duration> acknowledged = new CopyOnWriteArrayList<>();
 
     private RunContext context(RobotWrites through, Document config, Document state) {
-        return new RunContext(new RunContext.Launch(TOKEN, lease, "counter", config, state), control,
-                new RunContext.Checkpoints(through, threads, new WriteSequence(), now::get), () -> {
+        return new RunContext(
+                new RunContext.Launch(TOKEN, lease, "counter", config, state),
+                control,
+                new RunContext.Checkpoints(through, threads, new WriteSequence(), now::get),
+                () -> {
                     rejected.incrementAndGet();
                     control.interrupt();
-                }, acknowledged::add);
+                },
+                acknowledged::add);
     }
 
     /** A robot of type counter without configuration, under the test's lease. */
@@ -96,16 +100,22 @@ class RunContextTest {
         try (StoredRobots robots = new StoredRobots()) {
             robots.add("r1", "counter", new Document());
             try (WriteBatcher batcher = new WriteBatcher(robots.store)) {
-                RunContext real = new RunContext(launch(robots.token("r1"), null), control,
+                RunContext real = new RunContext(
+                        launch(robots.token("r1"), null),
+                        control,
                         new RunContext.Checkpoints(batcher, RunThreads.VIRTUAL, new WriteSequence(), now::get),
-                        rejected::incrementAndGet, acknowledged::add);
+                        rejected::incrementAndGet,
+                        acknowledged::add);
                 Document state = new Document("count", 1);
 
                 real.checkpoint(state);
                 state.put("count", 99);
 
                 assertEquals(new Document("count", 1), robots.doc("r1").get(RobotFields.CONTEXT, Document.class));
-                assertEquals(new Document("count", 1), real.state(), "the state as acknowledged, not as the robot changed it since");
+                assertEquals(
+                        new Document("count", 1),
+                        real.state(),
+                        "the state as acknowledged, not as the robot changed it since");
                 assertEquals(1, acknowledged.size());
                 assertEquals(0, rejected.get());
             }
@@ -121,10 +131,15 @@ class RunContextTest {
             try (WriteBatcher batcher = new WriteBatcher(robots.store)) {
                 RunContext.Checkpoints through =
                         new RunContext.Checkpoints(batcher, RunThreads.VIRTUAL, new WriteSequence(), now::get);
-                RunContext real = new RunContext(launch(token, new Document("count", 0)), control, through, () -> {
-                    rejected.incrementAndGet();
-                    control.interrupt();
-                }, acknowledged::add);
+                RunContext real = new RunContext(
+                        launch(token, new Document("count", 0)),
+                        control,
+                        through,
+                        () -> {
+                            rejected.incrementAndGet();
+                            control.interrupt();
+                        },
+                        acknowledged::add);
 
                 assertThrows(FencedException.class, () -> real.checkpoint(new Document("count", 1)));
 
@@ -142,14 +157,20 @@ class RunContextTest {
         try (StoredRobots robots = new StoredRobots(backend)) {
             robots.add("r1", "counter", new Document());
             try (WriteBatcher batcher = new WriteBatcher(robots.store)) {
-                RunContext real = new RunContext(launch(robots.token("r1"), null), control,
+                RunContext real = new RunContext(
+                        launch(robots.token("r1"), null),
+                        control,
                         new RunContext.Checkpoints(batcher, threads, new WriteSequence(), now::get),
-                        rejected::incrementAndGet, acknowledged::add);
+                        rejected::incrementAndGet,
+                        acknowledged::add);
                 backend.failWriteConcern(RobotFields.COLLECTION, 2);
 
                 real.checkpoint(new Document("count", 1));
 
-                assertEquals(List.of(Duration.ofMillis(50), Duration.ofMillis(100)), threads.waits, "two retries, after backoffs");
+                assertEquals(
+                        List.of(Duration.ofMillis(50), Duration.ofMillis(100)),
+                        threads.waits,
+                        "two retries, after backoffs");
                 assertEquals(1, acknowledged.size(), "acknowledged once, when confirmed");
                 assertEquals(new Document("count", 1), real.state());
             }
@@ -173,7 +194,10 @@ class RunContextTest {
 
         call.get(10, TimeUnit.SECONDS);
         assertEquals(new Document("count", 6), context.state());
-        assertEquals(List.of(Duration.ofMillis(70)), acknowledged, "from the robot's call to the acknowledgement, retries included");
+        assertEquals(
+                List.of(Duration.ofMillis(70)),
+                acknowledged,
+                "from the robot's call to the acknowledgement, retries included");
     }
 
     @Test
@@ -185,7 +209,9 @@ class RunContextTest {
         writes.next().done().complete(true);
 
         call.get(10, TimeUnit.SECONDS);
-        assertEquals(List.of(50L, 100L, 200L, 400L, 800L, 1000L, 1000L), threads.waits.stream().map(Duration::toMillis).toList());
+        assertEquals(
+                List.of(50L, 100L, 200L, 400L, 800L, 1000L, 1000L),
+                threads.waits.stream().map(Duration::toMillis).toList());
     }
 
     @Test
@@ -195,7 +221,9 @@ class RunContextTest {
 
         Throwable failure = failureOf(call);
         assertInstanceOf(IllegalArgumentException.class, failure);
-        assertTrue(failure.getMessage().contains("r1") && failure.getMessage().contains("document too large"), failure.getMessage());
+        assertTrue(
+                failure.getMessage().contains("r1") && failure.getMessage().contains("document too large"),
+                failure.getMessage());
         assertEquals(1, writes.submitted.size());
         assertEquals(new Document("count", 5), context.state());
         assertFalse(control.interrupted(), "the robot may go on and write a smaller state");

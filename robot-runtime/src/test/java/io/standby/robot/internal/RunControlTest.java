@@ -1,21 +1,21 @@
 package io.standby.robot.internal;
 
-import org.junit.jupiter.api.Test;
-
-import java.time.Duration;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
 
 /** What is asked of a run: the first stop request sticks, an interrupt is final, and either ends a wait at once. */
 class RunControlTest {
 
     /** Longer than any test may take: a wait that is not ended early fails the test's bound instead. */
     private static final Duration LONG = Duration.ofMinutes(10);
+
     private static final long BOUND_S = 10;
 
     private final RunControl control = new RunControl(RunThreads.VIRTUAL);
@@ -121,7 +121,8 @@ class RunControlTest {
         Thread waiter = Thread.ofVirtual().start(() -> slept.complete(control.sleep(LONG)));
         // Wait until the waiter is parked in its wait, so the change below arrives during it, not before.
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(BOUND_S);
-        while (waiter.getState() != Thread.State.WAITING && waiter.getState() != Thread.State.TIMED_WAITING
+        while (waiter.getState() != Thread.State.WAITING
+                && waiter.getState() != Thread.State.TIMED_WAITING
                 && System.nanoTime() < deadline) {
             Thread.onSpinWait();
         }

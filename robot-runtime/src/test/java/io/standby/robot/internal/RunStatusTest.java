@@ -1,24 +1,23 @@
 package io.standby.robot.internal;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.standby.robot.model.RobotFields;
 import io.standby.robot.model.RobotState;
 import io.standby.robot.model.RobotToken;
-import org.bson.Document;
-import org.junit.jupiter.api.Test;
-
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.bson.Document;
+import org.junit.jupiter.api.Test;
 
 /**
- * The status a run reports: sent without waiting under the run's token, sent again whole after a write that
- * failed to arrive, a rejection stops the run, and the final write is the last one.
+ * The status a run reports: sent without waiting under the run's token, sent again whole after a write that failed to
+ * arrive, a rejection stops the run, and the final write is the last one.
  */
 class RunStatusTest {
 
@@ -26,20 +25,30 @@ class RunStatusTest {
 
     private final ScriptedWrites writes = new ScriptedWrites();
     private final AtomicInteger rejected = new AtomicInteger();
-    private final RunStatus status = new RunStatus(TOKEN, writes, RunThreads.VIRTUAL, new WriteSequence(), rejected::incrementAndGet);
+    private final RunStatus status =
+            new RunStatus(TOKEN, writes, RunThreads.VIRTUAL, new WriteSequence(), rejected::incrementAndGet);
 
     @Test
     void aStatusChangeLandsInTheRobotsDocumentUnderTheRunsToken() throws Exception {
         try (StoredRobots robots = new StoredRobots()) {
             robots.add("r1", "counter", new Document());
             try (WriteBatcher batcher = new WriteBatcher(robots.store)) {
-                RunStatus real = new RunStatus(robots.token("r1"), batcher, RunThreads.VIRTUAL, new WriteSequence(), rejected::incrementAndGet);
-                real.send(new Document(RobotFields.STATE, RobotState.RUNNING.name()).append(RobotFields.NODE, StoredRobots.NODE));
+                RunStatus real = new RunStatus(
+                        robots.token("r1"),
+                        batcher,
+                        RunThreads.VIRTUAL,
+                        new WriteSequence(),
+                        rejected::incrementAndGet);
+                real.send(new Document(RobotFields.STATE, RobotState.RUNNING.name())
+                        .append(RobotFields.NODE, StoredRobots.NODE));
                 real.finishing();
-                real.finalWrite(new Document(RobotFields.STATE, RobotState.STOPPED.name()).append(RobotFields.NODE, null), Duration.ofSeconds(10));
+                real.finalWrite(
+                        new Document(RobotFields.STATE, RobotState.STOPPED.name()).append(RobotFields.NODE, null),
+                        Duration.ofSeconds(10));
 
                 Document doc = robots.doc("r1");
-                assertEquals("STOPPED", doc.getString(RobotFields.STATE), "the final write was waited for, and came last");
+                assertEquals(
+                        "STOPPED", doc.getString(RobotFields.STATE), "the final write was waited for, and came last");
                 assertEquals(2L, doc.getLong(RobotFields.STATUS_SEQ), "both writes landed, in order");
                 assertEquals(0, rejected.get());
             }
@@ -85,8 +94,16 @@ class RunStatusTest {
         status.resend();
 
         assertEquals(3, writes.submitted.size());
-        assertEquals(RobotWrite.status(TOKEN, 3, new Document("state", "RUNNING").append("node", "n1").append("restarts", 1)
-                .append("lastError", "boom")), writes.submitted.get(2), "every field this run set, latest values");
+        assertEquals(
+                RobotWrite.status(
+                        TOKEN,
+                        3,
+                        new Document("state", "RUNNING")
+                                .append("node", "n1")
+                                .append("restarts", 1)
+                                .append("lastError", "boom")),
+                writes.submitted.get(2),
+                "every field this run set, latest values");
         writes.next().done().complete(true);
 
         status.resend();

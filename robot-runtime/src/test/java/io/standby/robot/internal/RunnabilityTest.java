@@ -1,5 +1,9 @@
 package io.standby.robot.internal;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import com.mongodb.client.MongoCollection;
 import io.standby.robot.internal.RobotDecision.Action;
 import io.standby.robot.model.RobotCodec;
@@ -9,6 +13,12 @@ import io.standby.robot.model.Runnability;
 import io.standby.slot.StandbyDatabase;
 import io.standby.testing.TestDatabase;
 import io.standby.testing.TestMongo;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
 import org.bson.BsonDocument;
 import org.bson.Document;
 import org.bson.conversions.Bson;
@@ -16,22 +26,11 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.List;
-import java.util.Set;
-import java.util.TreeSet;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
 /**
- * "Runnable" ({@link Runnability}) as a query and as Java agree, on a table of robot documents: every combination of what the
- * operator wants ({@code desired}), what the robot reports ({@code state}), a pending move ({@code target}),
- * its runner and its epoch, each field also missing. The embedded server evaluates the take's filter, and so
- * does the simulation's evaluator; {@link RobotDecision} judges the same documents as read.
+ * "Runnable" ({@link Runnability}) as a query and as Java agree, on a table of robot documents: every combination of
+ * what the operator wants ({@code desired}), what the robot reports ({@code state}), a pending move ({@code target}),
+ * its runner and its epoch, each field also missing. The embedded server evaluates the take's filter, and so does the
+ * simulation's evaluator; {@link RobotDecision} judges the same documents as read.
  */
 class RunnabilityTest {
 
@@ -42,7 +41,8 @@ class RunnabilityTest {
 
     @RegisterExtension
     final TestDatabase<StandbyDatabase> database = TestDatabase.of(
-            (uri, name) -> StandbyDatabase.connect(uri, name, Duration.ofSeconds(10), null), StandbyDatabase::database)
+                    (uri, name) -> StandbyDatabase.connect(uri, name, Duration.ofSeconds(10), null),
+                    StandbyDatabase::database)
             .on(TestMongo::embeddedUri);
 
     private MongoCollection<Document> robots;
@@ -59,8 +59,11 @@ class RunnabilityTest {
                 for (Object target : Arrays.asList(MISSING, null, SLOT, "slot-1")) {
                     for (Object node : Arrays.asList(MISSING, null, ME)) {
                         for (long epoch : new long[] {EPOCH - 1, EPOCH, EPOCH + 1}) {
-                            Document doc = new Document("_id", "r" + n++).append(RobotFields.INCARNATION, "i")
-                                    .append(RobotFields.SLOT, SLOT).append(RobotFields.EPOCH, epoch).append(RobotFields.FENCES, 1L);
+                            Document doc = new Document("_id", "r" + n++)
+                                    .append(RobotFields.INCARNATION, "i")
+                                    .append(RobotFields.SLOT, SLOT)
+                                    .append(RobotFields.EPOCH, epoch)
+                                    .append(RobotFields.FENCES, 1L);
                             put(doc, RobotFields.DESIRED, desired);
                             put(doc, RobotFields.STATE, state);
                             put(doc, RobotFields.TARGET, target);
@@ -129,7 +132,9 @@ class RunnabilityTest {
             }
         }
 
-        assertTrue(wanted.containsAll(runnable) && wanted.size() > runnable.size(), "a robot on its way elsewhere is wanted");
+        assertTrue(
+                wanted.containsAll(runnable) && wanted.size() > runnable.size(),
+                "a robot on its way elsewhere is wanted");
         assertEquals(runnable, matchedByTheServer(Runnability.filter(SLOT)));
         assertEquals(runnable, matchedByTheSimulation(Runnability.filter(SLOT)));
         assertEquals(Set.of(), matchedByTheServer(Runnability.filter("slot-1")), "another slot's");

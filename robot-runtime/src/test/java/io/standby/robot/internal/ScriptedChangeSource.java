@@ -1,10 +1,6 @@
 package io.standby.robot.internal;
 
 import com.mongodb.MongoInterruptedException;
-import org.bson.BsonDocument;
-import org.bson.BsonString;
-import org.bson.conversions.Bson;
-
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -12,16 +8,18 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
+import org.bson.BsonDocument;
+import org.bson.BsonString;
+import org.bson.conversions.Bson;
 
 /**
- * A change-stream source that plays a script: what {@link #offersChangeStreams} answers, what each
- * {@link #open} does (fail, or return a stream the test feeds), and a record of every attempt.
+ * A change-stream source that plays a script: what {@link #offersChangeStreams} answers, what each {@link #open} does
+ * (fail, or return a stream the test feeds), and a record of every attempt.
  */
 final class ScriptedChangeSource implements RobotChangeSource {
 
     /** One call of {@link #open}: its arguments, and the stream it returned (null if it failed). */
-    record Attempt(List<Bson> pipeline, BsonDocument resumeAfter, Fed stream) {
-    }
+    record Attempt(List<Bson> pipeline, BsonDocument resumeAfter, Fed stream) {}
 
     volatile Supplier<Boolean> offers = () -> true;
     final List<Attempt> attempts = new CopyOnWriteArrayList<>();
@@ -70,8 +68,8 @@ final class ScriptedChangeSource implements RobotChangeSource {
     }
 
     /**
-     * A stream the test feeds with events and failures. Like a real one, it waits a little for the next
-     * event (so an idle watcher does not spin), and a read interrupted by close fails.
+     * A stream the test feeds with events and failures. Like a real one, it waits a little for the next event (so an
+     * idle watcher does not spin), and a read interrupted by close fails.
      */
     static final class Fed implements Stream {
 

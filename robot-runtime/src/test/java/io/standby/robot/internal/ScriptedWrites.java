@@ -7,14 +7,13 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Writes that a test settles by hand: each submitted write waits, in order, until the test completes its
- * future as the database would have answered (acknowledged, stale token, refused, not acknowledged).
- * Where a test needs an outcome the embedded server cannot produce on demand.
+ * Writes that a test settles by hand: each submitted write waits, in order, until the test completes its future as the
+ * database would have answered (acknowledged, stale token, refused, not acknowledged). Where a test needs an outcome
+ * the embedded server cannot produce on demand.
  */
 final class ScriptedWrites implements RobotWrites {
 
-    record Submitted(RobotWrite write, CompletableFuture<Boolean> done) {
-    }
+    record Submitted(RobotWrite write, CompletableFuture<Boolean> done) {}
 
     final List<RobotWrite> submitted = new CopyOnWriteArrayList<>();
     private final LinkedBlockingQueue<Submitted> open = new LinkedBlockingQueue<>();

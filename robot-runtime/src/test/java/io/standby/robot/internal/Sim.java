@@ -7,16 +7,16 @@ import java.util.Random;
 import java.util.function.BooleanSupplier;
 
 /**
- * The simulation's world clock and event queue: one thread, one seeded random source, events in time
- * order (ties in the order they were scheduled), so a seed replays exactly. A step is one event.
- * A node's graceful stop waits inside the protocol ({@code SlotListener.releasing} blocks by contract), and
- * a slow database call waits for its reply; the simulation lets such a wait run the world forward in a
- * nested loop, up to {@link #MAX_NESTING} deep.
+ * The simulation's world clock and event queue: one thread, one seeded random source, events in time order (ties in the
+ * order they were scheduled), so a seed replays exactly. A step is one event. A node's graceful stop waits inside the
+ * protocol ({@code SlotListener.releasing} blocks by contract), and a slow database call waits for its reply; the
+ * simulation lets such a wait run the world forward in a nested loop, up to {@link #MAX_NESTING} deep.
  */
 final class Sim {
 
     /** How deep slow calls nest: a slow call made while another is in flight, inside a graceful stop. */
     static final int MAX_NESTING = 3;
+
     private static final ThreadLocal<Integer> LOOPS = ThreadLocal.withInitial(() -> 0);
 
     /** Nanoseconds per simulated millisecond. */
@@ -42,7 +42,7 @@ final class Sim {
     /** The first invariant broken, or exception thrown, wherever it happened (a robot's thread may catch it). */
     private SimChecker.Violation failure;
     /** Run after every step: the invariant checks. */
-    private Runnable afterEachStep = () -> { };
+    private Runnable afterEachStep = () -> {};
 
     Sim(long seed, int traceLength) {
         this.seed = seed;
@@ -97,10 +97,10 @@ final class Sim {
     }
 
     /**
-     * Runs the world forward from inside a step, for a wait that blocks in production (a node's graceful
-     * stop waiting for its robots, a slow call), until {@code until} or {@code done}. Returns false, running
-     * nothing, when {@code optional} (a slow call's latency) and waits are already {@link #MAX_NESTING} deep;
-     * a wait that production blocks on always runs.
+     * Runs the world forward from inside a step, for a wait that blocks in production (a node's graceful stop waiting
+     * for its robots, a slow call), until {@code until} or {@code done}. Returns false, running nothing, when
+     * {@code optional} (a slow call's latency) and waits are already {@link #MAX_NESTING} deep; a wait that production
+     * blocks on always runs.
      */
     boolean runNested(long until, BooleanSupplier done, boolean optional) {
         if (optional && nesting >= MAX_NESTING) {
@@ -123,8 +123,8 @@ final class Sim {
     }
 
     /**
-     * Records {@code t} as the seed's failure (the first one stays) and returns it to be thrown: thrown on a
-     * robot's thread it may be caught there, but the loop throws it after the step.
+     * Records {@code t} as the seed's failure (the first one stays) and returns it to be thrown: thrown on a robot's
+     * thread it may be caught there, but the loop throws it after the step.
      */
     SimChecker.Violation failed(Throwable t) {
         if (failure == null) {

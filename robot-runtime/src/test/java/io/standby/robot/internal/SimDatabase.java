@@ -1,11 +1,5 @@
 package io.standby.robot.internal;
 
-import org.bson.BsonArray;
-import org.bson.BsonDocument;
-import org.bson.BsonString;
-import org.bson.BsonValue;
-import org.bson.conversions.Bson;
-
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -13,13 +7,18 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Supplier;
+import org.bson.BsonArray;
+import org.bson.BsonDocument;
+import org.bson.BsonString;
+import org.bson.BsonValue;
+import org.bson.conversions.Bson;
 
 /**
- * The simulated replica set: a primary that applies every write it receives, and the majority-committed
- * state that reads (read concern majority) see. An acknowledged write (w: majority) commits everything
- * applied before it; replication commits the rest in the background; a failover rolls back whatever no
- * majority had yet. Between a caller and the primary, a request can be lost, its reply lost, its
- * delivery delayed past newer requests, or duplicated; and a write can be applied but not confirmed.
+ * The simulated replica set: a primary that applies every write it receives, and the majority-committed state that
+ * reads (read concern majority) see. An acknowledged write (w: majority) commits everything applied before it;
+ * replication commits the rest in the background; a failover rolls back whatever no majority had yet. Between a caller
+ * and the primary, a request can be lost, its reply lost, its delivery delayed past newer requests, or duplicated; and
+ * a write can be applied but not confirmed.
  */
 final class SimDatabase {
 
@@ -37,16 +36,23 @@ final class SimDatabase {
         }
     }
 
-    enum Fault { NONE, LOST_REQUEST, LOST_REPLY, DELAYED, DUPLICATE, UNCONFIRMED }
+    enum Fault {
+        NONE,
+        LOST_REQUEST,
+        LOST_REPLY,
+        DELAYED,
+        DUPLICATE,
+        UNCONFIRMED
+    }
 
     /**
-     * One collection: its documents on the primary, and the majority-committed copies reads see. The
-     * documents are what MongoDB would hold ({@link BsonDocument}s, so int32, int64, dates, null and missing
-     * fields are told apart as the server does) and are values: a write puts a new document, so a
-     * committed copy is the same object until the next write.
+     * One collection: its documents on the primary, and the majority-committed copies reads see. The documents are what
+     * MongoDB would hold ({@link BsonDocument}s, so int32, int64, dates, null and missing fields are told apart as the
+     * server does) and are values: a write puts a new document, so a committed copy is the same object until the next
+     * write.
      *
-     * <p>Writes evaluate the filter and update documents the Mongo stores send ({@link BsonEval}), with
-     * {@code $$NOW} and {@code $currentDate} at the server's clock when the request is delivered.
+     * <p>Writes evaluate the filter and update documents the Mongo stores send ({@link BsonEval}), with {@code $$NOW}
+     * and {@code $currentDate} at the server's clock when the request is delivered.
      */
     final class Collection {
         final Map<String, BsonDocument> primary = new TreeMap<>();
@@ -64,7 +70,9 @@ final class SimDatabase {
             return matched;
         }
 
-        /** An {@code updateOne} ({@code many} false) or {@code updateMany} on the primary: how many matched and changed. */
+        /**
+         * An {@code updateOne} ({@code many} false) or {@code updateMany} on the primary: how many matched and changed.
+         */
         Written update(Bson filter, Bson update, boolean many) {
             BsonDocument query = BsonEval.bson(filter);
             BsonDocument change = BsonEval.bson(update);
@@ -85,8 +93,8 @@ final class SimDatabase {
         }
 
         /**
-         * An {@code updateOne} with {@code upsert}, its filter naming one {@code _id}: the document updated, or
-         * created from that id and the update, as MongoDB does. Whether it was created.
+         * An {@code updateOne} with {@code upsert}, its filter naming one {@code _id}: the document updated, or created
+         * from that id and the update, as MongoDB does. Whether it was created.
          */
         boolean upsert(Bson filter, Bson update) {
             BsonDocument query = BsonEval.bson(filter);
@@ -166,12 +174,11 @@ final class SimDatabase {
     }
 
     /** What an update matched and changed, as the driver's {@code UpdateResult} reports it. */
-    record Written(long matched, long modified) {
-    }
+    record Written(long matched, long modified) {}
 
     /**
-     * The documents worth evaluating: those a top-level {@code _id} (a string or an {@code $in} of strings)
-     * names, as an index on {@code _id} would find them, or all; the whole filter is evaluated on each.
+     * The documents worth evaluating: those a top-level {@code _id} (a string or an {@code $in} of strings) names, as
+     * an index on {@code _id} would find them, or all; the whole filter is evaluated on each.
      */
     private static java.util.Collection<BsonDocument> candidates(BsonDocument filter, Map<String, BsonDocument> docs) {
         BsonValue id = filter.get("_id");
@@ -216,8 +223,14 @@ final class SimDatabase {
     }
 
     /** How likely each fault is on one call while faults are on. */
-    record Faults(double lostRequest, double lostReply, double delayed, double duplicate, double unconfirmed,
-                  double failedRead, long maxDelayNanos) {
+    record Faults(
+            double lostRequest,
+            double lostReply,
+            double delayed,
+            double duplicate,
+            double unconfirmed,
+            double failedRead,
+            long maxDelayNanos) {
         static final Faults NONE = new Faults(0, 0, 0, 0, 0, 0, 0);
     }
 
@@ -235,19 +248,21 @@ final class SimDatabase {
     int incarnations;
     /** Slots taken over from an owner found gone (fast failover), before their lease ran out. */
     int fastTakeovers;
+
     int watchedTakeovers;
 
     /**
-     * The process whose event is running, and its generation: a call that comes back after its process
-     * was killed fails, as nothing of a dead process reaches the database afterwards. Null for the
-     * operator and the world.
+     * The process whose event is running, and its generation: a call that comes back after its process was killed
+     * fails, as nothing of a dead process reaches the database afterwards. Null for the operator and the world.
      */
     /** Told of every write accepted under a run's token. */
     SimChecker checker;
+
     SimNode caller;
     int callerGen;
     /** In storms, the chance that a call takes time, and how long at most; zero: every call is instant. */
     private double slowCalls;
+
     private long maxLatency;
 
     SimDatabase(Sim sim) {
@@ -255,10 +270,10 @@ final class SimDatabase {
     }
 
     /**
-     * Calls that take time, in storms: while one is in flight (before its request reaches the primary, or
-     * after it applied and before its reply arrives), the rest of the world runs on, so that requests of
-     * different nodes interleave and reorder, and a node's other threads (renewals, fence checks, its
-     * robots) go on meanwhile, and may make slow calls of their own (up to {@link Sim#MAX_NESTING} deep).
+     * Calls that take time, in storms: while one is in flight (before its request reaches the primary, or after it
+     * applied and before its reply arrives), the rest of the world runs on, so that requests of different nodes
+     * interleave and reorder, and a node's other threads (renewals, fence checks, its robots) go on meanwhile, and may
+     * make slow calls of their own (up to {@link Sim#MAX_NESTING} deep).
      */
     void latency(double slowCalls, long maxLatency) {
         this.slowCalls = slowCalls;
@@ -330,8 +345,8 @@ final class SimDatabase {
     }
 
     /**
-     * A write that its caller never sends twice (an insert nobody retries): the network may delay it or
-     * lose it, but delivers it once at most, as TCP and the driver's retryable writes do.
+     * A write that its caller never sends twice (an insert nobody retries): the network may delay it or lose it, but
+     * delivers it once at most, as TCP and the driver's retryable writes do.
      */
     <T> T writeOnce(String what, Supplier<T> apply) {
         return write(what, apply, false);
@@ -424,6 +439,7 @@ final class SimDatabase {
         int lost = slots.rollBack() + robots.rollBack();
         rollbacks += lost;
         noPrimaryUntil = sim.now() + electionNanos;
-        sim.note("db: failover, " + lost + " unconfirmed document(s) rolled back, no primary for " + electionNanos / Sim.MS + " ms");
+        sim.note("db: failover, " + lost + " unconfirmed document(s) rolled back, no primary for "
+                + electionNanos / Sim.MS + " ms");
     }
 }

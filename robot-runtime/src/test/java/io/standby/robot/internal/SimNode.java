@@ -14,13 +14,11 @@ import io.standby.slot.SlotListener;
 import io.standby.slot.SlotTiming;
 import io.standby.slot.internal.GoneOwners;
 import io.standby.slot.internal.Load;
+import io.standby.slot.internal.OwnerLinks;
 import io.standby.slot.internal.ProtocolSetup;
 import io.standby.slot.internal.SlotProtocol;
-import io.standby.slot.internal.OwnerLinks;
 import io.standby.slot.internal.StandbyLinks;
-
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -29,9 +27,8 @@ import java.util.List;
  * {@link RobotRuns} starting each {@link RobotRun} (with its {@link RunContext}, {@link RunStatus} and
  * {@link Supervisor}) and the {@link WriteBatcher}, on threads that the simulation runs one at a time
  * ({@link SimThreads}), all on a monotonic clock that drifts at its own rate. The robots are counters
- * ({@link SimRobot}). A node can be paused (its events and threads wait, its clock goes on), killed
- * (everything of the process is gone at once) and stopped gracefully (the protocol's release, waiting
- * for its robots).
+ * ({@link SimRobot}). A node can be paused (its events and threads wait, its clock goes on), killed (everything of the
+ * process is gone at once) and stopped gracefully (the protocol's release, waiting for its robots).
  */
 final class SimNode {
 
@@ -42,9 +39,11 @@ final class SimNode {
     final SlotTiming timing;
     /** The clock's rate against the world's: within the drift bound, but for a while fast beyond it. */
     final double baseRate;
+
     double rate;
     /** The clock's reading when its rate last changed, and the world's time then. */
     private long clockBase;
+
     private long rateSince;
     private final long clockOffset;
     /** Restarts as a node's, scaled down: a crash-looping robot fails for good within a storm. */
@@ -52,6 +51,7 @@ final class SimNode {
             .withRestarts(Duration.ofMillis(20), Duration.ofMillis(400), 4, Duration.ofSeconds(3));
     /** The most a timer fires late. */
     static final long LATE = 10 * Sim.MS;
+
     private static final RobotTypes TYPES = RobotTypes.of(SimRobot.factory());
 
     final SimRobotStore robotStore;
@@ -66,9 +66,11 @@ final class SimNode {
     long pausedUntil;
     /** Until when connects to this node's address are refused while its process may live (a REJECT rule). */
     long rejectingUntil;
+
     SlotProtocol protocol;
     /** This process's instance id, and its watch links' two sides (null without watch links). */
     String instance;
+
     OwnerLinks ownerLinks;
     StandbyLinks standbyLinks;
     private SlotRuns slots;
@@ -79,6 +81,7 @@ final class SimNode {
     private boolean syncing;
     /** Whether a step of SlotNode's poll thread runs (its calls in flight), and the steps due meanwhile. */
     private boolean pollThreadBusy;
+
     private final java.util.ArrayDeque<Runnable> pollThreadWaiting = new java.util.ArrayDeque<>();
 
     SimNode(SimWorld world, NodeId id, int maxSlots, SlotTiming timing, double rate) {
@@ -94,7 +97,8 @@ final class SimNode {
         this.slotStore = new SimSlotStore(world.db);
         this.clockBase = clockOffset;
         this.clock = () -> clockBase + (long) ((sim.now() - rateSince) * this.rate);
-        this.fenceCheck = FenceCheck.interval(timing, world.watchLinks ? world.watchLease : null).toNanos();
+        this.fenceCheck = FenceCheck.interval(timing, world.watchLinks ? world.watchLease : null)
+                .toNanos();
     }
 
     String name() {
@@ -117,7 +121,7 @@ final class SimNode {
         syncScheduled = false;
         sequence = new WriteSequence();
         threads = new SimThreads(this);
-        WriteBatcher writes = new WriteBatcher(robotStore, size -> { }, threads);
+        WriteBatcher writes = new WriteBatcher(robotStore, size -> {}, threads);
         // A process that binds its address before it starts, as the node command does: the earlier one is gone.
         NodeConfig config = new NodeConfig(id, maxSlots, timing, id.port() + "-" + generation + "@simhost:1:1", true);
         instance = config.instance();
@@ -131,18 +135,30 @@ final class SimNode {
             ownerLinks = null;
             standbyLinks = null;
         }
-        runs = new RobotRuns(new RobotRuns.Storage(robotStore, writes, sequence), RUNTIME, TYPES, name(), clock,
-                threads, new RobotRuns.Hooks(this::runEnded, event -> { }, RobotListener.NONE));
+        runs = new RobotRuns(
+                new RobotRuns.Storage(robotStore, writes, sequence),
+                RUNTIME,
+                TYPES,
+                name(),
+                clock,
+                threads,
+                new RobotRuns.Hooks(this::runEnded, event -> {}, RobotListener.NONE));
         RuntimeCore core = new RuntimeCore(robotStore, writes, sequence, name(), new Launcher(runs), clock);
-        slots = new SlotRuns(core, Duration.ofSeconds(2), SlotRuns.RESYNC, slotIds -> { }, () -> scheduleSync(0));
+        slots = new SlotRuns(core, Duration.ofSeconds(2), SlotRuns.RESYNC, slotIds -> {}, () -> scheduleSync(0));
         SlotRuns runs = slots;
         ProtocolSetup setup = ProtocolSetup.of(slotStore, config, clock, new Listener(slots))
-                .withSleeper(duration -> { })
+                .withSleeper(duration -> {})
                 .withMembership(world.registry, runs::workload, Load.Gauge.IDLE)
-                .withFastFailover(world.fastFailover
-                        // The two connects in one instant: a process is not restarted between them here.
-                        ? new GoneOwners((node, timeout) -> world.probe(node), duration -> { }, clock, Duration.ofMillis(50), GoneOwners.GAP)
-                        : GoneOwners.OFF);
+                .withFastFailover(
+                        world.fastFailover
+                                // The two connects in one instant: a process is not restarted between them here.
+                                ? new GoneOwners(
+                                        (node, timeout) -> world.probe(node),
+                                        duration -> {},
+                                        clock,
+                                        Duration.ofMillis(50),
+                                        GoneOwners.GAP)
+                                : GoneOwners.OFF);
         protocol = new SlotProtocol(ownerLinks == null ? setup : setup.withWatchLinks(ownerLinks, standbyLinks));
         sim.note(this + " starts (instance " + config.instance() + ")");
         int gen = generation;
@@ -182,22 +198,25 @@ final class SimNode {
 
     /** As SlotNode takes over by a dead watch link between polls: when its wait ends, on the poll's thread. */
     private void scheduleWatchedTakeover(int gen) {
-        protocol.nextWatchedTakeover().ifPresent(delay -> after(local(delay) + late(), () -> onPollThread(() -> {
-            if (stopping) {
-                return;
-            }
-            try {
-                protocol.takeWatched();
-            } catch (InterruptedException e) {
-                throw new IllegalStateException(e);
-            }
-        })));
+        protocol.nextWatchedTakeover()
+                .ifPresent(delay -> after(
+                        local(delay) + late(),
+                        () -> onPollThread(() -> {
+                            if (stopping) {
+                                return;
+                            }
+                            try {
+                                protocol.takeWatched();
+                            } catch (InterruptedException e) {
+                                throw new IllegalStateException(e);
+                            }
+                        })));
     }
 
     /**
-     * Runs {@code step} as SlotNode's one poll thread would: never beside another step of that thread. A step
-     * whose database calls are in flight lets the world run on (slow calls), and a step due meanwhile waits
-     * for it, as a task of a single-thread executor waits for the one running.
+     * Runs {@code step} as SlotNode's one poll thread would: never beside another step of that thread. A step whose
+     * database calls are in flight lets the world run on (slow calls), and a step due meanwhile waits for it, as a task
+     * of a single-thread executor waits for the one running.
      */
     private void onPollThread(Runnable step) {
         if (pollThreadBusy) {
@@ -223,11 +242,14 @@ final class SimNode {
 
     /** The node's address refuses its own connects: its slots are fenced; the node command then stops. */
     private void checkIdentity(int gen) {
-        protocol.checkIdentity().ifPresentOrElse(reason -> {
-            sim.note(this + " lost its identity: " + reason);
-            world.checker.identityLosses++;
-            stopLater();
-        }, () -> after(local(identityCheck()) + late(), () -> checkIdentity(gen)));
+        protocol.checkIdentity()
+                .ifPresentOrElse(
+                        reason -> {
+                            sim.note(this + " lost its identity: " + reason);
+                            world.checker.identityLosses++;
+                            stopLater();
+                        },
+                        () -> after(local(identityCheck()) + late(), () -> checkIdentity(gen)));
     }
 
     /** A drained node, or one that lost its identity, stops as the node command does: gracefully. */
@@ -256,8 +278,8 @@ final class SimNode {
     }
 
     /**
-     * How late a timer fires: never early, a few milliseconds late (a busy machine, a collection). It also
-     * puts a node's polls out of step with the lease, as the time a poll takes does.
+     * How late a timer fires: never early, a few milliseconds late (a busy machine, a collection). It also puts a
+     * node's polls out of step with the lease, as the time a poll takes does.
      */
     private long late() {
         return sim.between(0, LATE);
@@ -383,9 +405,9 @@ final class SimNode {
     }
 
     /**
-     * The clock runs at {@code newRate} from now on, monotonic all the same. Fast beyond the drift bound, a
-     * standby's own wait ends early and only the server's clock (the claim's {@code $$NOW} conditions) keeps
-     * it from claiming too soon; slow beyond it, an owner would fence itself late, which nothing can catch.
+     * The clock runs at {@code newRate} from now on, monotonic all the same. Fast beyond the drift bound, a standby's
+     * own wait ends early and only the server's clock (the claim's {@code $$NOW} conditions) keeps it from claiming too
+     * soon; slow beyond it, an owner would fence itself late, which nothing can catch.
      */
     void rate(double newRate) {
         clockBase = clock.nanoTime();
@@ -397,7 +419,8 @@ final class SimNode {
     /** Connects to this node's address are refused for {@code nanos}, whether its process lives or not. */
     void reject(long nanos) {
         rejectingUntil = Math.max(rejectingUntil, sim.now() + nanos);
-        sim.note(this + " refuses connects for " + nanos / Sim.MS + " ms (its process " + (up ? "lives" : "is down") + ")");
+        sim.note(this + " refuses connects for " + nanos / Sim.MS + " ms (its process " + (up ? "lives" : "is down")
+                + ")");
     }
 
     /** kill -9: the process and its robots stop this instant. */
@@ -408,8 +431,8 @@ final class SimNode {
     }
 
     /**
-     * SIGTERM: no more claims, every slot released after its robots stopped (the protocol's own
-     * releaseAll, whose listener call waits for them). Returns false if another node's stop is under way.
+     * SIGTERM: no more claims, every slot released after its robots stopped (the protocol's own releaseAll, whose
+     * listener call waits for them). Returns false if another node's stop is under way.
      */
     boolean terminate() {
         if (sim.nested() || !up || sim.now() < pausedUntil) {
@@ -438,7 +461,7 @@ final class SimNode {
         return up && !stopping && !protocol.draining();
     }
 
-        /** What the node's runtime holds, for a violation's report. */
+    /** What the node's runtime holds, for a violation's report. */
     String describe() {
         return this + (up ? "" : " (down)") + ": " + slots;
     }

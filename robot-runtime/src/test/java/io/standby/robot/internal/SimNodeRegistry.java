@@ -3,7 +3,6 @@ package io.standby.robot.internal;
 import io.standby.slot.NodeId;
 import io.standby.slot.NodeView;
 import io.standby.slot.internal.NodeRegistry;
-
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -12,13 +11,12 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * The nodes registry on the simulated database, through its faulty network. It only advises claims, so
- * it is kept simpler than the slots: no rollback at a failover.
+ * The nodes registry on the simulated database, through its faulty network. It only advises claims, so it is kept
+ * simpler than the slots: no rollback at a failover.
  */
 final class SimNodeRegistry implements NodeRegistry {
 
-    record Entry(NodeRecord record, long timeMs, long startedMs, boolean drain) {
-    }
+    record Entry(NodeRecord record, long timeMs, long startedMs, boolean drain) {}
 
     private final SimDatabase db;
     private final Map<String, Entry> nodes;
@@ -40,7 +38,9 @@ final class SimNodeRegistry implements NodeRegistry {
             long now = db.serverNowMs();
             boolean first = write == Write.FIRST;
             boolean drain = !first && before != null && before.drain();
-            nodes.put(node.node().toString(), new Entry(node, now, first || before == null ? now : before.startedMs(), drain));
+            nodes.put(
+                    node.node().toString(),
+                    new Entry(node, now, first || before == null ? now : before.startedMs(), drain));
             return drain;
         });
     }
@@ -63,9 +63,25 @@ final class SimNodeRegistry implements NodeRegistry {
             List<NodeView> views = new ArrayList<>();
             for (Entry e : nodes.values()) {
                 NodeRecord r = e.record();
-                views.add(new NodeView(r.node(), r.instance(), r.host(), r.state(), r.slots(), r.maxSlots(), r.robotsRunning(),
-                        r.robotsFailed(), r.cpu(), r.memory(), r.load(), r.version(), r.interval(), Instant.ofEpochMilli(e.startedMs()),
-                        Instant.ofEpochMilli(e.timeMs()), Duration.ofMillis(now - e.timeMs()), e.drain(), r.types()));
+                views.add(new NodeView(
+                        r.node(),
+                        r.instance(),
+                        r.host(),
+                        r.state(),
+                        r.slots(),
+                        r.maxSlots(),
+                        r.robotsRunning(),
+                        r.robotsFailed(),
+                        r.cpu(),
+                        r.memory(),
+                        r.load(),
+                        r.version(),
+                        r.interval(),
+                        Instant.ofEpochMilli(e.startedMs()),
+                        Instant.ofEpochMilli(e.timeMs()),
+                        Duration.ofMillis(now - e.timeMs()),
+                        e.drain(),
+                        r.types()));
             }
             return views;
         });
@@ -75,8 +91,10 @@ final class SimNodeRegistry implements NodeRegistry {
     public long sweep(Duration olderThan) {
         return db.write("sweep nodes", () -> {
             long now = db.serverNowMs();
-            List<String> gone = nodes.entrySet().stream().filter(e -> e.getValue().timeMs() + olderThan.toMillis() < now)
-                    .map(Map.Entry::getKey).toList();
+            List<String> gone = nodes.entrySet().stream()
+                    .filter(e -> e.getValue().timeMs() + olderThan.toMillis() < now)
+                    .map(Map.Entry::getKey)
+                    .toList();
             gone.forEach(nodes::remove);
             return (long) gone.size();
         });

@@ -6,20 +6,19 @@ import io.standby.slot.NodeId;
 import io.standby.slot.NodeTable;
 import io.standby.slot.SlotTable;
 import io.standby.slot.SlotView;
-import org.bson.Document;
-
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalDouble;
 import java.util.function.BooleanSupplier;
+import org.bson.Document;
 
 /**
- * An operator at the command line: the real {@link RobotTable} (add, rm, move, stop, start, slots release)
- * and {@link NodeTable} ({@code nodes drain}, forced only in storms), over the simulated database, so that its reads and compare-and-sets are the ones the CLI sends, and each
- * can be lost, late or duplicated like any other request. What it picks is random: often an id removed a
- * moment ago (rm then add), and some robots that crash every few checkpoints (the supervisor restarts
- * them, and gives a crash loop up as FAILED until a start).
+ * An operator at the command line: the real {@link RobotTable} (add, rm, move, stop, start, slots release) and
+ * {@link NodeTable} ({@code nodes drain}, forced only in storms), over the simulated database, so that its reads and
+ * compare-and-sets are the ones the CLI sends, and each can be lost, late or duplicated like any other request. What it
+ * picks is random: often an id removed a moment ago (rm then add), and some robots that crash every few checkpoints
+ * (the supervisor restarts them, and gives a crash loop up as FAILED until a start).
  */
 final class SimOperator {
 
@@ -36,8 +35,14 @@ final class SimOperator {
     private int nextRobot;
     private int maxRobots = Integer.MAX_VALUE;
 
-    SimOperator(Sim sim, SimDatabase db, int slotCount, SimChecker checker, SimNodeRegistry registry, List<NodeId> nodeIds,
-                BooleanSupplier storming) {
+    SimOperator(
+            Sim sim,
+            SimDatabase db,
+            int slotCount,
+            SimChecker checker,
+            SimNodeRegistry registry,
+            List<NodeId> nodeIds,
+            BooleanSupplier storming) {
         this.sim = sim;
         this.nodes = new NodeTable(registry, new SimSlotStore(db));
         this.nodeIds = nodeIds;
@@ -76,7 +81,9 @@ final class SimOperator {
         this.maxRobots = max;
     }
 
-    /** One random command; a command that fails (a timeout, a refusal) is the operator's problem, not the protocol's. */
+    /**
+     * One random command; a command that fails (a timeout, a refusal) is the operator's problem, not the protocol's.
+     */
     void act() {
         List<String> ids = new ArrayList<>(db.robots.committed.keySet());
         String id = ids.isEmpty() ? null : ids.get(sim.random.nextInt(ids.size()));
@@ -84,10 +91,13 @@ final class SimOperator {
         try {
             if ((r < 0.20 || id == null) && ids.size() < maxRobots) {
                 // Often an id removed a moment ago: rm followed by add is what hole 3 was about.
-                String fresh = !removedIds.isEmpty() && sim.chance(0.7) ? removedIds.remove(removedIds.size() - 1) : newId();
+                String fresh =
+                        !removedIds.isEmpty() && sim.chance(0.7) ? removedIds.remove(removedIds.size() - 1) : newId();
                 String slot = randomSlot();
                 sim.note("operator: add " + fresh + " to " + slot);
-                table.add(new RobotTable.NewRobot(fresh, "sim", slot, sim.random.nextInt(3), 1, config()), OptionalDouble.empty());
+                table.add(
+                        new RobotTable.NewRobot(fresh, "sim", slot, sim.random.nextInt(3), 1, config()),
+                        OptionalDouble.empty());
             } else if (id == null) {
                 return;
             } else if (r < 0.40) {
@@ -123,7 +133,10 @@ final class SimOperator {
                     checker.released(slot, before.epoch());
                 });
             }
-        } catch (SimDatabase.Unavailable | SimDatabase.Unconfirmed | IllegalArgumentException | IllegalStateException e) {
+        } catch (SimDatabase.Unavailable
+                | SimDatabase.Unconfirmed
+                | IllegalArgumentException
+                | IllegalStateException e) {
             sim.note("operator: " + e.getMessage());
         }
     }

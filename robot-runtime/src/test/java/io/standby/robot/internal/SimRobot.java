@@ -5,22 +5,19 @@ import io.standby.robot.RobotContext;
 import io.standby.robot.RobotFactory;
 import io.standby.robot.model.RobotToken;
 import io.standby.slot.Lease;
+import java.time.Duration;
 import org.bson.Document;
 
-import java.time.Duration;
-
 /**
- * The simulation's robot, run by the real {@code RobotRun} with the real {@code RunContext}: a counter that
- * checkpoints every {@code intervalMs} from where its last acknowledged checkpoint left it, and tells the
- * checker when its code begins and ends, and each count the runtime acknowledged. A robot whose config has
- * {@code crashEvery: n} throws after every n-th checkpoint, so that the supervisor restarts it and, in a
- * crash loop, gives it up as FAILED.
+ * The simulation's robot, run by the real {@code RobotRun} with the real {@code RunContext}: a counter that checkpoints
+ * every {@code intervalMs} from where its last acknowledged checkpoint left it, and tells the checker when its code
+ * begins and ends, and each count the runtime acknowledged. A robot whose config has {@code crashEvery: n} throws after
+ * every n-th checkpoint, so that the supervisor restarts it and, in a crash loop, gives it up as FAILED.
  */
 final class SimRobot implements Robot {
 
     /** What the launcher knows of a run, attached to its thread: the robot learns its token and lease from it. */
-    record Launch(SimNode node, RobotToken token, Lease lease) {
-    }
+    record Launch(SimNode node, RobotToken token, Lease lease) {}
 
     /** The type {@code sim}, whose robots find their launch on the thread that creates them. */
     static RobotFactory factory() {
@@ -47,6 +44,7 @@ final class SimRobot implements Robot {
     private boolean running;
     /** Since when the checker has seen this robot's code run without a valid lease; -1: it has not. */
     long invalidSince = -1;
+
     private boolean ended;
 
     private SimRobot(Launch launch, Document config) {

@@ -1,11 +1,26 @@
 package io.standby.robot.internal;
 
+import static io.standby.robot.internal.SimDatabase.number;
+import static io.standby.robot.internal.SimDatabase.string;
+import static io.standby.robot.model.RobotFields.EPOCH;
+import static io.standby.robot.model.RobotFields.FENCES;
+import static io.standby.robot.model.RobotFields.INCARNATION;
+import static io.standby.robot.model.RobotFields.REQUEST;
+import static io.standby.robot.model.RobotFields.SEQ;
+import static io.standby.robot.model.RobotFields.SLOT;
+import static io.standby.robot.model.RobotFields.STATUS_SEQ;
+
 import com.mongodb.MongoClientSettings;
 import io.standby.robot.model.RobotCodec;
 import io.standby.robot.model.RobotFields;
 import io.standby.robot.model.RobotToken;
 import io.standby.robot.model.RobotView;
 import io.standby.slot.SlotTable;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import org.bson.BsonDocument;
 import org.bson.BsonDocumentReader;
 import org.bson.BsonString;
@@ -14,28 +29,12 @@ import org.bson.codecs.DecoderContext;
 import org.bson.codecs.DocumentCodec;
 import org.bson.conversions.Bson;
 
-import java.util.ArrayList;
-import java.util.Collection;
-import java.util.List;
-import java.util.Map;
-import java.util.TreeMap;
-
-import static io.standby.robot.model.RobotFields.EPOCH;
-import static io.standby.robot.model.RobotFields.FENCES;
-import static io.standby.robot.model.RobotFields.INCARNATION;
-import static io.standby.robot.model.RobotFields.REQUEST;
-import static io.standby.robot.model.RobotFields.SEQ;
-import static io.standby.robot.model.RobotFields.SLOT;
-import static io.standby.robot.model.RobotFields.STATUS_SEQ;
-import static io.standby.robot.internal.SimDatabase.number;
-import static io.standby.robot.internal.SimDatabase.string;
-
 /**
- * The robot store's operations on the simulated database, with {@code MongoRobotStore}'s own filter and
- * update documents ({@link RobotRules}, {@link RobotToken#filter()}, {@link RobotWrite#filter()} and
- * {@link RobotWrite#update()}), evaluated by {@link BsonEval} as they are sent; reads decode with
- * {@link RobotCodec}, as the Mongo store does. {@link RobotWrite#appliesTo} is not used here: what a write
- * does is what its filter says, and the contract suite checks that predicate against real servers.
+ * The robot store's operations on the simulated database, with {@code MongoRobotStore}'s own filter and update
+ * documents ({@link RobotRules}, {@link RobotToken#filter()}, {@link RobotWrite#filter()} and
+ * {@link RobotWrite#update()}), evaluated by {@link BsonEval} as they are sent; reads decode with {@link RobotCodec},
+ * as the Mongo store does. {@link RobotWrite#appliesTo} is not used here: what a write does is what its filter says,
+ * and the contract suite checks that predicate against real servers.
  */
 final class SimRobotStore implements RobotStore, RobotDocuments {
 
@@ -50,24 +49,30 @@ final class SimRobotStore implements RobotStore, RobotDocuments {
     }
 
     @Override
-    public void ensureIndexes() {
-    }
+    public void ensureIndexes() {}
 
     @Override
     public long fence(String slotId, long epoch, Collection<String> onlyIds) {
-        return db.write("fence " + slotId + " to " + epoch,
-                () -> db.robots.update(RobotRules.fenceFilter(slotId, epoch, onlyIds), RobotRules.fenceUpdate(epoch), true).modified());
+        return db.write(
+                "fence " + slotId + " to " + epoch,
+                () -> db.robots
+                        .update(RobotRules.fenceFilter(slotId, epoch, onlyIds), RobotRules.fenceUpdate(epoch), true)
+                        .modified());
     }
 
     @Override
     public List<RobotView> load(String slotId, long epoch, Collection<String> onlyIds) {
-        return db.read("load " + slotId, () -> decode(db.robots.find(RobotRules.loadFilter(slotId, epoch, onlyIds)), false));
+        return db.read(
+                "load " + slotId, () -> decode(db.robots.find(RobotRules.loadFilter(slotId, epoch, onlyIds)), false));
     }
 
     @Override
     public long take(String slotId, long epoch, Collection<String> ids, String node) {
-        return db.write("take " + ids + " in " + slotId + "@" + epoch + " for " + node,
-                () -> db.robots.update(RobotRules.takeFilter(slotId, epoch, ids, node), RobotRules.takeUpdate(node), true).matched());
+        return db.write(
+                "take " + ids + " in " + slotId + "@" + epoch + " for " + node,
+                () -> db.robots
+                        .update(RobotRules.takeFilter(slotId, epoch, ids, node), RobotRules.takeUpdate(node), true)
+                        .matched());
     }
 
     @Override
@@ -98,21 +103,29 @@ final class SimRobotStore implements RobotStore, RobotDocuments {
     }
 
     static Document document(BsonDocument doc) {
-        return CODEC.decode(new BsonDocumentReader(doc), DecoderContext.builder().build());
+        return CODEC.decode(
+                new BsonDocumentReader(doc), DecoderContext.builder().build());
     }
 
     /** As {@code MongoRobotStore} hands over: the update, then the word to the new slot's owner. */
     @Override
     public boolean handOver(RobotRules.HandOver handOver) {
         RobotToken runner = handOver.runner();
-        boolean done = db.write("hand over " + (runner != null ? runner : "idle " + BsonEval.bson(handOver.filter()).toJson())
-                + " to " + handOver.toSlot(), () -> {
-            boolean matched = db.robots.update(handOver.filter(), handOver.update(), false).matched() == 1;
-            if (matched && runner != null && db.checker != null) {
-                db.checker.accepted(runner);
-            }
-            return matched;
-        });
+        boolean done = db.write(
+                "hand over "
+                        + (runner != null
+                                ? runner
+                                : "idle " + BsonEval.bson(handOver.filter()).toJson()) + " to " + handOver.toSlot(),
+                () -> {
+                    boolean matched = db.robots
+                                    .update(handOver.filter(), handOver.update(), false)
+                                    .matched()
+                            == 1;
+                    if (matched && runner != null && db.checker != null) {
+                        db.checker.accepted(runner);
+                    }
+                    return matched;
+                });
         if (done) {
             slots.tellOwner(handOver.toSlot());
         }
@@ -137,7 +150,9 @@ final class SimRobotStore implements RobotStore, RobotDocuments {
             return db.write("bulk of " + writes.size(), () -> {
                 int matched = 0;
                 for (RobotWrite write : writes) {
-                    long one = db.robots.update(write.filter(), write.update(), false).matched();
+                    long one = db.robots
+                            .update(write.filter(), write.update(), false)
+                            .matched();
                     if (one > 0 && db.checker != null) {
                         db.checker.accepted(write.token());
                     }
@@ -152,8 +167,15 @@ final class SimRobotStore implements RobotStore, RobotDocuments {
 
     /** As {@code MongoRobotStore} reads it: a missing number is -1. */
     static Stored stored(BsonDocument doc) {
-        return new Stored(new RobotToken(SimDatabase.id(doc), string(doc, INCARNATION), string(doc, SLOT), orMinusOne(doc, EPOCH),
-                orMinusOne(doc, FENCES)), orMinusOne(doc, SEQ), orMinusOne(doc, STATUS_SEQ));
+        return new Stored(
+                new RobotToken(
+                        SimDatabase.id(doc),
+                        string(doc, INCARNATION),
+                        string(doc, SLOT),
+                        orMinusOne(doc, EPOCH),
+                        orMinusOne(doc, FENCES)),
+                orMinusOne(doc, SEQ),
+                orMinusOne(doc, STATUS_SEQ));
     }
 
     private static long orMinusOne(BsonDocument doc, String field) {
@@ -191,26 +213,37 @@ final class SimRobotStore implements RobotStore, RobotDocuments {
     }
 
     /**
-     * An insert nobody retries. A new robot's incarnation is an ObjectId, unique but not replayable: the
-     * simulation numbers them instead, and stamps the request with the server's clock.
+     * An insert nobody retries. A new robot's incarnation is an ObjectId, unique but not replayable: the simulation
+     * numbers them instead, and stamps the request with the server's clock.
      */
     @Override
     public boolean insert(Document robot) {
         BsonDocument doc = BsonEval.bson(robot);
         doc.put(INCARNATION, new BsonString("i" + db.incarnations++));
-        doc.put(REQUEST, BsonEval.bson(new Document("slot", robot.get(SLOT)).append("at", new java.util.Date(db.serverNowMs()))));
-        return db.writeOnce("insert " + robot.get("_id") + "/" + doc.getString(INCARNATION).getValue(), () -> db.robots.insert(doc));
+        doc.put(
+                REQUEST,
+                BsonEval.bson(
+                        new Document("slot", robot.get(SLOT)).append("at", new java.util.Date(db.serverNowMs()))));
+        return db.writeOnce(
+                "insert " + robot.get("_id") + "/" + doc.getString(INCARNATION).getValue(),
+                () -> db.robots.insert(doc));
     }
 
     @Override
     public long update(RobotRules.Change change) {
-        return db.write("update " + BsonEval.bson(change.filter()).toJson(), () -> db.robots.update(change.filter(), change.update(), false).matched());
+        return db.write(
+                "update " + BsonEval.bson(change.filter()).toJson(),
+                () -> db.robots.update(change.filter(), change.update(), false).matched());
     }
 
     @Override
     public long revoke(String slotId, long epoch) {
         Bson filter = RobotRules.revokeFilter(slotId, epoch);
-        return db.write("update " + BsonEval.bson(filter).toJson(), () -> db.robots.update(filter, RobotRules.revokeUpdate(epoch), true).matched());
+        return db.write(
+                "update " + BsonEval.bson(filter).toJson(),
+                () -> db.robots
+                        .update(filter, RobotRules.revokeUpdate(epoch), true)
+                        .matched());
     }
 
     @Override
@@ -229,7 +262,8 @@ final class SimRobotStore implements RobotStore, RobotDocuments {
             List<Document> groups = new ArrayList<>();
             counts.forEach((key, n) -> {
                 String[] parts = key.split("\n", -1);
-                groups.add(new Document("_id", new Document("slot", parts[0]).append("state", parts[1])).append("n", n));
+                groups.add(
+                        new Document("_id", new Document("slot", parts[0]).append("state", parts[1])).append("n", n));
             });
             return groups;
         });

@@ -1,25 +1,5 @@
 package io.standby.robot.internal;
 
-import io.standby.slot.NodeId;
-import io.standby.slot.SlotView;
-import io.standby.slot.internal.FreeShare;
-import io.standby.slot.internal.OwnerDocRules;
-import io.standby.slot.internal.SlotRules;
-import io.standby.slot.internal.SlotStore;
-import org.bson.BsonBoolean;
-import org.bson.BsonDateTime;
-import org.bson.BsonDocument;
-import org.bson.BsonString;
-import org.bson.conversions.Bson;
-
-import java.time.Duration;
-import java.time.Instant;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Map;
-import java.util.Optional;
-import java.util.OptionalLong;
-
 import static io.standby.robot.internal.SimDatabase.number;
 import static io.standby.robot.internal.SimDatabase.string;
 import static io.standby.slot.internal.SlotDocument.BEAT;
@@ -34,11 +14,30 @@ import static io.standby.slot.internal.SlotDocument.LINK_END;
 import static io.standby.slot.internal.SlotDocument.PORT;
 import static io.standby.slot.internal.SlotDocument.TIME;
 
+import io.standby.slot.NodeId;
+import io.standby.slot.SlotView;
+import io.standby.slot.internal.FreeShare;
+import io.standby.slot.internal.LinkRules;
+import io.standby.slot.internal.OwnerDocRules;
+import io.standby.slot.internal.SlotRules;
+import io.standby.slot.internal.SlotStore;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import org.bson.BsonBoolean;
+import org.bson.BsonDateTime;
+import org.bson.BsonDocument;
+import org.bson.BsonString;
+import org.bson.conversions.Bson;
+
 /**
- * The slot store's operations on the simulated database, with {@code MongoSlotStore}'s own filter and
- * update documents ({@link SlotRules}), evaluated by {@link BsonEval} as they are sent: a change to a rule
- * there changes what the simulation sees. Reads see the majority-committed state; writes are
- * compare-and-sets on the primary.
+ * The slot store's operations on the simulated database, with {@code MongoSlotStore}'s own filter and update documents
+ * ({@link SlotRules}), evaluated by {@link BsonEval} as they are sent: a change to a rule there changes what the
+ * simulation sees. Reads see the majority-committed state; writes are compare-and-sets on the primary.
  */
 final class SimSlotStore implements SlotStore {
 
@@ -53,7 +52,8 @@ final class SimSlotStore implements SlotStore {
         return db.read("slots", () -> {
             List<SlotView> views = new ArrayList<>();
             long now = db.serverNowMs();
-            db.slots.committed.values().stream().filter(doc -> !OwnerDocRules.isOwnerId(SimDatabase.id(doc)))
+            db.slots.committed.values().stream()
+                    .filter(doc -> !OwnerDocRules.isOwnerId(SimDatabase.id(doc)))
                     .forEach(doc -> views.add(view(doc, now)));
             return views;
         });
@@ -71,8 +71,15 @@ final class SimSlotStore implements SlotStore {
                 String id = SimDatabase.id(doc);
                 if (OwnerDocRules.isOwnerId(id)) {
                     SlotStore.Watch watch = doc.containsKey(OwnerDocRules.WATCH)
-                            ? OwnerDocRules.watch(number(doc, OwnerDocRules.WATCH), number(doc, OwnerDocRules.WATCH_LEASE)) : SlotStore.Watch.NONE;
-                    owners.add(OwnerDocRules.owner(id, number(doc, BEAT), Duration.ofMillis(now - doc.getDateTime(OwnerDocRules.AT).getValue()), watch));
+                            ? OwnerDocRules.watch(
+                                    number(doc, OwnerDocRules.WATCH), number(doc, OwnerDocRules.WATCH_LEASE))
+                            : SlotStore.Watch.NONE;
+                    owners.add(OwnerDocRules.owner(
+                            id,
+                            number(doc, BEAT),
+                            Duration.ofMillis(
+                                    now - doc.getDateTime(OwnerDocRules.AT).getValue()),
+                            watch));
                 } else {
                     views.add(view(doc, now));
                 }
@@ -86,7 +93,9 @@ final class SimSlotStore implements SlotStore {
         if (OwnerDocRules.isOwnerId(slotId)) {
             return Optional.empty();
         }
-        return db.read(slotId, () -> Optional.ofNullable(db.slots.committed.get(slotId)).map(doc -> view(doc, db.serverNowMs())));
+        return db.read(
+                slotId,
+                () -> Optional.ofNullable(db.slots.committed.get(slotId)).map(doc -> view(doc, db.serverNowMs())));
     }
 
     /** As {@code MongoSlotStore} decodes a slot (the simulation writes only well-formed ones). */
@@ -97,16 +106,28 @@ final class SimSlotStore implements SlotStore {
         Long late = number(doc, LATE);
         Long changes = number(doc, CHANGES);
         Long beat = number(doc, BEAT);
-        Duration linkEnd = doc.get(LINK_END) instanceof BsonDateTime at ? Duration.ofMillis(nowMs - at.getValue()) : null;
-        return new SlotView(SimDatabase.id(doc), owner, string(doc, INSTANCE), Instant.ofEpochMilli(timeMs),
-                Duration.ofMillis(number(doc, LEASE)), number(doc, EPOCH), Duration.ofMillis(nowMs - timeMs),
-                changes == null ? 0 : changes, late == null || late <= 0 ? null : Duration.ofMillis(late), drain(doc),
-                beat == null ? 0 : beat, linkEnd);
+        Duration linkEnd =
+                doc.get(LINK_END) instanceof BsonDateTime at ? Duration.ofMillis(nowMs - at.getValue()) : null;
+        return new SlotView(
+                SimDatabase.id(doc),
+                owner,
+                string(doc, INSTANCE),
+                Instant.ofEpochMilli(timeMs),
+                Duration.ofMillis(number(doc, LEASE)),
+                number(doc, EPOCH),
+                Duration.ofMillis(nowMs - timeMs),
+                changes == null ? 0 : changes,
+                late == null || late <= 0 ? null : Duration.ofMillis(late),
+                drain(doc),
+                beat == null ? 0 : beat,
+                linkEnd);
     }
 
     private static SlotView.Drain drain(BsonDocument doc) {
         return doc.get(DRAIN) instanceof BsonDocument drain && drain.get("instance") instanceof BsonString instance
-                ? new SlotView.Drain(instance.getValue(), drain.get("force") instanceof BsonBoolean force && force.getValue()) : null;
+                ? new SlotView.Drain(
+                        instance.getValue(), drain.get("force") instanceof BsonBoolean force && force.getValue())
+                : null;
     }
 
     @Override
@@ -114,9 +135,11 @@ final class SimSlotStore implements SlotStore {
         if (ownerBeat.isPresent() && (seen.owner() == null || seen.instance() == null)) {
             return false;
         }
-        return update("claim " + seen.id() + "@" + seen.epoch() + " by " + owner.node() + beat(ownerBeat),
+        return update(
+                "claim " + seen.id() + "@" + seen.epoch() + " by " + owner.node() + beat(ownerBeat),
                 SlotRules.claimFilter(seen, ownerBeat),
-                SlotRules.takeUpdate(owner), false);
+                SlotRules.takeUpdate(owner),
+                false);
     }
 
     @Override
@@ -124,9 +147,11 @@ final class SimSlotStore implements SlotStore {
         if (seen.owner() == null || seen.instance() == null || seen.lateMark() == null) {
             return false;
         }
-        return update("claim from gone " + seen.id() + "@" + seen.epoch() + " by " + owner.node() + beat(ownerBeat),
+        return update(
+                "claim from gone " + seen.id() + "@" + seen.epoch() + " by " + owner.node() + beat(ownerBeat),
                 SlotRules.claimFromGoneFilter(seen, ownerBeat),
-                SlotRules.takeUpdate(owner), true);
+                SlotRules.takeUpdate(owner),
+                true);
     }
 
     private static String beat(OptionalLong ownerBeat) {
@@ -138,43 +163,65 @@ final class SimSlotStore implements SlotStore {
         if (seen.owner() == null || seen.instance() == null) {
             return false;
         }
-        return db.write("claim from watched " + seen.id() + "@" + seen.epoch() + " by " + owner.node() + " up to beat " + maxBeat, () -> {
-            boolean matched = db.slots.update(SlotRules.claimFromWatchedFilter(seen, maxBeat, wait), SlotRules.takeUpdate(owner), false)
-                    .matched() == 1;
-            if (matched) {
-                db.watchedTakeovers++;
-            }
-            return matched;
-        });
+        return db.write(
+                "claim from watched " + seen.id() + "@" + seen.epoch() + " by " + owner.node() + " up to beat "
+                        + maxBeat,
+                () -> {
+                    boolean matched = db.slots
+                                    .update(
+                                            LinkRules.claimFromWatchedFilter(seen, maxBeat, wait),
+                                            SlotRules.takeUpdate(owner),
+                                            false)
+                                    .matched()
+                            == 1;
+                    if (matched) {
+                        db.watchedTakeovers++;
+                    }
+                    return matched;
+                });
     }
 
     @Override
     public long markLinkEnd(NodeId node, String instance) {
-        return db.write("mark link end of " + node + "/" + instance,
-                () -> db.slots.update(SlotRules.markLinkEndFilter(node, instance), SlotRules.markLinkEndUpdate(), true).matched());
+        return db.write(
+                "mark link end of " + node + "/" + instance,
+                () -> db.slots
+                        .update(LinkRules.markLinkEndFilter(node, instance), LinkRules.markLinkEndUpdate(), true)
+                        .matched());
     }
 
     @Override
     public long markLinkEndOfUnmarked(NodeId node, String instance) {
-        return db.write("mark link end of the unmarked slots of " + node + "/" + instance,
-                () -> db.slots.update(SlotRules.markLinkEndOfUnmarkedFilter(node, instance), SlotRules.markLinkEndUpdate(), true).matched());
+        return db.write(
+                "mark link end of the unmarked slots of " + node + "/" + instance,
+                () -> db.slots
+                        .update(
+                                LinkRules.markLinkEndOfUnmarkedFilter(node, instance),
+                                LinkRules.markLinkEndUpdate(),
+                                true)
+                        .matched());
     }
 
     @Override
     public boolean reclaim(SlotView seen, Ownership owner) {
-        return update("reclaim " + seen.id() + "@" + seen.epoch() + " by " + owner.node(),
-                SlotRules.reclaimFilter(seen, owner), SlotRules.takeUpdate(owner), false);
+        return update(
+                "reclaim " + seen.id() + "@" + seen.epoch() + " by " + owner.node(),
+                SlotRules.reclaimFilter(seen, owner),
+                SlotRules.takeUpdate(owner),
+                false);
     }
 
     /**
-     * As {@code MongoSlotStore} sends it: one ordered bulk write (the owner document's upsert, then one
-     * updateMany), and only if it matched fewer than all, one read.
+     * As {@code MongoSlotStore} sends it: one ordered bulk write (the owner document's upsert, then one updateMany),
+     * and only if it matched fewer than all, one read.
      */
     @Override
     public Renewals renewAll(Map<String, Long> held, Ownership owner) {
         long matched = db.write("renew " + held + " by " + owner.node() + " at beat " + owner.beat(), () -> {
             db.slots.upsert(OwnerDocRules.beatFilter(owner), OwnerDocRules.beatUpdate(owner));
-            return db.slots.update(SlotRules.renewAllFilter(held, owner.instance()), SlotRules.renewUpdate(owner), true).matched();
+            return db.slots
+                    .update(SlotRules.renewAllFilter(held, owner.instance()), SlotRules.renewUpdate(owner), true)
+                    .matched();
         });
         if (matched == held.size()) {
             return Renewals.all(held);
@@ -182,7 +229,9 @@ final class SimSlotStore implements SlotStore {
         List<SlotView> now = db.read("slots " + held.keySet(), () -> {
             List<SlotView> views = new ArrayList<>();
             long nowMs = db.serverNowMs();
-            held.keySet().forEach(id -> Optional.ofNullable(db.slots.committed.get(id)).ifPresent(doc -> views.add(view(doc, nowMs))));
+            held.keySet()
+                    .forEach(id -> Optional.ofNullable(db.slots.committed.get(id))
+                            .ifPresent(doc -> views.add(view(doc, nowMs))));
             return views;
         });
         return Renewals.judge(held, owner.instance(), now);
@@ -190,12 +239,20 @@ final class SimSlotStore implements SlotStore {
 
     @Override
     public boolean release(String slotId, long epoch, String instance) {
-        return update("release " + slotId + "@" + epoch, SlotRules.releaseFilter(slotId, epoch, instance), SlotRules.releaseUpdate(), false);
+        return update(
+                "release " + slotId + "@" + epoch,
+                SlotRules.releaseFilter(slotId, epoch, instance),
+                SlotRules.releaseUpdate(),
+                false);
     }
 
     @Override
     public boolean revoke(SlotView seen) {
-        return update("revoke " + seen.id() + "@" + seen.epoch(), SlotRules.revokeFilter(seen), SlotRules.revokeUpdate(seen), false);
+        return update(
+                "revoke " + seen.id() + "@" + seen.epoch(),
+                SlotRules.revokeFilter(seen),
+                SlotRules.revokeUpdate(seen),
+                false);
     }
 
     /** One compare-and-set, as {@code MongoSlotStore} sends it; a fast takeover is counted for the report. */
@@ -211,23 +268,35 @@ final class SimSlotStore implements SlotStore {
 
     @Override
     public long markDrain(NodeId node, SlotView.Drain drain) {
-        return db.write("mark drain of " + node, () -> db.slots.update(
-                SlotRules.markDrainFilter(node, drain.instance()), SlotRules.markDrainUpdate(drain), true).matched());
+        return db.write(
+                "mark drain of " + node,
+                () -> db.slots
+                        .update(
+                                SlotRules.markDrainFilter(node, drain.instance()),
+                                SlotRules.markDrainUpdate(drain),
+                                true)
+                        .matched());
     }
 
     @Override
     public void touch(String slotId) {
-        db.write("touch " + slotId, () -> db.slots.update(SlotRules.touchFilter(slotId), SlotRules.touchUpdate(), false));
+        db.write(
+                "touch " + slotId,
+                () -> db.slots.update(SlotRules.touchFilter(slotId), SlotRules.touchUpdate(), false));
     }
 
     @Override
     public void beat(Ownership owner) {
-        db.write("beat " + owner.instance() + " at " + owner.beat(), () -> db.slots.upsert(OwnerDocRules.beatFilter(owner), OwnerDocRules.beatUpdate(owner)));
+        db.write(
+                "beat " + owner.instance() + " at " + owner.beat(),
+                () -> db.slots.upsert(OwnerDocRules.beatFilter(owner), OwnerDocRules.beatUpdate(owner)));
     }
 
     @Override
     public boolean sweepOwner(String ownerId, long beat) {
-        return db.write("sweep " + ownerId + " at beat " + beat, () -> db.slots.deleteOne(OwnerDocRules.sweepFilter(ownerId, beat)));
+        return db.write(
+                "sweep " + ownerId + " at beat " + beat,
+                () -> db.slots.deleteOne(OwnerDocRules.sweepFilter(ownerId, beat)));
     }
 
     @Override

@@ -12,15 +12,14 @@ import java.util.concurrent.TimeoutException;
 import java.util.function.BooleanSupplier;
 
 /**
- * The runtime's threads of one simulated process ({@link RunThreads}): the real {@code RobotRun}s and the
- * real {@code WriteBatcher} run on threads of their own, but one thread at a time, handing a baton back and
- * forth with the simulation's loop, so that a seed still replays exactly. A thread runs only inside one of
- * its node's events (so a paused process's threads wait, and a killed one's never run again); it runs until
- * it waits, and its waits are on the simulation's clock, at its node's clock rate. A wake takes a moment, as
- * a thread's scheduling does.
+ * The runtime's threads of one simulated process ({@link RunThreads}): the real {@code RobotRun}s and the real
+ * {@code WriteBatcher} run on threads of their own, but one thread at a time, handing a baton back and forth with the
+ * simulation's loop, so that a seed still replays exactly. A thread runs only inside one of its node's events (so a
+ * paused process's threads wait, and a killed one's never run again); it runs until it waits, and its waits are on the
+ * simulation's clock, at its node's clock rate. A wake takes a moment, as a thread's scheduling does.
  *
- * <p>Kill: every thread of the process is resumed once more and unwinds at once ({@link Killed} thrown from
- * its wait, without waiting again); the database refuses whatever it still tries, since its process is gone.
+ * <p>Kill: every thread of the process is resumed once more and unwinds at once ({@link Killed} thrown from its wait,
+ * without waiting again); the database refuses whatever it still tries, since its process is gone.
  */
 final class SimThreads implements RunThreads {
 
@@ -33,6 +32,7 @@ final class SimThreads implements RunThreads {
 
     /** The semaphore each thread waits on for the baton: a fiber's own, or one per driving thread. */
     private static final ThreadLocal<Semaphore> BATON = ThreadLocal.withInitial(() -> new Semaphore(0));
+
     private static final ThreadLocal<Fiber> CURRENT = new ThreadLocal<>();
 
     private final SimNode node;
@@ -48,9 +48,9 @@ final class SimThreads implements RunThreads {
     }
 
     /**
-     * The fiber whose own code runs here, or null on the simulation's own thread, and in an event that a
-     * fiber's thread runs inside a nested loop (a slow call of it lets the world run on): such an event's
-     * waits are the world's, not the fiber's.
+     * The fiber whose own code runs here, or null on the simulation's own thread, and in an event that a fiber's thread
+     * runs inside a nested loop (a slow call of it lets the world run on): such an event's waits are the world's, not
+     * the fiber's.
      */
     static Fiber current() {
         return Sim.loopsOnThisThread() == 0 ? CURRENT.get() : null;
@@ -91,7 +91,8 @@ final class SimThreads implements RunThreads {
     }
 
     @Override
-    public <T> T get(CompletableFuture<T> future, Duration atMost) throws InterruptedException, ExecutionException, TimeoutException {
+    public <T> T get(CompletableFuture<T> future, Duration atMost)
+            throws InterruptedException, ExecutionException, TimeoutException {
         if (!future.isDone()) {
             SimSignal done = new SimSignal();
             future.whenComplete((value, error) -> done.wakeAll());
@@ -103,8 +104,8 @@ final class SimThreads implements RunThreads {
     }
 
     /**
-     * Blocking work of a robot that does not look at stop requests (a fetch, a computation) for
-     * {@code duration} on the node's clock; an interrupt ends it early, with the thread's flag set again.
+     * Blocking work of a robot that does not look at stop requests (a fetch, a computation) for {@code duration} on the
+     * node's clock; an interrupt ends it early, with the thread's flag set again.
      */
     void work(Duration duration) {
         try {

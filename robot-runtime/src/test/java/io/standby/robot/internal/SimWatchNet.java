@@ -3,18 +3,16 @@ package io.standby.robot.internal;
 import io.standby.slot.internal.OwnerLinks;
 import io.standby.slot.internal.StandbyLink;
 import io.standby.slot.internal.StandbyLinks;
-
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The watch links of the simulation: TCP connections between node processes, as the real transport
- * uses them ({@code TcpWatchLinks}), with the faults TCP has. Each direction delivers in order, each
- * message a few milliseconds late, later in a storm, and to a paused process only when it runs again. A
- * connect to a process that is down, to another instance than the one wanted, or under a REJECT rule is
- * refused. A killed process's peers see end of stream, unless its host went down with it: then only
- * silence. In storms a link also breaks: both ends see its end, or one end only (half open) while the
- * other hears nothing more, or neither.
+ * The watch links of the simulation: TCP connections between node processes, as the real transport uses them
+ * ({@code TcpWatchLinks}), with the faults TCP has. Each direction delivers in order, each message a few milliseconds
+ * late, later in a storm, and to a paused process only when it runs again. A connect to a process that is down, to
+ * another instance than the one wanted, or under a REJECT rule is refused. A killed process's peers see end of stream,
+ * unless its host went down with it: then only silence. In storms a link also breaks: both ends see its end, or one end
+ * only (half open) while the other hears nothing more, or neither.
  */
 final class SimWatchNet {
 
@@ -23,6 +21,7 @@ final class SimWatchNet {
     private final List<Conn> conns = new ArrayList<>();
     /** Until when messages may be slow: a storm's congested network. */
     private long slowUntil;
+
     int broken;
 
     SimWatchNet(SimWorld world) {
@@ -37,9 +36,15 @@ final class SimWatchNet {
     }
 
     private StandbyLinks.Connection connect(SimNode from, int fromGen, StandbyLinks.Target target, StandbyLink link) {
-        SimNode owner = world.nodes.stream().filter(n -> n.id.equals(target.node())).findFirst().orElse(null);
+        SimNode owner = world.nodes.stream()
+                .filter(n -> n.id.equals(target.node()))
+                .findFirst()
+                .orElse(null);
         Conn conn = new Conn(from, fromGen, link);
-        if (owner == null || !owner.up || sim.now() < owner.rejectingUntil || owner.ownerLinks == null
+        if (owner == null
+                || !owner.up
+                || sim.now() < owner.rejectingUntil
+                || owner.ownerLinks == null
                 || !target.instance().equals(owner.instance)) {
             from.afterFor(fromGen, delay(), () -> link.ended("connect refused"));
             conn.toOwner = false;
@@ -64,7 +69,9 @@ final class SimWatchNet {
     }
 
     private long delay() {
-        return sim.now() < slowUntil && sim.chance(0.3) ? sim.between(0, world.watchLease.toNanos() / 2) : sim.between(0, 3 * Sim.MS);
+        return sim.now() < slowUntil && sim.chance(0.3)
+                ? sim.between(0, world.watchLease.toNanos() / 2)
+                : sim.between(0, 3 * Sim.MS);
     }
 
     /** A process ended: its peers see end of stream, or, if its host went down, nothing more. */

@@ -3,26 +3,28 @@ package io.standby.robot.internal;
 import io.standby.slot.NodeId;
 import io.standby.slot.SlotTiming;
 import io.standby.slot.internal.OwnerProbe;
-
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * One simulated cluster, built from a seed: a replica set, a few nodes with their own clock rates, slots
- * and robots, an operator issuing commands, and storms of faults alternating with calm periods.
+ * One simulated cluster, built from a seed: a replica set, a few nodes with their own clock rates, slots and robots, an
+ * operator issuing commands, and storms of faults alternating with calm periods.
  */
 final class SimWorld {
 
-    static final SlotTiming TIMING = SlotTiming.of(Duration.ofMillis(200), Duration.ofMillis(1000), Duration.ofMillis(200));
+    static final SlotTiming TIMING =
+            SlotTiming.of(Duration.ofMillis(200), Duration.ofMillis(1000), Duration.ofMillis(200));
     /**
-     * Node clocks, and the server's, run up to this much fast or slow: far more than real clocks, within the
-     * fence margin (a tenth of the lease, and of the late mark), which two clocks drifting apart by up to 2 ×
-     * 4 % leave intact. At 1 % a self-stop margin of zero went unseen for 3 million steps.
+     * Node clocks, and the server's, run up to this much fast or slow: far more than real clocks, within the fence
+     * margin (a tenth of the lease, and of the late mark), which two clocks drifting apart by up to 2 × 4 % leave
+     * intact. At 1 % a self-stop margin of zero went unseen for 3 million steps.
      */
     static final double MAX_DRIFT = 0.04;
+
     private static final long LEASE = TIMING.lease().toNanos();
-    private static final SimDatabase.Faults STORM = new SimDatabase.Faults(0.02, 0.03, 0.02, 0.02, 0.02, 0.03, 3 * LEASE);
+    private static final SimDatabase.Faults STORM =
+            new SimDatabase.Faults(0.02, 0.03, 0.02, 0.02, 0.02, 0.03, 3 * LEASE);
 
     final Sim sim;
     final SimDatabase db;
@@ -30,28 +32,31 @@ final class SimWorld {
     final SimChecker checker;
     final List<SimNode> nodes = new ArrayList<>();
     /**
-     * Whether nodes take over from owners found gone (fast failover): on for even seeds, so that both
-     * ways of taking a slot over run under the same faults, without a draw that would change every seed.
+     * Whether nodes take over from owners found gone (fast failover): on for even seeds, so that both ways of taking a
+     * slot over run under the same faults, without a draw that would change every seed.
      */
     final boolean fastFailover;
     /**
-     * Whether nodes keep watch links and take over within a watch lease of an owner's death: on for seeds
-     * whose half is even, so that it runs both with and without fast failover.
+     * Whether nodes keep watch links and take over within a watch lease of an owner's death: on for seeds whose half is
+     * even, so that it runs both with and without fast failover.
      */
     final boolean watchLinks;
+
     final SimWatchNet watchNet;
     /**
-     * The owners' watch lease: shorter than the late mark, as a real one is; on some seeds the shortest the
-     * builder accepts (100 ms), whose margin (20 ms) is below the lease's and the late mark's, so that the
-     * fence check must run at a quarter of it.
+     * The owners' watch lease: shorter than the late mark, as a real one is; on some seeds the shortest the builder
+     * accepts (100 ms), whose margin (20 ms) is below the lease's and the late mark's, so that the fence check must run
+     * at a quarter of it.
      */
     final Duration watchLease;
+
     private final SimOperator operator;
     private final int slotCount;
     private final int maxRobots;
     private boolean storming;
     /** This storm's clock trouble: the server's clock jumped, or a node's runs fast; never both. */
     private boolean serverClockJumped;
+
     private boolean fastClocks;
     /** The last calm period has begun: no storm comes after it. */
     private boolean over;
@@ -98,13 +103,14 @@ final class SimWorld {
             double rate = 1 + (sim.random.nextDouble() * 2 - 1) * MAX_DRIFT;
             nodes.add(new SimNode(this, ids.get(i), maxSlots, TIMING, rate));
         }
-        sim.note("world: " + nodeCount + " nodes (max " + maxSlots + " slots each), " + slotCount + " slots, up to " + maxRobots
-                + " robots, fast failover " + (fastFailover ? "on" : "off") + ", watch links " + (watchLinks ? "on (watch lease " + watchLease.toMillis() + " ms)" : "off"));
+        sim.note("world: " + nodeCount + " nodes (max " + maxSlots + " slots each), " + slotCount + " slots, up to "
+                + maxRobots + " robots, fast failover " + (fastFailover ? "on" : "off") + ", watch links "
+                + (watchLinks ? "on (watch lease " + watchLease.toMillis() + " ms)" : "off"));
     }
 
     /**
-     * Runs storms and calm periods for {@code steps} steps, then a last calm period without faults or
-     * commands, then checks the end state.
+     * Runs storms and calm periods for {@code steps} steps, then a last calm period without faults or commands, then
+     * checks the end state.
      */
     void run(long steps) {
         sim.afterEachStep(checker::check);
@@ -127,7 +133,8 @@ final class SimWorld {
         over = true;
         calm();
         // Long enough for a full resync: an operator's or a hand-over's touch of a slot may have been lost.
-        sim.runUntil(sim.now() + Math.max(10 * LEASE, SlotRuns.RESYNC.toNanos() + 5 * LEASE), () -> false, Long.MAX_VALUE);
+        sim.runUntil(
+                sim.now() + Math.max(10 * LEASE, SlotRuns.RESYNC.toNanos() + 5 * LEASE), () -> false, Long.MAX_VALUE);
         checker.settled();
     }
 
@@ -238,19 +245,21 @@ final class SimWorld {
         });
     }
 
-
     /**
-     * A connect to a node's address: a live process accepts, a paused one too (its kernel does); a killed
-     * one, until it is started again, refuses. Nobody listens at an address that is no node's. False
-     * refusals: an address under a REJECT rule refuses whether its process lives or not, and in a storm a
-     * connect may also time out or fail, which proves nothing either way.
+     * A connect to a node's address: a live process accepts, a paused one too (its kernel does); a killed one, until it
+     * is started again, refuses. Nobody listens at an address that is no node's. False refusals: an address under a
+     * REJECT rule refuses whether its process lives or not, and in a storm a connect may also time out or fail, which
+     * proves nothing either way.
      */
     OwnerProbe.Result probe(NodeId node) {
         if (storming && sim.chance(0.05)) {
             return sim.chance(0.5) ? OwnerProbe.Result.TIMEOUT : OwnerProbe.Result.ERROR;
         }
-        return nodes.stream().filter(n -> n.id.equals(node)).findFirst()
-                .map(n -> n.up && sim.now() >= n.rejectingUntil ? OwnerProbe.Result.ACCEPTED : OwnerProbe.Result.REFUSED)
+        return nodes.stream()
+                .filter(n -> n.id.equals(node))
+                .findFirst()
+                .map(n ->
+                        n.up && sim.now() >= n.rejectingUntil ? OwnerProbe.Result.ACCEPTED : OwnerProbe.Result.REFUSED)
                 .orElse(OwnerProbe.Result.REFUSED);
     }
 }

@@ -1,5 +1,7 @@
 package io.standby.robot.internal;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Updates;
@@ -13,11 +15,6 @@ import io.standby.slot.MonotonicClock;
 import io.standby.slot.StandbyDatabase;
 import io.standby.testing.TestDatabase;
 import io.standby.testing.TestMongo;
-import org.bson.Document;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
-
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -25,21 +22,24 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
+import org.bson.Document;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * A slot's start on the embedded server: the robots' documents are read once when the take confirms
- * every robot asked for, and read again when it does not, so that a robot an operator stopped between the
- * load and the take is never started; a large slot is taken in chunks. About 2 s, most of it the last
- * test's 1,003 robots.
+ * A slot's start on the embedded server: the robots' documents are read once when the take confirms every robot asked
+ * for, and read again when it does not, so that a robot an operator stopped between the load and the take is never
+ * started; a large slot is taken in chunks. About 2 s, most of it the last test's 1,003 robots.
  */
 class SlotRunTakeTest {
 
     private static final String NODE = "127.0.0.1:1";
+
     @RegisterExtension
     final TestDatabase<StandbyDatabase> database = TestDatabase.of(
-            (uri, name) -> StandbyDatabase.connect(uri, name, Duration.ofSeconds(10), null), StandbyDatabase::database)
+                    (uri, name) -> StandbyDatabase.connect(uri, name, Duration.ofSeconds(10), null),
+                    StandbyDatabase::database)
             .on(TestMongo::embeddedUri);
 
     private StandbyDatabase db;
@@ -63,7 +63,8 @@ class SlotRunTakeTest {
         slotRun().begin();
 
         assertEquals(1, store.loads, "only the load after the fence");
-        assertEquals(List.of("r1", "r2", "r3"), launched.keySet().stream().sorted().toList());
+        assertEquals(
+                List.of("r1", "r2", "r3"), launched.keySet().stream().sorted().toList());
         RobotView r2 = launched.get("r2");
         assertEquals(RobotState.STARTING, r2.state());
         assertEquals(NODE, r2.node());
@@ -75,7 +76,9 @@ class SlotRunTakeTest {
             assertEquals(NODE, doc.getString("node"));
             assertEquals(RobotState.STARTING.name(), doc.getString("state"));
             assertEquals(launched.get(id).incarnation(), doc.getString(RobotFields.INCARNATION));
-            assertEquals(launched.get(id).fences(), ((Number) doc.get(RobotFields.FENCES)).longValue(),
+            assertEquals(
+                    launched.get(id).fences(),
+                    ((Number) doc.get(RobotFields.FENCES)).longValue(),
                     "the run's token is the document's");
         }
     }
@@ -83,7 +86,8 @@ class SlotRunTakeTest {
     @Test
     void aRobotStoppedBetweenTheLoadAndTheTakeIsNotStarted() {
         // The operator's stop of a robot nobody runs, as RobotTable does it, lands after the load.
-        store.beforeTake = ids -> robots.updateOne(Filters.and(Filters.eq("_id", "r3"), Filters.eq("node", null)),
+        store.beforeTake = ids -> robots.updateOne(
+                Filters.and(Filters.eq("_id", "r3"), Filters.eq("node", null)),
                 Updates.combine(Updates.set("desired", "stopped"), Updates.set("state", "STOPPED")));
 
         slotRun().begin();
@@ -118,7 +122,8 @@ class SlotRunTakeTest {
     }
 
     private SlotRun slotRun() {
-        RuntimeCore core = new RuntimeCore(store, null, new WriteSequence(), NODE, new Launcher(), MonotonicClock.system());
+        RuntimeCore core =
+                new RuntimeCore(store, null, new WriteSequence(), NODE, new Launcher(), MonotonicClock.system());
         return new SlotRun(FixedLease.valid(), core);
     }
 
@@ -143,20 +148,16 @@ class SlotRunTakeTest {
         }
 
         @Override
-        public void requestStop(Stop why, String target) {
-        }
+        public void requestStop(Stop why, String target) {}
 
         @Override
-        public void interrupt() {
-        }
+        public void interrupt() {}
 
         @Override
-        public void interruptRemoved() {
-        }
+        public void interruptRemoved() {}
 
         @Override
-        public void resendStatus() {
-        }
+        public void resendStatus() {}
 
         @Override
         public boolean await(Duration atMost) {
@@ -168,7 +169,7 @@ class SlotRunTakeTest {
     private static final class CountingStore extends ForwardingRobotStore {
         int loads;
         final List<Integer> takes = new ArrayList<>();
-        Consumer<Collection<String>> beforeTake = ids -> { };
+        Consumer<Collection<String>> beforeTake = ids -> {};
 
         CountingStore(RobotStore store) {
             super(store);

@@ -1,5 +1,10 @@
 package io.standby.robot.internal;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Updates;
@@ -12,36 +17,32 @@ import io.standby.slot.StandbyDatabase;
 import io.standby.slot.internal.MongoSlotStore;
 import io.standby.testing.TestDatabase;
 import io.standby.testing.TestMongo;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.bson.Document;
 import org.bson.conversions.Bson;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import java.time.Duration;
-import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
 /**
- * The robots of one slot under one lease, on the embedded server with recording runs: what the begin
- * fences, takes and starts, and in which order; what a reconcile does about each operator change; that a
- * loss interrupts every run at once; that a graceful release asks every robot to stop, interrupts only
- * those that overrun one shared deadline, and waits for them all. About a second.
+ * The robots of one slot under one lease, on the embedded server with recording runs: what the begin fences, takes and
+ * starts, and in which order; what a reconcile does about each operator change; that a loss interrupts every run at
+ * once; that a graceful release asks every robot to stop, interrupts only those that overrun one shared deadline, and
+ * waits for them all. About a second.
  */
 class SlotRunTest {
 
     private static final String NODE = "127.0.0.1:1";
     /** Other than {@link RobotRun#FINAL_WRITE}, so that the two waits can be told apart. */
     private static final Duration STOP_TIMEOUT = Duration.ofSeconds(7);
+
     @RegisterExtension
     final TestDatabase<StandbyDatabase> database = TestDatabase.of(
-            (uri, name) -> StandbyDatabase.connect(uri, name, Duration.ofSeconds(10), null), StandbyDatabase::database)
+                    (uri, name) -> StandbyDatabase.connect(uri, name, Duration.ofSeconds(10), null),
+                    StandbyDatabase::database)
             .on(TestMongo::embeddedUri);
 
     private MongoCollection<Document> robots;
@@ -51,6 +52,7 @@ class SlotRunTest {
     private final RecordingRuns runs = new RecordingRuns();
     /** Status writes the slot sent, applied to the store as the write batcher would. */
     private final List<RobotWrite> writes = new CopyOnWriteArrayList<>();
+
     private final FixedLease lease = FixedLease.valid();
     private SlotRun slot;
 
@@ -100,7 +102,8 @@ class SlotRunTest {
 
         slot.begin();
 
-        assertEquals(List.of("p3", "p4", "p1", "p2", "a0"), runs.launchedIds(), "priority, then interrupted ones, then id");
+        assertEquals(
+                List.of("p3", "p4", "p1", "p2", "a0"), runs.launchedIds(), "priority, then interrupted ones, then id");
         for (String id : List.of("a0", "p1", "p2", "p3", "p4", "f")) {
             assertEquals(4L, doc(id).getLong("epoch"), id + " fenced at the lease's epoch");
         }
@@ -122,8 +125,14 @@ class SlotRunTest {
         slotDocs.insertOne(new Document("_id", "slot-1").append("changes", 3L));
         add("removed", "slot-0", 0, Updates.set("desired", "removed"));
         add("moving", "slot-0", 0, Updates.set("target", "slot-1"));
-        add("stopped", "slot-0", 0, Updates.combine(Updates.set("desired", "stopped"), Updates.set("state", "RUNNING"),
-                Updates.set("node", "127.0.0.1:9")));
+        add(
+                "stopped",
+                "slot-0",
+                0,
+                Updates.combine(
+                        Updates.set("desired", "stopped"),
+                        Updates.set("state", "RUNNING"),
+                        Updates.set("node", "127.0.0.1:9")));
         add("atRest", "slot-0", 0, Updates.combine(Updates.set("desired", "stopped"), Updates.set("state", "STOPPED")));
 
         slot.begin();
@@ -134,11 +143,15 @@ class SlotRunTest {
         assertEquals("slot-1", moved.getString(RobotFields.SLOT));
         assertEquals(0L, moved.getLong("epoch"), "its new slot's owner fences it");
         assertEquals("PENDING", moved.getString("state"));
-        assertEquals(4L, slotDocs.find(Filters.eq("_id", "slot-1")).first()
-                .getLong("changes"), "the new slot's owner is told to read its robots");
+        assertEquals(
+                4L,
+                slotDocs.find(Filters.eq("_id", "slot-1")).first().getLong("changes"),
+                "the new slot's owner is told to read its robots");
         assertEquals("STOPPED", doc("stopped").getString("state"));
         assertNull(doc("stopped").getString("node"));
-        assertEquals(List.of("stopped"), writes.stream().map(w -> w.token().robotId()).toList(),
+        assertEquals(
+                List.of("stopped"),
+                writes.stream().map(w -> w.token().robotId()).toList(),
                 "a robot already recorded as stopped needs no write");
     }
 
@@ -147,8 +160,14 @@ class SlotRunTest {
         // Failed, or stopped, while a move was pending: the move is no start (only `start` clears a failure),
         // as when the operator moves such a robot directly.
         add("failed", "slot-0", 0, Updates.combine(Updates.set("target", "slot-1"), Updates.set("state", "FAILED")));
-        add("stopped", "slot-0", 0, Updates.combine(Updates.set("target", "slot-1"), Updates.set("desired", "stopped"),
-                Updates.set("state", "STOPPED")));
+        add(
+                "stopped",
+                "slot-0",
+                0,
+                Updates.combine(
+                        Updates.set("target", "slot-1"),
+                        Updates.set("desired", "stopped"),
+                        Updates.set("state", "STOPPED")));
         add("fenced", "slot-0", 0, Updates.combine(Updates.set("target", "slot-1"), Updates.set("state", "RUNNING")));
 
         slot.begin();
@@ -171,7 +190,8 @@ class SlotRunTest {
         slot.begin();
 
         assertEquals("slot-1", doc("moving").getString(RobotFields.SLOT));
-        assertEquals(4L, slotDocs.find(Filters.eq("_id", "slot-1")).first().getLong("changes"), "told on the second try");
+        assertEquals(
+                4L, slotDocs.find(Filters.eq("_id", "slot-1")).first().getLong("changes"), "told on the second try");
         assertEquals(List.of("runnable"), runs.launchedIds(), "a failed telling stops nothing else");
     }
 
@@ -245,7 +265,8 @@ class SlotRunTest {
 
         robots.deleteOne(Filters.eq("_id", "r2"));
         reconcile();
-        assertEquals(List.of("interrupt removed"), runs.run("r2").asked, "a robot first seen at a reconcile is watched too");
+        assertEquals(
+                List.of("interrupt removed"), runs.run("r2").asked, "a robot first seen at a reconcile is watched too");
     }
 
     @Test
@@ -319,8 +340,10 @@ class SlotRunTest {
 
         slot.awaitInterrupted();
 
-        assertEquals(List.of(Duration.ZERO, RobotRun.FINAL_WRITE),
-                runs.launched.stream().flatMap(r -> r.awaits.stream()).sorted().toList(), "one grace for all, not one each");
+        assertEquals(
+                List.of(Duration.ZERO, RobotRun.FINAL_WRITE),
+                runs.launched.stream().flatMap(r -> r.awaits.stream()).sorted().toList(),
+                "one grace for all, not one each");
     }
 
     @Test
@@ -352,8 +375,10 @@ class SlotRunTest {
 
         assertEquals(List.of("stop RELEASE"), runs.run("r1").asked);
         assertEquals(List.of("stop RELEASE"), runs.run("r2").asked);
-        assertEquals(List.of("stop RELEASE", "interrupt"), runs.run("r3").asked, "still running when the timeout passed");
-        assertEquals(asked + STOP_TIMEOUT.toNanos(), runs.run("r3").interruptedAt, "one deadline for all, not one each");
+        assertEquals(
+                List.of("stop RELEASE", "interrupt"), runs.run("r3").asked, "still running when the timeout passed");
+        assertEquals(
+                asked + STOP_TIMEOUT.toNanos(), runs.run("r3").interruptedAt, "one deadline for all, not one each");
         assertEquals(asked + STOP_TIMEOUT.toNanos(), runs.clock.nanoTime(), "the release returns once they all ended");
         assertTrue(slot.ended());
         assertEquals(List.of(), slot.running());
@@ -388,9 +413,12 @@ class SlotRunTest {
 
         assertEquals(List.of("stop RELEASE", "interrupt"), runs.run("r1").asked);
         assertEquals(List.of("stop RELEASE", "interrupt"), runs.run("r2").asked);
-        assertEquals(asked + STOP_TIMEOUT.plus(RobotRun.FINAL_WRITE).toNanos(), runs.clock.nanoTime(),
+        assertEquals(
+                asked + STOP_TIMEOUT.plus(RobotRun.FINAL_WRITE).toNanos(),
+                runs.clock.nanoTime(),
                 "one deadline, then one grace, for all the robots together");
-        assertEquals(List.of(Duration.ZERO, Duration.ZERO, STOP_TIMEOUT, RobotRun.FINAL_WRITE),
+        assertEquals(
+                List.of(Duration.ZERO, Duration.ZERO, STOP_TIMEOUT, RobotRun.FINAL_WRITE),
                 runs.launched.stream().flatMap(r -> r.awaits.stream()).sorted().toList());
     }
 

@@ -1,5 +1,9 @@
 package io.standby.robot.internal;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.standby.robot.model.RobotCodec;
 import io.standby.robot.model.RobotFields;
 import io.standby.robot.model.RobotToken;
@@ -8,27 +12,22 @@ import io.standby.slot.Lease;
 import io.standby.slot.MonotonicClock;
 import io.standby.slot.StandbyDatabase;
 import io.standby.testing.TestMongo;
-import org.bson.Document;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
-
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.bson.Document;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 
 /**
- * A graceful release frees the slot for a standby at once, so it must not leave a robot of the slot running
- * on this node, including one that an earlier pause at the late mark interrupted and that is still
- * unwinding (the simulation found it: seed 2, step 93513, a release right after a pause and a resume).
+ * A graceful release frees the slot for a standby at once, so it must not leave a robot of the slot running on this
+ * node, including one that an earlier pause at the late mark interrupted and that is still unwinding (the simulation
+ * found it: seed 2, step 93513, a release right after a pause and a resume).
  */
 class SlotRunsReleaseTest {
 
@@ -54,13 +53,19 @@ class SlotRunsReleaseTest {
 
     @Test
     void aReleaseWaitsForTheRobotsThatAPauseInterruptedAndThatStillUnwind() throws Exception {
-        db = StandbyDatabase.connect(server.uri(), TestMongo.freshDatabase("releaseAfterPause"), Duration.ofSeconds(10), null);
+        db = StandbyDatabase.connect(
+                server.uri(), TestMongo.freshDatabase("releaseAfterPause"), Duration.ofSeconds(10), null);
         MongoRobotStore store = new MongoRobotStore(db);
-        db.database().getCollection(RobotFields.COLLECTION)
+        db.database()
+                .getCollection(RobotFields.COLLECTION)
                 .insertOne(RobotCodec.newRobot("r1", "counter", "slot-0", 0, 1, new Document("intervalMs", 5)));
         Launcher launcher = new Launcher();
-        SlotRuns slots = new SlotRuns(new RuntimeCore(store, null, new WriteSequence(), "127.0.0.1:1", launcher,
-                MonotonicClock.system()), Duration.ofSeconds(5), SlotRuns.RESYNC, ids -> { }, () -> { });
+        SlotRuns slots = new SlotRuns(
+                new RuntimeCore(store, null, new WriteSequence(), "127.0.0.1:1", launcher, MonotonicClock.system()),
+                Duration.ofSeconds(5),
+                SlotRuns.RESYNC,
+                ids -> {},
+                () -> {});
         Lease lease = FixedLease.valid();
         slots.acquired(lease);
         slots.sync();
@@ -123,8 +128,7 @@ class SlotRunsReleaseTest {
         }
 
         @Override
-        public void requestStop(Stop why, String target) {
-        }
+        public void requestStop(Stop why, String target) {}
 
         @Override
         public void interrupt() {
@@ -137,8 +141,7 @@ class SlotRunsReleaseTest {
         }
 
         @Override
-        public void resendStatus() {
-        }
+        public void resendStatus() {}
 
         @Override
         public boolean await(Duration atMost) throws InterruptedException {

@@ -1,5 +1,10 @@
 package io.standby.robot.internal;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Updates;
@@ -11,11 +16,6 @@ import io.standby.slot.StandbyDatabase;
 import io.standby.slot.Workload;
 import io.standby.testing.TestDatabase;
 import io.standby.testing.TestMongo;
-import org.bson.Document;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
-
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -23,25 +23,26 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertSame;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.bson.Document;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * The slots whose robots a node runs, driven step by step as the slot listener and the sync loop drive
- * them, on the embedded server with recording runs: which lease's calls count, when a slot's robots are
- * read again (a change mark, a change stream event, the resync), what a loss or a pause leaves behind,
- * and that a failed sync is tried again. About a second.
+ * The slots whose robots a node runs, driven step by step as the slot listener and the sync loop drive them, on the
+ * embedded server with recording runs: which lease's calls count, when a slot's robots are read again (a change mark, a
+ * change stream event, the resync), what a loss or a pause leaves behind, and that a failed sync is tried again. About
+ * a second.
  */
 class SlotRunsTest {
 
     private static final String NODE = "127.0.0.1:1";
     private static final Duration RESYNC = Duration.ofSeconds(30);
+
     @RegisterExtension
     final TestDatabase<StandbyDatabase> database = TestDatabase.of(
-            (uri, name) -> StandbyDatabase.connect(uri, name, Duration.ofSeconds(10), null), StandbyDatabase::database)
+                    (uri, name) -> StandbyDatabase.connect(uri, name, Duration.ofSeconds(10), null),
+                    StandbyDatabase::database)
             .on(TestMongo::embeddedUri);
 
     private MongoCollection<Document> robots;
@@ -49,6 +50,7 @@ class SlotRunsTest {
     private final RecordingRuns runs = new RecordingRuns();
     /** What the change-stream watcher was told, in order. */
     private final List<Set<String>> held = new CopyOnWriteArrayList<>();
+
     private final AtomicInteger wakes = new AtomicInteger();
     private SlotRuns slots;
 
@@ -57,8 +59,20 @@ class SlotRunsTest {
         StandbyDatabase db = database.connection();
         store = new HookedStore(new MongoRobotStore(db));
         robots = db.database().getCollection(RobotFields.COLLECTION);
-        slots = new SlotRuns(new RuntimeCore(store, write -> { throw new AssertionError("no writes expected: " + write); },
-                new WriteSequence(), NODE, runs, runs.clock), Duration.ofSeconds(5), RESYNC, held::add, wakes::incrementAndGet);
+        slots = new SlotRuns(
+                new RuntimeCore(
+                        store,
+                        write -> {
+                            throw new AssertionError("no writes expected: " + write);
+                        },
+                        new WriteSequence(),
+                        NODE,
+                        runs,
+                        runs.clock),
+                Duration.ofSeconds(5),
+                RESYNC,
+                held::add,
+                wakes::incrementAndGet);
         for (String id : List.of("a1", "a2")) {
             robots.insertOne(RobotCodec.newRobot(id, "counter", "slot-0", 0, 1, new Document()));
         }
@@ -66,8 +80,15 @@ class SlotRunsTest {
     }
 
     private static SlotView view(Lease lease, long changes) {
-        return SlotView.of(lease.slotId(), null, "i1", Instant.parse("2026-11-26T10:00:00Z"), Duration.ofSeconds(5),
-                lease.epoch(), Duration.ZERO).withChanges(changes);
+        return SlotView.of(
+                        lease.slotId(),
+                        null,
+                        "i1",
+                        Instant.parse("2026-11-26T10:00:00Z"),
+                        Duration.ofSeconds(5),
+                        lease.epoch(),
+                        Duration.ZERO)
+                .withChanges(changes);
     }
 
     /** The slots won and begun, with the first sync's full read done and what it asked of the runs forgotten. */
@@ -95,7 +116,8 @@ class SlotRunsTest {
 
         slots.sync();
 
-        assertEquals(List.of("a1", "a2", "b1"), runs.launchedIds().stream().sorted().toList());
+        assertEquals(
+                List.of("a1", "a2", "b1"), runs.launchedIds().stream().sorted().toList());
         assertEquals(List.of(Set.of("slot-0"), Set.of("slot-0", "slot-1")), held);
         assertEquals(Map.of("slot-0", List.of("a1", "a2"), "slot-1", List.of("b1")), slots.running());
         assertEquals(new Workload(3, 0, List.of()), slots.workload());
@@ -129,7 +151,10 @@ class SlotRunsTest {
         slots.release(unheld);
         slots.sync();
 
-        assertEquals(List.of("resend"), runs.run("a1").asked, "the robots of epoch 4 are not stopped by news of epoch 3, nor read");
+        assertEquals(
+                List.of("resend"),
+                runs.run("a1").asked,
+                "the robots of epoch 4 are not stopped by news of epoch 3, nor read");
         assertEquals(Map.of("slot-0", List.of("a1", "a2")), slots.running());
         assertEquals(List.of(Set.of("slot-0")), held);
     }
@@ -159,13 +184,17 @@ class SlotRunsTest {
         assertEquals(List.of("interrupt"), runs.run("a2").asked);
         slots.resumed(lease);
         slots.sync();
-        assertEquals(List.of("a1", "a2", "a2"), runs.launchedIds().stream().sorted().toList(),
+        assertEquals(
+                List.of("a1", "a2", "a2"),
+                runs.launchedIds().stream().sorted().toList(),
                 "a2 again at once; a1 waits for its paused run");
 
         runs.launched.stream().filter(r -> r.token().robotId().equals("a1")).forEach(r -> r.alive = false);
         slots.changed();
         slots.sync();
-        assertEquals(List.of("a1", "a1", "a2", "a2"), runs.launchedIds().stream().sorted().toList());
+        assertEquals(
+                List.of("a1", "a1", "a2", "a2"),
+                runs.launchedIds().stream().sorted().toList());
     }
 
     @Test
@@ -184,8 +213,13 @@ class SlotRunsTest {
         long releasing = runs.clock.nanoTime();
         slots.release(lease);
 
-        assertTrue(runs.launched.stream().allMatch(r -> !r.awaits.isEmpty()), "every lost run still unwinding was awaited");
-        assertEquals(releasing + RobotRun.FINAL_WRITE.toNanos(), runs.clock.nanoTime(), "within their grace, then left behind");
+        assertTrue(
+                runs.launched.stream().allMatch(r -> !r.awaits.isEmpty()),
+                "every lost run still unwinding was awaited");
+        assertEquals(
+                releasing + RobotRun.FINAL_WRITE.toNanos(),
+                runs.clock.nanoTime(),
+                "within their grace, then left behind");
     }
 
     @Test
@@ -215,7 +249,8 @@ class SlotRunsTest {
         slots.sync();
 
         assertEquals(standbyLinks, store.standbyLinks);
-        assertEquals(fences, robots.find(Filters.eq("_id", "a1")).first().getLong("fences"), "no take after the release");
+        assertEquals(
+                fences, robots.find(Filters.eq("_id", "a1")).first().getLong("fences"), "no take after the release");
         assertEquals(2, runs.launched.size());
     }
 
@@ -232,7 +267,8 @@ class SlotRunsTest {
         slots.observed(lease, view(lease, 1));
         slots.sync();
 
-        assertEquals(List.of("stop OPERATOR"), runs.run("a1").asked, "what the lost run saw says nothing about the new one");
+        assertEquals(
+                List.of("stop OPERATOR"), runs.run("a1").asked, "what the lost run saw says nothing about the new one");
     }
 
     // --- when a slot's robots are read again ---
@@ -304,7 +340,10 @@ class SlotRunsTest {
 
         runs.clock.tick(RESYNC.minusNanos(1));
         slots.sync();
-        assertEquals(List.of("resend", "stop OPERATOR", "resend"), runs.run("a1").asked, "the resync counts from the last full read");
+        assertEquals(
+                List.of("resend", "stop OPERATOR", "resend"),
+                runs.run("a1").asked,
+                "the resync counts from the last full read");
     }
 
     // --- failures ---
@@ -356,7 +395,8 @@ class SlotRunsTest {
         store.failFence = false;
         slots.sync();
         assertTrue(runs.launchedIds().contains("a3"), "slot-0 read again at the next sync");
-        assertEquals(List.of("stop OPERATOR", "resend"), runs.run("b1").asked, "slot-1 is not read again: it was not dirty");
+        assertEquals(
+                List.of("stop OPERATOR", "resend"), runs.run("b1").asked, "slot-1 is not read again: it was not dirty");
     }
 
     @Test
@@ -371,7 +411,8 @@ class SlotRunsTest {
 
         assertEquals(List.of("interrupt"), runs.run("a1").asked, "interrupted by the loss, then left alone");
         assertEquals(2, runs.launched.size());
-        assertEquals(fences, robots.find(Filters.eq("_id", "a1")).first().getLong("fences"), "no take under a lost lease");
+        assertEquals(
+                fences, robots.find(Filters.eq("_id", "a1")).first().getLong("fences"), "no take under a lost lease");
     }
 
     @Test

@@ -7,14 +7,13 @@ import io.standby.robot.model.RobotToken;
 import io.standby.robot.model.RobotView;
 import io.standby.slot.StandbyDatabase;
 import io.standby.testing.TestMongo;
-import org.bson.Document;
-
 import java.time.Duration;
 import java.util.List;
+import org.bson.Document;
 
 /**
- * Robots in the embedded server's {@code robots} collection, as a slot's owner leaves them for a run:
- * fenced at epoch 4 of {@code slot-0} and taken by this node. The run tests read back what landed.
+ * Robots in the embedded server's {@code robots} collection, as a slot's owner leaves them for a run: fenced at epoch 4
+ * of {@code slot-0} and taken by this node. The run tests read back what landed.
  */
 final class StoredRobots implements AutoCloseable {
 
@@ -38,7 +37,9 @@ final class StoredRobots implements AutoCloseable {
 
     /** A new robot of this type, fenced and taken at epoch 4, as its run is launched with it. */
     RobotView add(String id, String type, Document config) {
-        db.database().getCollection(RobotFields.COLLECTION).insertOne(RobotCodec.newRobot(id, type, SLOT, 0, 1, config));
+        db.database()
+                .getCollection(RobotFields.COLLECTION)
+                .insertOne(RobotCodec.newRobot(id, type, SLOT, 0, 1, config));
         store.fence(SLOT, EPOCH, List.of(id));
         if (store.take(SLOT, EPOCH, List.of(id), NODE) != 1) {
             throw new IllegalStateException("robot " + id + " not taken");
@@ -58,7 +59,10 @@ final class StoredRobots implements AutoCloseable {
 
     /** The stored document, or null if there is none. */
     Document doc(String id) {
-        return db.database().getCollection(RobotFields.COLLECTION).find(new Document(RobotFields.ID, id)).first();
+        return db.database()
+                .getCollection(RobotFields.COLLECTION)
+                .find(new Document(RobotFields.ID, id))
+                .first();
     }
 
     @Override

@@ -1,20 +1,20 @@
 package io.standby.robot.internal;
 
-import io.standby.robot.runtime.RuntimeConfig;
-import org.junit.jupiter.api.Test;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.standby.robot.runtime.RuntimeConfig;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
+import org.junit.jupiter.api.Test;
 
 /** Restart decisions on a clock that moves only when the test says so: no real waiting. */
 class SupervisorTest {
 
     private final AtomicLong now = new AtomicLong();
     private final Supervisor supervisor = new Supervisor(
-            RuntimeConfig.defaults(Duration.ofSeconds(1)).withRestarts(Duration.ofSeconds(1), Duration.ofSeconds(5), 5, Duration.ofMinutes(5)),
+            RuntimeConfig.defaults(Duration.ofSeconds(1))
+                    .withRestarts(Duration.ofSeconds(1), Duration.ofSeconds(5), 5, Duration.ofMinutes(5)),
             now::get);
 
     private void tick(Duration d) {

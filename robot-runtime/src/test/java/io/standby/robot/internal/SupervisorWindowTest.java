@@ -1,14 +1,13 @@
 package io.standby.robot.internal;
 
-import io.standby.robot.runtime.RuntimeConfig;
-import org.junit.jupiter.api.Test;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.standby.robot.runtime.RuntimeConfig;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
 
 /** The supervisor's failure window at its edge, and a crash loop under a high limit, on a hand-driven clock. */
 class SupervisorWindowTest {
@@ -16,8 +15,10 @@ class SupervisorWindowTest {
     private final AtomicLong now = new AtomicLong();
 
     private Supervisor supervisor(int limit) {
-        return new Supervisor(RuntimeConfig.defaults(Duration.ofSeconds(1))
-                .withRestarts(Duration.ofSeconds(1), Duration.ofSeconds(5), limit, Duration.ofMinutes(5)), now::get);
+        return new Supervisor(
+                RuntimeConfig.defaults(Duration.ofSeconds(1))
+                        .withRestarts(Duration.ofSeconds(1), Duration.ofSeconds(5), limit, Duration.ofMinutes(5)),
+                now::get);
     }
 
     @Test

@@ -1,29 +1,28 @@
 package io.standby.robot.internal;
 
-import io.standby.robot.model.RobotFields;
-import io.standby.robot.model.RobotToken;
-import io.standby.testing.FaultyBackend;
-import org.bson.Document;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Test;
-
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ExecutionException;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.standby.robot.model.RobotFields;
+import io.standby.robot.model.RobotToken;
+import io.standby.testing.FaultyBackend;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import org.bson.Document;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
 /**
- * One batch against the embedded server: merged per robot, token and kind; a write is acknowledged only when
- * the store shows it landed under its token, rejected when its token is gone, and neither when its outcome is
- * unknown; one refused write never fails the others.
+ * One batch against the embedded server: merged per robot, token and kind; a write is acknowledged only when the store
+ * shows it landed under its token, rejected when its token is gone, and neither when its outcome is unknown; one
+ * refused write never fails the others.
  */
 class WriteBatchTest {
 
@@ -78,8 +77,12 @@ class WriteBatchTest {
         send(recording, a, s, b);
 
         assertTrue(outcome(a) && outcome(s) && outcome(b));
-        assertEquals(List.of(List.of(RobotWrite.checkpoint(r1, 3, new Document("count", 2)),
-                RobotWrite.status(r1, 2, new Document("state", "RUNNING")))), bulks, "checkpoints and status are ordered apart");
+        assertEquals(
+                List.of(List.of(
+                        RobotWrite.checkpoint(r1, 3, new Document("count", 2)),
+                        RobotWrite.status(r1, 2, new Document("state", "RUNNING")))),
+                bulks,
+                "checkpoints and status are ordered apart");
         assertEquals(new Document("count", 2), context("r1"));
         assertEquals(3L, robots.doc("r1").getLong(RobotFields.SEQ));
     }
@@ -149,7 +152,9 @@ class WriteBatchTest {
         RobotStore losing = new ForwardingRobotStore(robots.store) {
             @Override
             public int write(List<RobotWrite> writes) {
-                return super.write(writes.stream().filter(w -> !w.token().robotId().equals("r1")).toList());
+                return super.write(writes.stream()
+                        .filter(w -> !w.token().robotId().equals("r1"))
+                        .toList());
             }
         };
         WriteBatch.Pending lost = pending(RobotWrite.checkpoint(robots.token("r1"), 1, new Document("count", 1)));
@@ -171,7 +176,8 @@ class WriteBatchTest {
 
         send(robots.store, a, b);
 
-        assertInstanceOf(WriteBatch.Unconfirmed.class, failureOf(a), "applied on the primary, but a failover may roll it back");
+        assertInstanceOf(
+                WriteBatch.Unconfirmed.class, failureOf(a), "applied on the primary, but a failover may roll it back");
         assertInstanceOf(WriteBatch.Unconfirmed.class, failureOf(b));
     }
 
@@ -215,12 +221,14 @@ class WriteBatchTest {
             }
         };
         WriteBatch.Pending refused = pending(RobotWrite.checkpoint(robots.token("r1"), 1, new Document("count", 1)));
-        WriteBatch.Pending unconfirmed = pending(RobotWrite.checkpoint(robots.token("r2"), 2, new Document("count", 2)));
+        WriteBatch.Pending unconfirmed =
+                pending(RobotWrite.checkpoint(robots.token("r2"), 2, new Document("count", 2)));
 
         send(refusing, refused, unconfirmed);
 
         assertInstanceOf(IllegalArgumentException.class, failureOf(refused));
-        assertInstanceOf(WriteBatch.Unconfirmed.class, failureOf(unconfirmed), "landed on the primary only: not acknowledged");
+        assertInstanceOf(
+                WriteBatch.Unconfirmed.class, failureOf(unconfirmed), "landed on the primary only: not acknowledged");
     }
 
     @Test

@@ -1,11 +1,14 @@
 package io.standby.robot.internal;
 
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.standby.robot.model.RobotFields;
 import io.standby.robot.model.RobotToken;
-import org.bson.Document;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Test;
-
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -14,24 +17,20 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
-
-import static org.awaitility.Awaitility.await;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertInstanceOf;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.bson.Document;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
 
 /**
- * The write batcher on the embedded server: what is queued while a batch is in flight goes out as the
- * next bulk, merged per robot (latest values win); each write is acknowledged only after its bulk was
- * written, and a failure reaches every write of the bulk.
+ * The write batcher on the embedded server: what is queued while a batch is in flight goes out as the next bulk, merged
+ * per robot (latest values win); each write is acknowledged only after its bulk was written, and a failure reaches
+ * every write of the bulk.
  */
 class WriteBatcherTest {
 
     /**
-     * The real store, with each bulk recorded, and the next bulk held until the test lets it go, so the
-     * test decides what is queued while a batch is in flight.
+     * The real store, with each bulk recorded, and the next bulk held until the test lets it go, so the test decides
+     * what is queued while a batch is in flight.
      */
     private static final class HeldStore extends ForwardingRobotStore {
         final List<List<RobotWrite>> bulks = new CopyOnWriteArrayList<>();
@@ -83,18 +82,22 @@ class WriteBatcherTest {
     }
 
     private static Throwable failureOf(CompletableFuture<Boolean> write) {
-        return assertThrows(ExecutionException.class, () -> write.get(10, TimeUnit.SECONDS)).getCause();
+        return assertThrows(ExecutionException.class, () -> write.get(10, TimeUnit.SECONDS))
+                .getCause();
     }
 
     /** Polls until {@code done}, up to 10 s: the batcher tells its metric after it settled the writes. */
     private static void awaitCondition(java.util.function.BooleanSupplier done) {
-        await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(5)).until(done::getAsBoolean);
+        await().atMost(Duration.ofSeconds(10))
+                .pollInterval(Duration.ofMillis(5))
+                .until(done::getAsBoolean);
     }
 
     /** Sends a first write and holds it in flight: what is submitted next queues behind it. */
     private CompletableFuture<Boolean> inFlight(RobotToken token) throws InterruptedException {
         store.holdNext();
-        CompletableFuture<Boolean> first = batcher.submit(RobotWrite.status(token, 1, new Document("state", "RUNNING")));
+        CompletableFuture<Boolean> first =
+                batcher.submit(RobotWrite.status(token, 1, new Document("state", "RUNNING")));
         assertTrue(store.entered.await(10, TimeUnit.SECONDS), "the first bulk was sent");
         return first;
     }
@@ -110,13 +113,19 @@ class WriteBatcherTest {
         CompletableFuture<Boolean> c1 = batcher.submit(RobotWrite.checkpoint(r1, 2, new Document("count", 1)));
         CompletableFuture<Boolean> c2 = batcher.submit(RobotWrite.checkpoint(r1, 3, new Document("count", 2)));
         CompletableFuture<Boolean> other = batcher.submit(RobotWrite.checkpoint(r2, 4, new Document("count", 7)));
-        assertFalse(c1.isDone() || c2.isDone() || other.isDone() || first.isDone(), "nothing is acknowledged before its bulk was written");
+        assertFalse(
+                c1.isDone() || c2.isDone() || other.isDone() || first.isDone(),
+                "nothing is acknowledged before its bulk was written");
         store.release.countDown();
 
         assertTrue(outcome(first) && outcome(c1) && outcome(c2) && outcome(other));
         assertEquals(2, store.bulks.size(), "one bulk in flight at a time; the queue went out as the next");
-        assertEquals(List.of(RobotWrite.checkpoint(r1, 3, new Document("count", 2)), RobotWrite.checkpoint(r2, 4, new Document("count", 7))),
-                store.bulks.get(1), "one write per robot and kind: the latest value and sequence number, in queue order");
+        assertEquals(
+                List.of(
+                        RobotWrite.checkpoint(r1, 3, new Document("count", 2)),
+                        RobotWrite.checkpoint(r2, 4, new Document("count", 7))),
+                store.bulks.get(1),
+                "one write per robot and kind: the latest value and sequence number, in queue order");
         awaitCondition(() -> batchSizes.size() == 2);
         assertEquals(List.of(1, 3), batchSizes, "each write counted once, in the bulk that carried it");
         assertEquals(new Document("count", 2), robots.doc("r1").get(RobotFields.CONTEXT, Document.class));

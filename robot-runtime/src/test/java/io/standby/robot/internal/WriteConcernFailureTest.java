@@ -1,29 +1,28 @@
 package io.standby.robot.internal;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.standby.robot.model.RobotCodec;
 import io.standby.robot.model.RobotFields;
 import io.standby.robot.model.RobotToken;
 import io.standby.slot.StandbyDatabase;
 import io.standby.testing.FaultyBackend;
 import io.standby.testing.TestMongo;
+import java.time.Duration;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import org.bson.Document;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import java.time.Duration;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
 /**
- * A write the primary applied but could not confirm on a majority ({@code writeConcernError}) may be
- * rolled back at the next failover: it is not acknowledged. Only a replica set answers that way, so the
- * embedded server here injects the error into real replies.
+ * A write the primary applied but could not confirm on a majority ({@code writeConcernError}) may be rolled back at the
+ * next failover: it is not acknowledged. Only a replica set answers that way, so the embedded server here injects the
+ * error into real replies.
  */
 class WriteConcernFailureTest {
 
@@ -37,7 +36,8 @@ class WriteConcernFailureTest {
         server = TestMongo.startEmbedded(backend);
         db = StandbyDatabase.connect(server.uri(), "wc", Duration.ofSeconds(10), null);
         store = new MongoRobotStore(db);
-        db.database().getCollection(RobotFields.COLLECTION)
+        db.database()
+                .getCollection(RobotFields.COLLECTION)
                 .insertOne(RobotCodec.newRobot("r1", "counter", "slot-0", 0, 1, new Document()));
         store.fence("slot-0", 1, null);
     }
@@ -49,7 +49,11 @@ class WriteConcernFailureTest {
     }
 
     private String incarnation() {
-        return db.database().getCollection(RobotFields.COLLECTION).find().first().getString(RobotFields.INCARNATION);
+        return db.database()
+                .getCollection(RobotFields.COLLECTION)
+                .find()
+                .first()
+                .getString(RobotFields.INCARNATION);
     }
 
     @Test
@@ -58,19 +62,30 @@ class WriteConcernFailureTest {
             backend.failWriteConcern(RobotFields.COLLECTION, 1);
             RobotToken token = new RobotToken("r1", incarnation(), "slot-0", 1, 1);
             var failed = writes.submit(RobotWrite.checkpoint(token, 1, new Document("count", 1)));
-            ExecutionException e = assertThrows(ExecutionException.class, () -> failed.get(10, TimeUnit.SECONDS),
+            ExecutionException e = assertThrows(
+                    ExecutionException.class,
+                    () -> failed.get(10, TimeUnit.SECONDS),
                     "a checkpoint without majority confirmation must not be reported acknowledged");
-            assertFalse(e.getCause() instanceof IllegalArgumentException,
+            assertFalse(
+                    e.getCause() instanceof IllegalArgumentException,
                     "not refused for good: a retry may be acknowledged (" + e.getCause() + ")");
 
-            assertTrue(writes.submit(RobotWrite.checkpoint(token, 1, new Document("count", 1))).get(10, TimeUnit.SECONDS),
+            assertTrue(
+                    writes.submit(RobotWrite.checkpoint(token, 1, new Document("count", 1)))
+                            .get(10, TimeUnit.SECONDS),
                     "the same write again, confirmed this time");
 
             backend.failWriteConcern(RobotFields.COLLECTION, 1);
             var status = writes.submit(RobotWrite.status(token, 2, new Document("state", "RUNNING")));
             assertThrows(ExecutionException.class, () -> status.get(10, TimeUnit.SECONDS), "a status write alike");
         }
-        assertEquals(1, db.database().getCollection(RobotFields.COLLECTION).find().first()
-                .get("context", Document.class).getInteger("count"));
+        assertEquals(
+                1,
+                db.database()
+                        .getCollection(RobotFields.COLLECTION)
+                        .find()
+                        .first()
+                        .get("context", Document.class)
+                        .getInteger("count"));
     }
 }

@@ -1,23 +1,22 @@
 package io.standby.robot.runtime;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.standby.robot.Robot;
 import io.standby.robot.RobotFactory;
-import org.bson.Document;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
-import javax.tools.JavaCompiler;
-import javax.tools.ToolProvider;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.jar.JarEntry;
 import java.util.jar.JarOutputStream;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import javax.tools.JavaCompiler;
+import javax.tools.ToolProvider;
+import org.bson.Document;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** Robot types from the class path and from plugin jars, built here from source like a user would. */
 class RobotTypesTest {
@@ -58,7 +57,7 @@ class RobotTypesTest {
 
             @Override
             public Robot create(Document config) {
-                return ctx -> { };
+                return ctx -> {};
             }
         };
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> RobotTypes.of(one, other));
@@ -74,7 +73,7 @@ class RobotTypesTest {
 
             @Override
             public Robot create(Document config) {
-                return ctx -> { };
+                return ctx -> {};
             }
         };
     }
@@ -99,11 +98,18 @@ class RobotTypesTest {
                 """);
         Path classes = Files.createDirectories(dir.resolve("classes"));
         JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
-        int rc = javac.run(null, null, null, "-d", classes.toString(), "-cp", System.getProperty("java.class.path"),
+        int rc = javac.run(
+                null,
+                null,
+                null,
+                "-d",
+                classes.toString(),
+                "-cp",
+                System.getProperty("java.class.path"),
                 src.resolve("Greeter.java").toString());
         assertEquals(0, rc, "the plugin compiles");
         try (JarOutputStream out = new JarOutputStream(Files.newOutputStream(jar))) {
-            for (String name : new String[]{"plugin/Greeter.class", "plugin/Greeter$1.class"}) {
+            for (String name : new String[] {"plugin/Greeter.class", "plugin/Greeter$1.class"}) {
                 out.putNextEntry(new JarEntry(name));
                 Files.copy(classes.resolve(name), out);
                 out.closeEntry();

@@ -3,14 +3,13 @@ package io.standby.samples;
 import io.standby.robot.Robot;
 import io.standby.robot.RobotContext;
 import io.standby.robot.RobotFactory;
+import java.time.Duration;
 import org.bson.Document;
 
-import java.time.Duration;
-
 /**
- * {@code counter}: every {@code intervalMs} (config, default 1000) adds 1 to {@code count} in its
- * context and checkpoints. A takeover is visible in mongosh: {@code count} keeps growing from where the
- * last owner's checkpoint left it, and never goes back.
+ * {@code counter}: every {@code intervalMs} (config, default 1000) adds 1 to {@code count} in its context and
+ * checkpoints. A takeover is visible in mongosh: {@code count} keeps growing from where the last owner's checkpoint
+ * left it, and never goes back.
  */
 public final class CounterRobot implements Robot {
 

@@ -2,7 +2,6 @@ package io.standby.slot.internal;
 
 import io.standby.slot.NodeId;
 import io.standby.slot.SlotView;
-
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -10,26 +9,28 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Which claimable slots a node takes at once, from the membership it sees: every node computes the same
- * assignment from the same registry, so racing nodes hardly ever try the same slot. Each slot, in id
- * order, goes to the first node in its own ranking that still has room: the least loaded first (by load
- * score, in steps of 10 so that small swings change nothing), and among those the one that rendezvous
- * hashing of (slot, node) puts first.
+ * Which claimable slots a node takes at once, from the membership it sees: every node computes the same assignment from
+ * the same registry, so racing nodes hardly ever try the same slot. Each slot, in id order, goes to the first node in
+ * its own ranking that still has room: the least loaded first (by load score, in steps of 10 so that small swings
+ * change nothing), and among those the one that rendezvous hashing of (slot, node) puts first.
  *
- * <p>A node's room is its maximum less what it holds: by its registry document, or by the slots read, if
- * those show more (the slot table shows a win at once, the registry at the winner's next poll; but a poll
- * reads only a few slots, so the registry is what counts the rest). Taking both a slot and one unit of
- * its winner's room out of the assignment leaves every other node's share unchanged, so nodes that plan a
- * little apart during a storm still agree. A pure function; nodes that see different memberships may
- * both take a slot (one loses the compare-and-set) or neither (then the others try after a head start).
+ * <p>A node's room is its maximum less what it holds: by its registry document, or by the slots read, if those show
+ * more (the slot table shows a win at once, the registry at the winner's next poll; but a poll reads only a few slots,
+ * so the registry is what counts the rest). Taking both a slot and one unit of its winner's room out of the assignment
+ * leaves every other node's share unchanged, so nodes that plan a little apart during a storm still agree. A pure
+ * function; nodes that see different memberships may both take a slot (one loses the compare-and-set) or neither (then
+ * the others try after a head start).
  *
- * <p>When the poll read only a share of the free slots ({@link FreeShare}), each slot goes to the first of
- * its range's readers with room, the nodes that read it; only if none of them has room, to the first of
- * all, as above (that node may not read it: the readers then take it after the head start).
+ * <p>When the poll read only a share of the free slots ({@link FreeShare}), each slot goes to the first of its range's
+ * readers with room, the nodes that read it; only if none of them has room, to the first of all, as above (that node
+ * may not read it: the readers then take it after the head start).
  */
 public final class ClaimPlan {
 
-    /** A node as the plan sees it: its load score, how many slots it may hold, and how many it holds by its registry document. */
+    /**
+     * A node as the plan sees it: its load score, how many slots it may hold, and how many it holds by its registry
+     * document.
+     */
     public record Member(NodeId id, int load, int maxSlots, int held) {
 
         /** A member whose registry document lists no slot. */
@@ -38,8 +39,7 @@ public final class ClaimPlan {
         }
     }
 
-    private ClaimPlan() {
-    }
+    private ClaimPlan() {}
 
     /**
      * The slots among {@code claimable} that the assignment gives to {@code me}.
@@ -55,7 +55,8 @@ public final class ClaimPlan {
      *
      * @param ranking the ranking of the poll's share of the free slots; null if it read every free slot
      */
-    static Set<String> mine(List<SlotView> claimable, List<SlotView> read, List<Member> members, NodeId me, FreeShare.Ranking ranking) {
+    static Set<String> mine(
+            List<SlotView> claimable, List<SlotView> read, List<Member> members, NodeId me, FreeShare.Ranking ranking) {
         Map<NodeId, Integer> seen = new HashMap<>();
         for (SlotView slot : read) {
             if (!slot.expired() && slot.owner() != null) {

@@ -8,9 +8,6 @@ import io.standby.slot.NodeConfig;
 import io.standby.slot.SlotListener;
 import io.standby.slot.SlotView;
 import io.standby.slot.Takeover;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -18,17 +15,18 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.function.Predicate;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Predicate;
 import java.util.stream.Collectors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * The claims of one poll: which claimable slots this node tries, in which order, and the compare-and-set
- * of each. Slots the membership's plan gives to this node ({@link ClaimPlan}) are tried at once; the
- * others once they have been claimable for a head start (half a poll) that lets their planned node go
- * first. A dead or slow planned node therefore delays a slot by less than a poll, so no slot stays
- * unserved longer than lease + two polls while some node has room. Poll thread only, but
- * {@link #stop()}, {@link #hasRoom()} and {@link #counts()}.
+ * The claims of one poll: which claimable slots this node tries, in which order, and the compare-and-set of each. Slots
+ * the membership's plan gives to this node ({@link ClaimPlan}) are tried at once; the others once they have been
+ * claimable for a head start (half a poll) that lets their planned node go first. A dead or slow planned node therefore
+ * delays a slot by less than a poll, so no slot stays unserved longer than lease + two polls while some node has room.
+ * Poll thread only, but {@link #stop()}, {@link #hasRoom()} and {@link #counts()}.
  */
 final class ClaimRound {
 
@@ -47,11 +45,18 @@ final class ClaimRound {
     private volatile boolean claiming = true;
     /** When each claimable slot became claimable for this node, on its clock. */
     private final Map<String, Long> claimableSince = new HashMap<>();
+
     private final AtomicLong won = new AtomicLong();
     private final AtomicLong lost = new AtomicLong();
     private final AtomicLong failed = new AtomicLong();
 
-    ClaimRound(ProtocolSetup setup, Membership membership, LeaseBook book, SlotReads reads, OwnIdentity identity, Outage outage) {
+    ClaimRound(
+            ProtocolSetup setup,
+            Membership membership,
+            LeaseBook book,
+            SlotReads reads,
+            OwnIdentity identity,
+            Outage outage) {
         this.store = setup.store();
         this.config = setup.config();
         this.clock = setup.clock();
@@ -80,9 +85,9 @@ final class ClaimRound {
     }
 
     /**
-     * Claims, while there is room, the slots whose lease expired (or that were released), in the order
-     * the plan and the head start give. If some are claimable and the registry was not read just before
-     * the slots, reads both again first. Returns the number of slots won.
+     * Claims, while there is room, the slots whose lease expired (or that were released), in the order the plan and the
+     * head start give. If some are claimable and the registry was not read just before the slots, reads both again
+     * first. Returns the number of slots won.
      */
     int claimExpired(List<SlotView> slots) {
         if (!hasRoom()) {
@@ -108,7 +113,8 @@ final class ClaimRound {
         // A set: retainAll of a list looks every key up in it, 143 ms a poll at 10,000 claimable slots.
         claimableSince.keySet().retainAll(candidates.stream().map(SlotView::id).collect(Collectors.toSet()));
         candidates.forEach(slot -> claimableSince.putIfAbsent(slot.id(), now));
-        Set<String> planned = withMembership ? plan(candidates, slots)
+        Set<String> planned = withMembership
+                ? plan(candidates, slots)
                 : candidates.stream().map(SlotView::id).collect(Collectors.toSet());
         long headStart = config.timing().poll().toNanos() / 2;
         List<SlotView> ready = new ArrayList<>();
@@ -124,7 +130,8 @@ final class ClaimRound {
             if (!hasRoom()) {
                 break;
             }
-            if (clock.nanoTime() - reads.lastReadNanos() > config.timing().poll().toNanos()) {
+            if (clock.nanoTime() - reads.lastReadNanos()
+                    > config.timing().poll().toNanos()) {
                 // The read is a poll old: other nodes have claimed since, and a claim from it would likely
                 // lose. The next poll reads again. (At 10,000 free slots a node tried them one after the
                 // other for minutes, 25 ms a call, each a lost race once others had taken them.)
@@ -140,9 +147,9 @@ final class ClaimRound {
     }
 
     /**
-     * The claimable slots the membership's plan gives to this node. Every node, this one included, is
-     * taken as the registry lists it, so that nodes reading the same registry compute the same plan; this
-     * node is added as it is right now only if the registry does not list it.
+     * The claimable slots the membership's plan gives to this node. Every node, this one included, is taken as the
+     * registry lists it, so that nodes reading the same registry compute the same plan; this node is added as it is
+     * right now only if the registry does not list it.
      */
     private Set<String> plan(List<SlotView> candidates, List<SlotView> slots) {
         List<ClaimPlan.Member> members = new ArrayList<>(membership.live());
@@ -151,10 +158,15 @@ final class ClaimRound {
             members.add(new ClaimPlan.Member(config.node(), membership.load(book.size()), config.maxSlots()));
         }
         // A twin's slots (this ip:port on another host) are not this node's: they take none of its room.
-        List<SlotView> held = slots.stream().filter(slot -> !identity.heldByTwin(slot)).toList();
+        List<SlotView> held =
+                slots.stream().filter(slot -> !identity.heldByTwin(slot)).toList();
         // The readers of each range first: the nodes whose polls read its free slots (see FreeShare).
         Set<String> mine = ClaimPlan.mine(candidates, held, members, config.node(), reads.ranking());
-        log.debug("{} claimable slot(s), {} live node(s); the plan gives this node {}", candidates.size(), members.size(), mine);
+        log.debug(
+                "{} claimable slot(s), {} live node(s); the plan gives this node {}",
+                candidates.size(),
+                members.size(),
+                mine);
         return mine;
     }
 
@@ -162,7 +174,9 @@ final class ClaimRound {
         long now = clock.nanoTime();
         List<SlotView> candidates = new ArrayList<>();
         for (SlotView slot : slots) {
-            if (!identity.takenBackAtOnce(slot) && !book.holds(slot.id()) && reads.expiredFor(slot, now).isPresent()) {
+            if (!identity.takenBackAtOnce(slot)
+                    && !book.holds(slot.id())
+                    && reads.expiredFor(slot, now).isPresent()) {
                 candidates.add(slot);
             }
         }
@@ -170,13 +184,18 @@ final class ClaimRound {
     }
 
     /**
-     * One claim of one slot, exactly as it was read: a compare-and-set on its version, or, for an owner
-     * found gone, on its version, owner instance and lateness; and on the owner's beat if this node waited
-     * on the owner's document rather than on the slot. True if this node won it.
+     * One claim of one slot, exactly as it was read: a compare-and-set on its version, or, for an owner found gone, on
+     * its version, owner instance and lateness; and on the owner's beat if this node waited on the owner's document
+     * rather than on the slot. True if this node won it.
      */
     boolean claim(SlotView slot, Takeover how, String evidence, Observations.Waited waited) {
-        return claim(slot, how, evidence, me -> how == Takeover.OWNER_GONE ? store.claimFromGone(slot, me, waited.ownerBeat())
-                : store.claim(slot, me, waited.ownerBeat()));
+        return claim(
+                slot,
+                how,
+                evidence,
+                me -> how == Takeover.OWNER_GONE
+                        ? store.claimFromGone(slot, me, waited.ownerBeat())
+                        : store.claim(slot, me, waited.ownerBeat()));
     }
 
     /**
@@ -188,8 +207,9 @@ final class ClaimRound {
     }
 
     private boolean claim(SlotView slot, Takeover how, String evidence, Predicate<SlotStore.Ownership> write) {
-        LeaseBook.Stamp stamp = book.claimStamp();
-        SlotStore.Ownership me = stamp == null ? book.withNewBeat() : book.withBeatOf(stamp);
+        OwnerBeats.Stamp stamp = book.beats().claimStamp();
+        SlotStore.Ownership me =
+                stamp == null ? book.beats().withNewBeat() : book.beats().withBeatOf(stamp);
         long sent = clock.nanoTime();
         boolean taken;
         try {
@@ -211,13 +231,22 @@ final class ClaimRound {
         won.incrementAndGet();
         Notify.safely("claimed", slot.id(), () -> listener.claimed(slot, ClaimOutcome.WON));
         if (how != Takeover.EXPIRED) {
-            log.warn("Took over {} from {} before its lease ran out (heartbeat {} old, lease {}): {}; epoch {}",
-                    slot.id(), slot.owner(), Durations.approximately(slot.age()), Durations.format(slot.lease()), evidence,
+            log.warn(
+                    "Took over {} from {} before its lease ran out (heartbeat {} old, lease {}): {}; epoch {}",
+                    slot.id(),
+                    slot.owner(),
+                    Durations.approximately(slot.age()),
+                    Durations.format(slot.lease()),
+                    evidence,
                     slot.epoch() + 1);
             membership.forget(slot.owner(), slot.instance());
         } else if (slot.owner() != null) {
-            log.info("Took over {} from {} (lease {} expired), epoch {}",
-                    slot.id(), slot.owner(), Durations.format(slot.lease()), slot.epoch() + 1);
+            log.info(
+                    "Took over {} from {} (lease {} expired), epoch {}",
+                    slot.id(),
+                    slot.owner(),
+                    Durations.format(slot.lease()),
+                    slot.epoch() + 1);
         }
         OwnedLease lease = book.acquire(slot, stamp == null ? sent : stamp.sentNanos(), me.beat());
         // From another owner: a slot held under this node's own identity (by a twin on another host) is

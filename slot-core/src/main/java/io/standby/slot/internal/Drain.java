@@ -3,17 +3,15 @@ package io.standby.slot.internal;
 import io.standby.slot.MonotonicClock;
 import io.standby.slot.NodeConfig;
 import io.standby.slot.SlotView;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * An operator's drain: the node claims nothing more and hands its slots to standbys one a poll, each once
- * another live node has room for it, then may stop. Poll thread only, but {@link #draining()} and
- * {@link #drained()}.
+ * An operator's drain: the node claims nothing more and hands its slots to standbys one a poll, each once another live
+ * node has room for it, then may stop. Poll thread only, but {@link #draining()} and {@link #drained()}.
  */
 final class Drain {
 
@@ -28,6 +26,7 @@ final class Drain {
     private final SlotReads reads;
     /** Stops the claims and takes this node out of every plan: what a drain does first. */
     private final Runnable leavePlans;
+
     private volatile boolean draining;
     /** Whether the operator forced the drain: slots go even with nowhere to go. */
     private boolean forced;
@@ -35,6 +34,7 @@ final class Drain {
     private boolean waitingForRoom;
     /** The slot a drain released last and waits to see taken. */
     private String inTransit;
+
     private long inTransitSince;
 
     Drain(ProtocolSetup setup, Membership membership, LeaseBook book, SlotReads reads, Runnable leavePlans) {
@@ -59,10 +59,10 @@ final class Drain {
     }
 
     /**
-     * Whether an operator asked this node to drain, as the slots just read show it: the request is put on
-     * every slot the node holds ({@link SlotStore#markDrain}), which it reads at every poll anyway, so it is
-     * seen within a poll at no cost; the registry write that also carries it is up to ten heartbeats away.
-     * Only with a membership: without a registry no room can be judged.
+     * Whether an operator asked this node to drain, as the slots just read show it: the request is put on every slot
+     * the node holds ({@link SlotStore#markDrain}), which it reads at every poll anyway, so it is seen within a poll at
+     * no cost; the registry write that also carries it is up to ten heartbeats away. Only with a membership: without a
+     * registry no room can be judged.
      */
     void notice(List<SlotView> slots) {
         for (SlotView slot : slots) {
@@ -71,7 +71,8 @@ final class Drain {
                     start();
                 }
                 if (slot.drain().force() && !forced) {
-                    log.warn("The drain is forced: this node hands its slots over even if no other node has room for them");
+                    log.warn("The drain is forced: this node hands its slots over even if no other node has room for "
+                            + "them");
                     forced = true;
                 }
             }
@@ -86,23 +87,23 @@ final class Drain {
     }
 
     /**
-     * One step of a drain: once the slot handed over last is owned by someone else (or two polls have
-     * passed), releases the next one gracefully, its robots stopping first, if some other live node has
-     * room for it ({@link DrainRoom}). Each slot is taken by a standby at its next poll: a released slot
-     * needs no waiting. So a slot is owned elsewhere about two polls after the drain was asked: one for
-     * this node to see it, one for the standby.
+     * One step of a drain: once the slot handed over last is owned by someone else (or two polls have passed), releases
+     * the next one gracefully, its robots stopping first, if some other live node has room for it ({@link DrainRoom}).
+     * Each slot is taken by a standby at its next poll: a released slot needs no waiting. So a slot is owned elsewhere
+     * about two polls after the drain was asked: one for this node to see it, one for the standby.
      *
-     * <p>Without room the node keeps the slot, serving it, and waits, checking again at every poll, for as
-     * long as it takes: releasing would leave the slot unserved (the void the drain exists to avoid), and
-     * giving up would undo the operator's request behind their back. Any bound would do one or the other.
-     * The node shows DRAINING meanwhile and says why in its log; the operator can start a node with room,
-     * force the drain, or stop the node. Waiting costs a registry read and a second slot read a poll, on
-     * this node only. A forced drain releases without looking.
+     * <p>Without room the node keeps the slot, serving it, and waits, checking again at every poll, for as long as it
+     * takes: releasing would leave the slot unserved (the void the drain exists to avoid), and giving up would undo the
+     * operator's request behind their back. Any bound would do one or the other. The node shows DRAINING meanwhile and
+     * says why in its log; the operator can start a node with room, force the drain, or stop the node. Waiting costs a
+     * registry read and a second slot read a poll, on this node only. A forced drain releases without looking.
      */
     void step(List<SlotView> slots) {
         if (inTransit != null) {
             boolean taken = takenElsewhere(slots, inTransit);
-            if (!taken && clock.nanoTime() - inTransitSince < 2 * config.timing().poll().toNanos()) {
+            if (!taken
+                    && clock.nanoTime() - inTransitSince
+                            < 2 * config.timing().poll().toNanos()) {
                 return;
             }
             inTransit = null;
@@ -118,11 +119,12 @@ final class Drain {
     }
 
     /**
-     * Whether the slot is owned by another node now: as the poll read it, or, since a poll does not read a
-     * slot a live owner holds, by one read of it. Unreadable: not yet, as far as this node can tell.
+     * Whether the slot is owned by another node now: as the poll read it, or, since a poll does not read a slot a live
+     * owner holds, by one read of it. Unreadable: not yet, as far as this node can tell.
      */
     private boolean takenElsewhere(List<SlotView> slots, String slotId) {
-        Optional<SlotView> slot = slots.stream().filter(s -> s.id().equals(slotId)).findFirst();
+        Optional<SlotView> slot =
+                slots.stream().filter(s -> s.id().equals(slotId)).findFirst();
         if (slot.isEmpty()) {
             try {
                 slot = store.read(slotId);
@@ -130,13 +132,14 @@ final class Drain {
                 return false;
             }
         }
-        return slot.filter(s -> s.owner() != null && !config.node().equals(s.owner())).isPresent();
+        return slot.filter(s -> s.owner() != null && !config.node().equals(s.owner()))
+                .isPresent();
     }
 
     /**
-     * Whether another live node has room for one more slot: the registry, then the slots again, so that
-     * every slot a registered node has won counts against its room. Logs when a drain starts and stops
-     * waiting. Unreadable registry or slots: no room, as far as this node can tell.
+     * Whether another live node has room for one more slot: the registry, then the slots again, so that every slot a
+     * registered node has won counts against its room. Logs when a drain starts and stops waiting. Unreadable registry
+     * or slots: no room, as far as this node can tell.
      */
     private boolean roomElsewhere() {
         membership.refresh(Duration.ZERO);
@@ -150,8 +153,12 @@ final class Drain {
             return true;
         }
         if (!waitingForRoom) {
-            log.warn("Draining: no other live node has room ({} free, {} slot(s) already waiting for one); this node keeps "
-                    + "serving its slots until one has, or until the drain is forced", room.free(), room.waiting());
+            log.warn(
+                    "Draining: no other live node has room ({} free, {} slot(s) already waiting for one); this node "
+                            + "keeps "
+                            + "serving its slots until one has, or until the drain is forced",
+                    room.free(),
+                    room.waiting());
             waitingForRoom = true;
         }
         return false;

@@ -11,11 +11,6 @@ import com.mongodb.client.model.UpdateOptions;
 import com.mongodb.client.model.Updates;
 import com.mongodb.client.model.WriteModel;
 import io.standby.slot.StandbyDatabase;
-import org.bson.Document;
-import org.bson.types.ObjectId;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,20 +18,24 @@ import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import org.bson.Document;
+import org.bson.types.ObjectId;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * The {@code events} collection, written off the protocol's threads: {@link #record} only queues, and one
- * thread sends what is queued as one bulk write, each event stamped with the server's clock. A full queue
- * (the database unreachable for long) drops events and counts them: the protocol never waits for its
- * history. It stays bounded two ways: it is created capped at {@link #CAPPED_BYTES} where the server can
- * (MongoDB can, the embedded server cannot), and every writer deletes events older than {@link #RETENTION}
- * when it starts and every ten minutes.
+ * The {@code events} collection, written off the protocol's threads: {@link #record} only queues, and one thread sends
+ * what is queued as one bulk write, each event stamped with the server's clock. A full queue (the database unreachable
+ * for long) drops events and counts them: the protocol never waits for its history. It stays bounded two ways: it is
+ * created capped at {@link #CAPPED_BYTES} where the server can (MongoDB can, the embedded server cannot), and every
+ * writer deletes events older than {@link #RETENTION} when it starts and every ten minutes.
  */
 public final class EventLog implements AutoCloseable {
 
     public static final String COLLECTION = "events";
     /** About 50,000 events. */
     static final long CAPPED_BYTES = 16L << 20;
+
     static final Duration RETENTION = Duration.ofDays(7);
     private static final long SWEEP_EVERY_NANOS = Duration.ofMinutes(10).toNanos();
     private static final int QUEUE = 10_000;
@@ -104,7 +103,8 @@ public final class EventLog implements AutoCloseable {
 
     private void ensureCapped() {
         try {
-            database.createCollection(COLLECTION, new CreateCollectionOptions().capped(true).sizeInBytes(cappedBytes));
+            database.createCollection(
+                    COLLECTION, new CreateCollectionOptions().capped(true).sizeInBytes(cappedBytes));
         } catch (MongoCommandException e) {
             String warning = createFailure(e.getErrorCode(), e.getErrorMessage());
             if (warning != null) {
@@ -119,14 +119,14 @@ public final class EventLog implements AutoCloseable {
 
     /** The server's code for a collection that exists already (capped by whoever created it first). */
     static final int NAMESPACE_EXISTS = 48;
+
     private static final int UNAUTHORIZED = 13;
 
     /**
-     * What an operator must hear when the capped collection could not be created, or null when there is
-     * nothing to say: a user without {@code convertToCapped} (which a capped {@code create} needs besides
-     * {@code createCollection}) gets no capped collection, and the first event then creates an uncapped
-     * one, bounded only by the 7-day sweep. Other failures (the embedded server has no capped
-     * collections) are logged at DEBUG.
+     * What an operator must hear when the capped collection could not be created, or null when there is nothing to say:
+     * a user without {@code convertToCapped} (which a capped {@code create} needs besides {@code createCollection})
+     * gets no capped collection, and the first event then creates an uncapped one, bounded only by the 7-day sweep.
+     * Other failures (the embedded server has no capped collections) are logged at DEBUG.
      */
     static String createFailure(int code, String message) {
         if (code != UNAUTHORIZED) {
@@ -154,8 +154,10 @@ public final class EventLog implements AutoCloseable {
         List<WriteModel<Document>> writes = new ArrayList<>(batch.size());
         for (Document event : batch) {
             Document fields = new Document(event);
-            writes.add(new UpdateOneModel<>(Filters.eq("_id", new ObjectId()),
-                    Updates.combine(Updates.currentDate("time"), Updates.setOnInsert(fields)), new UpdateOptions().upsert(true)));
+            writes.add(new UpdateOneModel<>(
+                    Filters.eq("_id", new ObjectId()),
+                    Updates.combine(Updates.currentDate("time"), Updates.setOnInsert(fields)),
+                    new UpdateOptions().upsert(true)));
         }
         try {
             events.bulkWrite(writes, new BulkWriteOptions().ordered(false));

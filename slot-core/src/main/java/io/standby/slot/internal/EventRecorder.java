@@ -5,19 +5,17 @@ import io.standby.slot.LossReason;
 import io.standby.slot.SlotListener;
 import io.standby.slot.SlotView;
 import io.standby.slot.Takeover;
-import org.bson.Document;
-
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Date;
+import org.bson.Document;
 
 /**
- * How this node's slots change hands, as events: {@code claimed} (a free or released slot),
- * {@code took-over} (from an owner whose lease ran out, whose process was found gone, or whose watch link
- * died: {@code how} is {@code expired}, {@code owner-gone} or {@code link}, with that owner, its last
- * heartbeat and the evidence),
- * {@code took-back} (from an earlier process of this node), {@code released} and {@code lost} (with the
- * reason). Only queues ({@link EventLog#record}).
+ * How this node's slots change hands, as events: {@code claimed} (a free or released slot), {@code took-over} (from an
+ * owner whose lease ran out, whose process was found gone, or whose watch link died: {@code how} is {@code expired},
+ * {@code owner-gone} or {@code link}, with that owner, its last heartbeat and the evidence), {@code took-back} (from an
+ * earlier process of this node), {@code released} and {@code lost} (with the reason). Only queues
+ * ({@link EventLog#record}).
  */
 public final class EventRecorder implements SlotListener {
 
@@ -40,7 +38,8 @@ public final class EventRecorder implements SlotListener {
     @Override
     public void tookOver(Lease lease, SlotView claimed, Duration unowned, Takeover how, String evidence) {
         log.record(from(event(lease).append("type", "took-over"), claimed)
-                .append("how", how.name().toLowerCase().replace('_', '-')).append("evidence", evidence));
+                .append("how", how.name().toLowerCase().replace('_', '-'))
+                .append("evidence", evidence));
     }
 
     private static Document from(Document event, SlotView claimed) {
@@ -71,6 +70,8 @@ public final class EventRecorder implements SlotListener {
     }
 
     private static Document event(Lease lease) {
-        return new Document("slot", lease.slotId()).append("epoch", lease.epoch()).append("node", lease.node().toString());
+        return new Document("slot", lease.slotId())
+                .append("epoch", lease.epoch())
+                .append("node", lease.node().toString());
     }
 }

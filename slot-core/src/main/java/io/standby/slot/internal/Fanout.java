@@ -5,8 +5,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 
 /**
- * Runs the releases of a graceful stop and returns when all are done. A node runs them in parallel, so
- * that a stop with many slots takes one round trip, not one per slot; tests run them one after another.
+ * Runs the releases of a graceful stop and returns when all are done. A node runs them in parallel, so that a stop with
+ * many slots takes one round trip, not one per slot; tests run them one after another.
  */
 @FunctionalInterface
 public interface Fanout {

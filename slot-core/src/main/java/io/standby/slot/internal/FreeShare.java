@@ -1,28 +1,25 @@
 package io.standby.slot.internal;
 
 import io.standby.slot.NodeId;
-
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
 /**
- * Which free slots a node reads at a poll, so that a claim storm's reads do not grow with the slots
- * times the nodes. Every slot stores a bucket ({@link SlotRules#bucket}: 0 to 65,535, a hash of its id,
- * written when the slot is created and never changed). A {@link Ranking} groups the buckets into a few
- * ranges per node with room, and rendezvous hashing over the live nodes with room gives each range its
- * readers: the first {@link #READERS}. Every node that reads the same registry computes the same
- * readers, and the claim plan gives each slot to one of its readers ({@link ClaimPlan}), so a storm's
- * slots are read about {@code READERS} times in all, not once per node.
+ * Which free slots a node reads at a poll, so that a claim storm's reads do not grow with the slots times the nodes.
+ * Every slot stores a bucket ({@link SlotRules#bucket}: 0 to 65,535, a hash of its id, written when the slot is created
+ * and never changed). A {@link Ranking} groups the buckets into a few ranges per node with room, and rendezvous hashing
+ * over the live nodes with room gives each range its readers: the first {@link #READERS}. Every node that reads the
+ * same registry computes the same readers, and the claim plan gives each slot to one of its readers
+ * ({@link ClaimPlan}), so a storm's slots are read about {@code READERS} times in all, not once per node.
  *
- * <p>Which slots a poll reads is no safety condition (every one is in the claim's filter); it decides
- * only who sees a free slot, and so whether the slot is served. Readers may be full, gone, or rank by a
- * registry that others see differently; so a node with room whose poll showed it nothing to claim
- * reads every free slot ({@link #ALL}) from its next poll on, until it is full. A free slot is therefore
- * read by every node with room that has nothing else to claim one poll later, and claimed after the
- * head start.
- * Slots created before the bucket existed have none, and every share reads them. Immutable.
+ * <p>Which slots a poll reads is no safety condition (every one is in the claim's filter); it decides only who sees a
+ * free slot, and so whether the slot is served. Readers may be full, gone, or rank by a registry that others see
+ * differently; so a node with room whose poll showed it nothing to claim reads every free slot ({@link #ALL}) from its
+ * next poll on, until it is full. A free slot is therefore read by every node with room that has nothing else to claim
+ * one poll later, and claimed after the head start. Slots created before the bucket existed have none, and every share
+ * reads them. Immutable.
  */
 public final class FreeShare {
 
@@ -39,8 +36,7 @@ public final class FreeShare {
     public static final FreeShare NONE = new FreeShare(false, List.of());
 
     /** Stored bucket values {@code from} (inclusive) to {@code to} (exclusive). */
-    public record Range(int from, int to) {
-    }
+    public record Range(int from, int to) {}
 
     private final boolean all;
     private final List<Range> ranges;
@@ -76,9 +72,9 @@ public final class FreeShare {
     }
 
     /**
-     * The ranges of buckets and their readers, over the live nodes with room (by their registry documents)
-     * and the node that asks, which reads free slots only when it has room. A pure function of the
-     * registry as read: nodes that read the same one agree.
+     * The ranges of buckets and their readers, over the live nodes with room (by their registry documents) and the node
+     * that asks, which reads free slots only when it has room. A pure function of the registry as read: nodes that read
+     * the same one agree.
      */
     static final class Ranking {
         private final List<NodeId> nodes;
@@ -140,9 +136,9 @@ public final class FreeShare {
         }
 
         /**
-         * The share of {@code me} when it counts itself among the first {@code readers} of each range: the
-         * ranges where fewer than that many nodes rank before it. Past a quarter of all ranges, every free
-         * slot (a filter of that many ranges would cost more than it saves).
+         * The share of {@code me} when it counts itself among the first {@code readers} of each range: the ranges where
+         * fewer than that many nodes rank before it. Past a quarter of all ranges, every free slot (a filter of that
+         * many ranges would cost more than it saves).
          */
         FreeShare share(NodeId me, int readers) {
             int self = nodes.indexOf(me);

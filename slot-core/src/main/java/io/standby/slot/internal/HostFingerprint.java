@@ -8,27 +8,32 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Tells apart the places where binding an address proves that no other process holds it: one network
- * namespace of one running kernel. On Linux that is the host name (for people), the boot id (random per
- * boot, so different on every machine) and the inode of the network namespace (different per container).
- * Elsewhere only the host name is known, and two machines must not share one.
+ * Tells apart the places where binding an address proves that no other process holds it: one network namespace of one
+ * running kernel. On Linux that is the host name (for people), the boot id (random per boot, so different on every
+ * machine) and the inode of the network namespace (different per container). Elsewhere only the host name is known, and
+ * two machines must not share one.
  */
 public final class HostFingerprint {
 
     private static final Pattern NAMESPACE = Pattern.compile("\\[(\\d+)]");
 
-    private HostFingerprint() {
-    }
+    private HostFingerprint() {}
 
     /** This process's fingerprint, e.g. {@code worker-3:5c3e1a7f:4026531840}. */
     public static String current() {
         StringBuilder fingerprint = new StringBuilder(hostName());
         String boot = read(Path.of("/proc/sys/kernel/random/boot_id"));
         if (boot != null) {
-            fingerprint.append(':').append(boot.replace("-", ""), 0, Math.min(8, boot.replace("-", "").length()));
+            fingerprint
+                    .append(':')
+                    .append(
+                            boot.replace("-", ""),
+                            0,
+                            Math.min(8, boot.replace("-", "").length()));
         }
         try {
-            Matcher inode = NAMESPACE.matcher(Files.readSymbolicLink(Path.of("/proc/self/ns/net")).toString());
+            Matcher inode = NAMESPACE.matcher(
+                    Files.readSymbolicLink(Path.of("/proc/self/ns/net")).toString());
             if (inode.find()) {
                 fingerprint.append(':').append(inode.group(1));
             }

@@ -7,28 +7,25 @@ import io.standby.slot.MonotonicClock;
 import io.standby.slot.NodeConfig;
 import io.standby.slot.SlotListener;
 import io.standby.slot.SlotView;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * The leases this node holds, and every step that keeps or ends one: a slot won becomes a lease; each
- * heartbeat renews every lease; a lease with no acknowledged renewal for the late mark pauses its robots,
- * and one for the lease minus the fence margin ends; a release ends a lease before its slot is freed.
- * The listener hears of each step of one lease in order.
+ * The leases this node holds, and every step that keeps or ends one: a slot won becomes a lease; each heartbeat renews
+ * every lease; a lease with no acknowledged renewal for the late mark pauses its robots, and one for the lease minus
+ * the fence margin ends; a release ends a lease before its slot is freed. The listener hears of each step of one lease
+ * in order.
  *
- * <p>The poll thread acquires and (draining) releases, the renewal thread renews, the fence thread checks
- * deadlines, and a stop releases: any of them may run at once, so a lease's own lock orders its listener
- * calls, and a lease leaves the book only after the listener heard of its end.
+ * <p>The poll thread acquires and (draining) releases, the renewal thread renews, the fence thread checks deadlines,
+ * and a stop releases: any of them may run at once, so a lease's own lock orders its listener calls, and a lease leaves
+ * the book only after the listener heard of its end.
  */
 final class LeaseBook {
 
@@ -40,14 +37,11 @@ final class LeaseBook {
     private final SlotListener listener;
     private final Fanout fanout;
     private final Outage outage;
-    private final SlotStore.Ownership me;
-    /** The last beat this process wrote; every write takes the next (see {@link SlotStore.Ownership#beat()}). */
-    private final AtomicLong beats = new AtomicLong();
-    /** The owner document's beat written for claims, and when; poll thread only. */
-    private Stamp stamp;
+    private final OwnerBeats beats;
     private final long validNanos;
     /** When a lease pauses, after its last acknowledged renewal was sent; Long.MAX_VALUE without fast failover. */
     private final long pauseNanos;
+
     private final Map<String, OwnedLease> owned = new ConcurrentHashMap<>();
     private final OwnerLinks ownerLinks;
 
@@ -58,69 +52,18 @@ final class LeaseBook {
         this.listener = setup.listener();
         this.fanout = setup.fanout();
         this.outage = outage;
-        // With fast failover, the late mark is written into the slot, and this owner keeps to it: it pauses
-        // its robots before its heartbeat is that old. Other nodes take a slot over early only from an
-        // owner that wrote one, by the mark it wrote, so nodes with other settings never misjudge it.
-        this.me = new SlotStore.Ownership(config.node(), config.instance(), config.timing().lease(),
-                setup.fastFailover() ? config.timing().late() : null).withWatch(setup.ownerLinks().isOn()
-                ? new SlotStore.Watch(setup.ownerLinks().port(), setup.ownerLinks().watchLease()) : SlotStore.Watch.NONE);
-        this.validNanos = config.timing().lease().minus(config.timing().fenceMargin()).toNanos();
-        this.pauseNanos = setup.fastFailover() ? config.timing().late().minus(config.timing().lateMargin()).toNanos()
+        this.validNanos =
+                config.timing().lease().minus(config.timing().fenceMargin()).toNanos();
+        this.pauseNanos = setup.fastFailover()
+                ? config.timing().late().minus(config.timing().lateMargin()).toNanos()
                 : Long.MAX_VALUE;
         this.ownerLinks = setup.ownerLinks();
-        if (ownerLinks.isOn()) {
-            ownerLinks.bind(beats::get, config.timing().lease());
-        }
+        this.beats = new OwnerBeats(setup, outage);
     }
 
-    /** A new beat, announced on every watch link before any write carries it. */
-    private long nextBeat() {
-        long beat = beats.incrementAndGet();
-        ownerLinks.announce(beat);
-        return beat;
-    }
-
-    /**
-     * How this node writes itself into a slot it renews, takes back, or claims without a {@link #claimStamp},
-     * with a beat no other write of this process carries: each renewal's is new, and such a claim's is
-     * never in the owner document.
-     */
-    SlotStore.Ownership withNewBeat() {
-        return me.withBeat(nextBeat());
-    }
-
-    /** How this node writes itself into a slot it claims with {@code stamp}'s beat. */
-    SlotStore.Ownership withBeatOf(Stamp stamp) {
-        return me.withBeat(stamp.beat());
-    }
-
-    /** A beat the owner document shows, and when the write that put it there was sent. */
-    record Stamp(long beat, long sentNanos) {
-    }
-
-    /**
-     * The beat for the claims this node makes now, and the moment their leases count from: a write of the
-     * owner document, unless one was sent less than a quarter heartbeat ago. A standby that watched the
-     * document stand still at that beat for a lease may take a slot claimed with it, as it may one renewed
-     * with it; so the lease counts from that write's send, not from the claim's, and runs a little short.
-     * Null if the write failed: the claim then writes a beat of its own, which no owner document shows (a
-     * standby watches that slot itself), and counts from its own send.
-     */
-    Stamp claimStamp() {
-        long now = clock.nanoTime();
-        // Not a beat sent on a watch link that has ended: a slot claimed with it would pause at once.
-        if (stamp != null && now - stamp.sentNanos() < config.timing().heartbeat().toNanos() / 4 && stamp.beat() > ownerLinks.endedFloor()) {
-            return stamp;
-        }
-        long beat = nextBeat();
-        try {
-            store.beat(me.withBeat(beat));
-        } catch (RuntimeException e) {
-            outage.failed("Writing the owner document failed", e);
-            return null;
-        }
-        stamp = new Stamp(beat, now);
-        return stamp;
+    /** The beats this process writes, and the identity it writes them with. */
+    OwnerBeats beats() {
+        return beats;
     }
 
     /** The leases that have not ended, by slot id. */
@@ -162,8 +105,11 @@ final class LeaseBook {
 
     /** The slot won, as it was claimed: at the next epoch. */
     OwnedLease acquire(SlotView claimed, long claimSentNanos, long claimBeat) {
-        OwnedLease lease = new OwnedLease(new OwnedLease.Identity(claimed.id(), claimed.epoch() + 1, config.node()),
-                new OwnedLease.Timing(validNanos, pauseNanos), clock, new OwnedLease.Claim(claimSentNanos, claimBeat),
+        OwnedLease lease = new OwnedLease(
+                new OwnedLease.Identity(claimed.id(), claimed.epoch() + 1, config.node()),
+                new OwnedLease.Timing(validNanos, pauseNanos),
+                clock,
+                new OwnedLease.Claim(claimSentNanos, claimBeat),
                 ownerLinks);
         log.info("Acquired {} at epoch {}", claimed.id(), lease.epoch());
         // Held while the listener runs, so that a loss found meanwhile is reported after acquired().
@@ -185,19 +131,21 @@ final class LeaseBook {
     }
 
     /**
-     * Renews every lease this node holds, in one command ({@link SlotStore#renewAll}): each slot at its own
-     * epoch, so each lease keeps its own fence. A lease whose slot the renewal did not match ends at once,
-     * with the reason its slot shows. If the database does not answer, no lease counts as renewed: the
-     * fence deadline decides when to give up.
+     * Renews every lease this node holds, in one command ({@link SlotStore#renewAll}): each slot at its own epoch, so
+     * each lease keeps its own fence. A lease whose slot the renewal did not match ends at once, with the reason its
+     * slot shows. If the database does not answer, no lease counts as renewed: the fence deadline decides when to give
+     * up.
      */
     void renewAll() {
-        List<OwnedLease> leases = owned.values().stream().filter(lease -> lease.endReason() == null).toList();
+        List<OwnedLease> leases = owned.values().stream()
+                .filter(lease -> lease.endReason() == null)
+                .toList();
         if (leases.isEmpty()) {
             return;
         }
         Map<String, Long> held = new LinkedHashMap<>();
         leases.forEach(lease -> held.put(lease.slotId(), lease.epoch()));
-        SlotStore.Ownership ownership = withNewBeat();
+        SlotStore.Ownership ownership = beats.withNewBeat();
         long sent = clock.nanoTime();
         SlotStore.Renewals renewals;
         try {
@@ -236,22 +184,29 @@ final class LeaseBook {
     }
 
     /**
-     * Pauses a lease whose late point has passed: other nodes may take its slot over early from here on,
-     * if a connect to this node is refused. Callers hold the lease's lock, so that its listener hears
-     * paused and resumed in order.
+     * Pauses a lease whose late point has passed: other nodes may take its slot over early from here on, if a connect
+     * to this node is refused. Callers hold the lease's lock, so that its listener hears paused and resumed in order.
      */
     private void pauseIfLate(OwnedLease lease, long now) {
         if (lease.pauseIfDue(now)) {
             if (lease.blockedByWatch(now)) {
                 ownerLinks.stats().pauses.incrementAndGet();
-                log.warn("A watch link of {} ended and no renewal outran its deadline: pausing the robots of {}; it keeps the slot "
-                        + "and resumes them when a renewal is acknowledged", config.node(), lease.slotId());
+                log.warn(
+                        "A watch link of {} ended and no renewal outran its deadline: pausing the robots of {}; it "
+                                + "keeps the slot "
+                                + "and resumes them when a renewal is acknowledged",
+                        config.node(),
+                        lease.slotId());
                 Notify.safely("paused", lease, () -> listener.paused(lease));
                 return;
             }
-            log.warn("No renewal of {} acknowledged for {} (late mark {} minus {}): pausing its robots; it keeps the slot "
-                            + "until its lease ends and resumes them when a renewal is acknowledged", lease.slotId(),
-                    Durations.format(Duration.ofNanos(pauseNanos)), Durations.format(config.timing().late()),
+            log.warn(
+                    "No renewal of {} acknowledged for {} (late mark {} minus {}): pausing its robots; it keeps the "
+                            + "slot "
+                            + "until its lease ends and resumes them when a renewal is acknowledged",
+                    lease.slotId(),
+                    Durations.format(Duration.ofNanos(pauseNanos)),
+                    Durations.format(config.timing().late()),
                     Durations.format(config.timing().lateMargin()));
             Notify.safely("paused", lease, () -> listener.paused(lease));
         }
@@ -266,9 +221,9 @@ final class LeaseBook {
     }
 
     /**
-     * Ends every lease whose local deadline has passed: no renewal succeeded for {@code lease - fenceMargin}
-     * since the last successful one was sent. Uses only this node's monotonic clock, so it works while
-     * the database is unreachable.
+     * Ends every lease whose local deadline has passed: no renewal succeeded for {@code lease - fenceMargin} since the
+     * last successful one was sent. Uses only this node's monotonic clock, so it works while the database is
+     * unreachable.
      */
     void checkFences() {
         long now = clock.nanoTime();
@@ -294,8 +249,10 @@ final class LeaseBook {
 
     /** Releases every lease that has not ended, in parallel (see {@link Fanout}); {@code first} runs before any. */
     void releaseAll(Runnable first) {
-        List<Runnable> releases = owned.values().stream().filter(l -> l.endReason() == null)
-                .<Runnable>map(lease -> () -> release(lease)).toList();
+        List<Runnable> releases = owned.values().stream()
+                .filter(l -> l.endReason() == null)
+                .<Runnable>map(lease -> () -> release(lease))
+                .toList();
         if (!releases.isEmpty()) {
             first.run();
             fanout.runAll(releases);
@@ -303,8 +260,8 @@ final class LeaseBook {
     }
 
     /**
-     * Lets the listener stop the slot's work while renewals go on, ends the lease, then releases the slot
-     * (owner cleared, epoch kept, time set to 1970) so that a standby takes it at its next poll.
+     * Lets the listener stop the slot's work while renewals go on, ends the lease, then releases the slot (owner
+     * cleared, epoch kept, time set to 1970) so that a standby takes it at its next poll.
      */
     void release(OwnedLease lease) {
         synchronized (lease) {
@@ -326,7 +283,10 @@ final class LeaseBook {
                     log.info("Released {} at epoch {}", lease.slotId(), lease.epoch());
                 }
             } catch (RuntimeException e) {
-                log.warn("Could not release {}; it becomes claimable when its lease expires: {}", lease.slotId(), e.toString());
+                log.warn(
+                        "Could not release {}; it becomes claimable when its lease expires: {}",
+                        lease.slotId(),
+                        e.toString());
             }
         }
     }

@@ -1,16 +1,11 @@
 package io.standby.slot.internal;
 
-import com.mongodb.MongoWriteException;
 import com.mongodb.ErrorCategory;
+import com.mongodb.MongoWriteException;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.MongoDatabase;
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Projections;
-import org.bson.Document;
-import org.bson.types.Binary;
-
-import javax.crypto.Mac;
-import javax.crypto.spec.SecretKeySpec;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
@@ -18,17 +13,21 @@ import java.security.MessageDigest;
 import java.security.SecureRandom;
 import java.util.Arrays;
 import java.util.Date;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
+import org.bson.Document;
+import org.bson.types.Binary;
 
 /**
- * The cluster's key for watch links: 32 random bytes in the database ({@code secrets}, id
- * {@code watch-links}), created by the first node that finds none and read by every node at its start.
- * Whoever can read it can speak for any node on a link, so it is exactly as secret as the database: a
- * peer that can reach a node's port but not the database cannot take part (docs/SECURITY.md).
+ * The cluster's key for watch links: 32 random bytes in the database ({@code secrets}, id {@code watch-links}), created
+ * by the first node that finds none and read by every node at its start. Whoever can read it can speak for any node on
+ * a link, so it is exactly as secret as the database: a peer that can reach a node's port but not the database cannot
+ * take part (docs/SECURITY.md).
  *
- * <p>A link's handshake proves to each side that the other holds the key, bound to both sides' fresh
- * nonces, the owner's instance and the standby's identity; every message after it carries a tag under a
- * key of that link alone ({@link Tags}), so no message of one link is accepted on another, and the
- * sequence numbers in the tags refuse a replay within one.
+ * <p>A link's handshake proves to each side that the other holds the key, bound to both sides' fresh nonces, the
+ * owner's instance and the standby's identity; every message after it carries a tag under a key of that link alone
+ * ({@link Tags}), so no message of one link is accepted on another, and the sequence numbers in the tags refuse a
+ * replay within one.
  */
 public final class LinkKey {
 
@@ -38,6 +37,7 @@ public final class LinkKey {
     public static final String ID = "watch-links";
     /** The length of a nonce, of a handshake's proof (HMAC-SHA256) and of a message's tag. */
     static final int NONCE = 16;
+
     static final int PROOF = 32;
     static final int TAG = 16;
     private static final String HMAC = "HmacSHA256";
@@ -68,27 +68,34 @@ public final class LinkKey {
     }
 
     /**
-     * The cluster's key from {@code database}, created if there is none. Of nodes that start at once and
-     * find none, exactly one insert wins (the id is unique) and every node reads the winner's.
+     * The cluster's key from {@code database}, created if there is none. Of nodes that start at once and find none,
+     * exactly one insert wins (the id is unique) and every node reads the winner's.
      *
      * @throws RuntimeException if the database cannot be reached or this user may not read or create it
      */
     public static LinkKey loadOrCreate(MongoDatabase database) {
         MongoCollection<Document> secrets = database.getCollection(COLLECTION);
-        Document found = secrets.find(Filters.eq("_id", ID)).projection(Projections.include("key")).first();
+        Document found = secrets.find(Filters.eq("_id", ID))
+                .projection(Projections.include("key"))
+                .first();
         if (found == null) {
             LinkKey fresh = random();
             try {
-                secrets.insertOne(new Document("_id", ID).append("key", new Binary(fresh.key)).append("created", new Date()));
+                secrets.insertOne(new Document("_id", ID)
+                        .append("key", new Binary(fresh.key))
+                        .append("created", new Date()));
                 return fresh;
             } catch (MongoWriteException e) {
                 if (e.getError().getCategory() != ErrorCategory.DUPLICATE_KEY) {
                     throw e;
                 }
             }
-            found = secrets.find(Filters.eq("_id", ID)).projection(Projections.include("key")).first();
+            found = secrets.find(Filters.eq("_id", ID))
+                    .projection(Projections.include("key"))
+                    .first();
             if (found == null) {
-                throw new IllegalStateException("the link key " + ID + " in " + COLLECTION + " vanished while it was created");
+                throw new IllegalStateException(
+                        "the link key " + ID + " in " + COLLECTION + " vanished while it was created");
             }
         }
         if (!(found.get("key") instanceof Binary binary)) {
@@ -124,7 +131,8 @@ public final class LinkKey {
         return MessageDigest.isEqual(a, b);
     }
 
-    private static byte[] mac(byte[] key, String label, byte[] standbyNonce, byte[] ownerNonce, String ownerInstance, String standby) {
+    private static byte[] mac(
+            byte[] key, String label, byte[] standbyNonce, byte[] ownerNonce, String ownerInstance, String standby) {
         Mac mac = newMac(key);
         mac.update(field(label.getBytes(StandardCharsets.UTF_8)));
         mac.update(field(standbyNonce));
@@ -136,7 +144,10 @@ public final class LinkKey {
 
     /** A field with its length in front, so that no two lists of fields give the same input. */
     private static byte[] field(byte[] bytes) {
-        return ByteBuffer.allocate(4 + bytes.length).putInt(bytes.length).put(bytes).array();
+        return ByteBuffer.allocate(4 + bytes.length)
+                .putInt(bytes.length)
+                .put(bytes)
+                .array();
     }
 
     private static Mac newMac(byte[] key) {
@@ -150,8 +161,8 @@ public final class LinkKey {
     }
 
     /**
-     * The tags of one link's messages: a ping's covers its sequence number and beat, an acknowledgement's
-     * its sequence number, a goodbye's its kind. Not thread-safe: one per thread that uses it.
+     * The tags of one link's messages: a ping's covers its sequence number and beat, an acknowledgement's its sequence
+     * number, a goodbye's its kind. Not thread-safe: one per thread that uses it.
      */
     static final class Tags {
         private final byte[] linkKey;

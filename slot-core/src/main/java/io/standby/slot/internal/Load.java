@@ -4,8 +4,8 @@ import java.lang.management.ManagementFactory;
 import java.lang.management.OperatingSystemMXBean;
 
 /**
- * How busy this node is, for its registry document and for choosing who claims first: the load score,
- * 64 % CPU, 32 % of the slots it may hold, 4 % heap, from 0 (idle) to 100 (saturated).
+ * How busy this node is, for its registry document and for choosing who claims first: the load score, 64 % CPU, 32 % of
+ * the slots it may hold, 4 % heap, from 0 (idle) to 100 (saturated).
  */
 public final class Load {
 
@@ -43,8 +43,7 @@ public final class Load {
         };
     }
 
-    private Load() {
-    }
+    private Load() {}
 
     /** The machine's CPU load, 0 to 1; 0 where the JVM cannot tell. */
     static double cpu() {

@@ -5,19 +5,18 @@ import io.standby.slot.NodeConfig;
 import io.standby.slot.NodeId;
 import io.standby.slot.NodeState;
 import io.standby.slot.Workload;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * This node in the {@code nodes} registry: it writes its document at a low rate (when its state or
- * slots change, and otherwise every few heartbeats, so the cost per node stays constant), reads the
- * others when it has slots to claim, and removes its document when it stops. The registry only helps:
- * a node that cannot write it or read it claims on its own, after a head start.
+ * This node in the {@code nodes} registry: it writes its document at a low rate (when its state or slots change, and
+ * otherwise every few heartbeats, so the cost per node stays constant), reads the others when it has slots to claim,
+ * and removes its document when it stops. The registry only helps: a node that cannot write it or read it claims on its
+ * own, after a head start.
  */
 final class Membership {
 
@@ -34,6 +33,7 @@ final class Membership {
     private final long writeEveryNanos;
     /** How long a node may go unseen before its document is swept: ten minutes, or 30 of its writes if longer. */
     private final Duration sweepAfter;
+
     private NodeRegistry.NodeRecord lastWritten;
     private long lastWriteNanos;
     private boolean registered;
@@ -43,11 +43,15 @@ final class Membership {
     private List<ClaimPlan.Member> members = List.of();
     private long membersReadNanos = Long.MIN_VALUE;
 
-    /**
-     * @param writeEvery how often the document is written when nothing changed
-     */
-    Membership(NodeRegistry registry, NodeConfig config, Supplier<Workload> workload, Load.Gauge gauge, MonotonicClock clock,
-               Duration writeEvery, String version) {
+    /** @param writeEvery how often the document is written when nothing changed */
+    Membership(
+            NodeRegistry registry,
+            NodeConfig config,
+            Supplier<Workload> workload,
+            Load.Gauge gauge,
+            MonotonicClock clock,
+            Duration writeEvery,
+            String version) {
         this.registry = registry;
         this.gauge = gauge;
         this.config = config;
@@ -60,22 +64,37 @@ final class Membership {
     }
 
     /**
-     * Writes this node's document if its state or slots changed, or a write is due. Returns whether an
-     * operator asked this node to drain (as of the last write).
+     * Writes this node's document if its state or slots changed, or a write is due. Returns whether an operator asked
+     * this node to drain (as of the last write).
      */
     boolean report(NodeState state, List<String> slots) {
         long now = clock.nanoTime();
         Workload robots = workload.get();
-        boolean changed = lastWritten == null || lastWritten.state() != state || !lastWritten.slots().equals(slots)
-                || lastWritten.robotsRunning() != robots.running() || lastWritten.robotsFailed() != robots.failed();
+        boolean changed = lastWritten == null
+                || lastWritten.state() != state
+                || !lastWritten.slots().equals(slots)
+                || lastWritten.robotsRunning() != robots.running()
+                || lastWritten.robotsFailed() != robots.failed();
         if (!changed && now - lastWriteNanos < writeEveryNanos) {
             return drainRequested;
         }
         double cpu = gauge.cpu();
         double memory = gauge.memory();
-        NodeRegistry.NodeRecord record = new NodeRegistry.NodeRecord(config.node(), config.instance(), config.host(), state,
-                List.copyOf(slots), config.maxSlots(), robots.running(), robots.failed(), cpu, memory,
-                Load.score(cpu, slots.size(), config.maxSlots(), memory), version, Duration.ofNanos(writeEveryNanos), robots.types());
+        NodeRegistry.NodeRecord record = new NodeRegistry.NodeRecord(
+                config.node(),
+                config.instance(),
+                config.host(),
+                state,
+                List.copyOf(slots),
+                config.maxSlots(),
+                robots.running(),
+                robots.failed(),
+                cpu,
+                memory,
+                Load.score(cpu, slots.size(), config.maxSlots(), memory),
+                version,
+                Duration.ofNanos(writeEveryNanos),
+                robots.types());
         try {
             drainRequested = registry.write(record, registered ? NodeRegistry.Write.AGAIN : NodeRegistry.Write.FIRST);
             registered = true;
@@ -98,9 +117,9 @@ final class Membership {
     }
 
     /**
-     * Reads the live nodes ({@link NodeRegistry#readLive()}) if the last read is older than {@code maxAge}.
-     * A registry that cannot be read leaves no live nodes: the plan then gives this node every slot it has
-     * room for, and the compare-and-set sorts out the race.
+     * Reads the live nodes ({@link NodeRegistry#readLive()}) if the last read is older than {@code maxAge}. A registry
+     * that cannot be read leaves no live nodes: the plan then gives this node every slot it has room for, and the
+     * compare-and-set sorts out the race.
      */
     void refresh(Duration maxAge) {
         long now = clock.nanoTime();
@@ -139,14 +158,15 @@ final class Membership {
         try {
             registry.remove(config.node(), config.instance());
         } catch (RuntimeException e) {
-            log.warn("Could not remove this node's registry document; it shows as offline, then goes: {}", e.toString());
+            log.warn(
+                    "Could not remove this node's registry document; it shows as offline, then goes: {}", e.toString());
         }
     }
 
     /**
-     * Removes the document of another node whose process was found gone (fast failover), if it is still
-     * that process's: views and plans stop counting it at once instead of after three of its intervals. If
-     * it lives after all, its next write puts the document back.
+     * Removes the document of another node whose process was found gone (fast failover), if it is still that process's:
+     * views and plans stop counting it at once instead of after three of its intervals. If it lives after all, its next
+     * write puts the document back.
      */
     void forget(NodeId node, String instance) {
         try {

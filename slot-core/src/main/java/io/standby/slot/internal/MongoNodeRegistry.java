@@ -13,20 +13,19 @@ import io.standby.slot.NodeId;
 import io.standby.slot.NodeState;
 import io.standby.slot.NodeView;
 import io.standby.slot.StandbyDatabase;
-import org.bson.Document;
-import org.bson.conversions.Bson;
-
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.Date;
 import java.util.List;
+import org.bson.Document;
+import org.bson.conversions.Bson;
 
 /**
- * The nodes registry on MongoDB, through the driver: {@code {_id: "ip:port", ip, port, instance, host,
- * state, slots, maxSlots, robots: {running, failed}, load: {cpu, memory, score}, version, interval, started,
- * time, drain}}, stamped with the server's clock. A document that is not well-formed is skipped.
+ * The nodes registry on MongoDB, through the driver: {@code {_id: "ip:port", ip, port, instance, host, state, slots,
+ * maxSlots, robots: {running, failed}, load: {cpu, memory, score}, version, interval, started, time, drain}}, stamped
+ * with the server's clock. A document that is not well-formed is skipped.
  */
 public final class MongoNodeRegistry implements NodeRegistry {
 
@@ -42,15 +41,24 @@ public final class MongoNodeRegistry implements NodeRegistry {
     @Override
     public boolean write(NodeRecord node, Write write) {
         List<Bson> updates = new ArrayList<>(List.of(
-                Updates.set("ip", node.node().ip()), Updates.set("port", node.node().port()),
-                Updates.set("instance", node.instance()), Updates.set("host", node.host()),
-                Updates.set("state", node.state().name()), Updates.set("slots", node.slots()),
+                Updates.set("ip", node.node().ip()),
+                Updates.set("port", node.node().port()),
+                Updates.set("instance", node.instance()),
+                Updates.set("host", node.host()),
+                Updates.set("state", node.state().name()),
+                Updates.set("slots", node.slots()),
                 // How many, for the claim plans, which read it without the list.
                 Updates.set("held", node.slots().size()),
                 Updates.set("maxSlots", node.maxSlots()),
-                Updates.set("robots", new Document("running", node.robotsRunning()).append("failed", node.robotsFailed())),
-                Updates.set("load", new Document("cpu", round(node.cpu())).append("memory", round(node.memory())).append("score", node.load())),
-                Updates.set("version", node.version()), Updates.set("interval", node.interval().toMillis()),
+                Updates.set(
+                        "robots", new Document("running", node.robotsRunning()).append("failed", node.robotsFailed())),
+                Updates.set(
+                        "load",
+                        new Document("cpu", round(node.cpu()))
+                                .append("memory", round(node.memory()))
+                                .append("score", node.load())),
+                Updates.set("version", node.version()),
+                Updates.set("interval", node.interval().toMillis()),
                 Updates.set("types", node.types()),
                 Updates.currentDate("time")));
         if (write == Write.FIRST) {
@@ -58,8 +66,13 @@ public final class MongoNodeRegistry implements NodeRegistry {
             updates.add(Updates.currentDate("started"));
             updates.add(Updates.unset("drain"));
         }
-        Document after = nodes.findOneAndUpdate(Filters.eq("_id", node.node().toString()), Updates.combine(updates),
-                new FindOneAndUpdateOptions().upsert(true).returnDocument(ReturnDocument.AFTER).projection(Projections.include("drain")));
+        Document after = nodes.findOneAndUpdate(
+                Filters.eq("_id", node.node().toString()),
+                Updates.combine(updates),
+                new FindOneAndUpdateOptions()
+                        .upsert(true)
+                        .returnDocument(ReturnDocument.AFTER)
+                        .projection(Projections.include("drain")));
         return after != null && after.get("drain") != null;
     }
 
@@ -87,20 +100,28 @@ public final class MongoNodeRegistry implements NodeRegistry {
     }
 
     /**
-     * The live nodes, filtered by the server's clock on the server, and of each only its address, load
-     * score and maximum slots: a find without {@code $$NOW} in the reply, cheaper than {@link #readAll()}.
+     * The live nodes, filtered by the server's clock on the server, and of each only its address, load score and
+     * maximum slots: a find without {@code $$NOW} in the reply, cheaper than {@link #readAll()}.
      */
     @Override
     public List<ClaimPlan.Member> readLive() {
-        Bson live = Filters.and(Filters.ne("state", NodeState.DRAINING.name()), Filters.exists("drain", false),
-                Filters.expr(new Document("$lte", List.of(new Document("$subtract", List.of("$$NOW", "$time")),
-                        new Document("$multiply", List.of("$interval", 3))))));
+        Bson live = Filters.and(
+                Filters.ne("state", NodeState.DRAINING.name()),
+                Filters.exists("drain", false),
+                Filters.expr(new Document(
+                        "$lte",
+                        List.of(
+                                new Document("$subtract", List.of("$$NOW", "$time")),
+                                new Document("$multiply", List.of("$interval", 3))))));
         List<ClaimPlan.Member> members = new ArrayList<>();
-        for (Document doc : nodes.find(live).projection(Projections.include("ip", "port", "maxSlots", "load.score", "held"))
+        for (Document doc : nodes.find(live)
+                .projection(Projections.include("ip", "port", "maxSlots", "load.score", "held"))
                 .batchSize(MongoSlotStore.ONE_BATCH)) {
             try {
-                members.add(new ClaimPlan.Member(new NodeId(doc.getString("ip"), ((Number) doc.get("port")).intValue()),
-                        number(doc.get("load", new Document()).get("score")), ((Number) doc.get("maxSlots")).intValue(),
+                members.add(new ClaimPlan.Member(
+                        new NodeId(doc.getString("ip"), ((Number) doc.get("port")).intValue()),
+                        number(doc.get("load", new Document()).get("score")),
+                        ((Number) doc.get("maxSlots")).intValue(),
                         number(doc.get("held"))));
             } catch (RuntimeException e) {
                 // Not well-formed: not a member.
@@ -116,12 +137,25 @@ public final class MongoNodeRegistry implements NodeRegistry {
             Instant now = doc.getDate(SERVER_NOW).toInstant();
             Document robots = doc.get("robots", new Document());
             Document load = doc.get("load", new Document());
-            return new NodeView(id, doc.getString("instance"), doc.getString("host"), NodeState.valueOf(doc.getString("state")),
-                    doc.getList("slots", String.class, List.of()), ((Number) doc.get("maxSlots")).intValue(),
-                    number(robots.get("running")), number(robots.get("failed")), decimal(load.get("cpu")), decimal(load.get("memory")),
-                    number(load.get("score")), doc.getString("version"), Duration.ofMillis(number(doc.get("interval"))),
-                    doc.get("started") instanceof Date started ? started.toInstant() : null, time, Duration.between(time, now),
-                    doc.get("drain") != null, doc.getList("types", String.class, List.of()));
+            return new NodeView(
+                    id,
+                    doc.getString("instance"),
+                    doc.getString("host"),
+                    NodeState.valueOf(doc.getString("state")),
+                    doc.getList("slots", String.class, List.of()),
+                    ((Number) doc.get("maxSlots")).intValue(),
+                    number(robots.get("running")),
+                    number(robots.get("failed")),
+                    decimal(load.get("cpu")),
+                    decimal(load.get("memory")),
+                    number(load.get("score")),
+                    doc.getString("version"),
+                    Duration.ofMillis(number(doc.get("interval"))),
+                    doc.get("started") instanceof Date started ? started.toInstant() : null,
+                    time,
+                    Duration.between(time, now),
+                    doc.get("drain") != null,
+                    doc.getList("types", String.class, List.of()));
         } catch (RuntimeException e) {
             return null;
         }
@@ -142,6 +176,8 @@ public final class MongoNodeRegistry implements NodeRegistry {
 
     @Override
     public boolean requestDrain(NodeId node) {
-        return nodes.updateOne(Filters.eq("_id", node.toString()), Updates.currentDate("drain")).getMatchedCount() == 1;
+        return nodes.updateOne(Filters.eq("_id", node.toString()), Updates.currentDate("drain"))
+                        .getMatchedCount()
+                == 1;
     }
 }

@@ -1,9 +1,20 @@
 package io.standby.slot.internal;
 
+import static io.standby.slot.internal.SlotDocument.BEAT;
+import static io.standby.slot.internal.SlotDocument.CHANGES;
+import static io.standby.slot.internal.SlotDocument.DRAIN;
+import static io.standby.slot.internal.SlotDocument.EPOCH;
+import static io.standby.slot.internal.SlotDocument.INSTANCE;
+import static io.standby.slot.internal.SlotDocument.IP;
+import static io.standby.slot.internal.SlotDocument.LATE;
+import static io.standby.slot.internal.SlotDocument.LEASE;
+import static io.standby.slot.internal.SlotDocument.PORT;
+import static io.standby.slot.internal.SlotDocument.TIME;
+
 import com.mongodb.ErrorCategory;
 import com.mongodb.MongoWriteException;
-import com.mongodb.client.MongoCollection;
 import com.mongodb.bulk.BulkWriteResult;
+import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.Aggregates;
 import com.mongodb.client.model.BulkWriteOptions;
 import com.mongodb.client.model.Field;
@@ -17,11 +28,6 @@ import com.mongodb.client.model.UpdateOptions;
 import io.standby.slot.NodeId;
 import io.standby.slot.SlotView;
 import io.standby.slot.StandbyDatabase;
-import org.bson.Document;
-import org.bson.conversions.Bson;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -31,34 +37,27 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
-
-import static io.standby.slot.internal.SlotDocument.BEAT;
-import static io.standby.slot.internal.SlotDocument.CHANGES;
-import static io.standby.slot.internal.SlotDocument.DRAIN;
-import static io.standby.slot.internal.SlotDocument.EPOCH;
-import static io.standby.slot.internal.SlotDocument.INSTANCE;
-import static io.standby.slot.internal.SlotDocument.IP;
-import static io.standby.slot.internal.SlotDocument.LATE;
-import static io.standby.slot.internal.SlotDocument.LEASE;
-import static io.standby.slot.internal.SlotDocument.PORT;
-import static io.standby.slot.internal.SlotDocument.TIME;
+import org.bson.Document;
+import org.bson.conversions.Bson;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * The slot protocol on MongoDB, through the driver. Every write sends the documents {@link SlotRules}
- * builds, the one definition of the protocol's conditions, which the simulation evaluates as well; the
- * filters hold every safety condition, including expiry by the server's clock ({@code $expr} with
- * {@code $$NOW}). Every write waits for a majority: an acknowledged renewal must survive a failover.
+ * The slot protocol on MongoDB, through the driver. Every write sends the documents {@link SlotRules} builds, the one
+ * definition of the protocol's conditions, which the simulation evaluates as well; the filters hold every safety
+ * condition, including expiry by the server's clock ({@code $expr} with {@code $$NOW}). Every write waits for a
+ * majority: an acknowledged renewal must survive a failover.
  *
- * <p>Reads decode by hand: Morphia cannot decode a collection that holds a malformed document without
- * failing the whole read, and a hand-edited slot must not stop a node. The read also projects the server's {@code $$NOW}, so ages are judged by the database's clock,
- * and its explicit projection makes the embedded server copy each document instead of handing out
- * one a concurrent update is changing.
+ * <p>Reads decode by hand: Morphia cannot decode a collection that holds a malformed document without failing the whole
+ * read, and a hand-edited slot must not stop a node. The read also projects the server's {@code $$NOW}, so ages are
+ * judged by the database's clock, and its explicit projection makes the embedded server copy each document instead of
+ * handing out one a concurrent update is changing.
  */
 public final class MongoSlotStore implements SlotStore {
 
     private static final Logger log = LoggerFactory.getLogger(MongoSlotStore.class);
     private static final String SERVER_NOW = "serverNow";
-    /** Documents per reply: all of them, up to the server's 16 MB a batch (about 71,000 slots at 234 bytes each, docs/SCALING.md). */
+    /** Documents per reply: all, up to the server's 16 MB a batch (71,000 slots of 234 bytes, docs/SCALING.md). */
     static final int ONE_BATCH = 1_000_000;
 
     private final MongoCollection<Document> raw;
@@ -71,10 +70,10 @@ public final class MongoSlotStore implements SlotStore {
     }
 
     /**
-     * One command, the poll's: the documents and the server's clock at the read, in one aggregation. Under
-     * concurrent updates the embedded server's aggregation can leave a document out of one read (real
-     * MongoDB does not); a poll that misses a slot sees it at the next one, and no decision depends on a
-     * read alone: every safety condition is in the compare-and-set's filter.
+     * One command, the poll's: the documents and the server's clock at the read, in one aggregation. Under concurrent
+     * updates the embedded server's aggregation can leave a document out of one read (real MongoDB does not); a poll
+     * that misses a slot sees it at the next one, and no decision depends on a read alone: every safety condition is in
+     * the compare-and-set's filter.
      */
     @Override
     public List<SlotView> readAll() {
@@ -88,9 +87,9 @@ public final class MongoSlotStore implements SlotStore {
     }
 
     /**
-     * The indexes the poll's branches need: {@code time} for the late ones, {@code ip, port} for a node's own
-     * (and every free one), {@code ip, bucket} for a share of the free ones. None involves the shard key
-     * ({@code _id}), so each works per shard. Creating an index that exists is a no-op.
+     * The indexes the poll's branches need: {@code time} for the late ones, {@code ip, port} for a node's own and the
+     * free ones. Neither involves the shard key ({@code _id}), so each works per shard. Creating one that exists is a
+     * no-op.
      */
     @Override
     public void ensureIndexes() {
@@ -103,12 +102,14 @@ public final class MongoSlotStore implements SlotStore {
     }
 
     /**
-     * The same read, of the slots held under one ip:port only: at a cold start a hundred nodes make it at
-     * once, and the database sends each a few documents instead of all of them.
+     * The same read, of the slots held under one ip:port only: at a cold start a hundred nodes make it at once, and the
+     * database sends each a few documents instead of all of them.
      */
     @Override
     public List<SlotView> readHeldBy(NodeId node) {
-        return readWithNow(List.of(Aggregates.match(Filters.and(Filters.eq(IP, node.ip()), Filters.eq(PORT, node.port()))))).slots();
+        return readWithNow(List.of(
+                        Aggregates.match(Filters.and(Filters.eq(IP, node.ip()), Filters.eq(PORT, node.port())))))
+                .slots();
     }
 
     private Poll readWithNow(List<Bson> match) {
@@ -142,23 +143,27 @@ public final class MongoSlotStore implements SlotStore {
     }
 
     /**
-     * One slot: a find with an explicit projection (the embedded server then copies the document instead of
-     * handing out one a concurrent update is half-way through), then the server's clock.
+     * One slot: a find with an explicit projection (the embedded server then copies the document instead of handing out
+     * one a concurrent update is half-way through), then the server's clock.
      */
     @Override
     public Optional<SlotView> read(String slotId) {
         if (OwnerDocRules.isOwnerId(slotId)) {
             return Optional.empty();
         }
-        Document doc = raw.find(Filters.eq("_id", slotId)).projection(Projections.include(IP, PORT, TIME, LEASE, LATE, EPOCH, INSTANCE, CHANGES, DRAIN, BEAT, SlotDocument.LINK_END)).first();
+        Document doc = raw.find(Filters.eq("_id", slotId))
+                .projection(Projections.include(
+                        IP, PORT, TIME, LEASE, LATE, EPOCH, INSTANCE, CHANGES, DRAIN, BEAT, SlotDocument.LINK_END))
+                .first();
         return doc == null ? Optional.empty() : Optional.ofNullable(parse(doc, serverNow()));
     }
 
     /** {@code $$NOW} on one document, reading none of its fields. */
     private Instant serverNow() {
         Document now = raw.aggregate(List.of(
-                Aggregates.limit(1),
-                Aggregates.project(Projections.fields(Projections.excludeId(), Projections.computed(SERVER_NOW, "$$NOW")))))
+                        Aggregates.limit(1),
+                        Aggregates.project(Projections.fields(
+                                Projections.excludeId(), Projections.computed(SERVER_NOW, "$$NOW")))))
                 .first();
         if (now == null || !(now.get(SERVER_NOW) instanceof Date date)) {
             throw new IllegalStateException("the database did not report its time");
@@ -167,14 +172,17 @@ public final class MongoSlotStore implements SlotStore {
     }
 
     /**
-     * An owner document; null for one without a whole-number beat or a date, which is no evidence: the
-     * slots of its owner are then watched one by one.
+     * An owner document; null for one without a whole-number beat or a date, which is no evidence: the slots of its
+     * owner are then watched one by one.
      */
     private static OwnerBeat owner(Document doc, Instant now) {
         if (!SlotShape.isIntegral(doc.get(BEAT)) || !(doc.get(OwnerDocRules.AT) instanceof Date at)) {
             return null;
         }
-        return OwnerDocRules.owner((String) doc.get("_id"), ((Number) doc.get(BEAT)).longValue(), Duration.between(at.toInstant(), now),
+        return OwnerDocRules.owner(
+                (String) doc.get("_id"),
+                ((Number) doc.get(BEAT)).longValue(),
+                Duration.between(at.toInstant(), now),
                 OwnerDocRules.watch(doc.get(OwnerDocRules.WATCH), doc.get(OwnerDocRules.WATCH_LEASE)));
     }
 
@@ -192,13 +200,23 @@ public final class MongoSlotStore implements SlotStore {
         String ip = doc.getString(IP);
         NodeId owner = ip == null ? null : new NodeId(ip, ((Number) doc.get(PORT)).intValue());
         Instant time = doc.getDate(TIME).toInstant();
-        return new SlotView((String) id, owner, doc.getString(INSTANCE), time,
+        return new SlotView(
+                (String) id,
+                owner,
+                doc.getString(INSTANCE),
+                time,
                 Duration.ofMillis(((Number) doc.get(LEASE)).longValue()),
-                ((Number) doc.get(EPOCH)).longValue(), Duration.between(time, now),
+                ((Number) doc.get(EPOCH)).longValue(),
+                Duration.between(time, now),
                 doc.get(CHANGES) instanceof Number changes ? changes.longValue() : 0,
-                doc.get(LATE) instanceof Number late && late.longValue() > 0 ? Duration.ofMillis(late.longValue()) : null, SlotShape.drain(doc),
+                doc.get(LATE) instanceof Number late && late.longValue() > 0
+                        ? Duration.ofMillis(late.longValue())
+                        : null,
+                SlotShape.drain(doc),
                 SlotShape.isIntegral(doc.get(BEAT)) ? ((Number) doc.get(BEAT)).longValue() : 0,
-                doc.get(SlotDocument.LINK_END) instanceof Date linkEnd ? Duration.between(linkEnd.toInstant(), now) : null);
+                doc.get(SlotDocument.LINK_END) instanceof Date linkEnd
+                        ? Duration.between(linkEnd.toInstant(), now)
+                        : null);
     }
 
     @Override
@@ -222,17 +240,19 @@ public final class MongoSlotStore implements SlotStore {
         if (seen.owner() == null || seen.instance() == null) {
             return false;
         }
-        return update(SlotRules.claimFromWatchedFilter(seen, maxBeat, wait), SlotRules.takeUpdate(owner));
+        return update(LinkRules.claimFromWatchedFilter(seen, maxBeat, wait), SlotRules.takeUpdate(owner));
     }
 
     @Override
     public long markLinkEnd(NodeId node, String instance) {
-        return raw.updateMany(SlotRules.markLinkEndFilter(node, instance), SlotRules.markLinkEndUpdate()).getMatchedCount();
+        return raw.updateMany(LinkRules.markLinkEndFilter(node, instance), LinkRules.markLinkEndUpdate())
+                .getMatchedCount();
     }
 
     @Override
     public long markLinkEndOfUnmarked(NodeId node, String instance) {
-        return raw.updateMany(SlotRules.markLinkEndOfUnmarkedFilter(node, instance), SlotRules.markLinkEndUpdate()).getMatchedCount();
+        return raw.updateMany(LinkRules.markLinkEndOfUnmarkedFilter(node, instance), LinkRules.markLinkEndUpdate())
+                .getMatchedCount();
     }
 
     @Override
@@ -241,22 +261,28 @@ public final class MongoSlotStore implements SlotStore {
     }
 
     /**
-     * One command, an ordered bulk write: the owner document's beat (an upsert), then one {@code updateMany}
-     * over the held slots, each at its own epoch; only if it matched fewer than all, one read of them. So an
-     * owner's renewal costs one command a heartbeat, however many slots it holds.
+     * One command, an ordered bulk write: the owner document's beat (an upsert), then one {@code updateMany} over the
+     * held slots, each at its own epoch; only if it matched fewer than all, one read of them. So an owner's renewal
+     * costs one command a heartbeat, however many slots it holds.
      */
     @Override
     public Renewals renewAll(Map<String, Long> held, Ownership owner) {
-        BulkWriteResult result = raw.bulkWrite(List.of(
-                        new UpdateOneModel<>(OwnerDocRules.beatFilter(owner), OwnerDocRules.beatUpdate(owner), new UpdateOptions().upsert(true)),
-                        new UpdateManyModel<>(SlotRules.renewAllFilter(held, owner.instance()), SlotRules.renewUpdate(owner))),
+        BulkWriteResult result = raw.bulkWrite(
+                List.of(
+                        new UpdateOneModel<>(
+                                OwnerDocRules.beatFilter(owner),
+                                OwnerDocRules.beatUpdate(owner),
+                                new UpdateOptions().upsert(true)),
+                        new UpdateManyModel<>(
+                                SlotRules.renewAllFilter(held, owner.instance()), SlotRules.renewUpdate(owner))),
                 new BulkWriteOptions().ordered(true));
         // The owner document matched, or was created (then it counts as an upsert, not a match).
         long matched = result.getMatchedCount() - (result.getUpserts().isEmpty() ? 1 : 0);
         if (matched == held.size()) {
             return Renewals.all(held);
         }
-        List<SlotView> now = readWithNow(List.of(Aggregates.match(Filters.in("_id", held.keySet())))).slots();
+        List<SlotView> now = readWithNow(List.of(Aggregates.match(Filters.in("_id", held.keySet()))))
+                .slots();
         return Renewals.judge(held, owner.instance(), now);
     }
 
@@ -271,8 +297,8 @@ public final class MongoSlotStore implements SlotStore {
     }
 
     /**
-     * One {@code updateMany} on the owner's ip, port and instance: slots another instance holds are not
-     * touched, and a slot released or taken meanwhile no longer matches.
+     * One {@code updateMany} on the owner's ip, port and instance: slots another instance holds are not touched, and a
+     * slot released or taken meanwhile no longer matches.
      */
     @Override
     public long markDrain(NodeId node, SlotView.Drain drain) {
@@ -300,7 +326,8 @@ public final class MongoSlotStore implements SlotStore {
 
     @Override
     public void beat(Ownership owner) {
-        raw.updateOne(OwnerDocRules.beatFilter(owner), OwnerDocRules.beatUpdate(owner), new UpdateOptions().upsert(true));
+        raw.updateOne(
+                OwnerDocRules.beatFilter(owner), OwnerDocRules.beatUpdate(owner), new UpdateOptions().upsert(true));
     }
 
     @Override
@@ -313,7 +340,10 @@ public final class MongoSlotStore implements SlotStore {
         raw.deleteOne(OwnerDocRules.ownerFilter(ownerId));
     }
 
-    /** A compare-and-set: true if it matched (w: majority, from {@link StandbyDatabase#safe}, even on another client's collection). */
+    /**
+     * A compare-and-set: true if it matched (w: majority, from {@link StandbyDatabase#safe}, even on another client's
+     * collection).
+     */
     private boolean update(Bson filter, Bson update) {
         return raw.updateOne(filter, update).getMatchedCount() == 1;
     }

@@ -3,14 +3,13 @@ package io.standby.slot.internal;
 import io.standby.slot.NodeId;
 import io.standby.slot.NodeState;
 import io.standby.slot.NodeView;
-
 import java.time.Duration;
 import java.util.List;
 
 /**
- * The {@code nodes} collection: one document per node, written by the node at a low rate, removed when
- * it stops gracefully, and swept when it has not been seen for long. Any operation may throw a runtime
- * exception when the database cannot be reached in time.
+ * The {@code nodes} collection: one document per node, written by the node at a low rate, removed when it stops
+ * gracefully, and swept when it has not been seen for long. Any operation may throw a runtime exception when the
+ * database cannot be reached in time.
  */
 public interface NodeRegistry {
 
@@ -23,8 +22,8 @@ public interface NodeRegistry {
     }
 
     /**
-     * Writes this node's document (creating it, or replacing an earlier instance's), stamped with the
-     * server's clock. Returns whether an operator asked the node to drain.
+     * Writes this node's document (creating it, or replacing an earlier instance's), stamped with the server's clock.
+     * Returns whether an operator asked the node to drain.
      */
     boolean write(NodeRecord node, Write write);
 
@@ -35,14 +34,15 @@ public interface NodeRegistry {
     List<NodeView> readAll();
 
     /**
-     * The nodes claims are planned with: not offline, not draining, and not asked to drain; only what the
-     * plan needs of each. A registry may answer this more cheaply than {@link #readAll()}, since it is
-     * read at every poll of a claim storm.
+     * The nodes claims are planned with: not offline, not draining, and not asked to drain; only what the plan needs of
+     * each. A registry may answer this more cheaply than {@link #readAll()}, since it is read at every poll of a claim
+     * storm.
      */
     default List<ClaimPlan.Member> readLive() {
         return readAll().stream()
                 .filter(n -> !n.offline() && n.state() != NodeState.DRAINING && !n.drain())
-                .map(n -> new ClaimPlan.Member(n.id(), n.load(), n.maxSlots(), n.slots().size()))
+                .map(n -> new ClaimPlan.Member(
+                        n.id(), n.load(), n.maxSlots(), n.slots().size()))
                 .toList();
     }
 
@@ -50,16 +50,27 @@ public interface NodeRegistry {
     long sweep(Duration olderThan);
 
     /**
-     * Asks a node to drain: marks its document, which the node sees in the reply to its next registry
-     * write. Returns false if it has no document.
+     * Asks a node to drain: marks its document, which the node sees in the reply to its next registry write. Returns
+     * false if it has no document.
      */
     boolean requestDrain(NodeId node);
 
     /** What a node writes about itself. */
-    record NodeRecord(NodeId node, String instance, String host, NodeState state, List<String> slots,
-                      int maxSlots, int robotsRunning, int robotsFailed, double cpu, double memory, int load, String version,
-                      Duration interval, List<String> types) {
-    }
+    record NodeRecord(
+            NodeId node,
+            String instance,
+            String host,
+            NodeState state,
+            List<String> slots,
+            int maxSlots,
+            int robotsRunning,
+            int robotsFailed,
+            double cpu,
+            double memory,
+            int load,
+            String version,
+            Duration interval,
+            List<String> types) {}
 
     /** No registry: a node that takes part in no membership (tests of the protocol alone). */
     NodeRegistry NONE = new NodeRegistry() {
@@ -69,8 +80,7 @@ public interface NodeRegistry {
         }
 
         @Override
-        public void remove(NodeId node, String instance) {
-        }
+        public void remove(NodeId node, String instance) {}
 
         @Override
         public List<NodeView> readAll() {

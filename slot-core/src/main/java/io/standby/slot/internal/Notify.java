@@ -8,8 +8,7 @@ final class Notify {
 
     private static final Logger log = LoggerFactory.getLogger(Notify.class);
 
-    private Notify() {
-    }
+    private Notify() {}
 
     static void safely(String event, Object about, Runnable call) {
         try {

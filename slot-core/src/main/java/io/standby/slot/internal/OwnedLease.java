@@ -4,26 +4,25 @@ import io.standby.slot.Lease;
 import io.standby.slot.LossReason;
 import io.standby.slot.MonotonicClock;
 import io.standby.slot.NodeId;
-
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * A lease this node holds. Its local deadline is {@code lease - fenceMargin} after the last successful
- * renewal was <em>sent</em> (for the first one: after the winning claim was sent). The server stamped
- * that renewal no earlier than it was sent, so no other node can see the lease expire before the
- * deadline, as long as the two clocks advance at about the same rate.
+ * A lease this node holds. Its local deadline is {@code lease - fenceMargin} after the last successful renewal was
+ * <em>sent</em> (for the first one: after the winning claim was sent). The server stamped that renewal no earlier than
+ * it was sent, so no other node can see the lease expire before the deadline, as long as the two clocks advance at
+ * about the same rate.
  *
- * <p>With fast failover, other nodes may take the slot early once its heartbeat is older than the late
- * mark the owner wrote. The lease therefore has a second, earlier point, {@code late - lateMargin} after
- * the same send: from there it is <em>paused</em> (not valid, its robots stopped) until a renewal sent
- * later is acknowledged in time, which makes it valid again under the same epoch.
+ * <p>With fast failover, other nodes may take the slot early once its heartbeat is older than the late mark the owner
+ * wrote. The lease therefore has a second, earlier point, {@code late - lateMargin} after the same send: from there it
+ * is <em>paused</em> (not valid, its robots stopped) until a renewal sent later is acknowledged in time, which makes it
+ * valid again under the same epoch.
  *
- * <p>With watch links ({@link OwnerLinks}), it also pauses while a link's deadline has passed and the last
- * acknowledged write of the slot carried a beat no higher than one sent on that link, until a write with
- * a higher beat is acknowledged.
+ * <p>With watch links ({@link OwnerLinks}), it also pauses while a link's deadline has passed and the last acknowledged
+ * write of the slot carried a beat no higher than one sent on that link, until a write with a higher beat is
+ * acknowledged.
  */
 final class OwnedLease implements Lease {
 
@@ -32,22 +31,24 @@ final class OwnedLease implements Lease {
     private final long validNanos;
     /** Long.MAX_VALUE for a lease without a late mark: it never pauses. */
     private final long pauseNanos;
+
     private final AtomicBoolean paused = new AtomicBoolean();
     /** Set when a graceful release begins: a paused lease then stays paused, its robots stopped. */
     private volatile boolean releasing;
+
     private final AtomicLong lastRenewalSentNanos;
     private final AtomicReference<LossReason> ended = new AtomicReference<>();
     /** The beat of the last write of this slot acknowledged: the claim's, then each renewal's. */
     private final AtomicLong ackedBeat;
+
     private final OwnerLinks ownerLinks;
 
     /** Which lease it is: the slot, the epoch it was won at, and the node that holds it. */
-    record Identity(String slotId, long epoch, NodeId node) {
-    }
+    record Identity(String slotId, long epoch, NodeId node) {}
 
     /**
-     * How long after a renewal's send the lease stays valid, and after how long it pauses if no later renewal
-     * was acknowledged ({@link #NEVER_PAUSES}: it never does).
+     * How long after a renewal's send the lease stays valid, and after how long it pauses if no later renewal was
+     * acknowledged ({@link #NEVER_PAUSES}: it never does).
      */
     record Timing(long validNanos, long pauseNanos) {
 
@@ -60,8 +61,7 @@ final class OwnedLease implements Lease {
     }
 
     /** The winning claim: when it was sent, and the beat it wrote into the slot. */
-    record Claim(long sentNanos, long beat) {
-    }
+    record Claim(long sentNanos, long beat) {}
 
     /** A lease whose claim wrote no beat, without watch links. */
     OwnedLease(Identity identity, Timing timing, MonotonicClock clock, long claimSentNanos) {
@@ -133,11 +133,14 @@ final class OwnedLease implements Lease {
     }
 
     /**
-     * Ends the pause if a renewal acknowledged since made the lease timely at {@code nowNanos}; true for the
-     * one caller that resumed it.
+     * Ends the pause if a renewal acknowledged since made the lease timely at {@code nowNanos}; true for the one caller
+     * that resumed it.
      */
     boolean resumeIfTimely(long nowNanos) {
-        return ended.get() == null && !releasing && !pauseDue(nowNanos) && !deadlinePassed(nowNanos)
+        return ended.get() == null
+                && !releasing
+                && !pauseDue(nowNanos)
+                && !deadlinePassed(nowNanos)
                 && paused.compareAndSet(true, false);
     }
 
@@ -152,9 +155,9 @@ final class OwnedLease implements Lease {
     }
 
     /**
-     * Records a successful renewal sent at {@code sentNanos}. Returns false, changing nothing, if the
-     * deadline had already passed at {@code nowNanos}: a lease that was once invalid stays invalid, even
-     * though the renewal landed, and the caller must end it.
+     * Records a successful renewal sent at {@code sentNanos}. Returns false, changing nothing, if the deadline had
+     * already passed at {@code nowNanos}: a lease that was once invalid stays invalid, even though the renewal landed,
+     * and the caller must end it.
      */
     boolean renewed(long sentNanos, long nowNanos) {
         return renewed(sentNanos, nowNanos, 0);

@@ -1,18 +1,17 @@
 package io.standby.slot.internal;
 
+import static io.standby.slot.internal.SlotDocument.BEAT;
+
 import io.standby.slot.NodeId;
+import java.time.Duration;
 import org.bson.Document;
 import org.bson.conversions.Bson;
 
-import java.time.Duration;
-
-import static io.standby.slot.internal.SlotDocument.BEAT;
-
 /**
- * The owner documents of the slots collection, one per owner process ({@code owner:<ip:port>/<instance>}):
- * their ids, what they say, and the writes and filters on them, written once as the documents sent to
- * MongoDB, as {@link SlotRules} does for the slots. Each renewal raises its owner document's {@code beat}
- * in the same command that renews the slots.
+ * The owner documents of the slots collection, one per owner process ({@code owner:<ip:port>/<instance>}): their ids,
+ * what they say, and the writes and filters on them, written once as the documents sent to MongoDB, as
+ * {@link SlotRules} does for the slots. Each renewal raises its owner document's {@code beat} in the same command that
+ * renews the slots.
  */
 public final class OwnerDocRules {
 
@@ -25,14 +24,12 @@ public final class OwnerDocRules {
     /** An owner process's watch lease in milliseconds, in its owner document: where standbys take it from. */
     public static final String WATCH_LEASE = "watchLease";
 
-    private OwnerDocRules() {
-    }
+    private OwnerDocRules() {}
 
     /**
-     * The id of an owner process's document in the slots collection: its identity and instance, as its
-     * slots name it. Each renewal raises its {@code beat} in the same command that renews the slots: a
-     * standby that watches these few documents, not every slot, sees whether each owner still renews
-     * (see {@code Observations}).
+     * The id of an owner process's document in the slots collection: its identity and instance, as its slots name it.
+     * Each renewal raises its {@code beat} in the same command that renews the slots: a standby that watches these few
+     * documents, not every slot, sees whether each owner still renews (see {@code Observations}).
      */
     public static String ownerId(NodeId node, String instance) {
         return OWNER_PREFIX + node + "/" + instance;
@@ -50,7 +47,11 @@ public final class OwnerDocRules {
             return null;
         }
         try {
-            return new SlotStore.OwnerBeat(ownerId.substring(slash + 1), NodeId.parse(ownerId.substring(OWNER_PREFIX.length(), slash)), beat, age,
+            return new SlotStore.OwnerBeat(
+                    ownerId.substring(slash + 1),
+                    NodeId.parse(ownerId.substring(OWNER_PREFIX.length(), slash)),
+                    beat,
+                    age,
                     watch);
         } catch (IllegalArgumentException e) {
             return null;
@@ -58,11 +59,15 @@ public final class OwnerDocRules {
     }
 
     /**
-     * Where an owner document says its process takes watch links: its {@code watch} port and
-     * {@code watchLease}, as stored; {@link SlotStore.Watch#NONE} unless both are there and sensible.
+     * Where an owner document says its process takes watch links: its {@code watch} port and {@code watchLease}, as
+     * stored; {@link SlotStore.Watch#NONE} unless both are there and sensible.
      */
     public static SlotStore.Watch watch(Object port, Object lease) {
-        if (port instanceof Number p && p.longValue() > 0 && p.longValue() < 65536 && lease instanceof Number l && l.longValue() > 0) {
+        if (port instanceof Number p
+                && p.longValue() > 0
+                && p.longValue() < 65536
+                && lease instanceof Number l
+                && l.longValue() > 0) {
             return new SlotStore.Watch(p.intValue(), Duration.ofMillis(l.longValue()));
         }
         return SlotStore.Watch.NONE;
@@ -75,7 +80,8 @@ public final class OwnerDocRules {
 
     /** The first id after every owner document's, for an index range. */
     static String ownerIdEnd() {
-        return OWNER_PREFIX.substring(0, OWNER_PREFIX.length() - 1) + (char) (OWNER_PREFIX.charAt(OWNER_PREFIX.length() - 1) + 1);
+        return OWNER_PREFIX.substring(0, OWNER_PREFIX.length() - 1)
+                + (char) (OWNER_PREFIX.charAt(OWNER_PREFIX.length() - 1) + 1);
     }
 
     /** An owner process's document: created by its first renewal, if it is not there. */
@@ -89,21 +95,23 @@ public final class OwnerDocRules {
     }
 
     /**
-     * A renewal's write to its owner document, sent in the same command as the slots' (an upsert). The beat
-     * only rises ({@code $max}), so a late-delivered renewal cannot move it back.
+     * A renewal's write to its owner document, sent in the same command as the slots' (an upsert). The beat only rises
+     * ({@code $max}), so a late-delivered renewal cannot move it back.
      */
     public static Bson beatUpdate(SlotStore.Ownership owner) {
-        Document update = new Document("$max", new Document(BEAT, owner.beat()))
-                .append("$currentDate", new Document(AT, true));
+        Document update =
+                new Document("$max", new Document(BEAT, owner.beat())).append("$currentDate", new Document(AT, true));
         return owner.watch().isOn()
-                ? update.append("$set", new Document(WATCH, owner.watch().port()).append(WATCH_LEASE, owner.watch().lease().toMillis()))
+                ? update.append(
+                        "$set",
+                        new Document(WATCH, owner.watch().port())
+                                .append(WATCH_LEASE, owner.watch().lease().toMillis()))
                 : update;
     }
 
     /**
-     * Removes an owner document still at the beat seen: its process has not renewed for a long time. Safe
-     * whatever the process does: without the document, standbys watch its slots one by one, and its next
-     * renewal writes it again.
+     * Removes an owner document still at the beat seen: its process has not renewed for a long time. Safe whatever the
+     * process does: without the document, standbys watch its slots one by one, and its next renewal writes it again.
      */
     public static Bson sweepFilter(String ownerId, long beat) {
         return new Document("_id", ownerId).append(BEAT, beat);

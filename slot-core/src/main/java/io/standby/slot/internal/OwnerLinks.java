@@ -1,9 +1,6 @@
 package io.standby.slot.internal;
 
 import io.standby.slot.MonotonicClock;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -11,32 +8,32 @@ import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
 import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * An owner's side of the watch links (fast takeover): the standbys connected to this process, and the
- * rule that lets one of them take this owner's slots within a watch lease of its death instead of the
- * late mark.
+ * An owner's side of the watch links (fast takeover): the standbys connected to this process, and the rule that lets
+ * one of them take this owner's slots within a watch lease of its death instead of the late mark.
  *
- * <p>Over each link the owner sends pings, each with a sequence number and the highest beat this process
- * has used so far ({@link LeaseBook}); every beat is announced on every open link before the write that
- * carries it is sent. The standby acknowledges each ping. From an acknowledged ping sent at {@code s}, the
- * link's deadline is {@code s + 0.9 × watch lease}; the first ping's send counts before any
- * acknowledgement. A standby whose link ended (end of stream, an error, or silence) may claim this owner's
- * slots at a beat no higher than the highest one it received, once {@code 1.1 × watch lease} has passed
- * on its own clock since it received the last ping it acknowledged (see {@link StandbyLinks}).
+ * <p>Over each link the owner sends pings, each with a sequence number and the highest beat this process has used so
+ * far ({@link LeaseBook}); every beat is announced on every open link before the write that carries it is sent. The
+ * standby acknowledges each ping. From an acknowledged ping sent at {@code s}, the link's deadline is {@code s + 0.9 ×
+ * watch lease}; the first ping's send counts before any acknowledgement. A standby whose link ended (end of stream, an
+ * error, or silence) may claim this owner's slots at a beat no higher than the highest one it received, once {@code 1.1
+ * × watch lease} has passed on its own clock since it received the last ping it acknowledged (see
+ * {@link StandbyLinks}).
  *
- * <p>The rule on this side: once a link's deadline has passed, a lease whose last acknowledged write
- * carried a beat no higher than the highest beat sent on that link ({@link #blocks}) is paused, its robots
- * stopped, until a write with a higher beat is acknowledged. Such a write, once acknowledged, has landed
- * before any claim at the lower beats could: those then match nothing. And a claim that landed first
- * makes the write fail, so the lease never resumes. So a standby's claim by a link never overlaps with
- * this owner's robots: either the owner's robots were stopped at the deadline, before the claim could be
- * sent, or a higher beat had landed, and the claim matches nothing.
+ * <p>The rule on this side: once a link's deadline has passed, a lease whose last acknowledged write carried a beat no
+ * higher than the highest beat sent on that link ({@link #blocks}) is paused, its robots stopped, until a write with a
+ * higher beat is acknowledged. Such a write, once acknowledged, has landed before any claim at the lower beats could:
+ * those then match nothing. And a claim that landed first makes the write fail, so the lease never resumes. So a
+ * standby's claim by a link never overlaps with this owner's robots: either the owner's robots were stopped at the
+ * deadline, before the claim could be sent, or a higher beat had landed, and the claim matches nothing.
  *
- * <p>When a link stops acknowledging (half a watch lease since the send of its last acknowledged ping) or
- * ends, the owner stops pinging it and renews at once ({@code renewNow}): a new beat, higher than any sent
- * on it, usually lands long before the deadline, so a standby that died or lost its connection costs one
- * renewal, not a pause. A standby that says goodbye gives up its link: it may no longer claim by it.
+ * <p>When a link stops acknowledging (half a watch lease since the send of its last acknowledged ping) or ends, the
+ * owner stops pinging it and renews at once ({@code renewNow}): a new beat, higher than any sent on it, usually lands
+ * long before the deadline, so a standby that died or lost its connection costs one renewal, not a pause. A standby
+ * that says goodbye gives up its link: it may no longer claim by it.
  *
  * <p>Thread-safe: the transport's threads, the renewal thread and the fence thread call it.
  */
@@ -45,7 +42,7 @@ public final class OwnerLinks {
     private static final Logger log = LoggerFactory.getLogger(OwnerLinks.class);
 
     /** No watch links: nothing ever blocks a lease. */
-    public static final OwnerLinks OFF = new OwnerLinks(() -> 0, Duration.ZERO, () -> { });
+    public static final OwnerLinks OFF = new OwnerLinks(() -> 0, Duration.ZERO, () -> {});
 
     /** One end of a link, as the transport sends on it. Neither method may wait on the network. */
     public interface Link {
@@ -57,8 +54,7 @@ public final class OwnerLinks {
     }
 
     /** A ping: its sequence number and the highest beat this process has used (or is about to send). */
-    public record Ping(long seq, long beat) {
-    }
+    public record Ping(long seq, long beat) {}
 
     private final MonotonicClock clock;
     private final Duration watchLease;
@@ -67,13 +63,14 @@ public final class OwnerLinks {
     private final long pauseAfterNanos;
     private final long silentAfterNanos;
     /**
-     * How long an ended link still counts. Past a lease after its end, every lease this owner holds has a
-     * higher beat acknowledged or has ended (a renewal sent after the end carries a higher beat, and no new
-     * claim reuses a lower one, see {@link #endedFloor}), so the link can no longer block anything; the
-     * standby forgets it after {@link StandbyLinks#FORGET_AFTER} anyway. Kept for the longer of two leases and
-     * twice that, to be safe by a wide margin.
+     * How long an ended link still counts. Past a lease after its end, every lease this owner holds has a higher beat
+     * acknowledged or has ended (a renewal sent after the end carries a higher beat, and no new claim reuses a lower
+     * one, see {@link #endedFloor}), so the link can no longer block anything; the standby forgets it after
+     * {@link StandbyLinks#FORGET_AFTER} anyway. Kept for the longer of two leases and twice that, to be safe by a wide
+     * margin.
      */
     private volatile long forgetAfterNanos;
+
     private final List<State> links = new ArrayList<>();
     private final WatchStats stats;
 
@@ -109,12 +106,14 @@ public final class OwnerLinks {
     }
 
     /**
-     * Binds this owner's {@link LeaseBook}: where the highest beat this process has used comes from, and
-     * the lease it writes.
+     * Binds this owner's {@link LeaseBook}: where the highest beat this process has used comes from, and the lease it
+     * writes.
      */
     void bind(LongSupplier currentBeat, Duration lease) {
         this.currentBeat = currentBeat;
-        this.forgetAfterNanos = Math.max(StandbyLinks.FORGET_AFTER.multipliedBy(2).toNanos(), lease.multipliedBy(2).toNanos());
+        this.forgetAfterNanos = Math.max(
+                StandbyLinks.FORGET_AFTER.multipliedBy(2).toNanos(),
+                lease.multipliedBy(2).toNanos());
     }
 
     public Duration watchLease() {
@@ -133,6 +132,7 @@ public final class OwnerLinks {
         long maxSent = -1;
         /** No ping sent yet: Long.MAX_VALUE (nothing to protect); then the deadline. */
         long deadline = Long.MAX_VALUE;
+
         long lastAckedSend = Long.MIN_VALUE;
         long firstSend = Long.MIN_VALUE;
         boolean open = true;
@@ -144,9 +144,9 @@ public final class OwnerLinks {
     }
 
     /**
-     * A new link from a standby, once the transport authenticated it (the standby holds the cluster's key):
-     * pinged at once, so that the standby knows a beat from the start, and then every tick. Returns its
-     * handle for the transport's callbacks.
+     * A new link from a standby, once the transport authenticated it (the standby holds the cluster's key): pinged at
+     * once, so that the standby knows a beat from the start, and then every tick. Returns its handle for the
+     * transport's callbacks.
      */
     public Object opened(Link link) {
         State state = new State(link);
@@ -173,7 +173,11 @@ public final class OwnerLinks {
                 }
                 long since = s.lastAckedSend != Long.MIN_VALUE ? s.lastAckedSend : s.firstSend;
                 if (since != Long.MIN_VALUE && now - since >= silentAfterNanos) {
-                    end(s, now, "no acknowledgement for " + Duration.ofNanos(now - since).toMillis() + " ms");
+                    end(
+                            s,
+                            now,
+                            "no acknowledgement for "
+                                    + Duration.ofNanos(now - since).toMillis() + " ms");
                     ended = true;
                 } else {
                     toPing.add(s);
@@ -191,8 +195,8 @@ public final class OwnerLinks {
     }
 
     /**
-     * Announces {@code beat} on every open link, before the write that carries it is sent: a standby then
-     * knows every beat this owner may have written by the time its link ends.
+     * Announces {@code beat} on every open link, before the write that carries it is sent: a standby then knows every
+     * beat this owner may have written by the time its link ends.
      */
     public void announce(long beat) {
         List<State> open;
@@ -231,8 +235,8 @@ public final class OwnerLinks {
 
     /**
      * The standby acknowledged ping {@code seq}: it received it no earlier than it was sent. False if no ping
-     * {@code seq} waits for its acknowledgement (never sent, or acknowledged already, or out of order): the
-     * transport then refuses the message and ends the link.
+     * {@code seq} waits for its acknowledgement (never sent, or acknowledged already, or out of order): the transport
+     * then refuses the message and ends the link.
      */
     public boolean acked(Object handle, long seq) {
         State s = (State) handle;
@@ -286,14 +290,17 @@ public final class OwnerLinks {
         stats.ownerEnds.incrementAndGet();
         s.link.close();
         if (s.maxSent >= 0) {
-            log.info("A watch link ended ({}); renewing now, so that no takeover by it can match (beats up to {} were sent on it)",
-                    why, s.maxSent);
+            log.info(
+                    "A watch link ended ({}); renewing now, so that no takeover by it can match (beats up to {} "
+                            + "were sent on it)",
+                    why,
+                    s.maxSent);
         }
     }
 
     /**
-     * Whether a lease whose last acknowledged write carried {@code ackedBeat} must be paused at {@code now}:
-     * a link's deadline has passed, and a beat as high as the lease's was sent on it.
+     * Whether a lease whose last acknowledged write carried {@code ackedBeat} must be paused at {@code now}: a link's
+     * deadline has passed, and a beat as high as the lease's was sent on it.
      */
     public synchronized boolean blocks(long ackedBeat, long now) {
         for (State s : links) {
@@ -304,7 +311,9 @@ public final class OwnerLinks {
         return false;
     }
 
-    /** The highest beat sent on a link that has ended or passed its deadline: no new claim may reuse a beat up to it. */
+    /**
+     * The highest beat sent on a link that has ended or passed its deadline: no new claim may reuse a beat up to it.
+     */
     public synchronized long endedFloor() {
         long now = clock.nanoTime();
         long floor = -1;

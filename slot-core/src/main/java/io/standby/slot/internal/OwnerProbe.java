@@ -1,7 +1,6 @@
 package io.standby.slot.internal;
 
 import io.standby.slot.NodeId;
-
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.InetSocketAddress;
@@ -10,9 +9,9 @@ import java.net.SocketTimeoutException;
 import java.time.Duration;
 
 /**
- * One TCP connect to a node's ip:port, to learn whether a process listens there. Only a refusal says
- * anything: the host's kernel answered that nothing listens on that port. An accepted connection, a
- * timeout or any other error (no route, unreachable host) proves nothing about the process.
+ * One TCP connect to a node's ip:port, to learn whether a process listens there. Only a refusal says anything: the
+ * host's kernel answered that nothing listens on that port. An accepted connection, a timeout or any other error (no
+ * route, unreachable host) proves nothing about the process.
  */
 @FunctionalInterface
 public interface OwnerProbe {
@@ -40,7 +39,9 @@ public interface OwnerProbe {
         } catch (ConnectException e) {
             // "Connection refused" is ECONNREFUSED; the same exception type also reports timeouts the
             // operating system gave up on, which prove nothing.
-            return e.getMessage() != null && e.getMessage().startsWith("Connection refused") ? Result.REFUSED : Result.ERROR;
+            return e.getMessage() != null && e.getMessage().startsWith("Connection refused")
+                    ? Result.REFUSED
+                    : Result.ERROR;
         } catch (IOException | RuntimeException e) {
             return Result.ERROR;
         }

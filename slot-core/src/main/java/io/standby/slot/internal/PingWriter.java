@@ -1,19 +1,19 @@
 package io.standby.slot.internal;
 
+import static io.standby.slot.internal.TcpWatchLinks.BACKLOG;
+import static io.standby.slot.internal.TcpWatchLinks.PING;
+import static io.standby.slot.internal.TcpWatchLinks.quietly;
+
 import java.io.DataOutputStream;
 import java.io.IOException;
 import java.net.Socket;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 
-import static io.standby.slot.internal.TcpWatchLinks.BACKLOG;
-import static io.standby.slot.internal.TcpWatchLinks.PING;
-import static io.standby.slot.internal.TcpWatchLinks.quietly;
-
 /**
- * One link's pings, written by a virtual thread of its own from a queue of {@link TcpWatchLinks#BACKLOG}: the
- * owner's threads that ping and renew only queue, and a standby that reads nothing is cut off when its
- * queue is full (the {@link IOException} of {@link #send} ends the link).
+ * One link's pings, written by a virtual thread of its own from a queue of {@link TcpWatchLinks#BACKLOG}: the owner's
+ * threads that ping and renew only queue, and a standby that reads nothing is cut off when its queue is full (the
+ * {@link IOException} of {@link #send} ends the link).
  */
 final class PingWriter implements OwnerLinks.Link {
     private final Socket socket;

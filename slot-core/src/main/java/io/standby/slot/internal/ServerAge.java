@@ -1,17 +1,15 @@
 package io.standby.slot.internal;
 
 import com.mongodb.client.model.Filters;
-import org.bson.Document;
-import org.bson.conversions.Bson;
-
 import java.time.Duration;
 import java.util.List;
+import org.bson.Document;
+import org.bson.conversions.Bson;
 
 /** Filters on how old a date field is, judged on the server by its own clock ({@code $$NOW}), never the client's. */
 public final class ServerAge {
 
-    private ServerAge() {
-    }
+    private ServerAge() {}
 
     /** Documents whose {@code field} is more than {@code age} before the server's now. */
     public static Bson olderThan(String field, Duration age) {

@@ -3,24 +3,22 @@ package io.standby.slot.internal;
 import io.standby.slot.MonotonicClock;
 import io.standby.slot.NodeConfig;
 import io.standby.slot.SlotView;
-
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * How this node reads the slots: a poll reads the owner documents and only the slots that may concern it
- * ({@link SlotRules#pollFilter}: its share of the free ones, its own address's, late or expired), so that
- * its cost does not grow with the slots of live owners, nor, in a claim storm, with the free slots times
- * the nodes ({@link FreeShare}). Every read is recorded in its {@link Observations}, so that a lease is
- * judged expired (or an owner late) only once this node has itself watched the owner stand still long
- * enough on its own clock; and when a plan is likely, the registry is read just before the slots, so that
- * a plan uses a registry no newer than the slot table. Poll thread only, but {@link #lastRead()}.
+ * ({@link SlotRules#pollFilter}: its share of the free ones, its own address's, late or expired), so that its cost does
+ * not grow with the slots of live owners, nor, in a claim storm, with the free slots times the nodes
+ * ({@link FreeShare}). Every read is recorded in its {@link Observations}, so that a lease is judged expired (or an
+ * owner late) only once this node has itself watched the owner stand still long enough on its own clock; and when a
+ * plan is likely, the registry is read just before the slots, so that a plan uses a registry no newer than the slot
+ * table. Poll thread only, but {@link #lastRead()}.
  */
 final class SlotReads {
 
@@ -30,8 +28,8 @@ final class SlotReads {
     /** A date no heartbeat is before (a released slot's is exactly this): a read with it takes no late slot. */
     private static final Instant NO_SLOT = Instant.EPOCH;
     /**
-     * How long an owner document must stand still before a poll removes it. Far longer than any lease:
-     * its process is gone or holds nothing, and removing it only makes standbys watch its slots one by one.
+     * How long an owner document must stand still before a poll removes it. Far longer than any lease: its process is
+     * gone or holds nothing, and removing it only makes standbys watch its slots one by one.
      */
     static final Duration SWEEP_AFTER = Duration.ofMinutes(2);
 
@@ -47,6 +45,7 @@ final class SlotReads {
     private List<SlotStore.OwnerBeat> owners = List.of();
     /** The server's time at the last read that reported it, and this node's clock then; null before. */
     private Instant serverNow;
+
     private long serverNowReadNanos;
     /** When the slots were last read successfully, on this node's clock; 0 before the first read. */
     private volatile long lastReadNanos;
@@ -57,12 +56,15 @@ final class SlotReads {
     /** Whether a read has succeeded: after one that carried no server time, a read takes every slot. */
     private boolean readOnce;
     /**
-     * Whether this node reads every free slot, not its share: set by a poll that showed it nothing to
-     * claim while it had room (its ranges' other readers took them, or the free slots are in ranges whose
-     * readers are full, gone or ranked by another registry); cleared when it has no room.
+     * Whether this node reads every free slot, not its share: set by a poll that showed it nothing to claim while it
+     * had room (its ranges' other readers took them, or the free slots are in ranges whose readers are full, gone or
+     * ranked by another registry); cleared when it has no room.
      */
     private boolean everyFree;
-    /** The ranking of the last read's share, which the plan follows; null when the plan is over every node (no share, or few nodes). */
+    /**
+     * The ranking of the last read's share, which the plan follows; null when the plan is over every node (no share, or
+     * few nodes).
+     */
     private FreeShare.Ranking ranking;
 
     SlotReads(ProtocolSetup setup, Membership membership, LeaseBook book, Outage outage) {
@@ -97,8 +99,8 @@ final class SlotReads {
     }
 
     /**
-     * The slots, and before them the registry if a plan is likely and the node can claim; null if the
-     * slots cannot be read.
+     * The slots, and before them the registry if a plan is likely and the node can claim; null if the slots cannot be
+     * read.
      */
     List<SlotView> read(boolean canClaim) {
         if (expectClaims && withMembership && canClaim) {
@@ -108,7 +110,8 @@ final class SlotReads {
             // current as it gets. Not judged again by the clock, which a paused thread could see move on.
             registryBeforeSlots = true;
         } else {
-            registryBeforeSlots = withMembership && membership.readWithin(config.timing().poll());
+            registryBeforeSlots =
+                    withMembership && membership.readWithin(config.timing().poll());
         }
         FreeShare share = share(canClaim);
         List<SlotView> slots = readAndObserve(share);
@@ -124,9 +127,9 @@ final class SlotReads {
     }
 
     /**
-     * This node's share of the free slots: none without room (it could claim none), every one without a
-     * registry, else the ranges where it ranks among the first readers, or every one if its share showed
-     * it nothing ({@link #everyFree}).
+     * This node's share of the free slots: none without room (it could claim none), every one without a registry, else
+     * the ranges where it ranks among the first readers, or every one if its share showed it nothing
+     * ({@link #everyFree}).
      */
     private FreeShare share(boolean canClaim) {
         ranking = null;
@@ -154,7 +157,10 @@ final class SlotReads {
         return everyFree ? FreeShare.ALL : ranked.share(config.node(), FreeShare.READERS);
     }
 
-    /** The ranking of the last read's share: the plan gives each slot it read to one of its range's readers; null if none. */
+    /**
+     * The ranking of the last read's share: the plan gives each slot it read to one of its range's readers; null if
+     * none.
+     */
     FreeShare.Ranking ranking() {
         return ranking;
     }
@@ -166,8 +172,8 @@ final class SlotReads {
     }
 
     /**
-     * The slots a poll reads (see {@link SlotRules#pollFilter}) with this share of the free ones, recorded in
-     * the observations with the owner documents; null if they cannot be read.
+     * The slots a poll reads (see {@link SlotRules#pollFilter}) with this share of the free ones, recorded in the
+     * observations with the owner documents; null if they cannot be read.
      */
     private List<SlotView> readAndObserve(FreeShare share) {
         SlotStore.Poll poll;
@@ -193,35 +199,40 @@ final class SlotReads {
     }
 
     /**
-     * Heartbeats older than this are read: the server's time now, as this node guesses it from its last read
-     * and its own clock since, less one and a half heartbeats. A live owner renews every heartbeat, so its
-     * slots are not read; a late one's are, before its late mark (two heartbeats) and its lease. Which slots
-     * are read is no safety condition, only what this node can judge.
+     * Heartbeats older than this are read: the server's time now, as this node guesses it from its last read and its
+     * own clock since, less one and a half heartbeats. A live owner renews every heartbeat, so its slots are not read;
+     * a late one's are, before its late mark (two heartbeats) and its lease. Which slots are read is no safety
+     * condition, only what this node can judge.
      *
-     * <p>The first read takes no late slot: without the server's time this node cannot tell late from
-     * timely, and what it needs at once is there without them (its own address's slots, for the take-back
-     * and the twin check; the owner documents, whose wait starts at once). A late slot is read from the
-     * second poll on, one poll later than before, well inside its lease. Only if the first read carried no
-     * server time (nothing matched: no owner document, no free slot, none of its own), a read takes every
-     * slot, until one does.
+     * <p>The first read takes no late slot: without the server's time this node cannot tell late from timely, and what
+     * it needs at once is there without them (its own address's slots, for the take-back and the twin check; the owner
+     * documents, whose wait starts at once). A late slot is read from the second poll on, one poll later than before,
+     * well inside its lease. Only if the first read carried no server time (nothing matched: no owner document, no free
+     * slot, none of its own), a read takes every slot, until one does.
      */
     private Instant lateBefore() {
         if (serverNow == null) {
             return readOnce ? EVERY_SLOT : NO_SLOT;
         }
         Duration since = Duration.ofNanos(Math.max(0, clock.nanoTime() - serverNowReadNanos));
-        return serverNow.plus(since).minus(config.timing().heartbeat().multipliedBy(3).dividedBy(2));
+        return serverNow
+                .plus(since)
+                .minus(config.timing().heartbeat().multipliedBy(3).dividedBy(2));
     }
 
     /**
-     * Removes the owner documents that stood still for {@link #SWEEP_AFTER}: processes that ended without
-     * a graceful stop, or hold no slot. Nothing depends on it but the poll's size.
+     * Removes the owner documents that stood still for {@link #SWEEP_AFTER}: processes that ended without a graceful
+     * stop, or hold no slot. Nothing depends on it but the poll's size.
      */
     private void sweepOwners(long now) {
         for (Observations.StaleOwner stale : observations.staleOwners(now, SWEEP_AFTER)) {
             try {
                 if (store.sweepOwner(stale.ownerId(), stale.beat())) {
-                    log.debug("Removed the owner document {}, at beat {} for {}", stale.ownerId(), stale.beat(), SWEEP_AFTER);
+                    log.debug(
+                            "Removed the owner document {}, at beat {} for {}",
+                            stale.ownerId(),
+                            stale.beat(),
+                            SWEEP_AFTER);
                 }
             } catch (RuntimeException e) {
                 log.debug("Could not remove the owner document {}: {}", stale.ownerId(), e.toString());

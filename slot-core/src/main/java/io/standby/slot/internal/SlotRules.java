@@ -1,19 +1,5 @@
 package io.standby.slot.internal;
 
-import io.standby.slot.NodeId;
-import io.standby.slot.SlotView;
-import org.bson.Document;
-import org.bson.conversions.Bson;
-
-import java.time.Instant;
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.Date;
-import java.util.List;
-import java.util.Map;
-import java.util.OptionalLong;
-import java.util.TreeMap;
-
 import static io.standby.slot.internal.SlotDocument.BEAT;
 import static io.standby.slot.internal.SlotDocument.BUCKET;
 import static io.standby.slot.internal.SlotDocument.CHANGES;
@@ -27,40 +13,53 @@ import static io.standby.slot.internal.SlotDocument.LINK_END;
 import static io.standby.slot.internal.SlotDocument.PORT;
 import static io.standby.slot.internal.SlotDocument.TIME;
 
+import io.standby.slot.NodeId;
+import io.standby.slot.SlotView;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Date;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.TreeMap;
+import org.bson.Document;
+import org.bson.conversions.Bson;
+
 /**
  * Every filter and update of the slot protocol, written once, as the documents sent to MongoDB. The
- * {@link MongoSlotStore} sends them; the simulation evaluates these very documents on its own database
- * (with {@code $$NOW} from its server clock), so that a change to a rule here changes what both see, and
- * the simulation cannot keep a condition the database does not check.
+ * {@link MongoSlotStore} sends them; the simulation evaluates these very documents on its own database (with
+ * {@code $$NOW} from its server clock), so that a change to a rule here changes what both see, and the simulation
+ * cannot keep a condition the database does not check.
  *
- * <p>They read as they would in mongosh: one flat filter document per write, so that a server finds the
- * slot by {@code _id}. Every safety condition is in the filter, expiry by the server's clock included.
+ * <p>They read as they would in mongosh: one flat filter document per write, so that a server finds the slot by
+ * {@code _id}. Every safety condition is in the filter, expiry by the server's clock included.
  */
 public final class SlotRules {
 
-    private SlotRules() {
-    }
+    private SlotRules() {}
 
     /**
-     * What a poll reads, and nothing else: every owner document (one per owner process), the free slots
-     * (released, revoked or never owned) of {@code free}'s share, the slots held under this node's own
-     * ip:port (its own, its earlier processes', a twin's), and the slots whose heartbeat was older than
-     * {@code lateBefore}, the previous poll's server time less a heartbeat and a half, and held: late or expired. A
-     * live owner's slots are in none of these, so a poll of an idle world reads the owner documents and
-     * this node's own slots, whatever the number of slots; and in a claim storm a node reads only its
-     * share of the free slots ({@link FreeShare}), and those created before slots had a bucket. Each
-     * branch has its index: {@code _id}, {@code ip, bucket}, {@code ip, port}, {@code time}.
+     * What a poll reads, and nothing else: every owner document (one per owner process), the free slots (released,
+     * revoked or never owned) of {@code free}'s share, the slots held under this node's own ip:port (its own, its
+     * earlier processes', a twin's), and the slots whose heartbeat was older than {@code lateBefore}, the previous
+     * poll's server time less a heartbeat and a half, and held: late or expired. A live owner's slots are in none of
+     * these, so a poll of an idle world reads the owner documents and this node's own slots, whatever the number of
+     * slots; and in a claim storm a node reads only its share of the free slots ({@link FreeShare}), and those created
+     * before slots had a bucket. Each branch has its index: {@code _id}, {@code ip, bucket}, {@code ip, port},
+     * {@code time}.
      */
     public static Bson pollFilter(NodeId me, Instant lateBefore, FreeShare free) {
         List<Document> branches = new ArrayList<>();
-        branches.add(new Document("_id", new Document("$gte", OwnerDocRules.OWNER_PREFIX).append("$lt", OwnerDocRules.ownerIdEnd())));
+        branches.add(new Document(
+                "_id", new Document("$gte", OwnerDocRules.OWNER_PREFIX).append("$lt", OwnerDocRules.ownerIdEnd())));
         if (free.coversEveryFreeSlot()) {
             branches.add(new Document(IP, null));
         } else if (!free.none()) {
             // Older documents have no bucket: {bucket: null} matches them, from the same index. One branch
-            // with the ranges inside (a contained $or: MongoDB finds {ip: null} in the ip_port index and checks the ranges on those): a
-            // held slot fails it at ip, and the embedded server, which matches every document, checks the
-            // ranges only for the free ones.
+            // with the ranges inside (a contained $or: MongoDB finds {ip: null} in the ip_port index and checks
+            // the ranges on those): a held slot fails it at ip, and the embedded server, which matches every
+            // document, checks the ranges only for the free ones.
             List<Document> buckets = new ArrayList<>();
             buckets.add(new Document(BUCKET, null));
             for (FreeShare.Range range : free.ranges()) {
@@ -71,79 +70,62 @@ public final class SlotRules {
         branches.add(new Document(IP, me.ip()).append(PORT, me.port()));
         // Held slots only: a free slot's time is 1970 (released, never owned) or its revoked owner's, and
         // free slots are the share's to read, or every poll would read every one.
-        branches.add(new Document(TIME, new Document("$gt", Date.from(Instant.EPOCH)).append("$lt", Date.from(lateBefore)))
+        branches.add(new Document(
+                        TIME, new Document("$gt", Date.from(Instant.EPOCH)).append("$lt", Date.from(lateBefore)))
                 .append(IP, new Document("$ne", null)));
         return new Document("$or", branches);
     }
 
     /**
-     * A slot's bucket, 0 to 65,535: a hash of its id, the same on every JVM, stored in the slot when it is
-     * created and never changed, so that a poll can read a share of the free slots by an index range
-     * ({@link FreeShare}).
+     * A slot's bucket, 0 to 65,535: a hash of its id, the same on every JVM, stored in the slot when it is created and
+     * never changed, so that a poll can read a share of the free slots by an index range ({@link FreeShare}).
      */
     public static int bucket(String slotId) {
         return (int) (ClaimOrder.score(0, ClaimOrder.key(slotId)) >>> (Long.SIZE - FreeShare.BUCKET_BITS));
     }
 
     /**
-     * A takeover by a watch link that died: the slot still its owner instance's, at the epoch and
-     * heartbeat seen, and at a beat no higher than the highest sent on the link (see {@link OwnerLinks}).
-     */
-    public static Bson claimFromWatchedFilter(SlotView seen, long maxBeat, java.time.Duration wait) {
-        return ownedVersion(seen).append(BEAT, new Document("$lte", maxBeat))
-                // A mark must be there: a missing field added to a number is null, which sorts below any date.
-                .append(LINK_END, new Document("$gt", new Date(0)))
-                .append("$expr", new Document("$lt", List.of(new Document("$add", Arrays.asList("$" + LINK_END, wait.toMillis())), "$$NOW")));
-    }
-
-    /** Every slot of one owner instance, for a standby's mark that its watch link to it died. */
-    public static Bson markLinkEndFilter(NodeId node, String instance) {
-        return new Document(IP, node.ip()).append(PORT, node.port()).append(INSTANCE, instance);
-    }
-
-    /** The slots of one owner instance that carry no mark: taken since a standby's mark (see {@link SlotStore#markLinkEndOfUnmarked}). */
-    public static Bson markLinkEndOfUnmarkedFilter(NodeId node, String instance) {
-        return new Document(IP, node.ip()).append(PORT, node.port()).append(INSTANCE, instance).append(LINK_END, null);
-    }
-
-    /** The server's time as the moment a standby found its watch link dead; a later mark only moves it on. */
-    public static Bson markLinkEndUpdate() {
-        return new Document("$currentDate", new Document(LINK_END, true));
-    }
-
-    /**
-     * The document a new slot is inserted as: nobody has owned it, claimable at once; nulls are shown, as in
-     * the seed. Its bucket is written here once and never changed.
+     * The document a new slot is inserted as: nobody has owned it, claimable at once; nulls are shown, as in the seed.
+     * Its bucket is written here once and never changed.
      */
     public static Document unowned(String slotId) {
-        return new Document("_id", slotId).append(BUCKET, bucket(slotId)).append(IP, null).append(PORT, null).append(TIME, Date.from(Instant.EPOCH))
-                .append(LEASE, 0L).append(EPOCH, 0L).append(INSTANCE, null).append(LATE, null).append(CHANGES, 0L)
+        return new Document("_id", slotId)
+                .append(BUCKET, bucket(slotId))
+                .append(IP, null)
+                .append(PORT, null)
+                .append(TIME, Date.from(Instant.EPOCH))
+                .append(LEASE, 0L)
+                .append(EPOCH, 0L)
+                .append(INSTANCE, null)
+                .append(LATE, null)
+                .append(CHANGES, 0L)
                 .append(DRAIN, null);
     }
 
     /**
-     * A claim of an expired slot: exactly the version the claimer observed (epoch and time), and expired by
-     * the server's clock right now. A renewal, release or competing claim since changes time or epoch, and
-     * then this matches nothing.
+     * A claim of an expired slot: exactly the version the claimer observed (epoch and time), and expired by the
+     * server's clock right now. A renewal, release or competing claim since changes time or epoch, and then this
+     * matches nothing.
      */
     public static Bson claimFilter(SlotView seen) {
         return version(seen).append("$expr", before(TIME, LEASE));
     }
 
     /**
-     * The same claim, by a standby that watched the owner's document, not the slot, stay at {@code ownerBeat}
-     * for the lease: the slot must also still be that owner's, at exactly that beat. The write that put that
-     * beat into the slot was sent no earlier than the one that put it into the owner document (the same
-     * command for a renewal; the document's write just before, for a claim), and the owner's lease counts
-     * from that send, which came before the standby first saw the document at that beat: the lease ran out
-     * on the owner's own clock since. Every write of an owner carries a beat of its own, so no later one
-     * matches.
+     * The same claim, by a standby that watched the owner's document, not the slot, stay at {@code ownerBeat} for the
+     * lease: the slot must also still be that owner's, at exactly that beat. The write that put that beat into the slot
+     * was sent no earlier than the one that put it into the owner document (the same command for a renewal; the
+     * document's write just before, for a claim), and the owner's lease counts from that send, which came before the
+     * standby first saw the document at that beat: the lease ran out on the owner's own clock since. Every write of an
+     * owner carries a beat of its own, so no later one matches.
      */
     public static Bson claimFilter(SlotView seen, long ownerBeat) {
         return ownedVersion(seen).append(BEAT, ownerBeat).append("$expr", before(TIME, LEASE));
     }
 
-    /** The claim's filter as a claimer that waited on the slot (no beat) or on its owner's document at a beat sends it. */
+    /**
+     * The claim's filter as a claimer that waited on the slot (no beat) or on its owner's document at a beat sends it.
+     */
     public static Bson claimFilter(SlotView seen, OptionalLong ownerBeat) {
         return ownerBeat.isPresent() ? claimFilter(seen, ownerBeat.getAsLong()) : claimFilter(seen);
     }
@@ -154,8 +136,8 @@ public final class SlotRules {
     }
 
     /**
-     * A takeover from an owner found gone, before its lease ran out: the same version, owner included, and
-     * late by the server's clock by the mark the owner itself wrote (so the owner has paused its robots).
+     * A takeover from an owner found gone, before its lease ran out: the same version, owner included, and late by the
+     * server's clock by the mark the owner itself wrote (so the owner has paused its robots).
      */
     public static Bson claimFromGoneFilter(SlotView seen) {
         return ownedVersion(seen)
@@ -164,7 +146,10 @@ public final class SlotRules {
                 .append("$expr", before(TIME, LATE));
     }
 
-    /** The same takeover, by a standby that watched the owner's document stay at {@code ownerBeat} (see {@link #claimFilter(SlotView, long)}). */
+    /**
+     * The same takeover, by a standby that watched the owner's document stay at {@code ownerBeat} (see
+     * {@link #claimFilter(SlotView, long)}).
+     */
     public static Bson claimFromGoneFilter(SlotView seen, long ownerBeat) {
         return ownedVersion(seen)
                 .append(BEAT, ownerBeat)
@@ -181,16 +166,19 @@ public final class SlotRules {
     }
 
     /**
-     * What every way of taking a slot writes: the owner, its lease and late mark, a new epoch, the server's
-     * time. It removes what concerned the earlier owner only: a standby's mark of a dead link to it (kept, it
-     * would let a claim by a link to the new owner pass the server's half of its wait before any standby
-     * marked the new owner) and an operator's request that it drain.
+     * What every way of taking a slot writes: the owner, its lease and late mark, a new epoch, the server's time. It
+     * removes what concerned the earlier owner only: a standby's mark of a dead link to it (kept, it would let a claim
+     * by a link to the new owner pass the server's half of its wait before any standby marked the new owner) and an
+     * operator's request that it drain.
      */
     public static Bson takeUpdate(SlotStore.Ownership owner) {
         // The beat of the owner document's write just before the claim, which the lease counts from; or, if
         // that write failed, one that no owner document shows (see claimFilter with a beat).
-        Document set = new Document(IP, owner.node().ip()).append(PORT, owner.node().port())
-                .append(INSTANCE, owner.instance()).append(LEASE, owner.lease().toMillis()).append(BEAT, owner.beat());
+        Document set = new Document(IP, owner.node().ip())
+                .append(PORT, owner.node().port())
+                .append(INSTANCE, owner.instance())
+                .append(LEASE, owner.lease().toMillis())
+                .append(BEAT, owner.beat());
         Document update = lateMark(set, owner);
         Document unset = update.get("$unset", Document.class);
         if (unset == null) {
@@ -198,9 +186,7 @@ public final class SlotRules {
             update.append("$unset", unset);
         }
         unset.append(LINK_END, "").append(DRAIN, "");
-        return update
-                .append("$inc", new Document(EPOCH, 1L))
-                .append("$currentDate", new Document(TIME, true));
+        return update.append("$inc", new Document(EPOCH, 1L)).append("$currentDate", new Document(TIME, true));
     }
 
     /** A renewal: this instance still owns the slot at this epoch. */
@@ -209,23 +195,29 @@ public final class SlotRules {
     }
 
     /**
-     * A renewal of many slots in one {@code updateMany}: each held slot, at its own epoch, still owned by
-     * this instance, as {@link #renewFilter} says it for one. The slots are grouped by epoch, one branch
-     * ({@code _id $in}, {@code epoch}, {@code instance}) per epoch, so that a filter of 10,000 slots is a
-     * list of ids and not 10,000 branches: a server matches each document it updates against the whole
-     * filter again, and the embedded one took two seconds for 10,000 branches. Each id matches at most one
-     * document, so the count matched says whether every slot was renewed.
+     * A renewal of many slots in one {@code updateMany}: each held slot, at its own epoch, still owned by this
+     * instance, as {@link #renewFilter} says it for one. The slots are grouped by epoch, one branch ({@code _id $in},
+     * {@code epoch}, {@code instance}) per epoch, so that a filter of 10,000 slots is a list of ids and not 10,000
+     * branches: a server matches each document it updates against the whole filter again, and the embedded one took two
+     * seconds for 10,000 branches. Each id matches at most one document, so the count matched says whether every slot
+     * was renewed.
      */
     public static Bson renewAllFilter(Map<String, Long> held, String instance) {
         Map<Long, List<String>> byEpoch = new TreeMap<>();
-        held.forEach((slotId, epoch) -> byEpoch.computeIfAbsent(epoch, e -> new ArrayList<>()).add(slotId));
+        held.forEach((slotId, epoch) ->
+                byEpoch.computeIfAbsent(epoch, e -> new ArrayList<>()).add(slotId));
         List<Document> each = byEpoch.entrySet().stream()
-                .map(group -> new Document("_id", new Document("$in", group.getValue())).append(EPOCH, group.getKey()).append(INSTANCE, instance))
+                .map(group -> new Document("_id", new Document("$in", group.getValue()))
+                        .append(EPOCH, group.getKey())
+                        .append(INSTANCE, instance))
                 .toList();
         return each.size() == 1 ? each.getFirst() : new Document("$or", each);
     }
 
-    /** A renewal's write: the lease and late mark, the server's time, and the renewal's beat, as its owner document gets it. */
+    /**
+     * A renewal's write: the lease and late mark, the server's time, and the renewal's beat, as its owner document gets
+     * it.
+     */
     public static Bson renewUpdate(SlotStore.Ownership owner) {
         return lateMark(new Document(LEASE, owner.lease().toMillis()), owner)
                 .append("$max", new Document(BEAT, owner.beat()))
@@ -239,8 +231,12 @@ public final class SlotRules {
 
     /** Clears the owner and any drain request, keeps the epoch, and dates the heartbeat 1970: claimable at once. */
     public static Bson releaseUpdate() {
-        return new Document("$set", new Document(IP, null).append(PORT, null).append(INSTANCE, null)
-                .append(TIME, Date.from(Instant.EPOCH)))
+        return new Document(
+                        "$set",
+                        new Document(IP, null)
+                                .append(PORT, null)
+                                .append(INSTANCE, null)
+                                .append(TIME, Date.from(Instant.EPOCH)))
                 .append("$unset", new Document(LATE, "").append(DRAIN, ""));
     }
 
@@ -250,18 +246,22 @@ public final class SlotRules {
     }
 
     /**
-     * Clears the owner and raises the epoch to {@link #revokedEpoch}, but keeps {@code time}: standbys still
-     * wait out the lease.
+     * Clears the owner and raises the epoch to {@link #revokedEpoch}, but keeps {@code time}: standbys still wait out
+     * the lease.
      */
     public static Bson revokeUpdate(SlotView seen) {
-        return new Document("$set", new Document(IP, null).append(PORT, null).append(INSTANCE, null)
-                        .append(EPOCH, revokedEpoch(seen)))
+        return new Document(
+                        "$set",
+                        new Document(IP, null)
+                                .append(PORT, null)
+                                .append(INSTANCE, null)
+                                .append(EPOCH, revokedEpoch(seen)))
                 .append("$unset", new Document(LATE, ""));
     }
 
     /**
-     * The epoch a forced release of {@code seen} leaves the slot at: one above the owner's, so that its
-     * renewals and every token of its robots are refused from then on.
+     * The epoch a forced release of {@code seen} leaves the slot at: one above the owner's, so that its renewals and
+     * every token of its robots are refused from then on.
      */
     public static long revokedEpoch(SlotView seen) {
         return seen.epoch() + 1;
@@ -289,7 +289,7 @@ public final class SlotRules {
     }
 
     /** The version as read, owner included: ip, port and instance. */
-    private static Document ownedVersion(SlotView seen) {
+    static Document ownedVersion(SlotView seen) {
         return version(seen)
                 .append(IP, seen.owner().ip())
                 .append(PORT, seen.owner().port())

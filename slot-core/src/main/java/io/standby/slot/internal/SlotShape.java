@@ -1,11 +1,5 @@
 package io.standby.slot.internal;
 
-import io.standby.slot.NodeId;
-import io.standby.slot.SlotView;
-import org.bson.Document;
-
-import java.util.Date;
-
 import static io.standby.slot.internal.SlotDocument.DRAIN;
 import static io.standby.slot.internal.SlotDocument.EPOCH;
 import static io.standby.slot.internal.SlotDocument.INSTANCE;
@@ -14,20 +8,25 @@ import static io.standby.slot.internal.SlotDocument.LEASE;
 import static io.standby.slot.internal.SlotDocument.PORT;
 import static io.standby.slot.internal.SlotDocument.TIME;
 
+import io.standby.slot.NodeId;
+import io.standby.slot.SlotView;
+import java.util.Date;
+import org.bson.Document;
+
 /**
- * The shape a stored slot document must have for the protocol to read it. Documents are written by nodes,
- * and also by operators in mongosh, so every field is checked before it is trusted: a malformed slot is
- * skipped with a warning, never taken for a free one.
+ * The shape a stored slot document must have for the protocol to read it. Documents are written by nodes, and also by
+ * operators in mongosh, so every field is checked before it is trusted: a malformed slot is skipped with a warning,
+ * never taken for a free one.
  */
 final class SlotShape {
 
-    private SlotShape() {
-    }
+    private SlotShape() {}
 
     /** The drain request on a slot; one that is not well-formed is no request (the slot itself is fine). */
     static SlotView.Drain drain(Document doc) {
         return doc.get(DRAIN) instanceof Document drain && drain.get("instance") instanceof String instance
-                ? new SlotView.Drain(instance, Boolean.TRUE.equals(drain.get("force"))) : null;
+                ? new SlotView.Drain(instance, Boolean.TRUE.equals(drain.get("force")))
+                : null;
     }
 
     /** Why a document of the slots collection is not a slot the protocol can read; null if it is one. */
@@ -68,7 +67,8 @@ final class SlotShape {
 
     /** A whole number, as any driver or shell may have stored it. */
     static boolean isIntegral(Object value) {
-        return value instanceof Integer || value instanceof Long
+        return value instanceof Integer
+                || value instanceof Long
                 || value instanceof Double d && d == Math.rint(d) && !d.isInfinite();
     }
 }

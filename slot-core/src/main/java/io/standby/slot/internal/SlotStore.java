@@ -2,7 +2,6 @@ package io.standby.slot.internal;
 
 import io.standby.slot.NodeId;
 import io.standby.slot.SlotView;
-
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
@@ -14,21 +13,23 @@ import java.util.OptionalLong;
 import java.util.Set;
 
 /**
- * The database operations of the slot protocol. Every write of a slot is a compare-and-set whose filter
- * carries all of its safety conditions, so no read, however stale, can make it unsafe. The writes of an
- * owner document ({@link OwnerDocRules#ownerId}) carry none: they only raise a beat, which a claim that waited
- * on that document then requires in its own filter. Any operation may throw a runtime exception when the
- * database cannot be reached in time.
+ * The database operations of the slot protocol. Every write of a slot is a compare-and-set whose filter carries all of
+ * its safety conditions, so no read, however stale, can make it unsafe. The writes of an owner document
+ * ({@link OwnerDocRules#ownerId}) carry none: they only raise a beat, which a claim that waited on that document then
+ * requires in its own filter. Any operation may throw a runtime exception when the database cannot be reached in time.
  */
 public interface SlotStore {
 
-    /** Every well-formed slot document, in id order; malformed ones are skipped with a warning, owner documents silently. */
+    /**
+     * Every well-formed slot document, in id order; malformed ones are skipped with a warning, owner documents
+     * silently.
+     */
     List<SlotView> readAll();
 
     /**
-     * A poll's read, in one command: every owner document, and the slots {@link SlotRules#pollFilter} names
-     * (free in {@code free}'s share, held under {@code me}'s ip:port, or with a heartbeat older than
-     * {@code lateBefore}), in id order, with the server's time.
+     * A poll's read, in one command: every owner document, and the slots {@link SlotRules#pollFilter} names (free in
+     * {@code free}'s share, held under {@code me}'s ip:port, or with a heartbeat older than {@code lateBefore}), in id
+     * order, with the server's time.
      */
     Poll poll(NodeId me, Instant lateBefore, FreeShare free);
 
@@ -41,9 +42,8 @@ public interface SlotStore {
     Optional<SlotView> read(String slotId);
 
     /**
-     * Takes {@code seen} for {@code owner} if it is still exactly that version (epoch and time) and
-     * expired by the server's clock: sets the owner, increments the epoch, stamps the server time.
-     * Returns true if this call won.
+     * Takes {@code seen} for {@code owner} if it is still exactly that version (epoch and time) and expired by the
+     * server's clock: sets the owner, increments the epoch, stamps the server time. Returns true if this call won.
      */
     default boolean claim(SlotView seen, Ownership owner) {
         return claim(seen, owner, OptionalLong.empty());
@@ -51,16 +51,15 @@ public interface SlotStore {
 
     /**
      * The same claim; with {@code ownerBeat}, the slot must also still be its owner instance's at that beat
-     * ({@link SlotRules#claimFilter(SlotView, long)}): the claimer waited on the owner's document, not on
-     * the slot.
+     * ({@link SlotRules#claimFilter(SlotView, long)}): the claimer waited on the owner's document, not on the slot.
      */
     boolean claim(SlotView seen, Ownership owner, OptionalLong ownerBeat);
 
     /**
-     * Takes {@code seen} for {@code owner} before its lease ran out, because its owner's process was found
-     * gone: only if it is still exactly that version, owner included (epoch, time, ip, port and instance),
-     * so any renewal since makes it match nothing. Sets the owner, increments the epoch (fencing every
-     * write of the former owner), stamps the server time. Returns true if this call won.
+     * Takes {@code seen} for {@code owner} before its lease ran out, because its owner's process was found gone: only
+     * if it is still exactly that version, owner included (epoch, time, ip, port and instance), so any renewal since
+     * makes it match nothing. Sets the owner, increments the epoch (fencing every write of the former owner), stamps
+     * the server time. Returns true if this call won.
      */
     default boolean claimFromGone(SlotView seen, Ownership owner) {
         return claimFromGone(seen, owner, OptionalLong.empty());
@@ -70,32 +69,32 @@ public interface SlotStore {
     boolean claimFromGone(SlotView seen, Ownership owner, OptionalLong ownerBeat);
 
     /**
-     * Takes over a slot from an owner whose watch link died ({@link StandbyLinks}): still that owner instance's
-     * at the epoch and heartbeat seen, at a beat no higher than {@code maxBeat}, the highest that owner sent
-     * on the link, and marked by {@link #markLinkEnd} at least {@code wait} ago by the server's clock. No
-     * lease or late mark is judged: the owner paused every such slot's robots at the link's deadline, or
-     * has since written a higher beat. Returns true if this call won.
+     * Takes over a slot from an owner whose watch link died ({@link StandbyLinks}): still that owner instance's at the
+     * epoch and heartbeat seen, at a beat no higher than {@code maxBeat}, the highest that owner sent on the link, and
+     * marked by {@link #markLinkEnd} at least {@code wait} ago by the server's clock. No lease or late mark is judged:
+     * the owner paused every such slot's robots at the link's deadline, or has since written a higher beat. Returns
+     * true if this call won.
      */
     boolean claimFromWatched(SlotView seen, Ownership owner, long maxBeat, Duration wait);
 
     /**
-     * Stamps every slot of {@code node}'s {@code instance} with the server's time, as the moment a standby
-     * found its watch link to that owner dead: a claim by the link waits for the stamp to age by the
-     * server's clock as well as by the standby's own. Returns the number of slots stamped.
+     * Stamps every slot of {@code node}'s {@code instance} with the server's time, as the moment a standby found its
+     * watch link to that owner dead: a claim by the link waits for the stamp to age by the server's clock as well as by
+     * the standby's own. Returns the number of slots stamped.
      */
     long markLinkEnd(NodeId node, String instance);
 
     /**
-     * The same stamp on the slots of that owner that carry none: those it took since a standby's stamp (a
-     * take clears the stamp), which a claim by a link that died before could not take without one. A stamp
-     * already there was written after the take, so after the link died: it stays. Returns the number stamped.
+     * The same stamp on the slots of that owner that carry none: those it took since a standby's stamp (a take clears
+     * the stamp), which a claim by a link that died before could not take without one. A stamp already there was
+     * written after the take, so after the link died: it stays. Returns the number stamped.
      */
     long markLinkEndOfUnmarked(NodeId node, String instance);
 
     /**
-     * Takes back a slot that {@code seen} shows held by the claimer's own identity, without waiting for
-     * its lease: only valid because the node proved by binding its address that no other live process
-     * holds that identity. Increments the epoch, so the earlier instance is fenced.
+     * Takes back a slot that {@code seen} shows held by the claimer's own identity, without waiting for its lease: only
+     * valid because the node proved by binding its address that no other live process holds that identity. Increments
+     * the epoch, so the earlier instance is fenced.
      */
     boolean reclaim(SlotView seen, Ownership owner);
 
@@ -105,33 +104,32 @@ public interface SlotStore {
     }
 
     /**
-     * Renews in one command every slot of {@code held} (slot id to epoch) that this instance still owns
-     * at that epoch, as {@link #renew} does one, and the instance's owner document, with the owner's beat
-     * ({@link Ownership#beat()}) written into both; if some slots were not renewed, reads those in a second
-     * command, so that the caller learns at once which it lost and how. A slot this read shows at its
-     * epoch under this instance was renewed by the first: an epoch only rises, and a slot comes back to
-     * this instance only at a new epoch.
+     * Renews in one command every slot of {@code held} (slot id to epoch) that this instance still owns at that epoch,
+     * as {@link #renew} does one, and the instance's owner document, with the owner's beat ({@link Ownership#beat()})
+     * written into both; if some slots were not renewed, reads those in a second command, so that the caller learns at
+     * once which it lost and how. A slot this read shows at its epoch under this instance was renewed by the first: an
+     * epoch only rises, and a slot comes back to this instance only at a new epoch.
      */
     Renewals renewAll(Map<String, Long> held, Ownership owner);
 
     /**
-     * Gives up a slot this instance owns at this epoch, after its work stopped: clears the owner and any
-     * drain request on it, keeps the epoch, and sets time to 1970 so that standbys may take it at once.
+     * Gives up a slot this instance owns at this epoch, after its work stopped: clears the owner and any drain request
+     * on it, keeps the epoch, and sets time to 1970 so that standbys may take it at once.
      */
     boolean release(String slotId, long epoch, String instance);
 
     /**
-     * An operator's forced release of {@code seen}, if it is still that version and has an owner: clears
-     * the owner and increments the epoch, so the owner's next renewal fails and writes fenced by the
-     * epoch are rejected, but keeps {@code time}, so standbys still wait out the lease.
+     * An operator's forced release of {@code seen}, if it is still that version and has an owner: clears the owner and
+     * increments the epoch, so the owner's next renewal fails and writes fenced by the epoch are rejected, but keeps
+     * {@code time}, so standbys still wait out the lease.
      */
     boolean revoke(SlotView seen);
 
     /**
-     * Puts an operator's drain request ({@link SlotView#drain()}) on every slot the drain's instance of
-     * {@code node} holds, so that the owner, which reads its slots at every poll, sees it at its next one.
-     * Writes nothing else: owner, epoch, time and lease stay as they are, so no lease is weakened and no
-     * compare-and-set of the owner or of a standby is disturbed. Returns how many slots it marked.
+     * Puts an operator's drain request ({@link SlotView#drain()}) on every slot the drain's instance of {@code node}
+     * holds, so that the owner, which reads its slots at every poll, sees it at its next one. Writes nothing else:
+     * owner, epoch, time and lease stay as they are, so no lease is weakened and no compare-and-set of the owner or of
+     * a standby is disturbed. Returns how many slots it marked.
      */
     long markDrain(NodeId node, SlotView.Drain drain);
 
@@ -145,24 +143,26 @@ public interface SlotStore {
     boolean create(String slotId);
 
     /**
-     * Raises the owner document of {@code owner}'s instance to its beat (an upsert): before claims that
-     * write that beat into the slots they take, so that a standby may wait on the document for them too.
+     * Raises the owner document of {@code owner}'s instance to its beat (an upsert): before claims that write that beat
+     * into the slots they take, so that a standby may wait on the document for them too.
      */
     void beat(Ownership owner);
 
     /** Creates the indexes a poll's read needs, where the store has any; an index that exists is kept. */
-    default void ensureIndexes() {
-    }
+    default void ensureIndexes() {}
 
-    /** Removes the owner document {@code ownerId} ({@link OwnerDocRules#ownerId}) if it is still at {@code beat}; true if it did. */
+    /**
+     * Removes the owner document {@code ownerId} ({@link OwnerDocRules#ownerId}) if it is still at {@code beat}; true
+     * if it did.
+     */
     boolean sweepOwner(String ownerId, long beat);
 
     /** Removes the owner document {@code ownerId}, whatever its beat: that process has released everything. */
     void removeOwner(String ownerId);
 
     /**
-     * What a poll read: the slots, in id order; the owner documents; and the server's time at the read, or
-     * null if nothing matched (then there is no document to carry it).
+     * What a poll read: the slots, in id order; the owner documents; and the server's time at the read, or null if
+     * nothing matched (then there is no document to carry it).
      */
     record Poll(List<SlotView> slots, List<OwnerBeat> owners, Instant serverNow) {
 
@@ -180,8 +180,8 @@ public interface SlotStore {
     }
 
     /**
-     * One owner process's document: its instance, its ip:port, its beat, and how long ago, by the server's
-     * clock, it was last raised.
+     * One owner process's document: its instance, its ip:port, its beat, and how long ago, by the server's clock, it
+     * was last raised.
      */
     record OwnerBeat(String instance, NodeId node, long beat, Duration age, Watch watch) {
 
@@ -192,10 +192,10 @@ public interface SlotStore {
     }
 
     /**
-     * Where an owner process takes watch links ({@link OwnerLinks}) and its watch lease, as its owner document
-     * shows them: a standby takes the lease from here, written through the database, never from the wire.
+     * Where an owner process takes watch links ({@link OwnerLinks}) and its watch lease, as its owner document shows
+     * them: a standby takes the lease from here, written through the database, never from the wire.
      *
-     * @param port  0 without watch links
+     * @param port 0 without watch links
      * @param lease null without watch links
      */
     record Watch(int port, Duration lease) {
@@ -209,8 +209,8 @@ public interface SlotStore {
     }
 
     /**
-     * What a renewal of many slots found: the ids renewed, and the others as they are now; a held slot in
-     * neither no longer exists.
+     * What a renewal of many slots found: the ids renewed, and the others as they are now; a held slot in neither no
+     * longer exists.
      */
     record Renewals(Set<String> renewed, Map<String, SlotView> others) {
 
@@ -243,10 +243,10 @@ public interface SlotStore {
     }
 
     /**
-     * Who owns a slot: identity, process instance, the lease it writes, its late mark (null for an owner
-     * that does not pause its robots at that mark, whose slot is then never taken over early), and the beat
-     * of this one write: a number the process raises for each write, so that no two of its writes carry
-     * the same one; and where it takes watch links ({@link OwnerLinks}), if it does.
+     * Who owns a slot: identity, process instance, the lease it writes, its late mark (null for an owner that does not
+     * pause its robots at that mark, whose slot is then never taken over early), and the beat of this one write: a
+     * number the process raises for each write, so that no two of its writes carry the same one; and where it takes
+     * watch links ({@link OwnerLinks}), if it does.
      */
     record Ownership(NodeId node, String instance, Duration lease, Duration late, long beat, Watch watch) {
 

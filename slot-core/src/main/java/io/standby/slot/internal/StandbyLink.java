@@ -1,14 +1,13 @@
 package io.standby.slot.internal;
 
+import java.time.Duration;
+import java.util.OptionalLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.time.Duration;
-import java.util.OptionalLong;
-
 /**
- * One of a standby's watch links ({@link StandbyLinks}): what arrived on it. Guarded by its
- * {@link StandbyLinks}, whose lock every method takes.
+ * One of a standby's watch links ({@link StandbyLinks}): what arrived on it. Guarded by its {@link StandbyLinks}, whose
+ * lock every method takes.
  */
 public final class StandbyLink {
 
@@ -23,6 +22,7 @@ public final class StandbyLink {
     long maxBeat = -1;
     /** The beat the owner's document showed at the last poll: pings far above it are refused. */
     long shownBeat;
+
     long lastReceived = Long.MIN_VALUE;
     final long openedAt;
     boolean ended;
@@ -41,14 +41,16 @@ public final class StandbyLink {
     }
 
     /**
-     * The owner proved that it holds the cluster's key and is {@code instance}: false (and the link ends)
-     * if that is another instance than the one watched, or the link is dead already.
+     * The owner proved that it holds the cluster's key and is {@code instance}: false (and the link ends) if that is
+     * another instance than the one watched, or the link is dead already.
      */
     public boolean authenticated(String instance) {
         synchronized (links) {
             long now = links.clock.nanoTime();
             if (!target.instance().equals(instance)) {
-                endLocked(now, "the owner at " + target.node() + " is instance " + instance + ", not " + target.instance());
+                endLocked(
+                        now,
+                        "the owner at " + target.node() + " is instance " + instance + ", not " + target.instance());
                 return false;
             }
             if (dead(now)) {
@@ -60,9 +62,9 @@ public final class StandbyLink {
     }
 
     /**
-     * A ping arrived, its tag checked by the transport. Returns true if the transport must acknowledge
-     * it: the receipt is recorded first, so the acknowledgement never extends the owner's deadline beyond
-     * what this side counts from. False if the link is dead, or the ping is refused (see {@link StandbyLinks}).
+     * A ping arrived, its tag checked by the transport. Returns true if the transport must acknowledge it: the receipt
+     * is recorded first, so the acknowledgement never extends the owner's deadline beyond what this side counts from.
+     * False if the link is dead, or the ping is refused (see {@link StandbyLinks}).
      */
     public boolean pinged(long beat) {
         synchronized (links) {
@@ -75,12 +77,17 @@ public final class StandbyLink {
                 return false;
             }
             if (beat - shownBeat > StandbyLinks.BEAT_SLACK) {
-                refusedLocked(now, "a ping at beat " + beat + ", far above the " + shownBeat + " the owner's document showed");
+                refusedLocked(
+                        now,
+                        "a ping at beat " + beat + ", far above the " + shownBeat + " the owner's document showed");
                 return false;
             }
             if (lastReceived == Long.MIN_VALUE) {
-                log.info("Watching {} (instance {}): its slots are taken about {} ms after this link dies", target.node(),
-                        target.instance(), waitNanos() / 1_000_000);
+                log.info(
+                        "Watching {} (instance {}): its slots are taken about {} ms after this link dies",
+                        target.node(),
+                        target.instance(),
+                        waitNanos() / 1_000_000);
             }
             maxBeat = beat;
             lastReceived = now;
@@ -105,7 +112,11 @@ public final class StandbyLink {
     private void refusedLocked(long now, String reason) {
         if (!ended) {
             links.stats.refused.incrementAndGet();
-            log.warn("Refused a message on the watch link to {} (instance {}): {}", target.node(), target.instance(), reason);
+            log.warn(
+                    "Refused a message on the watch link to {} (instance {}): {}",
+                    target.node(),
+                    target.instance(),
+                    reason);
         }
         endLocked(now, "refused: " + reason);
     }
@@ -136,10 +147,14 @@ public final class StandbyLink {
         if (!ended) {
             if (lastReceived != Long.MIN_VALUE) {
                 if (now - lastReceived >= watchLeaseNanos / 2) {
-                    endLocked(now, "silent for " + Duration.ofNanos(now - lastReceived).toMillis() + " ms");
+                    endLocked(
+                            now,
+                            "silent for " + Duration.ofNanos(now - lastReceived).toMillis() + " ms");
                 }
             } else if (now - openedAt >= Math.max(StandbyLinks.CONNECT_TIMEOUT.toNanos(), watchLeaseNanos / 2)) {
-                endLocked(now, "no ping within " + Duration.ofNanos(now - openedAt).toMillis() + " ms of the connect");
+                endLocked(
+                        now,
+                        "no ping within " + Duration.ofNanos(now - openedAt).toMillis() + " ms of the connect");
             }
         }
         return ended;

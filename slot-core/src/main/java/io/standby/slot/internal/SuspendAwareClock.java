@@ -1,19 +1,17 @@
 package io.standby.slot.internal;
 
 import io.standby.slot.MonotonicClock;
-
 import java.util.function.LongSupplier;
 
 /**
- * A monotonic clock that also counts the time the machine was suspended. The JVM's monotonic clock
- * stands still while a host sleeps, so after a resume an owner would believe its lease still valid
- * while the database, and every other node, saw it expire long ago. The wall clock goes on during a
- * suspend: whenever it has moved further than the monotonic clock since the last reading (beyond a
- * small tolerance for slewing), the difference is added for good. A wall clock that steps back is
- * ignored; one that an operator steps forward makes leases end early, which is the safe direction.
+ * A monotonic clock that also counts the time the machine was suspended. The JVM's monotonic clock stands still while a
+ * host sleeps, so after a resume an owner would believe its lease still valid while the database, and every other node,
+ * saw it expire long ago. The wall clock goes on during a suspend: whenever it has moved further than the monotonic
+ * clock since the last reading (beyond a small tolerance for slewing), the difference is added for good. A wall clock
+ * that steps back is ignored; one that an operator steps forward makes leases end early, which is the safe direction.
  *
- * <p>The suspend is noticed at the first reading after the resume: the fence check reads it within
- * its interval, and every lease check ({@code isValid}) reads it too.
+ * <p>The suspend is noticed at the first reading after the resume: the fence check reads it within its interval, and
+ * every lease check ({@code isValid}) reads it too.
  */
 public final class SuspendAwareClock implements MonotonicClock {
 
@@ -27,8 +25,8 @@ public final class SuspendAwareClock implements MonotonicClock {
     private long suspended;
 
     /**
-     * The clock a node judges its leases on: the JVM's monotonic clock, moved forward by any time the
-     * machine was suspended (seen as the wall clock running ahead of it).
+     * The clock a node judges its leases on: the JVM's monotonic clock, moved forward by any time the machine was
+     * suspended (seen as the wall clock running ahead of it).
      */
     public static SuspendAwareClock ofSystem() {
         return new SuspendAwareClock(MonotonicClock.system(), System::currentTimeMillis);

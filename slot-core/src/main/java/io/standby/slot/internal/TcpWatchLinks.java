@@ -13,13 +13,12 @@ import java.util.concurrent.ThreadFactory;
  * Watch links over TCP: the wire, shared by the owner's listener ({@link WatchListener}, which feeds
  * {@link OwnerLinks}) and the standby's connector ({@link WatchConnector}, which feeds {@link StandbyLinks}).
  *
- * <p>The standby opens: the int {@code SBW2}, a fresh nonce, its own identity and the owner instance it
- * wants. The owner answers {@code 'N'} if it is another instance, else {@code 'Y'}, a nonce of its own and
- * its proof; the standby checks the proof and sends its own (see {@link LinkKey}). Only then does the link
- * count: the owner pings ({@code 'P'}, sequence, beat, tag), the standby acknowledges each ping
- * ({@code 'A'}, sequence, tag) and ends a link it gives up with a goodbye ({@code 'B'}, tag). A message
- * with a bad tag, a sequence out of order or an unknown type is refused and counted, and ends the link;
- * any other end (end of stream, a reset, a timeout) is a death.
+ * <p>The standby opens: the int {@code SBW2}, a fresh nonce, its own identity and the owner instance it wants. The
+ * owner answers {@code 'N'} if it is another instance, else {@code 'Y'}, a nonce of its own and its proof; the standby
+ * checks the proof and sends its own (see {@link LinkKey}). Only then does the link count: the owner pings
+ * ({@code 'P'}, sequence, beat, tag), the standby acknowledges each ping ({@code 'A'}, sequence, tag) and ends a link
+ * it gives up with a goodbye ({@code 'B'}, tag). A message with a bad tag, a sequence out of order or an unknown type
+ * is refused and counted, and ends the link; any other end (end of stream, a reset, a timeout) is a death.
  */
 public final class TcpWatchLinks {
 
@@ -41,8 +40,7 @@ public final class TcpWatchLinks {
     /** The longest identity in a handshake, in bytes. */
     private static final int MAX_ID = 512;
 
-    private TcpWatchLinks() {
-    }
+    private TcpWatchLinks() {}
 
     static byte[] bytes(DataInputStream in, int length) throws IOException {
         byte[] bytes = new byte[length];

@@ -1,17 +1,5 @@
 package io.standby.slot.internal;
 
-import java.io.BufferedInputStream;
-import java.io.BufferedOutputStream;
-import java.io.DataInputStream;
-import java.io.DataOutputStream;
-import java.io.EOFException;
-import java.io.IOException;
-import java.net.InetSocketAddress;
-import java.net.Socket;
-import java.net.SocketTimeoutException;
-import java.util.concurrent.locks.ReentrantLock;
-import java.util.function.Supplier;
-
 import static io.standby.slot.internal.TcpWatchLinks.ACK;
 import static io.standby.slot.internal.TcpWatchLinks.BYE;
 import static io.standby.slot.internal.TcpWatchLinks.CONNECT_TIMEOUT;
@@ -24,21 +12,32 @@ import static io.standby.slot.internal.TcpWatchLinks.bytes;
 import static io.standby.slot.internal.TcpWatchLinks.quietly;
 import static io.standby.slot.internal.TcpWatchLinks.writeId;
 
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Supplier;
+
 /**
- * The standby's side of watch links over TCP ({@link TcpWatchLinks} has the wire): one connection, on a
- * virtual thread of its own, to each owner {@link StandbyLinks} watches. The poll thread that opens, gives up
- * or hangs up a link never waits on the network: goodbyes are written by threads of their own.
+ * The standby's side of watch links over TCP ({@link TcpWatchLinks} has the wire): one connection, on a virtual thread
+ * of its own, to each owner {@link StandbyLinks} watches. The poll thread that opens, gives up or hangs up a link never
+ * waits on the network: goodbyes are written by threads of their own.
  */
 public final class WatchConnector {
 
-    private WatchConnector() {
-    }
+    private WatchConnector() {}
 
     /**
      * The standby's connector: one virtual thread and one connection per owner watched.
      *
      * @param standby this node's identity, {@code ip:port/instance}, as the handshake binds it
-     * @param key     the cluster's key, null until it is read: no link is opened until then
+     * @param key the cluster's key, null until it is read: no link is opened until then
      */
     public static StandbyLinks.Connector of(String standby, Supplier<LinkKey> key) {
         return (target, link) -> {

@@ -1,7 +1,18 @@
 package io.standby.slot.internal;
 
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
+import static io.standby.slot.internal.TcpWatchLinks.ACK;
+import static io.standby.slot.internal.TcpWatchLinks.BYE;
+import static io.standby.slot.internal.TcpWatchLinks.HANDSHAKE_TIMEOUT;
+import static io.standby.slot.internal.TcpWatchLinks.MAGIC;
+import static io.standby.slot.internal.TcpWatchLinks.MAX_LINKS;
+import static io.standby.slot.internal.TcpWatchLinks.MAX_PENDING;
+import static io.standby.slot.internal.TcpWatchLinks.NO;
+import static io.standby.slot.internal.TcpWatchLinks.YES;
+import static io.standby.slot.internal.TcpWatchLinks.bytes;
+import static io.standby.slot.internal.TcpWatchLinks.daemon;
+import static io.standby.slot.internal.TcpWatchLinks.id;
+import static io.standby.slot.internal.TcpWatchLinks.printable;
+import static io.standby.slot.internal.TcpWatchLinks.quietly;
 
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
@@ -23,30 +34,17 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
-
-import static io.standby.slot.internal.TcpWatchLinks.ACK;
-import static io.standby.slot.internal.TcpWatchLinks.BYE;
-import static io.standby.slot.internal.TcpWatchLinks.HANDSHAKE_TIMEOUT;
-import static io.standby.slot.internal.TcpWatchLinks.MAGIC;
-import static io.standby.slot.internal.TcpWatchLinks.MAX_LINKS;
-import static io.standby.slot.internal.TcpWatchLinks.MAX_PENDING;
-import static io.standby.slot.internal.TcpWatchLinks.NO;
-import static io.standby.slot.internal.TcpWatchLinks.YES;
-import static io.standby.slot.internal.TcpWatchLinks.bytes;
-import static io.standby.slot.internal.TcpWatchLinks.daemon;
-import static io.standby.slot.internal.TcpWatchLinks.id;
-import static io.standby.slot.internal.TcpWatchLinks.printable;
-import static io.standby.slot.internal.TcpWatchLinks.quietly;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * The owner's side of watch links over TCP ({@link TcpWatchLinks} has the wire): takes links from standbys
- * for {@link OwnerLinks}, on a port of the node's ip. The accept loop has one thread of its own and survives
- * every error; each connection is served on a virtual thread; at most {@link TcpWatchLinks#MAX_PENDING}
- * connections wait in their handshake (a new one pushes the oldest out) and each gets
- * {@link TcpWatchLinks#HANDSHAKE_TIMEOUT} in all; at most {@link TcpWatchLinks#MAX_LINKS} links are open. Each
- * link's pings go through a queue of {@link TcpWatchLinks#BACKLOG}, written by the link's own virtual thread,
- * so the threads that renew, poll and schedule pings never wait on the network, and a standby that reads
- * nothing is cut off when its queue is full.
+ * The owner's side of watch links over TCP ({@link TcpWatchLinks} has the wire): takes links from standbys for
+ * {@link OwnerLinks}, on a port of the node's ip. The accept loop has one thread of its own and survives every error;
+ * each connection is served on a virtual thread; at most {@link TcpWatchLinks#MAX_PENDING} connections wait in their
+ * handshake (a new one pushes the oldest out) and each gets {@link TcpWatchLinks#HANDSHAKE_TIMEOUT} in all; at most
+ * {@link TcpWatchLinks#MAX_LINKS} links are open. Each link's pings go through a queue of
+ * {@link TcpWatchLinks#BACKLOG}, written by the link's own virtual thread, so the threads that renew, poll and schedule
+ * pings never wait on the network, and a standby that reads nothing is cut off when its queue is full.
  */
 public final class WatchListener implements Closeable {
 
@@ -61,9 +59,11 @@ public final class WatchListener implements Closeable {
     private final Set<Socket> pending = new LinkedHashSet<>();
     /** Every connection open, for the close; guarded by {@link #pending}. */
     private final Set<Socket> open = new LinkedHashSet<>();
+
     private int links;
     private final Thread acceptor;
-    private final ScheduledThreadPoolExecutor deadlines = new ScheduledThreadPoolExecutor(1, daemon("standby-watch-deadlines"));
+    private final ScheduledThreadPoolExecutor deadlines =
+            new ScheduledThreadPoolExecutor(1, daemon("standby-watch-deadlines"));
     private volatile boolean closed;
 
     /**
@@ -71,7 +71,8 @@ public final class WatchListener implements Closeable {
      *
      * @param key the cluster's key, null until it is read: links are refused until then
      */
-    public WatchListener(String ip, int port, OwnerLinks ownerLinks, String instance, Supplier<LinkKey> key) throws IOException {
+    public WatchListener(String ip, int port, OwnerLinks ownerLinks, String instance, Supplier<LinkKey> key)
+            throws IOException {
         this(bound(ip, port), ownerLinks, instance, key);
     }
 
@@ -112,8 +113,11 @@ public final class WatchListener implements Closeable {
                 }
                 failures++;
                 if (failures == 1) {
-                    log.warn("The watch listener on port {} cannot accept a connection ({}); it tries again, and says when it can",
-                            port(), e.toString());
+                    log.warn(
+                            "The watch listener on port {} cannot accept a connection ({}); it tries again, and "
+                                    + "says when it can",
+                            port(),
+                            e.toString());
                 }
                 try {
                     Thread.sleep(Math.min(1000, 10L << Math.min(failures, 7)));
@@ -123,7 +127,10 @@ public final class WatchListener implements Closeable {
                 continue;
             }
             if (failures > 0) {
-                log.info("The watch listener on port {} accepts connections again, after {} failed accepts", port(), failures);
+                log.info(
+                        "The watch listener on port {} accepts connections again, after {} failed accepts",
+                        port(),
+                        failures);
                 failures = 0;
             }
             admit(peer);
@@ -150,16 +157,19 @@ public final class WatchListener implements Closeable {
         }
         ScheduledFuture<?> deadline;
         try {
-            deadline = deadlines.schedule(() -> {
-                boolean late;
-                synchronized (pending) {
-                    late = pending.remove(peer);
-                }
-                if (late) {
-                    refusals.refused(stats, "no handshake within " + HANDSHAKE_TIMEOUT.toMillis() + " ms");
-                    quietly(peer);
-                }
-            }, HANDSHAKE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            deadline = deadlines.schedule(
+                    () -> {
+                        boolean late;
+                        synchronized (pending) {
+                            late = pending.remove(peer);
+                        }
+                        if (late) {
+                            refusals.refused(stats, "no handshake within " + HANDSHAKE_TIMEOUT.toMillis() + " ms");
+                            quietly(peer);
+                        }
+                    },
+                    HANDSHAKE_TIMEOUT.toMillis(),
+                    TimeUnit.MILLISECONDS);
         } catch (RejectedExecutionException e) {
             // Closed meanwhile.
             quietly(peer);
@@ -218,8 +228,11 @@ public final class WatchListener implements Closeable {
             long roundTrip = System.nanoTime() - helloSent;
             if (roundTrip > ownerLinks.watchLease().toNanos() / 2) {
                 stats.tooSlow.incrementAndGet();
-                log.info("Refused a watch link from {}: its round trip of {} ms is above half the watch lease ({} ms)",
-                        standby, roundTrip / 1_000_000, ownerLinks.watchLease().toMillis());
+                log.info(
+                        "Refused a watch link from {}: its round trip of {} ms is above half the watch lease ({} ms)",
+                        standby,
+                        roundTrip / 1_000_000,
+                        ownerLinks.watchLease().toMillis());
                 return;
             }
             synchronized (pending) {
@@ -318,7 +331,10 @@ public final class WatchListener implements Closeable {
             stats.refused.incrementAndGet();
             long now = System.nanoTime();
             if (now - since >= Duration.ofMinutes(1).toNanos()) {
-                log.warn("Refused {} on the watch port{}", what, quiet > 0 ? " (and " + quiet + " more refusals in the last minute)" : "");
+                log.warn(
+                        "Refused {} on the watch port{}",
+                        what,
+                        quiet > 0 ? " (and " + quiet + " more refusals in the last minute)" : "");
                 since = now;
                 quiet = 0;
             } else {

@@ -3,9 +3,9 @@ package io.standby.slot.internal;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * What a node's watch links did, counted where it happens: links that ended on either side, messages and
- * handshakes refused (a peer without the cluster's key, a forged or replayed message), pauses a link's
- * deadline caused, and slots taken over by a dead link. Thread-safe; the counts only rise.
+ * What a node's watch links did, counted where it happens: links that ended on either side, messages and handshakes
+ * refused (a peer without the cluster's key, a forged or replayed message), pauses a link's deadline caused, and slots
+ * taken over by a dead link. Thread-safe; the counts only rise.
  */
 public final class WatchStats {
 
@@ -26,7 +26,10 @@ public final class WatchStats {
         return standbyEnds.get();
     }
 
-    /** Handshakes and messages refused: a peer that does not hold the cluster's key, or a message forged, replayed or out of order. */
+    /**
+     * Handshakes and messages refused: a peer that does not hold the cluster's key, or a message forged, replayed or
+     * out of order.
+     */
     public long refused() {
         return refused.get();
     }

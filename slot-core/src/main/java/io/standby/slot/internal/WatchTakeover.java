@@ -3,24 +3,23 @@ package io.standby.slot.internal;
 import io.standby.slot.MonotonicClock;
 import io.standby.slot.NodeConfig;
 import io.standby.slot.SlotView;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.zip.CRC32;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * Fast takeover by watch links, the standby's side: which owners this node watches, and taking their
- * slots once a link died and its wait is over ({@link StandbyLinks}). The owner's side of the rule that makes
- * it safe is {@link OwnerLinks}.
+ * Fast takeover by watch links, the standby's side: which owners this node watches, and taking their slots once a link
+ * died and its wait is over ({@link StandbyLinks}). The owner's side of the rule that makes it safe is
+ * {@link OwnerLinks}.
  *
- * <p>A node with room watches the owners whose document was raised within two heartbeats and which take
- * watch links, up to {@link #MAX_LINKS} of them, chosen by a hash of the owner and this node, so that
- * across many standbys each owner is watched by several. Runs on the poll thread only.
+ * <p>A node with room watches the owners whose document was raised within two heartbeats and which take watch links, up
+ * to {@link #MAX_LINKS} of them, chosen by a hash of the owner and this node, so that across many standbys each owner
+ * is watched by several. Runs on the poll thread only.
  */
 final class WatchTakeover {
 
@@ -56,9 +55,15 @@ final class WatchTakeover {
         if (claims.hasRoom()) {
             long fresh = config.timing().heartbeat().multipliedBy(2).toNanos();
             for (SlotStore.OwnerBeat owner : reads.owners()) {
-                if (owner.node() != null && owner.watch().isOn() && !config.node().equals(owner.node())
+                if (owner.node() != null
+                        && owner.watch().isOn()
+                        && !config.node().equals(owner.node())
                         && owner.age().toNanos() <= fresh) {
-                    targets.add(new StandbyLinks.Target(owner.node(), owner.instance(), owner.watch().port(), owner.watch().lease(),
+                    targets.add(new StandbyLinks.Target(
+                            owner.node(),
+                            owner.instance(),
+                            owner.watch().port(),
+                            owner.watch().lease(),
                             owner.beat()));
                 }
             }
@@ -75,11 +80,10 @@ final class WatchTakeover {
     }
 
     /**
-     * Stamps the slots of owners whose link just died with the server's time, then claims the slots of
-     * owners whose link died long enough ago by both clocks: each slot read now, still that owner
-     * instance's at a beat no higher than the link's, while there is room. A slot of such an owner that
-     * carries no stamp was taken by it after the stamp (a take clears it): it is stamped now, and claimed
-     * once that stamp aged. Returns the number won.
+     * Stamps the slots of owners whose link just died with the server's time, then claims the slots of owners whose
+     * link died long enough ago by both clocks: each slot read now, still that owner instance's at a beat no higher
+     * than the link's, while there is room. A slot of such an owner that carries no stamp was taken by it after the
+     * stamp (a take clears it): it is stamped now, and claimed once that stamp aged. Returns the number won.
      */
     int take() throws InterruptedException {
         if (!standbyLinks.isOn()) {
@@ -91,7 +95,10 @@ final class WatchTakeover {
                 standbyLinks.marked(dying);
             } catch (RuntimeException e) {
                 // Tried again at the next tick; without the mark, nothing is claimed by the link.
-                log.debug("Could not mark the slots of {} behind a dead watch link: {}", dying.target().node(), e.toString());
+                log.debug(
+                        "Could not mark the slots of {} behind a dead watch link: {}",
+                        dying.target().node(),
+                        e.toString());
             }
         }
         int won = 0;
@@ -135,9 +142,13 @@ final class WatchTakeover {
             }
             if (unmarked) {
                 try {
-                    store.markLinkEndOfUnmarked(dead.target().node(), dead.target().instance());
+                    store.markLinkEndOfUnmarked(
+                            dead.target().node(), dead.target().instance());
                 } catch (RuntimeException e) {
-                    log.debug("Could not mark the slots {} took since: {}", dead.target().node(), e.toString());
+                    log.debug(
+                            "Could not mark the slots {} took since: {}",
+                            dead.target().node(),
+                            e.toString());
                 }
             }
             if (!pending) {
@@ -157,12 +168,18 @@ final class WatchTakeover {
         if (!standbyLinks.isOn() || slot.owner() == null || slot.instance() == null || slot.linkEnd() == null) {
             return false;
         }
-        return standbyLinks.mayClaim(slot.owner(), slot.instance(), slot.beat()).filter(wait -> slot.linkEnd().compareTo(wait) > 0).isPresent();
+        return standbyLinks
+                .mayClaim(slot.owner(), slot.instance(), slot.beat())
+                .filter(wait -> slot.linkEnd().compareTo(wait) > 0)
+                .isPresent();
     }
 
     /** How long until a dead link's wait ends, on this node's clock: when to try {@link #take()} next. */
     OptionalLong nextTake() {
         long now = clock.nanoTime();
-        return standbyLinks.nextClaimable().map(at -> OptionalLong.of(Math.max(0, at - now))).orElse(OptionalLong.empty());
+        return standbyLinks
+                .nextClaimable()
+                .map(at -> OptionalLong.of(Math.max(0, at - now)))
+                .orElse(OptionalLong.empty());
     }
 }

@@ -1,26 +1,25 @@
 package io.standby.slot.internal;
 
-import com.mongodb.client.model.Filters;
-import com.mongodb.client.model.Updates;
-import io.standby.slot.ManualClock;
-import io.standby.slot.NodeId;
-import io.standby.slot.SlotView;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
-
-import java.time.Duration;
-import java.util.OptionalLong;
-import java.util.concurrent.atomic.AtomicBoolean;
-
-import static io.standby.slot.internal.ProtocolFixture.TIMING;
 import static io.standby.slot.internal.ProtocolFixture.A;
 import static io.standby.slot.internal.ProtocolFixture.B;
+import static io.standby.slot.internal.ProtocolFixture.TIMING;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
+import com.mongodb.client.model.Filters;
+import com.mongodb.client.model.Updates;
+import io.standby.slot.NodeId;
+import io.standby.slot.SlotView;
+import io.standby.slot.testing.ManualClock;
+import java.time.Duration;
+import java.util.OptionalLong;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
 /**
- * The claims of one poll: they go on while the read they come from is at most a poll old, and a member
- * plans itself as the registry lists it, as every other node plans it, not as it is right now.
+ * The claims of one poll: they go on while the read they come from is at most a poll old, and a member plans itself as
+ * the registry lists it, as every other node plans it, not as it is right now.
  */
 class ClaimRoundRulesTest {
 
@@ -62,7 +61,9 @@ class ClaimRoundRulesTest {
         SlotProtocol a = slowFirstClaim(TIMING.poll().plusNanos(1));
 
         assertEquals(1, a.poll(), "the first claim took longer than a poll: the others wait for a fresh read");
-        assertEquals(2, protocol.store().readAll().stream().filter(SlotView::released).count());
+        assertEquals(
+                2,
+                protocol.store().readAll().stream().filter(SlotView::released).count());
         clock.tick(TIMING.poll());
         assertEquals(2, a.poll());
     }
@@ -75,7 +76,9 @@ class ClaimRoundRulesTest {
         b.poll();
         // A's registry document says it is full, as a document a write behind would: every node plans A so,
         // and so does A itself.
-        protocol.db().database().getCollection(MongoNodeRegistry.COLLECTION)
+        protocol.db()
+                .database()
+                .getCollection(MongoNodeRegistry.COLLECTION)
                 .updateOne(Filters.eq("port", A.port()), Updates.set("held", 2));
         protocol.store().create("slot-0");
         protocol.store().create("slot-1");

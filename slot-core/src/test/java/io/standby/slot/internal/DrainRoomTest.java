@@ -1,18 +1,17 @@
 package io.standby.slot.internal;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
 import io.standby.slot.NodeId;
 import io.standby.slot.SlotView;
-import org.junit.jupiter.api.Test;
-
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
+import org.junit.jupiter.api.Test;
 
 /**
- * Where a draining node's slots can go: the free places of the other live nodes, less the slots that
- * already wait for one. A pure function of the registry's members and the slots read after it.
+ * Where a draining node's slots can go: the free places of the other live nodes, less the slots that already wait for
+ * one. A pure function of the registry's members and the slots read after it.
  */
 class DrainRoomTest {
 
@@ -30,11 +29,13 @@ class DrainRoomTest {
 
     @Test
     void theDrainingNodeIsNoPlaceForItsOwnSlotsEvenWhenTheRegistryListsItLiveWithRoom() {
-        List<ClaimPlan.Member> live = List.of(new ClaimPlan.Member(DRAINING, 0, 10, 1), new ClaimPlan.Member(OTHER, 0, 1, 1));
+        List<ClaimPlan.Member> live =
+                List.of(new ClaimPlan.Member(DRAINING, 0, 10, 1), new ClaimPlan.Member(OTHER, 0, 1, 1));
 
         DrainRoom room = DrainRoom.of(DRAINING, live, List.of(held("slot-0", DRAINING), held("slot-1", OTHER)));
 
-        assertEquals(new DrainRoom(0, 0), room, "the other node is full; the draining node's own nine places do not count");
+        assertEquals(
+                new DrainRoom(0, 0), room, "the other node is full; the draining node's own nine places do not count");
         assertEquals(0, room.room());
     }
 

@@ -1,26 +1,25 @@
 package io.standby.slot.internal;
 
-import io.standby.slot.ManualClock;
-import io.standby.slot.NodeId;
-import io.standby.slot.NodeTable;
-import io.standby.slot.SlotView;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
-
-import java.time.Duration;
-import java.util.List;
-
-import static io.standby.slot.internal.ProtocolFixture.TIMING;
 import static io.standby.slot.internal.ProtocolFixture.A;
 import static io.standby.slot.internal.ProtocolFixture.B;
+import static io.standby.slot.internal.ProtocolFixture.TIMING;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.standby.slot.NodeId;
+import io.standby.slot.NodeTable;
+import io.standby.slot.SlotView;
+import io.standby.slot.testing.ManualClock;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
 /**
- * The steps of a drain, on recorded slot documents: a forced drain hands a slot over although the
- * registry shows every other node full, an unforced one keeps it; and the next slot goes only once the
- * last one is seen owned elsewhere, by the poll's read or by one read of it, or after two polls.
+ * The steps of a drain, on recorded slot documents: a forced drain hands a slot over although the registry shows every
+ * other node full, an unforced one keeps it; and the next slot goes only once the last one is seen owned elsewhere, by
+ * the poll's read or by one read of it, or after two polls.
  */
 class DrainStepTest {
 
@@ -48,7 +47,11 @@ class DrainStepTest {
     }
 
     private String heldBy(NodeId node) {
-        return protocol.store().readAll().stream().filter(s -> node.equals(s.owner())).map(SlotView::id).findFirst().orElseThrow();
+        return protocol.store().readAll().stream()
+                .filter(s -> node.equals(s.owner()))
+                .map(SlotView::id)
+                .findFirst()
+                .orElseThrow();
     }
 
     @Test
@@ -71,7 +74,8 @@ class DrainStepTest {
         String bSlot = heldBy(B);
 
         // A request written while A still had room, say: the slots carry it, unforced.
-        assertEquals(1, protocol.store().markDrain(B, SlotView.Drain.asked(b.config().instance())));
+        assertEquals(
+                1, protocol.store().markDrain(B, SlotView.Drain.asked(b.config().instance())));
         clock.tick(TIMING.poll());
         b.poll();
 
@@ -80,8 +84,8 @@ class DrainStepTest {
     }
 
     /** A drain of A, room two, with B beside it, room two: {@code first} handed over, {@code second} still A's. */
-    private record FirstHandover(FailingSlotStore aStore, SlotProtocol a, SlotProtocol b, String first, String second) {
-    }
+    private record FirstHandover(
+            FailingSlotStore aStore, SlotProtocol a, SlotProtocol b, String first, String second) {}
 
     private FirstHandover firstHandedOver() throws Exception {
         protocol.init(2);
@@ -96,7 +100,11 @@ class DrainStepTest {
 
         clock.tick(TIMING.poll());
         a.poll();
-        String first = protocol.store().readAll().stream().filter(SlotView::released).map(SlotView::id).findFirst().orElseThrow();
+        String first = protocol.store().readAll().stream()
+                .filter(SlotView::released)
+                .map(SlotView::id)
+                .findFirst()
+                .orElseThrow();
         String second = heldBy(A);
         return new FirstHandover(aStore, a, b, first, second);
     }
@@ -130,7 +138,7 @@ class DrainStepTest {
         h.a().poll();
 
         assertEquals(B, protocol.slot(h.first()).owner());
-        assertNull(protocol.slot(h.second()).owner(),
-                "the poll showed the first slot taken: the next one goes at once");
+        assertNull(
+                protocol.slot(h.second()).owner(), "the poll showed the first slot taken: the next one goes at once");
     }
 }

@@ -6,15 +6,14 @@ import io.standby.slot.LossReason;
 import io.standby.slot.SlotListener;
 import io.standby.slot.SlotView;
 import io.standby.slot.Takeover;
-
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
 
 /**
- * Every call a node makes on its listener, as one line each ({@code "claimed slot-0 WON"},
- * {@code "lost slot-0@1 FENCED"}), for assertions on which facts a node reported and in which order.
+ * Every call a node makes on its listener, as one line each ({@code "claimed slot-0 WON"}, {@code "lost slot-0@1
+ * FENCED"}), for assertions on which facts a node reported and in which order.
  */
 final class EveryEvent implements SlotListener {
 
@@ -22,9 +21,9 @@ final class EveryEvent implements SlotListener {
     final List<Duration> renewalLatencies = new CopyOnWriteArrayList<>();
     final List<Duration> unowned = new CopyOnWriteArrayList<>();
     /** Runs inside {@link #lost}, on the thread that reports the loss, before the call returns. */
-    volatile Consumer<Lease> onLost = lease -> { };
+    volatile Consumer<Lease> onLost = lease -> {};
     /** Runs inside {@link #releasing}, before the call returns. */
-    volatile Consumer<Lease> onReleasing = lease -> { };
+    volatile Consumer<Lease> onReleasing = lease -> {};
 
     List<String> starting(String prefix) {
         return lines.stream().filter(l -> l.startsWith(prefix)).toList();

@@ -2,7 +2,6 @@ package io.standby.slot.internal;
 
 import io.standby.slot.NodeId;
 import io.standby.slot.SlotView;
-
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -12,13 +11,22 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The real MongoDB slot store, whose calls a test can make fail as a lost connection would (the call
- * throws, nothing reaches the database), one kind of call at a time.
+ * The real MongoDB slot store, whose calls a test can make fail as a lost connection would (the call throws, nothing
+ * reaches the database), one kind of call at a time.
  */
 class FailingSlotStore implements SlotStore {
 
     /** {@code READ_ALL} fails both reads of many slots: {@link #readAll()} and a poll's. */
-    enum Call { READ_ALL, READ_HELD_BY, READ, CLAIM, CLAIM_FROM_GONE, RECLAIM, RENEW, RELEASE }
+    enum Call {
+        READ_ALL,
+        READ_HELD_BY,
+        READ,
+        CLAIM,
+        CLAIM_FROM_GONE,
+        RECLAIM,
+        RENEW,
+        RELEASE
+    }
 
     private final SlotStore store;
     private final Set<Call> failing = ConcurrentHashMap.newKeySet();

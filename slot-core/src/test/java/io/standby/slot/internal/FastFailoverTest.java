@@ -1,9 +1,16 @@
 package io.standby.slot.internal;
 
+import static io.standby.slot.internal.OwnerProbe.Result.ACCEPTED;
+import static io.standby.slot.internal.OwnerProbe.Result.REFUSED;
+import static io.standby.slot.internal.ProtocolFixture.A;
+import static io.standby.slot.internal.ProtocolFixture.B;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Updates;
 import io.standby.slot.LossReason;
-import io.standby.slot.ManualClock;
 import io.standby.slot.NodeConfig;
 import io.standby.slot.NodeId;
 import io.standby.slot.NodeView;
@@ -12,10 +19,7 @@ import io.standby.slot.RecordingListener.Event;
 import io.standby.slot.RecordingListener.Kind;
 import io.standby.slot.SlotTiming;
 import io.standby.slot.SlotView;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
-
+import io.standby.slot.testing.ManualClock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -24,25 +28,21 @@ import java.util.Date;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.IntStream;
-
-import static io.standby.slot.internal.ProtocolFixture.A;
-import static io.standby.slot.internal.ProtocolFixture.B;
-import static io.standby.slot.internal.OwnerProbe.Result.ACCEPTED;
-import static io.standby.slot.internal.OwnerProbe.Result.REFUSED;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Fast failover in the protocol, against the real wire server, with scripted connects: a late owner
- * whose address refuses is taken over at once with a compare-and-set on the version read; one whose
- * address accepts (a frozen process) keeps its slot until the lease runs out; a node whose own listener
- * is gone fences itself. Heartbeat ages are set up by writing the slot document, never by sleeping.
+ * Fast failover in the protocol, against the real wire server, with scripted connects: a late owner whose address
+ * refuses is taken over at once with a compare-and-set on the version read; one whose address accepts (a frozen
+ * process) keeps its slot until the lease runs out; a node whose own listener is gone fences itself. Heartbeat ages are
+ * set up by writing the slot document, never by sleeping.
  */
 class FastFailoverTest {
 
     /** Late at 4 s; a lease long enough that a slot set late never expires while a test runs on a loaded machine. */
-    private static final SlotTiming TIMING = SlotTiming.of(Duration.ofSeconds(2), Duration.ofSeconds(10), Duration.ofSeconds(1));
+    private static final SlotTiming TIMING =
+            SlotTiming.of(Duration.ofSeconds(2), Duration.ofSeconds(10), Duration.ofSeconds(1));
 
     @RegisterExtension
     final ProtocolFixture protocol = new ProtocolFixture(TIMING);
@@ -57,11 +57,19 @@ class FastFailoverTest {
         protocol.init(1);
     }
 
-    /** A node whose connects the test scripts, fast failover on, in {@code registry} ({@link NodeRegistry#NONE}: none). */
+    /**
+     * A node whose connects the test scripts, fast failover on, in {@code registry} ({@link NodeRegistry#NONE}: none).
+     */
     private SlotProtocol node(NodeId id, String instance, NodeRegistry registry) {
         // Bound: a node process binds its address before it claims, which is what fast failover relies on.
-        return protocol.node(id).instance(instance).bound().listener(new RecordingListener("n" + id.port(), log))
-                .sleeper(sleeps::add).member(registry).fastFailover(probe).build();
+        return protocol.node(id)
+                .instance(instance)
+                .bound()
+                .listener(new RecordingListener("n" + id.port(), log))
+                .sleeper(sleeps::add)
+                .member(registry)
+                .fastFailover(probe)
+                .build();
     }
 
     private SlotProtocol node(NodeId id, String instance) {
@@ -82,15 +90,18 @@ class FastFailoverTest {
     }
 
     /**
-     * The server sees the last heartbeat 5 s ago: past the owner's late mark (4 s), well within the 10 s
-     * lease. The standby reads that version, claims nothing yet, and then watches it
-     * unchanged for the late mark on its own clock, as it must before any early takeover.
+     * The server sees the last heartbeat 5 s ago: past the owner's late mark (4 s), well within the 10 s lease. The
+     * standby reads that version, claims nothing yet, and then watches it unchanged for the late mark on its own clock,
+     * as it must before any early takeover.
      */
     private void lateHeartbeat(SlotProtocol standby) throws InterruptedException {
         lastBeatFiveSecondsAgo();
         assertFalse(slot().expired());
         assertTrue(slot().isLate());
-        assertEquals(0, standby.poll(), "late by the server's clock, but not yet watched for the late mark on the standby's own");
+        assertEquals(
+                0,
+                standby.poll(),
+                "late by the server's clock, but not yet watched for the late mark on the standby's own");
         clock.tick(TIMING.late());
     }
 
@@ -99,8 +110,9 @@ class FastFailoverTest {
         Date fiveSecondsAgo = Date.from(Instant.now().minusSeconds(5));
         protocol.slots().updateOne(Filters.eq("_id", "slot-0"), Updates.set("time", fiveSecondsAgo));
         // The owner's document went quiet with the same renewal: its last beat is as old.
-        protocol.slots().updateMany(Filters.gte("_id", OwnerDocRules.OWNER_PREFIX),
-                Updates.set(OwnerDocRules.AT, fiveSecondsAgo));
+        protocol.slots()
+                .updateMany(
+                        Filters.gte("_id", OwnerDocRules.OWNER_PREFIX), Updates.set(OwnerDocRules.AT, fiveSecondsAgo));
     }
 
     /** The owner's process dies: its heartbeat goes late, and its host refuses connects to its port. */
@@ -110,8 +122,8 @@ class FastFailoverTest {
     }
 
     /**
-     * A standby of {@code owner}, both polled once while the owner's connects answer {@code answer}, then the
-     * owner's heartbeat gone late.
+     * A standby of {@code owner}, both polled once while the owner's connects answer {@code answer}, then the owner's
+     * heartbeat gone late.
      */
     private SlotProtocol standbyOfALateOwner(SlotProtocol owner, OwnerProbe.Result answer) throws InterruptedException {
         SlotProtocol standby = node(B);
@@ -143,8 +155,14 @@ class FastFailoverTest {
         assertEquals(1, standby.claims().won());
 
         owner.renewAll();
-        assertEquals(LossReason.TAKEN, new RecordingListener("n7001", log).mine().stream()
-                .filter(e -> e.kind() == Kind.LOST).findFirst().orElseThrow().reason());
+        assertEquals(
+                LossReason.TAKEN,
+                new RecordingListener("n7001", log)
+                        .mine().stream()
+                                .filter(e -> e.kind() == Kind.LOST)
+                                .findFirst()
+                                .orElseThrow()
+                                .reason());
     }
 
     @Test
@@ -155,12 +173,19 @@ class FastFailoverTest {
         probe.then(A, ACCEPTED);
         assertEquals(1, owner.poll());
         assertEquals(0, standby.poll());
-        assertEquals(List.of(A, B), registry.readAll().stream().map(NodeView::id).sorted(Comparator.comparing(NodeId::port)).toList());
+        assertEquals(
+                List.of(A, B),
+                registry.readAll().stream()
+                        .map(NodeView::id)
+                        .sorted(Comparator.comparing(NodeId::port))
+                        .toList());
 
         ownerDies(standby);
         assertEquals(1, standby.poll());
 
-        assertEquals(List.of(B), registry.readAll().stream().map(NodeView::id).toList(),
+        assertEquals(
+                List.of(B),
+                registry.readAll().stream().map(NodeView::id).toList(),
                 "the dead owner's document is gone; it would show as standing by for three of its intervals");
     }
 
@@ -277,7 +302,8 @@ class FastFailoverTest {
         SlotView seen = slot();
         owner.renewAll();
 
-        assertFalse(protocol.store().claimFromGone(seen, new SlotStore.Ownership(B, NodeConfig.newInstanceId(), TIMING.lease())));
+        assertFalse(protocol.store()
+                .claimFromGone(seen, new SlotStore.Ownership(B, NodeConfig.newInstanceId(), TIMING.lease())));
         assertEquals(A, slot().owner());
     }
 
@@ -292,8 +318,14 @@ class FastFailoverTest {
 
         assertTrue(lost.contains("refuses connects"), lost);
         assertTrue(owner.leases().isEmpty());
-        assertEquals(LossReason.FENCED, new RecordingListener("n7001", log).mine().stream()
-                .filter(e -> e.kind() == Kind.LOST).findFirst().orElseThrow().reason());
+        assertEquals(
+                LossReason.FENCED,
+                new RecordingListener("n7001", log)
+                        .mine().stream()
+                                .filter(e -> e.kind() == Kind.LOST)
+                                .findFirst()
+                                .orElseThrow()
+                                .reason());
         assertEquals(0, owner.poll(), "claims no more");
         assertTrue(owner.leases().isEmpty());
     }
@@ -302,10 +334,16 @@ class FastFailoverTest {
     void aNodeThatLostItsIdentityLeavesThePlansSoThatNoStandbyWaitsAHeadStartForIt() throws Exception {
         MongoNodeRegistry registry = protocol.registry();
         // A standby that a plan counting the lost node would make wait a head start for it.
-        NodeId standbyId = IntStream.range(7100, 7400).mapToObj(port -> new NodeId("127.0.0.1", port))
-                .filter(b -> !ClaimPlan.mine(List.of(slot()), List.of(slot()), List.of(new ClaimPlan.Member(A, 0, 1),
-                        new ClaimPlan.Member(b, 0, 1)), b).contains("slot-0"))
-                .findFirst().orElseThrow();
+        NodeId standbyId = IntStream.range(7100, 7400)
+                .mapToObj(port -> new NodeId("127.0.0.1", port))
+                .filter(b -> !ClaimPlan.mine(
+                                List.of(slot()),
+                                List.of(slot()),
+                                List.of(new ClaimPlan.Member(A, 0, 1), new ClaimPlan.Member(b, 0, 1)),
+                                b)
+                        .contains("slot-0"))
+                .findFirst()
+                .orElseThrow();
         SlotProtocol owner = member(A, registry);
         probe.then(A, ACCEPTED, REFUSED);
         assertEquals(1, owner.poll());
@@ -338,14 +376,14 @@ class FastFailoverTest {
     }
 
     /**
-     * The owner side of fast failover: cut off from the database for the late mark minus its margin, an
-     * owner pauses its robots (its lease not valid), because a standby may take the slot early from here on
-     * if a connect to it is refused, which happens to live processes too. It keeps the slot, and a renewal
-     * acknowledged in time resumes it under the same epoch. Its own clock decides, from the send of its
-     * last acknowledged renewal.
+     * The owner side of fast failover: cut off from the database for the late mark minus its margin, an owner pauses
+     * its robots (its lease not valid), because a standby may take the slot early from here on if a connect to it is
+     * refused, which happens to live processes too. It keeps the slot, and a renewal acknowledged in time resumes it
+     * under the same epoch. Its own clock decides, from the send of its last acknowledged renewal.
      */
     @Test
-    void anOwnerWithoutAnAcknowledgedRenewalForTheLateMarkPausesKeepsTheSlotAndResumesUnderTheSameEpoch() throws Exception {
+    void anOwnerWithoutAnAcknowledgedRenewalForTheLateMarkPausesKeepsTheSlotAndResumesUnderTheSameEpoch()
+            throws Exception {
         SlotProtocol owner = node(A);
         probe.always(A, ACCEPTED);
         assertEquals(1, owner.poll());
@@ -375,12 +413,17 @@ class FastFailoverTest {
         owner.checkFences();
         clock.tick(TIMING.lease().minus(TIMING.fenceMargin()).minus(pauseAt));
         owner.checkFences();
-        assertEquals(List.of(Kind.ACQUIRED, Kind.PAUSED, Kind.RESUMED, Kind.PAUSED, Kind.LOST), kindsOf("n7001"),
+        assertEquals(
+                List.of(Kind.ACQUIRED, Kind.PAUSED, Kind.RESUMED, Kind.PAUSED, Kind.LOST),
+                kindsOf("n7001"),
                 "a pause that lasts to the lease's own deadline ends the lease");
         assertTrue(owner.leases().isEmpty());
     }
 
-    /** A renewal acknowledged after the late point: the robots may have seen the lease invalid, so they pause and resume. */
+    /**
+     * A renewal acknowledged after the late point: the robots may have seen the lease invalid, so they pause and
+     * resume.
+     */
     @Test
     void aRenewalAnsweredAfterTheLatePointPausesAndResumesEvenBeforeAFenceCheck() throws Exception {
         SlotProtocol owner = node(A);
@@ -405,13 +448,15 @@ class FastFailoverTest {
     }
 
     /**
-     * Without fast failover an owner writes no late mark and never pauses; a standby with fast failover
-     * then waits for its lease however late it is and whatever its connects say: the owner never promised
-     * to stop at the mark.
+     * Without fast failover an owner writes no late mark and never pauses; a standby with fast failover then waits for
+     * its lease however late it is and whatever its connects say: the owner never promised to stop at the mark.
      */
     @Test
     void anOwnerWithoutFastFailoverIsNeverTakenOverEarlyAndNeverPauses() throws Exception {
-        SlotProtocol owner = protocol.node(A).listener(new RecordingListener("n7001", log)).sleeper(sleeps::add).build();
+        SlotProtocol owner = protocol.node(A)
+                .listener(new RecordingListener("n7001", log))
+                .sleeper(sleeps::add)
+                .build();
         SlotProtocol standby = node(B);
         probe.then(A, ACCEPTED).always(A, REFUSED);
         assertEquals(1, owner.poll());

@@ -2,13 +2,12 @@ package io.standby.slot.internal;
 
 import io.standby.slot.NodeId;
 import io.standby.slot.NodeView;
-
 import java.time.Duration;
 import java.util.List;
 
 /**
- * A registry that passes every call on to another, so that a test overrides only the call it counts or
- * refuses; {@link NodeRegistry#readLive()} stays the interface's own, as it is for a real registry.
+ * A registry that passes every call on to another, so that a test overrides only the call it counts or refuses;
+ * {@link NodeRegistry#readLive()} stays the interface's own, as it is for a real registry.
  */
 class ForwardingNodeRegistry implements NodeRegistry {
 

@@ -1,17 +1,5 @@
 package io.standby.slot.internal;
 
-import io.standby.slot.ManualClock;
-import io.standby.slot.NodeId;
-import org.junit.jupiter.api.Test;
-
-import java.net.InetAddress;
-import java.net.NetworkInterface;
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Collections;
-import java.util.List;
-import java.util.Optional;
-
 import static io.standby.slot.internal.OwnerProbe.Result.ACCEPTED;
 import static io.standby.slot.internal.OwnerProbe.Result.REFUSED;
 import static io.standby.slot.internal.OwnerProbe.Result.TIMEOUT;
@@ -20,11 +8,22 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.standby.slot.NodeId;
+import io.standby.slot.testing.ManualClock;
+import java.net.InetAddress;
+import java.net.NetworkInterface;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
 /**
- * Fast failover's rules about whose connects count, and for how long: an address of this machine says
- * nothing about an owner on another host; the periodic forgetting drops only what has aged out; an owner
- * that has not accepted yet is tried at most once per retry interval, however long the node has run.
- * (GoneOwnersTest has the verdict itself: refused twice, a gap apart, by an address that accepted before.)
+ * Fast failover's rules about whose connects count, and for how long: an address of this machine says nothing about an
+ * owner on another host; the periodic forgetting drops only what has aged out; an owner that has not accepted yet is
+ * tried at most once per retry interval, however long the node has run. (GoneOwnersTest has the verdict itself: refused
+ * twice, a gap apart, by an address that accepted before.)
  */
 class GoneOwnersRulesTest {
 
@@ -52,10 +51,14 @@ class GoneOwnersRulesTest {
     void aLoopbackOwnerCanBeJudgedOnlyWhenItsInstanceRunsOnThisHost() {
         NodeId loopback = new NodeId("127.0.0.1", 7700);
 
-        assertTrue(gone.canJudge(loopback, "1-aa@" + HOST, HOST), "a twin on this host is this very process's neighbour");
-        assertFalse(gone.canJudge(loopback, "1-aa@" + OTHER_HOST, HOST),
+        assertTrue(
+                gone.canJudge(loopback, "1-aa@" + HOST, HOST), "a twin on this host is this very process's neighbour");
+        assertFalse(
+                gone.canJudge(loopback, "1-aa@" + OTHER_HOST, HOST),
                 "127.0.0.1 here is not the owner's 127.0.0.1 on its host: a refusal here says nothing about it");
-        assertFalse(gone.canJudge(loopback, "1-aa@" + HOST, null), "a node that cannot tell its own host judges no local address");
+        assertFalse(
+                gone.canJudge(loopback, "1-aa@" + HOST, null),
+                "a node that cannot tell its own host judges no local address");
         assertFalse(gone.canJudge(loopback, "1-aa", HOST), "an instance without a host is not known to be on this one");
     }
 

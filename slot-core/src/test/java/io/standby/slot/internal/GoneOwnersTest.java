@@ -1,13 +1,5 @@
 package io.standby.slot.internal;
 
-import io.standby.slot.ManualClock;
-import io.standby.slot.NodeId;
-import org.junit.jupiter.api.Test;
-
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-
 import static io.standby.slot.internal.OwnerProbe.Result.ACCEPTED;
 import static io.standby.slot.internal.OwnerProbe.Result.ERROR;
 import static io.standby.slot.internal.OwnerProbe.Result.REFUSED;
@@ -16,12 +8,23 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** The decision that an owner's process is gone, on scripted connects: only refused, then refused again, by a known address. */
+import io.standby.slot.NodeId;
+import io.standby.slot.testing.ManualClock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The decision that an owner's process is gone, on scripted connects: only refused, then refused again, by a known
+ * address.
+ */
 class GoneOwnersTest {
 
     private static final NodeId OWNER = new NodeId("10.0.0.5", 7700);
     /** The process that owns the slot under {@link #OWNER}, and a later one under the same address. */
     private static final String FIRST = "4242-0a0b0c0d@worker-3:5c3e1a7f:4026531840";
+
     private static final String NEXT = "4343-0e0f1011@worker-3:5c3e1a7f:4026531840";
     private static final Duration GAP = Duration.ofMillis(30);
 
@@ -89,7 +92,9 @@ class GoneOwnersTest {
         gone.learn(OWNER, FIRST);
 
         assertFalse(gone.seenAccepting(OWNER, FIRST));
-        assertTrue(gone.gone(OWNER, FIRST).isEmpty(), "a firewall that rejects, or an address this node does not reach, looks like this");
+        assertTrue(
+                gone.gone(OWNER, FIRST).isEmpty(),
+                "a firewall that rejects, or an address this node does not reach, looks like this");
         assertEquals(1, probe.probesOf(OWNER), "no connect for the verdict: the address is not known to accept");
     }
 
@@ -106,7 +111,10 @@ class GoneOwnersTest {
         assertEquals(2, probe.probesOf(OWNER));
         assertTrue(gone.seenAccepting(OWNER, FIRST));
         gone.learn(OWNER, FIRST);
-        assertEquals(2, probe.probesOf(OWNER), "an instance seen accepting is not probed again while its owner is timely and its evidence young");
+        assertEquals(
+                2,
+                probe.probesOf(OWNER),
+                "an instance seen accepting is not probed again while its owner is timely and its evidence young");
     }
 
     @Test

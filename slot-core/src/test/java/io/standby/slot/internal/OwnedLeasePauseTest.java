@@ -1,20 +1,19 @@
 package io.standby.slot.internal;
 
-import io.standby.slot.LossReason;
-import io.standby.slot.ManualClock;
-import io.standby.slot.NodeId;
-import org.junit.jupiter.api.Test;
-
-import java.time.Duration;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.standby.slot.LossReason;
+import io.standby.slot.NodeId;
+import io.standby.slot.testing.ManualClock;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
 /**
- * The owner's lease book with fast failover: a lease pauses at its late point (its robots stop, since
- * another node may take the slot early from then on), resumes under the same epoch only after a renewal
- * sent later made it timely, never resumes once a release began, and ends for good at its deadline.
+ * The owner's lease book with fast failover: a lease pauses at its late point (its robots stop, since another node may
+ * take the slot early from then on), resumes under the same epoch only after a renewal sent later made it timely, never
+ * resumes once a release began, and ends for good at its deadline.
  */
 class OwnedLeasePauseTest {
 

@@ -1,16 +1,15 @@
 package io.standby.slot.internal;
 
-import io.standby.slot.LossReason;
-import io.standby.slot.ManualClock;
-import io.standby.slot.NodeId;
-import org.junit.jupiter.api.Test;
-
-import java.time.Duration;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.standby.slot.LossReason;
+import io.standby.slot.NodeId;
+import io.standby.slot.testing.ManualClock;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
 
 /** A lease on its own: out-of-order renewals, and the one caller that ends it. */
 class OwnedLeaseTest {
@@ -19,8 +18,11 @@ class OwnedLeaseTest {
     private final ManualClock clock = new ManualClock();
 
     private OwnedLease lease() {
-        return new OwnedLease(new OwnedLease.Identity("slot-0", 1, new NodeId("10.0.0.1", 7700)),
-                OwnedLease.Timing.unpaused(5 * SECOND), clock, clock.nanoTime());
+        return new OwnedLease(
+                new OwnedLease.Identity("slot-0", 1, new NodeId("10.0.0.1", 7700)),
+                OwnedLease.Timing.unpaused(5 * SECOND),
+                clock,
+                clock.nanoTime());
     }
 
     @Test

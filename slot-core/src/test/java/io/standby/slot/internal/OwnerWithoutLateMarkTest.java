@@ -1,30 +1,30 @@
 package io.standby.slot.internal;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
 import io.standby.slot.LossReason;
-import io.standby.slot.ManualClock;
 import io.standby.slot.NodeId;
 import io.standby.slot.RecordingListener;
 import io.standby.slot.RecordingListener.Event;
 import io.standby.slot.RecordingListener.Kind;
 import io.standby.slot.SlotTiming;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
-
+import io.standby.slot.testing.ManualClock;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * An owner without fast failover writes no late mark, so its leases never pause: a renewal answered only
- * after the lease's local deadline loses the slot (fenced), and its listener hears no pause first. Until
- * 2026-11-26 such a lease paused at its deadline (OwnedLease clamped "no late mark" down to the deadline),
- * so the node logged and reported a pause at a late mark it never declared.
+ * An owner without fast failover writes no late mark, so its leases never pause: a renewal answered only after the
+ * lease's local deadline loses the slot (fenced), and its listener hears no pause first. Until 2026-11-26 such a lease
+ * paused at its deadline (OwnedLease clamped "no late mark" down to the deadline), so the node logged and reported a
+ * pause at a late mark it never declared.
  */
 class OwnerWithoutLateMarkTest {
 
-    private static final SlotTiming TIMING = SlotTiming.of(Duration.ofSeconds(2), Duration.ofSeconds(10), Duration.ofSeconds(1));
+    private static final SlotTiming TIMING =
+            SlotTiming.of(Duration.ofSeconds(2), Duration.ofSeconds(10), Duration.ofSeconds(1));
 
     @RegisterExtension
     final ProtocolFixture protocol = new ProtocolFixture(TIMING);
@@ -34,7 +34,10 @@ class OwnerWithoutLateMarkTest {
         protocol.init(1);
         ManualClock clock = protocol.clock();
         List<Event> log = new CopyOnWriteArrayList<>();
-        SlotProtocol owner = protocol.node(new NodeId("127.0.0.1", 7001)).on(new MongoSlotStore(protocol.db())).listener(new RecordingListener("n7001", log)).build();
+        SlotProtocol owner = protocol.node(new NodeId("127.0.0.1", 7001))
+                .on(new MongoSlotStore(protocol.db()))
+                .listener(new RecordingListener("n7001", log))
+                .build();
         assertEquals(1, owner.poll());
 
         // No fence check ran meanwhile (a stalled node): the renewal itself finds the deadline passed.
@@ -42,7 +45,9 @@ class OwnerWithoutLateMarkTest {
         owner.renewAll();
 
         List<Event> mine = new RecordingListener("n7001", log).mine();
-        assertEquals(List.of(Kind.ACQUIRED, Kind.LOST), mine.stream().map(Event::kind).toList());
+        assertEquals(
+                List.of(Kind.ACQUIRED, Kind.LOST),
+                mine.stream().map(Event::kind).toList());
         assertEquals(LossReason.FENCED, mine.getLast().reason());
     }
 }

@@ -6,7 +6,6 @@ import com.mongodb.client.model.Updates;
 import com.mongodb.event.CommandListener;
 import com.mongodb.event.CommandStartedEvent;
 import io.standby.slot.FreshDatabase;
-import io.standby.slot.ManualClock;
 import io.standby.slot.NodeConfig;
 import io.standby.slot.NodeId;
 import io.standby.slot.NodeState;
@@ -15,12 +14,8 @@ import io.standby.slot.SlotTable;
 import io.standby.slot.SlotTiming;
 import io.standby.slot.SlotView;
 import io.standby.slot.StandbyDatabase;
+import io.standby.slot.testing.ManualClock;
 import io.standby.testing.TestDatabase;
-import org.bson.Document;
-import org.junit.jupiter.api.extension.AfterEachCallback;
-import org.junit.jupiter.api.extension.BeforeEachCallback;
-import org.junit.jupiter.api.extension.ExtensionContext;
-
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Date;
@@ -31,24 +26,31 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 import java.util.stream.IntStream;
+import org.bson.Document;
+import org.junit.jupiter.api.extension.AfterEachCallback;
+import org.junit.jupiter.api.extension.BeforeEachCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
  * What every test of the slot protocol stands on: a fresh database per test on this run's server (see
- * {@link TestDatabase}), its slot store, one hand-moved clock that all the test's nodes share, and nodes
- * built by role. A test class registers it on an instance field and keeps only what differs: its timing,
- * its listeners and the stores it wraps to count or fail calls.
+ * {@link TestDatabase}), its slot store, one hand-moved clock that all the test's nodes share, and nodes built by role.
+ * A test class registers it on an instance field and keeps only what differs: its timing, its listeners and the stores
+ * it wraps to count or fail calls.
+ *
  * <pre>{@code
  * @RegisterExtension
  * final ProtocolFixture protocol = new ProtocolFixture(TIMING);
  *
  * SlotProtocol a = protocol.member(A).maxSlots(2).build();
  * }</pre>
+ *
  * As the model of ShedLock's abstract lock provider test: the shared part lives here, once.
  */
 final class ProtocolFixture implements BeforeEachCallback, AfterEachCallback {
 
     /** The timing most protocol tests use: heartbeat 2 s, lease 5 s, poll 1 s. */
     static final SlotTiming TIMING = SlotTiming.of(Duration.ofSeconds(2), Duration.ofSeconds(5), Duration.ofSeconds(1));
+
     static final NodeId A = new NodeId("127.0.0.1", 7001);
     static final NodeId B = new NodeId("127.0.0.1", 7002);
     static final NodeId C = new NodeId("127.0.0.1", 7003);
@@ -109,21 +111,27 @@ final class ProtocolFixture implements BeforeEachCallback, AfterEachCallback {
     }
 
     /**
-     * A second connection to this test's database, opened at the first call, that adds to {@link #reads()}
-     * the collection of every find and aggregate it sends, as the server sees them: what a node built on it
-     * reads, poll by poll.
+     * A second connection to this test's database, opened at the first call, that adds to {@link #reads()} the
+     * collection of every find and aggregate it sends, as the server sees them: what a node built on it reads, poll by
+     * poll.
      */
     StandbyDatabase watched() {
         if (watched == null) {
             CommandListener readsOfCollections = new CommandListener() {
                 @Override
                 public void commandStarted(CommandStartedEvent event) {
-                    if (event.getCommandName().equals("aggregate") || event.getCommandName().equals("find")) {
-                        reads.add(event.getCommand().getString(event.getCommandName()).getValue());
+                    if (event.getCommandName().equals("aggregate")
+                            || event.getCommandName().equals("find")) {
+                        reads.add(event.getCommand()
+                                .getString(event.getCommandName())
+                                .getValue());
                     }
                 }
             };
-            watched = StandbyDatabase.connect(uri(), db().database().getName(), Duration.ofSeconds(10),
+            watched = StandbyDatabase.connect(
+                    uri(),
+                    db().database().getName(),
+                    Duration.ofSeconds(10),
                     settings -> settings.addCommandListener(readsOfCollections));
         }
         return watched;
@@ -164,22 +172,31 @@ final class ProtocolFixture implements BeforeEachCallback, AfterEachCallback {
         return store.read(id).orElseThrow();
     }
 
-    /** Makes the server see the slot's last heartbeat {@code ago} before now, as an owner that stopped would leave it. */
+    /**
+     * Makes the server see the slot's last heartbeat {@code ago} before now, as an owner that stopped would leave it.
+     */
     void heartbeatAgo(String id, Duration ago) {
-        slots().updateOne(Filters.eq("_id", id), Updates.set("time", Date.from(Instant.now().minus(ago))));
+        slots().updateOne(
+                        Filters.eq("_id", id),
+                        Updates.set("time", Date.from(Instant.now().minus(ago))));
     }
 
     /**
-     * The first of 10.0.0.2:7700, 10.0.0.3:7700, ... whose plan beside {@code me} (room {@code myRoom}; its own
-     * room one), over the slots as they are now, passes {@code plan}: which node the plan puts ahead of
-     * {@code me} depends on the hash of its address, so a test finds one rather than naming it.
+     * The first of 10.0.0.2:7700, 10.0.0.3:7700, ... whose plan beside {@code me} (room {@code myRoom}; its own room
+     * one), over the slots as they are now, passes {@code plan}: which node the plan puts ahead of {@code me} depends
+     * on the hash of its address, so a test finds one rather than naming it.
      */
     NodeId otherPlanned(NodeId me, int myRoom, Predicate<Set<String>> plan) {
         List<SlotView> slots = store.readAll();
-        return IntStream.range(2, 250).mapToObj(i -> new NodeId("10.0.0." + i, 7700))
-                .filter(other -> plan.test(ClaimPlan.mine(slots, slots,
-                        List.of(new ClaimPlan.Member(other, 0, 1), new ClaimPlan.Member(me, 0, myRoom)), other)))
-                .findFirst().orElseThrow();
+        return IntStream.range(2, 250)
+                .mapToObj(i -> new NodeId("10.0.0." + i, 7700))
+                .filter(other -> plan.test(ClaimPlan.mine(
+                        slots,
+                        slots,
+                        List.of(new ClaimPlan.Member(other, 0, 1), new ClaimPlan.Member(me, 0, myRoom)),
+                        other)))
+                .findFirst()
+                .orElseThrow();
     }
 
     /**
@@ -187,8 +204,24 @@ final class ProtocolFixture implements BeforeEachCallback, AfterEachCallback {
      * {@code interval}: as a node that registered leaves it, whether it still runs or died since.
      */
     void registerStandby(NodeId id, String instance, Duration interval) {
-        registry().write(new NodeRegistry.NodeRecord(id, instance, "elsewhere", NodeState.STANDBY, List.of(), 1,
-                0, 0, 0, 0, 0, "dev", interval, List.of("counter")), NodeRegistry.Write.FIRST);
+        registry()
+                .write(
+                        new NodeRegistry.NodeRecord(
+                                id,
+                                instance,
+                                "elsewhere",
+                                NodeState.STANDBY,
+                                List.of(),
+                                1,
+                                0,
+                                0,
+                                0,
+                                0,
+                                0,
+                                "dev",
+                                interval,
+                                List.of("counter")),
+                        NodeRegistry.Write.FIRST);
     }
 
     /** A node outside any membership: it plans its claims from the slots alone. */
@@ -202,9 +235,9 @@ final class ProtocolFixture implements BeforeEachCallback, AfterEachCallback {
     }
 
     /**
-     * One node to build. Unless told otherwise: one slot at most, the fixture's timing, a fresh instance id,
-     * address not bound, the fixture's store, a listener that takes every event, and a sleeper that returns
-     * at once (a test that counts sleeps gives its own).
+     * One node to build. Unless told otherwise: one slot at most, the fixture's timing, a fresh instance id, address
+     * not bound, the fixture's store, a listener that takes every event, and a sleeper that returns at once (a test
+     * that counts sleeps gives its own).
      */
     final class Node {
 
@@ -215,7 +248,7 @@ final class ProtocolFixture implements BeforeEachCallback, AfterEachCallback {
         private boolean bound;
         private SlotStore on;
         private SlotListener listener = new EveryEvent();
-        private Sleeper sleeper = d -> { };
+        private Sleeper sleeper = d -> {};
         private NodeRegistry registry;
         private OwnerProbe probe;
 
@@ -284,12 +317,14 @@ final class ProtocolFixture implements BeforeEachCallback, AfterEachCallback {
 
         /** The setup, for a test that adds what this builder does not know (fan-out, watch links). */
         ProtocolSetup setup() {
-            ProtocolSetup setup = ProtocolSetup.of(on != null ? on : store, config(), clock, listener).withSleeper(sleeper);
+            ProtocolSetup setup = ProtocolSetup.of(on != null ? on : store, config(), clock, listener)
+                    .withSleeper(sleeper);
             if (registry != null) {
                 setup = setup.withMembership(registry);
             }
             if (probe != null) {
-                setup = setup.withFastFailover(new GoneOwners(probe, sleeper, clock, Duration.ofMillis(100), GoneOwners.GAP));
+                setup = setup.withFastFailover(
+                        new GoneOwners(probe, sleeper, clock, Duration.ofMillis(100), GoneOwners.GAP));
             }
             return setup;
         }

@@ -1,7 +1,6 @@
 package io.standby.slot.internal;
 
 import io.standby.slot.NodeId;
-
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;

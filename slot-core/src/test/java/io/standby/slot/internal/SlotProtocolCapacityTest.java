@@ -1,36 +1,36 @@
 package io.standby.slot.internal;
 
+import static io.standby.slot.internal.OwnerProbe.Result.ACCEPTED;
+import static io.standby.slot.internal.OwnerProbe.Result.REFUSED;
+import static io.standby.slot.internal.ProtocolFixture.A;
+import static io.standby.slot.internal.ProtocolFixture.B;
+import static io.standby.slot.internal.ProtocolFixture.C;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Updates;
 import io.standby.slot.Lease;
-import io.standby.slot.ManualClock;
 import io.standby.slot.NodeId;
 import io.standby.slot.SlotTiming;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
-
+import io.standby.slot.testing.ManualClock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Date;
 import java.util.List;
-
-import static io.standby.slot.internal.ProtocolFixture.A;
-import static io.standby.slot.internal.ProtocolFixture.B;
-import static io.standby.slot.internal.ProtocolFixture.C;
-import static io.standby.slot.internal.OwnerProbe.Result.ACCEPTED;
-import static io.standby.slot.internal.OwnerProbe.Result.REFUSED;
-import static org.junit.jupiter.api.Assertions.assertEquals;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * A node never holds more than its {@code maxSlots}, by whichever path a slot comes to it: a claim of a
- * free or expired slot, or a take-over from an owner found gone (fast failover). Heartbeat ages are set
- * by writing the slot documents; connects are scripted.
+ * A node never holds more than its {@code maxSlots}, by whichever path a slot comes to it: a claim of a free or expired
+ * slot, or a take-over from an owner found gone (fast failover). Heartbeat ages are set by writing the slot documents;
+ * connects are scripted.
  */
 class SlotProtocolCapacityTest {
 
     /** Late at 4 s; a lease long enough that a late slot never expires while a test runs on a loaded machine. */
-    private static final SlotTiming TIMING = SlotTiming.of(Duration.ofSeconds(2), Duration.ofSeconds(30), Duration.ofSeconds(1));
+    private static final SlotTiming TIMING =
+            SlotTiming.of(Duration.ofSeconds(2), Duration.ofSeconds(30), Duration.ofSeconds(1));
 
     @RegisterExtension
     final ProtocolFixture protocol = new ProtocolFixture(TIMING);
@@ -40,12 +40,20 @@ class SlotProtocolCapacityTest {
     private final ScriptedProbe probe = new ScriptedProbe();
 
     private SlotProtocol node(NodeId id, int maxSlots) {
-        return protocol.node(id).maxSlots(maxSlots).bound().sleeper(sleeps::add).fastFailover(probe).build();
+        return protocol.node(id)
+                .maxSlots(maxSlots)
+                .bound()
+                .sleeper(sleeps::add)
+                .fastFailover(probe)
+                .build();
     }
 
     private void lateHeartbeats(String... ids) {
         for (String id : ids) {
-            protocol.slots().updateOne(Filters.eq("_id", id), Updates.set("time", Date.from(Instant.now().minusSeconds(5))));
+            protocol.slots()
+                    .updateOne(
+                            Filters.eq("_id", id),
+                            Updates.set("time", Date.from(Instant.now().minusSeconds(5))));
         }
     }
 
@@ -72,9 +80,18 @@ class SlotProtocolCapacityTest {
 
         assertEquals(1, b.poll());
         assertEquals(1, held(b).size());
-        assertEquals(1, protocol.store().readAll().stream().filter(s -> B.equals(s.owner())).count(), "one slot taken, one left to others");
+        assertEquals(
+                1,
+                protocol.store().readAll().stream()
+                        .filter(s -> B.equals(s.owner()))
+                        .count(),
+                "one slot taken, one left to others");
         assertEquals(0, b.poll(), "and none at the next poll");
-        assertEquals(1, protocol.store().readAll().stream().filter(s -> B.equals(s.owner())).count());
+        assertEquals(
+                1,
+                protocol.store().readAll().stream()
+                        .filter(s -> B.equals(s.owner()))
+                        .count());
     }
 
     /** A, then B, room for one each, claim one of two slots each, with the probe as the test scripted it. */
@@ -115,7 +132,11 @@ class SlotProtocolCapacityTest {
         assertEquals(2, a.poll());
         assertEquals(0, a.poll());
         assertEquals(2, held(a).size());
-        assertEquals(2, protocol.store().readAll().stream().filter(s -> A.equals(s.owner())).count());
+        assertEquals(
+                2,
+                protocol.store().readAll().stream()
+                        .filter(s -> A.equals(s.owner()))
+                        .count());
     }
 
     @Test

@@ -1,30 +1,29 @@
 package io.standby.slot.internal;
 
+import static io.standby.slot.internal.ProtocolFixture.A;
+import static io.standby.slot.internal.ProtocolFixture.B;
+import static io.standby.slot.internal.ProtocolFixture.TIMING;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.standby.slot.ClaimCounts;
-import io.standby.slot.ManualClock;
 import io.standby.slot.NodeConfig;
 import io.standby.slot.NodeId;
 import io.standby.slot.SlotView;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
-
+import io.standby.slot.testing.ManualClock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalLong;
-
-import static io.standby.slot.internal.ProtocolFixture.TIMING;
-import static io.standby.slot.internal.ProtocolFixture.A;
-import static io.standby.slot.internal.ProtocolFixture.B;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * How a node claims, and what it reports of each claim: won, lost to another node, or failed with no
- * answer; a claim whose answer was lost is taken back at the next poll; a take-over reports how long the
- * slot went unserved. Driven with a hand-moved clock against the real wire server; the server's view of a
- * heartbeat's age is set by writing the slot document.
+ * How a node claims, and what it reports of each claim: won, lost to another node, or failed with no answer; a claim
+ * whose answer was lost is taken back at the next poll; a take-over reports how long the slot went unserved. Driven
+ * with a hand-moved clock against the real wire server; the server's view of a heartbeat's age is set by writing the
+ * slot document.
  */
 class SlotProtocolClaimTest {
 
@@ -41,7 +40,12 @@ class SlotProtocolClaimTest {
     }
 
     private SlotProtocol node(SlotStore on, NodeId id, int maxSlots, EveryEvent events) {
-        return protocol.node(id).on(on).maxSlots(maxSlots).listener(events).sleeper(sleeps::add).build();
+        return protocol.node(id)
+                .on(on)
+                .maxSlots(maxSlots)
+                .listener(events)
+                .sleeper(sleeps::add)
+                .build();
     }
 
     /** A, on {@code failing}, over one new slot: its first poll claims nothing. */
@@ -84,7 +88,10 @@ class SlotProtocolClaimTest {
         SlotProtocol a = node(slowAndLate, A, 10, new EveryEvent());
 
         assertEquals(0, a.poll());
-        assertEquals(4, tries.get(), "claims sent at 0, 300, 600 and 900 ms after the read; at 1,200 ms the read is over a poll old");
+        assertEquals(
+                4,
+                tries.get(),
+                "claims sent at 0, 300, 600 and 900 ms after the read; at 1,200 ms the read is over a poll old");
         assertEquals(new ClaimCounts(0, 4, 0), a.claims());
         assertEquals(0, a.poll());
         assertEquals(8, tries.get(), "the next poll reads again and tries again");
@@ -126,12 +133,19 @@ class SlotProtocolClaimTest {
 
         assertEquals(1, b.poll());
 
-        assertEquals(List.of("claimed slot-0 WON", "acquired slot-0@2", "tookOver slot-0@2 from " + A + " EXPIRED: lease 5s expired"), eventsOfB.lines);
+        assertEquals(
+                List.of(
+                        "claimed slot-0 WON",
+                        "acquired slot-0@2",
+                        "tookOver slot-0@2 from " + A + " EXPIRED: lease 5s expired"),
+                eventsOfB.lines);
         Duration unowned = eventsOfB.unowned.getFirst();
         // The server's age at b's read (about 60 s), plus what b's clock says passed since that read (nothing here).
-        assertTrue(unowned.compareTo(Duration.ofSeconds(59)) >= 0 && unowned.compareTo(Duration.ofSeconds(120)) < 0,
+        assertTrue(
+                unowned.compareTo(Duration.ofSeconds(59)) >= 0 && unowned.compareTo(Duration.ofSeconds(120)) < 0,
                 "unserved since the last heartbeat: " + unowned);
-        assertEquals(List.of("claimed slot-0 WON", "acquired slot-0@1"), eventsOfA.lines, "a free slot is no take-over");
+        assertEquals(
+                List.of("claimed slot-0 WON", "acquired slot-0@1"), eventsOfA.lines, "a free slot is no take-over");
     }
 
     @Test
@@ -144,11 +158,14 @@ class SlotProtocolClaimTest {
         assertTrue(protocol.store().claim(protocol.slot("slot-0"), earlier));
         assertTrue(protocol.store().claim(protocol.slot("slot-1"), earlier));
         EveryEvent events = new EveryEvent();
-        SlotProtocol a = new SlotProtocol(ProtocolSetup.of(protocol.store(), config, clock, events).withSleeper(sleeps::add));
+        SlotProtocol a = new SlotProtocol(
+                ProtocolSetup.of(protocol.store(), config, clock, events).withSleeper(sleeps::add));
 
         assertEquals(1, a.poll());
 
-        assertEquals(List.of("slot-0"), a.leases().stream().map(io.standby.slot.Lease::slotId).toList());
+        assertEquals(
+                List.of("slot-0"),
+                a.leases().stream().map(io.standby.slot.Lease::slotId).toList());
         assertEquals(config.instance(), protocol.slot("slot-0").instance());
         assertTrue(protocol.slot("slot-1").released(), "released for a standby, not held");
         assertTrue(protocol.slot("slot-2").released(), "the free slot stays free: no room");
@@ -160,10 +177,13 @@ class SlotProtocolClaimTest {
     void aTakeBackThatFailsIsTriedAgainAtTheNextPoll() throws Exception {
         protocol.init(1);
         NodeConfig config = new NodeConfig(A, 1, TIMING, NodeConfig.newInstanceId(), true);
-        assertTrue(protocol.store().claim(protocol.slot("slot-0"), new SlotStore.Ownership(A, "earlier@" + config.host(), TIMING.lease())));
+        assertTrue(protocol.store()
+                .claim(
+                        protocol.slot("slot-0"),
+                        new SlotStore.Ownership(A, "earlier@" + config.host(), TIMING.lease())));
         FailingSlotStore failing = new FailingSlotStore(protocol.store()).fail(FailingSlotStore.Call.RECLAIM);
-        SlotProtocol a = new SlotProtocol(ProtocolSetup.of(failing, config, clock, new EveryEvent())
-                .withSleeper(sleeps::add));
+        SlotProtocol a = new SlotProtocol(
+                ProtocolSetup.of(failing, config, clock, new EveryEvent()).withSleeper(sleeps::add));
 
         assertEquals(0, a.poll());
         assertEquals("earlier@" + config.host(), protocol.slot("slot-0").instance());
@@ -171,7 +191,9 @@ class SlotProtocolClaimTest {
         failing.heal();
         assertEquals(1, a.poll());
         assertEquals(config.instance(), protocol.slot("slot-0").instance());
-        assertEquals(List.of("slot-0"), a.leases().stream().map(io.standby.slot.Lease::slotId).toList());
+        assertEquals(
+                List.of("slot-0"),
+                a.leases().stream().map(io.standby.slot.Lease::slotId).toList());
     }
 
     @Test

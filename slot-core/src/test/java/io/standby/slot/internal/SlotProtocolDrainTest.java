@@ -1,34 +1,33 @@
 package io.standby.slot.internal;
 
+import static io.standby.slot.internal.ProtocolFixture.A;
+import static io.standby.slot.internal.ProtocolFixture.B;
+import static io.standby.slot.internal.ProtocolFixture.TIMING;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Updates;
 import io.standby.slot.Lease;
-import io.standby.slot.ManualClock;
 import io.standby.slot.NodeConfig;
 import io.standby.slot.NodeId;
 import io.standby.slot.NodeState;
 import io.standby.slot.NodeTable;
 import io.standby.slot.SlotListener;
 import io.standby.slot.SlotView;
+import io.standby.slot.testing.ManualClock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import org.bson.Document;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import java.time.Instant;
-import java.util.ArrayList;
-import java.util.List;
-
-import static io.standby.slot.internal.ProtocolFixture.TIMING;
-import static io.standby.slot.internal.ProtocolFixture.A;
-import static io.standby.slot.internal.ProtocolFixture.B;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
 /**
- * Whose drain a drain request is: the instance it names, and only a node that takes part in a membership
- * (without a registry no room can be judged). A drained node is one that was asked to drain and has seen
- * its last slot taken; a node never asked is never drained, however few slots it holds.
+ * Whose drain a drain request is: the instance it names, and only a node that takes part in a membership (without a
+ * registry no room can be judged). A drained node is one that was asked to drain and has seen its last slot taken; a
+ * node never asked is never drained, however few slots it holds.
  */
 class SlotProtocolDrainTest {
 
@@ -38,7 +37,11 @@ class SlotProtocolDrainTest {
     private final ManualClock clock = protocol.clock();
 
     private SlotProtocol member(NodeId id, int maxSlots, String instance, boolean bound) {
-        return protocol.member(id).maxSlots(maxSlots).instance(instance).bound(bound).build();
+        return protocol.member(id)
+                .maxSlots(maxSlots)
+                .instance(instance)
+                .bound(bound)
+                .build();
     }
 
     private SlotProtocol member(NodeId id, int maxSlots) {
@@ -91,18 +94,23 @@ class SlotProtocolDrainTest {
         SlotListener listener = new SlotListener() {
             @Override
             public void releasing(Lease lease) {
-                registry.readAll().stream().filter(node -> node.id().equals(A)).forEach(node -> registeredWhenReleasing.add(node.state()));
+                registry.readAll().stream()
+                        .filter(node -> node.id().equals(A))
+                        .forEach(node -> registeredWhenReleasing.add(node.state()));
             }
         };
         SlotProtocol a = protocol.node(A).listener(listener).member(registry).build();
         SlotProtocol b = standbyBeside(a);
         // Asked on its slot only, so that the poll that sees the request is the one that releases.
-        assertEquals(1, protocol.store().markDrain(A, SlotView.Drain.asked(a.config().instance())));
+        assertEquals(
+                1, protocol.store().markDrain(A, SlotView.Drain.asked(a.config().instance())));
 
         a.poll();
 
         assertTrue(protocol.slot("slot-0").released(), "handed over in the poll that saw the request");
-        assertEquals(List.of(NodeState.DRAINING), registeredWhenReleasing,
+        assertEquals(
+                List.of(NodeState.DRAINING),
+                registeredWhenReleasing,
                 "a standby planning meanwhile must not count the draining node as a place for the slot");
     }
 
@@ -125,7 +133,10 @@ class SlotProtocolDrainTest {
         protocol.init(1);
         SlotProtocol before = member(A, 1, NodeConfig.newInstanceId(), true);
         SlotProtocol standby = standbyBeside(before);
-        assertEquals(1, protocol.store().markDrain(A, SlotView.Drain.forced(before.config().instance())));
+        assertEquals(
+                1,
+                protocol.store()
+                        .markDrain(A, SlotView.Drain.forced(before.config().instance())));
 
         // The process dies before it sees the request; its restart binds the address and takes its slot back.
         SlotProtocol after = member(A, 1, NodeConfig.newInstanceId(), true);
@@ -144,8 +155,10 @@ class SlotProtocolDrainTest {
         protocol.init(1);
         SlotProtocol a = protocol.node(A).build();
         assertEquals(1, a.poll());
-        protocol.slots().updateOne(Filters.eq("_id", "slot-0"),
-                Updates.set("drain", new Document("instance", a.config().instance()).append("force", true)));
+        protocol.slots()
+                .updateOne(
+                        Filters.eq("_id", "slot-0"),
+                        Updates.set("drain", new Document("instance", a.config().instance()).append("force", true)));
 
         a.poll();
 

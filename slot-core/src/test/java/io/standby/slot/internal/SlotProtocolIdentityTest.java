@@ -1,27 +1,27 @@
 package io.standby.slot.internal;
 
-import io.standby.slot.ManualClock;
-import io.standby.slot.SlotTiming;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
-
-import java.time.Duration;
-import java.util.List;
-import java.util.Optional;
-
-import static io.standby.slot.internal.ProtocolFixture.A;
 import static io.standby.slot.internal.OwnerProbe.Result.ACCEPTED;
 import static io.standby.slot.internal.OwnerProbe.Result.REFUSED;
+import static io.standby.slot.internal.ProtocolFixture.A;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.standby.slot.SlotTiming;
+import io.standby.slot.testing.ManualClock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
 /**
- * A lost identity is lost for good: once a node's own address refused connects after accepting them, every
- * later check says so with the same reason, without probing again, and the node never claims again.
+ * A lost identity is lost for good: once a node's own address refused connects after accepting them, every later check
+ * says so with the same reason, without probing again, and the node never claims again.
  */
 class SlotProtocolIdentityTest {
 
-    private static final SlotTiming TIMING = SlotTiming.of(Duration.ofSeconds(2), Duration.ofSeconds(10), Duration.ofSeconds(1));
+    private static final SlotTiming TIMING =
+            SlotTiming.of(Duration.ofSeconds(2), Duration.ofSeconds(10), Duration.ofSeconds(1));
 
     @RegisterExtension
     final ProtocolFixture protocol = new ProtocolFixture(TIMING);
@@ -31,7 +31,11 @@ class SlotProtocolIdentityTest {
         protocol.init(1);
         ManualClock clock = protocol.clock();
         ScriptedProbe probe = new ScriptedProbe().then(A, ACCEPTED, REFUSED).always(A, ACCEPTED);
-        SlotProtocol a = protocol.node(A).bound().on(new MongoSlotStore(protocol.db())).fastFailover(probe).build();
+        SlotProtocol a = protocol.node(A)
+                .bound()
+                .on(new MongoSlotStore(protocol.db()))
+                .fastFailover(probe)
+                .build();
         assertEquals(1, a.poll());
         assertEquals(Optional.empty(), a.checkIdentity());
         String reason = a.checkIdentity().orElseThrow();
@@ -43,6 +47,8 @@ class SlotProtocolIdentityTest {
         clock.tick(TIMING.poll());
         a.poll();
         assertEquals(List.of(), a.leases());
-        assertTrue(new MongoSlotStore(protocol.db()).read("slot-0").orElseThrow().owner() == null, "the fenced slot handed back, not claimed again");
+        assertTrue(
+                new MongoSlotStore(protocol.db()).read("slot-0").orElseThrow().owner() == null,
+                "the fenced slot handed back, not claimed again");
     }
 }

@@ -1,30 +1,28 @@
 package io.standby.slot.internal;
 
-import io.standby.slot.ManualClock;
-import io.standby.slot.NodeState;
-import io.standby.slot.NodeView;
-import io.standby.slot.SlotTiming;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
-
-import com.mongodb.client.model.Filters;
-import com.mongodb.client.model.Updates;
-
-import java.time.Duration;
-import java.time.Instant;
-import java.util.Date;
-import java.util.ArrayList;
-import java.util.List;
-
 import static io.standby.slot.internal.ProtocolFixture.A;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import com.mongodb.client.model.Filters;
+import com.mongodb.client.model.Updates;
+import io.standby.slot.NodeState;
+import io.standby.slot.NodeView;
+import io.standby.slot.SlotTiming;
+import io.standby.slot.testing.ManualClock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Date;
+import java.util.List;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
 /**
- * Joining the cluster: a node with a membership writes itself into the registry before its first claim
- * and lets the nodes starting with it register too, for half a poll but never more than 250 ms, once; a
- * node without one waits for nobody. A join that cannot read the slots goes on.
+ * Joining the cluster: a node with a membership writes itself into the registry before its first claim and lets the
+ * nodes starting with it register too, for half a poll but never more than 250 ms, once; a node without one waits for
+ * nobody. A join that cannot read the slots goes on.
  */
 class SlotProtocolJoinTest {
 
@@ -42,7 +40,12 @@ class SlotProtocolJoinTest {
     }
 
     private SlotProtocol member(SlotStore on, SlotTiming timing) {
-        return protocol.node(A).timing(timing).on(on).sleeper(sleeps::add).member(registry).build();
+        return protocol.node(A)
+                .timing(timing)
+                .on(on)
+                .sleeper(sleeps::add)
+                .member(registry)
+                .build();
     }
 
     private static SlotTiming poll(Duration poll) {
@@ -87,14 +90,26 @@ class SlotProtocolJoinTest {
 
     @Test
     void aJoinGoesOnWhenTheLeaseHeldUnderItsIdentityElsewhereHasRunOut() throws Exception {
-        SlotProtocol hostA = protocol.node(A).timing(poll(Duration.ofSeconds(1))).instance("1-aaaa@host-a:1111:1").sleeper(sleeps::add).build();
+        SlotProtocol hostA = protocol.node(A)
+                .timing(poll(Duration.ofSeconds(1)))
+                .instance("1-aaaa@host-a:1111:1")
+                .sleeper(sleeps::add)
+                .build();
         assertEquals(1, hostA.poll());
-        SlotProtocol hostB = protocol.node(A).timing(poll(Duration.ofSeconds(1))).instance("2-bbbb@host-b:2222:1").sleeper(sleeps::add).build();
+        SlotProtocol hostB = protocol.node(A)
+                .timing(poll(Duration.ofSeconds(1)))
+                .instance("2-bbbb@host-b:2222:1")
+                .sleeper(sleeps::add)
+                .build();
         assertThrows(IllegalStateException.class, hostB::join, "a live lease of another host under this identity");
 
         // Host a's process died long ago: its lease ran out by the server's clock.
-        protocol.db().database().getCollection("slots").updateOne(Filters.eq("_id", "slot-0"),
-                Updates.set("time", Date.from(Instant.now().minusSeconds(60))));
+        protocol.db()
+                .database()
+                .getCollection("slots")
+                .updateOne(
+                        Filters.eq("_id", "slot-0"),
+                        Updates.set("time", Date.from(Instant.now().minusSeconds(60))));
 
         hostB.join();
         assertEquals(0, hostB.poll());
@@ -104,7 +119,10 @@ class SlotProtocolJoinTest {
 
     @Test
     void aNodeWithoutAMembershipWaitsForNobody() throws Exception {
-        SlotProtocol a = protocol.node(A).timing(poll(Duration.ofSeconds(1))).sleeper(sleeps::add).build();
+        SlotProtocol a = protocol.node(A)
+                .timing(poll(Duration.ofSeconds(1)))
+                .sleeper(sleeps::add)
+                .build();
 
         a.join();
         assertEquals(1, a.poll());

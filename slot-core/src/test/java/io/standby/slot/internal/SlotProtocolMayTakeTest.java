@@ -1,35 +1,34 @@
 package io.standby.slot.internal;
 
-import com.mongodb.client.model.Filters;
-import com.mongodb.client.model.Updates;
-import io.standby.slot.ManualClock;
-import io.standby.slot.NodeId;
-import io.standby.slot.SlotTiming;
-import io.standby.slot.SlotView;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
-
-import java.time.Duration;
-import java.time.Instant;
-import java.util.Date;
-
 import static io.standby.slot.internal.ProtocolFixture.A;
 import static io.standby.slot.internal.ProtocolFixture.B;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.mongodb.client.model.Filters;
+import com.mongodb.client.model.Updates;
+import io.standby.slot.NodeId;
+import io.standby.slot.SlotTiming;
+import io.standby.slot.SlotView;
+import io.standby.slot.testing.ManualClock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Date;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
 /**
- * {@link SlotProtocol#mayTake}, the predicate the simulation's safety invariant rests on (no node may be
- * able to take a slot whose owner's robots still run): a node may take a slot it does not hold if its
- * own earlier process holds it and binding proved that process gone, if the lease ran out by the
- * server's clock and this node waited it out on its own, or, with fast failover, if the owner is late by
- * its own mark and this node watched it that long.
+ * {@link SlotProtocol#mayTake}, the predicate the simulation's safety invariant rests on (no node may be able to take a
+ * slot whose owner's robots still run): a node may take a slot it does not hold if its own earlier process holds it and
+ * binding proved that process gone, if the lease ran out by the server's clock and this node waited it out on its own,
+ * or, with fast failover, if the owner is late by its own mark and this node watched it that long.
  */
 class SlotProtocolMayTakeTest {
 
     /** Late at 4 s; a lease long enough that a late slot never expires while a test runs on a loaded machine. */
-    private static final SlotTiming TIMING = SlotTiming.of(Duration.ofSeconds(2), Duration.ofSeconds(30), Duration.ofSeconds(1));
+    private static final SlotTiming TIMING =
+            SlotTiming.of(Duration.ofSeconds(2), Duration.ofSeconds(30), Duration.ofSeconds(1));
 
     @RegisterExtension
     final ProtocolFixture protocol = new ProtocolFixture(TIMING);
@@ -51,7 +50,10 @@ class SlotProtocolMayTakeTest {
     }
 
     private void heartbeatAgo(Duration ago) {
-        protocol.slots().updateOne(Filters.eq("_id", "slot-0"), Updates.set("time", Date.from(Instant.now().minus(ago))));
+        protocol.slots()
+                .updateOne(
+                        Filters.eq("_id", "slot-0"),
+                        Updates.set("time", Date.from(Instant.now().minus(ago))));
     }
 
     @Test
@@ -79,7 +81,10 @@ class SlotProtocolMayTakeTest {
         a.renewAll();
         heartbeatAgo(Duration.ofMinutes(5));
         b.poll();
-        assertFalse(b.mayTake(slot()), "expired by the server's clock, but b has watched neither this version nor its owner's beat for a lease");
+        assertFalse(
+                b.mayTake(slot()),
+                "expired by the server's clock, "
+                        + "but b has watched neither this version nor its owner's beat for a lease");
         clock.tick(TIMING.lease());
         assertTrue(b.mayTake(slot()));
     }

@@ -1,24 +1,23 @@
 package io.standby.slot.internal;
 
-import io.standby.slot.ManualClock;
+import static io.standby.slot.internal.ProtocolFixture.A;
+import static io.standby.slot.internal.ProtocolFixture.TIMING;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
 import io.standby.slot.NodeConfig;
 import io.standby.slot.NodeId;
 import io.standby.slot.SlotTable;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
-
+import io.standby.slot.testing.ManualClock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
-
-import static io.standby.slot.internal.ProtocolFixture.TIMING;
-import static io.standby.slot.internal.ProtocolFixture.A;
-import static org.junit.jupiter.api.Assertions.assertEquals;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * What a member plans its claims with: itself, even when the registry does not list it (the registry only
- * helps), and its own room, which the slots a twin holds under its ip:port on another host do not take.
- * A slot the plan gives to this node is claimed at once; any other only after a head start.
+ * What a member plans its claims with: itself, even when the registry does not list it (the registry only helps), and
+ * its own room, which the slots a twin holds under its ip:port on another host do not take. A slot the plan gives to
+ * this node is claimed at once; any other only after a head start.
  */
 class SlotProtocolPlanTest {
 
@@ -54,7 +53,9 @@ class SlotProtocolPlanTest {
         assertEquals(1, registry.readAll().size(), "the registry still lists the other node only");
     }
 
-    /** The registry, except that this node's own writes are refused, as when the nodes collection is read-only to it. */
+    /**
+     * The registry, except that this node's own writes are refused, as when the nodes collection is read-only to it.
+     */
     private static NodeRegistry refusingWrites(MongoNodeRegistry registry) {
         return new ForwardingNodeRegistry(registry) {
             @Override
@@ -73,8 +74,12 @@ class SlotProtocolPlanTest {
         SlotProtocol hostB = member(protocol.registry(), "2-bbbb@host-b:2222:1");
 
         assertEquals(1, hostB.poll(), "planned for itself and claimed at once, not after a head start");
-        assertEquals("2-bbbb@host-b:2222:1",
-                protocol.store().readAll().stream().filter(s -> !s.id().equals(hostA.leases().getFirst().slotId())).findFirst().orElseThrow()
+        assertEquals(
+                "2-bbbb@host-b:2222:1",
+                protocol.store().readAll().stream()
+                        .filter(s -> !s.id().equals(hostA.leases().getFirst().slotId()))
+                        .findFirst()
+                        .orElseThrow()
                         .instance());
     }
 
@@ -100,7 +105,8 @@ class SlotProtocolPlanTest {
         assertEquals(true, new SlotTable(protocol.db()).forceRelease("slot-1").isPresent());
         a.renewAll();
         clock.tick(TIMING.poll());
-        assertEquals(0, a.poll(), "the planned node gets its head start from now, as if the slot had just become claimable");
+        assertEquals(
+                0, a.poll(), "the planned node gets its head start from now, as if the slot had just become claimable");
         clock.tick(TIMING.poll().dividedBy(2));
         assertEquals(1, a.poll());
         assertEquals(A, protocol.store().read("slot-0").orElseThrow().owner());
@@ -114,8 +120,12 @@ class SlotProtocolPlanTest {
         assertEquals(0, a.poll(), "slot-0 is the other node's to take first");
 
         // The other node takes it within its head start, then dies: its lease runs out.
-        assertEquals(true, protocol.store().claim(protocol.store().read("slot-0").orElseThrow(),
-                new SlotStore.Ownership(ghost, "1-g@elsewhere", TIMING.lease())));
+        assertEquals(
+                true,
+                protocol.store()
+                        .claim(
+                                protocol.store().read("slot-0").orElseThrow(),
+                                new SlotStore.Ownership(ghost, "1-g@elsewhere", TIMING.lease())));
         clock.tick(TIMING.poll());
         assertEquals(0, a.poll());
         protocol.heartbeatAgo("slot-0", Duration.ofSeconds(60));

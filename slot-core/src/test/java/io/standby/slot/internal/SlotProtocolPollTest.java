@@ -1,32 +1,31 @@
 package io.standby.slot.internal;
 
+import static io.standby.slot.internal.ProtocolFixture.A;
+import static io.standby.slot.internal.ProtocolFixture.B;
+import static io.standby.slot.internal.ProtocolFixture.TIMING;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Updates;
 import io.standby.slot.Lease;
-import io.standby.slot.ManualClock;
 import io.standby.slot.NodeId;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
-
+import io.standby.slot.testing.ManualClock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Date;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-
-import static io.standby.slot.internal.ProtocolFixture.TIMING;
-import static io.standby.slot.internal.ProtocolFixture.A;
-import static io.standby.slot.internal.ProtocolFixture.B;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * A poll that reads the owner documents and only the slots that may concern the standby: its size does not
- * grow with the slots live owners hold, and a dead owner's slot is still taken at its lease, the own-clock
- * wait counted from the owner document's last beat, not from the late read of the slot. Server ages are set
- * up by writing the documents' times, never by sleeping; the standby's own clock is a hand clock.
+ * A poll that reads the owner documents and only the slots that may concern the standby: its size does not grow with
+ * the slots live owners hold, and a dead owner's slot is still taken at its lease, the own-clock wait counted from the
+ * owner document's last beat, not from the late read of the slot. Server ages are set up by writing the documents'
+ * times, never by sleeping; the standby's own clock is a hand clock.
  */
 class SlotProtocolPollTest {
 
@@ -58,11 +57,15 @@ class SlotProtocolPollTest {
         });
     }
 
-    /** The owner went quiet {@code ago}: its slots' heartbeats and its document's last beat are that old by the server's clock. */
+    /**
+     * The owner went quiet {@code ago}: its slots' heartbeats and its document's last beat are that old by the server's
+     * clock.
+     */
     private void ownerQuietFor(Duration ago, String... slotIds) {
         Date then = Date.from(Instant.now().minus(ago));
         protocol.slots().updateMany(Filters.in("_id", List.of(slotIds)), Updates.set("time", then));
-        protocol.slots().updateMany(Filters.gte("_id", OwnerDocRules.OWNER_PREFIX), Updates.set(OwnerDocRules.AT, then));
+        protocol.slots()
+                .updateMany(Filters.gte("_id", OwnerDocRules.OWNER_PREFIX), Updates.set(OwnerDocRules.AT, then));
     }
 
     /** A owns all of {@code slots} new slots and has renewed them once. */
@@ -85,7 +88,8 @@ class SlotProtocolPollTest {
             owner.renewAll();
         }
 
-        assertEquals(List.of(0, 0, 0, 0, 0), standbyReads, "no poll reads a slot of a live owner, the first one included");
+        assertEquals(
+                List.of(0, 0, 0, 0, 0), standbyReads, "no poll reads a slot of a live owner, the first one included");
         assertEquals(50, owner.leases().size());
     }
 
@@ -105,7 +109,10 @@ class SlotProtocolPollTest {
         assertEquals(0, standby.poll());
         ownerQuietFor(TIMING.lease().plusSeconds(1), "slot-0");
         clock.tick(TIMING.lease().minus(TIMING.poll()).minusMillis(1));
-        assertEquals(0, standby.poll(), "expired by the server's clock, but the document has not stood still for a lease on the standby's");
+        assertEquals(
+                0,
+                standby.poll(),
+                "expired by the server's clock, but the document has not stood still for a lease on the standby's");
         clock.tick(Duration.ofMillis(1));
 
         assertEquals(1, standby.poll(), "a lease after the document's last beat, on the standby's own clock");
@@ -118,7 +125,8 @@ class SlotProtocolPollTest {
     void aSlotWhoseOwnerWritesNoDocumentIsWatchedItselfForALeaseFromItsFirstRead() throws Exception {
         SlotProtocol owner = ownerOfAll(1);
         // As a node of an earlier version: its slot renewed, no owner document.
-        protocol.store().removeOwner(OwnerDocRules.ownerId(A, protocol.slot("slot-0").instance()));
+        protocol.store()
+                .removeOwner(OwnerDocRules.ownerId(A, protocol.slot("slot-0").instance()));
         SlotProtocol standby = standby();
         standby.poll();
         standbyReads.clear();
@@ -136,11 +144,12 @@ class SlotProtocolPollTest {
     }
 
     /** The slots held by a process of another node, whose owner document the standby's first poll sees. */
-    private static final SlotStore.Ownership EARLIER = new SlotStore.Ownership(new NodeId("127.0.0.1", 7009), "z", TIMING.lease());
+    private static final SlotStore.Ownership EARLIER =
+            new SlotStore.Ownership(new NodeId("127.0.0.1", 7009), "z", TIMING.lease());
 
     /**
-     * The standby's first poll while an earlier owner holds the slots (it reads that owner's document, and so
-     * learns the server's time); that owner then lets them go.
+     * The standby's first poll while an earlier owner holds the slots (it reads that owner's document, and so learns
+     * the server's time); that owner then lets them go.
      */
     private SlotProtocol standbyAfterAnEarlierOwner(String... slotIds) throws InterruptedException {
         for (String id : slotIds) {
@@ -196,7 +205,10 @@ class SlotProtocolPollTest {
         clock.tick(TIMING.poll());
         documentFails.set(true);
         assertEquals(1, owner.poll());
-        long documentBeat = protocol.store().poll(A, Instant.EPOCH, FreeShare.ALL).beats().get(OwnerDocRules.ownerId(A, owner.config().instance()));
+        long documentBeat = protocol.store()
+                .poll(A, Instant.EPOCH, FreeShare.ALL)
+                .beats()
+                .get(OwnerDocRules.ownerId(A, owner.config().instance()));
         assertTrue(protocol.slot("slot-1").beat() > documentBeat, "a beat of its own");
         assertEquals(0, standby.poll());
         ownerQuietFor(TIMING.lease().plusSeconds(1), "slot-0", "slot-1");
@@ -231,7 +243,9 @@ class SlotProtocolPollTest {
         clock.tick(valid.minus(answer).minusMillis(1));
         assertTrue(lease.isValid());
         clock.tick(Duration.ofMillis(1));
-        assertFalse(lease.isValid(), "a standby may count from the document's beat, written 300 ms before the claim was sent");
+        assertFalse(
+                lease.isValid(),
+                "a standby may count from the document's beat, written 300 ms before the claim was sent");
     }
 
     @Test
@@ -264,6 +278,9 @@ class SlotProtocolPollTest {
     }
 
     private List<String> ownerDocs() {
-        return protocol.store().poll(B, Instant.EPOCH, FreeShare.ALL).owners().stream().map(o -> OwnerDocRules.ownerId(o.node(), o.instance())).sorted().toList();
+        return protocol.store().poll(B, Instant.EPOCH, FreeShare.ALL).owners().stream()
+                .map(o -> OwnerDocRules.ownerId(o.node(), o.instance()))
+                .sorted()
+                .toList();
     }
 }

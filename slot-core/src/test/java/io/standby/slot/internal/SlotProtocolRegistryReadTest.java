@@ -1,22 +1,21 @@
 package io.standby.slot.internal;
 
-import io.standby.slot.ManualClock;
+import static io.standby.slot.internal.ProtocolFixture.A;
+import static io.standby.slot.internal.ProtocolFixture.B;
+import static io.standby.slot.internal.ProtocolFixture.TIMING;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
 import io.standby.slot.NodeId;
+import io.standby.slot.testing.ManualClock;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import java.util.List;
-
-import static io.standby.slot.internal.ProtocolFixture.TIMING;
-import static io.standby.slot.internal.ProtocolFixture.A;
-import static io.standby.slot.internal.ProtocolFixture.B;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-
 /**
- * When a member reads the registry: right before the slots whenever it may claim (a plan is only stable
- * if the slot table it uses is no older than the registry), and not at all while it cannot claim, being
- * full or on its way out. A slot that became claimable without warning (a graceful release) is planned
- * from a registry read after it, then the slots again. The reads are seen as the server sees them.
+ * When a member reads the registry: right before the slots whenever it may claim (a plan is only stable if the slot
+ * table it uses is no older than the registry), and not at all while it cannot claim, being full or on its way out. A
+ * slot that became claimable without warning (a graceful release) is planned from a registry read after it, then the
+ * slots again. The reads are seen as the server sees them.
  */
 class SlotProtocolRegistryReadTest {
 
@@ -27,7 +26,11 @@ class SlotProtocolRegistryReadTest {
 
     /** A member whose reads are recorded. */
     private SlotProtocol watchedMember(NodeId id, int maxSlots) {
-        return protocol.node(id).maxSlots(maxSlots).on(new MongoSlotStore(protocol.watched())).member(new MongoNodeRegistry(protocol.watched().database())).build();
+        return protocol.node(id)
+                .maxSlots(maxSlots)
+                .on(new MongoSlotStore(protocol.watched()))
+                .member(new MongoNodeRegistry(protocol.watched().database()))
+                .build();
     }
 
     private SlotProtocol member(NodeId id, int maxSlots) {
@@ -58,7 +61,8 @@ class SlotProtocolRegistryReadTest {
         SlotProtocol a = watchedMember(A, 1);
         assertEquals(1, a.poll());
         quiet(a);
-        assertEquals(1, protocol.store().readAll().stream().filter(s -> s.expired()).count(), "the other slot is free");
+        assertEquals(
+                1, protocol.store().readAll().stream().filter(s -> s.expired()).count(), "the other slot is free");
 
         assertTheNextPollClaimsNothingAndReadsOnlyTheSlots(a);
     }
@@ -89,7 +93,9 @@ class SlotProtocolRegistryReadTest {
 
         clock.tick(TIMING.poll());
         assertEquals(1, b.poll(), "a released slot: claimed at the next poll");
-        assertEquals(List.of("slots", "nodes", "slots"), protocol.reads(),
+        assertEquals(
+                List.of("slots", "nodes", "slots"),
+                protocol.reads(),
                 "claimable without warning: the registry, then the slots again, before the plan");
     }
 }

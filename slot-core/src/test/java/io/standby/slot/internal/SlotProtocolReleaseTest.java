@@ -1,33 +1,33 @@
 package io.standby.slot.internal;
 
-import io.standby.slot.Lease;
-import io.standby.slot.ManualClock;
-import io.standby.slot.NodeState;
-import io.standby.slot.SlotTable;
-import io.standby.slot.SlotTiming;
-import io.standby.slot.SlotView;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
-
-import java.time.Duration;
-import java.time.Instant;
-import java.util.ArrayList;
-import java.util.List;
-
 import static io.standby.slot.internal.ProtocolFixture.A;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.standby.slot.Lease;
+import io.standby.slot.NodeState;
+import io.standby.slot.SlotTable;
+import io.standby.slot.SlotTiming;
+import io.standby.slot.SlotView;
+import io.standby.slot.testing.ManualClock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
 /**
- * A graceful stop: the node claims nothing more, its listener stops each slot's work while renewals go
- * on, then each slot is released for a standby to take at once. A lease that fenced itself meanwhile is
- * released all the same; a release with no answer leaves the slot to expire.
+ * A graceful stop: the node claims nothing more, its listener stops each slot's work while renewals go on, then each
+ * slot is released for a standby to take at once. A lease that fenced itself meanwhile is released all the same; a
+ * release with no answer leaves the slot to expire.
  */
 class SlotProtocolReleaseTest {
 
-    private static final SlotTiming TIMING = SlotTiming.of(Duration.ofSeconds(2), Duration.ofSeconds(10), Duration.ofSeconds(1));
+    private static final SlotTiming TIMING =
+            SlotTiming.of(Duration.ofSeconds(2), Duration.ofSeconds(10), Duration.ofSeconds(1));
 
     @RegisterExtension
     final ProtocolFixture protocol = new ProtocolFixture(TIMING);
@@ -43,12 +43,22 @@ class SlotProtocolReleaseTest {
     }
 
     private SlotProtocol owner(SlotStore on, int maxSlots) {
-        return protocol.node(A).maxSlots(maxSlots).on(on).listener(events).sleeper(sleeps::add).build();
+        return protocol.node(A)
+                .maxSlots(maxSlots)
+                .on(on)
+                .listener(events)
+                .sleeper(sleeps::add)
+                .build();
     }
 
     /** An owner with fast failover: it pauses its robots at its late point and resumes them on a timely renewal. */
     private SlotProtocol pausingOwner() {
-        return protocol.node(A).bound().listener(events).sleeper(sleeps::add).fastFailover(new ScriptedProbe()).build();
+        return protocol.node(A)
+                .bound()
+                .listener(events)
+                .sleeper(sleeps::add)
+                .fastFailover(new ScriptedProbe())
+                .build();
     }
 
     @Test
@@ -79,7 +89,9 @@ class SlotProtocolReleaseTest {
 
         a.releaseAll();
 
-        assertEquals(List.of("releasing slot-0@1", "lost slot-0@1 FENCED"), events.lines.subList(2, events.lines.size()),
+        assertEquals(
+                List.of("releasing slot-0@1", "lost slot-0@1 FENCED"),
+                events.lines.subList(2, events.lines.size()),
                 "one loss, the fence's");
         SlotView released = protocol.slot("slot-0");
         assertTrue(released.released(), "still this lease's in the database: released for the standby");
@@ -96,9 +108,13 @@ class SlotProtocolReleaseTest {
 
         a.releaseAll();
 
-        assertEquals(List.of("releasing slot-0@1", "lost slot-0@1 RELEASED"), events.lines.subList(2, events.lines.size()));
+        assertEquals(
+                List.of("releasing slot-0@1", "lost slot-0@1 RELEASED"), events.lines.subList(2, events.lines.size()));
         assertEquals(List.of(), a.leases());
-        assertEquals(a.config().instance(), protocol.slot("slot-0").instance(), "the slot becomes claimable when its lease expires");
+        assertEquals(
+                a.config().instance(),
+                protocol.slot("slot-0").instance(),
+                "the slot becomes claimable when its lease expires");
     }
 
     @Test
@@ -114,8 +130,10 @@ class SlotProtocolReleaseTest {
 
         a.releaseAll();
 
-        assertEquals(List.of("releasing slot-0@1", "renewed slot-0@1", "lost slot-0@1 RELEASED"),
-                events.lines.subList(3, events.lines.size()), "renewed, but the robots stay paused on the way out");
+        assertEquals(
+                List.of("releasing slot-0@1", "renewed slot-0@1", "lost slot-0@1 RELEASED"),
+                events.lines.subList(3, events.lines.size()),
+                "renewed, but the robots stay paused on the way out");
         assertNull(protocol.slot("slot-0").owner());
     }
 
@@ -139,12 +157,16 @@ class SlotProtocolReleaseTest {
         table.init(1);
         SlotProtocol a = owner(protocol.store(), 1);
         // A claim that landed but whose answer was lost; then the node stops claiming (a graceful stop began).
-        assertTrue(protocol.store().claim(protocol.slot("slot-0"), new SlotStore.Ownership(A, a.config().instance(), TIMING.lease())));
+        assertTrue(protocol.store()
+                .claim(
+                        protocol.slot("slot-0"),
+                        new SlotStore.Ownership(A, a.config().instance(), TIMING.lease())));
         a.stopClaiming();
 
         assertEquals(0, a.poll());
 
-        assertTrue(protocol.slot("slot-0").released(), "released for a standby rather than held by a node on its way out");
+        assertTrue(
+                protocol.slot("slot-0").released(), "released for a standby rather than held by a node on its way out");
         assertEquals(List.<Lease>of(), a.leases());
     }
 }

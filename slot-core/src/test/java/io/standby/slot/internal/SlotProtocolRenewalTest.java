@@ -1,34 +1,33 @@
 package io.standby.slot.internal;
 
+import static io.standby.slot.internal.ProtocolFixture.A;
+import static io.standby.slot.internal.ProtocolFixture.TIMING;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Updates;
 import io.standby.slot.Lease;
-import io.standby.slot.ManualClock;
 import io.standby.slot.SlotTable;
 import io.standby.slot.StandbyDatabase;
+import io.standby.slot.testing.ManualClock;
 import io.standby.testing.CommandLog;
 import io.standby.testing.TestMongo;
-import org.bson.BsonDocument;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
-
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
-
-import static io.standby.slot.internal.ProtocolFixture.TIMING;
-import static io.standby.slot.internal.ProtocolFixture.A;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.bson.BsonDocument;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * How an owner keeps its leases: every renewal is reported with its latency, a renewal with no answer
- * ends nothing (the fence deadline decides), a renewal that matches nothing ends the lease with the reason
- * the slot shows, and the listener hears of each held slot as the poll reads it, at the lease's own epoch
- * only. A lease that ended is no longer among the node's leases, even while the listener hears of the loss.
+ * How an owner keeps its leases: every renewal is reported with its latency, a renewal with no answer ends nothing (the
+ * fence deadline decides), a renewal that matches nothing ends the lease with the reason the slot shows, and the
+ * listener hears of each held slot as the poll reads it, at the lease's own epoch only. A lease that ended is no longer
+ * among the node's leases, even while the listener hears of the loss.
  */
 class SlotProtocolRenewalTest {
 
@@ -71,21 +70,33 @@ class SlotProtocolRenewalTest {
     void anOwnerRenewsAllItsSlotsInOneCommandAndLosesATakenOneInTheSameRound() throws Exception {
         protocol.init(20);
         CommandLog commands = new CommandLog();
-        try (StandbyDatabase watched = StandbyDatabase.connect(TestMongo.uri(), protocol.db().database().getName(),
-                Duration.ofSeconds(10), settings -> settings.addCommandListener(commands))) {
+        try (StandbyDatabase watched = StandbyDatabase.connect(
+                TestMongo.uri(),
+                protocol.db().database().getName(),
+                Duration.ofSeconds(10),
+                settings -> settings.addCommandListener(commands))) {
             SlotProtocol a = owner(new MongoSlotStore(watched), 20);
             assertEquals(20, a.poll());
             int before = commands.on("slots").size();
 
             a.renewAll();
-            assertEquals(List.of("update"), names(commands.on("slots").subList(before, commands.on("slots").size())),
+            assertEquals(
+                    List.of("update"),
+                    names(commands.on("slots")
+                            .subList(before, commands.on("slots").size())),
                     "one command for twenty slots");
             assertEquals(20, events.starting("renewed").size());
 
-            protocol.slots().updateOne(Filters.eq("_id", "slot-7"), Updates.combine(Updates.set("instance", "other"), Updates.inc("epoch", 1L)));
+            protocol.slots()
+                    .updateOne(
+                            Filters.eq("_id", "slot-7"),
+                            Updates.combine(Updates.set("instance", "other"), Updates.inc("epoch", 1L)));
             before = commands.on("slots").size();
             a.renewAll();
-            assertEquals(List.of("update", "aggregate"), names(commands.on("slots").subList(before, commands.on("slots").size())),
+            assertEquals(
+                    List.of("update", "aggregate"),
+                    names(commands.on("slots")
+                            .subList(before, commands.on("slots").size())),
                     "the renewal, and one read of the slots it did not match");
             assertEquals(List.of("lost slot-7@1 TAKEN"), events.starting("lost"));
             assertEquals(39, events.starting("renewed").size(), "the other nineteen renewed in the same round");
@@ -148,7 +159,9 @@ class SlotProtocolRenewalTest {
 
         a.renewAll();
 
-        assertEquals(List.of("lost slot-0@1 REVOKED", "lost slot-1@1 TAKEN"), events.starting("lost").stream().sorted().toList());
+        assertEquals(
+                List.of("lost slot-0@1 REVOKED", "lost slot-1@1 TAKEN"),
+                events.starting("lost").stream().sorted().toList());
     }
 
     @Test
@@ -160,10 +173,16 @@ class SlotProtocolRenewalTest {
         events.lines.clear();
 
         a.poll();
-        assertEquals(List.of("observed " + held + "@1 at epoch 1"), events.starting("observed"), "the other slot is not held");
+        assertEquals(
+                List.of("observed " + held + "@1 at epoch 1"),
+                events.starting("observed"),
+                "the other slot is not held");
 
         // Taken at a higher epoch under this node's feet: what the poll reads is not this lease's slot.
-        protocol.slots().updateOne(Filters.eq("_id", held), Updates.combine(Updates.set("instance", "other"), Updates.inc("epoch", 1L)));
+        protocol.slots()
+                .updateOne(
+                        Filters.eq("_id", held),
+                        Updates.combine(Updates.set("instance", "other"), Updates.inc("epoch", 1L)));
         events.lines.clear();
         a.poll();
         assertEquals(List.of(), events.starting("observed"));
@@ -186,7 +205,8 @@ class SlotProtocolRenewalTest {
         events.lines.clear();
         a.stopClaiming();
         a.poll();
-        assertEquals(List.of(), events.lines, "the fenced lease's slot, still this node's in the database, is not observed");
+        assertEquals(
+                List.of(), events.lines, "the fenced lease's slot, still this node's in the database, is not observed");
     }
 
     @Test

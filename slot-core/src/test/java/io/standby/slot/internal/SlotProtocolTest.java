@@ -1,10 +1,15 @@
 package io.standby.slot.internal;
 
+import static io.standby.slot.internal.ProtocolFixture.TIMING;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Updates;
 import io.standby.slot.Lease;
 import io.standby.slot.LossReason;
-import io.standby.slot.ManualClock;
 import io.standby.slot.MonotonicClock;
 import io.standby.slot.NodeConfig;
 import io.standby.slot.NodeId;
@@ -14,10 +19,7 @@ import io.standby.slot.RecordingListener.Event;
 import io.standby.slot.RecordingListener.Kind;
 import io.standby.slot.SlotTable;
 import io.standby.slot.SlotView;
-import org.bson.Document;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
-
+import io.standby.slot.testing.ManualClock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -25,17 +27,13 @@ import java.util.Date;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.IntStream;
-
-import static io.standby.slot.internal.ProtocolFixture.TIMING;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.bson.Document;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * The protocol's decisions, driven step by step with a hand-moved clock against the real wire server.
- * Facts the server judges by its own clock (a lease that expired) are set up by writing the slot
- * document, never by sleeping.
+ * The protocol's decisions, driven step by step with a hand-moved clock against the real wire server. Facts the server
+ * judges by its own clock (a lease that expired) are set up by writing the slot document, never by sleeping.
  */
 class SlotProtocolTest {
 
@@ -60,14 +58,22 @@ class SlotProtocolTest {
     }
 
     private SlotProtocol node(int port, int maxSlots, String instance, boolean addressBound) {
-        return protocol.node(new NodeId("127.0.0.1", port)).maxSlots(maxSlots).instance(instance).bound(addressBound)
-                .listener(new RecordingListener("n" + port, log)).sleeper(sleeps::add).build();
+        return protocol.node(new NodeId("127.0.0.1", port))
+                .maxSlots(maxSlots)
+                .instance(instance)
+                .bound(addressBound)
+                .listener(new RecordingListener("n" + port, log))
+                .sleeper(sleeps::add)
+                .build();
     }
 
     /** A node that writes itself into the registry and plans its claims from it. */
     private SlotProtocol member(int port, int maxSlots) {
-        return protocol.member(new NodeId("127.0.0.1", port)).maxSlots(maxSlots)
-                .listener(new RecordingListener("n" + port, log)).sleeper(sleeps::add).build();
+        return protocol.member(new NodeId("127.0.0.1", port))
+                .maxSlots(maxSlots)
+                .listener(new RecordingListener("n" + port, log))
+                .sleeper(sleeps::add)
+                .build();
     }
 
     /** Makes the server see the slot's last heartbeat as long past, as a dead owner would leave it. */
@@ -76,7 +82,10 @@ class SlotProtocolTest {
     }
 
     private void ageHeartbeat(String id, Duration ago) {
-        protocol.slots().updateOne(Filters.eq("_id", id), Updates.set("time", Date.from(Instant.now().minus(ago))));
+        protocol.slots()
+                .updateOne(
+                        Filters.eq("_id", id),
+                        Updates.set("time", Date.from(Instant.now().minus(ago))));
     }
 
     @Test
@@ -104,7 +113,11 @@ class SlotProtocolTest {
         assertEquals(0, a.poll());
 
         assertEquals(3, a.leases().size());
-        assertEquals(3, protocol.store().readAll().stream().filter(s -> s.owner() != null).count());
+        assertEquals(
+                3,
+                protocol.store().readAll().stream()
+                        .filter(s -> s.owner() != null)
+                        .count());
         assertEquals(List.of(), sleeps, "without a registry there is nobody to wait for");
         assertEquals(3, a.claims().won());
     }
@@ -134,8 +147,14 @@ class SlotProtocolTest {
     void howASlotChangesHandsIsRecordedWithTheServersTimesAndTheTakeoverGap() throws Exception {
         protocol.init(1);
         EventLog events = new EventLog(protocol.db().database()).start();
-        SlotProtocol a = protocol.node(new NodeId("127.0.0.1", 7001)).listener(new EventRecorder(events)).sleeper(sleeps::add).build();
-        SlotProtocol b = protocol.node(new NodeId("127.0.0.1", 7002)).listener(new EventRecorder(events)).sleeper(sleeps::add).build();
+        SlotProtocol a = protocol.node(new NodeId("127.0.0.1", 7001))
+                .listener(new EventRecorder(events))
+                .sleeper(sleeps::add)
+                .build();
+        SlotProtocol b = protocol.node(new NodeId("127.0.0.1", 7002))
+                .listener(new EventRecorder(events))
+                .sleeper(sleeps::add)
+                .build();
         assertEquals(1, a.poll());
         ageHeartbeat("slot-0");
         Instant lastHeartbeat = protocol.slot("slot-0").time();
@@ -146,17 +165,27 @@ class SlotProtocolTest {
         b.releaseAll();
         events.close(Duration.ofSeconds(10));
 
-        List<io.standby.slot.EventView> recorded = new io.standby.slot.EventTable(protocol.db()).list(null, null, null, null);
-        assertEquals(List.of("claimed 7001 1", "took-over 7002 2", "lost 7001 1", "released 7002 2"),
-                recorded.stream().map(e -> e.type() + " " + e.node().split(":")[1] + " " + e.epoch()).toList());
+        List<io.standby.slot.EventView> recorded =
+                new io.standby.slot.EventTable(protocol.db()).list(null, null, null, null);
+        assertEquals(
+                List.of("claimed 7001 1", "took-over 7002 2", "lost 7001 1", "released 7002 2"),
+                recorded.stream()
+                        .map(e -> e.type() + " " + e.node().split(":")[1] + " " + e.epoch())
+                        .toList());
         io.standby.slot.EventView takeover = recorded.get(1);
         assertEquals("127.0.0.1:7001", takeover.from());
         assertEquals(lastHeartbeat, takeover.heartbeat());
-        assertTrue(takeover.unowned().orElseThrow().compareTo(Duration.ofSeconds(59)) >= 0,
+        assertTrue(
+                takeover.unowned().orElseThrow().compareTo(Duration.ofSeconds(59)) >= 0,
                 "from the aged heartbeat to the claim, by the server's clock: " + takeover.unowned());
         assertEquals("taken", recorded.get(2).reason());
-        assertEquals(1, new io.standby.slot.EventTable(protocol.db()).list(null, "slot-0", null, takeover.time()).stream()
-                .filter(e -> e.type().equals("took-over")).count(), "a follow from the take-over's time sees it");
+        assertEquals(
+                1,
+                new io.standby.slot.EventTable(protocol.db())
+                        .list(null, "slot-0", null, takeover.time()).stream()
+                                .filter(e -> e.type().equals("took-over"))
+                                .count(),
+                "a follow from the take-over's time sees it");
     }
 
     @Test
@@ -222,8 +251,9 @@ class SlotProtocolTest {
         java.util.concurrent.atomic.AtomicLong wall = new java.util.concurrent.atomic.AtomicLong(1_000_000);
         MonotonicClock awake = new SuspendAwareClock(clock, wall::get);
         NodeConfig config = new NodeConfig(new NodeId("127.0.0.1", 7001), 1, TIMING, NodeConfig.newInstanceId());
-        SlotProtocol a = new SlotProtocol(ProtocolSetup.of(protocol.store(), config, awake, new RecordingListener("n7001", log))
-                .withSleeper(sleeps::add));
+        SlotProtocol a =
+                new SlotProtocol(ProtocolSetup.of(protocol.store(), config, awake, new RecordingListener("n7001", log))
+                        .withSleeper(sleeps::add));
         a.poll();
         Lease lease = a.leases().getFirst();
         clock.tick(Duration.ofSeconds(1));
@@ -231,7 +261,7 @@ class SlotProtocolTest {
         a.renewAll();
         assertTrue(lease.isValid());
 
-        wall.addAndGet(Duration.ofMinutes(10).toMillis());   // the lid closes for ten minutes
+        wall.addAndGet(Duration.ofMinutes(10).toMillis()); // the lid closes for ten minutes
         clock.tick(Duration.ofMillis(1));
 
         assertFalse(lease.isValid(), "the ten minutes count although the monotonic clock did not see them");
@@ -247,7 +277,7 @@ class SlotProtocolTest {
         wall.addAndGet(-Duration.ofMinutes(5).toMillis());
         clock.tick(Duration.ofSeconds(1));
         assertEquals(Duration.ofSeconds(1).toNanos(), awake.nanoTime() - before);
-        wall.addAndGet(1000 + 50);   // slewed a little: within the tolerance, not a suspend
+        wall.addAndGet(1000 + 50); // slewed a little: within the tolerance, not a suspend
         clock.tick(Duration.ofSeconds(1));
         assertEquals(Duration.ofSeconds(2).toNanos(), awake.nanoTime() - before);
     }
@@ -272,8 +302,13 @@ class SlotProtocolTest {
         SlotProtocol a = node(7001, 1);
         a.poll();
         // Someone else took it (epoch moved on, another owner).
-        protocol.slots().updateOne(Filters.eq("_id", "slot-0"), Updates.combine(
-                Updates.set("ip", "127.0.0.9"), Updates.set("instance", "other"), Updates.inc("epoch", 1L)));
+        protocol.slots()
+                .updateOne(
+                        Filters.eq("_id", "slot-0"),
+                        Updates.combine(
+                                Updates.set("ip", "127.0.0.9"),
+                                Updates.set("instance", "other"),
+                                Updates.inc("epoch", 1L)));
 
         a.renewAll();
 
@@ -324,7 +359,10 @@ class SlotProtocolTest {
         assertNull(released.instance());
         assertEquals(Instant.EPOCH, released.time());
         assertEquals(1, released.epoch(), "a graceful release keeps the epoch");
-        List<Kind> kinds = log.stream().filter(e -> e.node().equals("n7001")).map(Event::kind).toList();
+        List<Kind> kinds = log.stream()
+                .filter(e -> e.node().equals("n7001"))
+                .map(Event::kind)
+                .toList();
         assertEquals(List.of(Kind.ACQUIRED, Kind.RELEASING, Kind.LOST), kinds);
         assertEquals(LossReason.RELEASED, log.getLast().reason());
 
@@ -353,7 +391,11 @@ class SlotProtocolTest {
             assertEquals(2, protocol.slot(id).epoch(), "the earlier instance is fenced by the new epoch");
         }
         before.renewAll();
-        assertEquals(2, log.stream().filter(e -> e.node().equals("n7001") && e.reason() == LossReason.TAKEN).count());
+        assertEquals(
+                2,
+                log.stream()
+                        .filter(e -> e.node().equals("n7001") && e.reason() == LossReason.TAKEN)
+                        .count());
     }
 
     @Test
@@ -366,8 +408,11 @@ class SlotProtocolTest {
         assertEquals(1, first.poll());
         SlotProtocol second = node(7001, 1);
 
-        IllegalStateException refused = org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class, second::join);
-        assertTrue(refused.getMessage().contains("127.0.0.1:7001") && refused.getMessage().contains(first.config().instance()),
+        IllegalStateException refused =
+                org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class, second::join);
+        assertTrue(
+                refused.getMessage().contains("127.0.0.1:7001")
+                        && refused.getMessage().contains(first.config().instance()),
                 refused.getMessage());
 
         // Polled all the same (an embedder that ignored the refusal): it stands by, as for a twin's slot.
@@ -394,7 +439,8 @@ class SlotProtocolTest {
     }
 
     @Test
-    void aProcessThatBoundItsAddressNeverTakesBackAtOnceTheSlotOfAProcessThatStartedAfterItWithoutBinding() throws Exception {
+    void aProcessThatBoundItsAddressNeverTakesBackAtOnceTheSlotOfAProcessThatStartedAfterItWithoutBinding()
+            throws Exception {
         // Binding proves gone only the processes that were there before: a later one could not bind the address.
         aLaterProcessKeepsItsSlot(true);
     }
@@ -417,7 +463,9 @@ class SlotProtocolTest {
         second.renewAll();
         assertEquals(second.config().instance(), protocol.slot("slot-0").instance());
         assertEquals(2, protocol.slot("slot-0").epoch());
-        assertTrue(log.stream().noneMatch(e -> e.kind() == Kind.LOST && e.node().equals("n7001")), "nobody lost a slot: " + log);
+        assertTrue(
+                log.stream().noneMatch(e -> e.kind() == Kind.LOST && e.node().equals("n7001")),
+                "nobody lost a slot: " + log);
     }
 
     @Test
@@ -454,9 +502,13 @@ class SlotProtocolTest {
         hostA.poll();
         SlotProtocol hostB = node(7001, 1, "2-bbbb@host-b:2222:1");
 
-        IllegalStateException refused = org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class, hostB::join);
-        assertTrue(refused.getMessage().contains("127.0.0.1:7001") && refused.getMessage().contains("host-a:1111:1")
-                && refused.getMessage().contains("host-b:2222:1"), refused.getMessage());
+        IllegalStateException refused =
+                org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class, hostB::join);
+        assertTrue(
+                refused.getMessage().contains("127.0.0.1:7001")
+                        && refused.getMessage().contains("host-a:1111:1")
+                        && refused.getMessage().contains("host-b:2222:1"),
+                refused.getMessage());
         node(7002, 1).join();
         node(7001, 1, "3-cccc@host-a:1111:1", true).join();
     }
@@ -468,9 +520,16 @@ class SlotProtocolTest {
         // An owner the plan would prefer for slot-0 once it is free: were it still planned for after its
         // release, the standby would wait a head start for a node that is on its way out.
         int ownerPort = IntStream.range(7100, 7400)
-                .filter(p -> ClaimPlan.mine(protocol.store().readAll(), protocol.store().readAll(), List.of(new ClaimPlan.Member(new NodeId("127.0.0.1", p), 0, 1),
-                        new ClaimPlan.Member(standby, 0, 1)), new NodeId("127.0.0.1", p)).contains("slot-0"))
-                .findFirst().orElseThrow();
+                .filter(p -> ClaimPlan.mine(
+                                protocol.store().readAll(),
+                                protocol.store().readAll(),
+                                List.of(
+                                        new ClaimPlan.Member(new NodeId("127.0.0.1", p), 0, 1),
+                                        new ClaimPlan.Member(standby, 0, 1)),
+                                new NodeId("127.0.0.1", p))
+                        .contains("slot-0"))
+                .findFirst()
+                .orElseThrow();
         SlotProtocol a = member(ownerPort, 1);
         SlotProtocol b = member(standby.port(), 1);
         assertEquals(1, a.poll());
@@ -494,10 +553,19 @@ class SlotProtocolTest {
 
         a.poll();
         assertNull(protocol.slot("slot-0").owner(), "the first slot is handed over");
-        assertEquals(2, protocol.store().readAll().stream().filter(v -> v.owner() != null).count());
+        assertEquals(
+                2,
+                protocol.store().readAll().stream()
+                        .filter(v -> v.owner() != null)
+                        .count());
         clock.tick(TIMING.poll());
         a.poll();
-        assertEquals(2, protocol.store().readAll().stream().filter(v -> v.owner() != null).count(), "one poll later, nobody has taken it: it waits");
+        assertEquals(
+                2,
+                protocol.store().readAll().stream()
+                        .filter(v -> v.owner() != null)
+                        .count(),
+                "one poll later, nobody has taken it: it waits");
 
         assertEquals(1, b.poll());
         a.poll();
@@ -561,7 +629,8 @@ class SlotProtocolTest {
             b.poll();
         }
         assertTrue(b.draining());
-        assertEquals(full, protocol.slot("slot-1").owner(), "the only other node is full: b keeps its slot and serves it");
+        assertEquals(
+                full, protocol.slot("slot-1").owner(), "the only other node is full: b keeps its slot and serves it");
         assertFalse(b.drained(), "and does not report drained");
 
         SlotProtocol c = member(7003, 1);
@@ -583,10 +652,12 @@ class SlotProtocolTest {
         NodeId full = b.config().node();
         io.standby.slot.NodeTable nodes = new io.standby.slot.NodeTable(protocol.db());
 
-        IllegalStateException refused = org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class,
-                () -> nodes.drain(full));
-        assertEquals("cannot drain 127.0.0.1:7002: it holds 1 slot and the other live nodes have room for 0; "
-                + "start a node with room, or force the drain to release its slots anyway", refused.getMessage());
+        IllegalStateException refused =
+                org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class, () -> nodes.drain(full));
+        assertEquals(
+                "cannot drain 127.0.0.1:7002: it holds 1 slot and the other live nodes have room for 0; "
+                        + "start a node with room, or force the drain to release its slots anyway",
+                refused.getMessage());
         assertFalse(nodes.get(full).orElseThrow().drain(), "nothing written");
         assertNull(protocol.slot("slot-1").drain());
         clock.tick(TIMING.poll());
@@ -628,9 +699,13 @@ class SlotProtocolTest {
         NodeId other = protocol.otherPlanned(me, 2, plan -> plan.size() == 1);
         protocol.registerStandby(other, "1-slow@elsewhere", Duration.ofSeconds(10));
         List<String> reads = protocol.reads();
-        SlotProtocol a = protocol.node(me).maxSlots(2).on(new MongoSlotStore(protocol.watched()))
+        SlotProtocol a = protocol.node(me)
+                .maxSlots(2)
+                .on(new MongoSlotStore(protocol.watched()))
                 .member(new MongoNodeRegistry(protocol.watched().database()))
-                .listener(new RecordingListener("n7001", log)).sleeper(sleeps::add).build();
+                .listener(new RecordingListener("n7001", log))
+                .sleeper(sleeps::add)
+                .build();
 
         assertEquals(1, a.poll(), "this node's planned slot; the other's waits for its head start");
         assertEquals(List.of("nodes", "slots"), reads, "a cold start: registered and settled, then the registry first");
@@ -657,9 +732,10 @@ class SlotProtocolTest {
             }
         };
         NodeConfig config = new NodeConfig(new NodeId("127.0.0.1", 7001), 1, TIMING, NodeConfig.newInstanceId());
-        SlotProtocol a = new SlotProtocol(ProtocolSetup.of(protocol.store(), config, clock, new RecordingListener("n7001", log))
-                .withSleeper(sleeps::add)
-                .withMembership(counting));
+        SlotProtocol a =
+                new SlotProtocol(ProtocolSetup.of(protocol.store(), config, clock, new RecordingListener("n7001", log))
+                        .withSleeper(sleeps::add)
+                        .withMembership(counting));
         assertEquals(1, a.poll());
         NodeView registered = registry.readAll().getFirst();
         assertEquals(new NodeId("127.0.0.1", 7001), registered.id());
@@ -692,7 +768,10 @@ class SlotProtocolTest {
         SlotProtocol a = node(7001, 1);
         // The claim landed but its reply was lost: the database says a owns slot-0, a does not know. Its
         // own instance: taken back at once, bound address or not.
-        assertTrue(protocol.store().claim(protocol.slot("slot-0"), new SlotStore.Ownership(a.config().node(), a.config().instance(), TIMING.lease())));
+        assertTrue(protocol.store()
+                .claim(
+                        protocol.slot("slot-0"),
+                        new SlotStore.Ownership(a.config().node(), a.config().instance(), TIMING.lease())));
 
         assertEquals(1, a.poll());
         assertEquals(2, a.leases().getFirst().epoch());
@@ -703,7 +782,8 @@ class SlotProtocolTest {
         protocol.init(2);
         SlotProtocol a = bound(7001, 1);
         // An earlier instance of this node, on this host, held two slots; this one has room for one.
-        var earlier = new SlotStore.Ownership(a.config().node(), "earlier@" + a.config().host(), TIMING.lease());
+        var earlier = new SlotStore.Ownership(
+                a.config().node(), "earlier@" + a.config().host(), TIMING.lease());
         protocol.store().claim(protocol.slot("slot-0"), earlier);
         protocol.store().claim(protocol.slot("slot-1"), earlier);
 
@@ -719,7 +799,11 @@ class SlotProtocolTest {
         protocol.init(2);
         SlotProtocol a = node(7001, 1);
         // Another process on this host with this ip:port, perhaps alive: its slot is its own.
-        protocol.store().claim(protocol.slot("slot-1"), new SlotStore.Ownership(a.config().node(), "other@" + a.config().host(), TIMING.lease()));
+        protocol.store()
+                .claim(
+                        protocol.slot("slot-1"),
+                        new SlotStore.Ownership(
+                                a.config().node(), "other@" + a.config().host(), TIMING.lease()));
 
         assertEquals(1, a.poll(), "the free slot");
         assertEquals(0, a.poll(), "and, without room, it releases nothing either");
@@ -731,14 +815,23 @@ class SlotProtocolTest {
     @Test
     void malformedSlotDocumentsAreSkippedNotFatal() throws Exception {
         protocol.init(1);
-        protocol.slots().insertOne(new Document("_id", "slot-7").append("epoch", "seven").append("time", "yesterday"));
-        protocol.slots().insertOne(new Document("_id", "slot-8").append("epoch", 0L).append("time", new Date(0)).append("lease", 0L)
-                .append("ip", "not-an-ip").append("port", 1));
+        protocol.slots()
+                .insertOne(
+                        new Document("_id", "slot-7").append("epoch", "seven").append("time", "yesterday"));
+        protocol.slots()
+                .insertOne(new Document("_id", "slot-8")
+                        .append("epoch", 0L)
+                        .append("time", new Date(0))
+                        .append("lease", 0L)
+                        .append("ip", "not-an-ip")
+                        .append("port", 1));
         protocol.slots().insertOne(new Document("_id", 42).append("epoch", 0L));
         SlotProtocol a = node(7001, 3);
 
         assertEquals(1, a.poll());
-        assertEquals(List.of("slot-0"), protocol.store().readAll().stream().map(SlotView::id).toList());
+        assertEquals(
+                List.of("slot-0"),
+                protocol.store().readAll().stream().map(SlotView::id).toList());
         assertEquals("slot-0", a.leases().getFirst().slotId());
     }
 

@@ -1,39 +1,39 @@
 package io.standby.slot.internal;
 
-import com.mongodb.client.model.Filters;
-import com.mongodb.client.model.Updates;
-import io.standby.slot.Lease;
-import io.standby.slot.ManualClock;
-import io.standby.slot.NodeConfig;
-import io.standby.slot.NodeId;
-import io.standby.slot.SlotTiming;
-import io.standby.slot.SlotView;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
-
-import java.time.Duration;
-import java.time.Instant;
-import java.util.Date;
-import java.util.List;
-
 import static io.standby.slot.internal.ProtocolFixture.A;
 import static io.standby.slot.internal.ProtocolFixture.B;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.mongodb.client.model.Filters;
+import com.mongodb.client.model.Updates;
+import io.standby.slot.Lease;
+import io.standby.slot.NodeConfig;
+import io.standby.slot.NodeId;
+import io.standby.slot.SlotTiming;
+import io.standby.slot.SlotView;
+import io.standby.slot.testing.ManualClock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Date;
+import java.util.List;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
 /**
- * Watch links through the whole protocol, on the embedded server and one hand clock, the link itself
- * carried in memory (the TCP transport has its own test): a standby takes a dead owner's slot 1.1 watch
- * leases after the last ping, long before the late mark; a live owner whose link broke outruns the claim
- * with one renewal and keeps its robots running; one whose renewal cannot land pauses at 0.9 watch leases,
- * before the standby's claim, which then wins.
+ * Watch links through the whole protocol, on the embedded server and one hand clock, the link itself carried in memory
+ * (the TCP transport has its own test): a standby takes a dead owner's slot 1.1 watch leases after the last ping, long
+ * before the late mark; a live owner whose link broke outruns the claim with one renewal and keeps its robots running;
+ * one whose renewal cannot land pauses at 0.9 watch leases, before the standby's claim, which then wins.
  */
 class SlotProtocolWatchTest {
 
     /** A 20 s lease, a late mark of 6 s, and a watch lease of 1 s. */
-    private static final SlotTiming TIMING = SlotTiming.of(Duration.ofSeconds(3), Duration.ofSeconds(20), Duration.ofSeconds(1));
+    private static final SlotTiming TIMING =
+            SlotTiming.of(Duration.ofSeconds(3), Duration.ofSeconds(20), Duration.ofSeconds(1));
+
     private static final Duration WATCH = Duration.ofSeconds(1);
 
     @RegisterExtension
@@ -48,6 +48,7 @@ class SlotProtocolWatchTest {
     private SlotProtocol standby;
     /** The standby's end of the link, and the owner's handle of it. */
     private StandbyLink standbyLink;
+
     private Object ownerHandle;
     /** Whether the link still carries pings and acknowledgements. */
     private boolean linkUp;
@@ -62,11 +63,19 @@ class SlotProtocolWatchTest {
         ownerWatchers = new OwnerLinks(clock, WATCH, () -> owner.renewAll());
         ownerWatchers.port(7101);
         NodeConfig ownerConfig = new NodeConfig(A, 1, TIMING, "owner-1");
-        owner = new SlotProtocol(ProtocolSetup.of(ownerStore, ownerConfig, clock, ownerEvents).withSleeper(d -> { })
-                .withFastFailover(new GoneOwners((node, timeout) -> OwnerProbe.Result.ERROR, d -> { }, clock, Duration.ofMillis(50), GoneOwners.GAP))
+        owner = new SlotProtocol(ProtocolSetup.of(ownerStore, ownerConfig, clock, ownerEvents)
+                .withSleeper(d -> {})
+                .withFastFailover(new GoneOwners(
+                        (node, timeout) -> OwnerProbe.Result.ERROR,
+                        d -> {},
+                        clock,
+                        Duration.ofMillis(50),
+                        GoneOwners.GAP))
                 .withWatchLinks(ownerWatchers, new StandbyLinks(clock, StandbyLinks.NONE)));
         StandbyLinks.Connector loopback = (target, link) -> {
-            assertEquals(List.of(A, "owner-1", 7101, WATCH), List.of(target.node(), target.instance(), target.port(), target.watchLease()),
+            assertEquals(
+                    List.of(A, "owner-1", 7101, WATCH),
+                    List.of(target.node(), target.instance(), target.port(), target.watchLease()),
                     "the standby finds the owner's port and watch lease in its document");
             standbyLink = link;
             linkUp = true;
@@ -96,8 +105,10 @@ class SlotProtocolWatchTest {
                 return super.markLinkEnd(node, instance);
             }
         };
-        standby = new SlotProtocol(ProtocolSetup.of(standbyStore, new NodeConfig(B, 2, TIMING, "standby-1"), clock, standbyEvents)
-                .withSleeper(d -> { }).withWatchLinks(OwnerLinks.OFF, new StandbyLinks(clock, loopback)));
+        standby = new SlotProtocol(
+                ProtocolSetup.of(standbyStore, new NodeConfig(B, 2, TIMING, "standby-1"), clock, standbyEvents)
+                        .withSleeper(d -> {})
+                        .withWatchLinks(OwnerLinks.OFF, new StandbyLinks(clock, loopback)));
 
         assertEquals(1, owner.poll());
         owner.renewAll();
@@ -113,15 +124,19 @@ class SlotProtocolWatchTest {
     }
 
     /**
-     * The standby's first step after the link died: it marks the owner's slots with the server's time. The
-     * mark is then set 10 s into the past, as the server's clock would age it, so that only the standby's
-     * own clock (the hand clock) decides.
+     * The standby's first step after the link died: it marks the owner's slots with the server's time. The mark is then
+     * set 10 s into the past, as the server's clock would age it, so that only the standby's own clock (the hand clock)
+     * decides.
      */
     private void markedAndAged() throws InterruptedException {
         assertEquals(0, standby.takeWatched());
         assertTrue(slot().linkEnd() != null, "marked at once");
-        protocol.db().database().getCollection("slots").updateOne(Filters.eq("_id", "slot-0"),
-                Updates.set("linkEnd", Date.from(Instant.now().minusSeconds(10))));
+        protocol.db()
+                .database()
+                .getCollection("slots")
+                .updateOne(
+                        Filters.eq("_id", "slot-0"),
+                        Updates.set("linkEnd", Date.from(Instant.now().minusSeconds(10))));
     }
 
     private Lease ownerLease() {
@@ -133,7 +148,8 @@ class SlotProtocolWatchTest {
     }
 
     @Test
-    void aDeadOwnersSlotIsTakenOnePointOneWatchLeasesAfterItsLastPingLongBeforeTheLateMark() throws InterruptedException {
+    void aDeadOwnersSlotIsTakenOnePointOneWatchLeasesAfterItsLastPingLongBeforeTheLateMark()
+            throws InterruptedException {
         long epoch = slot().epoch();
         // kill -9: nothing more comes from the owner, and the standby sees end of stream.
         linkUp = false;
@@ -147,8 +163,10 @@ class SlotProtocolWatchTest {
         SlotView taken = slot();
         assertEquals(B, taken.owner());
         assertEquals(epoch + 1, taken.epoch());
-        assertTrue(taken.age().compareTo(TIMING.late()) < 0, "taken with the owner's heartbeat " + taken.age() + " old");
-        assertEquals(List.of("tookOver slot-0@" + (epoch + 1) + " from " + A + " LINK: its watch link end of stream"),
+        assertTrue(
+                taken.age().compareTo(TIMING.late()) < 0, "taken with the owner's heartbeat " + taken.age() + " old");
+        assertEquals(
+                List.of("tookOver slot-0@" + (epoch + 1) + " from " + A + " LINK: its watch link end of stream"),
                 standbyEvents.starting("tookOver"));
     }
 
@@ -162,16 +180,24 @@ class SlotProtocolWatchTest {
         // A claim of the owner's, at a beat it had sent on the link, lands after the standby's mark: a take
         // clears a mark, so slot-1 carries none.
         SlotView free = protocol.store().read("slot-1").orElseThrow();
-        assertTrue(protocol.store().claim(free, new SlotStore.Ownership(A, "owner-1", TIMING.lease(), TIMING.late(), beat)));
+        assertTrue(protocol.store()
+                .claim(free, new SlotStore.Ownership(A, "owner-1", TIMING.lease(), TIMING.late(), beat)));
         assertEquals(null, protocol.store().read("slot-1").orElseThrow().linkEnd());
         clock.tick(Duration.ofMillis(1100));
         assertEquals(1, standby.takeWatched(), "slot-0, whose mark aged; slot-1 has none yet");
         assertTrue(protocol.store().read("slot-1").orElseThrow().linkEnd() != null, "slot-1 is marked now");
         assertEquals(A, protocol.store().read("slot-1").orElseThrow().owner(), "and waits for its own mark to age");
-        protocol.db().database().getCollection("slots").updateOne(Filters.eq("_id", "slot-1"),
-                Updates.set("linkEnd", Date.from(Instant.now().minusSeconds(10))));
+        protocol.db()
+                .database()
+                .getCollection("slots")
+                .updateOne(
+                        Filters.eq("_id", "slot-1"),
+                        Updates.set("linkEnd", Date.from(Instant.now().minusSeconds(10))));
         assertEquals(1, standby.takeWatched());
-        assertEquals(B, protocol.store().read("slot-1").orElseThrow().owner(), "taken by the same dead link, not left to the lease");
+        assertEquals(
+                B,
+                protocol.store().read("slot-1").orElseThrow().owner(),
+                "taken by the same dead link, not left to the lease");
     }
 
     @Test
@@ -246,14 +272,21 @@ class SlotProtocolWatchTest {
     @Test
     void aStandbyWhoseOwnMarkFailedNeverClaimsOnAnOlderMark() throws InterruptedException {
         // A mark left by an earlier link's death, long aged by the server's clock.
-        protocol.db().database().getCollection("slots").updateOne(Filters.eq("_id", "slot-0"),
-                Updates.set("linkEnd", Date.from(Instant.now().minusSeconds(60))));
+        protocol.db()
+                .database()
+                .getCollection("slots")
+                .updateOne(
+                        Filters.eq("_id", "slot-0"),
+                        Updates.set("linkEnd", Date.from(Instant.now().minusSeconds(60))));
         marksFail = true;
         linkUp = false;
         standbyLink.ended("end of stream");
         assertEquals(0, standby.takeWatched());
         clock.tick(Duration.ofMillis(1100));
-        assertEquals(0, standby.takeWatched(), "only its own mark, acknowledged, dates the link's end by the server's clock");
+        assertEquals(
+                0,
+                standby.takeWatched(),
+                "only its own mark, acknowledged, dates the link's end by the server's clock");
         assertEquals(A, slot().owner());
         marksFail = false;
         assertEquals(0, standby.takeWatched(), "its own mark now, which has yet to age");

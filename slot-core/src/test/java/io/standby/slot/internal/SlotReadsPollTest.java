@@ -1,23 +1,21 @@
 package io.standby.slot.internal;
 
-import io.standby.slot.ManualClock;
+import static io.standby.slot.internal.ProtocolFixture.A;
+import static io.standby.slot.internal.ProtocolFixture.B;
+import static io.standby.slot.internal.ProtocolFixture.TIMING;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
 import io.standby.slot.NodeId;
 import io.standby.slot.StandbyDatabase;
+import io.standby.slot.testing.ManualClock;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import java.util.List;
-
-import static io.standby.slot.internal.ProtocolFixture.TIMING;
-import static io.standby.slot.internal.ProtocolFixture.A;
-import static io.standby.slot.internal.ProtocolFixture.B;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-
 /**
- * What a member's poll reads, collection by collection, as the server sees the commands: the registry
- * only when a plan is likely (the last read showed a slot this node does not hold and may claim), and a
- * registry read no older than a poll serves a slot that became claimable without warning, with no second
- * read of the slots.
+ * What a member's poll reads, collection by collection, as the server sees the commands: the registry only when a plan
+ * is likely (the last read showed a slot this node does not hold and may claim), and a registry read no older than a
+ * poll serves a slot that became claimable without warning, with no second read of the slots.
  */
 class SlotReadsPollTest {
 
@@ -27,7 +25,11 @@ class SlotReadsPollTest {
     private final ManualClock clock = protocol.clock();
 
     private SlotProtocol member(StandbyDatabase on, NodeId id, int maxSlots) {
-        return protocol.node(id).maxSlots(maxSlots).on(new MongoSlotStore(on)).member(new MongoNodeRegistry(on.database())).build();
+        return protocol.node(id)
+                .maxSlots(maxSlots)
+                .on(new MongoSlotStore(on))
+                .member(new MongoNodeRegistry(on.database()))
+                .build();
     }
 
     @Test
@@ -47,7 +49,9 @@ class SlotReadsPollTest {
         clock.tick(TIMING.poll());
         assertEquals(0, a.poll());
 
-        assertEquals(List.of("slots", "slots"), protocol.reads(),
+        assertEquals(
+                List.of("slots", "slots"),
+                protocol.reads(),
                 "its own live slot is read at every poll, but is nothing to plan: no registry read");
     }
 
@@ -69,6 +73,9 @@ class SlotReadsPollTest {
         clock.tick(TIMING.poll().dividedBy(2));
         assertEquals(1, b.poll(), "the released slot, claimed at once");
 
-        assertEquals(List.of("slots"), protocol.reads(), "the registry was read half a poll ago: neither it nor the slots again");
+        assertEquals(
+                List.of("slots"),
+                protocol.reads(),
+                "the registry was read half a poll ago: neither it nor the slots again");
     }
 }

@@ -1,20 +1,21 @@
 package io.standby.slot.internal;
 
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Updates;
+import io.standby.slot.FreshDatabase;
 import io.standby.slot.NodeId;
 import io.standby.slot.SlotTable;
 import io.standby.slot.SlotView;
-import io.standby.slot.FreshDatabase;
 import io.standby.slot.StandbyDatabase;
 import io.standby.testing.CommandLog;
 import io.standby.testing.TestDatabase;
-import org.bson.Document;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
-
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -29,16 +30,14 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
-
-import static org.awaitility.Awaitility.await;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.bson.Document;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * The compare-and-set contract of the slot store, run against every kind of database: embedded
- * mongo-java-server, a MongoDB at a URI, and a Testcontainers MongoDB where Docker exists.
+ * The compare-and-set contract of the slot store, run against every kind of database: embedded mongo-java-server, a
+ * MongoDB at a URI, and a Testcontainers MongoDB where Docker exists.
  */
 abstract class SlotStoreContract {
 
@@ -70,8 +69,11 @@ abstract class SlotStoreContract {
     @Test
     void everyReadIsFromThePrimaryWithMajorityReadConcernAndEveryWriteWaitsForAMajorityWhateverTheUriSays() {
         CommandLog commands = new CommandLog();
-        try (StandbyDatabase loose = StandbyDatabase.connect(CommandLog.withOptions(uri(), CommandLog.LOOSE_OPTIONS),
-                db.database().getName(), Duration.ofSeconds(10), s -> s.addCommandListener(commands))) {
+        try (StandbyDatabase loose = StandbyDatabase.connect(
+                CommandLog.withOptions(uri(), CommandLog.LOOSE_OPTIONS),
+                db.database().getName(),
+                Duration.ofSeconds(10),
+                s -> s.addCommandListener(commands))) {
             MongoSlotStore looseStore = new MongoSlotStore(loose);
             SlotTable table = new SlotTable(loose);
             table.init(2);
@@ -93,7 +95,9 @@ abstract class SlotStoreContract {
         assertEquals(0, table.init(3));
         assertEquals(2, table.init(5));
         List<SlotView> slots = table.list();
-        assertEquals(List.of("slot-0", "slot-1", "slot-2", "slot-3", "slot-4"), slots.stream().map(SlotView::id).toList());
+        assertEquals(
+                List.of("slot-0", "slot-1", "slot-2", "slot-3", "slot-4"),
+                slots.stream().map(SlotView::id).toList());
         for (SlotView s : slots) {
             assertNull(s.owner());
             assertEquals(0, s.epoch());
@@ -124,11 +128,14 @@ abstract class SlotStoreContract {
         }
         MongoCollection<Document> slots = db.database().getCollection("slots");
         // Every heartbeat ten seconds old, so that a renewal shows in the age.
-        slots.updateMany(Filters.exists("_id"), Updates.set("time", Date.from(Instant.now().minusSeconds(10))));
+        slots.updateMany(
+                Filters.exists("_id"),
+                Updates.set("time", Date.from(Instant.now().minusSeconds(10))));
         // slot-1 taken by another node, slot-2 released by an operator, slot-3 deleted; slot-4 is held at epoch
         // 1 while the renewal names epoch 0 (a lease that ended before the slot was taken back).
-        slots.updateOne(Filters.eq("_id", "slot-1"), Updates.combine(Updates.set("instance", "b"), Updates.set("port", 7002),
-                Updates.inc("epoch", 1L)));
+        slots.updateOne(
+                Filters.eq("_id", "slot-1"),
+                Updates.combine(Updates.set("instance", "b"), Updates.set("port", 7002), Updates.inc("epoch", 1L)));
         assertTrue(new SlotTable(db).forceRelease("slot-2").isPresent());
         slots.deleteOne(Filters.eq("_id", "slot-3"));
         Map<String, Long> held = new LinkedHashMap<>();
@@ -140,8 +147,11 @@ abstract class SlotStoreContract {
         SlotStore.Renewals renewals = store.renewAll(held, a);
 
         assertEquals(Set.of("slot-0"), renewals.renewed());
-        assertTrue(slot("slot-0").age().compareTo(Duration.ofSeconds(5)) < 0, "slot-0's heartbeat is new: " + slot("slot-0").age());
-        assertEquals(Set.of("slot-1", "slot-2", "slot-4"), renewals.others().keySet(), "slot-3 is in neither: it is gone");
+        assertTrue(
+                slot("slot-0").age().compareTo(Duration.ofSeconds(5)) < 0,
+                "slot-0's heartbeat is new: " + slot("slot-0").age());
+        assertEquals(
+                Set.of("slot-1", "slot-2", "slot-4"), renewals.others().keySet(), "slot-3 is in neither: it is gone");
         assertEquals("b", renewals.others().get("slot-1").instance());
         assertNull(renewals.others().get("slot-2").owner());
         assertEquals(2, renewals.others().get("slot-2").epoch());
@@ -161,16 +171,23 @@ abstract class SlotStoreContract {
             held.put("slot-" + i, 1L);
         }
         CommandLog commands = new CommandLog();
-        try (StandbyDatabase watched = StandbyDatabase.connect(uri(), db.database().getName(), Duration.ofSeconds(10),
+        try (StandbyDatabase watched = StandbyDatabase.connect(
+                uri(),
+                db.database().getName(),
+                Duration.ofSeconds(10),
                 settings -> settings.addCommandListener(commands))) {
             MongoSlotStore watchedStore = new MongoSlotStore(watched);
 
             assertEquals(held.keySet(), watchedStore.renewAll(held, a).renewed());
-            assertEquals(List.of("update"), commands.on("slots").stream().map(c -> c.getFirstKey()).toList());
+            assertEquals(
+                    List.of("update"),
+                    commands.on("slots").stream().map(c -> c.getFirstKey()).toList());
 
             db.database().getCollection("slots").updateOne(Filters.eq("_id", "slot-7"), Updates.inc("epoch", 1L));
             assertEquals(19, watchedStore.renewAll(held, a).renewed().size());
-            assertEquals(List.of("update", "update", "aggregate"), commands.on("slots").stream().map(c -> c.getFirstKey()).toList());
+            assertEquals(
+                    List.of("update", "update", "aggregate"),
+                    commands.on("slots").stream().map(c -> c.getFirstKey()).toList());
         }
     }
 
@@ -181,11 +198,17 @@ abstract class SlotStoreContract {
         assertTrue(store.claim(slot("slot-0"), a.withBeat(1)));
         assertTrue(store.claim(slot("slot-1"), a.withBeat(2)));
         assertEquals(2, slot("slot-1").beat(), "a claim writes its own beat");
-        assertEquals(List.of(), store.poll(new NodeId("127.0.0.1", 7009), Instant.EPOCH, FreeShare.ALL).owners(), "no renewal yet: no document");
+        assertEquals(
+                List.of(),
+                store.poll(new NodeId("127.0.0.1", 7009), Instant.EPOCH, FreeShare.ALL)
+                        .owners(),
+                "no renewal yet: no document");
 
         store.renewAll(Map.of("slot-0", 1L, "slot-1", 1L), a.withBeat(5));
 
-        SlotStore.OwnerBeat doc = store.poll(new NodeId("127.0.0.1", 7009), Instant.EPOCH, FreeShare.ALL).owners().getFirst();
+        SlotStore.OwnerBeat doc = store.poll(new NodeId("127.0.0.1", 7009), Instant.EPOCH, FreeShare.ALL)
+                .owners()
+                .getFirst();
         assertEquals("a", doc.instance());
         assertEquals(new NodeId("127.0.0.1", 7001), doc.node());
         assertEquals(5, doc.beat());
@@ -196,7 +219,12 @@ abstract class SlotStoreContract {
 
         // A renewal delivered late, after a newer one: the beat does not go back, in the document or the slots.
         store.renewAll(Map.of("slot-0", 1L, "slot-1", 1L), a.withBeat(4));
-        assertEquals(5, store.poll(new NodeId("127.0.0.1", 7009), Instant.EPOCH, FreeShare.ALL).owners().getFirst().beat());
+        assertEquals(
+                5,
+                store.poll(new NodeId("127.0.0.1", 7009), Instant.EPOCH, FreeShare.ALL)
+                        .owners()
+                        .getFirst()
+                        .beat());
         assertEquals(5, slot("slot-0").beat());
         assertEquals(3, store.readAll().size(), "the owner document is not a slot");
         assertTrue(store.read(OwnerDocRules.ownerId(a.node(), "a")).isEmpty());
@@ -216,14 +244,21 @@ abstract class SlotStoreContract {
         assertTrue(store.revoke(slot("slot-6")));
         store.renewAll(Map.of("slot-0", 1L, "slot-1", 1L, "slot-3", 1L), a);
         MongoCollection<Document> slots = db.database().getCollection("slots");
-        slots.updateOne(Filters.eq("_id", "slot-3"), Updates.set("time", Date.from(Instant.now().minusSeconds(10))));
+        slots.updateOne(
+                Filters.eq("_id", "slot-3"),
+                Updates.set("time", Date.from(Instant.now().minusSeconds(10))));
 
         SlotStore.Poll poll = store.poll(me.node(), Instant.now().minusSeconds(3), FreeShare.ALL);
 
-        assertEquals(List.of("slot-2", "slot-3", "slot-4", "slot-5", "slot-6"), poll.slots().stream().map(SlotView::id).toList(),
-                "its own, the late one, the never-owned, the released and the revoked; not the two a live owner renews");
+        assertEquals(
+                List.of("slot-2", "slot-3", "slot-4", "slot-5", "slot-6"),
+                poll.slots().stream().map(SlotView::id).toList(),
+                "its own, the late one, the never-owned, the released and the revoked; "
+                        + "not the two a live owner renews");
         assertEquals(Map.of(OwnerDocRules.ownerId(a.node(), "a"), 0L), poll.beats());
-        assertTrue(Duration.between(poll.serverNow(), Instant.now()).abs().compareTo(Duration.ofSeconds(5)) < 0, "the server's time");
+        assertTrue(
+                Duration.between(poll.serverNow(), Instant.now()).abs().compareTo(Duration.ofSeconds(5)) < 0,
+                "the server's time");
     }
 
     @Test
@@ -233,7 +268,9 @@ abstract class SlotStoreContract {
         assertTrue(store.claim(slot("slot-0"), a.withBeat(1)));
         store.renewAll(Map.of("slot-0", 1L), a.withBeat(5));
         MongoCollection<Document> slots = db.database().getCollection("slots");
-        slots.updateOne(Filters.eq("_id", "slot-0"), Updates.set("time", Date.from(Instant.now().minusSeconds(10))));
+        slots.updateOne(
+                Filters.eq("_id", "slot-0"),
+                Updates.set("time", Date.from(Instant.now().minusSeconds(10))));
         SlotView expired = slot("slot-0");
         assertTrue(expired.expired());
 
@@ -248,14 +285,20 @@ abstract class SlotStoreContract {
     @Test
     void aClaimFromAGoneOwnerAtItsBeatWinsOnlyTheSlotAtThatBeat() {
         new SlotTable(db).init(1);
-        SlotStore.Ownership a = new SlotStore.Ownership(new NodeId("127.0.0.1", 7001), "a", Duration.ofSeconds(60), Duration.ofSeconds(4));
+        SlotStore.Ownership a = new SlotStore.Ownership(
+                new NodeId("127.0.0.1", 7001), "a", Duration.ofSeconds(60), Duration.ofSeconds(4));
         assertTrue(store.claim(slot("slot-0"), a.withBeat(1)));
         store.renewAll(Map.of("slot-0", 1L), a.withBeat(5));
-        db.database().getCollection("slots").updateOne(Filters.eq("_id", "slot-0"), Updates.set("time", Date.from(Instant.now().minusSeconds(10))));
+        db.database()
+                .getCollection("slots")
+                .updateOne(
+                        Filters.eq("_id", "slot-0"),
+                        Updates.set("time", Date.from(Instant.now().minusSeconds(10))));
         SlotView late = slot("slot-0");
         assertTrue(late.isLate());
 
-        assertFalse(store.claimFromGone(late, owner(7002, "b"), OptionalLong.of(1)), "the claim's beat, not the renewal's");
+        assertFalse(
+                store.claimFromGone(late, owner(7002, "b"), OptionalLong.of(1)), "the claim's beat, not the renewal's");
         assertTrue(store.claimFromGone(late, owner(7002, "b"), OptionalLong.of(5)));
     }
 
@@ -272,21 +315,31 @@ abstract class SlotStoreContract {
         assertEquals(0, store.markLinkEnd(a.node(), "a2"), "another instance holds nothing");
         SlotView marked = slot("slot-0");
         assertTrue(marked.linkEnd().compareTo(wait) < 0);
-        assertFalse(store.claimFromWatched(marked, owner(7002, "b"), 5, wait), "the mark has not aged by the server's clock");
-        slots.updateOne(Filters.eq("_id", "slot-0"), Updates.set("linkEnd", Date.from(Instant.now().minusSeconds(10))));
+        assertFalse(
+                store.claimFromWatched(marked, owner(7002, "b"), 5, wait),
+                "the mark has not aged by the server's clock");
+        slots.updateOne(
+                Filters.eq("_id", "slot-0"),
+                Updates.set("linkEnd", Date.from(Instant.now().minusSeconds(10))));
         SlotView live = slot("slot-0");
         assertFalse(live.expired(), "no lease or late mark is judged: the owner paused at the link's deadline");
 
-        assertFalse(store.claimFromWatched(live, owner(7002, "b"), 4, wait), "the slot carries a beat the link never sent");
+        assertFalse(
+                store.claimFromWatched(live, owner(7002, "b"), 4, wait), "the slot carries a beat the link never sent");
         store.renewAll(Map.of("slot-0", 1L), a.withBeat(6));
-        assertFalse(store.claimFromWatched(live, owner(7002, "b"), 5, wait), "renewed since it was read, at a higher beat");
+        assertFalse(
+                store.claimFromWatched(live, owner(7002, "b"), 5, wait), "renewed since it was read, at a higher beat");
         assertFalse(store.claimFromWatched(live, owner(7002, "b"), 6, wait), "at the version read: renewed since");
         SlotView renewed = slot("slot-0");
-        assertFalse(store.claimFromWatched(renewed, owner(7002, "b"), 5, wait), "a renewal after the link's end outran the claim");
+        assertFalse(
+                store.claimFromWatched(renewed, owner(7002, "b"), 5, wait),
+                "a renewal after the link's end outran the claim");
         slots.updateOne(Filters.eq("_id", "slot-0"), Updates.set("instance", "a2"));
         assertFalse(store.claimFromWatched(renewed, owner(7002, "b"), 9, wait), "another instance's now");
         slots.updateOne(Filters.eq("_id", "slot-0"), Updates.set("instance", "a"));
-        assertFalse(store.claimFromWatched(renewed, owner(7002, "b"), 6, Duration.ofSeconds(11)), "the mark is 10 s old, not 11");
+        assertFalse(
+                store.claimFromWatched(renewed, owner(7002, "b"), 6, Duration.ofSeconds(11)),
+                "the mark is 10 s old, not 11");
         assertTrue(store.claimFromWatched(renewed, owner(7002, "b"), 6, wait));
         SlotView taken = slot("slot-0");
         assertEquals(2, taken.epoch());
@@ -311,22 +364,30 @@ abstract class SlotStoreContract {
 
         SlotStore.Ownership b2 = owner(7002, "b2");
         markAgedLinkEndAndDrain(slots, b2);
-        slots.updateOne(Filters.eq("_id", "slot-0"), Updates.set("time", Date.from(Instant.now().minusSeconds(60))));
+        slots.updateOne(
+                Filters.eq("_id", "slot-0"),
+                Updates.set("time", Date.from(Instant.now().minusSeconds(60))));
         assertTrue(store.claim(slot("slot-0"), owner(7003, "c").withBeat(4)));
         assertTakeCleared("a claim after the lease", slot("slot-0"));
     }
 
-    /** A standby's mark of a dead link, aged by 10 s, and an operator's drain request, on every slot of {@code owner}. */
+    /**
+     * A standby's mark of a dead link, aged by 10 s, and an operator's drain request, on every slot of {@code owner}.
+     */
     private void markAgedLinkEndAndDrain(MongoCollection<Document> slots, SlotStore.Ownership owner) {
         assertEquals(1, store.markLinkEnd(owner.node(), owner.instance()));
         assertEquals(1, store.markDrain(owner.node(), SlotView.Drain.asked(owner.instance())));
-        slots.updateOne(Filters.eq("_id", "slot-0"), Updates.set("linkEnd", Date.from(Instant.now().minusSeconds(10))));
+        slots.updateOne(
+                Filters.eq("_id", "slot-0"),
+                Updates.set("linkEnd", Date.from(Instant.now().minusSeconds(10))));
         assertTrue(slot("slot-0").linkEnd().compareTo(Duration.ofSeconds(9)) > 0);
     }
 
     private static void assertTakeCleared(String how, SlotView taken) {
-        assertNull(taken.linkEnd(), how + " leaves no mark of an earlier owner's link: the server's half of a link's wait"
-                + " would be over before a standby marked this owner");
+        assertNull(
+                taken.linkEnd(),
+                how + " leaves no mark of an earlier owner's link: the server's half of a link's wait"
+                        + " would be over before a standby marked this owner");
         assertNull(taken.drain(), how + " leaves no drain request of an earlier owner");
     }
 
@@ -336,9 +397,17 @@ abstract class SlotStoreContract {
         SlotStore.Ownership a = owner(7001, "a").withWatch(new SlotStore.Watch(40123, Duration.ofMillis(800)));
         assertTrue(store.claim(slot("slot-0"), a.withBeat(1)));
         store.renewAll(Map.of("slot-0", 1L), a.withBeat(5));
-        SlotStore.OwnerBeat doc = store.poll(new NodeId("127.0.0.1", 7002), Instant.now().minusSeconds(60), FreeShare.ALL).owners().stream()
-                .filter(o -> o.instance().equals("a")).findFirst().orElseThrow();
-        assertEquals(new SlotStore.Watch(40123, Duration.ofMillis(800)), doc.watch(),
+        SlotStore.OwnerBeat doc =
+                store
+                        .poll(new NodeId("127.0.0.1", 7002), Instant.now().minusSeconds(60), FreeShare.ALL)
+                        .owners()
+                        .stream()
+                        .filter(o -> o.instance().equals("a"))
+                        .findFirst()
+                        .orElseThrow();
+        assertEquals(
+                new SlotStore.Watch(40123, Duration.ofMillis(800)),
+                doc.watch(),
                 "a standby takes the watch lease from here, written through the database, not from the wire");
         assertEquals(5, doc.beat());
     }
@@ -356,8 +425,12 @@ abstract class SlotStoreContract {
         assertTrue(store.sweepOwner(doc, 5));
         assertEquals(List.of(), store.poll(other, Instant.EPOCH, FreeShare.ALL).owners());
 
-        assertEquals(Set.of("slot-0"), store.renewAll(Map.of("slot-0", 1L), a.withBeat(6)).renewed(), "the slot is renewed as before");
-        assertEquals(Map.of(doc, 6L), store.poll(other, Instant.EPOCH, FreeShare.ALL).beats());
+        assertEquals(
+                Set.of("slot-0"),
+                store.renewAll(Map.of("slot-0", 1L), a.withBeat(6)).renewed(),
+                "the slot is renewed as before");
+        assertEquals(
+                Map.of(doc, 6L), store.poll(other, Instant.EPOCH, FreeShare.ALL).beats());
         store.removeOwner(doc);
         assertEquals(List.of(), store.poll(other, Instant.EPOCH, FreeShare.ALL).owners());
     }
@@ -401,11 +474,16 @@ abstract class SlotStoreContract {
         store.claim(slot("slot-3"), new SlotStore.Ownership(new NodeId("127.0.0.2", 7001), "c", LEASE));
 
         List<SlotView> held = store.readHeldBy(new NodeId("127.0.0.1", 7001));
-        assertEquals(List.of("slot-0", "slot-2"), held.stream().map(SlotView::id).toList());
+        assertEquals(
+                List.of("slot-0", "slot-2"), held.stream().map(SlotView::id).toList());
         List<SlotView> all = store.readAll();
         for (SlotView slot : held) {
-            SlotView full = all.stream().filter(s -> s.id().equals(slot.id())).findFirst().orElseThrow();
-            assertEquals(List.of(full.owner(), full.instance(), full.epoch(), full.time(), full.expired()),
+            SlotView full = all.stream()
+                    .filter(s -> s.id().equals(slot.id()))
+                    .findFirst()
+                    .orElseThrow();
+            assertEquals(
+                    List.of(full.owner(), full.instance(), full.epoch(), full.time(), full.expired()),
                     List.of(slot.owner(), slot.instance(), slot.epoch(), slot.time(), slot.expired()));
         }
         assertEquals(List.of(), store.readHeldBy(new NodeId("127.0.0.1", 7009)));
@@ -418,30 +496,40 @@ abstract class SlotStoreContract {
 
     /** The server sees the slot's last heartbeat {@code seconds} ago, version otherwise unchanged. */
     private SlotView heartbeatAgo(int seconds) {
-        db.database().getCollection("slots").updateOne(Filters.eq("_id", "slot-0"),
-                Updates.set("time", Date.from(Instant.now().minusSeconds(seconds))));
+        db.database()
+                .getCollection("slots")
+                .updateOne(
+                        Filters.eq("_id", "slot-0"),
+                        Updates.set("time", Date.from(Instant.now().minusSeconds(seconds))));
         return slot("slot-0");
     }
 
     @Test
     void aClaimFromAGoneOwnerWinsALiveSlotOnlyInTheExactVersionOwnerIncludedThatItSaw() {
         new SlotTable(db).init(1);
-        assertFalse(store.claimFromGone(slot("slot-0"), pausingOwner(7002, "b")), "a free slot has no owner to be gone");
+        assertFalse(
+                store.claimFromGone(slot("slot-0"), pausingOwner(7002, "b")), "a free slot has no owner to be gone");
         store.claim(slot("slot-0"), pausingOwner(7001, "a"));
         SlotView seen = heartbeatAgo(4);
         assertFalse(seen.expired());
         assertTrue(seen.isLate());
         assertEquals(Duration.ofSeconds(3), seen.lateMark(), "the owner's late mark, as it wrote it");
 
-        SlotView otherInstance = SlotView.of(seen.id(), seen.owner(), "a-restarted", seen.time(), seen.lease(),
-                seen.epoch(), seen.age()).withChanges(seen.changes()).withLateMark(seen.lateMark())
+        SlotView otherInstance = SlotView.of(
+                        seen.id(), seen.owner(), "a-restarted", seen.time(), seen.lease(), seen.epoch(), seen.age())
+                .withChanges(seen.changes())
+                .withLateMark(seen.lateMark())
                 .withDrain(seen.drain());
-        assertFalse(store.claimFromGone(otherInstance, pausingOwner(7002, "b")), "another process of that identity holds it");
+        assertFalse(
+                store.claimFromGone(otherInstance, pausingOwner(7002, "b")),
+                "another process of that identity holds it");
         assertTrue(store.renew("slot-0", 1, pausingOwner(7001, "a")));
-        assertFalse(store.claimFromGone(seen, pausingOwner(7002, "b")), "the owner renewed since the read: it is not gone");
+        assertFalse(
+                store.claimFromGone(seen, pausingOwner(7002, "b")), "the owner renewed since the read: it is not gone");
 
         SlotView renewed = slot("slot-0");
-        assertFalse(store.claimFromGone(renewed, pausingOwner(7002, "b")),
+        assertFalse(
+                store.claimFromGone(renewed, pausingOwner(7002, "b")),
                 "a version the server does not see late yet: its owner may still be running its robots");
 
         SlotView late = heartbeatAgo(4);
@@ -456,9 +544,8 @@ abstract class SlotStoreContract {
     }
 
     /**
-     * An owner that wrote no late mark (fast failover off on it, or a version before marks existed) never
-     * paused its robots at one, so no standby takes its slot before the lease ends, however late it is
-     * and whatever its view says.
+     * An owner that wrote no late mark (fast failover off on it, or a version before marks existed) never paused its
+     * robots at one, so no standby takes its slot before the lease ends, however late it is and whatever its view says.
      */
     @Test
     void aClaimFromAGoneOwnerNeverWinsASlotWhoseOwnerWroteNoLateMark() {
@@ -468,10 +555,14 @@ abstract class SlotStoreContract {
         assertNull(late.lateMark());
         assertFalse(late.isLate());
 
-        SlotView claimedLate = SlotView.of(late.id(), late.owner(), late.instance(), late.time(), late.lease(),
-                late.epoch(), late.age()).withChanges(late.changes()).withLateMark(Duration.ofSeconds(3))
+        SlotView claimedLate = SlotView.of(
+                        late.id(), late.owner(), late.instance(), late.time(), late.lease(), late.epoch(), late.age())
+                .withChanges(late.changes())
+                .withLateMark(Duration.ofSeconds(3))
                 .withDrain(late.drain());
-        assertFalse(store.claimFromGone(claimedLate, pausingOwner(7002, "b")), "the document has no mark, whatever the view says");
+        assertFalse(
+                store.claimFromGone(claimedLate, pausingOwner(7002, "b")),
+                "the document has no mark, whatever the view says");
         assertEquals("a", slot("slot-0").instance());
 
         assertTrue(store.renew("slot-0", 1, pausingOwner(7001, "a")), "an owner that turns fast failover on");
@@ -490,7 +581,9 @@ abstract class SlotStoreContract {
         assertTrue(store.claim(slot("slot-2"), owner(7002, "b")));
         SlotView before = slot("slot-0");
 
-        assertEquals(0, store.markDrain(new NodeId("127.0.0.1", 7001), SlotView.Drain.forced("a-restarted")),
+        assertEquals(
+                0,
+                store.markDrain(new NodeId("127.0.0.1", 7001), SlotView.Drain.forced("a-restarted")),
                 "another instance of that address");
         assertEquals(2, store.markDrain(new NodeId("127.0.0.1", 7001), SlotView.Drain.asked("a")));
 
@@ -498,7 +591,14 @@ abstract class SlotStoreContract {
         assertEquals(new SlotView.Drain("a", false), after.drain());
         assertTrue(after.drainAsked("a"));
         assertFalse(after.drainAsked("a-restarted"));
-        assertEquals(List.of(before.owner(), before.instance(), before.epoch(), before.time(), before.lease(), before.changes()),
+        assertEquals(
+                List.of(
+                        before.owner(),
+                        before.instance(),
+                        before.epoch(),
+                        before.time(),
+                        before.lease(),
+                        before.changes()),
                 List.of(after.owner(), after.instance(), after.epoch(), after.time(), after.lease(), after.changes()));
         assertEquals(after.drain(), store.readAll().getFirst().drain(), "the poll's read shows it too");
         assertNull(slot("slot-2").drain());
@@ -525,8 +625,13 @@ abstract class SlotStoreContract {
         new SlotTable(db).init(1);
         store.claim(slot("slot-0"), owner(7001, "a"));
         // A heartbeat 6 s old under a 5 s lease is expired; under a 60 s lease it is not.
-        db.database().getCollection("slots").updateOne(Filters.eq("_id", "slot-0"),
-                Updates.combine(Updates.set("time", Date.from(Instant.now().minusSeconds(6))), Updates.set("lease", 60_000L)));
+        db.database()
+                .getCollection("slots")
+                .updateOne(
+                        Filters.eq("_id", "slot-0"),
+                        Updates.combine(
+                                Updates.set("time", Date.from(Instant.now().minusSeconds(6))),
+                                Updates.set("lease", 60_000L)));
         assertFalse(slot("slot-0").expired());
         assertFalse(store.claim(slot("slot-0"), owner(7002, "b")));
 
@@ -536,10 +641,9 @@ abstract class SlotStoreContract {
     }
 
     /**
-     * Threads race for one slot; each winner does non-atomic work (read, pause, write back plus one)
-     * and releases. Overlapping winners would lose increments, and a double win would show as more
-     * wins than epoch increments. Reads run concurrently with writes, which is what exposes a store
-     * that hands out torn documents.
+     * Threads race for one slot; each winner does non-atomic work (read, pause, write back plus one) and releases.
+     * Overlapping winners would lose increments, and a double win would show as more wins than epoch increments. Reads
+     * run concurrently with writes, which is what exposes a store that hands out torn documents.
      */
     @Test
     void contendedClaimsGiveExactlyOneWinnerAtATime() throws Exception {
@@ -557,10 +661,15 @@ abstract class SlotStoreContract {
             racers.add(() -> {
                 int wins = 0;
                 // A broken exclusivity stops every racer at once, so the assertions below report it.
-                while (wins < winsEach && maxHolders.get() <= 1 && failedReleases.get() == 0
+                while (wins < winsEach
+                        && maxHolders.get() <= 1
+                        && failedReleases.get() == 0
                         && System.nanoTime() < deadline) {
                     // The poll's read: one aggregation, which may leave a document out under contention.
-                    SlotView seen = store.readAll().stream().filter(s -> s.id().equals("slot-0")).findFirst().orElse(null);
+                    SlotView seen = store.readAll().stream()
+                            .filter(s -> s.id().equals("slot-0"))
+                            .findFirst()
+                            .orElse(null);
                     if (seen == null || !seen.released() || !store.claim(seen, me)) {
                         continue;
                     }

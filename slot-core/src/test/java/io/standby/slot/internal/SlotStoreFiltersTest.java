@@ -1,30 +1,29 @@
 package io.standby.slot.internal;
 
-import com.mongodb.client.model.Filters;
-import com.mongodb.client.model.Updates;
-import io.standby.slot.NodeId;
-import io.standby.slot.SlotView;
-import org.bson.Document;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
-
-import java.time.Duration;
-import java.time.Instant;
-import java.util.Date;
-import java.util.List;
-import java.util.Optional;
-
 import static io.standby.slot.internal.ProtocolFixture.A;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.mongodb.client.model.Filters;
+import com.mongodb.client.model.Updates;
+import io.standby.slot.NodeId;
+import io.standby.slot.SlotView;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Date;
+import java.util.List;
+import java.util.Optional;
+import org.bson.Document;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
 /**
- * What the MongoDB slot protocol.store() reads and writes, on the embedded wire server: which documents count as
- * slots (a hand-edited one must not stop a node, nor be misread), what a read reports of them, and the
- * compare-and-sets that must report no match when they changed nothing.
+ * What the MongoDB slot protocol.store() reads and writes, on the embedded wire server: which documents count as slots
+ * (a hand-edited one must not stop a node, nor be misread), what a read reports of them, and the compare-and-sets that
+ * must report no match when they changed nothing.
  */
 class SlotStoreFiltersTest {
 
@@ -34,8 +33,7 @@ class SlotStoreFiltersTest {
     final ProtocolFixture protocol = new ProtocolFixture();
 
     @BeforeEach
-    void setUp() {
-    }
+    void setUp() {}
 
     private static SlotStore.Ownership owner(NodeId node, String instance) {
         return new SlotStore.Ownership(node, instance, LEASE);
@@ -43,8 +41,14 @@ class SlotStoreFiltersTest {
 
     /** A well-formed owned slot document, live by the server's clock; callers change one field of it. */
     private static Document ownedDocument(String id) {
-        return new Document("_id", id).append("ip", "127.0.0.1").append("port", 7001).append("time", new Date())
-                .append("lease", 5000L).append("epoch", 3L).append("instance", "i-1").append("changes", 0L);
+        return new Document("_id", id)
+                .append("ip", "127.0.0.1")
+                .append("port", 7001)
+                .append("time", new Date())
+                .append("lease", 5000L)
+                .append("epoch", 3L)
+                .append("instance", "i-1")
+                .append("changes", 0L);
     }
 
     private List<String> readIds() {
@@ -63,7 +67,11 @@ class SlotStoreFiltersTest {
     @Test
     void epochsAndLeasesAreWholeNumbersHoweverTheShellWroteThem() {
         // mongosh writes numbers as doubles: 3.0 is a whole number, 3.5 and Infinity are not.
-        protocol.slots().insertOne(ownedDocument("slot-0").append("epoch", 3.0).append("lease", 5000.0).append("port", 7001.0));
+        protocol.slots()
+                .insertOne(ownedDocument("slot-0")
+                        .append("epoch", 3.0)
+                        .append("lease", 5000.0)
+                        .append("port", 7001.0));
         protocol.slots().insertOne(ownedDocument("slot-1").append("epoch", 3.5));
         protocol.slots().insertOne(ownedDocument("slot-2").append("epoch", Double.POSITIVE_INFINITY));
         protocol.slots().insertOne(ownedDocument("slot-3").append("lease", 5000.5));
@@ -127,13 +135,17 @@ class SlotStoreFiltersTest {
 
     @Test
     void aDrainRequestIsReadOnlyWhenItNamesAnInstance() {
-        protocol.slots().insertOne(ownedDocument("slot-0").append("drain", new Document("instance", "i-1").append("force", true)));
+        protocol.slots()
+                .insertOne(
+                        ownedDocument("slot-0").append("drain", new Document("instance", "i-1").append("force", true)));
         protocol.slots().insertOne(ownedDocument("slot-1").append("drain", new Document("instance", "i-1")));
         protocol.slots().insertOne(ownedDocument("slot-2").append("drain", new Document("force", true)));
         protocol.slots().insertOne(ownedDocument("slot-3").append("drain", "i-1"));
 
         List<SlotView> read = protocol.store().readAll();
-        assertEquals(List.of("slot-0", "slot-1", "slot-2", "slot-3"), read.stream().map(SlotView::id).toList(),
+        assertEquals(
+                List.of("slot-0", "slot-1", "slot-2", "slot-3"),
+                read.stream().map(SlotView::id).toList(),
                 "a malformed request leaves the slot itself readable");
         assertEquals(new SlotView.Drain("i-1", true), read.get(0).drain());
         assertEquals(new SlotView.Drain("i-1", false), read.get(1).drain());
@@ -172,17 +184,28 @@ class SlotStoreFiltersTest {
         protocol.init(1);
         SlotStore.Ownership a = new SlotStore.Ownership(A, "i-1", LEASE, Duration.ofSeconds(3));
         assertTrue(protocol.store().claim(protocol.store().read("slot-0").orElseThrow(), a));
-        protocol.slots().updateOne(Filters.eq("_id", "slot-0"), Updates.set("time", Date.from(Instant.now().minusSeconds(4))));
+        protocol.slots()
+                .updateOne(
+                        Filters.eq("_id", "slot-0"),
+                        Updates.set("time", Date.from(Instant.now().minusSeconds(4))));
         SlotView late = protocol.store().read("slot-0").orElseThrow();
         assertTrue(late.isLate());
-        SlotStore.Ownership b = new SlotStore.Ownership(new NodeId("127.0.0.1", 7002), "i-2", LEASE, Duration.ofSeconds(3));
+        SlotStore.Ownership b =
+                new SlotStore.Ownership(new NodeId("127.0.0.1", 7002), "i-2", LEASE, Duration.ofSeconds(3));
 
-        SlotView noInstance = SlotView.of(late.id(), late.owner(), null, late.time(), late.lease(), late.epoch(),
-                late.age()).withChanges(late.changes()).withLateMark(late.lateMark());
-        assertFalse(protocol.store().claimFromGone(noInstance, b), "a view without the owner's instance proves nobody gone");
-        SlotView noMark = SlotView.of(late.id(), late.owner(), late.instance(), late.time(), late.lease(), late.epoch(),
-                late.age()).withChanges(late.changes());
-        assertFalse(protocol.store().claimFromGone(noMark, b), "a view without the owner's mark: its owner may not have paused");
+        SlotView noInstance = SlotView.of(
+                        late.id(), late.owner(), null, late.time(), late.lease(), late.epoch(), late.age())
+                .withChanges(late.changes())
+                .withLateMark(late.lateMark());
+        assertFalse(
+                protocol.store().claimFromGone(noInstance, b),
+                "a view without the owner's instance proves nobody gone");
+        SlotView noMark = SlotView.of(
+                        late.id(), late.owner(), late.instance(), late.time(), late.lease(), late.epoch(), late.age())
+                .withChanges(late.changes());
+        assertFalse(
+                protocol.store().claimFromGone(noMark, b),
+                "a view without the owner's mark: its owner may not have paused");
         assertEquals("i-1", protocol.store().read("slot-0").orElseThrow().instance());
 
         assertTrue(protocol.store().claimFromGone(late, b));
@@ -201,7 +224,8 @@ class SlotStoreFiltersTest {
 
         SlotView after = protocol.store().read("slot-0").orElseThrow();
         assertEquals(before.changes() + 2, after.changes());
-        assertEquals(List.of(before.owner(), before.instance(), before.epoch(), before.time()),
+        assertEquals(
+                List.of(before.owner(), before.instance(), before.epoch(), before.time()),
                 List.of(after.owner(), after.instance(), after.epoch(), after.time()));
         assertTrue(protocol.store().renew("slot-0", 1, owner(A, "i-1")), "a touch is no new version of the lease");
     }

@@ -1,12 +1,12 @@
 package io.standby.slot.internal;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.standby.slot.MonotonicClock;
 import io.standby.slot.NodeId;
 import io.standby.testing.TcpProxy;
-import org.awaitility.Awaitility;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Test;
-
 import java.io.BufferedInputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
@@ -23,23 +23,21 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
 
 /**
- * The TCP transport of watch links, on real sockets bound to 127.0.0.1 and the system's monotonic clock:
- * pings flow and are acknowledged (the owner's deadline moves), the owner's end closing is the standby's
- * end of stream, a standby's goodbye gives the link up on the owner's side without a renewal, and a port
- * where another instance answers, or nothing does, gives nothing to claim by.
+ * The TCP transport of watch links, on real sockets bound to 127.0.0.1 and the system's monotonic clock: pings flow and
+ * are acknowledged (the owner's deadline moves), the owner's end closing is the standby's end of stream, a standby's
+ * goodbye gives the link up on the owner's side without a renewal, and a port where another instance answers, or
+ * nothing does, gives nothing to claim by.
  *
  * <p>And attacks from a socket, as a stranger who reaches the port but not the database would make them:
- * acknowledgements of guessed sequence numbers from a peer that never reads, a flood of connections, a
- * peer that answers for the owner with a forged hello, forged and replayed messages from a peer that
- * completed a handshake, an authenticated standby that stops reading. None may count as a link, cost a
- * renewal (but the one a real link's end costs), hold up a thread of the owner or pause a lease. Waits are
- * generous: only the order of facts is asserted.
+ * acknowledgements of guessed sequence numbers from a peer that never reads, a flood of connections, a peer that
+ * answers for the owner with a forged hello, forged and replayed messages from a peer that completed a handshake, an
+ * authenticated standby that stops reading. None may count as a link, cost a renewal (but the one a real link's end
+ * costs), hold up a thread of the owner or pause a lease. Waits are generous: only the order of facts is asserted.
  */
 class TcpWatchLinksTest {
 
@@ -80,7 +78,10 @@ class TcpWatchLinksTest {
     }
 
     private static void await(String what, BooleanSupplier condition) {
-        Awaitility.await(what).atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(5)).until(condition::getAsBoolean);
+        Awaitility.await(what)
+                .atMost(Duration.ofSeconds(20))
+                .pollInterval(Duration.ofMillis(5))
+                .until(condition::getAsBoolean);
     }
 
     /** Pings until the owner counts the link open and acknowledged. */
@@ -103,7 +104,9 @@ class TcpWatchLinksTest {
     private void assertNothingCounts(String what) {
         assertEquals(0, ownerLinks.open(), what + ": no link");
         assertEquals(0, renewals.get(), what + ": no renewal");
-        assertFalse(ownerLinks.blocks(0, System.nanoTime() + Duration.ofHours(1).toNanos()), what + ": nothing can pause a lease");
+        assertFalse(
+                ownerLinks.blocks(0, System.nanoTime() + Duration.ofHours(1).toNanos()),
+                what + ": nothing can pause a lease");
     }
 
     @Test
@@ -111,8 +114,11 @@ class TcpWatchLinksTest {
         StandbyLinks standbyLinks = watching("owner-1");
         pingUntilLinked(standbyLinks);
         // Ticked as the owner's pinger ticks it, for two watch leases: open and acknowledged all along.
-        Awaitility.await("acknowledged for two watch leases: still open").pollInterval(P.dividedBy(10))
-                .during(P.multipliedBy(2)).atMost(P.multipliedBy(20)).until(() -> {
+        Awaitility.await("acknowledged for two watch leases: still open")
+                .pollInterval(P.dividedBy(10))
+                .during(P.multipliedBy(2))
+                .atMost(P.multipliedBy(20))
+                .until(() -> {
                     ownerLinks.tick();
                     return ownerLinks.open() == 1;
                 });
@@ -120,8 +126,13 @@ class TcpWatchLinksTest {
         assertEquals(0, renewals.get());
         server.close();
         await("the standby saw the end", () -> standbyLinks.live() == 0);
-        await("the link is to be marked, at beats up to 42", () -> standbyLinks.unmarked().stream().anyMatch(c -> c.maxBeat() == 42));
-        assertEquals(0, ownerLinks.stats().refused() + standbyLinks.stats().refused(), "nothing refused on a link between two nodes");
+        await(
+                "the link is to be marked, at beats up to 42",
+                () -> standbyLinks.unmarked().stream().anyMatch(c -> c.maxBeat() == 42));
+        assertEquals(
+                0,
+                ownerLinks.stats().refused() + standbyLinks.stats().refused(),
+                "nothing refused on a link between two nodes");
     }
 
     @Test
@@ -136,9 +147,13 @@ class TcpWatchLinksTest {
     @Test
     void anotherInstanceAtThePortGivesNothingToClaimBy() throws Exception {
         StandbyLinks standbyLinks = watching("owner-0");
-        await("the standby hung up", () -> standbyLinks.live() == 0 && standbyLinks.nextClaimable().isEmpty());
-        Awaitility.await("no ping was accepted: nothing to mark or claim by").during(Duration.ofMillis(100))
-                .atMost(Duration.ofSeconds(5)).until(() -> standbyLinks.unmarked().isEmpty());
+        await(
+                "the standby hung up",
+                () -> standbyLinks.live() == 0 && standbyLinks.nextClaimable().isEmpty());
+        Awaitility.await("no ping was accepted: nothing to mark or claim by")
+                .during(Duration.ofMillis(100))
+                .atMost(Duration.ofSeconds(5))
+                .until(() -> standbyLinks.unmarked().isEmpty());
         assertNothingCounts("a standby that wants an earlier instance");
     }
 
@@ -146,7 +161,8 @@ class TcpWatchLinksTest {
     void aPortThatDoesNotSpeakTheProtocolIsRefusedAndGivesNothingToClaimBy() throws Exception {
         try (ServerSocket other = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
             Thread accept = Thread.ofVirtual().start(() -> {
-                try (Socket peer = other.accept(); OutputStream out = peer.getOutputStream()) {
+                try (Socket peer = other.accept();
+                        OutputStream out = peer.getOutputStream()) {
                     out.write("HTTP/1.1 400 Bad Request\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
                     peer.getInputStream().read();
                 } catch (IOException e) {
@@ -178,8 +194,11 @@ class TcpWatchLinksTest {
         }
         // Beats announced and pings sent every 10 ms for 200 ms, while the stranger's guesses arrive.
         AtomicLong beat = new AtomicLong(42);
-        Awaitility.await("a stranger's acknowledgements count for nothing").pollInterval(Duration.ofMillis(10))
-                .during(Duration.ofMillis(200)).atMost(Duration.ofSeconds(5)).until(() -> {
+        Awaitility.await("a stranger's acknowledgements count for nothing")
+                .pollInterval(Duration.ofMillis(10))
+                .during(Duration.ofMillis(200))
+                .atMost(Duration.ofSeconds(5))
+                .until(() -> {
                     ownerLinks.announce(beat.getAndIncrement());
                     ownerLinks.tick();
                     return ownerLinks.open() == 0 && renewals.get() == 0;
@@ -194,7 +213,7 @@ class TcpWatchLinksTest {
     }
 
     @Test
-    void aStrangerWithoutTheKeyIsRefusedAfterTheHelloOneWithAnIdentityTooLongAtItsLengthAndOneThatSaysNothingAtTheDeadline() throws Exception {
+    void strangersWithAWrongProofAnOversizedHelloOrNothingToSayAreRefused() throws Exception {
         listen();
         Socket forger = stranger();
         DataOutputStream out = new DataOutputStream(forger.getOutputStream());
@@ -214,12 +233,16 @@ class TcpWatchLinksTest {
         claims.writeShort(0xFFFF);
         claims.flush();
         assertEquals(-1, oversized.getInputStream().read(), "an identity above 512 bytes: closed at its length");
-        await("the long identity is counted as refused", () -> ownerLinks.stats().refused() == 2);
+        await(
+                "the long identity is counted as refused",
+                () -> ownerLinks.stats().refused() == 2);
 
         Socket silent = stranger();
         long connected = System.nanoTime();
         assertEquals(-1, silent.getInputStream().read(), "no hello: closed at the handshake's deadline");
-        assertTrue(System.nanoTime() - connected >= TcpWatchLinks.HANDSHAKE_TIMEOUT.toNanos() - Duration.ofMillis(50).toNanos());
+        assertTrue(System.nanoTime() - connected
+                >= TcpWatchLinks.HANDSHAKE_TIMEOUT.toNanos()
+                        - Duration.ofMillis(50).toNanos());
         assertEquals(3, ownerLinks.stats().refused());
         assertNothingCounts("three strangers");
     }
@@ -238,11 +261,14 @@ class TcpWatchLinksTest {
             try (Socket once = new Socket()) {
                 once.connect(new InetSocketAddress("127.0.0.1", server.port()), 5000);
             } catch (IOException e) {
-                throw new AssertionError("connect " + i + " after " + (System.nanoTime() - flood) / 1_000_000 + " ms", e);
+                throw new AssertionError(
+                        "connect " + i + " after " + (System.nanoTime() - flood) / 1_000_000 + " ms", e);
             }
         }
-        assertTrue(Thread.activeCount() - threadsBefore <= 4,
-                "platform threads grew from " + threadsBefore + " to " + Thread.activeCount() + ": connections are served on virtual threads");
+        assertTrue(
+                Thread.activeCount() - threadsBefore <= 4,
+                "platform threads grew from " + threadsBefore + " to " + Thread.activeCount()
+                        + ": connections are served on virtual threads");
         assertNothingCounts("1,100 connections");
         StandbyLinks standbyLinks = watching("owner-1", server.port(), KEY);
         pingUntilLinked(standbyLinks);
@@ -298,7 +324,9 @@ class TcpWatchLinksTest {
         // The same protocol, with a key of another cluster.
         listen();
         StandbyLinks other = watching("owner-1", server.port(), LinkKey.random());
-        await("the standby refused an owner without its key", () -> other.stats().refused() == 1);
+        await(
+                "the standby refused an owner without its key",
+                () -> other.stats().refused() == 1);
         assertTrue(other.unmarked().isEmpty());
         assertNothingCounts("a standby of another cluster");
     }
@@ -346,7 +374,9 @@ class TcpWatchLinksTest {
             StandbyLinks standbyLinks = watching("owner-1", owner.getLocalPort(), KEY);
             await("a replayed ping is refused", () -> standbyLinks.stats().refused() == 1);
             replay.join();
-            await("the link is to be marked at the first ping's beat", () -> standbyLinks.unmarked().stream().anyMatch(c -> c.maxBeat() == 42));
+            await(
+                    "the link is to be marked at the first ping's beat",
+                    () -> standbyLinks.unmarked().stream().anyMatch(c -> c.maxBeat() == 42));
         }
         try (ServerSocket owner = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
             Thread forge = Thread.ofVirtual().start(() -> {
@@ -362,7 +392,9 @@ class TcpWatchLinksTest {
             StandbyLinks standbyLinks = watching("owner-1", owner.getLocalPort(), KEY);
             await("a forged ping is refused", () -> standbyLinks.stats().refused() == 1);
             forge.join();
-            await("the beat stays the authentic ping's", () -> standbyLinks.unmarked().stream().anyMatch(c -> c.maxBeat() == 42));
+            await(
+                    "the beat stays the authentic ping's",
+                    () -> standbyLinks.unmarked().stream().anyMatch(c -> c.maxBeat() == 42));
         }
     }
 
@@ -376,7 +408,9 @@ class TcpWatchLinksTest {
             ownerLinks.announce(42);
         }
         assertEquals(0, ownerLinks.open(), "cut off once its queue was full: it reads nothing");
-        assertTrue(System.nanoTime() - started < Duration.ofSeconds(30).toNanos(), "announcing never waited on the network");
+        assertTrue(
+                System.nanoTime() - started < Duration.ofSeconds(30).toNanos(),
+                "announcing never waited on the network");
         await("the end asked for a renewal", () -> renewals.get() >= 1);
         assertEquals(1, renewals.get(), "its end costs one renewal");
         standby.close();
@@ -391,7 +425,10 @@ class TcpWatchLinksTest {
             await("the owner refused the slow standby", () -> ownerLinks.stats().tooSlow() == 1);
             assertNothingCounts("a slow standby");
             assertEquals(0, ownerLinks.stats().refused(), "a slow standby is no attack");
-            assertTrue(standbyLinks.unmarked().isEmpty() && standbyLinks.nextClaimable().isEmpty(), "no ping: nothing to claim by");
+            assertTrue(
+                    standbyLinks.unmarked().isEmpty()
+                            && standbyLinks.nextClaimable().isEmpty(),
+                    "no ping: nothing to claim by");
         }
     }
 
@@ -441,7 +478,9 @@ class TcpWatchLinksTest {
             assertEquals('Y', in.readUnsignedByte());
             byte[] ownerNonce = in.readNBytes(LinkKey.NONCE);
             byte[] proof = in.readNBytes(LinkKey.PROOF);
-            assertTrue(LinkKey.same(proof, key.ownerProof(standbyNonce, ownerNonce, "owner-1", me)), "the owner proves it holds the key");
+            assertTrue(
+                    LinkKey.same(proof, key.ownerProof(standbyNonce, ownerNonce, "owner-1", me)),
+                    "the owner proves it holds the key");
             out.write(key.standbyProof(standbyNonce, ownerNonce, "owner-1", me));
             out.flush();
             return new WireStandby(socket, in, out, key.tags(standbyNonce, ownerNonce, "owner-1", me));
@@ -491,7 +530,8 @@ class TcpWatchLinksTest {
             out.write(ownerNonce);
             out.write(key.ownerProof(standbyNonce, ownerNonce, instance, standby));
             out.flush();
-            assertTrue(LinkKey.same(in.readNBytes(LinkKey.PROOF), key.standbyProof(standbyNonce, ownerNonce, instance, standby)));
+            assertTrue(LinkKey.same(
+                    in.readNBytes(LinkKey.PROOF), key.standbyProof(standbyNonce, ownerNonce, instance, standby)));
             return new WireOwner(out, key.tags(standbyNonce, ownerNonce, instance, standby));
         }
 

@@ -1,25 +1,23 @@
 package io.standby.slot.internal;
 
-import io.standby.slot.ManualClock;
-import io.standby.slot.NodeId;
-import org.junit.jupiter.api.Test;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.standby.slot.NodeId;
+import io.standby.slot.testing.ManualClock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
 
 /**
- * The rule of watch links, both sides on one hand-driven clock: the owner ({@link OwnerLinks}) pauses a
- * lease once a link's deadline passed, 0.9 watch leases after the send of the last ping acknowledged,
- * unless a beat higher than any sent on the link was acknowledged for the slot; the standby
- * ({@link StandbyLinks}) may claim by a dead link only 1.1 watch leases after it received the last ping it
- * acknowledged, and only at beats up to the highest received.
+ * The rule of watch links, both sides on one hand-driven clock: the owner ({@link OwnerLinks}) pauses a lease once a
+ * link's deadline passed, 0.9 watch leases after the send of the last ping acknowledged, unless a beat higher than any
+ * sent on the link was acknowledged for the slot; the standby ({@link StandbyLinks}) may claim by a dead link only 1.1
+ * watch leases after it received the last ping it acknowledged, and only at beats up to the highest received.
  */
 class WatchLinksTest {
 
@@ -67,7 +65,8 @@ class WatchLinksTest {
         clock.tick(Duration.ofMillis(1));
         assertTrue(ownerLinks.blocks(10, now()), "0.9 s after the send of the last acknowledged ping");
         assertTrue(ownerLinks.blocks(3, now()), "a lower beat too");
-        assertFalse(ownerLinks.blocks(11, now()), "a beat higher than any sent on the link: a claim by it cannot match");
+        assertFalse(
+                ownerLinks.blocks(11, now()), "a beat higher than any sent on the link: a claim by it cannot match");
     }
 
     @Test
@@ -78,7 +77,9 @@ class WatchLinksTest {
         clock.tick(Duration.ofMillis(799));
         assertFalse(ownerLinks.blocks(10, now()));
         clock.tick(Duration.ofMillis(1));
-        assertTrue(ownerLinks.blocks(10, now()), "0.9 s after the first ping: the standby received it no earlier than it was sent");
+        assertTrue(
+                ownerLinks.blocks(10, now()),
+                "0.9 s after the first ping: the standby received it no earlier than it was sent");
     }
 
     @Test
@@ -141,7 +142,7 @@ class WatchLinksTest {
     private final List<StandbyLink> opened = new ArrayList<>();
     private final StandbyLinks standbyLinks = new StandbyLinks(clock, (target, link) -> {
         opened.add(link);
-        return () -> { };
+        return () -> {};
     });
     private final StandbyLinks.Target target = new StandbyLinks.Target(OWNER, "i-1", 7701, P, 10);
 
@@ -159,7 +160,8 @@ class WatchLinksTest {
         clock.tick(Duration.ofMillis(100));
         assertTrue(link.pinged(12));
         link.ended("end of stream");
-        StandbyLinks.Claimable dead = new StandbyLinks.Claimable(target, 12, Duration.ofMillis(1100), "its watch link end of stream", 1);
+        StandbyLinks.Claimable dead =
+                new StandbyLinks.Claimable(target, 12, Duration.ofMillis(1100), "its watch link end of stream", 1);
         assertEquals(List.of(dead), standbyLinks.unmarked(), "to be marked in the database at once");
         clock.tick(Duration.ofMillis(1099));
         standbyLinks.marked(dead);
@@ -168,9 +170,14 @@ class WatchLinksTest {
         assertTrue(standbyLinks.mayClaim(OWNER, "i-1", 12).isEmpty());
         clock.tick(Duration.ofMillis(1));
         assertEquals(List.of(dead), standbyLinks.claimable());
-        assertEquals(Duration.ofMillis(1100), standbyLinks.mayClaim(OWNER, "i-1", 12).orElseThrow(), "the mark must be as old");
+        assertEquals(
+                Duration.ofMillis(1100),
+                standbyLinks.mayClaim(OWNER, "i-1", 12).orElseThrow(),
+                "the mark must be as old");
         assertTrue(standbyLinks.mayClaim(OWNER, "i-1", 13).isEmpty(), "never above the highest beat received");
-        assertTrue(standbyLinks.mayClaim(OWNER, "i-2", 12).isEmpty(), "another instance at the same address is another owner");
+        assertTrue(
+                standbyLinks.mayClaim(OWNER, "i-2", 12).isEmpty(),
+                "another instance at the same address is another owner");
     }
 
     @Test
@@ -249,12 +256,18 @@ class WatchLinksTest {
         StandbyLink second = opened.getLast();
         assertTrue(second.authenticated("i-1"));
         List<StandbyLinks.Claimable> dying = standbyLinks.unmarked();
-        assertEquals(List.of(10L), dying.stream().map(StandbyLinks.Claimable::maxBeat).toList());
+        assertEquals(
+                List.of(10L),
+                dying.stream().map(StandbyLinks.Claimable::maxBeat).toList());
         // While the stamp for the first is on its way, the second link has a ping and dies.
         assertTrue(second.pinged(20));
         second.ended("end of stream");
         standbyLinks.marked(dying.getFirst());
-        assertEquals(List.of(20L), standbyLinks.unmarked().stream().map(StandbyLinks.Claimable::maxBeat).toList(),
+        assertEquals(
+                List.of(20L),
+                standbyLinks.unmarked().stream()
+                        .map(StandbyLinks.Claimable::maxBeat)
+                        .toList(),
                 "a stamp written before this link's last ping does not date its end");
     }
 
@@ -271,9 +284,16 @@ class WatchLinksTest {
         second.ended("end of stream");
         markAll();
         clock.tick(Duration.ofMillis(1100));
-        StandbyLinks.Claimable byFirst = standbyLinks.claimable().stream().filter(c -> c.maxBeat() == 10).findFirst().orElseThrow();
+        StandbyLinks.Claimable byFirst = standbyLinks.claimable().stream()
+                .filter(c -> c.maxBeat() == 10)
+                .findFirst()
+                .orElseThrow();
         standbyLinks.forget(byFirst);
-        assertEquals(List.of(20L), standbyLinks.claimable().stream().map(StandbyLinks.Claimable::maxBeat).toList(),
+        assertEquals(
+                List.of(20L),
+                standbyLinks.claimable().stream()
+                        .map(StandbyLinks.Claimable::maxBeat)
+                        .toList(),
                 "the younger link still covers the slots the owner wrote at beats up to 20");
     }
 
@@ -286,7 +306,11 @@ class WatchLinksTest {
         assertFalse(link.pinged(13), "the link ended");
         markAll();
         clock.tick(Duration.ofMillis(1100));
-        assertEquals(List.of(12L), standbyLinks.claimable().stream().map(StandbyLinks.Claimable::maxBeat).toList(),
+        assertEquals(
+                List.of(12L),
+                standbyLinks.claimable().stream()
+                        .map(StandbyLinks.Claimable::maxBeat)
+                        .toList(),
                 "the pings before it still count; the refused one raised nothing");
 
         standbyLinks.watch(List.of(target));
@@ -298,9 +322,9 @@ class WatchLinksTest {
     }
 
     /**
-     * A standby whose acknowledgements come back 0.6 watch leases after the ping's send: the owner ends each
-     * of its links at half a watch lease, and renews. Its links die young, so it links again after a pause
-     * that doubles up to a minute: over ten minutes the owner renews about fifteen times, not once a poll.
+     * A standby whose acknowledgements come back 0.6 watch leases after the ping's send: the owner ends each of its
+     * links at half a watch lease, and renews. Its links die young, so it links again after a pause that doubles up to
+     * a minute: over ten minutes the owner renews about fifteen times, not once a poll.
      */
     @Test
     void aStandbyWhoseRoundTripIsAboveHalfAWatchLeaseCostsTheOwnerABoundedNumberOfRenewals() {
@@ -337,7 +361,7 @@ class WatchLinksTest {
                     }
                 });
             });
-            return () -> { };
+            return () -> {};
         });
         long end = now() + Duration.ofMinutes(10).toNanos();
         long nextTick = now();

@@ -14,8 +14,8 @@ import org.springframework.context.annotation.Configuration;
 
 /**
  * The node in Actuator, when the application has it: the {@code standby} health indicator
- * ({@code management.health.standby.enabled}) and the {@code standby} endpoint (exposed like any other,
- * e.g. {@code management.endpoints.web.exposure.include=health,standby}).
+ * ({@code management.health.standby.enabled}) and the {@code standby} endpoint (exposed like any other, e.g.
+ * {@code management.endpoints.web.exposure.include=health,standby}).
  */
 @AutoConfiguration(after = StandbyAutoConfiguration.class)
 @ConditionalOnBean(StandbyNode.class)

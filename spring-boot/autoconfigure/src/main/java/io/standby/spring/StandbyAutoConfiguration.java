@@ -23,22 +23,24 @@ import org.springframework.context.annotation.Configuration;
  * A Standby node in a Spring Boot application, from the {@code standby.*} properties.
  *
  * <ul>
- *   <li>Database: the application's {@link MongoClient} bean when it has one and {@code standby.mongo} is
- *       unset (the node applies its timeouts and majority concerns to its own view, and leaves the client
- *       to Spring); otherwise the node opens and closes its own clients to {@code standby.mongo}.</li>
+ *   <li>Database: the application's {@link MongoClient} bean when it has one and {@code standby.mongo} is unset (the
+ *       node applies its timeouts and majority concerns to its own view, and leaves the client to Spring); otherwise
+ *       the node opens and closes its own clients to {@code standby.mongo}.
  *   <li>Robots: every {@link RobotFactory} bean is a robot type, besides those on the class path and in
- *       {@code standby.plugins-dir}.</li>
- *   <li>Listeners: every {@link SlotListener} bean is told of the node's slots, in {@code @Order}.</li>
- *   <li>Pages: the node's own endpoint serves {@code /ready}, {@code /status} and the dashboard besides
- *       {@code /health} ({@link NodeWeb}).</li>
- *   <li>Metrics: the node's meters go to the application's {@link MeterRegistry} ({@link StandbyMetrics}).</li>
- *   <li>Lifecycle: {@link StandbyLifecycle} starts the node after the context is refreshed and stops it
- *       first on shutdown.</li>
+ *       {@code standby.plugins-dir}.
+ *   <li>Listeners: every {@link SlotListener} bean is told of the node's slots, in {@code @Order}.
+ *   <li>Pages: the node's own endpoint serves {@code /ready}, {@code /status} and the dashboard besides {@code /health}
+ *       ({@link NodeWeb}).
+ *   <li>Metrics: the node's meters go to the application's {@link MeterRegistry} ({@link StandbyMetrics}).
+ *   <li>Lifecycle: {@link StandbyLifecycle} starts the node after the context is refreshed and stops it first on
+ *       shutdown.
  * </ul>
  */
-@AutoConfiguration(afterName = {
-        "org.springframework.boot.mongodb.autoconfigure.MongoAutoConfiguration",
-        "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration"})
+@AutoConfiguration(
+        afterName = {
+            "org.springframework.boot.mongodb.autoconfigure.MongoAutoConfiguration",
+            "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration"
+        })
 @ConditionalOnClass(StandbyNode.class)
 @ConditionalOnBooleanProperty(name = StandbyProperties.PREFIX + ".enabled", matchIfMissing = true)
 @EnableConfigurationProperties(StandbyProperties.class)
@@ -47,14 +49,18 @@ public class StandbyAutoConfiguration {
     /** The node, built and checked but not started: {@link StandbyLifecycle} starts it. */
     @Bean
     @ConditionalOnMissingBean
-    public StandbyNode standbyNode(StandbyProperties properties, ObjectProvider<MongoClient> clients,
-                                   ObjectProvider<RobotFactory> factories, ObjectProvider<SlotListener> listeners,
-                                   ObjectProvider<StandbyNodeCustomizer> customizers) {
+    public StandbyNode standbyNode(
+            StandbyProperties properties,
+            ObjectProvider<MongoClient> clients,
+            ObjectProvider<RobotFactory> factories,
+            ObjectProvider<SlotListener> listeners,
+            ObjectProvider<StandbyNodeCustomizer> customizers) {
         StandbyNodeBuilder builder = properties.applyTo(StandbyNode.builder()).extension(NodeWeb.pages());
         MongoClient client = properties.getMongo() == null ? clients.getIfUnique() : null;
         if (client != null) {
             String name = properties.getDatabase();
-            builder.databases(StandbyDatabase.of(client, name, properties.timing().operationTimeout()),
+            builder.databases(
+                    StandbyDatabase.of(client, name, properties.timing().operationTimeout()),
                     StandbyDatabase.of(client, name, StandbyNodeBuilder.ROBOT_OPERATION_TIMEOUT));
         } else if (properties.getMongo() != null) {
             builder.mongo(properties.getMongo());
@@ -74,7 +80,10 @@ public class StandbyAutoConfiguration {
         return new StandbyLifecycle(node);
     }
 
-    /** Micrometer is optional in the node's extensions; with it, the node measures itself into the application's registry. */
+    /**
+     * Micrometer is optional in the node's extensions; with it, the node measures itself into the application's
+     * registry.
+     */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass(MeterRegistry.class)
     static class Metrics {

@@ -1,15 +1,14 @@
 package io.standby.spring;
 
 import io.standby.node.StandbyNode;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 
-import java.util.LinkedHashMap;
-import java.util.Map;
-
 /**
- * {@code /actuator/standby}: this node's identity, state and timing, the slots it holds with their leases,
- * and the robots it runs in each. Read-only; operators change robots with the {@code standby} command.
+ * {@code /actuator/standby}: this node's identity, state and timing, the slots it holds with their leases, and the
+ * robots it runs in each. Read-only; operators change robots with the {@code standby} command.
  */
 @Endpoint(id = "standby")
 public class StandbyEndpoint {
@@ -29,8 +28,15 @@ public class StandbyEndpoint {
         view.put("ready", node.notReady().isEmpty());
         view.put("notReady", node.notReady().orElse(null));
         view.put("maxSlots", node.config().maxSlots());
-        view.put("timing", Map.of("heartbeatMs", node.config().timing().heartbeat().toMillis(),
-                "leaseMs", node.config().timing().lease().toMillis(), "pollMs", node.config().timing().poll().toMillis()));
+        view.put(
+                "timing",
+                Map.of(
+                        "heartbeatMs",
+                        node.config().timing().heartbeat().toMillis(),
+                        "leaseMs",
+                        node.config().timing().lease().toMillis(),
+                        "pollMs",
+                        node.config().timing().poll().toMillis()));
         view.put("slots", StandbyHealthIndicator.leases(node));
         view.put("robots", node.running());
         return view;

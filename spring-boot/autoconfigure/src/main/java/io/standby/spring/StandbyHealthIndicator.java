@@ -2,18 +2,17 @@ package io.standby.spring;
 
 import io.standby.node.StandbyNode;
 import io.standby.slot.Lease;
-import org.springframework.boot.health.contributor.AbstractHealthIndicator;
-import org.springframework.boot.health.contributor.Health;
-
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.springframework.boot.health.contributor.AbstractHealthIndicator;
+import org.springframework.boot.health.contributor.Health;
 
 /**
- * The {@code standby} health: UP while the node takes part in the protocol (started, and its last read
- * of the slots answered lately, so an unreachable database shows), DOWN with the reason otherwise. Details:
- * the node's identity, its state and the state of each lease it holds.
+ * The {@code standby} health: UP while the node takes part in the protocol (started, and its last read of the slots
+ * answered lately, so an unreachable database shows), DOWN with the reason otherwise. Details: the node's identity, its
+ * state and the state of each lease it holds.
  */
 public class StandbyHealthIndicator extends AbstractHealthIndicator {
 

@@ -4,16 +4,15 @@ import io.standby.node.StandbyNode;
 import org.springframework.context.SmartLifecycle;
 
 /**
- * Starts the {@link StandbyNode} bean once the context is refreshed, and stops it gracefully (robots
- * checkpoint, slots released for standbys) before anything it depends on goes away.
+ * Starts the {@link StandbyNode} bean once the context is refreshed, and stops it gracefully (robots checkpoint, slots
+ * released for standbys) before anything it depends on goes away.
  *
- * <p>Its phase is above the web server's ({@code DEFAULT_PHASE - 1024} for its graceful shutdown,
- * {@code - 2048} for its stop), and lifecycles stop from the highest phase down: so on a graceful shutdown
- * the node hands its slots over first, then the web server drains, and the {@code MongoClient} bean closes
- * only when beans are destroyed, after every lifecycle has stopped. The node starts last, once the web
- * server runs. A start that fails (address taken, database unreachable) fails the application's start.
- * An application that declares its own {@code StandbyNode} bean builds it with {@code builder().build()},
- * not {@code start()}: this lifecycle starts it.
+ * <p>Its phase is above the web server's ({@code DEFAULT_PHASE - 1024} for its graceful shutdown, {@code - 2048} for
+ * its stop), and lifecycles stop from the highest phase down: so on a graceful shutdown the node hands its slots over
+ * first, then the web server drains, and the {@code MongoClient} bean closes only when beans are destroyed, after every
+ * lifecycle has stopped. The node starts last, once the web server runs. A start that fails (address taken, database
+ * unreachable) fails the application's start. An application that declares its own {@code StandbyNode} bean builds it
+ * with {@code builder().build()}, not {@code start()}: this lifecycle starts it.
  */
 public final class StandbyLifecycle implements SmartLifecycle {
 

@@ -7,18 +7,17 @@ import io.standby.slot.FenceCheck;
 import io.standby.slot.NodeId;
 import io.standby.slot.SlotTiming;
 import io.standby.slot.WatchLinks;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.validation.Errors;
 import org.springframework.validation.Validator;
 
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.time.Duration;
-
 /**
- * The node's settings under {@code standby.*}, the same as the {@code standby node} command's options.
- * They are checked when bound, by the rules the node itself applies, so a bad value stops the application
- * at startup with the property, its value and the reason; nothing has been bound or connected by then.
+ * The node's settings under {@code standby.*}, the same as the {@code standby node} command's options. They are checked
+ * when bound, by the rules the node itself applies, so a bad value stops the application at startup with the property,
+ * its value and the reason; nothing has been bound or connected by then.
  */
 @ConfigurationProperties(prefix = StandbyProperties.PREFIX)
 public class StandbyProperties implements Validator {
@@ -31,8 +30,8 @@ public class StandbyProperties implements Validator {
     /** Whether to run a Standby node in this application. */
     private boolean enabled = true;
     /**
-     * MongoDB URI of the slots and robots. When unset, the node uses the application's own MongoClient
-     * bean if it has one, and otherwise mongodb://127.0.0.1:27017.
+     * MongoDB URI of the slots and robots. When unset, the node uses the application's own MongoClient bean if it has
+     * one, and otherwise mongodb://127.0.0.1:27017.
      */
     private String mongo;
     /** The database that holds the slots and robots. */
@@ -52,20 +51,20 @@ public class StandbyProperties implements Validator {
     /** How often the node looks for claimable slots; less than the lease. */
     private Duration poll = Duration.ofSeconds(1);
     /**
-     * Whether a standby takes a slot over before its lease ends when the owner is late and its address
-     * refuses connects (its process is gone).
+     * Whether a standby takes a slot over before its lease ends when the owner is late and its address refuses connects
+     * (its process is gone).
      */
     private boolean fastFailover = true;
     /**
-     * Watch links: other nodes keep a connection to this one and take its slots about 1.1 watch leases
-     * after it died or froze, whatever the lease; this node pauses a slot's robots if a link breaks and the
-     * database does not answer a renewal within about 0.4 watch leases. Authenticated with the cluster's key,
-     * kept in the database (collection secrets). Off: slots are taken over at the late mark or the lease.
+     * Watch links: other nodes keep a connection to this one and take its slots about 1.1 watch leases after it died or
+     * froze, whatever the lease; this node pauses a slot's robots if a link breaks and the database does not answer a
+     * renewal within about 0.4 watch leases. Authenticated with the cluster's key, kept in the database (collection
+     * secrets). Off: slots are taken over at the late mark or the lease.
      */
     private boolean watchLinks = true;
     /**
-     * The watch lease: 1s, or the heartbeat if shorter, when unset (links are off by default below a
-     * heartbeat of 500ms, where the late mark is about as fast). At least 100ms, shorter than the late mark.
+     * The watch lease: 1s, or the heartbeat if shorter, when unset (links are off by default below a heartbeat of
+     * 500ms, where the late mark is about as fast). At least 100ms, shorter than the late mark.
      */
     private Duration watchLease;
     /** The port of the node's ip it takes watch links on; 0 for any free port, written into its owner document. */
@@ -87,7 +86,10 @@ public class StandbyProperties implements Validator {
             return;
         }
         if (ip == null || ip.isBlank()) {
-            errors.rejectValue("ip", "required", "the node's identity is required: set standby.ip (a literal IP address of this machine)");
+            errors.rejectValue(
+                    "ip",
+                    "required",
+                    "the node's identity is required: set standby.ip (a literal IP address of this machine)");
         }
         if (port == null) {
             errors.rejectValue("port", "required", "the node's identity is required: set standby.port (1-65535)");
@@ -96,7 +98,8 @@ public class StandbyProperties implements Validator {
             try {
                 new NodeId(ip, port);
             } catch (IllegalArgumentException e) {
-                errors.rejectValue(e.getMessage().startsWith("invalid port") ? "port" : "ip", "invalid", e.getMessage());
+                errors.rejectValue(
+                        e.getMessage().startsWith("invalid port") ? "port" : "ip", "invalid", e.getMessage());
             }
         }
         if (maxSlots < 1) {
@@ -106,19 +109,27 @@ public class StandbyProperties implements Validator {
             timing();
         } catch (IllegalArgumentException e) {
             String message = e.getMessage();
-            errors.rejectValue(message.startsWith("heartbeat") ? "heartbeat" : message.startsWith("poll") ? "poll" : "lease",
-                    "invalid", message);
+            errors.rejectValue(
+                    message.startsWith("heartbeat") ? "heartbeat" : message.startsWith("poll") ? "poll" : "lease",
+                    "invalid",
+                    message);
         }
         if (watchLinks) {
             try {
                 watchLinkRules();
             } catch (IllegalArgumentException e) {
-                errors.rejectValue(e.getMessage().startsWith("invalid watch port") ? "watchPort" : "watchLease", "invalid", e.getMessage());
+                errors.rejectValue(
+                        e.getMessage().startsWith("invalid watch port") ? "watchPort" : "watchLease",
+                        "invalid",
+                        e.getMessage());
             }
         }
         if (stopTimeout == null || stopTimeout.isNegative() || stopTimeout.isZero()) {
-            errors.rejectValue("stopTimeout", "invalid", "stop timeout " + (stopTimeout == null ? "null" : Durations.format(stopTimeout))
-                    + " must be more than 0");
+            errors.rejectValue(
+                    "stopTimeout",
+                    "invalid",
+                    "stop timeout " + (stopTimeout == null ? "null" : Durations.format(stopTimeout))
+                            + " must be more than 0");
         }
         if (mongo != null) {
             try {
@@ -128,10 +139,12 @@ public class StandbyProperties implements Validator {
             }
         }
         if (database == null || !database.matches("[A-Za-z0-9_-]{1,63}")) {
-            errors.rejectValue("database", "invalid", "invalid database name: use letters, digits, '_' or '-' (at most 63)");
+            errors.rejectValue(
+                    "database", "invalid", "invalid database name: use letters, digits, '_' or '-' (at most 63)");
         }
         if (pluginsDir != null && !Files.isDirectory(pluginsDir)) {
-            errors.rejectValue("pluginsDir", "invalid", "invalid plugin directory '" + pluginsDir + "': not a directory");
+            errors.rejectValue(
+                    "pluginsDir", "invalid", "invalid plugin directory '" + pluginsDir + "': not a directory");
         }
     }
 
@@ -163,8 +176,13 @@ public class StandbyProperties implements Validator {
 
     /** These settings on a node builder; the database, robots and listeners are the auto-configuration's. */
     StandbyNodeBuilder applyTo(StandbyNodeBuilder builder) {
-        builder.node(ip, port == null ? 0 : port).maxSlots(maxSlots).timing(timing()).watchLease(watchLease).watchPort(watchPort)
-                .stopTimeout(stopTimeout).database(database);
+        builder.node(ip, port == null ? 0 : port)
+                .maxSlots(maxSlots)
+                .timing(timing())
+                .watchLease(watchLease)
+                .watchPort(watchPort)
+                .stopTimeout(stopTimeout)
+                .database(database);
         if (!fastFailover) {
             builder.withoutFastFailover();
         }

@@ -1,5 +1,8 @@
 package io.standby.spring;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import com.mongodb.event.CommandListener;
@@ -14,17 +17,6 @@ import io.standby.slot.StandbyDatabase;
 import io.standby.testing.TestDatabase;
 import io.standby.testing.TestMongo;
 import io.standby.testing.TestPorts;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
-import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
-import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.health.contributor.Health;
-import org.springframework.boot.health.contributor.HealthIndicator;
-import org.springframework.boot.health.contributor.Status;
-import org.springframework.boot.test.context.FilteredClassLoader;
-import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -36,13 +28,20 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.boot.health.contributor.Status;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 /**
- * Each condition of the auto-configuration, on a real node against the test database: the runner's
- * context starts the node through its lifecycle, as an application does.
+ * Each condition of the auto-configuration, on a real node against the test database: the runner's context starts the
+ * node through its lifecycle, as an application does.
  */
 class StandbyAutoConfigurationTest {
 
@@ -64,11 +63,17 @@ class StandbyAutoConfigurationTest {
         new SlotTable(admin).init(1);
         port = TestPorts.free();
         runner = new ApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(StandbyAutoConfiguration.class, StandbyActuatorAutoConfiguration.class))
-                .withPropertyValues("standby.ip=127.0.0.1", "standby.port=" + port, "standby.database=" + db,
-                        "standby.heartbeat=200ms", "standby.lease=1500ms", "standby.poll=200ms", "standby.stop-timeout=2s");
+                .withConfiguration(
+                        AutoConfigurations.of(StandbyAutoConfiguration.class, StandbyActuatorAutoConfiguration.class))
+                .withPropertyValues(
+                        "standby.ip=127.0.0.1",
+                        "standby.port=" + port,
+                        "standby.database=" + db,
+                        "standby.heartbeat=200ms",
+                        "standby.lease=1500ms",
+                        "standby.poll=200ms",
+                        "standby.stop-timeout=2s");
     }
-
 
     private static boolean owns(StandbyNode node) {
         return node.leases().size() == 1 && node.notReady().isEmpty();
@@ -76,19 +81,27 @@ class StandbyAutoConfigurationTest {
 
     @Test
     void withoutAMongoClientBeanTheNodeConnectsToTheUriAndBindsItsProperties() {
-        runner.withPropertyValues("standby.mongo=" + TestMongo.uri(), "standby.max-slots=3", "standby.fast-failover=false")
+        runner.withPropertyValues(
+                        "standby.mongo=" + TestMongo.uri(), "standby.max-slots=3", "standby.fast-failover=false")
                 .run(context -> {
-                    assertThat(context).hasNotFailed().hasSingleBean(StandbyNode.class).hasSingleBean(StandbyLifecycle.class)
+                    assertThat(context)
+                            .hasNotFailed()
+                            .hasSingleBean(StandbyNode.class)
+                            .hasSingleBean(StandbyLifecycle.class)
                             .doesNotHaveBean(MongoClient.class);
                     StandbyNode node = context.getBean(StandbyNode.class);
                     assertThat(node.config().maxSlots()).isEqualTo(3);
                     assertThat(node.config().timing().heartbeat()).isEqualTo(Duration.ofMillis(200));
                     assertThat(node.config().timing().lease()).isEqualTo(Duration.ofMillis(1500));
-                    assertThat(context.getBean(StandbyProperties.class).isFastFailover()).isFalse();
-                    assertThat(context.getBean(StandbyLifecycle.class).isRunning()).isTrue();
+                    assertThat(context.getBean(StandbyProperties.class).isFastFailover())
+                            .isFalse();
+                    assertThat(context.getBean(StandbyLifecycle.class).isRunning())
+                            .isTrue();
                     await().atMost(WAIT).until(() -> owns(node));
                 });
-        assertThat(new SlotTable(admin).get("slot-0").orElseThrow().released()).as("closing the context released the slot").isTrue();
+        assertThat(new SlotTable(admin).get("slot-0").orElseThrow().released())
+                .as("closing the context released the slot")
+                .isTrue();
     }
 
     @Test
@@ -97,14 +110,17 @@ class StandbyAutoConfigurationTest {
         runner.withBean(MongoClient.class, () -> recordingClient(databases)).run(context -> {
             assertThat(context).hasNotFailed();
             await().atMost(WAIT).until(() -> owns(context.getBean(StandbyNode.class)));
-            assertThat(databases).as("the node's commands went through the application's client").contains(db);
+            assertThat(databases)
+                    .as("the node's commands went through the application's client")
+                    .contains(db);
         });
     }
 
     @Test
     void aUriWinsOverTheApplicationsMongoClientBean() {
         Set<String> databases = ConcurrentHashMap.newKeySet();
-        runner.withBean(MongoClient.class, () -> recordingClient(databases)).withPropertyValues("standby.mongo=" + TestMongo.uri())
+        runner.withBean(MongoClient.class, () -> recordingClient(databases))
+                .withPropertyValues("standby.mongo=" + TestMongo.uri())
                 .run(context -> {
                     await().atMost(WAIT).until(() -> owns(context.getBean(StandbyNode.class)));
                     assertThat(databases).doesNotContain(db);
@@ -113,25 +129,38 @@ class StandbyAutoConfigurationTest {
 
     @Test
     void withActuatorTheStandbyHealthIsUpWithTheLeasesAndTheEndpointShowsTheSlots() {
-        runner.withPropertyValues("standby.mongo=" + TestMongo.uri(), "management.endpoints.web.exposure.include=health,standby")
+        runner.withPropertyValues(
+                        "standby.mongo=" + TestMongo.uri(), "management.endpoints.web.exposure.include=health,standby")
                 .run(context -> {
-                    assertThat(context).hasSingleBean(StandbyHealthIndicator.class).hasSingleBean(StandbyEndpoint.class);
+                    assertThat(context)
+                            .hasSingleBean(StandbyHealthIndicator.class)
+                            .hasSingleBean(StandbyEndpoint.class);
                     StandbyNode node = context.getBean(StandbyNode.class);
                     await().atMost(WAIT).until(() -> owns(node));
                     HealthIndicator indicator = context.getBean("standbyHealthIndicator", HealthIndicator.class);
                     Health health = indicator.health(true);
                     assertThat(health.getStatus()).isEqualTo(Status.UP);
-                    assertThat(health.getDetails()).containsEntry("node", node.config().node().toString())
-                            .containsEntry("instance", node.config().instance()).containsEntry("state", "OWNER");
+                    assertThat(health.getDetails())
+                            .containsEntry("node", node.config().node().toString())
+                            .containsEntry("instance", node.config().instance())
+                            .containsEntry("state", "OWNER");
                     @SuppressWarnings("unchecked")
-                    List<Map<String, Object>> slots = (List<Map<String, Object>>) health.getDetails().get("slots");
-                    assertThat(slots).singleElement().satisfies(slot -> assertThat(slot)
-                            .containsEntry("slot", "slot-0").containsEntry("epoch", 1L).containsEntry("lease", "valid"));
-                    Map<String, Object> view = context.getBean(StandbyEndpoint.class).node();
+                    List<Map<String, Object>> slots =
+                            (List<Map<String, Object>>) health.getDetails().get("slots");
+                    assertThat(slots)
+                            .singleElement()
+                            .satisfies(slot -> assertThat(slot)
+                                    .containsEntry("slot", "slot-0")
+                                    .containsEntry("epoch", 1L)
+                                    .containsEntry("lease", "valid"));
+                    Map<String, Object> view =
+                            context.getBean(StandbyEndpoint.class).node();
                     assertThat(view).containsEntry("ready", true).containsEntry("robots", Map.of("slot-0", List.of()));
                     @SuppressWarnings("unchecked")
                     List<Map<String, Object>> held = (List<Map<String, Object>>) view.get("slots");
-                    assertThat(held).singleElement().satisfies(slot -> assertThat(slot).containsEntry("slot", "slot-0"));
+                    assertThat(held)
+                            .singleElement()
+                            .satisfies(slot -> assertThat(slot).containsEntry("slot", "slot-0"));
                 });
     }
 
@@ -139,27 +168,36 @@ class StandbyAutoConfigurationTest {
     void theHealthIsDownWithTheReasonBeforeTheNodeStarts() {
         runner.withPropertyValues("standby.mongo=" + TestMongo.uri()).run(context -> {
             StandbyNode node = context.getBean(StandbyNode.class);
-            Health health = new StandbyHealthIndicator(StandbyNode.builder().node("127.0.0.1", 1).build()).health(true);
+            Health health = new StandbyHealthIndicator(
+                            StandbyNode.builder().node("127.0.0.1", 1).build())
+                    .health(true);
             assertThat(health.getStatus()).isEqualTo(Status.DOWN);
             assertThat(health.getDetails()).containsEntry("reason", "not started");
             context.getBean(StandbyLifecycle.class).stop();
-            assertThat(new StandbyHealthIndicator(node).health(true).getDetails()).containsEntry("reason", "stopped");
+            assertThat(new StandbyHealthIndicator(node).health(true).getDetails())
+                    .containsEntry("reason", "stopped");
         });
     }
 
     @Test
     void withoutActuatorThereIsNoHealthNorEndpointButTheNodeRuns() {
-        runner.withPropertyValues("standby.mongo=" + TestMongo.uri(), "management.endpoints.web.exposure.include=standby")
+        runner.withPropertyValues(
+                        "standby.mongo=" + TestMongo.uri(), "management.endpoints.web.exposure.include=standby")
                 .withClassLoader(new FilteredClassLoader(HealthIndicator.class, Endpoint.class))
-                .run(context -> assertThat(context).hasNotFailed().hasSingleBean(StandbyNode.class)
-                        .doesNotHaveBean(StandbyHealthIndicator.class).doesNotHaveBean(StandbyEndpoint.class));
+                .run(context -> assertThat(context)
+                        .hasNotFailed()
+                        .hasSingleBean(StandbyNode.class)
+                        .doesNotHaveBean(StandbyHealthIndicator.class)
+                        .doesNotHaveBean(StandbyEndpoint.class));
     }
 
     @Test
     void theEndpointIsLeftOutUnlessExposedAndTheHealthWhenDisabled() {
         runner.withPropertyValues("standby.mongo=" + TestMongo.uri(), "management.health.standby.enabled=false")
-                .run(context -> assertThat(context).hasNotFailed()
-                        .doesNotHaveBean(StandbyHealthIndicator.class).doesNotHaveBean(StandbyEndpoint.class));
+                .run(context -> assertThat(context)
+                        .hasNotFailed()
+                        .doesNotHaveBean(StandbyHealthIndicator.class)
+                        .doesNotHaveBean(StandbyEndpoint.class));
     }
 
     @Test
@@ -176,7 +214,11 @@ class StandbyAutoConfigurationTest {
                 .run(context -> {
                     await().atMost(WAIT).until(() -> owns(context.getBean(StandbyNode.class)));
                     assertThat(acquired).containsExactly("slot-0@1");
-                    assertThat(context.getBean(MeterRegistry.class).get("standby.slots.owned").gauge().value()).isEqualTo(1.0);
+                    assertThat(context.getBean(MeterRegistry.class)
+                                    .get("standby.slots.owned")
+                                    .gauge()
+                                    .value())
+                            .isEqualTo(1.0);
                 });
     }
 
@@ -186,8 +228,11 @@ class StandbyAutoConfigurationTest {
             await().atMost(WAIT).until(() -> owns(context.getBean(StandbyNode.class)));
             HttpClient http = HttpClient.newHttpClient();
             for (String path : List.of("/health", "/ready", "/status", "/")) {
-                HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-                        .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
+                HttpResponse<String> response = http.send(
+                        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                                .timeout(Duration.ofSeconds(10))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString());
                 assertThat(response.statusCode()).as(path).isEqualTo(200);
             }
         });
@@ -196,7 +241,9 @@ class StandbyAutoConfigurationTest {
     @Test
     void disabledThereIsNoNode() {
         runner.withPropertyValues("standby.enabled=false", "standby.lease=1ms")
-                .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(StandbyNode.class)
+                .run(context -> assertThat(context)
+                        .hasNotFailed()
+                        .doesNotHaveBean(StandbyNode.class)
                         .doesNotHaveBean(StandbyHealthIndicator.class));
     }
 
@@ -208,6 +255,7 @@ class StandbyAutoConfigurationTest {
                     public void commandStarted(CommandStartedEvent event) {
                         databases.add(event.getDatabaseName());
                     }
-                }).build());
+                })
+                .build());
     }
 }

@@ -1,5 +1,7 @@
 package io.standby.spring;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.standby.robot.runtime.RuntimeConfig;
 import io.standby.slot.NodeConfig;
 import io.standby.slot.SlotTiming;
@@ -8,16 +10,15 @@ import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 /**
- * Bad values stop the application at startup with the property, the value and the reason, before the
- * node binds or connects anything (no database is needed to see them).
+ * Bad values stop the application at startup with the property, the value and the reason, before the node binds or
+ * connects anything (no database is needed to see them).
  */
 class StandbyPropertiesTest {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(StandbyAutoConfiguration.class, StandbyActuatorAutoConfiguration.class))
+            .withConfiguration(
+                    AutoConfigurations.of(StandbyAutoConfiguration.class, StandbyActuatorAutoConfiguration.class))
             .withPropertyValues("standby.ip=127.0.0.1", "standby.port=7700", "standby.mongo=mongodb://127.0.0.1:9");
 
     private String startupFailure(String... properties) {
@@ -37,7 +38,8 @@ class StandbyPropertiesTest {
     @Test
     void aLeaseNotAboveTwoHeartbeatsIsRejectedNamingTheRule() {
         assertThat(startupFailure("standby.heartbeat=2s", "standby.lease=3s"))
-                .contains("origin \"standby.lease\"").contains("lease 3s must be more than twice the heartbeat 2s");
+                .contains("origin \"standby.lease\"")
+                .contains("lease 3s must be more than twice the heartbeat 2s");
     }
 
     @Test
@@ -47,7 +49,8 @@ class StandbyPropertiesTest {
 
     @Test
     void aBadIpPortOrMaxSlotsIsRejectedWithTheValue() {
-        assertThat(startupFailure("standby.ip=node-1")).contains("invalid ip 'node-1': expected a literal IPv4 or IPv6 address");
+        assertThat(startupFailure("standby.ip=node-1"))
+                .contains("invalid ip 'node-1': expected a literal IPv4 or IPv6 address");
         assertThat(startupFailure("standby.port=70000")).contains("invalid port 70000: expected 1-65535");
         assertThat(startupFailure("standby.max-slots=0")).contains("max slots 0 must be at least 1");
     }
@@ -55,23 +58,29 @@ class StandbyPropertiesTest {
     @Test
     void aValueOfTheWrongTypeIsRejectedNamingTheProperty() {
         assertThat(startupFailure("standby.port=abc")).contains("standby.port").contains("abc");
-        assertThat(startupFailure("standby.heartbeat=soon")).contains("standby.heartbeat").contains("soon");
+        assertThat(startupFailure("standby.heartbeat=soon"))
+                .contains("standby.heartbeat")
+                .contains("soon");
     }
 
     @Test
     void aBadUriDatabaseOrPluginDirectoryIsRejected() {
         assertThat(startupFailure("standby.mongo=http://x")).contains("invalid MongoDB URI");
         assertThat(startupFailure("standby.database=a b")).contains("invalid database name");
-        assertThat(startupFailure("standby.plugins-dir=/no/such/dir")).contains("invalid plugin directory '/no/such/dir': not a directory");
+        assertThat(startupFailure("standby.plugins-dir=/no/such/dir"))
+                .contains("invalid plugin directory '/no/such/dir': not a directory");
     }
 
     @Test
     void aBadWatchLeaseOrPortIsRejectedNamingTheProperty() {
-        assertThat(startupFailure("standby.watch-lease=50ms")).contains("standby.watch-lease")
+        assertThat(startupFailure("standby.watch-lease=50ms"))
+                .contains("standby.watch-lease")
                 .contains("invalid watch lease 50ms: must be at least 100ms");
-        assertThat(startupFailure("standby.watch-lease=4s")).contains("standby.watch-lease")
+        assertThat(startupFailure("standby.watch-lease=4s"))
+                .contains("standby.watch-lease")
                 .contains("invalid watch lease 4s: must be shorter than the late mark 4s");
-        assertThat(startupFailure("standby.watch-port=70000")).contains("standby.watch-port")
+        assertThat(startupFailure("standby.watch-port=70000"))
+                .contains("standby.watch-port")
                 .contains("invalid watch port 70000");
         // Links off: their settings are not judged.
         StandbyProperties off = new StandbyProperties();
@@ -79,7 +88,8 @@ class StandbyPropertiesTest {
         off.setPort(7700);
         off.setWatchLinks(false);
         off.setWatchLease(java.time.Duration.ofMillis(50));
-        org.springframework.validation.Errors errors = new org.springframework.validation.BeanPropertyBindingResult(off, "standby");
+        org.springframework.validation.Errors errors =
+                new org.springframework.validation.BeanPropertyBindingResult(off, "standby");
         off.validate(off, errors);
         assertThat(errors.getAllErrors()).isEmpty();
     }
@@ -93,7 +103,9 @@ class StandbyPropertiesTest {
         assertThat(defaults.getStopTimeout()).isEqualTo(RuntimeConfig.DEFAULT_STOP_TIMEOUT);
         assertThat(defaults.isFastFailover()).isTrue();
         assertThat(defaults.isWatchLinks()).isTrue();
-        assertThat(defaults.getWatchLease()).as("unset: the node's default, 1s or the heartbeat").isNull();
+        assertThat(defaults.getWatchLease())
+                .as("unset: the node's default, 1s or the heartbeat")
+                .isNull();
         assertThat(defaults.getWatchPort()).isZero();
     }
 }

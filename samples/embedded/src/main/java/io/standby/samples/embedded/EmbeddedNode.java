@@ -9,16 +9,15 @@ import io.standby.robot.RobotFactory;
 import io.standby.robot.admin.RobotTable;
 import io.standby.slot.SlotTable;
 import io.standby.slot.StandbyDatabase;
-import org.bson.Document;
-
 import java.time.Duration;
 import java.util.OptionalDouble;
+import org.bson.Document;
 
 /**
- * A Standby node inside an application's own {@code main}. Run it from an IDE, or as its test does: it
- * starts an in-memory MongoDB-compatible server, creates one slot and one robot, runs a node for a while
- * and stops it gracefully. In a real application only the three lines marked below remain: the database,
- * slots and robots already exist, and operators manage them with the {@code standby} command.
+ * A Standby node inside an application's own {@code main}. Run it from an IDE, or as its test does: it starts an
+ * in-memory MongoDB-compatible server, creates one slot and one robot, runs a node for a while and stops it gracefully.
+ * In a real application only the three lines marked below remain: the database, slots and robots already exist, and
+ * operators manage them with the {@code standby} command.
  */
 public final class EmbeddedNode {
 
@@ -46,8 +45,7 @@ public final class EmbeddedNode {
         }
     }
 
-    private EmbeddedNode() {
-    }
+    private EmbeddedNode() {}
 
     /** Arguments: how many seconds to run (default 10), and the node's port (default 7790). */
     public static void main(String[] args) throws Exception {
@@ -66,18 +64,24 @@ public final class EmbeddedNode {
 
     /** What operators do once, with {@code standby slots init} and {@code standby robot add}. */
     static void prepare(String uri) {
-        try (StandbyDatabase db = StandbyDatabase.connect(uri, StandbyDatabase.DEFAULT_NAME, Duration.ofSeconds(10), null)) {
+        try (StandbyDatabase db =
+                StandbyDatabase.connect(uri, StandbyDatabase.DEFAULT_NAME, Duration.ofSeconds(10), null)) {
             new SlotTable(db).init(1);
-            new RobotTable(db).add(new RobotTable.NewRobot("hello", "greeter", null, 0, 1,
-                    new Document("intervalMs", 200)), OptionalDouble.empty());
+            new RobotTable(db)
+                    .add(
+                            new RobotTable.NewRobot("hello", "greeter", null, 0, 1, new Document("intervalMs", 200)),
+                            OptionalDouble.empty());
         }
     }
 
     /** The application's part: a node with its robot types, for as long as the application runs. */
     static void run(String uri, int port, Duration runFor) throws InterruptedException {
-        try (StandbyNode node = StandbyNode.builder().mongo(uri).node("127.0.0.1", port)   // 1
-                .robots(new Greeter.Factory()).start()) {                                  // 2
-            Thread.sleep(runFor);                                                          // 3: the application's own work
+        try (StandbyNode node = StandbyNode.builder()
+                .mongo(uri)
+                .node("127.0.0.1", port) // 1
+                .robots(new Greeter.Factory())
+                .start()) { // 2
+            Thread.sleep(runFor); // 3: the application's own work
         }
     }
 }

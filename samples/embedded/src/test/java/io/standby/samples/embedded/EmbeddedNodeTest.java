@@ -1,5 +1,10 @@
 package io.standby.samples.embedded;
 
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.AppenderBase;
@@ -10,11 +15,6 @@ import io.standby.robot.admin.RobotTable;
 import io.standby.robot.model.RobotState;
 import io.standby.robot.model.RobotView;
 import io.standby.slot.StandbyDatabase;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
-import org.slf4j.LoggerFactory;
-
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -25,11 +25,10 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-
-import static org.awaitility.Awaitility.await;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
 
 /** The embedding example against a real (embedded) wire-protocol server: the robot runs, counts, and stops cleanly. */
 class EmbeddedNodeTest {
@@ -64,13 +63,20 @@ class EmbeddedNodeTest {
     void anApplicationRunsARobotInItsOwnProcessAndStopsItGracefully() throws Exception {
         EmbeddedNode.prepare(uri);
         int port = freePort();
-        try (StandbyNode node = StandbyNode.builder().mongo(uri).node("127.0.0.1", port)
-                .robots(new EmbeddedNode.Greeter.Factory()).start()) {
+        try (StandbyNode node = StandbyNode.builder()
+                .mongo(uri)
+                .node("127.0.0.1", port)
+                .robots(new EmbeddedNode.Greeter.Factory())
+                .start()) {
             await().atMost(Duration.ofSeconds(30)).until(() -> greeted() >= 3);
             assertEquals(RobotState.RUNNING, hello().state());
             assertEquals(List.of("hello"), node.running().get("slot-0"));
-            String health = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/health"))
-                    .build(), HttpResponse.BodyHandlers.ofString()).body();
+            String health = HttpClient.newHttpClient()
+                    .send(
+                            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/health"))
+                                    .build(),
+                            HttpResponse.BodyHandlers.ofString())
+                    .body();
             assertTrue(health.contains("hello"), health);
         }
         // Closed gracefully: the robot checkpointed, stands PENDING for the next node, and the slot is free.
@@ -79,13 +85,14 @@ class EmbeddedNodeTest {
         assertNull(after.node());
         long last = greeted();
         await().during(Duration.ofMillis(600)).atMost(Duration.ofSeconds(10)).until(() -> greeted() == last);
-        assertTrue(new io.standby.slot.SlotTable(admin).get("slot-0").orElseThrow().released(), "the slot was released");
+        assertTrue(
+                new io.standby.slot.SlotTable(admin).get("slot-0").orElseThrow().released(), "the slot was released");
     }
 
     /**
-     * What the example's Javadoc promises, from what it logged (its database goes with it): the node took
-     * the slot, the robot greeted with a count that each checkpoint carries on, and the stop was graceful
-     * (the slot released after the last greeting, then the node closed) before main returned.
+     * What the example's Javadoc promises, from what it logged (its database goes with it): the node took the slot, the
+     * robot greeted with a count that each checkpoint carries on, and the stop was graceful (the slot released after
+     * the last greeting, then the node closed) before main returned.
      */
     @Test
     void theExampleMainRunsItsRobotThenStopsGracefullyAndReturns() throws Exception {
@@ -101,14 +108,15 @@ class EmbeddedNodeTest {
         root.addAppender(capture);
         int port = freePort();
         try {
-            EmbeddedNode.main(new String[]{"3", Integer.toString(port)});
+            EmbeddedNode.main(new String[] {"3", Integer.toString(port)});
         } finally {
             root.detachAppender(capture);
         }
 
         List<String> lines = List.copyOf(logged);
         int acquired = indexOf(lines, "Acquired slot-0");
-        List<String> greetings = lines.stream().filter(line -> line.startsWith("hello #")).toList();
+        List<String> greetings =
+                lines.stream().filter(line -> line.startsWith("hello #")).toList();
         assertTrue(greetings.size() >= 2, "the robot greeted every 200 ms for seconds: " + greetings);
         for (int i = 0; i < greetings.size(); i++) {
             assertEquals("hello #" + (i + 1), greetings.get(i), "each greeting counts on from the last");
@@ -117,7 +125,9 @@ class EmbeddedNodeTest {
         int released = indexOf(lines, "Released slot-0");
         int closed = indexOf(lines, "Node 127.0.0.1:" + port + " closed");
         assertTrue(acquired < lines.indexOf(greetings.getFirst()), "the slot was taken before the robot ran: " + lines);
-        assertTrue(lastGreeting < released && released < closed, "released after the last greeting, then closed: " + lines);
+        assertTrue(
+                lastGreeting < released && released < closed,
+                "released after the last greeting, then closed: " + lines);
     }
 
     private static int indexOf(List<String> lines, String prefix) {

@@ -10,18 +10,16 @@ import com.mongodb.client.model.Indexes;
 import com.mongodb.client.model.InsertManyOptions;
 import com.mongodb.client.model.Projections;
 import com.mongodb.client.model.Sorts;
-import org.bson.Document;
-
 import java.util.ArrayList;
 import java.util.List;
+import org.bson.Document;
 
 /**
- * The ledger's input and output collections for one robot. The output's unique index on
- * {@code (robot, seq)} is what makes an append idempotent: a second copy of an output, from a retry, a
- * replay after a takeover or a stale run's late insert, is refused by the index. A refused copy is then
- * compared with the stored one, and must be equal: an output is a function of the input alone, so any
- * difference means the input was changed or someone else wrote the output, and the ledger stops rather
- * than go on over it.
+ * The ledger's input and output collections for one robot. The output's unique index on {@code (robot, seq)} is what
+ * makes an append idempotent: a second copy of an output, from a retry, a replay after a takeover or a stale run's late
+ * insert, is refused by the index. A refused copy is then compared with the stored one, and must be equal: an output is
+ * a function of the input alone, so any difference means the input was changed or someone else wrote the output, and
+ * the ledger stops rather than go on over it.
  */
 final class LedgerBook {
 
@@ -38,19 +36,21 @@ final class LedgerBook {
     }
 
     /**
-     * The output's unique {@code (robot, seq)}, and a unique {@code seq} on the input: the input's
-     * producer must give every entry its own sequence number (a duplicate makes this fail, and the robot
-     * with it, naming the index).
+     * The output's unique {@code (robot, seq)}, and a unique {@code seq} on the input: the input's producer must give
+     * every entry its own sequence number (a duplicate makes this fail, and the robot with it, naming the index).
      */
     void ensureIndexes() {
-        output.createIndex(Indexes.ascending("robot", "seq"), new IndexOptions().unique(true).name(OUTPUT_INDEX));
-        input.createIndex(Indexes.ascending("seq"), new IndexOptions().unique(true).name("seq"));
+        output.createIndex(
+                Indexes.ascending("robot", "seq"),
+                new IndexOptions().unique(true).name(OUTPUT_INDEX));
+        input.createIndex(
+                Indexes.ascending("seq"), new IndexOptions().unique(true).name("seq"));
     }
 
     /**
-     * The inputs {@code from, from + 1, ...}, at most {@code max}, without their {@code _id}; they stop
-     * at the first missing sequence number. A hole is waited at, never skipped: a producer with several
-     * writers may insert seq 8 before seq 7 becomes visible.
+     * The inputs {@code from, from + 1, ...}, at most {@code max}, without their {@code _id}; they stop at the first
+     * missing sequence number. A hole is waited at, never skipped: a producer with several writers may insert seq 8
+     * before seq 7 becomes visible.
      */
     List<Document> inputs(long from, int max) {
         List<Document> found = input.find(Filters.and(Filters.gte("seq", from), Filters.lt("seq", from + max)))
@@ -101,7 +101,8 @@ final class LedgerBook {
     private void requireStored(Document expected) {
         long seq = expected.getLong("seq");
         Document stored = output.find(Filters.and(Filters.eq("robot", robot), Filters.eq("seq", seq)))
-                .projection(Projections.exclude("_id", "epoch")).first();
+                .projection(Projections.exclude("_id", "epoch"))
+                .first();
         Document computed = new Document(expected);
         computed.remove("_id");
         computed.remove("epoch");
@@ -110,8 +111,9 @@ final class LedgerBook {
                     + " was refused as a duplicate but is not there: was it deleted?");
         }
         if (!stored.equals(computed)) {
-            throw new IllegalStateException("output seq " + seq + " of robot " + robot + " is already there and differs: stored "
-                    + stored.toJson() + ", computed " + computed.toJson() + "; was the input changed?");
+            throw new IllegalStateException(
+                    "output seq " + seq + " of robot " + robot + " is already there and differs: stored "
+                            + stored.toJson() + ", computed " + computed.toJson() + "; was the input changed?");
         }
     }
 

@@ -1,27 +1,33 @@
 package io.standby.samples.ledger;
 
-import org.bson.Document;
-
 import java.time.Duration;
 import java.util.Objects;
+import org.bson.Document;
 
 /**
- * A ledger robot's configuration, checked when it is made: {@code standby robot add} refuses a bad one
- * (through {@link LedgerRobot.Factory#validate}), and a node refuses to start a robot whose stored config
- * was edited into a bad one.
+ * A ledger robot's configuration, checked when it is made: {@code standby robot add} refuses a bad one (through
+ * {@link LedgerRobot.Factory#validate}), and a node refuses to start a robot whose stored config was edited into a bad
+ * one.
  *
- * @param uri      the MongoDB holding the ledger's collections; null: the factory's default (the
- *                 node's own {@code STANDBY_MONGO_URI}, else {@value #DEFAULT_URI})
+ * @param uri the MongoDB holding the ledger's collections; null: the factory's default (the node's own
+ *     {@code STANDBY_MONGO_URI}, else {@value #DEFAULT_URI})
  * @param database the database of the three collections (default {@value #DEFAULT_DATABASE})
- * @param input    what the ledger reads: documents {@code {seq, amount, ...}} (default {@value #DEFAULT_INPUT})
- * @param output   what it appends: one document per input (default {@value #DEFAULT_OUTPUT})
- * @param fences   one document per robot naming the run allowed to append (default: output + {@code _fences})
+ * @param input what the ledger reads: documents {@code {seq, amount, ...}} (default {@value #DEFAULT_INPUT})
+ * @param output what it appends: one document per input (default {@value #DEFAULT_OUTPUT})
+ * @param fences one document per robot naming the run allowed to append (default: output + {@code _fences})
  * @param firstSeq the first sequence number of the input (default 1)
- * @param batch    inputs appended per round trip (default {@value #DEFAULT_BATCH})
- * @param poll     how long to wait when there is no new input (config {@code pollMs}, default 500)
+ * @param batch inputs appended per round trip (default {@value #DEFAULT_BATCH})
+ * @param poll how long to wait when there is no new input (config {@code pollMs}, default 500)
  */
-public record LedgerConfig(String uri, String database, String input, String output, String fences, long firstSeq,
-                           int batch, Duration poll) {
+public record LedgerConfig(
+        String uri,
+        String database,
+        String input,
+        String output,
+        String fences,
+        long firstSeq,
+        int batch,
+        Duration poll) {
 
     public static final String DEFAULT_URI = "mongodb://127.0.0.1:27017";
     public static final String DEFAULT_DATABASE = "ledger";
@@ -49,9 +55,14 @@ public record LedgerConfig(String uri, String database, String input, String out
     /** The configuration a robot document holds, with the defaults above for what it leaves out. */
     public static LedgerConfig of(Document config) {
         String output = text(config, "output", DEFAULT_OUTPUT);
-        return new LedgerConfig(text(config, "uri", null), text(config, "database", DEFAULT_DATABASE),
-                text(config, "input", DEFAULT_INPUT), output, text(config, "fences", output + "_fences"),
-                number(config, "firstSeq", 1), (int) number(config, "batch", DEFAULT_BATCH),
+        return new LedgerConfig(
+                text(config, "uri", null),
+                text(config, "database", DEFAULT_DATABASE),
+                text(config, "input", DEFAULT_INPUT),
+                output,
+                text(config, "fences", output + "_fences"),
+                number(config, "firstSeq", 1),
+                (int) number(config, "batch", DEFAULT_BATCH),
                 Duration.ofMillis(number(config, "pollMs", DEFAULT_POLL.toMillis())));
     }
 

@@ -10,19 +10,19 @@ import org.bson.Document;
 import org.bson.conversions.Bson;
 
 /**
- * One document per ledger robot, {@code {_id: robot, slot, epoch, next, time}}, naming the run that may
- * append: the run of {@code slot} at {@code epoch}. A run takes it when it starts, and every batch begins
- * with a compare-and-set on it, so a run whose fence was taken by a later run starts no further batch.
+ * One document per ledger robot, {@code {_id: robot, slot, epoch, next, time}}, naming the run that may append: the run
+ * of {@code slot} at {@code epoch}. A run takes it when it starts, and every batch begins with a compare-and-set on it,
+ * so a run whose fence was taken by a later run starts no further batch.
  *
- * <p>Epochs are ordered only within one slot (a robot moved to another slot starts over at that slot's
- * epoch), so a run may take the fence from an earlier epoch of its own slot, or from any run of another
- * slot, but never from a later epoch of its own slot. Between slots the order comes from the robot
- * runtime instead: a run that finds its fence taken asks the runtime, with a checkpoint, whether it is
- * still the robot's run, and takes the fence back only if so ({@link LedgerRobot}).
+ * <p>Epochs are ordered only within one slot (a robot moved to another slot starts over at that slot's epoch), so a run
+ * may take the fence from an earlier epoch of its own slot, or from any run of another slot, but never from a later
+ * epoch of its own slot. Between slots the order comes from the robot runtime instead: a run that finds its fence taken
+ * asks the runtime, with a checkpoint, whether it is still the robot's run, and takes the fence back only if so
+ * ({@link LedgerRobot}).
  *
- * <p>What a fence cannot do without multi-document transactions: make the check and the insert of the
- * outputs one atomic step. An insert already past its check (in flight, or a paused thread) can still
- * land after a later run took the fence. {@link LedgerBook} makes that harmless.
+ * <p>What a fence cannot do without multi-document transactions: make the check and the insert of the outputs one
+ * atomic step. An insert already past its check (in flight, or a paused thread) can still land after a later run took
+ * the fence. {@link LedgerBook} makes that harmless.
  */
 final class LedgerFence {
 
@@ -39,16 +39,19 @@ final class LedgerFence {
     }
 
     /**
-     * Takes the fence for this run, creating it if there is none, unless a later epoch of this run's slot
-     * holds it. {@code next} is where this run appends from.
+     * Takes the fence for this run, creating it if there is none, unless a later epoch of this run's slot holds it.
+     * {@code next} is where this run appends from.
      *
      * @return whether this run holds the fence now
      */
     boolean take(long next) {
-        Bson mayTake = Filters.and(Filters.eq("_id", robot),
-                Filters.or(Filters.ne("slot", slot), Filters.lte("epoch", epoch)));
-        Bson holder = Updates.combine(Updates.set("slot", slot), Updates.set("epoch", epoch),
-                Updates.max("next", next), Updates.currentDate("time"));
+        Bson mayTake = Filters.and(
+                Filters.eq("_id", robot), Filters.or(Filters.ne("slot", slot), Filters.lte("epoch", epoch)));
+        Bson holder = Updates.combine(
+                Updates.set("slot", slot),
+                Updates.set("epoch", epoch),
+                Updates.max("next", next),
+                Updates.currentDate("time"));
         try {
             // An upsert: no fence yet inserts one; a fence this run may not take makes the upsert try to
             // insert a second document with this _id, which the _id index refuses.
@@ -68,8 +71,12 @@ final class LedgerFence {
      * @return false if another run took the fence
      */
     boolean advance(long next) {
-        return fences.updateOne(Filters.and(Filters.eq("_id", robot), Filters.eq("slot", slot), Filters.eq("epoch", epoch)),
-                Updates.combine(Updates.max("next", next), Updates.currentDate("time"))).getMatchedCount() == 1;
+        return fences.updateOne(
+                                Filters.and(
+                                        Filters.eq("_id", robot), Filters.eq("slot", slot), Filters.eq("epoch", epoch)),
+                                Updates.combine(Updates.max("next", next), Updates.currentDate("time")))
+                        .getMatchedCount()
+                == 1;
     }
 
     @Override

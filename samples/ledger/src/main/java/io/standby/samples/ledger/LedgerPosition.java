@@ -1,25 +1,23 @@
 package io.standby.samples.ledger;
 
-import org.bson.Document;
-
 import java.util.ArrayList;
 import java.util.List;
+import org.bson.Document;
 
 /**
  * How far a ledger robot got, as its checkpointed context: {@code offset}, the next input seq to append;
- * {@code balance}, the sum of the amounts before it; {@code replayed}, how many appends found their
- * output already there (after a takeover, the inputs between the last checkpoint and the last append
- * are appended again, and the unique index turns them into no-ops).
+ * {@code balance}, the sum of the amounts before it; {@code replayed}, how many appends found their output already
+ * there (after a takeover, the inputs between the last checkpoint and the last append are appended again, and the
+ * unique index turns them into no-ops).
  */
 record LedgerPosition(long offset, long balance, long replayed) {
 
     /** The outputs of a batch of inputs, and the position after them. */
-    record Batch(List<Document> outputs, LedgerPosition next) {
-    }
+    record Batch(List<Document> outputs, LedgerPosition next) {}
 
     static LedgerPosition of(Document context, long firstSeq) {
-        return new LedgerPosition(number(context, "offset", firstSeq), number(context, "balance", 0),
-                number(context, "replayed", 0));
+        return new LedgerPosition(
+                number(context, "offset", firstSeq), number(context, "balance", 0), number(context, "replayed", 0));
     }
 
     Document toDocument() {
@@ -27,9 +25,9 @@ record LedgerPosition(long offset, long balance, long replayed) {
     }
 
     /**
-     * The outputs of {@code inputs} (which start at {@link #offset} and have no holes). Each output is a
-     * function of the input up to its seq, never of the run that computes it, except {@code epoch}, which
-     * says which run appended it and is not compared.
+     * The outputs of {@code inputs} (which start at {@link #offset} and have no holes). Each output is a function of
+     * the input up to its seq, never of the run that computes it, except {@code epoch}, which says which run appended
+     * it and is not compared.
      */
     Batch append(List<Document> inputs, String robot, long epoch) {
         List<Document> outputs = new ArrayList<>(inputs.size());
@@ -37,8 +35,11 @@ record LedgerPosition(long offset, long balance, long replayed) {
         for (Document entry : inputs) {
             long seq = LedgerBook.seq(entry);
             running = Math.addExact(running, amount(entry, seq));
-            outputs.add(new Document("robot", robot).append("seq", seq).append("entry", entry)
-                    .append("balance", running).append("epoch", epoch));
+            outputs.add(new Document("robot", robot)
+                    .append("seq", seq)
+                    .append("entry", entry)
+                    .append("balance", running)
+                    .append("epoch", epoch));
         }
         return new Batch(outputs, new LedgerPosition(offset + inputs.size(), running, replayed));
     }
@@ -53,7 +54,8 @@ record LedgerPosition(long offset, long balance, long replayed) {
         if (amount instanceof Integer || amount instanceof Long) {
             return ((Number) amount).longValue();
         }
-        throw new IllegalStateException("input seq " + seq + ": amount must be a whole number (minor units), got " + amount);
+        throw new IllegalStateException(
+                "input seq " + seq + ": amount must be a whole number (minor units), got " + amount);
     }
 
     private static long number(Document context, String key, long fallback) {

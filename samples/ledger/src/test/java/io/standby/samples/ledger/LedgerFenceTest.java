@@ -1,5 +1,9 @@
 package io.standby.samples.ledger;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoCollection;
@@ -10,10 +14,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Who may take a ledger's fence, on a real wire-protocol database. */
 class LedgerFenceTest {
@@ -40,19 +40,31 @@ class LedgerFenceTest {
     }
 
     private Document stored() {
-        return fences.find().projection(Projections.include("slot", "epoch", "next")).first();
+        return fences.find()
+                .projection(Projections.include("slot", "epoch", "next"))
+                .first();
     }
 
     @Test
     void aLaterEpochOfTheSameSlotIsNeverOvertakenButAnotherSlotMayTakeTheFence() {
         assertTrue(fence("slot-0", 4).take(10), "no fence yet: created");
-        assertEquals(new Document("_id", "ledger-1").append("slot", "slot-0").append("epoch", 4L).append("next", 10L), stored());
+        assertEquals(
+                new Document("_id", "ledger-1")
+                        .append("slot", "slot-0")
+                        .append("epoch", 4L)
+                        .append("next", 10L),
+                stored());
 
         assertFalse(fence("slot-0", 3).take(1), "an earlier epoch of the same slot");
         assertTrue(fence("slot-0", 4).take(5), "the same run again (a restart at the same epoch)");
         assertEquals(10L, stored().getLong("next"), "next never goes back");
         assertTrue(fence("slot-1", 1).take(12), "another slot: the runtime decides which run is the robot's");
-        assertEquals(new Document("_id", "ledger-1").append("slot", "slot-1").append("epoch", 1L).append("next", 12L), stored());
+        assertEquals(
+                new Document("_id", "ledger-1")
+                        .append("slot", "slot-1")
+                        .append("epoch", 1L)
+                        .append("next", 12L),
+                stored());
         assertEquals(1, fences.countDocuments(), "one fence per robot");
     }
 

@@ -1,5 +1,10 @@
 package io.standby.samples.ledger;
 
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoCollection;
@@ -10,28 +15,22 @@ import com.mongodb.client.model.Sorts;
 import io.standby.robot.FencedException;
 import io.standby.robot.RobotFactory;
 import io.standby.testing.TestMongo;
-import org.bson.Document;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInfo;
-
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.LongStream;
-
-import static org.awaitility.Awaitility.await;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.bson.Document;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
 
 /**
- * One run of the ledger at a time, driven by hand against a real wire-protocol database: the cases a
- * takeover produces (a replay from an older checkpoint, a stale run, a foreign output), each made on
- * purpose. {@link LedgerTakeoverTest} has the same facts from real nodes.
+ * One run of the ledger at a time, driven by hand against a real wire-protocol database: the cases a takeover produces
+ * (a replay from an older checkpoint, a stale run, a foreign output), each made on purpose. {@link LedgerTakeoverTest}
+ * has the same facts from real nodes.
  */
 class LedgerRobotTest {
 
@@ -46,7 +45,10 @@ class LedgerRobotTest {
         client = MongoClients.create(TestMongo.uri());
         String name = TestMongo.freshDatabase(test.getTestMethod().orElseThrow().getName());
         db = client.getDatabase(name);
-        config = new Document("uri", TestMongo.uri()).append("database", name).append("batch", 40).append("pollMs", 20);
+        config = new Document("uri", TestMongo.uri())
+                .append("database", name)
+                .append("batch", 40)
+                .append("pollMs", 20);
     }
 
     @AfterEach
@@ -78,7 +80,8 @@ class LedgerRobotTest {
     /** Runs the robot on its own thread until the test stops it; the future holds what it threw. */
     private CompletableFuture<Void> start(TestContext ctx) {
         LedgerRobot robot = (LedgerRobot) new LedgerRobot.Factory().create(ctx.config());
-        return CompletableFuture.runAsync(() -> robot.run(ctx), r -> Thread.ofVirtual().start(r));
+        return CompletableFuture.runAsync(
+                () -> robot.run(ctx), r -> Thread.ofVirtual().start(r));
     }
 
     private static long offset(TestContext ctx) {
@@ -86,8 +89,10 @@ class LedgerRobotTest {
     }
 
     private List<Document> outputs() {
-        return output().find(Filters.eq("robot", "ledger-1")).sort(Sorts.ascending("seq"))
-                .projection(Projections.excludeId()).into(new ArrayList<>());
+        return output().find(Filters.eq("robot", "ledger-1"))
+                .sort(Sorts.ascending("seq"))
+                .projection(Projections.excludeId())
+                .into(new ArrayList<>());
     }
 
     /** The outputs are exactly the inputs 1..last, each once, in order, with the running balance. */
@@ -99,7 +104,9 @@ class LedgerRobotTest {
             long seq = i + 1;
             Document out = outputs.get(i);
             assertEquals(seq, out.getLong("seq"));
-            Document in = input().find(Filters.eq("seq", seq)).projection(Projections.excludeId()).first();
+            Document in = input().find(Filters.eq("seq", seq))
+                    .projection(Projections.excludeId())
+                    .first();
             assertEquals(in, out.get("entry", Document.class), "the entry of seq " + seq);
             balance += in.getLong("amount");
             assertEquals(balance, out.getLong("balance"), "the balance at seq " + seq);
@@ -118,8 +125,15 @@ class LedgerRobotTest {
         run.get(30, TimeUnit.SECONDS);
 
         assertOutputEqualsInput(260);
-        assertEquals(new Document("offset", 261L).append("balance", LongStream.rangeClosed(1, 260).map(s -> s % 7 - 3).sum())
-                .append("replayed", 0L), ctx.state());
+        assertEquals(
+                new Document("offset", 261L)
+                        .append(
+                                "balance",
+                                LongStream.rangeClosed(1, 260)
+                                        .map(s -> s % 7 - 3)
+                                        .sum())
+                        .append("replayed", 0L),
+                ctx.state());
         assertEquals(List.of(1L), output().distinct("epoch", Long.class).into(new ArrayList<>()));
     }
 
@@ -167,9 +181,16 @@ class LedgerRobotTest {
         currentRun.get(30, TimeUnit.SECONDS);
 
         assertOutputEqualsInput(120);
-        assertEquals(0, output().countDocuments(Filters.and(Filters.eq("epoch", 3L), Filters.gt("seq", 50))),
+        assertEquals(
+                0,
+                output().countDocuments(Filters.and(Filters.eq("epoch", 3L), Filters.gt("seq", 50))),
                 "the stale run appended nothing after the takeover");
-        assertEquals(new Document("_id", "ledger-1").append("slot", "slot-0").append("epoch", 4L).append("next", 121L), fence());
+        assertEquals(
+                new Document("_id", "ledger-1")
+                        .append("slot", "slot-0")
+                        .append("epoch", 4L)
+                        .append("next", 121L),
+                fence());
     }
 
     @Test
@@ -186,7 +207,9 @@ class LedgerRobotTest {
         // slot, so the fence alone would let it in; the runtime's answer keeps it out.
         TestContext stale = context("slot-1", 9, new Document());
         stale.fence();
-        assertThrows(FencedException.class, () -> new LedgerRobot.Factory().create(stale.config()).run(stale));
+        assertThrows(
+                FencedException.class,
+                () -> new LedgerRobot.Factory().create(stale.config()).run(stale));
         assertEquals(30, output().countDocuments(), "nothing appended after seq 30");
         assertEquals("slot-0", fence().getString("slot"));
         assertEquals(4L, fence().getLong("epoch"));
@@ -195,20 +218,27 @@ class LedgerRobotTest {
     @Test
     void aDifferentOutputAlreadyStoredStopsTheRobotInsteadOfBeingSkipped() throws Exception {
         produce(1, 10);
-        output().insertOne(new Document("robot", "ledger-1").append("seq", 5L)
-                .append("entry", new Document("seq", 5L).append("amount", 1000L)).append("balance", 1000L).append("epoch", 0L));
+        output().insertOne(new Document("robot", "ledger-1")
+                .append("seq", 5L)
+                .append("entry", new Document("seq", 5L).append("amount", 1000L))
+                .append("balance", 1000L)
+                .append("epoch", 0L));
 
         TestContext ctx = context("slot-0", 1, new Document());
         Throwable failure = failure(start(ctx));
-        assertTrue(failure instanceof IllegalStateException
-                && failure.getMessage().contains("output seq 5 of robot ledger-1 is already there and differs"), String.valueOf(failure));
+        assertTrue(
+                failure instanceof IllegalStateException
+                        && failure.getMessage().contains("output seq 5 of robot ledger-1 is already there and differs"),
+                String.valueOf(failure));
         assertTrue(offset(ctx) <= 5, "never checkpointed past the foreign output: " + ctx.state());
         assertEquals(1000L, output().find(Filters.eq("seq", 5L)).first().getLong("balance"), "left as it was");
     }
 
     private Document fence() {
-        Document fence = db.getCollection(LedgerConfig.DEFAULT_OUTPUT + "_fences").find()
-                .projection(Projections.include("slot", "epoch", "next")).first();
+        Document fence = db.getCollection(LedgerConfig.DEFAULT_OUTPUT + "_fences")
+                .find()
+                .projection(Projections.include("slot", "epoch", "next"))
+                .first();
         return fence == null ? new Document() : fence;
     }
 
@@ -229,7 +259,9 @@ class LedgerRobotTest {
         TestContext ctx = context("slot-0", 1, new Document());
         CompletableFuture<Void> run = start(ctx);
         await().atMost(WAIT).until(() -> offset(ctx) == 11);
-        await().during(Duration.ofMillis(500)).atMost(WAIT).until(() -> offset(ctx) == 11 && output().countDocuments() == 10);
+        await().during(Duration.ofMillis(500))
+                .atMost(WAIT)
+                .until(() -> offset(ctx) == 11 && output().countDocuments() == 10);
 
         produce(11, 11);
         await().atMost(WAIT).until(() -> offset(ctx) == 21);
@@ -241,12 +273,20 @@ class LedgerRobotTest {
     @Test
     void aBadConfigurationIsRefusedByName() {
         RobotFactory factory = new LedgerRobot.Factory();
-        assertEquals("batch 0 must be 1-10000",
-                assertThrows(IllegalArgumentException.class, () -> factory.validate(new Document("batch", 0))).getMessage());
-        assertEquals("pollMs 'soon' is not a whole number",
-                assertThrows(IllegalArgumentException.class, () -> factory.validate(new Document("pollMs", "soon"))).getMessage());
-        assertEquals("input, output and fences must be three different collections",
-                assertThrows(IllegalArgumentException.class, () -> factory.validate(new Document("output", "ledger_in"))).getMessage());
+        assertEquals(
+                "batch 0 must be 1-10000",
+                assertThrows(IllegalArgumentException.class, () -> factory.validate(new Document("batch", 0)))
+                        .getMessage());
+        assertEquals(
+                "pollMs 'soon' is not a whole number",
+                assertThrows(IllegalArgumentException.class, () -> factory.validate(new Document("pollMs", "soon")))
+                        .getMessage());
+        assertEquals(
+                "input, output and fences must be three different collections",
+                assertThrows(
+                                IllegalArgumentException.class,
+                                () -> factory.validate(new Document("output", "ledger_in")))
+                        .getMessage());
         assertThrows(IllegalArgumentException.class, () -> factory.validate(new Document("uri", "http://nope")));
         factory.validate(new Document());
         factory.validate(new Document("batch", "500").append("pollMs", 100).append("database", "books"));

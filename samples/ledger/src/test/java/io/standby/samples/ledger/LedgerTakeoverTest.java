@@ -1,5 +1,9 @@
 package io.standby.samples.ledger;
 
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Projections;
@@ -16,14 +20,6 @@ import io.standby.testing.TcpProxy;
 import io.standby.testing.TestDatabase;
 import io.standby.testing.TestMongo;
 import io.standby.testing.TestPorts;
-import org.bson.Document;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -38,23 +34,28 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-
-import static org.awaitility.Awaitility.await;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.bson.Document;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * The ledger's promise on real nodes: two ledger robots on three nodes in this JVM, each node reaching
- * the database through a proxy of its own, while a producer keeps inserting input. Slot owners are cut
- * off from the database (they fence themselves, a standby takes over, and what they had sent arrives
- * late when the cut ends) or stopped gracefully and replaced. Afterwards each robot's output is the input
- * exactly: every seq once, with its entry and running balance.
+ * The ledger's promise on real nodes: two ledger robots on three nodes in this JVM, each node reaching the database
+ * through a proxy of its own, while a producer keeps inserting input. Slot owners are cut off from the database (they
+ * fence themselves, a standby takes over, and what they had sent arrives late when the cut ends) or stopped gracefully
+ * and replaced. Afterwards each robot's output is the input exactly: every seq once, with its entry and running
+ * balance.
  */
 class LedgerTakeoverTest {
 
     private static final Logger log = LoggerFactory.getLogger(LedgerTakeoverTest.class);
     /** Short leases, so that a takeover takes a couple of seconds. */
-    private static final SlotTiming TIMING = SlotTiming.of(Duration.ofMillis(250), Duration.ofMillis(1500), Duration.ofMillis(250));
+    private static final SlotTiming TIMING =
+            SlotTiming.of(Duration.ofMillis(250), Duration.ofMillis(1500), Duration.ofMillis(250));
+
     private static final Duration WAIT = Duration.ofSeconds(90);
     private static final List<String> ROBOTS = List.of("ledger-a", "ledger-b");
     private static final int TAKEOVERS = 3 * 2;
@@ -70,19 +71,29 @@ class LedgerTakeoverTest {
     private final ScheduledExecutorService producer = Executors.newSingleThreadScheduledExecutor();
 
     /**
-     * A node whose connections to the database go through proxies of its own: {@code proxy} for the slot
-     * protocol and the runtime, {@code ledgerProxy} for the ledger's collections.
+     * A node whose connections to the database go through proxies of its own: {@code proxy} for the slot protocol and
+     * the runtime, {@code ledgerProxy} for the ledger's collections.
      */
-    private record LedgerNode(int port, TcpProxy proxy, TcpProxy ledgerProxy, StandbyDatabase slots, StandbyDatabase robots,
-                              StandbyNode node) implements AutoCloseable {
+    private record LedgerNode(
+            int port,
+            TcpProxy proxy,
+            TcpProxy ledgerProxy,
+            StandbyDatabase slots,
+            StandbyDatabase robots,
+            StandbyNode node)
+            implements AutoCloseable {
 
         static LedgerNode start(int port, String db) throws IOException {
             TcpProxy proxy = TcpProxy.to(TestMongo.uri());
             TcpProxy ledgerProxy = TcpProxy.to(TestMongo.uri());
             StandbyDatabase slots = StandbyDatabase.connect(proxy.uri(), db, TIMING.operationTimeout(), null);
-            StandbyDatabase robots = StandbyDatabase.connect(proxy.uri(), db, StandbyNodeBuilder.ROBOT_OPERATION_TIMEOUT, null);
-            StandbyNode node = StandbyNode.builder().databases(slots, robots)
-                    .node("127.0.0.1", port).timing(TIMING).stopTimeout(Duration.ofSeconds(5))
+            StandbyDatabase robots =
+                    StandbyDatabase.connect(proxy.uri(), db, StandbyNodeBuilder.ROBOT_OPERATION_TIMEOUT, null);
+            StandbyNode node = StandbyNode.builder()
+                    .databases(slots, robots)
+                    .node("127.0.0.1", port)
+                    .timing(TIMING)
+                    .stopTimeout(Duration.ofSeconds(5))
                     .robotTypes(RobotTypes.of(new LedgerRobot.Factory(ledgerProxy.uri())))
                     // Nodes in one JVM need no HTTP endpoint; each has its own port all the same.
                     .withoutEndpoint()
@@ -104,7 +115,10 @@ class LedgerTakeoverTest {
 
     /** How a round takes a slot from its owner. */
     private enum Fault {
-        /** The owner loses the database, except for the ledger's own connection: its ledger appends past its last checkpoint. */
+        /**
+         * The owner loses the database, except for the ledger's own connection: its ledger appends past its last
+         * checkpoint.
+         */
         CUT_BUT_LEDGER,
         /** The owner loses the database entirely; what it sent meanwhile arrives late when the cut ends. */
         CUT,
@@ -129,8 +143,18 @@ class LedgerTakeoverTest {
     void theOutputIsTheInputExactlyAfterTakeoversWhileTheProducerWrites() throws Exception {
         new SlotTable(admin).init(ROBOTS.size());
         for (int i = 0; i < ROBOTS.size(); i++) {
-            new RobotTable(admin).add(new RobotTable.NewRobot(ROBOTS.get(i), LedgerRobot.TYPE, "slot-" + i, 0, 1,
-                    new Document("database", db).append("batch", 25).append("pollMs", 50)), OptionalDouble.empty());
+            new RobotTable(admin)
+                    .add(
+                            new RobotTable.NewRobot(
+                                    ROBOTS.get(i),
+                                    LedgerRobot.TYPE,
+                                    "slot-" + i,
+                                    0,
+                                    1,
+                                    new Document("database", db)
+                                            .append("batch", 25)
+                                            .append("pollMs", 50)),
+                            OptionalDouble.empty());
         }
         for (int i = 0; i < 3; i++) {
             startNode();
@@ -177,8 +201,12 @@ class LedgerTakeoverTest {
         input.find().projection(Projections.excludeId()).forEach(d -> entries.put(d.getLong("seq"), d));
         assertEquals(last, entries.size());
         for (String robot : ROBOTS) {
-            List<Document> outputs = admin.database().getCollection(LedgerConfig.DEFAULT_OUTPUT).find(Filters.eq("robot", robot))
-                    .sort(Sorts.ascending("seq")).projection(Projections.excludeId()).into(new ArrayList<>());
+            List<Document> outputs = admin.database()
+                    .getCollection(LedgerConfig.DEFAULT_OUTPUT)
+                    .find(Filters.eq("robot", robot))
+                    .sort(Sorts.ascending("seq"))
+                    .projection(Projections.excludeId())
+                    .into(new ArrayList<>());
             assertEquals(last, outputs.size(), robot + ": one output per input");
             long balance = 0;
             Set<Long> epochs = new TreeSet<>();
@@ -197,12 +225,23 @@ class LedgerTakeoverTest {
             assertTrue(epochs.size() >= 4, robot + " was appended by runs at epochs " + epochs);
             String slot = "slot-" + ROBOTS.indexOf(robot);
             // (Awaited: a takeover of a loaded machine's own making may be under way.)
-            await().atMost(WAIT).untilAsserted(() -> assertEquals(
-                    new Document("_id", robot).append("slot", slot).append("epoch", slot(slot).epoch()),
-                    admin.database().getCollection(LedgerConfig.DEFAULT_OUTPUT + "_fences").find(Filters.eq("_id", robot))
-                            .projection(Projections.include("slot", "epoch")).first(),
-                    robot + ": the fence names the run of the slot's current owner"));
-            log.info("{}: {} outputs from epochs {}, {} replayed", robot, outputs.size(), epochs, context.get("replayed"));
+            await().atMost(WAIT)
+                    .untilAsserted(() -> assertEquals(
+                            new Document("_id", robot)
+                                    .append("slot", slot)
+                                    .append("epoch", slot(slot).epoch()),
+                            admin.database()
+                                    .getCollection(LedgerConfig.DEFAULT_OUTPUT + "_fences")
+                                    .find(Filters.eq("_id", robot))
+                                    .projection(Projections.include("slot", "epoch"))
+                                    .first(),
+                            robot + ": the fence names the run of the slot's current owner"));
+            log.info(
+                    "{}: {} outputs from epochs {}, {} replayed",
+                    robot,
+                    outputs.size(),
+                    epochs,
+                    context.get("replayed"));
         }
     }
 
@@ -217,7 +256,9 @@ class LedgerTakeoverTest {
         List<Document> chunk = new ArrayList<>();
         for (int i = 0; i < 5; i++) {
             long seq = produced.get() + chunk.size() + 1;
-            chunk.add(new Document("seq", seq).append("amount", (seq * 37) % 101 - 50).append("memo", "payment " + seq));
+            chunk.add(new Document("seq", seq)
+                    .append("amount", (seq * 37) % 101 - 50)
+                    .append("memo", "payment " + seq));
         }
         input.insertMany(chunk);
         produced.addAndGet(chunk.size());
@@ -226,9 +267,15 @@ class LedgerTakeoverTest {
     private void awaitNewOwner(String slotId, SlotView before) {
         await().atMost(WAIT).until(() -> {
             SlotView now = slot(slotId);
-            return now.owner() != null && now.epoch() > before.epoch() && !now.owner().equals(before.owner());
+            return now.owner() != null
+                    && now.epoch() > before.epoch()
+                    && !now.owner().equals(before.owner());
         });
-        log.info("{} now owned by {} at epoch {}", slotId, slot(slotId).owner(), slot(slotId).epoch());
+        log.info(
+                "{} now owned by {} at epoch {}",
+                slotId,
+                slot(slotId).owner(),
+                slot(slotId).epoch());
     }
 
     private SlotView slot(String slotId) {
@@ -237,8 +284,11 @@ class LedgerTakeoverTest {
 
     private Document context(String robot) {
         // A projection: the embedded server copies the document, so no torn read of a concurrent checkpoint.
-        Document doc = admin.database().getCollection("robots").find(Filters.eq("_id", robot))
-                .projection(Projections.include("context")).first();
+        Document doc = admin.database()
+                .getCollection("robots")
+                .find(Filters.eq("_id", robot))
+                .projection(Projections.include("context"))
+                .first();
         return doc == null ? new Document() : doc.get("context", new Document());
     }
 

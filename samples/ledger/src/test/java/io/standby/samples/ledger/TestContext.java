@@ -2,21 +2,20 @@ package io.standby.samples.ledger;
 
 import io.standby.robot.FencedException;
 import io.standby.robot.RobotContext;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.bson.Document;
 import org.bson.RawBsonDocument;
 import org.bson.codecs.DocumentCodec;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.time.Duration;
-import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
-
 /**
- * A robot's context without a node, for driving one run of a robot by hand: the test decides when the
- * runtime would reject its checkpoints ({@link #fence()}) and when it should stop.
+ * A robot's context without a node, for driving one run of a robot by hand: the test decides when the runtime would
+ * reject its checkpoints ({@link #fence()}) and when it should stop.
  */
 final class TestContext implements RobotContext {
 

@@ -2,19 +2,17 @@ package io.standby.samples.plugin;
 
 import io.standby.robot.Robot;
 import io.standby.robot.RobotContext;
+import java.time.Duration;
 import org.bson.Document;
 
-import java.time.Duration;
-
 /**
- * {@code hello}: greets {@code name} every {@code intervalMs} and counts its greetings in its context,
- * so that a node taking it over goes on counting from the last checkpoint.
+ * {@code hello}: greets {@code name} every {@code intervalMs} and counts its greetings in its context, so that a node
+ * taking it over goes on counting from the last checkpoint.
  *
- * <p>The shape every robot has: restore from {@link RobotContext#state()}, then loop on
- * {@link RobotContext#sleep}, which returns false when the robot should finish (a graceful stop, a
- * move); checkpoint after each unit of work. An interrupt means the slot was lost: return at once (a
- * blocking call throws, and {@code sleep} returns false). A checkpoint that throws
- * {@link io.standby.robot.FencedException} means the same: let it propagate.
+ * <p>The shape every robot has: restore from {@link RobotContext#state()}, then loop on {@link RobotContext#sleep},
+ * which returns false when the robot should finish (a graceful stop, a move); checkpoint after each unit of work. An
+ * interrupt means the slot was lost: return at once (a blocking call throws, and {@code sleep} returns false). A
+ * checkpoint that throws {@link io.standby.robot.FencedException} means the same: let it propagate.
  */
 public final class HelloRobot implements Robot {
 

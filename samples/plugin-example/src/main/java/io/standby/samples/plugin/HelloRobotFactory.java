@@ -2,14 +2,13 @@ package io.standby.samples.plugin;
 
 import io.standby.robot.Robot;
 import io.standby.robot.RobotFactory;
+import java.time.Duration;
 import org.bson.Document;
 
-import java.time.Duration;
-
 /**
- * Makes {@code hello} robots. Listed in {@code META-INF/services/io.standby.robot.RobotFactory}, which is
- * how a node started with {@code --plugins DIR} finds it in this jar. It needs a public no-argument
- * constructor (the default one here).
+ * Makes {@code hello} robots. Listed in {@code META-INF/services/io.standby.robot.RobotFactory}, which is how a node
+ * started with {@code --plugins DIR} finds it in this jar. It needs a public no-argument constructor (the default one
+ * here).
  *
  * <p>Config: {@code name} (required), {@code intervalMs} (default 1000).
  */

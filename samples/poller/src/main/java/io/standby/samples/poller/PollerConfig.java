@@ -1,20 +1,19 @@
 package io.standby.samples.poller;
 
-import org.bson.Document;
-
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import org.bson.Document;
 
 /**
  * A poller's configuration, checked when it is made ({@code standby robot add} refuses a bad one).
  *
- * @param urls       what to fetch: config {@code urls}, a list of http(s) URLs or one string of them
- *                   separated by commas (as {@code --config urls=a,b} gives it)
- * @param interval   how often each URL is fetched while it answers (config {@code intervalMs}, default 60 s)
- * @param timeout    for connecting and for the whole response (config {@code timeoutMs}, default 10 s)
+ * @param urls what to fetch: config {@code urls}, a list of http(s) URLs or one string of them separated by commas (as
+ *     {@code --config urls=a,b} gives it)
+ * @param interval how often each URL is fetched while it answers (config {@code intervalMs}, default 60 s)
+ * @param timeout for connecting and for the whole response (config {@code timeoutMs}, default 10 s)
  * @param maxBackoff the longest wait after errors (config {@code maxBackoffMs}, default 10 min)
  */
 public record PollerConfig(List<URI> urls, Duration interval, Duration timeout, Duration maxBackoff) {
@@ -35,13 +34,17 @@ public record PollerConfig(List<URI> urls, Duration interval, Duration timeout, 
             throw new IllegalArgumentException("intervalMs and timeoutMs must be at least 1");
         }
         if (maxBackoff.compareTo(interval) < 0) {
-            throw new IllegalArgumentException("maxBackoffMs " + maxBackoff.toMillis() + " must be at least intervalMs " + interval.toMillis());
+            throw new IllegalArgumentException(
+                    "maxBackoffMs " + maxBackoff.toMillis() + " must be at least intervalMs " + interval.toMillis());
         }
     }
 
     public static PollerConfig of(Document config) {
-        return new PollerConfig(urls(config.get("urls")), millis(config, "intervalMs", DEFAULT_INTERVAL),
-                millis(config, "timeoutMs", DEFAULT_TIMEOUT), millis(config, "maxBackoffMs", DEFAULT_MAX_BACKOFF));
+        return new PollerConfig(
+                urls(config.get("urls")),
+                millis(config, "intervalMs", DEFAULT_INTERVAL),
+                millis(config, "timeoutMs", DEFAULT_TIMEOUT),
+                millis(config, "maxBackoffMs", DEFAULT_MAX_BACKOFF));
     }
 
     private static List<URI> urls(Object value) {
@@ -78,8 +81,10 @@ public record PollerConfig(List<URI> urls, Duration interval, Duration timeout, 
             return fallback;
         }
         try {
-            return Duration.ofMillis(value instanceof Integer || value instanceof Long ? ((Number) value).longValue()
-                    : Long.parseLong(value.toString()));
+            return Duration.ofMillis(
+                    value instanceof Integer || value instanceof Long
+                            ? ((Number) value).longValue()
+                            : Long.parseLong(value.toString()));
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException(key + " '" + value + "' is not a whole number");
         }

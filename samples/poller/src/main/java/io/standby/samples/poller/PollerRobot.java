@@ -3,8 +3,6 @@ package io.standby.samples.poller;
 import io.standby.robot.Robot;
 import io.standby.robot.RobotContext;
 import io.standby.robot.RobotFactory;
-import org.bson.Document;
-
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
@@ -21,21 +19,21 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.bson.Document;
 
 /**
- * {@code poller}: the crawler Standby started from. It fetches each of its {@code urls} every
- * {@code intervalMs}, with conditional requests ({@code If-None-Match} from the last {@code ETag},
- * {@code If-Modified-Since} from the last {@code Last-Modified}), so an unchanged page costs a
- * {@code 304} and no body. What it learned per URL ({@link Target}) is its context: a node that takes the
- * robot over sends the same validators and keeps the same schedule.
+ * {@code poller}: the crawler Standby started from. It fetches each of its {@code urls} every {@code intervalMs}, with
+ * conditional requests ({@code If-None-Match} from the last {@code ETag}, {@code If-Modified-Since} from the last
+ * {@code Last-Modified}), so an unchanged page costs a {@code 304} and no body. What it learned per URL
+ * ({@link Target}) is its context: a node that takes the robot over sends the same validators and keeps the same
+ * schedule.
  *
- * <p>Errors back off per URL: no answer (refused, timed out), a 5xx or a 429 makes the URL wait
- * {@code intervalMs × 2^failures}, at most {@code maxBackoffMs}, and at least what a {@code Retry-After}
- * in seconds asks; the other URLs keep their pace. Any answer ends the backoff. An error never fails the
- * robot.
+ * <p>Errors back off per URL: no answer (refused, timed out), a 5xx or a 429 makes the URL wait {@code intervalMs ×
+ * 2^failures}, at most {@code maxBackoffMs}, and at least what a {@code Retry-After} in seconds asks; the other URLs
+ * keep their pace. Any answer ends the backoff. An error never fails the robot.
  *
- * <p>It checkpoints once per round in which it fetched anything; a takeover may repeat the requests of
- * the round that was under way, which is harmless for GETs.
+ * <p>It checkpoints once per round in which it fetched anything; a takeover may repeat the requests of the round that
+ * was under way, which is harmless for GETs.
  */
 public final class PollerRobot implements Robot {
 
@@ -54,9 +52,15 @@ public final class PollerRobot implements Robot {
     @Override
     public void run(RobotContext ctx) throws InterruptedException {
         Map<String, Target> targets = restore(ctx.state());
-        ctx.log().info("Polling {} URL(s) every {} ms", targets.size(), config.interval().toMillis());
-        try (HttpClient http = HttpClient.newBuilder().connectTimeout(config.timeout())
-                .followRedirects(HttpClient.Redirect.NORMAL).build()) {
+        ctx.log()
+                .info(
+                        "Polling {} URL(s) every {} ms",
+                        targets.size(),
+                        config.interval().toMillis());
+        try (HttpClient http = HttpClient.newBuilder()
+                .connectTimeout(config.timeout())
+                .followRedirects(HttpClient.Redirect.NORMAL)
+                .build()) {
             while (!ctx.stopRequested()) {
                 boolean fetched = false;
                 for (Target target : List.copyOf(targets.values())) {
@@ -66,9 +70,14 @@ public final class PollerRobot implements Robot {
                     }
                 }
                 if (fetched) {
-                    ctx.checkpoint(new Document("targets", targets.values().stream().map(Target::toDocument).toList()));
+                    ctx.checkpoint(new Document(
+                            "targets",
+                            targets.values().stream().map(Target::toDocument).toList()));
                 }
-                Instant next = targets.values().stream().map(Target::nextAt).min(Instant::compareTo).orElseThrow();
+                Instant next = targets.values().stream()
+                        .map(Target::nextAt)
+                        .min(Instant::compareTo)
+                        .orElseThrow();
                 Duration wait = Duration.between(time.instant(), next);
                 if (!ctx.sleep(wait.toMillis() < 1 ? Duration.ofMillis(1) : wait)) {
                     return;
@@ -94,8 +103,10 @@ public final class PollerRobot implements Robot {
     /** One conditional GET, and what the target knows after it. */
     private Target fetch(HttpClient http, Target target) throws InterruptedException {
         Instant sent = time.instant();
-        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(target.url())).timeout(config.timeout())
-                .header("User-Agent", USER_AGENT).GET();
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(target.url()))
+                .timeout(config.timeout())
+                .header("User-Agent", USER_AGENT)
+                .GET();
         if (target.etag() != null) {
             request.header("If-None-Match", target.etag());
         }
@@ -115,9 +126,11 @@ public final class PollerRobot implements Robot {
             return failed(target, sent, status, "HTTP " + status, retryAfter(response));
         }
         String etag = response.headers().firstValue("ETag").orElse(status == 304 ? target.etag() : null);
-        String lastModified = response.headers().firstValue("Last-Modified").orElse(status == 304 ? target.lastModified() : null);
+        String lastModified =
+                response.headers().firstValue("Last-Modified").orElse(status == 304 ? target.lastModified() : null);
         long changes = target.changes() + (status == 200 && !sha256.equals(target.sha256()) ? 1 : 0);
-        return new Target(target.url(), status, etag, lastModified, sha256, 0, null, changes, sent, sent.plus(config.interval()));
+        return new Target(
+                target.url(), status, etag, lastModified, sha256, 0, null, changes, sent, sent.plus(config.interval()));
     }
 
     private Target failed(Target target, Instant sent, int status, String error, Optional<Duration> retryAfter) {
@@ -129,13 +142,24 @@ public final class PollerRobot implements Robot {
         if (retryAfter.isPresent() && retryAfter.get().compareTo(backoff) > 0) {
             backoff = retryAfter.get();
         }
-        return new Target(target.url(), status, target.etag(), target.lastModified(), target.sha256(), failures, error,
-                target.changes(), sent, sent.plus(backoff));
+        return new Target(
+                target.url(),
+                status,
+                target.etag(),
+                target.lastModified(),
+                target.sha256(),
+                failures,
+                error,
+                target.changes(),
+                sent,
+                sent.plus(backoff));
     }
 
     /** {@code Retry-After} in seconds; the HTTP-date form is ignored (the backoff applies). */
     private static Optional<Duration> retryAfter(HttpResponse<?> response) {
-        return response.headers().firstValue("Retry-After").filter(v -> v.strip().matches("\\d{1,9}"))
+        return response.headers()
+                .firstValue("Retry-After")
+                .filter(v -> v.strip().matches("\\d{1,9}"))
                 .map(v -> Duration.ofSeconds(Long.parseLong(v.strip())));
     }
 

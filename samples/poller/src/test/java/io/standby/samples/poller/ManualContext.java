@@ -1,23 +1,21 @@
 package io.standby.samples.poller;
 
 import io.standby.robot.RobotContext;
-import org.bson.Document;
-import org.bson.RawBsonDocument;
-import org.bson.codecs.DocumentCodec;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.BooleanSupplier;
+import org.bson.Document;
+import org.bson.RawBsonDocument;
+import org.bson.codecs.DocumentCodec;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * A robot's context on a clock moved by hand: {@link #sleep} moves the clock instead of waiting, so a
- * test of schedules runs in milliseconds and asserts exact times. The robot returns at the first sleep
- * after {@code until} holds.
+ * A robot's context on a clock moved by hand: {@link #sleep} moves the clock instead of waiting, so a test of schedules
+ * runs in milliseconds and asserts exact times. The robot returns at the first sleep after {@code until} holds.
  */
 final class ManualContext implements RobotContext, InstantSource {
 
@@ -85,7 +83,10 @@ final class ManualContext implements RobotContext, InstantSource {
 
     /** The last checkpoint's target for {@code url}. */
     Document target(String url) {
-        return state.getList("targets", Document.class).stream().filter(t -> t.getString("url").equals(url)).findFirst().orElseThrow();
+        return state.getList("targets", Document.class).stream()
+                .filter(t -> t.getString("url").equals(url))
+                .findFirst()
+                .orElseThrow();
     }
 
     @Override

@@ -11,6 +11,8 @@ import io.standby.robot.admin.RobotTable;
 import io.standby.slot.SlotTable;
 import io.standby.slot.StandbyDatabase;
 import io.standby.spring.StandbyProperties;
+import java.time.Duration;
+import java.util.OptionalDouble;
 import org.bson.Document;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
@@ -18,14 +20,10 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnExpression;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
-import java.time.Duration;
-import java.util.OptionalDouble;
-
 /**
- * A Spring Boot application that runs a Standby node: the starter does everything from
- * {@code application.properties}; the application adds one robot type as a bean. Without
- * {@code standby.mongo} it starts an in-memory MongoDB-compatible server with one slot and one robot, so
- * that {@code java -jar} shows the whole thing on its own.
+ * A Spring Boot application that runs a Standby node: the starter does everything from {@code application.properties};
+ * the application adds one robot type as a bean. Without {@code standby.mongo} it starts an in-memory
+ * MongoDB-compatible server with one slot and one robot, so that {@code java -jar} shows the whole thing on its own.
  */
 @SpringBootApplication
 public class SpringBootSample {
@@ -65,9 +63,9 @@ public class SpringBootSample {
     }
 
     /**
-     * Without {@code standby.mongo}: an in-memory database for this process, as the application's
-     * {@code MongoClient} bean, which the starter then uses. Operators would create the slot and the robot
-     * with {@code standby slots init} and {@code standby robot add}; here the sample does it.
+     * Without {@code standby.mongo}: an in-memory database for this process, as the application's {@code MongoClient}
+     * bean, which the starter then uses. Operators would create the slot and the robot with {@code standby slots init}
+     * and {@code standby robot add}; here the sample does it.
      */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnExpression("'${standby.mongo:}' == ''")
@@ -82,11 +80,15 @@ public class SpringBootSample {
 
         @Bean
         MongoClient mongoClient(MongoServer server, StandbyProperties properties) {
-            MongoClient client = MongoClients.create("mongodb://127.0.0.1:" + server.getLocalAddress().getPort());
+            MongoClient client = MongoClients.create(
+                    "mongodb://127.0.0.1:" + server.getLocalAddress().getPort());
             StandbyDatabase db = StandbyDatabase.of(client, properties.getDatabase(), Duration.ofSeconds(10));
             new SlotTable(db).init(1);
-            new RobotTable(db).add(new RobotTable.NewRobot("hello", "greeter", "slot-0", 0, 1,
-                    new Document("intervalMs", 1000)), OptionalDouble.empty());
+            new RobotTable(db)
+                    .add(
+                            new RobotTable.NewRobot(
+                                    "hello", "greeter", "slot-0", 0, 1, new Document("intervalMs", 1000)),
+                            OptionalDouble.empty());
             return client;
         }
     }

@@ -1,14 +1,11 @@
 package io.standby.samples.spring;
 
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.standby.slot.Lease;
 import io.standby.slot.SlotListener;
-import org.junit.jupiter.api.Test;
-import org.springframework.boot.builder.SpringApplicationBuilder;
-import org.springframework.context.ConfigurableApplicationContext;
-import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Configuration;
-import org.springframework.core.env.Environment;
-
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -19,19 +16,22 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-
-import static org.awaitility.Awaitility.await;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
 
 /**
- * The sample as {@code java -jar} runs it (its in-memory database, a real web server on a free port):
- * the robot greets, Actuator shows the node over HTTP, and a shutdown hands the slot over while the web
- * server still answers (the node's lifecycle stops before the web server's).
+ * The sample as {@code java -jar} runs it (its in-memory database, a real web server on a free port): the robot greets,
+ * Actuator shows the node over HTTP, and a shutdown hands the slot over while the web server still answers (the node's
+ * lifecycle stops before the web server's).
  */
 class SpringBootSampleTest {
 
-    private static final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private static final HttpClient http =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
     /** Asks the application's own web server for the node's endpoint while the node releases its slot. */
     @Configuration(proxyBeanMethods = false)
@@ -44,7 +44,9 @@ class SpringBootSampleTest {
                 @Override
                 public void releasing(Lease lease) {
                     try {
-                        answers.add(lease.slotId() + " " + get(environment.getProperty("local.server.port"), "/actuator/standby").statusCode());
+                        answers.add(lease.slotId() + " "
+                                + get(environment.getProperty("local.server.port"), "/actuator/standby")
+                                        .statusCode());
                     } catch (Exception e) {
                         answers.add(lease.slotId() + " " + e);
                     }
@@ -56,22 +58,36 @@ class SpringBootSampleTest {
     @Test
     void theRobotGreetsActuatorShowsTheNodeAndTheSlotIsHandedOverBeforeTheWebServerStops() throws Exception {
         ConfigurableApplicationContext app = new SpringApplicationBuilder(SpringBootSample.class, ReleaseProbe.class)
-                .run("--server.port=0", "--standby.port=" + freePort(), "--standby.heartbeat=200ms", "--standby.lease=1500ms",
-                        "--standby.poll=200ms", "--standby.stop-timeout=2s");
+                .run(
+                        "--server.port=0",
+                        "--standby.port=" + freePort(),
+                        "--standby.heartbeat=200ms",
+                        "--standby.lease=1500ms",
+                        "--standby.poll=200ms",
+                        "--standby.stop-timeout=2s");
         String port = app.getEnvironment().getProperty("local.server.port");
         try {
-            await().atMost(Duration.ofSeconds(30)).until(() -> get(port, "/actuator/standby").body().contains("\"slot-0\":[\"hello\"]"));
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() -> get(port, "/actuator/standby").body().contains("\"slot-0\":[\"hello\"]"));
             HttpResponse<String> health = get(port, "/actuator/health/standby");
             assertEquals(200, health.statusCode(), health.body());
-            assertTrue(health.body().contains("\"status\":\"UP\"") && health.body().contains("\"lease\":\"valid\""), health.body());
+            assertTrue(
+                    health.body().contains("\"status\":\"UP\"") && health.body().contains("\"lease\":\"valid\""),
+                    health.body());
         } finally {
             app.close();
         }
-        assertEquals(List.of("slot-0 200"), ReleaseProbe.answers, "the web server answered while the node released its slot");
+        assertEquals(
+                List.of("slot-0 200"),
+                ReleaseProbe.answers,
+                "the web server answered while the node released its slot");
     }
 
     private static HttpResponse<String> get(String port, String path) throws IOException, InterruptedException {
-        return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).timeout(Duration.ofSeconds(5)).build(),
+        return http.send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                        .timeout(Duration.ofSeconds(5))
+                        .build(),
                 HttpResponse.BodyHandlers.ofString());
     }
 
