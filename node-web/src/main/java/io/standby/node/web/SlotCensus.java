@@ -47,11 +47,13 @@ final class SlotCensus {
             if (last != null && System.nanoTime() - last.readNanos() < MAX_AGE.toNanos()) {
                 return last;
             }
-            if (inFlight == null) {
-                inFlight = CompletableFuture.supplyAsync(this::readNow, Thread::startVirtualThread);
-                inFlight.thenAccept(this::completed);
-            }
             next = inFlight;
+            if (next == null) {
+                next = CompletableFuture.supplyAsync(this::readNow, Thread::startVirtualThread);
+                // Set before the callback: a read done already runs completed() here, at once, and clears it.
+                inFlight = next;
+                next.thenAccept(this::completed);
+            }
         }
         try {
             return next.get(PATIENCE.toMillis(), TimeUnit.MILLISECONDS);
