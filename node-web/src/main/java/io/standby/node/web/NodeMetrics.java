@@ -14,6 +14,7 @@ import io.standby.slot.ClaimOutcome;
 import io.standby.slot.Lease;
 import io.standby.slot.LossReason;
 import io.standby.slot.SlotListener;
+import io.standby.slot.SlotState;
 import io.standby.slot.SlotView;
 import io.standby.slot.Takeover;
 import io.standby.slot.WatchLinkCounts;
@@ -131,6 +132,17 @@ final class NodeMetrics implements SlotListener, RobotListener {
                 .tag("state", "failed")
                 .description("Robots of this node's slots, by state")
                 .register(registry);
+    }
+
+    /** The cluster's slots by state, read when scraped. */
+    void clusterSlots(SlotCensus census) {
+        for (SlotState state : SlotState.values()) {
+            Gauge.builder(StandbyMeters.CLUSTER_SLOTS, census, c -> c.count(state))
+                    .tag("state", state.name().toLowerCase())
+                    .description("The cluster's slots by state, as this node reads them")
+                    .strongReference(true)
+                    .register(registry);
+        }
     }
 
     /** The watch links' gauges and counters, read from the node when scraped. */

@@ -9,6 +9,13 @@ public final class StandbyMeters {
 
     /** Gauge: the slots this node owns now. */
     public static final String SLOTS_OWNED = "standby.slots.owned";
+    /**
+     * Gauge, tag {@code state} ({@code free}, {@code owned}, {@code expired}: owned but not renewed within its lease,
+     * {@code revoked}: released by an operator, waiting out its lease): the cluster's slots, as this node reads them
+     * when scraped (by the database's clock, at most once a second; NaN when the read fails). Every node reports the
+     * same cluster: a slot not {@code owned} for long is a slot whose robots nobody runs.
+     */
+    public static final String CLUSTER_SLOTS = "standby.cluster.slots";
     /** Counter, tag {@code outcome}: won, conflict (another node's compare-and-set went first), failed (no answer). */
     public static final String CLAIMS = "standby.slot.claims";
     /** Timer: the round trip of each successful lease renewal. */

@@ -8,6 +8,7 @@ import io.standby.node.NodeHooks;
 import io.standby.node.StartedNode;
 import io.standby.robot.runtime.RobotListener;
 import io.standby.slot.SlotListener;
+import io.standby.slot.SlotTable;
 import java.util.Objects;
 
 /**
@@ -19,9 +20,9 @@ import java.util.Objects;
  * StandbyNode.builder().mongo(uri).node(ip, port).extension(StandbyMetrics.of(registry)).start();
  * }</pre>
  *
- * <p>The meters are {@link StandbyMeters}: slots, claims, renewals, losses, takeover gaps, watch links, robots,
- * checkpoints, fenced writes, write batches and database commands, registered at each start. Given Prometheus' own
- * registry, the node's endpoint also serves {@code /metrics} in its text format.
+ * <p>The meters are {@link StandbyMeters}: slots (this node's, and the cluster's by state), claims, renewals, losses,
+ * takeover gaps, watch links, robots, checkpoints, fenced writes, write batches and database commands, registered at
+ * each start. Given Prometheus' own registry, the node's endpoint also serves {@code /metrics} in its text format.
  */
 public final class StandbyMetrics {
 
@@ -52,6 +53,8 @@ public final class StandbyMetrics {
                 public void started(StartedNode node) {
                     metrics.robots(node::workload);
                     metrics.watchLinks(node::watchLinks);
+                    // On the robots' connection: a scrape never delays the protocol's renewals.
+                    metrics.clusterSlots(new SlotCensus(() -> new SlotTable(node.robotDatabase()).list()));
                     node.endpoint()
                             .ifPresent(http -> PrometheusText.of(registry)
                                     .ifPresent(scrape -> http.route(
