@@ -5,7 +5,9 @@ import io.standby.slot.internal.SlotDocument;
 import io.standby.slot.internal.SlotIds;
 import io.standby.slot.internal.SlotRules;
 import io.standby.slot.internal.SlotStore;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /** What an operator does to the slots: create them, list them, and release one by force. */
@@ -81,6 +83,20 @@ public final class SlotTable {
     /** Every well-formed slot, in slot order, with ages judged by the database's clock. */
     public List<SlotView> list() {
         return store.readAll();
+    }
+
+    /**
+     * How many slots are in each state, counted by the database at its own time in one small reply, whatever the number
+     * of slots: what a dashboard or an alert on slots without an owner needs. Every state is in the map, 0 if no slot
+     * is in it.
+     */
+    public Map<SlotState, Long> countByState() {
+        Map<SlotState, Long> counts = new EnumMap<>(SlotState.class);
+        for (SlotState state : SlotState.values()) {
+            counts.put(state, 0L);
+        }
+        counts.putAll(store.census());
+        return counts;
     }
 
     public Optional<SlotView> get(String slotId) {

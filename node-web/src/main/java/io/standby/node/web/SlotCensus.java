@@ -1,10 +1,7 @@
 package io.standby.node.web;
 
 import io.standby.slot.SlotState;
-import io.standby.slot.SlotView;
 import java.time.Duration;
-import java.util.EnumMap;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -14,9 +11,11 @@ import java.util.function.Supplier;
 
 /**
  * The cluster's slots by state, as this node last read them, for the {@link StandbyMeters#CLUSTER_SLOTS} gauges: no
- * node's own meters can tell that a slot has no owner, since nobody counts a slot nobody holds. Read when scraped, at
- * most once per {@link #MAX_AGE} for the four gauges together, and waited for at most {@link #PATIENCE}, so that a
- * scrape of a node cut off from the database still answers in time; the counts are then NaN (no number), not stale.
+ * node's own meters can tell that a slot has no owner, since nobody counts a slot nobody holds. The database counts
+ * them ({@link io.standby.slot.SlotTable#countByState()}: one aggregation, a reply of a few hundred bytes whatever the
+ * number of slots, so a scrape costs a node one command, not a read of every slot). Read when scraped, at most once per
+ * {@link #MAX_AGE} for the four gauges together, and waited for at most {@link #PATIENCE}, so that a scrape of a node
+ * cut off from the database still answers in time; the counts are then NaN (no number), not stale.
  */
 final class SlotCensus {
 
@@ -24,21 +23,21 @@ final class SlotCensus {
     static final Duration PATIENCE = Duration.ofSeconds(2);
 
     /** {@code counts} null when the read failed; {@code readNanos} on {@link System#nanoTime()}. */
-    private record Reading(Map<SlotState, Integer> counts, long readNanos) {}
+    private record Reading(Map<SlotState, Long> counts, long readNanos) {}
 
-    private final Supplier<List<SlotView>> read;
+    private final Supplier<Map<SlotState, Long>> read;
     private Reading last;
     private CompletableFuture<Reading> inFlight;
 
-    /** @param read the slots, e.g. {@code () -> new SlotTable(node.robotDatabase()).list()} */
-    SlotCensus(Supplier<List<SlotView>> read) {
+    /** @param read the counts, e.g. {@code () -> new SlotTable(node.robotDatabase()).countByState()} */
+    SlotCensus(Supplier<Map<SlotState, Long>> read) {
         this.read = read;
     }
 
     /** How many slots are in this state, or NaN when the last read failed or took longer than {@link #PATIENCE}. */
     double count(SlotState state) {
-        Map<SlotState, Integer> counts = reading().counts();
-        return counts == null ? Double.NaN : counts.getOrDefault(state, 0);
+        Map<SlotState, Long> counts = reading().counts();
+        return counts == null ? Double.NaN : counts.getOrDefault(state, 0L);
     }
 
     private Reading reading() {
@@ -72,11 +71,7 @@ final class SlotCensus {
 
     private Reading readNow() {
         try {
-            Map<SlotState, Integer> counts = new EnumMap<>(SlotState.class);
-            for (SlotView slot : read.get()) {
-                counts.merge(slot.state(), 1, Integer::sum);
-            }
-            return new Reading(counts, System.nanoTime());
+            return new Reading(Map.copyOf(read.get()), System.nanoTime());
         } catch (RuntimeException e) {
             return new Reading(null, System.nanoTime());
         }

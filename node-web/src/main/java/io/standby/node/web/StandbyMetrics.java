@@ -54,7 +54,7 @@ public final class StandbyMetrics {
                     metrics.robots(node::workload);
                     metrics.watchLinks(node::watchLinks);
                     // On the robots' connection: a scrape never delays the protocol's renewals.
-                    metrics.clusterSlots(new SlotCensus(() -> new SlotTable(node.robotDatabase()).list()));
+                    metrics.clusterSlots(new SlotCensus(() -> new SlotTable(node.robotDatabase()).countByState()));
                     node.endpoint()
                             .ifPresent(http -> PrometheusText.of(registry)
                                     .ifPresent(scrape -> http.route(

@@ -26,12 +26,14 @@ import com.mongodb.client.model.UpdateManyModel;
 import com.mongodb.client.model.UpdateOneModel;
 import com.mongodb.client.model.UpdateOptions;
 import io.standby.slot.NodeId;
+import io.standby.slot.SlotState;
 import io.standby.slot.SlotView;
 import io.standby.slot.StandbyDatabase;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Date;
+import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -127,7 +129,7 @@ public final class MongoSlotStore implements SlotStore {
             }
             serverNow = now.toInstant();
             if (OwnerDocRules.isOwnerId(doc.get("_id"))) {
-                OwnerBeat owner = owner(doc, serverNow);
+                OwnerBeat owner = OwnerDocRules.owner(doc, serverNow);
                 if (owner != null) {
                     owners.add(owner);
                 }
@@ -158,6 +160,16 @@ public final class MongoSlotStore implements SlotStore {
         return doc == null ? Optional.empty() : Optional.ofNullable(parse(doc, serverNow()));
     }
 
+    /** One aggregation; the reply holds a document per state present. */
+    @Override
+    public Map<SlotState, Long> census() {
+        Map<SlotState, Long> counts = new EnumMap<>(SlotState.class);
+        for (Document group : raw.aggregate(SlotShape.censusPipeline())) {
+            counts.put(SlotState.valueOf(group.getString("_id")), ((Number) group.get("n")).longValue());
+        }
+        return counts;
+    }
+
     /** {@code $$NOW} on one document, reading none of its fields. */
     private Instant serverNow() {
         Document now = raw.aggregate(List.of(
@@ -171,21 +183,6 @@ public final class MongoSlotStore implements SlotStore {
         return date.toInstant();
     }
 
-    /**
-     * An owner document; null for one without a whole-number beat or a date, which is no evidence: the slots of its
-     * owner are then watched one by one.
-     */
-    private static OwnerBeat owner(Document doc, Instant now) {
-        if (!SlotShape.isIntegral(doc.get(BEAT)) || !(doc.get(OwnerDocRules.AT) instanceof Date at)) {
-            return null;
-        }
-        return OwnerDocRules.owner(
-                (String) doc.get("_id"),
-                ((Number) doc.get(BEAT)).longValue(),
-                Duration.between(at.toInstant(), now),
-                OwnerDocRules.watch(doc.get(OwnerDocRules.WATCH), doc.get(OwnerDocRules.WATCH_LEASE)));
-    }
-
     /** Returns null, after a warning, for a document that does not have the slot's shape. */
     private SlotView parse(Document doc, Instant now) {
         Object id = doc.get("_id");
@@ -197,26 +194,7 @@ public final class MongoSlotStore implements SlotStore {
             return null;
         }
         warned.remove((String) id);
-        String ip = doc.getString(IP);
-        NodeId owner = ip == null ? null : new NodeId(ip, ((Number) doc.get(PORT)).intValue());
-        Instant time = doc.getDate(TIME).toInstant();
-        return new SlotView(
-                (String) id,
-                owner,
-                doc.getString(INSTANCE),
-                time,
-                Duration.ofMillis(((Number) doc.get(LEASE)).longValue()),
-                ((Number) doc.get(EPOCH)).longValue(),
-                Duration.between(time, now),
-                doc.get(CHANGES) instanceof Number changes ? changes.longValue() : 0,
-                doc.get(LATE) instanceof Number late && late.longValue() > 0
-                        ? Duration.ofMillis(late.longValue())
-                        : null,
-                SlotShape.drain(doc),
-                SlotShape.isIntegral(doc.get(BEAT)) ? ((Number) doc.get(BEAT)).longValue() : 0,
-                doc.get(SlotDocument.LINK_END) instanceof Date linkEnd
-                        ? Duration.between(linkEnd.toInstant(), now)
-                        : null);
+        return SlotShape.view(doc, now);
     }
 
     @Override

@@ -4,6 +4,8 @@ import static io.standby.slot.internal.SlotDocument.BEAT;
 
 import io.standby.slot.NodeId;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.Date;
 import org.bson.Document;
 import org.bson.conversions.Bson;
 
@@ -115,5 +117,20 @@ public final class OwnerDocRules {
      */
     public static Bson sweepFilter(String ownerId, long beat) {
         return new Document("_id", ownerId).append(BEAT, beat);
+    }
+
+    /**
+     * An owner document; null for one without a whole-number beat or a date, which is no evidence: the slots of its
+     * owner are then watched one by one.
+     */
+    static SlotStore.OwnerBeat owner(Document doc, Instant now) {
+        if (!SlotShape.isIntegral(doc.get(BEAT)) || !(doc.get(AT) instanceof Date at)) {
+            return null;
+        }
+        return owner(
+                (String) doc.get("_id"),
+                ((Number) doc.get(BEAT)).longValue(),
+                Duration.between(at.toInstant(), now),
+                watch(doc.get(WATCH), doc.get(WATCH_LEASE)));
     }
 }

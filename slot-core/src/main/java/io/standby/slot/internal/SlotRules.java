@@ -311,7 +311,7 @@ public final class SlotRules {
     }
 
     /** {@code time + mark < $$NOW}, by the server's clock. */
-    private static Document before(String time, String mark) {
+    static Document before(String time, String mark) {
         return new Document("$lt", List.of(new Document("$add", Arrays.asList("$" + time, "$" + mark)), "$$NOW"));
     }
 

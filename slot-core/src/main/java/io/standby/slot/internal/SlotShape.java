@@ -1,22 +1,32 @@
 package io.standby.slot.internal;
 
+import static io.standby.slot.internal.SlotDocument.BEAT;
+import static io.standby.slot.internal.SlotDocument.CHANGES;
 import static io.standby.slot.internal.SlotDocument.DRAIN;
 import static io.standby.slot.internal.SlotDocument.EPOCH;
 import static io.standby.slot.internal.SlotDocument.INSTANCE;
 import static io.standby.slot.internal.SlotDocument.IP;
+import static io.standby.slot.internal.SlotDocument.LATE;
 import static io.standby.slot.internal.SlotDocument.LEASE;
+import static io.standby.slot.internal.SlotDocument.LINK_END;
 import static io.standby.slot.internal.SlotDocument.PORT;
 import static io.standby.slot.internal.SlotDocument.TIME;
 
 import io.standby.slot.NodeId;
 import io.standby.slot.SlotView;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Arrays;
 import java.util.Date;
+import java.util.List;
 import org.bson.Document;
+import org.bson.conversions.Bson;
 
 /**
  * The shape a stored slot document must have for the protocol to read it. Documents are written by nodes, and also by
  * operators in mongosh, so every field is checked before it is trusted: a malformed slot is skipped with a warning,
- * never taken for a free one.
+ * never taken for a free one. The state a document shows is written once more, for the server to count:
+ * {@link #censusPipeline()}.
  */
 final class SlotShape {
 
@@ -63,6 +73,61 @@ final class SlotShape {
             return "instance is not a string";
         }
         return null;
+    }
+
+    /** The slot a document without a {@link #problem} holds, as the server saw it at {@code now}. */
+    static SlotView view(Document doc, Instant now) {
+        String ip = doc.getString(IP);
+        NodeId owner = ip == null ? null : new NodeId(ip, ((Number) doc.get(PORT)).intValue());
+        Instant time = doc.getDate(TIME).toInstant();
+        return new SlotView(
+                (String) doc.get("_id"),
+                owner,
+                doc.getString(INSTANCE),
+                time,
+                Duration.ofMillis(((Number) doc.get(LEASE)).longValue()),
+                ((Number) doc.get(EPOCH)).longValue(),
+                Duration.between(time, now),
+                doc.get(CHANGES) instanceof Number changes ? changes.longValue() : 0,
+                doc.get(LATE) instanceof Number late && late.longValue() > 0
+                        ? Duration.ofMillis(late.longValue())
+                        : null,
+                drain(doc),
+                isIntegral(doc.get(BEAT)) ? ((Number) doc.get(BEAT)).longValue() : 0,
+                doc.get(LINK_END) instanceof Date linkEnd ? Duration.between(linkEnd.toInstant(), now) : null);
+    }
+
+    /**
+     * The slots by {@link io.standby.slot.SlotState}, as {@link SlotView#state()} tells them, counted by the server at
+     * its own time: one aggregation whose reply holds a {@code {_id: state, n: count}} per state present, whatever the
+     * number of slots. Owner documents are not slots; a hand-edited document counts as its fields say.
+     */
+    static List<Bson> censusPipeline() {
+        Document unowned =
+                new Document("$eq", Arrays.asList(new Document("$ifNull", Arrays.asList("$" + IP, null)), null));
+        Document released = new Document(
+                "$and",
+                List.of(
+                        unowned,
+                        new Document(
+                                "$eq",
+                                Arrays.asList(new Document("$ifNull", Arrays.asList("$" + INSTANCE, null)), null)),
+                        new Document("$eq", List.of("$" + TIME, Date.from(Instant.EPOCH)))));
+        Document expired = SlotRules.before(TIME, LEASE);
+        Document state = cond(
+                released, "FREE", cond(expired, cond(unowned, "FREE", "EXPIRED"), cond(unowned, "REVOKED", "OWNED")));
+        Document slotsOnly = new Document(
+                "$or",
+                List.of(
+                        new Document("_id", new Document("$lt", OwnerDocRules.OWNER_PREFIX)),
+                        new Document("_id", new Document("$gte", OwnerDocRules.ownerIdEnd()))));
+        return List.of(
+                new Document("$match", slotsOnly),
+                new Document("$group", new Document("_id", state).append("n", new Document("$sum", 1))));
+    }
+
+    private static Document cond(Document test, Object then, Object otherwise) {
+        return new Document("$cond", Arrays.asList(test, then, otherwise));
     }
 
     /** A whole number, as any driver or shell may have stored it. */

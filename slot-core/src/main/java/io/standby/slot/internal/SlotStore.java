@@ -1,9 +1,11 @@
 package io.standby.slot.internal;
 
 import io.standby.slot.NodeId;
+import io.standby.slot.SlotState;
 import io.standby.slot.SlotView;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -25,6 +27,16 @@ public interface SlotStore {
      * silently.
      */
     List<SlotView> readAll();
+
+    /**
+     * How many slots are in each state now ({@link SlotView#state()}); a state no slot is in may be missing. A store
+     * that cannot count on the server counts what {@link #readAll()} reads.
+     */
+    default Map<SlotState, Long> census() {
+        Map<SlotState, Long> counts = new EnumMap<>(SlotState.class);
+        readAll().forEach(slot -> counts.merge(slot.state(), 1L, Long::sum));
+        return counts;
+    }
 
     /**
      * A poll's read, in one command: every owner document, and the slots {@link SlotRules#pollFilter} names (free in

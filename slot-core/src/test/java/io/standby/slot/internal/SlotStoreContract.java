@@ -11,6 +11,7 @@ import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Updates;
 import io.standby.slot.FreshDatabase;
 import io.standby.slot.NodeId;
+import io.standby.slot.SlotState;
 import io.standby.slot.SlotTable;
 import io.standby.slot.SlotView;
 import io.standby.slot.StandbyDatabase;
@@ -20,6 +21,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Date;
+import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -228,6 +230,34 @@ abstract class SlotStoreContract {
         assertEquals(5, slot("slot-0").beat());
         assertEquals(3, store.readAll().size(), "the owner document is not a slot");
         assertTrue(store.read(OwnerDocRules.ownerId(a.node(), "a")).isEmpty());
+    }
+
+    @Test
+    void theCensusCountsEachSlotInTheStateItsDocumentShowsAndNoOwnerDocument() {
+        new SlotTable(db).init(7);
+        SlotStore.Ownership a = owner(7001, "a");
+        for (String id : List.of("slot-0", "slot-1", "slot-3", "slot-5", "slot-6")) {
+            assertTrue(store.claim(slot(id), a));
+        }
+        assertTrue(store.release("slot-5", 1, "a"));
+        assertTrue(store.revoke(slot("slot-6")));
+        store.beat(a.withBeat(1));
+        db.database()
+                .getCollection("slots")
+                .updateOne(
+                        Filters.eq("_id", "slot-3"),
+                        Updates.set("time", Date.from(Instant.now().minusSeconds(600))));
+        Map<SlotState, Long> read = new EnumMap<>(SlotState.class);
+        store.readAll().forEach(slot -> read.merge(slot.state(), 1L, Long::sum));
+        assertEquals(
+                Map.of(SlotState.OWNED, 2L, SlotState.EXPIRED, 1L, SlotState.REVOKED, 1L, SlotState.FREE, 3L),
+                read,
+                "two renewed, one late, one revoked; two never owned and one released");
+
+        assertEquals(read, store.census(), "the server's count, by the same rules as the slots read");
+        assertEquals(
+                Map.of(SlotState.OWNED, 2L, SlotState.EXPIRED, 1L, SlotState.REVOKED, 1L, SlotState.FREE, 3L),
+                new SlotTable(db).countByState());
     }
 
     @Test
