@@ -34,27 +34,31 @@ public final class RecordingListener implements SlotListener {
 
     @Override
     public void acquired(Lease lease) {
-        events.add(new Event(Kind.ACQUIRED, name, lease.slotId(), lease.epoch(), null, System.nanoTime()));
+        record(Kind.ACQUIRED, lease, null);
     }
 
     @Override
     public void releasing(Lease lease) {
-        events.add(new Event(Kind.RELEASING, name, lease.slotId(), lease.epoch(), null, System.nanoTime()));
+        record(Kind.RELEASING, lease, null);
     }
 
     @Override
     public void lost(Lease lease, LossReason reason) {
-        events.add(new Event(Kind.LOST, name, lease.slotId(), lease.epoch(), reason, System.nanoTime()));
+        record(Kind.LOST, lease, reason);
     }
 
     @Override
     public void paused(Lease lease) {
-        events.add(new Event(Kind.PAUSED, name, lease.slotId(), lease.epoch(), null, System.nanoTime()));
+        record(Kind.PAUSED, lease, null);
     }
 
     @Override
     public void resumed(Lease lease) {
-        events.add(new Event(Kind.RESUMED, name, lease.slotId(), lease.epoch(), null, System.nanoTime()));
+        record(Kind.RESUMED, lease, null);
+    }
+
+    private void record(Kind kind, Lease lease, LossReason reason) {
+        events.add(new Event(kind, name, lease.slotId(), lease.epoch(), reason, System.nanoTime()));
     }
 
     public List<Event> events() {

@@ -40,9 +40,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 class FastFailoverTest {
 
-    /** Late at 4 s; a lease long enough that a slot set late never expires while a test runs on a loaded machine. */
-    private static final SlotTiming TIMING =
-            SlotTiming.of(Duration.ofSeconds(2), Duration.ofSeconds(10), Duration.ofSeconds(1));
+    private static final SlotTiming TIMING = ProtocolFixture.LATE_AT_4S;
 
     @RegisterExtension
     final ProtocolFixture protocol = new ProtocolFixture(TIMING);

@@ -9,7 +9,6 @@ import io.standby.slot.RecordingListener.Event;
 import io.standby.slot.RecordingListener.Kind;
 import io.standby.slot.SlotTiming;
 import io.standby.slot.testing.ManualClock;
-import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
@@ -23,8 +22,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 class OwnerWithoutLateMarkTest {
 
-    private static final SlotTiming TIMING =
-            SlotTiming.of(Duration.ofSeconds(2), Duration.ofSeconds(10), Duration.ofSeconds(1));
+    private static final SlotTiming TIMING = ProtocolFixture.LATE_AT_4S;
 
     @RegisterExtension
     final ProtocolFixture protocol = new ProtocolFixture(TIMING);

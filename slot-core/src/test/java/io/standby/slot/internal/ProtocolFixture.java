@@ -50,6 +50,12 @@ final class ProtocolFixture implements BeforeEachCallback, AfterEachCallback {
 
     /** The timing most protocol tests use: heartbeat 2 s, lease 5 s, poll 1 s. */
     static final SlotTiming TIMING = SlotTiming.of(Duration.ofSeconds(2), Duration.ofSeconds(5), Duration.ofSeconds(1));
+    /** Late at 4 s (a heartbeat of 2 s), and a lease of 10 s that a slot set late keeps while a test runs. */
+    static final SlotTiming LATE_AT_4S =
+            SlotTiming.of(Duration.ofSeconds(2), Duration.ofSeconds(10), Duration.ofSeconds(1));
+    /** Late at 4 s, and a lease of 30 s that a late slot never outlives while a test runs on a loaded machine. */
+    static final SlotTiming LATE_AT_4S_LONG_LEASE =
+            SlotTiming.of(Duration.ofSeconds(2), Duration.ofSeconds(30), Duration.ofSeconds(1));
 
     static final NodeId A = new NodeId("127.0.0.1", 7001);
     static final NodeId B = new NodeId("127.0.0.1", 7002);

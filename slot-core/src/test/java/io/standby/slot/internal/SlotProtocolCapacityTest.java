@@ -28,9 +28,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 class SlotProtocolCapacityTest {
 
-    /** Late at 4 s; a lease long enough that a late slot never expires while a test runs on a loaded machine. */
-    private static final SlotTiming TIMING =
-            SlotTiming.of(Duration.ofSeconds(2), Duration.ofSeconds(30), Duration.ofSeconds(1));
+    private static final SlotTiming TIMING = ProtocolFixture.LATE_AT_4S_LONG_LEASE;
 
     @RegisterExtension
     final ProtocolFixture protocol = new ProtocolFixture(TIMING);

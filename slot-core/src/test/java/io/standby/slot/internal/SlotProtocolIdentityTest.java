@@ -8,7 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.standby.slot.SlotTiming;
 import io.standby.slot.testing.ManualClock;
-import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
@@ -20,8 +19,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 class SlotProtocolIdentityTest {
 
-    private static final SlotTiming TIMING =
-            SlotTiming.of(Duration.ofSeconds(2), Duration.ofSeconds(10), Duration.ofSeconds(1));
+    private static final SlotTiming TIMING = ProtocolFixture.LATE_AT_4S;
 
     @RegisterExtension
     final ProtocolFixture protocol = new ProtocolFixture(TIMING);
