@@ -5,6 +5,8 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -44,15 +46,32 @@ final class StandbyProcess {
      * @throws IllegalStateException if the jar is missing or older than a source or pom
      */
     static ChildJvm launch(Path dir, String name, String... args) throws IOException {
+        return launch(dir, name, Map.of(), args);
+    }
+
+    /**
+     * As {@link #launch(Path, String, String...)}, with {@code environment} set, e.g. {@code STANDBY_JAVA_OPTS}.
+     * Whatever of {@link #JVM_OPTION_VARIABLES} it does not set is removed: the launcher's own JVM options only.
+     */
+    static ChildJvm launch(Path dir, String name, Map<String, String> environment, String... args) throws IOException {
         Path root = DockerFilesTest.root();
         requireFreshJar(root);
         List<String> command = new ArrayList<>(List.of(root.resolve("standby").toString()));
         command.addAll(List.of(args));
         Files.deleteIfExists(dir.resolve(name + ".log"));
-        // The launcher's own JVM options only; nothing of the user's environment.
-        return ChildJvm.exec(
-                dir, name, command, Map.of("STANDBY_JAVA", ChildJvm.javaCommand()), Set.of("STANDBY_JAVA_OPTS"));
+        Map<String, String> set = new HashMap<>(environment);
+        set.put("STANDBY_JAVA", ChildJvm.javaCommand());
+        Set<String> unset = new HashSet<>(JVM_OPTION_VARIABLES);
+        unset.removeAll(environment.keySet());
+        return ChildJvm.exec(dir, name, command, set, unset);
     }
+
+    /**
+     * Where a {@code java} started by the launcher takes options from besides its command line: the launcher's
+     * variable, then those the JVM reads by itself ({@code _JAVA_OPTIONS} is HotSpot's, undocumented but read).
+     */
+    static final List<String> JVM_OPTION_VARIABLES =
+            List.of("STANDBY_JAVA_OPTS", "JAVA_TOOL_OPTIONS", "JDK_JAVA_OPTIONS", "_JAVA_OPTIONS");
 
     /** What the launcher checks before it builds: the same rule, so that a test never starts a nested build. */
     private static void requireFreshJar(Path root) throws IOException {

@@ -3,6 +3,7 @@ package io.standby.samples.spring;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.standby.slot.Lease;
 import io.standby.slot.SlotListener;
@@ -17,6 +18,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
+import org.springframework.boot.SpringBootVersion;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
@@ -53,6 +55,14 @@ class SpringBootSampleTest {
                 }
             };
         }
+    }
+
+    /** The sample runs on the Spring Boot the build names (4.0.x, or 4.1.x with -P spring-boot-4.1). */
+    @Test
+    void itRunsOnTheSpringBootTheBuildNames() {
+        String named = System.getProperty("standby.spring-boot.version");
+        assumeTrue(named != null, "run by Maven, which names the version");
+        assertEquals(named, SpringBootVersion.getVersion());
     }
 
     @Test
