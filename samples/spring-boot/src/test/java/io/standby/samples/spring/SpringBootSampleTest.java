@@ -70,6 +70,7 @@ class SpringBootSampleTest {
         ConfigurableApplicationContext app = new SpringApplicationBuilder(SpringBootSample.class, ReleaseProbe.class)
                 .run(
                         "--server.port=0",
+                        "--server.address=127.0.0.1",
                         "--standby.port=" + freePort(),
                         "--standby.heartbeat=200ms",
                         "--standby.lease=1500ms",
