@@ -1,15 +1,15 @@
 package io.standby.slot.internal;
 
-import static io.standby.slot.internal.SlotDocument.BEAT;
-import static io.standby.slot.internal.SlotDocument.CHANGES;
-import static io.standby.slot.internal.SlotDocument.DRAIN;
-import static io.standby.slot.internal.SlotDocument.EPOCH;
-import static io.standby.slot.internal.SlotDocument.INSTANCE;
-import static io.standby.slot.internal.SlotDocument.IP;
-import static io.standby.slot.internal.SlotDocument.LATE;
-import static io.standby.slot.internal.SlotDocument.LEASE;
-import static io.standby.slot.internal.SlotDocument.PORT;
-import static io.standby.slot.internal.SlotDocument.TIME;
+import static io.standby.slot.SlotFields.BEAT;
+import static io.standby.slot.SlotFields.CHANGES;
+import static io.standby.slot.SlotFields.DRAIN;
+import static io.standby.slot.SlotFields.EPOCH;
+import static io.standby.slot.SlotFields.INSTANCE;
+import static io.standby.slot.SlotFields.IP;
+import static io.standby.slot.SlotFields.LATE;
+import static io.standby.slot.SlotFields.LEASE;
+import static io.standby.slot.SlotFields.PORT;
+import static io.standby.slot.SlotFields.TIME;
 
 import com.mongodb.ErrorCategory;
 import com.mongodb.MongoWriteException;
@@ -26,6 +26,7 @@ import com.mongodb.client.model.UpdateManyModel;
 import com.mongodb.client.model.UpdateOneModel;
 import com.mongodb.client.model.UpdateOptions;
 import io.standby.slot.NodeId;
+import io.standby.slot.SlotFields;
 import io.standby.slot.SlotView;
 import io.standby.slot.StandbyDatabase;
 import java.time.Duration;
@@ -48,10 +49,9 @@ import org.slf4j.LoggerFactory;
  * condition, including expiry by the server's clock ({@code $expr} with {@code $$NOW}). Every write waits for a
  * majority: an acknowledged renewal must survive a failover.
  *
- * <p>Reads decode by hand: Morphia cannot decode a collection that holds a malformed document without failing the whole
- * read, and a hand-edited slot must not stop a node. The read also projects the server's {@code $$NOW}, so ages are
- * judged by the database's clock, and its explicit projection makes the embedded server copy each document instead of
- * handing out one a concurrent update is changing.
+ * <p>Reads decode by hand, so a hand-edited slot is skipped instead of failing the whole read and stopping a node. They
+ * project the server's {@code $$NOW}, so ages are judged by its clock; the explicit projection also makes the embedded
+ * server copy each document instead of handing out one a concurrent update is changing.
  */
 public final class MongoSlotStore implements SlotStore {
 
@@ -65,8 +65,8 @@ public final class MongoSlotStore implements SlotStore {
     private final Map<String, String> warned = new ConcurrentHashMap<>();
 
     public MongoSlotStore(StandbyDatabase database) {
-        // The database, not a Morphia datastore's: it carries the operation timeout, also on a shared client.
-        this.raw = StandbyDatabase.safe(database.database().getCollection(SlotDocument.COLLECTION));
+        // The database handed in, never a fresh one: it carries the operation timeout, also on a shared client.
+        this.raw = StandbyDatabase.safe(database.database().getCollection(SlotFields.COLLECTION));
     }
 
     /**
@@ -153,7 +153,7 @@ public final class MongoSlotStore implements SlotStore {
         }
         Document doc = raw.find(Filters.eq("_id", slotId))
                 .projection(Projections.include(
-                        IP, PORT, TIME, LEASE, LATE, EPOCH, INSTANCE, CHANGES, DRAIN, BEAT, SlotDocument.LINK_END))
+                        IP, PORT, TIME, LEASE, LATE, EPOCH, INSTANCE, CHANGES, DRAIN, BEAT, SlotFields.LINK_END))
                 .first();
         return doc == null ? Optional.empty() : Optional.ofNullable(parse(doc, serverNow()));
     }
@@ -176,14 +176,14 @@ public final class MongoSlotStore implements SlotStore {
      * owner are then watched one by one.
      */
     private static OwnerBeat owner(Document doc, Instant now) {
-        if (!SlotShape.isIntegral(doc.get(BEAT)) || !(doc.get(OwnerDocRules.AT) instanceof Date at)) {
+        if (!SlotShape.isIntegral(doc.get(BEAT)) || !(doc.get(SlotFields.AT) instanceof Date at)) {
             return null;
         }
         return OwnerDocRules.owner(
                 (String) doc.get("_id"),
                 ((Number) doc.get(BEAT)).longValue(),
                 Duration.between(at.toInstant(), now),
-                OwnerDocRules.watch(doc.get(OwnerDocRules.WATCH), doc.get(OwnerDocRules.WATCH_LEASE)));
+                OwnerDocRules.watch(doc.get(SlotFields.WATCH), doc.get(SlotFields.WATCH_LEASE)));
     }
 
     /** Returns null, after a warning, for a document that does not have the slot's shape. */
@@ -214,7 +214,7 @@ public final class MongoSlotStore implements SlotStore {
                         : null,
                 SlotShape.drain(doc),
                 SlotShape.isIntegral(doc.get(BEAT)) ? ((Number) doc.get(BEAT)).longValue() : 0,
-                doc.get(SlotDocument.LINK_END) instanceof Date linkEnd
+                doc.get(SlotFields.LINK_END) instanceof Date linkEnd
                         ? Duration.between(linkEnd.toInstant(), now)
                         : null);
     }

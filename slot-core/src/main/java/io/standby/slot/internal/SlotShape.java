@@ -1,14 +1,15 @@
 package io.standby.slot.internal;
 
-import static io.standby.slot.internal.SlotDocument.DRAIN;
-import static io.standby.slot.internal.SlotDocument.EPOCH;
-import static io.standby.slot.internal.SlotDocument.INSTANCE;
-import static io.standby.slot.internal.SlotDocument.IP;
-import static io.standby.slot.internal.SlotDocument.LEASE;
-import static io.standby.slot.internal.SlotDocument.PORT;
-import static io.standby.slot.internal.SlotDocument.TIME;
+import static io.standby.slot.SlotFields.DRAIN;
+import static io.standby.slot.SlotFields.EPOCH;
+import static io.standby.slot.SlotFields.INSTANCE;
+import static io.standby.slot.SlotFields.IP;
+import static io.standby.slot.SlotFields.LEASE;
+import static io.standby.slot.SlotFields.PORT;
+import static io.standby.slot.SlotFields.TIME;
 
 import io.standby.slot.NodeId;
+import io.standby.slot.SlotFields;
 import io.standby.slot.SlotView;
 import java.util.Date;
 import org.bson.Document;
@@ -24,8 +25,9 @@ final class SlotShape {
 
     /** The drain request on a slot; one that is not well-formed is no request (the slot itself is fine). */
     static SlotView.Drain drain(Document doc) {
-        return doc.get(DRAIN) instanceof Document drain && drain.get("instance") instanceof String instance
-                ? new SlotView.Drain(instance, Boolean.TRUE.equals(drain.get("force")))
+        return doc.get(DRAIN) instanceof Document drain
+                        && drain.get(SlotFields.DRAIN_INSTANCE) instanceof String instance
+                ? new SlotView.Drain(instance, Boolean.TRUE.equals(drain.get(SlotFields.DRAIN_FORCE)))
                 : null;
     }
 
