@@ -14,9 +14,6 @@ module io.standby.slot {
     // Load: the CPU and heap figures of the load score, which decides who claims first.
     requires java.management;
     requires jdk.management;
-    // No main path maps an entity: only the package-private StandbyDatabase.datastore() names Morphia, so it is
-    // needed to compile and never resolved at run time. (Its jar has no module name of its own, either.)
-    requires static morphia.core;
 
     exports io.standby.slot;
     exports io.standby.slot.internal to

@@ -35,7 +35,6 @@ public final class LogSetup extends ContextAwareBase implements Configurator {
             // Its monitors log what they find (a standalone where the URI names a replica set, say) as an ERROR
             // line per server; the command says it in its own one line (StandbyDatabase.ping).
             "org.mongodb.driver.cluster", Level.OFF,
-            "dev.morphia", Level.WARN,
             "de.bwaldvogel", Level.WARN,
             // The slot read asks for all slots in its first batch; the embedded server warns at every such
             // aggregate that it ignores the batch size (it sends everything anyway).

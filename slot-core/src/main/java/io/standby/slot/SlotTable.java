@@ -1,7 +1,6 @@
 package io.standby.slot;
 
 import io.standby.slot.internal.MongoSlotStore;
-import io.standby.slot.internal.SlotDocument;
 import io.standby.slot.internal.SlotIds;
 import io.standby.slot.internal.SlotRules;
 import io.standby.slot.internal.SlotStore;
@@ -14,9 +13,9 @@ import java.util.Optional;
 public final class SlotTable {
 
     /** The slots' collection, and the field that tells an owner its robots changed. */
-    public static final String COLLECTION = SlotDocument.COLLECTION;
+    public static final String COLLECTION = SlotFields.COLLECTION;
 
-    public static final String CHANGES = SlotDocument.CHANGES;
+    public static final String CHANGES = SlotFields.CHANGES;
 
     /** What an operation that needs slots says when there are none. */
     public static final String NO_SLOTS = "there are no slots (create them first)";

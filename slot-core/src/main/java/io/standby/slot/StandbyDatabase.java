@@ -16,9 +16,6 @@ import com.mongodb.client.MongoDatabase;
 import com.mongodb.connection.ServerType;
 import com.mongodb.event.ServerDescriptionChangedEvent;
 import com.mongodb.event.ServerListener;
-import dev.morphia.Datastore;
-import dev.morphia.Morphia;
-import dev.morphia.config.ManualMorphiaConfig;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -50,9 +47,6 @@ public final class StandbyDatabase implements AutoCloseable {
     private final boolean ownsClient;
 
     private final MongoDatabase database;
-    /** Created on first use: no protocol path maps an entity, and Morphia's start costs every command time. */
-    private Datastore datastore;
-
     private final String hosts;
     /** The replica set the URI names, or null. */
     private final String replicaSet;
@@ -272,27 +266,6 @@ public final class StandbyDatabase implements AutoCloseable {
 
     public MongoDatabase database() {
         return database;
-    }
-
-    /**
-     * Morphia's view of this database. Package-private on purpose: Morphia is an implementation detail, and no public
-     * type takes or returns one of its types. The slot store reads and writes through the driver.
-     */
-    synchronized Datastore datastore() {
-        if (datastore == null) {
-            datastore = Morphia.createDatastore(
-                    client,
-                    ManualMorphiaConfig.configure()
-                            .database(database.getName())
-                            // No package scan: entities are mapped on first use. A scan (even of one package) costs
-                            // ClassGraph most of a second at the start of every command.
-                            .packages(List.of())
-                            // Free slots show ip: null and port: null in mongosh, as the seed does.
-                            .storeNulls(true)
-                            // Indexes are created explicitly where they are needed, never as a side effect of mapping.
-                            .applyIndexes(false));
-        }
-        return datastore;
     }
 
     /** The hosts of the URI, for messages. */

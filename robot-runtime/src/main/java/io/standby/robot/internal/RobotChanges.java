@@ -38,7 +38,7 @@ public final class RobotChanges {
 
     /** The operator's last command on a robot: {@code {slot, at}}. */
     /** The slot a robot was in when the operator changed it. */
-    static final String REQUEST_SLOT = RobotFields.REQUEST + ".slot";
+    static final String REQUEST_SLOT = RobotFields.REQUEST + "." + RobotFields.REQUEST_SLOT;
 
     private static final String OPERATION = "operationType";
     private static final String FULL_DOCUMENT = "fullDocument.";

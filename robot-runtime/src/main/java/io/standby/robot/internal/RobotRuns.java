@@ -4,6 +4,7 @@ import io.standby.robot.model.RobotView;
 import io.standby.robot.runtime.RobotListener;
 import io.standby.robot.runtime.RobotTypes;
 import io.standby.robot.runtime.RuntimeConfig;
+import io.standby.slot.EventFields;
 import io.standby.slot.Lease;
 import io.standby.slot.MonotonicClock;
 import java.util.Map;
@@ -95,12 +96,12 @@ public final class RobotRuns implements Run.Launcher {
 
     /** Records what happened to a run of a robot, with the run's slot, epoch and this node. */
     void event(RobotRun run, String type, Document details) {
-        events.accept(new Document("type", type)
-                .append("slot", run.token().slotId())
-                .append("epoch", run.token().epoch())
-                .append("node", node)
-                .append("robot", run.token().robotId())
-                .append("detail", details.isEmpty() ? null : details));
+        events.accept(new Document(EventFields.TYPE, type)
+                .append(EventFields.SLOT, run.token().slotId())
+                .append(EventFields.EPOCH, run.token().epoch())
+                .append(EventFields.NODE, node)
+                .append(EventFields.ROBOT, run.token().robotId())
+                .append(EventFields.DETAIL, details.isEmpty() ? null : details));
     }
 
     /** Tells the listener; what it throws is logged, never the run's problem. */

@@ -60,7 +60,7 @@ public final class RobotCodec {
      * new value each time, so that a change stream reports it.
      */
     public static Document request(String slotId) {
-        return new Document("slot", slotId).append("at", new Date());
+        return new Document(REQUEST_SLOT, slotId).append(REQUEST_AT, new Date());
     }
 
     /** Decodes a document, or returns null after a warning if it is malformed. */

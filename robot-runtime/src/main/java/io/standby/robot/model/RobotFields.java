@@ -1,6 +1,10 @@
 package io.standby.robot.model;
 
-/** Field names of the robot document, in one place. */
+/**
+ * Field names of the robot document, in one place: the store's filters and updates are written with them, and so is
+ * anything that reads the documents, such as the {@code standby-morphia} entities. Renaming one is a change of the
+ * stored format.
+ */
 public final class RobotFields {
 
     public static final String COLLECTION = "robots";
@@ -33,6 +37,10 @@ public final class RobotFields {
     public static final String TARGET = "target";
     /** The last operator change: {@code {slot, at}}, so a node can watch only its own slots' robots. */
     public static final String REQUEST = "request";
+    /** In {@code request}: the robot's slot when the operator changed it. */
+    public static final String REQUEST_SLOT = "slot";
+    /** In {@code request}: when, by the operator's clock; a new value each time, so that a change stream reports it. */
+    public static final String REQUEST_AT = "at";
 
     public static final String UPDATED = "updated";
 

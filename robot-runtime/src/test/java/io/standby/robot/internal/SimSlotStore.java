@@ -2,19 +2,20 @@ package io.standby.robot.internal;
 
 import static io.standby.robot.internal.SimDatabase.number;
 import static io.standby.robot.internal.SimDatabase.string;
-import static io.standby.slot.internal.SlotDocument.BEAT;
-import static io.standby.slot.internal.SlotDocument.CHANGES;
-import static io.standby.slot.internal.SlotDocument.DRAIN;
-import static io.standby.slot.internal.SlotDocument.EPOCH;
-import static io.standby.slot.internal.SlotDocument.INSTANCE;
-import static io.standby.slot.internal.SlotDocument.IP;
-import static io.standby.slot.internal.SlotDocument.LATE;
-import static io.standby.slot.internal.SlotDocument.LEASE;
-import static io.standby.slot.internal.SlotDocument.LINK_END;
-import static io.standby.slot.internal.SlotDocument.PORT;
-import static io.standby.slot.internal.SlotDocument.TIME;
+import static io.standby.slot.SlotFields.BEAT;
+import static io.standby.slot.SlotFields.CHANGES;
+import static io.standby.slot.SlotFields.DRAIN;
+import static io.standby.slot.SlotFields.EPOCH;
+import static io.standby.slot.SlotFields.INSTANCE;
+import static io.standby.slot.SlotFields.IP;
+import static io.standby.slot.SlotFields.LATE;
+import static io.standby.slot.SlotFields.LEASE;
+import static io.standby.slot.SlotFields.LINK_END;
+import static io.standby.slot.SlotFields.PORT;
+import static io.standby.slot.SlotFields.TIME;
 
 import io.standby.slot.NodeId;
+import io.standby.slot.SlotFields;
 import io.standby.slot.SlotView;
 import io.standby.slot.internal.FreeShare;
 import io.standby.slot.internal.LinkRules;
@@ -70,15 +71,14 @@ final class SimSlotStore implements SlotStore {
             for (BsonDocument doc : found) {
                 String id = SimDatabase.id(doc);
                 if (OwnerDocRules.isOwnerId(id)) {
-                    SlotStore.Watch watch = doc.containsKey(OwnerDocRules.WATCH)
-                            ? OwnerDocRules.watch(
-                                    number(doc, OwnerDocRules.WATCH), number(doc, OwnerDocRules.WATCH_LEASE))
+                    SlotStore.Watch watch = doc.containsKey(SlotFields.WATCH)
+                            ? OwnerDocRules.watch(number(doc, SlotFields.WATCH), number(doc, SlotFields.WATCH_LEASE))
                             : SlotStore.Watch.NONE;
                     owners.add(OwnerDocRules.owner(
                             id,
                             number(doc, BEAT),
                             Duration.ofMillis(
-                                    now - doc.getDateTime(OwnerDocRules.AT).getValue()),
+                                    now - doc.getDateTime(SlotFields.AT).getValue()),
                             watch));
                 } else {
                     views.add(view(doc, now));

@@ -10,6 +10,7 @@ import com.mongodb.client.model.UpdateOneModel;
 import com.mongodb.client.model.UpdateOptions;
 import com.mongodb.client.model.Updates;
 import com.mongodb.client.model.WriteModel;
+import io.standby.slot.EventFields;
 import io.standby.slot.StandbyDatabase;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -32,7 +33,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class EventLog implements AutoCloseable {
 
-    public static final String COLLECTION = "events";
+    public static final String COLLECTION = EventFields.COLLECTION;
     /** About 50,000 events. */
     static final long CAPPED_BYTES = 16L << 20;
 
@@ -140,7 +141,7 @@ public final class EventLog implements AutoCloseable {
     /** Deletes the events older than the retention, by the server's clock. */
     private void sweep() {
         try {
-            events.deleteMany(ServerAge.olderThan("time", RETENTION));
+            events.deleteMany(ServerAge.olderThan(EventFields.TIME, RETENTION));
         } catch (RuntimeException e) {
             log.debug("Cannot sweep old events: {}", e.toString());
         }
@@ -155,8 +156,8 @@ public final class EventLog implements AutoCloseable {
         for (Document event : batch) {
             Document fields = new Document(event);
             writes.add(new UpdateOneModel<>(
-                    Filters.eq("_id", new ObjectId()),
-                    Updates.combine(Updates.currentDate("time"), Updates.setOnInsert(fields)),
+                    Filters.eq(EventFields.ID, new ObjectId()),
+                    Updates.combine(Updates.currentDate(EventFields.TIME), Updates.setOnInsert(fields)),
                     new UpdateOptions().upsert(true)));
         }
         try {

@@ -1,5 +1,15 @@
 package io.standby.slot.internal;
 
+import static io.standby.slot.EventFields.EPOCH;
+import static io.standby.slot.EventFields.EVIDENCE;
+import static io.standby.slot.EventFields.FROM;
+import static io.standby.slot.EventFields.HEARTBEAT;
+import static io.standby.slot.EventFields.HOW;
+import static io.standby.slot.EventFields.NODE;
+import static io.standby.slot.EventFields.REASON;
+import static io.standby.slot.EventFields.SLOT;
+import static io.standby.slot.EventFields.TYPE;
+
 import io.standby.slot.Lease;
 import io.standby.slot.LossReason;
 import io.standby.slot.SlotListener;
@@ -28,50 +38,50 @@ public final class EventRecorder implements SlotListener {
     @Override
     public void acquired(Lease lease, SlotView claimed) {
         if (claimed.owner() == null) {
-            log.record(event(lease).append("type", "claimed"));
+            log.record(event(lease).append(TYPE, "claimed"));
         } else if (claimed.owner().equals(lease.node())) {
-            log.record(from(event(lease).append("type", "took-back"), claimed));
+            log.record(from(event(lease).append(TYPE, "took-back"), claimed));
         }
         // A take-over is recorded by tookOver, which knows how it came about.
     }
 
     @Override
     public void tookOver(Lease lease, SlotView claimed, Duration unowned, Takeover how, String evidence) {
-        log.record(from(event(lease).append("type", "took-over"), claimed)
-                .append("how", how.name().toLowerCase().replace('_', '-'))
-                .append("evidence", evidence));
+        log.record(from(event(lease).append(TYPE, "took-over"), claimed)
+                .append(HOW, how.name().toLowerCase().replace('_', '-'))
+                .append(EVIDENCE, evidence));
     }
 
     private static Document from(Document event, SlotView claimed) {
-        event.put("from", claimed.owner().toString());
+        event.put(FROM, claimed.owner().toString());
         if (!claimed.time().equals(Instant.EPOCH)) {
-            event.put("heartbeat", Date.from(claimed.time()));
+            event.put(HEARTBEAT, Date.from(claimed.time()));
         }
         return event;
     }
 
     @Override
     public void lost(Lease lease, LossReason reason) {
-        Document event = event(lease).append("type", reason == LossReason.RELEASED ? "released" : "lost");
+        Document event = event(lease).append(TYPE, reason == LossReason.RELEASED ? "released" : "lost");
         if (reason != LossReason.RELEASED) {
-            event.append("reason", reason.name().toLowerCase());
+            event.append(REASON, reason.name().toLowerCase());
         }
         log.record(event);
     }
 
     @Override
     public void paused(Lease lease) {
-        log.record(event(lease).append("type", "paused"));
+        log.record(event(lease).append(TYPE, "paused"));
     }
 
     @Override
     public void resumed(Lease lease) {
-        log.record(event(lease).append("type", "resumed"));
+        log.record(event(lease).append(TYPE, "resumed"));
     }
 
     private static Document event(Lease lease) {
-        return new Document("slot", lease.slotId())
-                .append("epoch", lease.epoch())
-                .append("node", lease.node().toString());
+        return new Document(SLOT, lease.slotId())
+                .append(EPOCH, lease.epoch())
+                .append(NODE, lease.node().toString());
     }
 }

@@ -1,10 +1,10 @@
 package io.standby.slot.internal;
 
-import static io.standby.slot.internal.SlotDocument.BEAT;
-import static io.standby.slot.internal.SlotDocument.INSTANCE;
-import static io.standby.slot.internal.SlotDocument.IP;
-import static io.standby.slot.internal.SlotDocument.LINK_END;
-import static io.standby.slot.internal.SlotDocument.PORT;
+import static io.standby.slot.SlotFields.BEAT;
+import static io.standby.slot.SlotFields.INSTANCE;
+import static io.standby.slot.SlotFields.IP;
+import static io.standby.slot.SlotFields.LINK_END;
+import static io.standby.slot.SlotFields.PORT;
 
 import io.standby.slot.NodeId;
 import io.standby.slot.SlotView;

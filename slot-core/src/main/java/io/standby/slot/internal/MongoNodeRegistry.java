@@ -1,5 +1,28 @@
 package io.standby.slot.internal;
 
+import static io.standby.slot.NodeFields.DRAIN;
+import static io.standby.slot.NodeFields.HELD;
+import static io.standby.slot.NodeFields.HOST;
+import static io.standby.slot.NodeFields.ID;
+import static io.standby.slot.NodeFields.INSTANCE;
+import static io.standby.slot.NodeFields.INTERVAL;
+import static io.standby.slot.NodeFields.IP;
+import static io.standby.slot.NodeFields.LOAD;
+import static io.standby.slot.NodeFields.LOAD_CPU;
+import static io.standby.slot.NodeFields.LOAD_MEMORY;
+import static io.standby.slot.NodeFields.LOAD_SCORE;
+import static io.standby.slot.NodeFields.MAX_SLOTS;
+import static io.standby.slot.NodeFields.PORT;
+import static io.standby.slot.NodeFields.ROBOTS;
+import static io.standby.slot.NodeFields.ROBOTS_FAILED;
+import static io.standby.slot.NodeFields.ROBOTS_RUNNING;
+import static io.standby.slot.NodeFields.SLOTS;
+import static io.standby.slot.NodeFields.STARTED;
+import static io.standby.slot.NodeFields.STATE;
+import static io.standby.slot.NodeFields.TIME;
+import static io.standby.slot.NodeFields.TYPES;
+import static io.standby.slot.NodeFields.VERSION;
+
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.MongoDatabase;
 import com.mongodb.client.model.Aggregates;
@@ -9,6 +32,7 @@ import com.mongodb.client.model.FindOneAndUpdateOptions;
 import com.mongodb.client.model.Projections;
 import com.mongodb.client.model.ReturnDocument;
 import com.mongodb.client.model.Updates;
+import io.standby.slot.NodeFields;
 import io.standby.slot.NodeId;
 import io.standby.slot.NodeState;
 import io.standby.slot.NodeView;
@@ -29,7 +53,7 @@ import org.bson.conversions.Bson;
  */
 public final class MongoNodeRegistry implements NodeRegistry {
 
-    public static final String COLLECTION = "nodes";
+    public static final String COLLECTION = NodeFields.COLLECTION;
     private static final String SERVER_NOW = "serverNow";
 
     private final MongoCollection<Document> nodes;
@@ -41,39 +65,40 @@ public final class MongoNodeRegistry implements NodeRegistry {
     @Override
     public boolean write(NodeRecord node, Write write) {
         List<Bson> updates = new ArrayList<>(List.of(
-                Updates.set("ip", node.node().ip()),
-                Updates.set("port", node.node().port()),
-                Updates.set("instance", node.instance()),
-                Updates.set("host", node.host()),
-                Updates.set("state", node.state().name()),
-                Updates.set("slots", node.slots()),
+                Updates.set(IP, node.node().ip()),
+                Updates.set(PORT, node.node().port()),
+                Updates.set(INSTANCE, node.instance()),
+                Updates.set(HOST, node.host()),
+                Updates.set(STATE, node.state().name()),
+                Updates.set(SLOTS, node.slots()),
                 // How many, for the claim plans, which read it without the list.
-                Updates.set("held", node.slots().size()),
-                Updates.set("maxSlots", node.maxSlots()),
+                Updates.set(HELD, node.slots().size()),
+                Updates.set(MAX_SLOTS, node.maxSlots()),
                 Updates.set(
-                        "robots", new Document("running", node.robotsRunning()).append("failed", node.robotsFailed())),
+                        ROBOTS,
+                        new Document(ROBOTS_RUNNING, node.robotsRunning()).append(ROBOTS_FAILED, node.robotsFailed())),
                 Updates.set(
-                        "load",
-                        new Document("cpu", round(node.cpu()))
-                                .append("memory", round(node.memory()))
-                                .append("score", node.load())),
-                Updates.set("version", node.version()),
-                Updates.set("interval", node.interval().toMillis()),
-                Updates.set("types", node.types()),
-                Updates.currentDate("time")));
+                        LOAD,
+                        new Document(LOAD_CPU, round(node.cpu()))
+                                .append(LOAD_MEMORY, round(node.memory()))
+                                .append(LOAD_SCORE, node.load())),
+                Updates.set(VERSION, node.version()),
+                Updates.set(INTERVAL, node.interval().toMillis()),
+                Updates.set(TYPES, node.types()),
+                Updates.currentDate(TIME)));
         if (write == Write.FIRST) {
             // A new process: its own start, and no drain request meant for the process before it.
-            updates.add(Updates.currentDate("started"));
-            updates.add(Updates.unset("drain"));
+            updates.add(Updates.currentDate(STARTED));
+            updates.add(Updates.unset(DRAIN));
         }
         Document after = nodes.findOneAndUpdate(
-                Filters.eq("_id", node.node().toString()),
+                Filters.eq(ID, node.node().toString()),
                 Updates.combine(updates),
                 new FindOneAndUpdateOptions()
                         .upsert(true)
                         .returnDocument(ReturnDocument.AFTER)
-                        .projection(Projections.include("drain")));
-        return after != null && after.get("drain") != null;
+                        .projection(Projections.include(DRAIN)));
+        return after != null && after.get(DRAIN) != null;
     }
 
     private static double round(double fraction) {
@@ -82,7 +107,7 @@ public final class MongoNodeRegistry implements NodeRegistry {
 
     @Override
     public void remove(NodeId node, String instance) {
-        nodes.deleteOne(Filters.and(Filters.eq("_id", node.toString()), Filters.eq("instance", instance)));
+        nodes.deleteOne(Filters.and(Filters.eq(ID, node.toString()), Filters.eq(INSTANCE, instance)));
     }
 
     @Override
@@ -106,23 +131,23 @@ public final class MongoNodeRegistry implements NodeRegistry {
     @Override
     public List<ClaimPlan.Member> readLive() {
         Bson live = Filters.and(
-                Filters.ne("state", NodeState.DRAINING.name()),
-                Filters.exists("drain", false),
+                Filters.ne(STATE, NodeState.DRAINING.name()),
+                Filters.exists(DRAIN, false),
                 Filters.expr(new Document(
                         "$lte",
                         List.of(
-                                new Document("$subtract", List.of("$$NOW", "$time")),
-                                new Document("$multiply", List.of("$interval", 3))))));
+                                new Document("$subtract", List.of("$$NOW", "$" + TIME)),
+                                new Document("$multiply", List.of("$" + INTERVAL, 3))))));
         List<ClaimPlan.Member> members = new ArrayList<>();
         for (Document doc : nodes.find(live)
-                .projection(Projections.include("ip", "port", "maxSlots", "load.score", "held"))
+                .projection(Projections.include(IP, PORT, MAX_SLOTS, LOAD + "." + LOAD_SCORE, HELD))
                 .batchSize(MongoSlotStore.ONE_BATCH)) {
             try {
                 members.add(new ClaimPlan.Member(
-                        new NodeId(doc.getString("ip"), ((Number) doc.get("port")).intValue()),
-                        number(doc.get("load", new Document()).get("score")),
-                        ((Number) doc.get("maxSlots")).intValue(),
-                        number(doc.get("held"))));
+                        new NodeId(doc.getString(IP), ((Number) doc.get(PORT)).intValue()),
+                        number(doc.get(LOAD, new Document()).get(LOAD_SCORE)),
+                        ((Number) doc.get(MAX_SLOTS)).intValue(),
+                        number(doc.get(HELD))));
             } catch (RuntimeException e) {
                 // Not well-formed: not a member.
             }
@@ -132,30 +157,30 @@ public final class MongoNodeRegistry implements NodeRegistry {
 
     private static NodeView parse(Document doc) {
         try {
-            NodeId id = new NodeId(doc.getString("ip"), ((Number) doc.get("port")).intValue());
-            Instant time = doc.getDate("time").toInstant();
+            NodeId id = new NodeId(doc.getString(IP), ((Number) doc.get(PORT)).intValue());
+            Instant time = doc.getDate(TIME).toInstant();
             Instant now = doc.getDate(SERVER_NOW).toInstant();
-            Document robots = doc.get("robots", new Document());
-            Document load = doc.get("load", new Document());
+            Document robots = doc.get(ROBOTS, new Document());
+            Document load = doc.get(LOAD, new Document());
             return new NodeView(
                     id,
-                    doc.getString("instance"),
-                    doc.getString("host"),
-                    NodeState.valueOf(doc.getString("state")),
-                    doc.getList("slots", String.class, List.of()),
-                    ((Number) doc.get("maxSlots")).intValue(),
-                    number(robots.get("running")),
-                    number(robots.get("failed")),
-                    decimal(load.get("cpu")),
-                    decimal(load.get("memory")),
-                    number(load.get("score")),
-                    doc.getString("version"),
-                    Duration.ofMillis(number(doc.get("interval"))),
-                    doc.get("started") instanceof Date started ? started.toInstant() : null,
+                    doc.getString(INSTANCE),
+                    doc.getString(HOST),
+                    NodeState.valueOf(doc.getString(STATE)),
+                    doc.getList(SLOTS, String.class, List.of()),
+                    ((Number) doc.get(MAX_SLOTS)).intValue(),
+                    number(robots.get(ROBOTS_RUNNING)),
+                    number(robots.get(ROBOTS_FAILED)),
+                    decimal(load.get(LOAD_CPU)),
+                    decimal(load.get(LOAD_MEMORY)),
+                    number(load.get(LOAD_SCORE)),
+                    doc.getString(VERSION),
+                    Duration.ofMillis(number(doc.get(INTERVAL))),
+                    doc.get(STARTED) instanceof Date started ? started.toInstant() : null,
                     time,
                     Duration.between(time, now),
-                    doc.get("drain") != null,
-                    doc.getList("types", String.class, List.of()));
+                    doc.get(DRAIN) != null,
+                    doc.getList(TYPES, String.class, List.of()));
         } catch (RuntimeException e) {
             return null;
         }
@@ -171,12 +196,12 @@ public final class MongoNodeRegistry implements NodeRegistry {
 
     @Override
     public long sweep(Duration olderThan) {
-        return nodes.deleteMany(ServerAge.olderThan("time", olderThan)).getDeletedCount();
+        return nodes.deleteMany(ServerAge.olderThan(TIME, olderThan)).getDeletedCount();
     }
 
     @Override
     public boolean requestDrain(NodeId node) {
-        return nodes.updateOne(Filters.eq("_id", node.toString()), Updates.currentDate("drain"))
+        return nodes.updateOne(Filters.eq(ID, node.toString()), Updates.currentDate(DRAIN))
                         .getMatchedCount()
                 == 1;
     }

@@ -1,15 +1,15 @@
 package io.standby.slot.internal;
 
-import static io.standby.slot.internal.SlotDocument.BEAT;
-import static io.standby.slot.internal.SlotDocument.CHANGES;
-import static io.standby.slot.internal.SlotDocument.DRAIN;
-import static io.standby.slot.internal.SlotDocument.EPOCH;
-import static io.standby.slot.internal.SlotDocument.INSTANCE;
-import static io.standby.slot.internal.SlotDocument.IP;
-import static io.standby.slot.internal.SlotDocument.LATE;
-import static io.standby.slot.internal.SlotDocument.LEASE;
-import static io.standby.slot.internal.SlotDocument.PORT;
-import static io.standby.slot.internal.SlotDocument.TIME;
+import static io.standby.slot.SlotFields.BEAT;
+import static io.standby.slot.SlotFields.CHANGES;
+import static io.standby.slot.SlotFields.DRAIN;
+import static io.standby.slot.SlotFields.EPOCH;
+import static io.standby.slot.SlotFields.INSTANCE;
+import static io.standby.slot.SlotFields.IP;
+import static io.standby.slot.SlotFields.LATE;
+import static io.standby.slot.SlotFields.LEASE;
+import static io.standby.slot.SlotFields.PORT;
+import static io.standby.slot.SlotFields.TIME;
 
 import com.mongodb.ErrorCategory;
 import com.mongodb.MongoWriteException;
@@ -26,6 +26,7 @@ import com.mongodb.client.model.UpdateManyModel;
 import com.mongodb.client.model.UpdateOneModel;
 import com.mongodb.client.model.UpdateOptions;
 import io.standby.slot.NodeId;
+import io.standby.slot.SlotFields;
 import io.standby.slot.SlotState;
 import io.standby.slot.SlotView;
 import io.standby.slot.StandbyDatabase;
@@ -50,10 +51,9 @@ import org.slf4j.LoggerFactory;
  * condition, including expiry by the server's clock ({@code $expr} with {@code $$NOW}). Every write waits for a
  * majority: an acknowledged renewal must survive a failover.
  *
- * <p>Reads decode by hand: Morphia cannot decode a collection that holds a malformed document without failing the whole
- * read, and a hand-edited slot must not stop a node. The read also projects the server's {@code $$NOW}, so ages are
- * judged by the database's clock, and its explicit projection makes the embedded server copy each document instead of
- * handing out one a concurrent update is changing.
+ * <p>Reads decode by hand, so a hand-edited slot is skipped instead of failing the whole read and stopping a node. They
+ * project the server's {@code $$NOW}, so ages are judged by its clock; the explicit projection also makes the embedded
+ * server copy each document instead of handing out one a concurrent update is changing.
  */
 public final class MongoSlotStore implements SlotStore {
 
@@ -67,8 +67,8 @@ public final class MongoSlotStore implements SlotStore {
     private final Map<String, String> warned = new ConcurrentHashMap<>();
 
     public MongoSlotStore(StandbyDatabase database) {
-        // The database, not a Morphia datastore's: it carries the operation timeout, also on a shared client.
-        this.raw = StandbyDatabase.safe(database.database().getCollection(SlotDocument.COLLECTION));
+        // The database handed in, never a fresh one: it carries the operation timeout, also on a shared client.
+        this.raw = StandbyDatabase.safe(database.database().getCollection(SlotFields.COLLECTION));
     }
 
     /**
@@ -155,7 +155,7 @@ public final class MongoSlotStore implements SlotStore {
         }
         Document doc = raw.find(Filters.eq("_id", slotId))
                 .projection(Projections.include(
-                        IP, PORT, TIME, LEASE, LATE, EPOCH, INSTANCE, CHANGES, DRAIN, BEAT, SlotDocument.LINK_END))
+                        IP, PORT, TIME, LEASE, LATE, EPOCH, INSTANCE, CHANGES, DRAIN, BEAT, SlotFields.LINK_END))
                 .first();
         return doc == null ? Optional.empty() : Optional.ofNullable(parse(doc, serverNow()));
     }

@@ -1,6 +1,10 @@
 package io.standby.slot.internal;
 
-import static io.standby.slot.internal.SlotDocument.BEAT;
+import static io.standby.slot.SlotFields.AT;
+import static io.standby.slot.SlotFields.BEAT;
+import static io.standby.slot.SlotFields.OWNER_PREFIX;
+import static io.standby.slot.SlotFields.WATCH;
+import static io.standby.slot.SlotFields.WATCH_LEASE;
 
 import io.standby.slot.NodeId;
 import java.time.Duration;
@@ -16,15 +20,6 @@ import org.bson.conversions.Bson;
  * renews the slots.
  */
 public final class OwnerDocRules {
-
-    /** The start of every owner document's id: {@code owner:<ip:port>/<instance>}. Slot ids never start with it. */
-    public static final String OWNER_PREFIX = "owner:";
-    /** In an owner document: the server's time of its last beat. */
-    public static final String AT = "at";
-    /** The port an owner process takes watch links on, in its owner document. */
-    public static final String WATCH = "watch";
-    /** An owner process's watch lease in milliseconds, in its owner document: where standbys take it from. */
-    public static final String WATCH_LEASE = "watchLease";
 
     private OwnerDocRules() {}
 

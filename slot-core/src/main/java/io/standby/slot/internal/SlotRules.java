@@ -1,19 +1,20 @@
 package io.standby.slot.internal;
 
-import static io.standby.slot.internal.SlotDocument.BEAT;
-import static io.standby.slot.internal.SlotDocument.BUCKET;
-import static io.standby.slot.internal.SlotDocument.CHANGES;
-import static io.standby.slot.internal.SlotDocument.DRAIN;
-import static io.standby.slot.internal.SlotDocument.EPOCH;
-import static io.standby.slot.internal.SlotDocument.INSTANCE;
-import static io.standby.slot.internal.SlotDocument.IP;
-import static io.standby.slot.internal.SlotDocument.LATE;
-import static io.standby.slot.internal.SlotDocument.LEASE;
-import static io.standby.slot.internal.SlotDocument.LINK_END;
-import static io.standby.slot.internal.SlotDocument.PORT;
-import static io.standby.slot.internal.SlotDocument.TIME;
+import static io.standby.slot.SlotFields.BEAT;
+import static io.standby.slot.SlotFields.BUCKET;
+import static io.standby.slot.SlotFields.CHANGES;
+import static io.standby.slot.SlotFields.DRAIN;
+import static io.standby.slot.SlotFields.EPOCH;
+import static io.standby.slot.SlotFields.INSTANCE;
+import static io.standby.slot.SlotFields.IP;
+import static io.standby.slot.SlotFields.LATE;
+import static io.standby.slot.SlotFields.LEASE;
+import static io.standby.slot.SlotFields.LINK_END;
+import static io.standby.slot.SlotFields.PORT;
+import static io.standby.slot.SlotFields.TIME;
 
 import io.standby.slot.NodeId;
+import io.standby.slot.SlotFields;
 import io.standby.slot.SlotView;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -52,7 +53,7 @@ public final class SlotRules {
     public static Bson pollFilter(NodeId me, Instant lateBefore, FreeShare free) {
         List<Document> branches = new ArrayList<>();
         branches.add(new Document(
-                "_id", new Document("$gte", OwnerDocRules.OWNER_PREFIX).append("$lt", OwnerDocRules.ownerIdEnd())));
+                "_id", new Document("$gte", SlotFields.OWNER_PREFIX).append("$lt", OwnerDocRules.ownerIdEnd())));
         if (free.coversEveryFreeSlot()) {
             branches.add(new Document(IP, null));
         } else if (!free.none()) {
@@ -274,7 +275,8 @@ public final class SlotRules {
 
     /** Writes the drain request alone: owner, epoch, time and lease stay as they are. */
     public static Bson markDrainUpdate(SlotView.Drain drain) {
-        Document request = new Document("instance", drain.instance()).append("force", drain.force());
+        Document request =
+                new Document(SlotFields.DRAIN_INSTANCE, drain.instance()).append(SlotFields.DRAIN_FORCE, drain.force());
         return new Document("$set", new Document(DRAIN, request));
     }
 

@@ -1,18 +1,19 @@
 package io.standby.slot.internal;
 
-import static io.standby.slot.internal.SlotDocument.BEAT;
-import static io.standby.slot.internal.SlotDocument.CHANGES;
-import static io.standby.slot.internal.SlotDocument.DRAIN;
-import static io.standby.slot.internal.SlotDocument.EPOCH;
-import static io.standby.slot.internal.SlotDocument.INSTANCE;
-import static io.standby.slot.internal.SlotDocument.IP;
-import static io.standby.slot.internal.SlotDocument.LATE;
-import static io.standby.slot.internal.SlotDocument.LEASE;
-import static io.standby.slot.internal.SlotDocument.LINK_END;
-import static io.standby.slot.internal.SlotDocument.PORT;
-import static io.standby.slot.internal.SlotDocument.TIME;
+import static io.standby.slot.SlotFields.BEAT;
+import static io.standby.slot.SlotFields.CHANGES;
+import static io.standby.slot.SlotFields.DRAIN;
+import static io.standby.slot.SlotFields.EPOCH;
+import static io.standby.slot.SlotFields.INSTANCE;
+import static io.standby.slot.SlotFields.IP;
+import static io.standby.slot.SlotFields.LATE;
+import static io.standby.slot.SlotFields.LEASE;
+import static io.standby.slot.SlotFields.LINK_END;
+import static io.standby.slot.SlotFields.PORT;
+import static io.standby.slot.SlotFields.TIME;
 
 import io.standby.slot.NodeId;
+import io.standby.slot.SlotFields;
 import io.standby.slot.SlotView;
 import java.time.Duration;
 import java.time.Instant;
@@ -34,8 +35,9 @@ final class SlotShape {
 
     /** The drain request on a slot; one that is not well-formed is no request (the slot itself is fine). */
     static SlotView.Drain drain(Document doc) {
-        return doc.get(DRAIN) instanceof Document drain && drain.get("instance") instanceof String instance
-                ? new SlotView.Drain(instance, Boolean.TRUE.equals(drain.get("force")))
+        return doc.get(DRAIN) instanceof Document drain
+                        && drain.get(SlotFields.DRAIN_INSTANCE) instanceof String instance
+                ? new SlotView.Drain(instance, Boolean.TRUE.equals(drain.get(SlotFields.DRAIN_FORCE)))
                 : null;
     }
 
@@ -119,7 +121,7 @@ final class SlotShape {
         Document slotsOnly = new Document(
                 "$or",
                 List.of(
-                        new Document("_id", new Document("$lt", OwnerDocRules.OWNER_PREFIX)),
+                        new Document("_id", new Document("$lt", SlotFields.OWNER_PREFIX)),
                         new Document("_id", new Document("$gte", OwnerDocRules.ownerIdEnd()))));
         return List.of(
                 new Document("$match", slotsOnly),

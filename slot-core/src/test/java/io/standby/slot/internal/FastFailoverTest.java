@@ -17,6 +17,7 @@ import io.standby.slot.NodeView;
 import io.standby.slot.RecordingListener;
 import io.standby.slot.RecordingListener.Event;
 import io.standby.slot.RecordingListener.Kind;
+import io.standby.slot.SlotFields;
 import io.standby.slot.SlotTiming;
 import io.standby.slot.SlotView;
 import io.standby.slot.testing.ManualClock;
@@ -109,8 +110,7 @@ class FastFailoverTest {
         protocol.slots().updateOne(Filters.eq("_id", "slot-0"), Updates.set("time", fiveSecondsAgo));
         // The owner's document went quiet with the same renewal: its last beat is as old.
         protocol.slots()
-                .updateMany(
-                        Filters.gte("_id", OwnerDocRules.OWNER_PREFIX), Updates.set(OwnerDocRules.AT, fiveSecondsAgo));
+                .updateMany(Filters.gte("_id", SlotFields.OWNER_PREFIX), Updates.set(SlotFields.AT, fiveSecondsAgo));
     }
 
     /** The owner's process dies: its heartbeat goes late, and its host refuses connects to its port. */

@@ -10,6 +10,7 @@ import com.mongodb.client.MongoCollection;
 import io.standby.slot.Lease;
 import io.standby.slot.NodeId;
 import io.standby.slot.NodeState;
+import io.standby.slot.SlotFields;
 import io.standby.slot.SlotView;
 import io.standby.slot.testing.ManualClock;
 import java.time.Duration;
@@ -194,7 +195,7 @@ class SlotProtocolFreeShareTest {
         register(ABSENT, 5, 0);
         String legacy = slotReadFirstAmong(FreeShare.READERS * 2);
         Document doc = SlotRules.unowned(legacy);
-        doc.remove(SlotDocument.BUCKET);
+        doc.remove(SlotFields.BUCKET);
         MongoCollection<Document> slots = protocol.db().database().getCollection("slots");
         protocol.slots().insertOne(doc);
         SlotProtocol a = member(1);

@@ -11,6 +11,7 @@ import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Updates;
 import io.standby.slot.Lease;
 import io.standby.slot.NodeId;
+import io.standby.slot.SlotFields;
 import io.standby.slot.testing.ManualClock;
 import java.time.Duration;
 import java.time.Instant;
@@ -64,8 +65,7 @@ class SlotProtocolPollTest {
     private void ownerQuietFor(Duration ago, String... slotIds) {
         Date then = Date.from(Instant.now().minus(ago));
         protocol.slots().updateMany(Filters.in("_id", List.of(slotIds)), Updates.set("time", then));
-        protocol.slots()
-                .updateMany(Filters.gte("_id", OwnerDocRules.OWNER_PREFIX), Updates.set(OwnerDocRules.AT, then));
+        protocol.slots().updateMany(Filters.gte("_id", SlotFields.OWNER_PREFIX), Updates.set(SlotFields.AT, then));
     }
 
     /** A owns all of {@code slots} new slots and has renewed them once. */
