@@ -4,13 +4,16 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.standby.slot.SlotTable;
 import io.standby.testing.ChildJvm;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -31,6 +34,9 @@ class LauncherJavaOptionsIT {
 
     @TempDir
     Path dir;
+
+    @RegisterExtension
+    final NodeProcesses nodes = new NodeProcesses();
 
     /**
      * A variable the JVM would read, a class-data or AOT option in it, and the file that option makes the JVM write (""
@@ -68,22 +74,38 @@ class LauncherJavaOptionsIT {
     }
 
     @Test
-    void withoutOneTheCommandRunsFromTheLaunchersCache() throws Exception {
-        // The first one-shot command after a build writes the cache; from then on it is used.
-        ChildJvm first = StandbyProcess.launch(dir, "first", "--version");
+    void withoutOneACommandRunsFromTheCacheThatTheFirstCommandReadingTheDatabaseRecorded() throws Exception {
+        Path cache = DockerFilesTest.root().resolve("cli/target/standby.aot");
+        Files.deleteIfExists(cache);
+        new SlotTable(nodes.admin()).init(1);
+
+        // --version loads none of the driver's classes: a cache recorded from it would lack most of what a command
+        // that reads the database loads, and it is not written.
+        ChildJvm version = StandbyProcess.launch(dir, "version", "--version");
+        assertEquals(0, version.awaitExit(WAIT), version.output());
+        assertFalse(Files.exists(cache), "no cache recorded from --version");
+
+        ChildJvm first = StandbyProcess.launch(dir, "first", slotsList());
         assertEquals(0, first.awaitExit(WAIT), first.output());
+        assertTrue(Files.exists(cache), "recorded from the first command that read the database");
 
         // Class loading, logged: an option of the user's that is not about class data, so the cache stays.
         ChildJvm run = StandbyProcess.launch(
-                dir, "logged", Map.of("STANDBY_JAVA_OPTS", "-Xlog:class+load=info:stdout"), "--version");
+                dir, "logged", Map.of("STANDBY_JAVA_OPTS", "-Xlog:class+load=info:stdout"), slotsList());
 
         assertEquals(0, run.awaitExit(WAIT), run.output());
-        assertTrue(run.output().contains(versionLine()), run.output());
+        assertTrue(run.output().contains("slot-0"), run.output());
         assertFalse(run.output().contains(NOTICE), run.output());
-        // The JDK's own archive has none of our classes: this one came from the launcher's.
-        assertTrue(
-                run.output().contains(StandbyCli.class.getName() + " source: shared objects file"),
-                "the command's main class from the cache:\n" + run.output());
+        // The JDK's own archive has none of these classes: they came from the launcher's.
+        for (String loaded : List.of(StandbyCli.class.getName(), "com.mongodb.client.internal.MongoClientImpl")) {
+            assertTrue(
+                    run.output().contains(loaded + " source: shared objects file"),
+                    loaded + " from the cache:\n" + run.output());
+        }
+    }
+
+    private String[] slotsList() {
+        return new String[] {"slots", "list", "--mongo", nodes.uri(), "--db", nodes.db()};
     }
 
     /** What {@code --version} prints on this JDK, the one the launcher is given. */

@@ -47,6 +47,11 @@ final class NodeProcesses implements BeforeEachCallback, AfterTestExecutionCallb
         return database.name();
     }
 
+    /** The test's database, for {@code --mongo}. */
+    String uri() {
+        return database.uri();
+    }
+
     /** A connection to the test's database, for facts: slot documents, robots, events. */
     StandbyDatabase admin() {
         return database.connection();
