@@ -4,6 +4,7 @@ import static io.standby.slot.internal.OwnerProbe.Result.ACCEPTED;
 import static io.standby.slot.internal.OwnerProbe.Result.REFUSED;
 import static io.standby.slot.internal.ProtocolFixture.A;
 import static io.standby.slot.internal.ProtocolFixture.B;
+import static io.standby.slot.internal.ProtocolFixture.LATE_AT_4S;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -18,7 +19,6 @@ import io.standby.slot.RecordingListener;
 import io.standby.slot.RecordingListener.Event;
 import io.standby.slot.RecordingListener.Kind;
 import io.standby.slot.SlotFields;
-import io.standby.slot.SlotTiming;
 import io.standby.slot.SlotView;
 import io.standby.slot.testing.ManualClock;
 import java.time.Duration;
@@ -41,10 +41,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 class FastFailoverTest {
 
-    private static final SlotTiming TIMING = ProtocolFixture.LATE_AT_4S;
-
     @RegisterExtension
-    final ProtocolFixture protocol = new ProtocolFixture(TIMING);
+    final ProtocolFixture protocol = new ProtocolFixture(LATE_AT_4S);
 
     private final ManualClock clock = protocol.clock();
     private final List<Event> log = new CopyOnWriteArrayList<>();
@@ -101,7 +99,7 @@ class FastFailoverTest {
                 0,
                 standby.poll(),
                 "late by the server's clock, but not yet watched for the late mark on the standby's own");
-        clock.tick(TIMING.late());
+        clock.tick(LATE_AT_4S.late());
     }
 
     /** The server sees the owner's last heartbeat, on the slot and on its owner document, 5 s ago. */
@@ -215,9 +213,9 @@ class FastFailoverTest {
         SlotProtocol standby = node(B);
         probe.always(A, ACCEPTED);
         owner.poll();
-        long polls = GoneOwners.EVIDENCE_AGE.multipliedBy(2).dividedBy(TIMING.poll());
+        long polls = GoneOwners.EVIDENCE_AGE.multipliedBy(2).dividedBy(LATE_AT_4S.poll());
         for (long i = 0; i < polls; i++) {
-            clock.tick(TIMING.poll());
+            clock.tick(LATE_AT_4S.poll());
             owner.renewAll();
             assertEquals(0, standby.poll());
         }
@@ -301,7 +299,7 @@ class FastFailoverTest {
         owner.renewAll();
 
         assertFalse(protocol.store()
-                .claimFromGone(seen, new SlotStore.Ownership(B, NodeConfig.newInstanceId(), TIMING.lease())));
+                .claimFromGone(seen, new SlotStore.Ownership(B, NodeConfig.newInstanceId(), LATE_AT_4S.lease())));
         assertEquals(A, slot().owner());
     }
 
@@ -349,7 +347,7 @@ class FastFailoverTest {
         owner.checkIdentity().orElseThrow();
 
         // It polls on until its application closes it: it says what it is now, and hands back the slot it fenced.
-        clock.tick(TIMING.poll());
+        clock.tick(LATE_AT_4S.poll());
         assertEquals(0, owner.poll());
         assertTrue(slot().released());
 
@@ -386,7 +384,7 @@ class FastFailoverTest {
         probe.always(A, ACCEPTED);
         assertEquals(1, owner.poll());
         var lease = owner.leases().getFirst();
-        Duration pauseAt = TIMING.late().minus(TIMING.lateMargin());
+        Duration pauseAt = LATE_AT_4S.late().minus(LATE_AT_4S.lateMargin());
 
         clock.tick(pauseAt.minusMillis(1));
         owner.checkFences();
@@ -409,7 +407,7 @@ class FastFailoverTest {
 
         clock.tick(pauseAt);
         owner.checkFences();
-        clock.tick(TIMING.lease().minus(TIMING.fenceMargin()).minus(pauseAt));
+        clock.tick(LATE_AT_4S.lease().minus(LATE_AT_4S.fenceMargin()).minus(pauseAt));
         owner.checkFences();
         assertEquals(
                 List.of(Kind.ACQUIRED, Kind.PAUSED, Kind.RESUMED, Kind.PAUSED, Kind.LOST),
@@ -426,7 +424,7 @@ class FastFailoverTest {
     void aRenewalAnsweredAfterTheLatePointPausesAndResumesEvenBeforeAFenceCheck() throws Exception {
         SlotProtocol owner = node(A);
         assertEquals(1, owner.poll());
-        clock.tick(TIMING.late());
+        clock.tick(LATE_AT_4S.late());
         owner.renewAll();
         assertEquals(List.of(Kind.ACQUIRED, Kind.PAUSED, Kind.RESUMED), kindsOf("n7001"));
         assertTrue(owner.leases().getFirst().isValid());
@@ -437,7 +435,7 @@ class FastFailoverTest {
     void aPausedLeaseBeingReleasedNeverResumes() throws Exception {
         SlotProtocol owner = node(A);
         assertEquals(1, owner.poll());
-        clock.tick(TIMING.late());
+        clock.tick(LATE_AT_4S.late());
         owner.checkFences();
         owner.releaseAll();
         owner.renewAll();
@@ -461,12 +459,12 @@ class FastFailoverTest {
         assertEquals(null, slot().lateMark());
         assertEquals(0, standby.poll());
 
-        clock.tick(TIMING.late());
+        clock.tick(LATE_AT_4S.late());
         owner.checkFences();
         assertEquals(List.of(Kind.ACQUIRED), kindsOf("n7001"), "no pause without a late mark");
         lastBeatFiveSecondsAgo();
         assertEquals(0, standby.poll());
-        clock.tick(TIMING.late());
+        clock.tick(LATE_AT_4S.late());
         assertEquals(0, standby.poll(), "no early takeover of an owner that wrote no late mark");
         assertEquals(A, slot().owner());
     }

@@ -1,13 +1,12 @@
 package io.standby.slot.internal;
 
+import static io.standby.slot.internal.ProtocolFixture.LATE_AT_4S;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.standby.slot.LossReason;
-import io.standby.slot.NodeId;
 import io.standby.slot.RecordingListener;
 import io.standby.slot.RecordingListener.Event;
 import io.standby.slot.RecordingListener.Kind;
-import io.standby.slot.SlotTiming;
 import io.standby.slot.testing.ManualClock;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -22,24 +21,23 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 class OwnerWithoutLateMarkTest {
 
-    private static final SlotTiming TIMING = ProtocolFixture.LATE_AT_4S;
-
     @RegisterExtension
-    final ProtocolFixture protocol = new ProtocolFixture(TIMING);
+    final ProtocolFixture protocol = new ProtocolFixture(LATE_AT_4S);
+
+    private final ManualClock clock = protocol.clock();
 
     @Test
     void aRenewalAnsweredAfterTheDeadlineLosesTheSlotWithoutAPause() throws Exception {
         protocol.init(1);
-        ManualClock clock = protocol.clock();
         List<Event> log = new CopyOnWriteArrayList<>();
-        SlotProtocol owner = protocol.node(new NodeId("127.0.0.1", 7001))
+        SlotProtocol owner = protocol.node(ProtocolFixture.A)
                 .on(new MongoSlotStore(protocol.db()))
                 .listener(new RecordingListener("n7001", log))
                 .build();
         assertEquals(1, owner.poll());
 
         // No fence check ran meanwhile (a stalled node): the renewal itself finds the deadline passed.
-        clock.tick(TIMING.lease());
+        clock.tick(LATE_AT_4S.lease());
         owner.renewAll();
 
         List<Event> mine = new RecordingListener("n7001", log).mine();

@@ -81,6 +81,9 @@ final class ProtocolFixture implements BeforeEachCallback, AfterEachCallback {
     private ProtocolFixture(SlotTiming timing, TestDatabase<StandbyDatabase> database) {
         this.timing = Objects.requireNonNull(timing, "timing");
         this.database = database;
+        // A node's clock is far from zero, as System.nanoTime() is: a time judged from a reading of it, not the
+        // reading itself, and no zero taken for "never".
+        clock.tick(Duration.ofHours(1));
     }
 
     /** The same on the server at the URI {@code server} gives when each test starts (see {@link TestDatabase#on}). */

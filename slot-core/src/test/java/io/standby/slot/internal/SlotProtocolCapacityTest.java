@@ -5,13 +5,13 @@ import static io.standby.slot.internal.OwnerProbe.Result.REFUSED;
 import static io.standby.slot.internal.ProtocolFixture.A;
 import static io.standby.slot.internal.ProtocolFixture.B;
 import static io.standby.slot.internal.ProtocolFixture.C;
+import static io.standby.slot.internal.ProtocolFixture.LATE_AT_4S_LONG_LEASE;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Updates;
 import io.standby.slot.Lease;
 import io.standby.slot.NodeId;
-import io.standby.slot.SlotTiming;
 import io.standby.slot.testing.ManualClock;
 import java.time.Duration;
 import java.time.Instant;
@@ -28,10 +28,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 class SlotProtocolCapacityTest {
 
-    private static final SlotTiming TIMING = ProtocolFixture.LATE_AT_4S_LONG_LEASE;
-
     @RegisterExtension
-    final ProtocolFixture protocol = new ProtocolFixture(TIMING);
+    final ProtocolFixture protocol = new ProtocolFixture(LATE_AT_4S_LONG_LEASE);
 
     private final ManualClock clock = protocol.clock();
     private final List<Duration> sleeps = new ArrayList<>();
@@ -74,7 +72,7 @@ class SlotProtocolCapacityTest {
         probe.always(A, REFUSED).always(C, REFUSED);
         lateHeartbeats("slot-0", "slot-1");
         assertEquals(0, b.poll());
-        clock.tick(TIMING.late());
+        clock.tick(LATE_AT_4S_LONG_LEASE.late());
 
         assertEquals(1, b.poll());
         assertEquals(1, held(b).size());
@@ -114,7 +112,7 @@ class SlotProtocolCapacityTest {
         probe.always(A, REFUSED);
         lateHeartbeats(ofA);
         b.poll();
-        clock.tick(TIMING.late());
+        clock.tick(LATE_AT_4S_LONG_LEASE.late());
         b.renewAll();
 
         assertEquals(0, b.poll());
@@ -145,8 +143,8 @@ class SlotProtocolCapacityTest {
         long probes = probe.probesOf(A);
 
         // Past the time after which a node that may take over asks a timely owner's address again.
-        for (int i = 0; i < 2 * GoneOwners.RETRY.dividedBy(TIMING.heartbeat()); i++) {
-            clock.tick(TIMING.heartbeat());
+        for (int i = 0; i < 2 * GoneOwners.RETRY.dividedBy(LATE_AT_4S_LONG_LEASE.heartbeat()); i++) {
+            clock.tick(LATE_AT_4S_LONG_LEASE.heartbeat());
             ab[0].renewAll();
             ab[1].renewAll();
             assertEquals(0, ab[1].poll());

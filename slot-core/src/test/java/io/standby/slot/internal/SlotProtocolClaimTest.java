@@ -15,7 +15,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalLong;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -32,12 +31,6 @@ class SlotProtocolClaimTest {
 
     private final ManualClock clock = protocol.clock();
     private final List<Duration> sleeps = new ArrayList<>();
-
-    @BeforeEach
-    void setUp() {
-        // A node's clock is far from zero: a time judged from a reading of it, not the reading itself.
-        clock.tick(Duration.ofHours(1));
-    }
 
     private SlotProtocol node(SlotStore on, NodeId id, int maxSlots, EveryEvent events) {
         return protocol.node(id)

@@ -3,10 +3,10 @@ package io.standby.slot.internal;
 import static io.standby.slot.internal.OwnerProbe.Result.ACCEPTED;
 import static io.standby.slot.internal.OwnerProbe.Result.REFUSED;
 import static io.standby.slot.internal.ProtocolFixture.A;
+import static io.standby.slot.internal.ProtocolFixture.LATE_AT_4S;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.standby.slot.SlotTiming;
 import io.standby.slot.testing.ManualClock;
 import java.util.List;
 import java.util.Optional;
@@ -19,15 +19,14 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 class SlotProtocolIdentityTest {
 
-    private static final SlotTiming TIMING = ProtocolFixture.LATE_AT_4S;
-
     @RegisterExtension
-    final ProtocolFixture protocol = new ProtocolFixture(TIMING);
+    final ProtocolFixture protocol = new ProtocolFixture(LATE_AT_4S);
+
+    private final ManualClock clock = protocol.clock();
 
     @Test
     void everyCheckAfterTheLossReportsTheSameReasonWithoutProbingAgain() throws Exception {
         protocol.init(1);
-        ManualClock clock = protocol.clock();
         ScriptedProbe probe = new ScriptedProbe().then(A, ACCEPTED, REFUSED).always(A, ACCEPTED);
         SlotProtocol a = protocol.node(A)
                 .bound()
@@ -42,7 +41,7 @@ class SlotProtocolIdentityTest {
         assertEquals(Optional.of(reason), a.checkIdentity(), "lost for good, though the address would accept again");
         assertEquals(Optional.of(reason), a.checkIdentity());
         assertEquals(probes, probe.probesOf(A));
-        clock.tick(TIMING.poll());
+        clock.tick(LATE_AT_4S.poll());
         a.poll();
         assertEquals(List.of(), a.leases());
         assertTrue(

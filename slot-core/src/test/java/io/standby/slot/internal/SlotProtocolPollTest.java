@@ -18,7 +18,6 @@ import java.time.Instant;
 import java.util.Date;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -36,11 +35,6 @@ class SlotProtocolPollTest {
     private final ManualClock clock = protocol.clock();
     /** How many slots each poll of the standby read. */
     private final List<Integer> standbyReads = new CopyOnWriteArrayList<>();
-
-    @BeforeEach
-    void setUp() {
-        clock.tick(Duration.ofHours(1));
-    }
 
     private SlotProtocol node(NodeId id, int maxSlots, SlotStore on) {
         return protocol.node(id).maxSlots(maxSlots).on(on).build();

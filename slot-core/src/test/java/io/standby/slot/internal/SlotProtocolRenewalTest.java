@@ -19,7 +19,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.bson.BsonDocument;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -36,11 +35,6 @@ class SlotProtocolRenewalTest {
 
     private final ManualClock clock = protocol.clock();
     private final EveryEvent events = new EveryEvent();
-
-    @BeforeEach
-    void setUp() {
-        clock.tick(Duration.ofHours(1));
-    }
 
     private SlotProtocol owner(SlotStore on, int maxSlots) {
         return protocol.node(A).maxSlots(maxSlots).on(on).listener(events).build();

@@ -58,7 +58,6 @@ class SlotProtocolWatchTest {
     @BeforeEach
     void setUp() throws InterruptedException {
         protocol.init(1);
-        clock.tick(Duration.ofHours(1));
         ownerStore = new FailingSlotStore(protocol.store());
         ownerWatchers = new OwnerLinks(clock, WATCH, () -> owner.renewAll());
         ownerWatchers.port(7101);
