@@ -8,8 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.standby.node.StandbyNode;
-import io.standby.robot.Robot;
-import io.standby.robot.RobotFactory;
 import io.standby.robot.admin.RobotTable;
 import io.standby.robot.runtime.RobotTypes;
 import io.standby.slot.SlotTable;
@@ -256,23 +254,5 @@ class OperatorKitTest {
                     "no deploy/observability above " + Path.of("").toAbsolutePath());
         }
         return dir;
-    }
-
-    /** Checkpoints a growing {@code ticks} every 50 ms. */
-    private static final class Ticker implements RobotFactory {
-        @Override
-        public String type() {
-            return "ticker";
-        }
-
-        @Override
-        public Robot create(Document config) {
-            return ctx -> {
-                long ticks = ctx.state().get("ticks", 0L);
-                while (ctx.sleep(Duration.ofMillis(50))) {
-                    ctx.checkpoint(new Document("ticks", ++ticks));
-                }
-            };
-        }
     }
 }

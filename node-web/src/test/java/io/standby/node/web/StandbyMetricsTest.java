@@ -6,8 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.standby.node.StandbyNode;
 import io.standby.node.StandbyNodeBuilder;
-import io.standby.robot.Robot;
-import io.standby.robot.RobotFactory;
 import io.standby.robot.admin.RobotTable;
 import io.standby.slot.SlotTable;
 import io.standby.slot.SlotTiming;
@@ -157,24 +155,6 @@ class StandbyMetricsTest {
                         .timeout(Duration.ofSeconds(10))
                         .build(),
                 HttpResponse.BodyHandlers.ofString());
-    }
-
-    /** Checkpoints a growing {@code ticks} every 50 ms. */
-    private static final class Ticker implements RobotFactory {
-        @Override
-        public String type() {
-            return "ticker";
-        }
-
-        @Override
-        public Robot create(Document config) {
-            return ctx -> {
-                long ticks = ctx.state().get("ticks", 0L);
-                while (ctx.sleep(Duration.ofMillis(50))) {
-                    ctx.checkpoint(new Document("ticks", ++ticks));
-                }
-            };
-        }
     }
 
     private static double linkEnds(SimpleMeterRegistry meters) {
