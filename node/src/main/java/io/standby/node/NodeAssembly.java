@@ -13,6 +13,7 @@ import io.standby.slot.SlotTable;
 import io.standby.slot.StandbyDatabase;
 import io.standby.slot.WatchLinkCounts;
 import io.standby.slot.Workload;
+import io.standby.slot.internal.ApiAccess;
 import io.standby.slot.internal.EventLog;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -154,10 +155,9 @@ final class NodeAssembly {
                             events)
                     .start();
             opened.add(robots);
-            SlotNodeBuilder slotNode = SlotNode.builder(slotsDb, config)
+            SlotNodeBuilder slotNode = ApiAccess.sharing(SlotNode.builder(slotsDb, config), settings.clock(), events)
                     .listener(slotListeners(settings.listener(), robots, hooks))
                     .workload(robots::workload)
-                    .sharing(settings.clock(), events)
                     .watchLinks(settings.watchLinks());
             if (settings.fastFailover()) {
                 slotNode.withFastFailover();

@@ -19,8 +19,8 @@ public final class NodeTable {
         this(new MongoNodeRegistry(database.database()), new MongoSlotStore(database));
     }
 
-    /** Over any registry and slot store: the simulation drives this very table over its own database. */
-    public NodeTable(NodeRegistry registry, SlotStore store) {
+    /** Over any registry and slot store, through {@code ApiAccess}: the simulation drives this very table. */
+    NodeTable(NodeRegistry registry, SlotStore store) {
         this.registry = registry;
         this.store = store;
     }

@@ -64,9 +64,9 @@ public final class SlotNodeBuilder {
     /**
      * For a node that shares one clock and one event log among its parts (a {@code StandbyNode}): every local deadline
      * of the protocol is read on {@code clock}, and the node records into {@code events}, which its owner starts once
-     * this node joined and closes after it.
+     * this node joined and closes after it. Reached through {@code ApiAccess}, as the event log is no API.
      */
-    public SlotNodeBuilder sharing(MonotonicClock clock, EventLog events) {
+    SlotNodeBuilder sharing(MonotonicClock clock, EventLog events) {
         this.clock = Objects.requireNonNull(clock, "clock");
         this.events = Objects.requireNonNull(events, "events");
         return this;

@@ -1,5 +1,6 @@
 package io.standby.slot;
 
+import io.standby.slot.internal.ApiAccess;
 import io.standby.slot.internal.MongoSlotStore;
 import io.standby.slot.internal.SlotIds;
 import io.standby.slot.internal.SlotRules;
@@ -26,14 +27,18 @@ public final class SlotTable {
     /** How many times {@link #tellOwner} tries to tell a slot's owner. */
     public static final int TELL_TRIES = 2;
 
+    static {
+        ApiAccess.register(new HiddenConstructors());
+    }
+
     private final SlotStore store;
 
     public SlotTable(StandbyDatabase database) {
         this(new MongoSlotStore(database));
     }
 
-    /** Over any slot store: the simulation drives this very table over its own database. */
-    public SlotTable(SlotStore store) {
+    /** Over any slot store, through {@link ApiAccess}: the simulation drives this very table over its own database. */
+    SlotTable(SlotStore store) {
         this.store = store;
     }
 

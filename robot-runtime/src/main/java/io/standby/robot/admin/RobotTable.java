@@ -6,6 +6,7 @@ import com.mongodb.client.model.Filters;
 import io.standby.robot.RobotFactory;
 import io.standby.robot.internal.MongoRobotStore;
 import io.standby.robot.internal.Placement;
+import io.standby.robot.internal.RobotApiAccess;
 import io.standby.robot.internal.RobotDocuments;
 import io.standby.robot.internal.RobotRules;
 import io.standby.robot.model.Desired;
@@ -73,6 +74,10 @@ public final class RobotTable {
     /** A robot to add; {@code slotId} null means the least-loaded live slot. */
     public record NewRobot(String id, String type, String slotId, int priority, double weight, Document config) {}
 
+    static {
+        RobotApiAccess.register(RobotTable::new);
+    }
+
     private final RobotDocuments robots;
     private final SlotTable slots;
 
@@ -80,8 +85,8 @@ public final class RobotTable {
         this(new MongoRobotStore(database), new SlotTable(database));
     }
 
-    /** Over any store of robots and slots: the simulation drives this very table over its own database. */
-    public RobotTable(RobotDocuments robots, SlotTable slots) {
+    /** Over any store of robots and slots, through {@link RobotApiAccess}: the simulation drives this very table. */
+    RobotTable(RobotDocuments robots, SlotTable slots) {
         this.robots = robots;
         this.slots = slots;
     }

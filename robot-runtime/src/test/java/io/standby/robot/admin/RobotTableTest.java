@@ -27,6 +27,7 @@ import io.standby.slot.NodeId;
 import io.standby.slot.SlotTable;
 import io.standby.slot.SlotView;
 import io.standby.slot.StandbyDatabase;
+import io.standby.slot.internal.ApiAccess;
 import io.standby.slot.internal.MongoSlotStore;
 import io.standby.slot.internal.SlotStore;
 import io.standby.testing.TestDatabase;
@@ -834,7 +835,7 @@ class RobotTableTest {
         slots.init(1);
         add("r1", "slot-0");
         FailingTouches touches = new FailingTouches(slotStore, 1);
-        RobotTable told = new RobotTable(store, new SlotTable(touches));
+        RobotTable told = new RobotTable(store, ApiAccess.slotTable(touches));
         long before = changes("slot-0");
 
         told.stop("r1");

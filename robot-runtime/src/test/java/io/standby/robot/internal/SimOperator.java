@@ -4,8 +4,8 @@ import io.standby.robot.admin.RobotTable;
 import io.standby.robot.model.RobotCodec;
 import io.standby.slot.NodeId;
 import io.standby.slot.NodeTable;
-import io.standby.slot.SlotTable;
 import io.standby.slot.SlotView;
+import io.standby.slot.internal.ApiAccess;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -44,14 +44,14 @@ final class SimOperator {
             List<NodeId> nodeIds,
             BooleanSupplier storming) {
         this.sim = sim;
-        this.nodes = new NodeTable(registry, new SimSlotStore(db));
+        this.nodes = ApiAccess.nodeTable(registry, new SimSlotStore(db));
         this.nodeIds = nodeIds;
         this.storming = storming;
         this.db = db;
         this.checker = checker;
         this.slotCount = slotCount;
         this.robots = new SimRobotStore(db);
-        this.table = new RobotTable(robots, new SlotTable(new SimSlotStore(db)));
+        this.table = RobotApiAccess.robotTable(robots, ApiAccess.slotTable(new SimSlotStore(db)));
     }
 
     private String randomSlot() {

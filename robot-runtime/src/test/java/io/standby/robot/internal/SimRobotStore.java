@@ -16,6 +16,7 @@ import io.standby.robot.model.RobotFields;
 import io.standby.robot.model.RobotToken;
 import io.standby.robot.model.RobotView;
 import io.standby.slot.SlotTable;
+import io.standby.slot.internal.ApiAccess;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -45,7 +46,7 @@ final class SimRobotStore implements RobotStore, RobotDocuments {
 
     SimRobotStore(SimDatabase db) {
         this.db = db;
-        this.slots = new SlotTable(new SimSlotStore(db));
+        this.slots = ApiAccess.slotTable(new SimSlotStore(db));
     }
 
     @Override

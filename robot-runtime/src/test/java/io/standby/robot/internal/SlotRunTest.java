@@ -14,6 +14,7 @@ import io.standby.robot.model.RobotFields;
 import io.standby.robot.model.RobotState;
 import io.standby.slot.SlotTable;
 import io.standby.slot.StandbyDatabase;
+import io.standby.slot.internal.ApiAccess;
 import io.standby.slot.internal.MongoSlotStore;
 import io.standby.testing.TestDatabase;
 import io.standby.testing.TestMongo;
@@ -60,7 +61,7 @@ class SlotRunTest {
     void setUp() {
         StandbyDatabase db = database.connection();
         touches = new FailingTouches(new MongoSlotStore(db), 0);
-        store = new HookedStore(new MongoRobotStore(db.database(), new SlotTable(touches)));
+        store = new HookedStore(new MongoRobotStore(db.database(), ApiAccess.slotTable(touches)));
         robots = db.database().getCollection(RobotFields.COLLECTION);
         slotDocs = db.database().getCollection(SlotTable.COLLECTION);
         RobotWrites sent = write -> {
