@@ -23,7 +23,6 @@ import io.standby.slot.SlotView;
 import io.standby.slot.testing.ManualClock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.Date;
 import java.util.List;
@@ -46,7 +45,7 @@ class FastFailoverTest {
 
     private final ManualClock clock = protocol.clock();
     private final List<Event> log = new CopyOnWriteArrayList<>();
-    private final List<Duration> sleeps = new ArrayList<>();
+    private final List<Duration> sleeps = protocol.sleeps();
     private final ScriptedProbe probe = new ScriptedProbe();
 
     @BeforeEach
@@ -63,7 +62,6 @@ class FastFailoverTest {
                 .instance(instance)
                 .bound()
                 .listener(new RecordingListener("n" + id.port(), log))
-                .sleeper(sleeps::add)
                 .member(registry)
                 .fastFailover(probe)
                 .build();
@@ -449,10 +447,8 @@ class FastFailoverTest {
      */
     @Test
     void anOwnerWithoutFastFailoverIsNeverTakenOverEarlyAndNeverPauses() throws Exception {
-        SlotProtocol owner = protocol.node(A)
-                .listener(new RecordingListener("n7001", log))
-                .sleeper(sleeps::add)
-                .build();
+        SlotProtocol owner =
+                protocol.node(A).listener(new RecordingListener("n7001", log)).build();
         SlotProtocol standby = node(B);
         probe.then(A, ACCEPTED).always(A, REFUSED);
         assertEquals(1, owner.poll());

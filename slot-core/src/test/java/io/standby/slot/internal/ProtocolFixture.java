@@ -66,6 +66,7 @@ final class ProtocolFixture implements BeforeEachCallback, AfterEachCallback {
     private final SlotTiming timing;
     private MongoSlotStore store;
     private final List<String> reads = new CopyOnWriteArrayList<>();
+    private final List<Duration> sleeps = new CopyOnWriteArrayList<>();
     private StandbyDatabase watched;
 
     /** Nodes with {@link #TIMING}. */
@@ -162,6 +163,11 @@ final class ProtocolFixture implements BeforeEachCallback, AfterEachCallback {
     }
 
     /** The clock of every node built here; it moves only when the test ticks it. */
+    /** Every wait of every node built here, in order: their sleepers return at once. */
+    List<Duration> sleeps() {
+        return sleeps;
+    }
+
     ManualClock clock() {
         return clock;
     }
@@ -245,8 +251,8 @@ final class ProtocolFixture implements BeforeEachCallback, AfterEachCallback {
 
     /**
      * One node to build. Unless told otherwise: one slot at most, the fixture's timing, a fresh instance id, address
-     * not bound, the fixture's store, a listener that takes every event, and a sleeper that returns at once (a test
-     * that counts sleeps gives its own).
+     * not bound, the fixture's store, a listener that takes every event, and a sleeper that returns at once and records
+     * the wait in {@link #sleeps()}.
      */
     final class Node {
 
@@ -257,7 +263,7 @@ final class ProtocolFixture implements BeforeEachCallback, AfterEachCallback {
         private boolean bound;
         private SlotStore on;
         private SlotListener listener = new EveryEvent();
-        private Sleeper sleeper = d -> {};
+        private Sleeper sleeper = sleeps::add;
         private NodeRegistry registry;
         private OwnerProbe probe;
 

@@ -15,7 +15,6 @@ import io.standby.slot.NodeId;
 import io.standby.slot.testing.ManualClock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.Date;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -32,16 +31,11 @@ class SlotProtocolCapacityTest {
     final ProtocolFixture protocol = new ProtocolFixture(LATE_AT_4S_LONG_LEASE);
 
     private final ManualClock clock = protocol.clock();
-    private final List<Duration> sleeps = new ArrayList<>();
+    private final List<Duration> sleeps = protocol.sleeps();
     private final ScriptedProbe probe = new ScriptedProbe();
 
     private SlotProtocol node(NodeId id, int maxSlots) {
-        return protocol.node(id)
-                .maxSlots(maxSlots)
-                .bound()
-                .sleeper(sleeps::add)
-                .fastFailover(probe)
-                .build();
+        return protocol.node(id).maxSlots(maxSlots).bound().fastFailover(probe).build();
     }
 
     private void lateHeartbeats(String... ids) {

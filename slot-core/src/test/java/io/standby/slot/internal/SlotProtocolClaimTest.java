@@ -12,7 +12,6 @@ import io.standby.slot.NodeId;
 import io.standby.slot.SlotView;
 import io.standby.slot.testing.ManualClock;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalLong;
 import org.junit.jupiter.api.Test;
@@ -30,15 +29,10 @@ class SlotProtocolClaimTest {
     final ProtocolFixture protocol = new ProtocolFixture();
 
     private final ManualClock clock = protocol.clock();
-    private final List<Duration> sleeps = new ArrayList<>();
+    private final List<Duration> sleeps = protocol.sleeps();
 
     private SlotProtocol node(SlotStore on, NodeId id, int maxSlots, EveryEvent events) {
-        return protocol.node(id)
-                .on(on)
-                .maxSlots(maxSlots)
-                .listener(events)
-                .sleeper(sleeps::add)
-                .build();
+        return protocol.node(id).on(on).maxSlots(maxSlots).listener(events).build();
     }
 
     /** A, on {@code failing}, over one new slot: its first poll claims nothing. */

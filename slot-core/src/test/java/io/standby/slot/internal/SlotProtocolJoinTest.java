@@ -12,7 +12,6 @@ import io.standby.slot.SlotTiming;
 import io.standby.slot.testing.ManualClock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.Date;
 import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
@@ -31,7 +30,7 @@ class SlotProtocolJoinTest {
 
     private MongoNodeRegistry registry;
     private final ManualClock clock = protocol.clock();
-    private final List<Duration> sleeps = new ArrayList<>();
+    private final List<Duration> sleeps = protocol.sleeps();
 
     @BeforeEach
     void setUp() {
@@ -40,12 +39,7 @@ class SlotProtocolJoinTest {
     }
 
     private SlotProtocol member(SlotStore on, SlotTiming timing) {
-        return protocol.node(A)
-                .timing(timing)
-                .on(on)
-                .sleeper(sleeps::add)
-                .member(registry)
-                .build();
+        return protocol.node(A).timing(timing).on(on).member(registry).build();
     }
 
     private static SlotTiming poll(Duration poll) {
@@ -93,13 +87,11 @@ class SlotProtocolJoinTest {
         SlotProtocol hostA = protocol.node(A)
                 .timing(poll(Duration.ofSeconds(1)))
                 .instance("1-aaaa@host-a:1111:1")
-                .sleeper(sleeps::add)
                 .build();
         assertEquals(1, hostA.poll());
         SlotProtocol hostB = protocol.node(A)
                 .timing(poll(Duration.ofSeconds(1)))
                 .instance("2-bbbb@host-b:2222:1")
-                .sleeper(sleeps::add)
                 .build();
         assertThrows(IllegalStateException.class, hostB::join, "a live lease of another host under this identity");
 
@@ -119,10 +111,7 @@ class SlotProtocolJoinTest {
 
     @Test
     void aNodeWithoutAMembershipWaitsForNobody() throws Exception {
-        SlotProtocol a = protocol.node(A)
-                .timing(poll(Duration.ofSeconds(1)))
-                .sleeper(sleeps::add)
-                .build();
+        SlotProtocol a = protocol.node(A).timing(poll(Duration.ofSeconds(1))).build();
 
         a.join();
         assertEquals(1, a.poll());

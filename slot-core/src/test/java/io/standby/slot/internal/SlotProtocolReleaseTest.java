@@ -13,7 +13,6 @@ import io.standby.slot.SlotView;
 import io.standby.slot.testing.ManualClock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -35,7 +34,7 @@ class SlotProtocolReleaseTest {
     private SlotTable table;
     private final ManualClock clock = protocol.clock();
     private final EveryEvent events = new EveryEvent();
-    private final List<Duration> sleeps = new ArrayList<>();
+    private final List<Duration> sleeps = protocol.sleeps();
 
     @BeforeEach
     void setUp() {
@@ -43,12 +42,7 @@ class SlotProtocolReleaseTest {
     }
 
     private SlotProtocol owner(SlotStore on, int maxSlots) {
-        return protocol.node(A)
-                .maxSlots(maxSlots)
-                .on(on)
-                .listener(events)
-                .sleeper(sleeps::add)
-                .build();
+        return protocol.node(A).maxSlots(maxSlots).on(on).listener(events).build();
     }
 
     /** An owner with fast failover: it pauses its robots at its late point and resumes them on a timely renewal. */
@@ -56,7 +50,6 @@ class SlotProtocolReleaseTest {
         return protocol.node(A)
                 .bound()
                 .listener(events)
-                .sleeper(sleeps::add)
                 .fastFailover(new ScriptedProbe())
                 .build();
     }

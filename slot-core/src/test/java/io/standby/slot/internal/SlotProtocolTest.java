@@ -22,7 +22,6 @@ import io.standby.slot.SlotView;
 import io.standby.slot.testing.ManualClock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.Date;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -42,7 +41,7 @@ class SlotProtocolTest {
 
     private final ManualClock clock = protocol.clock();
     private final List<Event> log = new CopyOnWriteArrayList<>();
-    private final List<Duration> sleeps = new ArrayList<>();
+    private final List<Duration> sleeps = protocol.sleeps();
 
     private SlotProtocol node(int port, int maxSlots) {
         return node(port, maxSlots, NodeConfig.newInstanceId());
@@ -63,7 +62,6 @@ class SlotProtocolTest {
                 .instance(instance)
                 .bound(addressBound)
                 .listener(new RecordingListener("n" + port, log))
-                .sleeper(sleeps::add)
                 .build();
     }
 
@@ -72,7 +70,6 @@ class SlotProtocolTest {
         return protocol.member(new NodeId("127.0.0.1", port))
                 .maxSlots(maxSlots)
                 .listener(new RecordingListener("n" + port, log))
-                .sleeper(sleeps::add)
                 .build();
     }
 
@@ -149,11 +146,9 @@ class SlotProtocolTest {
         EventLog events = new EventLog(protocol.db().database()).start();
         SlotProtocol a = protocol.node(new NodeId("127.0.0.1", 7001))
                 .listener(new EventRecorder(events))
-                .sleeper(sleeps::add)
                 .build();
         SlotProtocol b = protocol.node(new NodeId("127.0.0.1", 7002))
                 .listener(new EventRecorder(events))
-                .sleeper(sleeps::add)
                 .build();
         assertEquals(1, a.poll());
         ageHeartbeat("slot-0");
@@ -704,7 +699,6 @@ class SlotProtocolTest {
                 .on(new MongoSlotStore(protocol.watched()))
                 .member(new MongoNodeRegistry(protocol.watched().database()))
                 .listener(new RecordingListener("n7001", log))
-                .sleeper(sleeps::add)
                 .build();
 
         assertEquals(1, a.poll(), "this node's planned slot; the other's waits for its head start");
