@@ -12,7 +12,7 @@ import com.mongodb.event.CommandListener;
 import com.mongodb.event.CommandStartedEvent;
 import com.mongodb.event.CommandSucceededEvent;
 import de.bwaldvogel.mongo.MongoServer;
-import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
+import io.standby.embedded.StandbyMemoryBackend;
 import io.standby.robot.internal.MongoRobotStore;
 import io.standby.robot.internal.RobotWrite;
 import io.standby.robot.model.RobotCodec;
@@ -71,7 +71,7 @@ class DocumentSizesTest {
 
     @BeforeAll
     static void start() {
-        server = new MongoServer(new MemoryBackend());
+        server = new MongoServer(new StandbyMemoryBackend());
         server.bind("127.0.0.1", 0);
         InetSocketAddress address = server.getLocalAddress();
         CommandListener listener = new CommandListener() {
@@ -117,6 +117,11 @@ class DocumentSizesTest {
 
     /** The request and reply bytes of the one command {@code action} sends that is named {@code command}. */
     private static long[] one(String command, Runnable action) {
+        return several(command, 1, action);
+    }
+
+    /** The request and reply bytes, summed, of the {@code count} commands named {@code command} of {@code action}. */
+    private static long[] several(String command, int count, Runnable action) {
         int before;
         synchronized (sent) {
             before = sent.size();
@@ -126,8 +131,11 @@ class DocumentSizesTest {
             List<long[]> mine = sent.subList(before, sent.size()).stream()
                     .filter(s -> names.get((int) s[0]).equals(command))
                     .toList();
-            assertEquals(1, mine.size(), "one " + command + " command");
-            return new long[] {mine.getFirst()[1], mine.getFirst()[2]};
+            assertEquals(count, mine.size(), count + " " + command + " command(s)");
+            return new long[] {
+                mine.stream().mapToLong(m -> m[1]).sum(),
+                mine.stream().mapToLong(m -> m[2]).sum()
+            };
         }
     }
 
@@ -193,23 +201,24 @@ class DocumentSizesTest {
         record("poll reply, per slot (M = 100 to 1,000)", (pollReply.get(1_000) - pollReply.get(100)) / 900, 150, 400);
         record(
                 "owner document (`owner:<ip:port>/<instance>`, beat, at)",
-                stored("slots", OwnerDocRules.ownerId(a.node(), a.instance())),
+                stored("owners", OwnerDocRules.ownerId(a.node(), a.instance())),
                 60,
                 250);
         record("a standby's poll of an idle world: 1 owner, M = 1", standbyPoll.get(1), 100, 800);
         record("a standby's poll of an idle world: 2 owners, M = 1,000", standbyPoll.get(1_000), 100, 800);
 
-        long[] renewOne = one("update", () -> store.renewAll(Map.of("slot-1", heldByA.get("slot-1")), ownerA));
-        long[] renew500 = one("update", () -> store.renewAll(heldByA, ownerA));
+        // Two commands: the owner document's beat, then the slots' updateMany.
+        long[] renewOne = several("update", 2, () -> store.renewAll(Map.of("slot-1", heldByA.get("slot-1")), ownerA));
+        long[] renew500 = several("update", 2, () -> store.renewAll(heldByA, ownerA));
         assertEquals(500, heldByA.size());
-        record("renewal (owner document, then `updateMany`), 1 slot: request", renewOne[0], 150, 700);
+        record("renewal (owner document, then `updateMany`: two commands), 1 slot: requests", renewOne[0], 150, 900);
         record("renewal, 500 slots (one epoch): request", renew500[0], 5_000, 30_000);
         record(
                 "renewal, per slot held (1 to 500): its id in the epoch's `$in`",
                 (renew500[0] - renewOne[0]) / 499,
                 8,
                 60);
-        record("renewal reply", renew500[1], 20, 200);
+        record("renewal replies", renew500[1], 20, 400);
 
         store.markDrain(a.node(), SlotView.Drain.asked(a.instance()));
         record("slot document, owned, late mark and drain request", stored("slots", "slot-1"), 180, 450);

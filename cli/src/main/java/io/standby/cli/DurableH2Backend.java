@@ -4,6 +4,7 @@ import de.bwaldvogel.mongo.backend.h2.H2Backend;
 import de.bwaldvogel.mongo.bson.Document;
 import de.bwaldvogel.mongo.wire.message.MongoMessage;
 import io.netty.channel.Channel;
+import io.standby.embedded.UnionWith;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
@@ -52,6 +53,10 @@ final class DurableH2Backend extends H2Backend {
 
     @Override
     public Document handleCommand(Channel channel, String databaseName, String command, Document query) {
+        if (UnionWith.appliesTo(command, query)) {
+            // A read: each part goes through this method again, without the stage.
+            return UnionWith.run(query, q -> handleCommand(channel, databaseName, command, q));
+        }
         if (ReadOnlyCommands.contains(command, query)) {
             return super.handleCommand(channel, databaseName, command, query);
         }

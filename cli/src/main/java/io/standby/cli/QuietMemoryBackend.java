@@ -1,17 +1,18 @@
 package io.standby.cli;
 
 import de.bwaldvogel.mongo.backend.CollectionOptions;
-import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
 import de.bwaldvogel.mongo.backend.memory.MemoryCollection;
 import de.bwaldvogel.mongo.backend.memory.MemoryDatabase;
 import de.bwaldvogel.mongo.bson.Document;
 import de.bwaldvogel.mongo.wire.message.MongoMessage;
+import io.standby.embedded.StandbyMemoryBackend;
 
 /**
  * The in-memory backend of {@code standby mongo --in-memory}, answering refused commands quietly ({@link QuietErrors}),
- * and finding documents by {@code _id} under filters with more conditions ({@link IdLookupCollection}).
+ * finding documents by {@code _id} under filters with more conditions ({@link IdLookupCollection}), and knowing
+ * {@code $unionWith}, so that a node's poll is one command ({@link StandbyMemoryBackend}).
  */
-final class QuietMemoryBackend extends MemoryBackend {
+final class QuietMemoryBackend extends StandbyMemoryBackend {
 
     @Override
     public Document handleMessage(MongoMessage message) {

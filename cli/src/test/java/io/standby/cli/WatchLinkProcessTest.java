@@ -60,7 +60,7 @@ class WatchLinkProcessTest {
     private long ownerBeat(SlotView slot) {
         org.bson.Document doc = nodes.admin()
                 .database()
-                .getCollection("slots")
+                .getCollection("owners")
                 .find(new org.bson.Document("_id", "owner:" + slot.owner() + "/" + slot.instance()))
                 .first();
         return doc == null ? -1 : ((Number) doc.get("beat")).longValue();

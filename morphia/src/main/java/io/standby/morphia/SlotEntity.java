@@ -3,16 +3,14 @@ package io.standby.morphia;
 import dev.morphia.annotations.Entity;
 import dev.morphia.annotations.Id;
 import dev.morphia.annotations.Property;
-import dev.morphia.query.filters.Filter;
-import dev.morphia.query.filters.Filters;
 import io.standby.slot.SlotFields;
 import java.time.Instant;
 
 /**
  * A slot as its owner wrote it into {@code slots}: {@code {_id: "slot-0", ip, port, instance, time, lease, late, epoch,
  * beat, changes, bucket}}, with {@code drain} and {@code linkEnd} while they apply. A free slot has no {@code ip},
- * {@code port} or {@code instance}, and a {@code time} of 1970 once released. The same collection holds one
- * {@link OwnerEntity} per owner process: query slots with {@link #slotsOnly()}.
+ * {@code port} or {@code instance}, and a {@code time} of 1970 once released. The owner processes' documents are beside
+ * them, in {@code owners} ({@link OwnerEntity}).
  *
  * <p>Which node owns slot-3: {@code datastore.find(SlotEntity.class).filter(Filters.eq(SlotFields.ID,
  * "slot-3")).first()}, then {@link #ip()} and {@link #port()}. Whether its lease is still valid is the database's
@@ -61,13 +59,6 @@ public class SlotEntity extends StandbyEntity {
     private Instant linkEnd;
 
     SlotEntity() {}
-
-    /**
-     * The filter that keeps the slots of the collection and leaves its owner documents out: only slots carry an epoch.
-     */
-    public static Filter slotsOnly() {
-        return Filters.exists(SlotFields.EPOCH);
-    }
 
     /** {@code slot-N}. */
     public String id() {

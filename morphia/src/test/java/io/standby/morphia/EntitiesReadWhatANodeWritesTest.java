@@ -131,16 +131,12 @@ class EntitiesReadWhatANodeWritesTest {
         assertTrue(entity.epoch() >= 1, "claimed at least once: " + entity.epoch());
         assertReadsBack(SlotEntity.class, slot, entity, Set.of(SlotFields.DRAIN, SlotFields.LINK_END));
 
-        List<OwnerEntity> owners = datastore
-                .find(OwnerEntity.class)
-                .filter(OwnerEntity.ownersOnly())
-                .iterator()
-                .toList();
+        List<OwnerEntity> owners = datastore.find(OwnerEntity.class).iterator().toList();
         assertEquals(1, owners.size(), "one owner process");
         String ownerId = SlotFields.OWNER_PREFIX + nodeId + "/" + entity.instance();
         assertEquals(ownerId, owners.get(0).id());
         Read<OwnerEntity> owner = stable(
-                SlotFields.COLLECTION,
+                SlotFields.OWNERS_COLLECTION,
                 ownerId,
                 () -> datastore
                         .find(OwnerEntity.class)
@@ -150,10 +146,8 @@ class EntitiesReadWhatANodeWritesTest {
         assertReadsBack(OwnerEntity.class, owner.doc(), owner.entity(), Set.of());
         assertEquals(
                 List.of("slot-0"),
-                datastore.find(SlotEntity.class).filter(SlotEntity.slotsOnly()).stream()
-                        .map(SlotEntity::id)
-                        .toList(),
-                "the owner document is not a slot");
+                datastore.find(SlotEntity.class).stream().map(SlotEntity::id).toList(),
+                "the slots collection holds slots alone");
 
         Document entry = raw.getCollection(NodeFields.COLLECTION)
                 .find(Filters.eq(NodeFields.ID, nodeId.toString()))
@@ -288,11 +282,8 @@ class EntitiesReadWhatANodeWritesTest {
                 .find(Filters.eq(RobotFields.ID, "broken-1"))
                 .first();
         for (StandbyEntity entity : List.of(
-                datastore.find(SlotEntity.class).filter(SlotEntity.slotsOnly()).first(),
-                datastore
-                        .find(OwnerEntity.class)
-                        .filter(OwnerEntity.ownersOnly())
-                        .first(),
+                datastore.find(SlotEntity.class).first(),
+                datastore.find(OwnerEntity.class).first(),
                 datastore
                         .find(RobotEntity.class)
                         .filter(dev.morphia.query.filters.Filters.eq(RobotFields.ID, "broken-1"))

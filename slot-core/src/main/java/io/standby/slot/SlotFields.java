@@ -6,12 +6,18 @@ package io.standby.slot;
  * {@code standby-morphia} entities. They are public because they are the model an operator sees in mongosh: a slot
  * {@code {_id: "slot-0", ip, port, instance, time, lease, late, epoch, beat, changes, bucket}}, with {@code drain:
  * {instance, force}} while an operator asks the owner to drain and {@code linkEnd} after a standby found its watch link
- * dead; and one owner document per owner process, {@code {_id: "owner:<ip:port>/<instance>", beat, at, watch,
- * watchLease}}. Renaming one is a change of the stored format, not a refactoring.
+ * dead. Beside them, in the {@value #OWNERS_COLLECTION} collection, one owner document per owner process, {@code {_id:
+ * "owner:<ip:port>/<instance>", beat, at, watch, watchLease}}. Renaming one is a change of the stored format, not a
+ * refactoring.
  */
 public final class SlotFields {
 
     public static final String COLLECTION = "slots";
+    /**
+     * The owner processes' documents, one each, beside the slots: a standby watches these few, not every slot. Until
+     * 2026-11 they lived in the slots collection itself; a node removes any left there (see {@code OwnerDocRules}).
+     */
+    public static final String OWNERS_COLLECTION = "owners";
 
     public static final String ID = "_id";
     public static final String IP = "ip";
@@ -41,8 +47,8 @@ public final class SlotFields {
     /** In a drain request: whether to hand the slot over even when no other node has room. */
     public static final String DRAIN_FORCE = "force";
     /**
-     * The owner's beat: a number its process raises at every write it makes, and that a renewal writes both into the
-     * slots it renews and into the process's owner document.
+     * The owner's beat: a number its process raises at every write it makes, and that a renewal writes into the
+     * process's owner document and then into the slots it renews.
      */
     public static final String BEAT = "beat";
     /** When a standby found its watch link to the slot's owner dead, by the server's clock. */

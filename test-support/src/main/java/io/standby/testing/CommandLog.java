@@ -35,6 +35,16 @@ public final class CommandLog implements CommandListener {
         return uri + (uri.replaceFirst("^mongodb(\\+srv)?://", "").contains("/") ? "?" : "/?") + options;
     }
 
+    /** Every command with a collection for its target, in the order sent: {@code "update owners"}, for example. */
+    public List<String> sequence() {
+        return started.stream()
+                .filter(c ->
+                        c.get(c.getFirstKey()) != null && c.get(c.getFirstKey()).isString())
+                .map(c -> c.getFirstKey() + " "
+                        + c.get(c.getFirstKey()).asString().getValue())
+                .toList();
+    }
+
     /** The commands whose target is {@code collection}, e.g. {@code find: "slots"}. */
     public List<BsonDocument> on(String collection) {
         return started.stream()

@@ -1,8 +1,8 @@
 package io.standby.testing;
 
-import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
 import de.bwaldvogel.mongo.bson.Document;
 import io.netty.channel.Channel;
+import io.standby.embedded.StandbyMemoryBackend;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -10,9 +10,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * The embedded in-memory server with faults a replica set produces and a standalone never does: a write that the server
  * applied but reports with a {@code writeConcernError} (as when a primary cannot get its write to a majority in time).
- * Serve it with {@link TestMongo#startEmbedded(MemoryBackend)}.
+ * Serve it with {@link TestMongo#startEmbedded(StandbyMemoryBackend)}.
  */
-public final class FaultyBackend extends MemoryBackend {
+public final class FaultyBackend extends StandbyMemoryBackend {
 
     private final Map<String, AtomicInteger> writeConcernFailures = new ConcurrentHashMap<>();
 

@@ -4,6 +4,7 @@ import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import de.bwaldvogel.mongo.MongoServer;
 import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
+import io.standby.embedded.StandbyMemoryBackend;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.bson.Document;
 import org.testcontainers.DockerClientFactory;
@@ -116,9 +117,9 @@ public final class TestMongo {
         return sharedEmbedded.uri();
     }
 
-    /** A new embedded server on 127.0.0.1 and a free port, in memory. */
+    /** A new embedded server on 127.0.0.1 and a free port, in memory, that knows {@code $unionWith}. */
     public static Embedded startEmbedded() {
-        return startEmbedded(new MemoryBackend());
+        return startEmbedded(new StandbyMemoryBackend());
     }
 
     /** A new embedded server on 127.0.0.1 and a free port with this backend (for example a {@link FaultyBackend}). */

@@ -236,6 +236,9 @@ final class SimDatabase {
 
     private final Sim sim;
     final Collection slots = new Collection();
+    /** The owner processes' documents, beside the slots as in MongoDB. */
+    final Collection owners = new Collection();
+
     final Collection robots = new Collection();
     private Faults faults = Faults.NONE;
     private long serverOffsetMs = 1_800_000_000_000L;
@@ -431,12 +434,13 @@ final class SimDatabase {
     /** Everything applied so far reached a majority. */
     void commit() {
         slots.commit();
+        owners.commit();
         robots.commit();
     }
 
     /** The primary steps down: what no majority had is rolled back, and nobody can write for a while. */
     void failover(long electionNanos) {
-        int lost = slots.rollBack() + robots.rollBack();
+        int lost = slots.rollBack() + owners.rollBack() + robots.rollBack();
         rollbacks += lost;
         noPrimaryUntil = sim.now() + electionNanos;
         sim.note("db: failover, " + lost + " unconfirmed document(s) rolled back, no primary for "

@@ -53,38 +53,41 @@ final class SimSlotStore implements SlotStore {
         return db.read("slots", () -> {
             List<SlotView> views = new ArrayList<>();
             long now = db.serverNowMs();
-            db.slots.committed.values().stream()
-                    .filter(doc -> !OwnerDocRules.isOwnerId(SimDatabase.id(doc)))
-                    .forEach(doc -> views.add(view(doc, now)));
+            db.slots.committed.values().forEach(doc -> views.add(view(doc, now)));
             return views;
         });
     }
 
-    /** As {@code MongoSlotStore} sends it: {@link SlotRules#pollFilter}, the owner documents apart. */
+    /**
+     * As {@code MongoSlotStore} sends it: {@link SlotRules#pollFilter} on the slots, then every owner document. Two
+     * reads, as on a server without {@code $unionWith}; one {@code $unionWith} is no snapshot either.
+     */
     @Override
     public Poll poll(NodeId me, Instant lateBefore, FreeShare free) {
-        return db.read("poll", () -> {
+        Poll slots = db.read("poll", () -> {
             long now = db.serverNowMs();
             List<SlotView> views = new ArrayList<>();
-            List<OwnerBeat> owners = new ArrayList<>();
             List<BsonDocument> found = db.slots.find(SlotRules.pollFilter(me, lateBefore, free));
+            found.forEach(doc -> views.add(view(doc, now)));
+            return new Poll(views, List.of(), found.isEmpty() ? null : Instant.ofEpochMilli(now));
+        });
+        return db.read("owners", () -> {
+            long now = db.serverNowMs();
+            List<OwnerBeat> owners = new ArrayList<>();
+            List<BsonDocument> found = db.owners.find(new org.bson.Document());
             for (BsonDocument doc : found) {
-                String id = SimDatabase.id(doc);
-                if (OwnerDocRules.isOwnerId(id)) {
-                    SlotStore.Watch watch = doc.containsKey(SlotFields.WATCH)
-                            ? OwnerDocRules.watch(number(doc, SlotFields.WATCH), number(doc, SlotFields.WATCH_LEASE))
-                            : SlotStore.Watch.NONE;
-                    owners.add(OwnerDocRules.owner(
-                            id,
-                            number(doc, BEAT),
-                            Duration.ofMillis(
-                                    now - doc.getDateTime(SlotFields.AT).getValue()),
-                            watch));
-                } else {
-                    views.add(view(doc, now));
-                }
+                SlotStore.Watch watch = doc.containsKey(SlotFields.WATCH)
+                        ? OwnerDocRules.watch(number(doc, SlotFields.WATCH), number(doc, SlotFields.WATCH_LEASE))
+                        : SlotStore.Watch.NONE;
+                owners.add(OwnerDocRules.owner(
+                        SimDatabase.id(doc),
+                        number(doc, BEAT),
+                        Duration.ofMillis(now - doc.getDateTime(SlotFields.AT).getValue()),
+                        watch));
             }
-            return new Poll(views, owners, found.isEmpty() ? null : Instant.ofEpochMilli(now));
+            Instant serverNow =
+                    slots.serverNow() != null || found.isEmpty() ? slots.serverNow() : Instant.ofEpochMilli(now);
+            return new Poll(slots.slots(), owners, serverNow);
         });
     }
 
@@ -212,17 +215,18 @@ final class SimSlotStore implements SlotStore {
     }
 
     /**
-     * As {@code MongoSlotStore} sends it: one ordered bulk write (the owner document's upsert, then one updateMany),
-     * and only if it matched fewer than all, one read.
+     * As {@code MongoSlotStore} sends it: the owner document's upsert, then, once that is acknowledged, one updateMany,
+     * and only if it matched fewer than all, one read. A fault between the two leaves the beat raised and the slots
+     * not.
      */
     @Override
     public Renewals renewAll(Map<String, Long> held, Ownership owner) {
-        long matched = db.write("renew " + held + " by " + owner.node() + " at beat " + owner.beat(), () -> {
-            db.slots.upsert(OwnerDocRules.beatFilter(owner), OwnerDocRules.beatUpdate(owner));
-            return db.slots
-                    .update(SlotRules.renewAllFilter(held, owner.instance()), SlotRules.renewUpdate(owner), true)
-                    .matched();
-        });
+        beat(owner);
+        long matched = db.write(
+                "renew " + held + " by " + owner.node() + " at beat " + owner.beat(),
+                () -> db.slots
+                        .update(SlotRules.renewAllFilter(held, owner.instance()), SlotRules.renewUpdate(owner), true)
+                        .matched());
         if (matched == held.size()) {
             return Renewals.all(held);
         }
@@ -289,19 +293,19 @@ final class SimSlotStore implements SlotStore {
     public void beat(Ownership owner) {
         db.write(
                 "beat " + owner.instance() + " at " + owner.beat(),
-                () -> db.slots.upsert(OwnerDocRules.beatFilter(owner), OwnerDocRules.beatUpdate(owner)));
+                () -> db.owners.upsert(OwnerDocRules.beatFilter(owner), OwnerDocRules.beatUpdate(owner)));
     }
 
     @Override
     public boolean sweepOwner(String ownerId, long beat) {
         return db.write(
                 "sweep " + ownerId + " at beat " + beat,
-                () -> db.slots.deleteOne(OwnerDocRules.sweepFilter(ownerId, beat)));
+                () -> db.owners.deleteOne(OwnerDocRules.sweepFilter(ownerId, beat)));
     }
 
     @Override
     public void removeOwner(String ownerId) {
-        db.write("remove " + ownerId, () -> db.slots.deleteOne(OwnerDocRules.ownerFilter(ownerId)));
+        db.write("remove " + ownerId, () -> db.owners.deleteOne(OwnerDocRules.ownerFilter(ownerId)));
     }
 
     @Override

@@ -12,19 +12,15 @@ import static io.standby.slot.SlotFields.PORT;
 import static io.standby.slot.SlotFields.TIME;
 
 import com.mongodb.ErrorCategory;
+import com.mongodb.MongoCommandException;
 import com.mongodb.MongoWriteException;
-import com.mongodb.bulk.BulkWriteResult;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.Aggregates;
-import com.mongodb.client.model.BulkWriteOptions;
 import com.mongodb.client.model.Field;
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.IndexOptions;
 import com.mongodb.client.model.Indexes;
 import com.mongodb.client.model.Projections;
-import com.mongodb.client.model.UpdateManyModel;
-import com.mongodb.client.model.UpdateOneModel;
-import com.mongodb.client.model.UpdateOptions;
 import io.standby.slot.NodeId;
 import io.standby.slot.SlotFields;
 import io.standby.slot.SlotState;
@@ -39,7 +35,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.concurrent.ConcurrentHashMap;
 import org.bson.Document;
 import org.bson.conversions.Bson;
 import org.slf4j.Logger;
@@ -58,17 +53,21 @@ import org.slf4j.LoggerFactory;
 public final class MongoSlotStore implements SlotStore {
 
     private static final Logger log = LoggerFactory.getLogger(MongoSlotStore.class);
-    private static final String SERVER_NOW = "serverNow";
+    static final String SERVER_NOW = "serverNow";
     /** Documents per reply: all, up to the server's 16 MB a batch (71,000 slots of 234 bytes, docs/SCALING.md). */
     static final int ONE_BATCH = 1_000_000;
 
+    /** What each document of a read adds: the server's clock. */
+    private static final Bson NOW = Aggregates.addFields(new Field<>(SERVER_NOW, "$$NOW"));
+
     private final MongoCollection<Document> raw;
-    /** Slots already warned about, with the reason, so that a poll loop does not repeat it. */
-    private final Map<String, String> warned = new ConcurrentHashMap<>();
+    private final MongoOwnerDocs owners;
+    private final ReadDecoder reads = new ReadDecoder();
 
     public MongoSlotStore(StandbyDatabase database) {
         // The database handed in, never a fresh one: it carries the operation timeout, also on a shared client.
         this.raw = StandbyDatabase.safe(database.database().getCollection(SlotFields.COLLECTION));
+        this.owners = new MongoOwnerDocs(database);
     }
 
     /**
@@ -79,13 +78,32 @@ public final class MongoSlotStore implements SlotStore {
      */
     @Override
     public List<SlotView> readAll() {
-        return readWithNow(List.of()).slots();
+        return readWithNow(List.of(), false).slots();
     }
 
-    /** The poll's read: one aggregation, as {@link #readAll()}, of what {@link SlotRules#pollFilter} names. */
+    /**
+     * The poll's read: one aggregation of what {@link SlotRules#pollFilter} names, with every owner document joined by
+     * {@code $unionWith} (MongoDB 4.4 and later, and the embedded server of {@code standby mongo}). A server that does
+     * not know the stage answers so once, and from then on the owner documents take a second command.
+     */
     @Override
     public Poll poll(NodeId me, Instant lateBefore, FreeShare free) {
-        return readWithNow(List.of(Aggregates.match(SlotRules.pollFilter(me, lateBefore, free))));
+        List<Bson> match = List.of(Aggregates.match(SlotRules.pollFilter(me, lateBefore, free)));
+        if (owners.joinable()) {
+            try {
+                return readWithNow(match, true);
+            } catch (MongoCommandException e) {
+                if (!owners.refusedJoin(e)) {
+                    throw e;
+                }
+            }
+        }
+        Poll slots = readWithNow(match, false);
+        Poll ownerDocs = reads.decode(owners.read(NOW));
+        return new Poll(
+                slots.slots(),
+                ownerDocs.owners(),
+                slots.serverNow() != null ? slots.serverNow() : ownerDocs.serverNow());
     }
 
     /**
@@ -109,39 +127,23 @@ public final class MongoSlotStore implements SlotStore {
      */
     @Override
     public List<SlotView> readHeldBy(NodeId node) {
-        return readWithNow(List.of(
-                        Aggregates.match(Filters.and(Filters.eq(IP, node.ip()), Filters.eq(PORT, node.port())))))
+        return readWithNow(
+                        List.of(Aggregates.match(
+                                Filters.and(Filters.eq(IP, node.ip()), Filters.eq(PORT, node.port())))),
+                        false)
                 .slots();
     }
 
-    private Poll readWithNow(List<Bson> match) {
+    /** The slots that {@code match} names, with the owner documents too if {@code withOwners}, in one command. */
+    private Poll readWithNow(List<Bson> match, boolean withOwners) {
         List<Bson> pipeline = new ArrayList<>(match);
         // $addFields rather than $project: the same documents (slots hold nothing else), at about half the
         // embedded server's cost. One batch whatever the slot count: a getMore would be a second command.
-        pipeline.add(Aggregates.addFields(new Field<>(SERVER_NOW, "$$NOW")));
-        List<Document> docs = raw.aggregate(pipeline).batchSize(ONE_BATCH).into(new ArrayList<>());
-        List<SlotView> slots = new ArrayList<>();
-        List<OwnerBeat> owners = new ArrayList<>();
-        Instant serverNow = null;
-        for (Document doc : docs) {
-            if (!(doc.get(SERVER_NOW) instanceof Date now)) {
-                throw new IllegalStateException("the database did not report its time");
-            }
-            serverNow = now.toInstant();
-            if (OwnerDocRules.isOwnerId(doc.get("_id"))) {
-                OwnerBeat owner = OwnerDocRules.owner(doc, serverNow);
-                if (owner != null) {
-                    owners.add(owner);
-                }
-                continue;
-            }
-            SlotView slot = parse(doc, serverNow);
-            if (slot != null) {
-                slots.add(slot);
-            }
+        pipeline.add(NOW);
+        if (withOwners) {
+            pipeline.add(MongoOwnerDocs.join(NOW));
         }
-        slots.sort(SlotIds.ORDER);
-        return new Poll(slots, owners, serverNow);
+        return reads.decode(raw.aggregate(pipeline).batchSize(ONE_BATCH).into(new ArrayList<>()));
     }
 
     /**
@@ -157,7 +159,7 @@ public final class MongoSlotStore implements SlotStore {
                 .projection(Projections.include(
                         IP, PORT, TIME, LEASE, LATE, EPOCH, INSTANCE, CHANGES, DRAIN, BEAT, SlotFields.LINK_END))
                 .first();
-        return doc == null ? Optional.empty() : Optional.ofNullable(parse(doc, serverNow()));
+        return doc == null ? Optional.empty() : Optional.ofNullable(reads.slot(doc, serverNow()));
     }
 
     /** One aggregation; the reply holds a document per state present. */
@@ -181,20 +183,6 @@ public final class MongoSlotStore implements SlotStore {
             throw new IllegalStateException("the database did not report its time");
         }
         return date.toInstant();
-    }
-
-    /** Returns null, after a warning, for a document that does not have the slot's shape. */
-    private SlotView parse(Document doc, Instant now) {
-        Object id = doc.get("_id");
-        String problem = SlotShape.problem(doc);
-        if (problem != null) {
-            if (!problem.equals(warned.put(String.valueOf(id), problem))) {
-                log.warn("Skipping malformed slot document {}: {}", doc.toJson(), problem);
-            }
-            return null;
-        }
-        warned.remove((String) id);
-        return SlotShape.view(doc, now);
     }
 
     @Override
@@ -239,27 +227,22 @@ public final class MongoSlotStore implements SlotStore {
     }
 
     /**
-     * One command, an ordered bulk write: the owner document's beat (an upsert), then one {@code updateMany} over the
-     * held slots, each at its own epoch; only if it matched fewer than all, one read of them. So an owner's renewal
-     * costs one command a heartbeat, however many slots it holds.
+     * Two commands: the owner document's beat (an upsert), and once that is acknowledged, one {@code updateMany} over
+     * the held slots, each at its own epoch; only if it matched fewer than all, one read of them. So an owner's renewal
+     * costs two commands a heartbeat, however many slots it holds. The order is the beat claim's premise (see
+     * {@link SlotRules#claimFilter(SlotView, long)}): no slot carries a beat before its owner document does. Until
+     * 2026-11 both went in one bulk write on the slots collection; across two collections that needs MongoDB 8.0's
+     * client-level bulk write, which neither MongoDB 7 nor the embedded server has.
      */
     @Override
     public Renewals renewAll(Map<String, Long> held, Ownership owner) {
-        BulkWriteResult result = raw.bulkWrite(
-                List.of(
-                        new UpdateOneModel<>(
-                                OwnerDocRules.beatFilter(owner),
-                                OwnerDocRules.beatUpdate(owner),
-                                new UpdateOptions().upsert(true)),
-                        new UpdateManyModel<>(
-                                SlotRules.renewAllFilter(held, owner.instance()), SlotRules.renewUpdate(owner))),
-                new BulkWriteOptions().ordered(true));
-        // The owner document matched, or was created (then it counts as an upsert, not a match).
-        long matched = result.getMatchedCount() - (result.getUpserts().isEmpty() ? 1 : 0);
+        owners.beat(owner);
+        long matched = raw.updateMany(SlotRules.renewAllFilter(held, owner.instance()), SlotRules.renewUpdate(owner))
+                .getMatchedCount();
         if (matched == held.size()) {
             return Renewals.all(held);
         }
-        List<SlotView> now = readWithNow(List.of(Aggregates.match(Filters.in("_id", held.keySet()))))
+        List<SlotView> now = readWithNow(List.of(Aggregates.match(Filters.in("_id", held.keySet()))), false)
                 .slots();
         return Renewals.judge(held, owner.instance(), now);
     }
@@ -304,18 +287,22 @@ public final class MongoSlotStore implements SlotStore {
 
     @Override
     public void beat(Ownership owner) {
-        raw.updateOne(
-                OwnerDocRules.beatFilter(owner), OwnerDocRules.beatUpdate(owner), new UpdateOptions().upsert(true));
+        owners.beat(owner);
     }
 
     @Override
     public boolean sweepOwner(String ownerId, long beat) {
-        return raw.deleteOne(OwnerDocRules.sweepFilter(ownerId, beat)).getDeletedCount() == 1;
+        return owners.sweep(ownerId, beat);
     }
 
     @Override
     public void removeOwner(String ownerId) {
-        raw.deleteOne(OwnerDocRules.ownerFilter(ownerId));
+        owners.remove(ownerId);
+    }
+
+    @Override
+    public long sweepLegacyOwners(Duration after) {
+        return raw.deleteMany(OwnerDocRules.legacyFilter(after)).getDeletedCount();
     }
 
     /**

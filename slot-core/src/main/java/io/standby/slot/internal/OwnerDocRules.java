@@ -10,23 +10,24 @@ import io.standby.slot.NodeId;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Date;
+import java.util.List;
 import org.bson.Document;
 import org.bson.conversions.Bson;
 
 /**
- * The owner documents of the slots collection, one per owner process ({@code owner:<ip:port>/<instance>}): their ids,
- * what they say, and the writes and filters on them, written once as the documents sent to MongoDB, as
- * {@link SlotRules} does for the slots. Each renewal raises its owner document's {@code beat} in the same command that
- * renews the slots.
+ * The owner documents, one per owner process ({@code owner:<ip:port>/<instance>}) in the {@code owners} collection:
+ * their ids, what they say, and the writes and filters on them, written once as the documents sent to MongoDB, as
+ * {@link SlotRules} does for the slots. Each renewal raises its owner document's {@code beat} just before it renews the
+ * slots with the same beat.
  */
 public final class OwnerDocRules {
 
     private OwnerDocRules() {}
 
     /**
-     * The id of an owner process's document in the slots collection: its identity and instance, as its slots name it.
-     * Each renewal raises its {@code beat} in the same command that renews the slots: a standby that watches these few
-     * documents, not every slot, sees whether each owner still renews (see {@code Observations}).
+     * The id of an owner process's document: its identity and instance, as its slots name it. Each renewal raises its
+     * {@code beat} just before it renews the slots: a standby that watches these few documents, not every slot, sees
+     * whether each owner still renews (see {@code Observations}).
      */
     public static String ownerId(NodeId node, String instance) {
         return OWNER_PREFIX + node + "/" + instance;
@@ -70,9 +71,26 @@ public final class OwnerDocRules {
         return SlotStore.Watch.NONE;
     }
 
-    /** Whether a document of the slots collection is an owner document, not a slot. */
+    /**
+     * Whether an id is an owner document's. Until 2026-11 they lived in the slots collection, and a node of that time
+     * may still write one there: a read of the slots skips them.
+     */
     public static boolean isOwnerId(Object id) {
         return id instanceof String s && s.startsWith(OWNER_PREFIX);
+    }
+
+    /**
+     * The owner documents that a node of before 2026-11 left in the slots collection and that stood still for
+     * {@code after} by the server's clock: their processes are gone, or renew somewhere a standby of today does not
+     * look. Removing one is safe, as {@link #sweepFilter} says.
+     */
+    public static Bson legacyFilter(Duration after) {
+        return new Document("_id", new Document("$gte", OWNER_PREFIX).append("$lt", ownerIdEnd()))
+                .append(
+                        "$expr",
+                        new Document(
+                                "$lt",
+                                List.of("$" + AT, new Document("$subtract", List.of("$$NOW", after.toMillis())))));
     }
 
     /** The first id after every owner document's, for an index range. */
@@ -92,7 +110,7 @@ public final class OwnerDocRules {
     }
 
     /**
-     * A renewal's write to its owner document, sent in the same command as the slots' (an upsert). The beat only rises
+     * A renewal's write to its owner document (an upsert), acknowledged before the slots' is sent. The beat only rises
      * ({@code $max}), so a late-delivered renewal cannot move it back.
      */
     public static Bson beatUpdate(SlotStore.Ownership owner) {

@@ -34,6 +34,9 @@ final class SlotReads {
     static final Duration SWEEP_AFTER = Duration.ofMinutes(2);
 
     private final SlotStore store;
+    /** When this node last removed the owner documents left in the slots collection; 0 for never. */
+    private long legacySweptNanos;
+
     private final NodeConfig config;
     private final MonotonicClock clock;
     private final Membership membership;
@@ -222,9 +225,22 @@ final class SlotReads {
 
     /**
      * Removes the owner documents that stood still for {@link #SWEEP_AFTER}: processes that ended without a graceful
-     * stop, or hold no slot. Nothing depends on it but the poll's size.
+     * stop, or hold no slot. Nothing depends on it but the poll's size. Once every {@link #SWEEP_AFTER}, also those
+     * that a node of before 2026-11 left in the slots collection, where {@code db.slots.find()} would show them.
      */
     private void sweepOwners(long now) {
+        if (legacySweptNanos == 0 || now - legacySweptNanos >= SWEEP_AFTER.toNanos()) {
+            legacySweptNanos = now == 0 ? 1 : now;
+            try {
+                long swept = store.sweepLegacyOwners(SWEEP_AFTER);
+                if (swept > 0) {
+                    log.info(
+                            "Removed {} owner document(s) that an earlier version left in the slots collection", swept);
+                }
+            } catch (RuntimeException e) {
+                log.debug("Could not remove the owner documents left in the slots collection: {}", e.toString());
+            }
+        }
         for (Observations.StaleOwner stale : observations.staleOwners(now, SWEEP_AFTER)) {
             try {
                 if (store.sweepOwner(stale.ownerId(), stale.beat())) {

@@ -41,19 +41,17 @@ public final class SlotRules {
     private SlotRules() {}
 
     /**
-     * What a poll reads, and nothing else: every owner document (one per owner process), the free slots (released,
-     * revoked or never owned) of {@code free}'s share, the slots held under this node's own ip:port (its own, its
-     * earlier processes', a twin's), and the slots whose heartbeat was older than {@code lateBefore}, the previous
-     * poll's server time less a heartbeat and a half, and held: late or expired. A live owner's slots are in none of
-     * these, so a poll of an idle world reads the owner documents and this node's own slots, whatever the number of
-     * slots; and in a claim storm a node reads only its share of the free slots ({@link FreeShare}), and those created
-     * before slots had a bucket. Each branch has its index: {@code _id}, {@code ip, bucket}, {@code ip, port},
-     * {@code time}.
+     * What a poll reads of the slots, and nothing else: the free slots (released, revoked or never owned) of
+     * {@code free}'s share, the slots held under this node's own ip:port (its own, its earlier processes', a twin's),
+     * and the slots whose heartbeat was older than {@code lateBefore}, the previous poll's server time less a heartbeat
+     * and a half, and held: late or expired. A live owner's slots are in none of these, so a poll of an idle world
+     * reads this node's own slots and the owner documents (of the owners collection, in the same command, see
+     * {@code MongoSlotStore#poll}), whatever the number of slots; and in a claim storm a node reads only its share of
+     * the free slots ({@link FreeShare}), and those created before slots had a bucket. Each branch has its index:
+     * {@code ip, bucket}, {@code ip, port}, {@code time}.
      */
     public static Bson pollFilter(NodeId me, Instant lateBefore, FreeShare free) {
         List<Document> branches = new ArrayList<>();
-        branches.add(new Document(
-                "_id", new Document("$gte", SlotFields.OWNER_PREFIX).append("$lt", OwnerDocRules.ownerIdEnd())));
         if (free.coversEveryFreeSlot()) {
             branches.add(new Document(IP, null));
         } else if (!free.none()) {

@@ -39,9 +39,9 @@ public interface SlotStore {
     }
 
     /**
-     * A poll's read, in one command: every owner document, and the slots {@link SlotRules#pollFilter} names (free in
-     * {@code free}'s share, held under {@code me}'s ip:port, or with a heartbeat older than {@code lateBefore}), in id
-     * order, with the server's time.
+     * A poll's read, in one command where the server can (see {@code MongoSlotStore#poll}): every owner document, and
+     * the slots {@link SlotRules#pollFilter} names (free in {@code free}'s share, held under {@code me}'s ip:port, or
+     * with a heartbeat older than {@code lateBefore}), in id order, with the server's time.
      */
     Poll poll(NodeId me, Instant lateBefore, FreeShare free);
 
@@ -116,11 +116,12 @@ public interface SlotStore {
     }
 
     /**
-     * Renews in one command every slot of {@code held} (slot id to epoch) that this instance still owns at that epoch,
-     * as {@link #renew} does one, and the instance's owner document, with the owner's beat ({@link Ownership#beat()})
-     * written into both; if some slots were not renewed, reads those in a second command, so that the caller learns at
-     * once which it lost and how. A slot this read shows at its epoch under this instance was renewed by the first: an
-     * epoch only rises, and a slot comes back to this instance only at a new epoch.
+     * Renews the instance's owner document, and once that is acknowledged, in one command every slot of {@code held}
+     * (slot id to epoch) that this instance still owns at that epoch, as {@link #renew} does one, with the owner's beat
+     * ({@link Ownership#beat()}) written into both; if some slots were not renewed, reads those in another command, so
+     * that the caller learns at once which it lost and how. If the owner document's write fails, no slot is renewed. A
+     * slot this read shows at its epoch under this instance was renewed by the first: an epoch only rises, and a slot
+     * comes back to this instance only at a new epoch.
      */
     Renewals renewAll(Map<String, Long> held, Ownership owner);
 
@@ -171,6 +172,14 @@ public interface SlotStore {
 
     /** Removes the owner document {@code ownerId}, whatever its beat: that process has released everything. */
     void removeOwner(String ownerId);
+
+    /**
+     * Removes the owner documents that a node of before 2026-11 wrote into the slots collection and that stood still
+     * for {@code after}; returns how many. A store that never had them removes none.
+     */
+    default long sweepLegacyOwners(Duration after) {
+        return 0;
+    }
 
     /**
      * What a poll read: the slots, in id order; the owner documents; and the server's time at the read, or null if

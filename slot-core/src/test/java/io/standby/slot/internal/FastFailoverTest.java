@@ -105,7 +105,7 @@ class FastFailoverTest {
         Date fiveSecondsAgo = Date.from(Instant.now().minusSeconds(5));
         protocol.slots().updateOne(Filters.eq("_id", "slot-0"), Updates.set("time", fiveSecondsAgo));
         // The owner's document went quiet with the same renewal: its last beat is as old.
-        protocol.slots()
+        protocol.owners()
                 .updateMany(Filters.gte("_id", SlotFields.OWNER_PREFIX), Updates.set(SlotFields.AT, fiveSecondsAgo));
     }
 

@@ -9,6 +9,7 @@ import io.standby.slot.FreshDatabase;
 import io.standby.slot.NodeConfig;
 import io.standby.slot.NodeId;
 import io.standby.slot.NodeState;
+import io.standby.slot.SlotFields;
 import io.standby.slot.SlotListener;
 import io.standby.slot.SlotTable;
 import io.standby.slot.SlotTiming;
@@ -159,15 +160,20 @@ final class ProtocolFixture implements BeforeEachCallback, AfterEachCallback {
 
     /** The raw slots collection, for a test that sets up what the server sees. */
     MongoCollection<Document> slots() {
-        return db().database().getCollection("slots");
+        return db().database().getCollection(SlotFields.COLLECTION);
     }
 
-    /** The clock of every node built here; it moves only when the test ticks it. */
+    /** The owner processes' documents. */
+    MongoCollection<Document> owners() {
+        return db().database().getCollection(SlotFields.OWNERS_COLLECTION);
+    }
+
     /** Every wait of every node built here, in order: their sleepers return at once. */
     List<Duration> sleeps() {
         return sleeps;
     }
 
+    /** The clock of every node built here; it moves only when the test ticks it. */
     ManualClock clock() {
         return clock;
     }

@@ -59,7 +59,7 @@ class SlotProtocolPollTest {
     private void ownerQuietFor(Duration ago, String... slotIds) {
         Date then = Date.from(Instant.now().minus(ago));
         protocol.slots().updateMany(Filters.in("_id", List.of(slotIds)), Updates.set("time", then));
-        protocol.slots().updateMany(Filters.gte("_id", SlotFields.OWNER_PREFIX), Updates.set(SlotFields.AT, then));
+        protocol.owners().updateMany(Filters.gte("_id", SlotFields.OWNER_PREFIX), Updates.set(SlotFields.AT, then));
     }
 
     /** A owns all of {@code slots} new slots and has renewed them once. */

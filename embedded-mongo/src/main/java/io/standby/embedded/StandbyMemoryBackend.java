@@ -1,0 +1,20 @@
+package io.standby.embedded;
+
+import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
+import de.bwaldvogel.mongo.bson.Document;
+import io.netty.channel.Channel;
+
+/**
+ * mongo-java-server's in-memory backend, taught {@link UnionWith $unionWith}: a node's poll on it is one command, as on
+ * MongoDB 4.4 and later. A plain {@link MemoryBackend} works too; its polls take two.
+ */
+public class StandbyMemoryBackend extends MemoryBackend {
+
+    @Override
+    public Document handleCommand(Channel channel, String database, String command, Document query) {
+        if (UnionWith.appliesTo(command, query)) {
+            return UnionWith.run(query, q -> super.handleCommand(channel, database, command, q));
+        }
+        return super.handleCommand(channel, database, command, query);
+    }
+}
