@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.standby.slot.SlotTiming;
 import java.io.IOException;
@@ -14,6 +15,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -32,10 +35,18 @@ import picocli.CommandLine.ParseResult;
  * go to the pod, the grace period outlasts the node's stop, a disruption budget, requests and limits, a non-root user
  * on a read-only root filesystem, the MongoDB URI from a Secret, a Job for the slots, and a metrics port a
  * ServiceMonitor can select. No cluster is needed.
+ *
+ * <p>The overlays and components (production, a second install beside it, plugins) use kustomize's transformers, which
+ * the small reader here does not imitate: their checks render them with {@code kubectl kustomize}, offline, and are
+ * skipped, saying so, where kubectl is missing. The base and the network policy's file are read without it.
  */
 class KubernetesManifestsTest {
 
     private static final String POD_IP = "10.244.1.7";
+
+    /** The installs an operator may apply besides the base, each rendered by kustomize. */
+    private static final List<String> OVERLAYS =
+            List.of("dev", "production", "examples/second-install", "examples/plugins");
 
     private static Path dir(String name) {
         return DockerFilesTest.root().resolve("deploy/kubernetes").resolve(name);
@@ -109,19 +120,35 @@ class KubernetesManifestsTest {
     }
 
     private static Map<String, Object> nodes() throws IOException {
-        Map<String, Object> deployment = base().get("Deployment/standby-node");
-        assertNotNull(deployment, "the nodes are a Deployment named standby-node: " + base().keySet());
-        return deployment;
+        return nodes(base());
+    }
+
+    /** An install's one Deployment: the nodes, whatever suffix or prefix its name has. */
+    private static Map<String, Object> nodes(Map<String, Map<String, Object>> install) {
+        List<Map<String, Object>> deployments = install.values().stream()
+                .filter(d -> "Deployment".equals(d.get("kind")))
+                .filter(d -> "node".equals(map(d, "metadata", "labels").get("app.kubernetes.io/component")))
+                .toList();
+        assertEquals(1, deployments.size(), "one Deployment of nodes: " + install.keySet());
+        return deployments.getFirst();
     }
 
     private static Map<String, Object> nodeContainer() throws IOException {
-        return named(list(nodes(), "spec", "template", "spec", "containers"), "node");
+        return nodeContainer(nodes());
+    }
+
+    private static Map<String, Object> nodeContainer(Map<String, Object> deployment) {
+        return named(list(deployment, "spec", "template", "spec", "containers"), "node");
+    }
+
+    private static ParseResult nodeCommand() throws IOException {
+        return nodeCommand(nodes());
     }
 
     /** The node's command line as the image's entrypoint gets it, with $(POD_IP) as the kubelet expands it. */
     @SuppressWarnings("unchecked")
-    private static ParseResult nodeCommand() throws IOException {
-        List<String> args = ((List<String>) nodeContainer().get("args"))
+    private static ParseResult nodeCommand(Map<String, Object> deployment) {
+        List<String> args = ((List<String>) nodeContainer(deployment).get("args"))
                 .stream().map(a -> a.replace("$(POD_IP)", POD_IP)).toList();
         assertEquals("node", args.getFirst(), args.toString());
         ParseResult node = DockerFilesTest.leaf(DockerFilesTest.parse(args));
@@ -131,13 +158,32 @@ class KubernetesManifestsTest {
 
     @Test
     void kubectlKustomizeRendersWhatTheTestReads() throws Exception {
+        Map<String, Map<String, Map<String, Object>>> rendered = new LinkedHashMap<>();
         for (String name : List.of("base", "dev")) {
-            Map<String, Map<String, Object>> rendered = render(dir(name));
-            Path kubectl = onPath("kubectl");
-            if (kubectl == null) {
-                // CI machines may lack kubectl; the Java rendering above still ran.
-                continue;
-            }
+            rendered.put(name, render(dir(name)));
+        }
+        for (var plain : rendered.entrySet()) {
+            assertEquals(
+                    plain.getValue(),
+                    kustomize(plain.getKey()),
+                    plain.getKey() + ": kubectl kustomize renders the same documents");
+        }
+    }
+
+    private static final Map<String, Map<String, Map<String, Object>>> KUSTOMIZED = new HashMap<>();
+
+    /**
+     * What {@code kubectl kustomize deploy/kubernetes/NAME} renders, by "Kind/name"; without kubectl the calling test
+     * is skipped (an assumption), since only kustomize itself applies an overlay's transformers faithfully.
+     */
+    static synchronized Map<String, Map<String, Object>> kustomize(String name)
+            throws IOException, InterruptedException {
+        Path kubectl = onPath("kubectl");
+        assumeTrue(
+                kubectl != null,
+                "kubectl is not on the PATH, so deploy/kubernetes/" + name + " cannot be rendered with kustomize; "
+                        + "install kubectl (it renders offline) to run this check");
+        if (!KUSTOMIZED.containsKey(name)) {
             Process process = new ProcessBuilder(
                             kubectl.toString(), "kustomize", dir(name).toString())
                     .redirectErrorStream(true)
@@ -145,14 +191,15 @@ class KubernetesManifestsTest {
             String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             assertTrue(process.waitFor(60, TimeUnit.SECONDS), "kubectl kustomize " + name);
             assertEquals(0, process.exitValue(), out);
-            Map<String, Map<String, Object>> byKubectl = new LinkedHashMap<>();
+            Map<String, Map<String, Object>> documents = new LinkedHashMap<>();
             for (Object document : new Yaml().loadAll(out)) {
                 @SuppressWarnings("unchecked")
                 Map<String, Object> map = (Map<String, Object>) document;
-                byKubectl.put(key(map), map);
+                assertNull(documents.put(key(map), map), name + ": one " + key(map));
             }
-            assertEquals(rendered, byKubectl, name + ": kubectl kustomize renders the same documents");
+            KUSTOMIZED.put(name, documents);
         }
+        return KUSTOMIZED.get(name);
     }
 
     private static Path onPath(String command) {
@@ -215,15 +262,7 @@ class KubernetesManifestsTest {
     @Test
     void theGracePeriodOutlastsTheNodesStopAndTheTimingIsValid() throws IOException {
         ParseResult node = nodeCommand();
-        Duration stop = node.matchedOptionValue("--stop-timeout", Duration.ZERO);
-        assertFalse(stop.isZero(), "--stop-timeout written out");
-        Number grace = (Number) map(nodes(), "spec", "template", "spec").get("terminationGracePeriodSeconds");
-        assertNotNull(grace, "terminationGracePeriodSeconds");
-        // The robots' last checkpoints, the release, the hand-over check (ADMIN_TIMEOUT), and room for the JVM.
-        Duration needed = stop.plus(StandbyCli.ADMIN_TIMEOUT).plusSeconds(5);
-        assertTrue(
-                Duration.ofSeconds(grace.longValue()).compareTo(needed) >= 0,
-                "terminationGracePeriodSeconds " + grace + " >= " + needed.toSeconds() + " s");
+        assertTheGracePeriodOutlastsTheStop("base", nodes());
         SlotTiming timing = SlotTiming.of(
                 node.matchedOptionValue("--heartbeat", Duration.ZERO),
                 node.matchedOptionValue("--lease", Duration.ZERO),
@@ -232,6 +271,33 @@ class KubernetesManifestsTest {
                 SlotTiming.of(Duration.ofSeconds(2), Duration.ofSeconds(5), Duration.ofSeconds(1)),
                 timing,
                 "the node's defaults, which the README's times are derived from");
+    }
+
+    /** An overlay that patches --stop-timeout or the grace period must keep the one inside the other. */
+    @Test
+    void theGracePeriodOutlastsTheNodesStopInEveryOverlay() throws Exception {
+        for (String overlay : OVERLAYS) {
+            Map<String, Object> deployment = nodes(kustomize(overlay));
+            assertTheGracePeriodOutlastsTheStop(overlay, deployment);
+            // And the timing stays valid wherever an overlay sets it.
+            ParseResult node = nodeCommand(deployment);
+            SlotTiming.of(
+                    node.matchedOptionValue("--heartbeat", Duration.ZERO),
+                    node.matchedOptionValue("--lease", Duration.ZERO),
+                    node.matchedOptionValue("--poll", Duration.ZERO));
+        }
+    }
+
+    private static void assertTheGracePeriodOutlastsTheStop(String where, Map<String, Object> deployment) {
+        Duration stop = nodeCommand(deployment).matchedOptionValue("--stop-timeout", Duration.ZERO);
+        assertFalse(stop.isZero(), where + ": --stop-timeout written out");
+        Number grace = (Number) map(deployment, "spec", "template", "spec").get("terminationGracePeriodSeconds");
+        assertNotNull(grace, where + ": terminationGracePeriodSeconds");
+        // The robots' last checkpoints, the release, the hand-over check (ADMIN_TIMEOUT), and room for the JVM.
+        Duration needed = stop.plus(StandbyCli.ADMIN_TIMEOUT).plusSeconds(5);
+        assertTrue(
+                Duration.ofSeconds(grace.longValue()).compareTo(needed) >= 0,
+                where + ": terminationGracePeriodSeconds " + grace + " >= " + needed.toSeconds() + " s");
     }
 
     @Test
@@ -402,5 +468,371 @@ class KubernetesManifestsTest {
             assertTrue(readme.contains(scenario), "the README covers: " + scenario);
         }
         assertNotEquals(-1, readme.indexOf("status.podIP"));
+    }
+
+    private static final String INSTANCE = "app.kubernetes.io/instance";
+
+    /** The labels of every pod an install's documents create: the Deployments' and the Jobs' templates. */
+    private static List<Map<String, Object>> podLabels(Map<String, Map<String, Object>> install) {
+        return install.values().stream()
+                .filter(d -> Set.of("Deployment", "Job").contains(d.get("kind")))
+                .map(d -> map(d, "spec", "template", "metadata", "labels"))
+                .toList();
+    }
+
+    /**
+     * Every selector of pods in a document, as the labels it requires: the Deployment's, the budget's, the Service's,
+     * the spread's, a network policy's pods and peers, wherever they are. Only matchLabels: an expression would escape
+     * this check, so it fails.
+     */
+    @SuppressWarnings("unchecked")
+    private static List<Map<String, Object>> podSelectors(Object node) {
+        List<Map<String, Object>> selectors = new ArrayList<>();
+        if (node instanceof Map<?, ?> parent) {
+            for (var entry : ((Map<String, Object>) parent).entrySet()) {
+                if (Set.of("selector", "labelSelector", "podSelector").contains(entry.getKey())) {
+                    Map<String, Object> selector = (Map<String, Object>) entry.getValue();
+                    assertFalse(selector.containsKey("matchExpressions"), "matchLabels only: " + selector);
+                    selectors.add(selector.containsKey("matchLabels") ? map(selector, "matchLabels") : selector);
+                } else {
+                    selectors.addAll(podSelectors(entry.getValue()));
+                }
+            }
+        } else if (node instanceof List<?> items) {
+            items.forEach(item -> selectors.addAll(podSelectors(item)));
+        }
+        return selectors;
+    }
+
+    private static boolean selects(Map<String, Object> selector, Map<String, Object> podLabels) {
+        return podLabels.entrySet().containsAll(selector.entrySet());
+    }
+
+    /** Every selector names the install, and selects pods of its own install. */
+    private static void assertEverySelectorNamesTheInstance(String where, Map<String, Map<String, Object>> install) {
+        Object instance =
+                map(nodes(install), "spec", "template", "metadata", "labels").get(INSTANCE);
+        assertNotNull(instance, where + ": the nodes carry " + INSTANCE);
+        for (Map<String, Object> pod : podLabels(install)) {
+            assertEquals(instance, pod.get(INSTANCE), where + ": every pod carries the instance: " + pod);
+        }
+        int found = 0;
+        for (var document : install.entrySet()) {
+            // Standby's own documents: the dev overlay's throw-away MongoDB is not part of the install.
+            if (!"standby".equals(map(document.getValue(), "metadata", "labels").get("app.kubernetes.io/name"))) {
+                continue;
+            }
+            for (Map<String, Object> selector : podSelectors(document.getValue())) {
+                found++;
+                assertEquals(instance, selector.get(INSTANCE), where + " " + document.getKey() + ": " + selector);
+                assertTrue(
+                        podLabels(install).stream().anyMatch(pod -> selects(selector, pod)),
+                        where + " " + document.getKey() + ": " + selector + " selects pods of its own install");
+            }
+        }
+        // The Deployment, two spreads, the budget and the Service, at least; the walk cannot come back empty.
+        assertTrue(found >= 5, where + ": " + found + " selectors");
+    }
+
+    @Test
+    void everySelectorInTheBaseNamesTheInstance() throws IOException {
+        assertEverySelectorNamesTheInstance("base", base());
+    }
+
+    @Test
+    void everySelectorInEveryOverlayNamesTheInstance() throws Exception {
+        for (String overlay : OVERLAYS) {
+            assertEverySelectorNamesTheInstance(overlay, kustomize(overlay));
+        }
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void theProductionOverlayNamesARegistryImageANamespaceReplicasAndTheSecret() throws Exception {
+        Map<String, Object> kustomization =
+                new Yaml().load(Files.readString(dir("production").resolve("kustomization.yaml")));
+        Map<String, Map<String, Object>> production = kustomize("production");
+
+        Map<String, Object> image = only(list(kustomization, "images"));
+        String expected = image.get("newName") + ":" + image.get("newTag");
+        assertTrue(
+                expected.matches("[a-z0-9.-]+\\.[a-z]+/.+:[0-9][^:]*"), "a registry's image at a version: " + expected);
+        int containers = 0;
+        for (var document : production.entrySet()) {
+            if (Set.of("Deployment", "Job").contains(document.getValue().get("kind"))) {
+                for (Map<String, Object> container :
+                        list(document.getValue(), "spec", "template", "spec", "containers")) {
+                    containers++;
+                    assertEquals(expected, container.get("image"), document.getKey());
+                }
+            }
+        }
+        assertEquals(2, containers, "the nodes and the slots Job");
+
+        String namespace = (String) kustomization.get("namespace");
+        assertNotNull(namespace, "the overlay names a namespace");
+        for (var document : production.entrySet()) {
+            assertEquals(namespace, map(document.getValue(), "metadata").get("namespace"), document.getKey());
+        }
+
+        int replicas = ((Number) only(list(kustomization, "replicas")).get("count")).intValue();
+        assertEquals(replicas, map(nodes(production), "spec").get("replicas"));
+        int maxSlots = nodeCommand(nodes(production)).matchedOptionValue("--max-slots", 0);
+        assertTrue((replicas - 1) * maxSlots > slotsJobCount(), replicas + " nodes: one away still leaves a standby");
+
+        // The Secret is not in git: the overlay names it, and the README's first install creates that one.
+        Set<String> secrets = mongoSecrets(production);
+        assertEquals(1, secrets.size(), "one Secret for the nodes and the Job: " + secrets);
+        assertTrue(
+                production.keySet().stream().noneMatch(k -> k.startsWith("Secret/")),
+                production.keySet().toString());
+        String readme = Files.readString(dir("").resolve("README.md"));
+        String create = "kubectl -n " + namespace + " create secret generic "
+                + secrets.iterator().next();
+        assertTrue(readme.contains(create), "the README says how to create it: " + create);
+        assertTrue(readme.contains("kubectl apply -k deploy/kubernetes/production"), "and how to apply the overlay");
+
+        assertTrue(production.containsKey("NetworkPolicy/standby-node"), "production restricts the node port");
+    }
+
+    /** The Secrets the containers read the MongoDB URI from. */
+    private static Set<String> mongoSecrets(Map<String, Map<String, Object>> install) {
+        Set<String> secrets = new HashSet<>();
+        for (Map<String, Object> document : install.values()) {
+            if (Set.of("Deployment", "Job").contains(document.get("kind"))) {
+                for (Map<String, Object> container : list(document, "spec", "template", "spec", "containers")) {
+                    Map<String, Object> uri = named(list(container, "env"), "STANDBY_MONGO_URI");
+                    secrets.add((String) map(uri, "valueFrom", "secretKeyRef").get("name"));
+                }
+            }
+        }
+        return secrets;
+    }
+
+    private static Set<Object> databases(Map<String, Map<String, Object>> install) {
+        Set<Object> databases = new HashSet<>();
+        for (Map<String, Object> document : install.values()) {
+            if (Set.of("Deployment", "Job").contains(document.get("kind"))) {
+                for (Map<String, Object> container : list(document, "spec", "template", "spec", "containers")) {
+                    databases.add(named(list(container, "env"), "STANDBY_DB").get("value"));
+                }
+            }
+        }
+        return databases;
+    }
+
+    @Test
+    void twoInstallsInOneNamespaceNeverSelectEachOthersPodsNorShareANameOrADatabase() throws Exception {
+        Map<String, Map<String, Map<String, Object>>> installs = new LinkedHashMap<>();
+        for (String name : List.of("production", "examples/second-install")) {
+            installs.put(name, kustomize(name));
+        }
+        Set<Object> namespaces = new HashSet<>();
+        installs.values()
+                .forEach(i -> i.values()
+                        .forEach(d -> namespaces.add(map(d, "metadata").get("namespace"))));
+        assertEquals(1, namespaces.size(), "side by side in one namespace: " + namespaces);
+
+        for (var one : installs.entrySet()) {
+            for (var other : installs.entrySet()) {
+                if (one == other) {
+                    continue;
+                }
+                for (var document : one.getValue().entrySet()) {
+                    for (Map<String, Object> selector : podSelectors(document.getValue())) {
+                        for (Map<String, Object> pod : podLabels(other.getValue())) {
+                            assertFalse(
+                                    selects(selector, pod),
+                                    one.getKey() + " " + document.getKey() + " selects " + other.getKey() + "'s pod "
+                                            + pod);
+                        }
+                    }
+                }
+            }
+        }
+        Set<String> shared = new HashSet<>(installs.get("production").keySet());
+        shared.retainAll(installs.get("examples/second-install").keySet());
+        assertEquals(Set.of(), shared, "no kind and name in both installs");
+
+        Set<Object> databases = databases(installs.get("production"));
+        assertEquals(1, databases.size(), databases.toString());
+        assertFalse(
+                databases(installs.get("examples/second-install")).stream().anyMatch(databases::contains),
+                "each install its own database: one database would make both installs one cluster");
+        assertFalse(
+                mongoSecrets(installs.get("examples/second-install")).stream()
+                        .anyMatch(mongoSecrets(installs.get("production"))::contains),
+                "each install its own Secret");
+
+        // One ServiceMonitor scrapes every install, each as a job of its own the alert rules match (standby*).
+        Map<String, Object> monitor =
+                new Yaml().load(Files.readString(dir("monitoring").resolve("service-monitor.yaml")));
+        for (var install : installs.entrySet()) {
+            List<Map<String, Object>> services = install.getValue().values().stream()
+                    .filter(d -> "Service".equals(d.get("kind")))
+                    .toList();
+            Map<String, Object> service = only(services);
+            assertTrue(selects(map(monitor, "spec", "selector", "matchLabels"), map(service, "metadata", "labels")));
+            assertTrue(((String) map(service, "metadata").get("name")).startsWith("standby"), install.getKey());
+        }
+    }
+
+    @Test
+    void podsSpreadOverZonesAndOverMachines() throws IOException {
+        Map<String, Object> selector = map(nodes(), "spec", "selector", "matchLabels");
+        Map<String, Map<String, Object>> byKey = new HashMap<>();
+        for (Map<String, Object> spread : list(nodes(), "spec", "template", "spec", "topologySpreadConstraints")) {
+            assertNull(byKey.put((String) spread.get("topologyKey"), spread), "one spread per key");
+        }
+        for (String key : List.of("topology.kubernetes.io/zone", "kubernetes.io/hostname")) {
+            Map<String, Object> spread = byKey.get(key);
+            assertNotNull(spread, "spread over " + key + ": " + byKey.keySet());
+            assertEquals(selector, map(spread, "labelSelector", "matchLabels"), key + ": counts this install's nodes");
+            assertEquals(1, spread.get("maxSkew"), key);
+            // A cluster in one zone, or with fewer machines than pods, must still run every node.
+            assertEquals("ScheduleAnyway", spread.get("whenUnsatisfiable"), key);
+        }
+    }
+
+    @Test
+    void aFinishedSlotsJobCleansItselfUpAfterTimeToReadItsLog() throws IOException {
+        Map<String, Object> spec = map(base().get("Job/standby-slots-init"), "spec");
+        assertTrue(
+                spec.get("ttlSecondsAfterFinished") instanceof Number ttl && ttl.longValue() >= 3600,
+                "ttlSecondsAfterFinished, an hour or more: " + spec.get("ttlSecondsAfterFinished"));
+    }
+
+    /** A rule's ports, as "7700/TCP". */
+    private static Set<String> ports(Map<String, Object> rule) {
+        Set<String> ports = new HashSet<>();
+        for (Map<String, Object> port : list(rule, "ports")) {
+            ports.add(port.get("port") + "/" + port.get("protocol"));
+        }
+        return ports;
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void theNetworkPolicyLetsOnlyNodesAndMonitoringInAndOnlyNodesMongoAndDnsOut() throws IOException {
+        Map<String, Map<String, Object>> policies = new LinkedHashMap<>();
+        for (Object loaded : new Yaml()
+                .loadAll(Files.readString(dir("components/network-policy").resolve("network-policy.yaml")))) {
+            policies.put(key((Map<String, Object>) loaded), (Map<String, Object>) loaded);
+        }
+        ParseResult node = nodeCommand();
+        String http = node.matchedOptionValue("--port", 0) + "/TCP";
+        String watch = node.matchedOptionValue("--watch-port", 0) + "/TCP";
+        Set<String> mongoAndDns = Set.of("27017/TCP", "53/UDP", "53/TCP");
+        Map<String, Object> nodes = map(nodes(), "spec", "selector", "matchLabels");
+
+        Map<String, Object> policy = policies.get("NetworkPolicy/standby-node");
+        assertNotNull(policy, policies.keySet().toString());
+        assertEquals(nodes, map(policy, "spec", "podSelector", "matchLabels"), "it holds for the nodes");
+        assertEquals(List.of("Ingress", "Egress"), map(policy, "spec").get("policyTypes"));
+
+        // In: the install's nodes on both ports; the monitoring namespace on the node port only. Nobody else.
+        Map<String, Set<String>> ingress = new HashMap<>();
+        for (Map<String, Object> rule : list(policy, "spec", "ingress")) {
+            Map<String, Object> peer = only(list(rule, "from"));
+            assertEquals(1, peer.size(), "one kind of peer per rule, not an intersection: " + peer);
+            String from = peer.containsKey("podSelector")
+                    ? (nodes.equals(map(peer, "podSelector", "matchLabels")) ? "nodes" : "other pods " + peer)
+                    : "namespace " + map(peer, "namespaceSelector", "matchLabels");
+            assertNull(ingress.put(from, ports(rule)), from);
+        }
+        assertEquals(
+                Map.of(
+                        "nodes",
+                        Set.of(http, watch),
+                        "namespace {kubernetes.io/metadata.name=monitoring}",
+                        Set.of(http)),
+                ingress);
+
+        // Out: the install's nodes on both ports; MongoDB and DNS by port. Nothing else.
+        Set<String> toAnywhere = new HashSet<>();
+        for (Map<String, Object> rule : list(policy, "spec", "egress")) {
+            if (rule.containsKey("to")) {
+                Map<String, Object> peer = only(list(rule, "to"));
+                assertEquals(Set.of("podSelector"), peer.keySet(), peer.toString());
+                assertEquals(nodes, map(peer, "podSelector", "matchLabels"), "to the install's nodes");
+                assertEquals(Set.of(http, watch), ports(rule), "to the nodes");
+            } else {
+                toAnywhere.addAll(ports(rule));
+            }
+        }
+        assertEquals(mongoAndDns, toAnywhere, "MongoDB and DNS, wherever they are");
+
+        // The slots Job: nothing in, MongoDB and DNS out.
+        Map<String, Object> job = policies.get("NetworkPolicy/standby-slots-init");
+        assertNotNull(job, policies.keySet().toString());
+        assertTrue(
+                selects(
+                        map(job, "spec", "podSelector", "matchLabels"),
+                        map(base().get("Job/standby-slots-init"), "spec", "template", "metadata", "labels")),
+                "it holds for the Job's pods");
+        assertEquals(List.of("Ingress", "Egress"), map(job, "spec").get("policyTypes"));
+        assertNull(map(job, "spec").get("ingress"), "nothing talks to the Job");
+        Set<String> jobOut = new HashSet<>();
+        for (Map<String, Object> rule : list(job, "spec", "egress")) {
+            assertFalse(rule.containsKey("to"), rule.toString());
+            jobOut.addAll(ports(rule));
+        }
+        assertEquals(mongoAndDns, jobOut);
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void pluginJarsComeFromAnImageThroughAnEmptyDirTheNodeReadsAsItsPluginDirectory() throws Exception {
+        Map<String, Map<String, Object>> withPlugins = kustomize("examples/plugins");
+        Map<String, Object> pod = map(nodes(withPlugins), "spec", "template", "spec");
+        Map<String, Object> node = named(list(pod, "containers"), "node");
+        String pluginDir = nodeCommand(nodes(withPlugins))
+                .matchedOptionValue("--plugins", Path.of(""))
+                .toString();
+        Map<String, Object> mount = list(node, "volumeMounts").stream()
+                .filter(m -> pluginDir.equals(m.get("mountPath")))
+                .findFirst()
+                .orElseThrow(() -> new AssertionError("nothing mounted at --plugins " + pluginDir));
+        assertEquals(true, mount.get("readOnly"), "the node only reads its plugins");
+        Object volume = mount.get("name");
+        assertTrue(named(list(pod, "volumes"), (String) volume).containsKey("emptyDir"), volume + " is an emptyDir");
+
+        // The image's own plugins first, from the node's image, as the Dockerfile puts them there.
+        assertTrue(
+                Files.readString(DockerFilesTest.root().resolve("docker/Dockerfile"))
+                        .contains(" " + pluginDir + "/\n"),
+                "the image keeps its plugins in " + pluginDir);
+        List<Map<String, Object>> init = list(pod, "initContainers");
+        assertEquals(
+                List.of("bundled-plugins", "plugins"),
+                init.stream().map(c -> c.get("name")).toList());
+        Map<String, Object> bundled = init.getFirst();
+        assertEquals(node.get("image"), bundled.get("image"), "the node's own image, as the overlay made it");
+        assertEquals(List.of("cp", "-R", pluginDir + "/.", "/into/"), bundled.get("command"));
+
+        Map<String, Object> kustomization =
+                new Yaml().load(Files.readString(dir("examples/plugins").resolve("kustomization.yaml")));
+        Map<String, Object> pluginImage = list(kustomization, "images").stream()
+                .filter(i -> "standby-plugins".equals(i.get("name")))
+                .findFirst()
+                .orElseThrow(() -> new AssertionError("the overlay names the plugin image"));
+        Map<String, Object> plugins = init.get(1);
+        assertEquals(pluginImage.get("newName") + ":" + pluginImage.get("newTag"), plugins.get("image"));
+        assertEquals(List.of("cp", "-R", "/plugins/.", "/into/"), plugins.get("command"));
+
+        for (Map<String, Object> container : init) {
+            String where = (String) container.get("name");
+            Map<String, Object> into = only(list(container, "volumeMounts"));
+            assertEquals(volume, into.get("name"), where + " writes into the volume the node reads");
+            assertEquals("/into", into.get("mountPath"), where);
+            for (String kind : List.of("requests", "limits")) {
+                Map<String, Object> resources = map(container, "resources", kind);
+                assertTrue(resources.containsKey("cpu") && resources.containsKey("memory"), where + " " + kind);
+            }
+            Map<String, Object> security = map(container, "securityContext");
+            assertEquals(true, security.get("readOnlyRootFilesystem"), where);
+            assertEquals(false, security.get("allowPrivilegeEscalation"), where);
+            assertEquals(List.of("ALL"), map(security, "capabilities").get("drop"), where);
+        }
     }
 }
