@@ -131,7 +131,8 @@ final class LeaseBook {
     }
 
     /**
-     * Renews every lease this node holds, in one command ({@link SlotStore#renewAll}): each slot at its own epoch, so
+     * Renews every lease this node holds ({@link SlotStore#renewAll}: its owner document, then one command for every
+     * slot), each slot at its own epoch, so
      * each lease keeps its own fence. A lease whose slot the renewal did not match ends at once, with the reason its
      * slot shows. If the database does not answer, no lease counts as renewed: the fence deadline decides when to give
      * up.
