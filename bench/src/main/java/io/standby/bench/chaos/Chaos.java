@@ -5,6 +5,7 @@ import com.mongodb.client.model.Filters;
 import io.standby.bench.Bench;
 import io.standby.robot.admin.RobotTable;
 import io.standby.robot.model.RobotView;
+import io.standby.slot.SlotFields;
 import io.standby.slot.SlotTiming;
 import io.standby.slot.StandbyDatabase;
 import java.io.IOException;
@@ -280,6 +281,7 @@ public final class Chaos {
         TreeMap<Long, Long> input = new TreeMap<>();
         Map<String, List<Facts.Output>> outputs = new HashMap<>();
         Map<String, Facts.End> ends = new HashMap<>();
+        List<Object> slotDocuments = new ArrayList<>();
         try (StandbyDatabase db = cluster.database().connect(Cluster.DB);
                 StandbyDatabase ledger = cluster.database().connect(Producer.DATABASE)) {
             MongoDatabase l = ledger.database();
@@ -295,6 +297,7 @@ public final class Chaos {
                 outputs.computeIfAbsent(d.getString("robot"), r -> new ArrayList<>())
                         .add(new Facts.Output(((Number) d.get("seq")).longValue(), amount, balance));
             }
+            db.database().getCollection(SlotFields.COLLECTION).find().forEach(d -> slotDocuments.add(d.get("_id")));
             RobotTable table = new RobotTable(db);
             for (String robot : robots) {
                 table.get(robot)
@@ -314,7 +317,8 @@ public final class Chaos {
                 faults.renewals(),
                 faults.cuts(),
                 faults.lateMark(),
-                faults.links());
+                faults.links(),
+                slotDocuments);
     }
 
     private static List<Checkpoint> readRecords(Path dir) {

@@ -17,6 +17,7 @@ import java.util.SortedMap;
  * @param cuts the links frozen, each with the node process it cut off
  * @param lateMark the late mark the nodes write into their slots (2 heartbeats), in ms
  * @param links what the link-deadline row judges: the watch lease, the SIGSTOPs, the resumes and takeovers
+ * @param slotDocuments the ids of the slots collection at the end, as {@code db.slots.find()} shows them
  */
 public record Facts(
         SortedMap<Long, Long> input,
@@ -27,7 +28,8 @@ public record Facts(
         List<Renewal> renewals,
         List<Cut> cuts,
         long lateMark,
-        Links links) {
+        Links links,
+        List<Object> slotDocuments) {
 
     /** One output document of the ledger. */
     public record Output(long seq, Long amount, Long balance) {}

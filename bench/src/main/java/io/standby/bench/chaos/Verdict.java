@@ -27,7 +27,8 @@ public final class Verdict {
         LOST_ACK("runs or final contexts behind an acknowledged checkpoint"),
         PAST_LATE_MARK("robot ran on a node cut off from the database past its late mark"),
         PAST_LINK_DEADLINE("robot ran on an owner woken from SIGSTOP past its watch links' deadline"),
-        NOT_RUNNING("robots not RUNNING at the end");
+        NOT_RUNNING("robots not RUNNING at the end"),
+        NOT_A_SLOT("documents of the slots collection that are not slots at the end");
 
         final String meaning;
 
@@ -60,6 +61,7 @@ public final class Verdict {
         verdict.pastLateMark(facts);
         verdict.pastLinkDeadline(facts);
         verdict.notRunning(facts);
+        verdict.notASlot(facts);
         return verdict;
     }
 
@@ -582,6 +584,15 @@ public final class Verdict {
             Facts.End end = facts.ends().get(robot);
             if (end == null || !"RUNNING".equals(end.state())) {
                 found(Violation.NOT_RUNNING, robot + " is " + (end == null ? "missing" : end.state()));
+            }
+        }
+    }
+
+    /** A reader of {@code db.slots.find()}, such as a script of the operator's, takes every document for a slot. */
+    private void notASlot(Facts facts) {
+        for (Object id : facts.slotDocuments()) {
+            if (!(id instanceof String s && s.matches("slot-\\d+"))) {
+                found(Violation.NOT_A_SLOT, "slots holds " + id);
             }
         }
     }

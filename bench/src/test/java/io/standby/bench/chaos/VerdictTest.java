@@ -27,6 +27,8 @@ class VerdictTest {
     /** The watch lease of the facts: 0, no watch links, unless a test sets it. */
     private long watchLease;
 
+    private final List<Object> slotDocuments = new ArrayList<>(List.of("slot-0", "slot-1"));
+
     private final List<Facts.Freeze> freezes = new ArrayList<>();
     private final Map<String, List<Long>> resumes = new HashMap<>();
     private final Map<String, Long> takenByLink = new HashMap<>();
@@ -125,6 +127,13 @@ class VerdictTest {
         ends.remove("r1");
         Verdict verdict = judge();
         assertEquals(1, verdict.count(Violation.NOT_RUNNING));
+    }
+
+    @Test
+    void aDocumentOfTheSlotsCollectionThatIsNoSlotIsReported() {
+        assertTrue(judge().passed(), String.join("\n", judge().lines()));
+        slotDocuments.add("owner:127.0.0.1:7701/4242-9f1c2ab0@worker-3");
+        assertOnly(Violation.NOT_A_SLOT, 1);
     }
 
     /** The late mark of these facts: 2 heartbeats of 300 ms. */
@@ -314,7 +323,8 @@ class VerdictTest {
         Facts.Links links = watchLease == 0
                 ? Facts.Links.OFF
                 : new Facts.Links(watchLease, freezes, resumes, takenByLink, killedAt);
-        return Verdict.judge(new Facts(input, outputs, records, ends, names, renewals, cuts, LATE, links));
+        return Verdict.judge(
+                new Facts(input, outputs, records, ends, names, renewals, cuts, LATE, links, slotDocuments));
     }
 
     private static Facts.Output out(long seq, long amount, long balance) {

@@ -132,10 +132,9 @@ final class LeaseBook {
 
     /**
      * Renews every lease this node holds ({@link SlotStore#renewAll}: its owner document, then one command for every
-     * slot), each slot at its own epoch, so
-     * each lease keeps its own fence. A lease whose slot the renewal did not match ends at once, with the reason its
-     * slot shows. If the database does not answer, no lease counts as renewed: the fence deadline decides when to give
-     * up.
+     * slot), each slot at its own epoch, so each lease keeps its own fence. A lease whose slot the renewal did not
+     * match ends at once, with the reason its slot shows. If the database does not answer, no lease counts as renewed:
+     * the fence deadline decides when to give up.
      */
     void renewAll() {
         List<OwnedLease> leases = owned.values().stream()
