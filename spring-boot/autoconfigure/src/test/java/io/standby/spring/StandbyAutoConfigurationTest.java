@@ -28,6 +28,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -166,17 +167,39 @@ class StandbyAutoConfigurationTest {
 
     @Test
     void theHealthIsDownWithTheReasonBeforeTheNodeStarts() {
-        runner.withPropertyValues("standby.mongo=" + TestMongo.uri()).run(context -> {
-            StandbyNode node = context.getBean(StandbyNode.class);
-            Health health = new StandbyHealthIndicator(
-                            StandbyNode.builder().node("127.0.0.1", 1).build())
-                    .health(true);
-            assertThat(health.getStatus()).isEqualTo(Status.DOWN);
-            assertThat(health.getDetails()).containsEntry("reason", "not started");
-            context.getBean(StandbyLifecycle.class).stop();
-            assertThat(new StandbyHealthIndicator(node).health(true).getDetails())
-                    .containsEntry("reason", "stopped");
-        });
+        StandbyNode node = StandbyNode.builder().node("127.0.0.1", 1).build();
+        Health health = new StandbyHealthIndicator(node, new StandbyLifecycle(node)).health(true);
+        assertThat(health.getStatus()).isEqualTo(Status.DOWN);
+        assertThat(health.getDetails()).containsEntry("reason", "not started");
+    }
+
+    /** db-scheduler's convention: a node handing its slots over is taken out of service, not reported broken. */
+    @Test
+    void theHealthIsOutOfServiceWhileTheNodeStopsAndAfter() {
+        AtomicReference<HealthIndicator> indicator = new AtomicReference<>();
+        List<Health> whileReleasing = new CopyOnWriteArrayList<>();
+        runner.withPropertyValues("standby.mongo=" + TestMongo.uri())
+                .withBean(SlotListener.class, () -> new SlotListener() {
+                    @Override
+                    public void releasing(Lease lease) {
+                        whileReleasing.add(indicator.get().health(true));
+                    }
+                })
+                .run(context -> {
+                    indicator.set(context.getBean("standbyHealthIndicator", HealthIndicator.class));
+                    await().atMost(WAIT).until(() -> owns(context.getBean(StandbyNode.class)));
+                    assertThat(indicator.get().health(true).getStatus()).isEqualTo(Status.UP);
+
+                    context.getBean(StandbyLifecycle.class).stop();
+
+                    assertThat(whileReleasing).singleElement().satisfies(health -> {
+                        assertThat(health.getStatus()).isEqualTo(Status.OUT_OF_SERVICE);
+                        assertThat(health.getDetails()).containsEntry("reason", "stopping");
+                    });
+                    Health after = indicator.get().health(true);
+                    assertThat(after.getStatus()).isEqualTo(Status.OUT_OF_SERVICE);
+                    assertThat(after.getDetails()).containsEntry("reason", "stopped");
+                });
     }
 
     @Test
