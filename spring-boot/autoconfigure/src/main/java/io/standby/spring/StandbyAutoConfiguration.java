@@ -10,22 +10,28 @@ import io.standby.robot.RobotFactory;
 import io.standby.robot.runtime.RobotTypes;
 import io.standby.slot.SlotListener;
 import io.standby.slot.StandbyDatabase;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.ConfigurationPropertiesBinding;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
 
 /**
  * A Standby node in a Spring Boot application, from the {@code standby.*} properties.
  *
  * <ul>
- *   <li>Database: the application's {@link MongoClient} bean when it has one and {@code standby.mongo} is unset (the
- *       node applies its timeouts and majority concerns to its own view, and leaves the client to Spring); otherwise
- *       the node opens and closes its own clients to {@code standby.mongo}.
+ *   <li>Database: the application's {@link MongoClient} bean when it has one and {@code standby.mongo.uri} is unset
+ *       (the node applies its timeouts and majority concerns to its own view, and leaves the client to Spring);
+ *       otherwise the node opens and closes its own clients to {@code standby.mongo.uri}. The deprecated
+ *       {@code standby.mongo} still sets the URI when {@code standby.mongo.uri} does not
+ *       ({@link StandbyMongoUriAlias}).
  *   <li>Robots: every {@link RobotFactory} bean is a robot type, besides those on the class path and in
  *       {@code standby.plugins-dir}.
  *   <li>Listeners: every {@link SlotListener} bean is told of the node's slots, in {@code @Order}.
@@ -46,24 +52,29 @@ import org.springframework.context.annotation.Configuration;
 @EnableConfigurationProperties(StandbyProperties.class)
 public class StandbyAutoConfiguration {
 
+    private static final Logger log = LoggerFactory.getLogger(StandbyAutoConfiguration.class);
+
     /** The node, built and checked but not started: {@link StandbyLifecycle} starts it. */
     @Bean
     @ConditionalOnMissingBean
     public StandbyNode standbyNode(
             StandbyProperties properties,
+            Environment environment,
             ObjectProvider<MongoClient> clients,
             ObjectProvider<RobotFactory> factories,
             ObjectProvider<SlotListener> listeners,
             ObjectProvider<StandbyNodeCustomizer> customizers) {
+        warnOfTheOldMongoName(environment);
         StandbyNodeBuilder builder = properties.applyTo(StandbyNode.builder()).extension(NodeWeb.pages());
-        MongoClient client = properties.getMongo() == null ? clients.getIfUnique() : null;
+        String uri = properties.getMongo().getUri();
+        MongoClient client = uri == null ? clients.getIfUnique() : null;
         if (client != null) {
             String name = properties.getDatabase();
             builder.databases(
                     StandbyDatabase.of(client, name, properties.timing().operationTimeout()),
                     StandbyDatabase.of(client, name, StandbyNodeBuilder.ROBOT_OPERATION_TIMEOUT));
-        } else if (properties.getMongo() != null) {
-            builder.mongo(properties.getMongo());
+        } else if (uri != null) {
+            builder.mongo(uri);
         }
         if (properties.getPluginsDir() != null) {
             builder.robotTypes(RobotTypes.discover(properties.getPluginsDir()));
@@ -72,6 +83,28 @@ public class StandbyAutoConfiguration {
         listeners.orderedStream().reduce(SlotListener::inOrder).ifPresent(builder::listener);
         customizers.orderedStream().forEach(customizer -> customizer.customize(builder));
         return builder.build();
+    }
+
+    /** Static: the binder asks for it before this class's beans exist. */
+    @Bean
+    @ConfigurationPropertiesBinding
+    static StandbyMongoUriAlias standbyMongoUriAlias(Environment environment) {
+        return new StandbyMongoUriAlias(environment);
+    }
+
+    private static void warnOfTheOldMongoName(Environment environment) {
+        if (!StandbyMongoUriAlias.isSet(environment, StandbyMongoUriAlias.OLD)) {
+            return;
+        }
+        if (StandbyMongoUriAlias.isSet(environment, StandbyMongoUriAlias.NEW)) {
+            log.warn(
+                    "{} is deprecated and ignored: {} is set; remove {}",
+                    StandbyMongoUriAlias.OLD,
+                    StandbyMongoUriAlias.NEW,
+                    StandbyMongoUriAlias.OLD);
+        } else {
+            log.warn("{} is deprecated: use {}", StandbyMongoUriAlias.OLD, StandbyMongoUriAlias.NEW);
+        }
     }
 
     @Bean

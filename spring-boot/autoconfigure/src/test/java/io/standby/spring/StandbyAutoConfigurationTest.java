@@ -31,6 +31,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -39,11 +40,14 @@ import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 
 /**
  * Each condition of the auto-configuration, on a real node against the test database: the runner's context starts the
  * node through its lifecycle, as an application does.
  */
+@ExtendWith(OutputCaptureExtension.class)
 class StandbyAutoConfigurationTest {
 
     private static final Duration WAIT = Duration.ofSeconds(30);
@@ -83,7 +87,7 @@ class StandbyAutoConfigurationTest {
     @Test
     void withoutAMongoClientBeanTheNodeConnectsToTheUriAndBindsItsProperties() {
         runner.withPropertyValues(
-                        "standby.mongo=" + TestMongo.uri(), "standby.max-slots=3", "standby.fast-failover=false")
+                        "standby.mongo.uri=" + TestMongo.uri(), "standby.max-slots=3", "standby.fast-failover=false")
                 .run(context -> {
                     assertThat(context)
                             .hasNotFailed()
@@ -121,7 +125,7 @@ class StandbyAutoConfigurationTest {
     void aUriWinsOverTheApplicationsMongoClientBean() {
         Set<String> databases = ConcurrentHashMap.newKeySet();
         runner.withBean(MongoClient.class, () -> recordingClient(databases))
-                .withPropertyValues("standby.mongo=" + TestMongo.uri())
+                .withPropertyValues("standby.mongo.uri=" + TestMongo.uri())
                 .run(context -> {
                     await().atMost(WAIT).until(() -> owns(context.getBean(StandbyNode.class)));
                     assertThat(databases).doesNotContain(db);
@@ -129,9 +133,43 @@ class StandbyAutoConfigurationTest {
     }
 
     @Test
+    void theOldNameStandbyMongoIsStillHonouredWithAWarning(CapturedOutput output) {
+        Set<String> databases = ConcurrentHashMap.newKeySet();
+        runner.withBean(MongoClient.class, () -> recordingClient(databases))
+                .withPropertyValues("standby.mongo=" + TestMongo.uri())
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(context.getBean(StandbyProperties.class)
+                                    .getMongo()
+                                    .getUri())
+                            .isEqualTo(TestMongo.uri());
+                    await().atMost(WAIT).until(() -> owns(context.getBean(StandbyNode.class)));
+                    assertThat(databases)
+                            .as("the old name's URI won over the application's client, as the new one does")
+                            .doesNotContain(db);
+                });
+        assertThat(output).contains("standby.mongo is deprecated: use standby.mongo.uri");
+    }
+
+    @Test
+    void theNewNameWinsWhenBothAreSet(CapturedOutput output) {
+        runner.withPropertyValues("standby.mongo=mongodb://127.0.0.1:9", "standby.mongo.uri=" + TestMongo.uri())
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(context.getBean(StandbyProperties.class)
+                                    .getMongo()
+                                    .getUri())
+                            .isEqualTo(TestMongo.uri());
+                    await().atMost(WAIT).until(() -> owns(context.getBean(StandbyNode.class)));
+                });
+        assertThat(output).contains("standby.mongo is deprecated and ignored: standby.mongo.uri is set");
+    }
+
+    @Test
     void withActuatorTheStandbyHealthIsUpWithTheLeasesAndTheEndpointShowsTheSlots() {
         runner.withPropertyValues(
-                        "standby.mongo=" + TestMongo.uri(), "management.endpoints.web.exposure.include=health,standby")
+                        "standby.mongo.uri=" + TestMongo.uri(),
+                        "management.endpoints.web.exposure.include=health,standby")
                 .run(context -> {
                     assertThat(context)
                             .hasSingleBean(StandbyHealthIndicator.class)
@@ -178,7 +216,7 @@ class StandbyAutoConfigurationTest {
     void theHealthIsOutOfServiceWhileTheNodeStopsAndAfter() {
         AtomicReference<HealthIndicator> indicator = new AtomicReference<>();
         List<Health> whileReleasing = new CopyOnWriteArrayList<>();
-        runner.withPropertyValues("standby.mongo=" + TestMongo.uri())
+        runner.withPropertyValues("standby.mongo.uri=" + TestMongo.uri())
                 .withBean(SlotListener.class, () -> new SlotListener() {
                     @Override
                     public void releasing(Lease lease) {
@@ -205,7 +243,7 @@ class StandbyAutoConfigurationTest {
     @Test
     void withoutActuatorThereIsNoHealthNorEndpointButTheNodeRuns() {
         runner.withPropertyValues(
-                        "standby.mongo=" + TestMongo.uri(), "management.endpoints.web.exposure.include=standby")
+                        "standby.mongo.uri=" + TestMongo.uri(), "management.endpoints.web.exposure.include=standby")
                 .withClassLoader(new FilteredClassLoader(HealthIndicator.class, Endpoint.class))
                 .run(context -> assertThat(context)
                         .hasNotFailed()
@@ -216,7 +254,7 @@ class StandbyAutoConfigurationTest {
 
     @Test
     void theEndpointIsLeftOutUnlessExposedAndTheHealthWhenDisabled() {
-        runner.withPropertyValues("standby.mongo=" + TestMongo.uri(), "management.health.standby.enabled=false")
+        runner.withPropertyValues("standby.mongo.uri=" + TestMongo.uri(), "management.health.standby.enabled=false")
                 .run(context -> assertThat(context)
                         .hasNotFailed()
                         .doesNotHaveBean(StandbyHealthIndicator.class)
@@ -226,7 +264,7 @@ class StandbyAutoConfigurationTest {
     @Test
     void meterRegistrySlotListenerAndRobotFactoryBeansReachTheNode() {
         List<String> acquired = new CopyOnWriteArrayList<>();
-        runner.withPropertyValues("standby.mongo=" + TestMongo.uri())
+        runner.withPropertyValues("standby.mongo.uri=" + TestMongo.uri())
                 .withBean(MeterRegistry.class, SimpleMeterRegistry::new)
                 .withBean(SlotListener.class, () -> new SlotListener() {
                     @Override
@@ -247,7 +285,7 @@ class StandbyAutoConfigurationTest {
 
     @Test
     void theNodesOwnEndpointServesItsPagesBesidesHealth() {
-        runner.withPropertyValues("standby.mongo=" + TestMongo.uri()).run(context -> {
+        runner.withPropertyValues("standby.mongo.uri=" + TestMongo.uri()).run(context -> {
             await().atMost(WAIT).until(() -> owns(context.getBean(StandbyNode.class)));
             HttpClient http = HttpClient.newHttpClient();
             for (String path : List.of("/health", "/ready", "/status", "/")) {

@@ -19,7 +19,7 @@ class StandbyPropertiesTest {
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(
                     AutoConfigurations.of(StandbyAutoConfiguration.class, StandbyActuatorAutoConfiguration.class))
-            .withPropertyValues("standby.ip=127.0.0.1", "standby.port=7700", "standby.mongo=mongodb://127.0.0.1:9");
+            .withPropertyValues("standby.ip=127.0.0.1", "standby.port=7700", "standby.mongo.uri=mongodb://127.0.0.1:9");
 
     private String startupFailure(String... properties) {
         String[] message = new String[1];
@@ -65,7 +65,9 @@ class StandbyPropertiesTest {
 
     @Test
     void aBadUriDatabaseOrPluginDirectoryIsRejected() {
-        assertThat(startupFailure("standby.mongo=http://x")).contains("invalid MongoDB URI");
+        assertThat(startupFailure("standby.mongo.uri=http://x"))
+                .contains("standby.mongo.uri")
+                .contains("invalid MongoDB URI");
         assertThat(startupFailure("standby.database=a b")).contains("invalid database name");
         assertThat(startupFailure("standby.plugins-dir=/no/such/dir"))
                 .contains("invalid plugin directory '/no/such/dir': not a directory");
