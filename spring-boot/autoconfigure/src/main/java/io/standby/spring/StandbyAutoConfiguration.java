@@ -12,6 +12,8 @@ import io.standby.slot.SlotListener;
 import io.standby.slot.StandbyDatabase;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.BeanFactoryUtils;
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -29,8 +31,9 @@ import org.springframework.core.env.Environment;
  * <ul>
  *   <li>Database: the application's {@link MongoClient} bean when it has one and {@code standby.mongo.uri} is unset
  *       (the node applies its timeouts and majority concerns to its own view, and leaves the client to Spring);
- *       otherwise the node opens and closes its own clients to {@code standby.mongo.uri}. The deprecated
- *       {@code standby.mongo} still sets the URI when {@code standby.mongo.uri} does not
+ *       otherwise the node opens and closes its own clients to {@code standby.mongo.uri}. Among several clients, the
+ *       one marked {@link StandbyMongoClient} (or {@code @Primary}); several and none marked fail the start. The
+ *       deprecated {@code standby.mongo} still sets the URI when {@code standby.mongo.uri} does not
  *       ({@link StandbyMongoUriAlias}).
  *   <li>Robots: every {@link RobotFactory} bean is a robot type, besides those on the class path and in
  *       {@code standby.plugins-dir}.
@@ -60,14 +63,16 @@ public class StandbyAutoConfiguration {
     public StandbyNode standbyNode(
             StandbyProperties properties,
             Environment environment,
+            @StandbyMongoClient ObjectProvider<MongoClient> standbyClient,
             ObjectProvider<MongoClient> clients,
+            ListableBeanFactory beans,
             ObjectProvider<RobotFactory> factories,
             ObjectProvider<SlotListener> listeners,
             ObjectProvider<StandbyNodeCustomizer> customizers) {
         warnOfTheOldMongoName(environment);
         StandbyNodeBuilder builder = properties.applyTo(StandbyNode.builder()).extension(NodeWeb.pages());
         String uri = properties.getMongo().getUri();
-        MongoClient client = uri == null ? clients.getIfUnique() : null;
+        MongoClient client = uri == null ? applicationClient(standbyClient, clients, beans) : null;
         if (client != null) {
             String name = properties.getDatabase();
             builder.databases(
@@ -83,6 +88,29 @@ public class StandbyAutoConfiguration {
         listeners.orderedStream().reduce(SlotListener::inOrder).ifPresent(builder::listener);
         customizers.orderedStream().forEach(customizer -> customizer.customize(builder));
         return builder.build();
+    }
+
+    /**
+     * The application's client for the node: the one marked {@link StandbyMongoClient}, else the only or the
+     * {@code @Primary} one; none if the application has none.
+     *
+     * @throws IllegalStateException if it has several and none is marked, naming them: falling back to a client of the
+     *     node's own would put the slots in a database nobody chose
+     */
+    private static MongoClient applicationClient(
+            ObjectProvider<MongoClient> marked, ObjectProvider<MongoClient> clients, ListableBeanFactory beans) {
+        MongoClient client = marked.getIfAvailable(clients::getIfUnique);
+        if (client != null) {
+            return client;
+        }
+        String[] names = BeanFactoryUtils.beanNamesForTypeIncludingAncestors(beans, MongoClient.class);
+        if (names.length > 1) {
+            throw new IllegalStateException("Standby cannot choose among " + names.length + " MongoClient beans ("
+                    + String.join(", ", names) + "): mark the one that holds the slots with @"
+                    + StandbyMongoClient.class.getSimpleName() + " (or @Primary), or set "
+                    + StandbyMongoUriAlias.NEW + " for a client of the node's own");
+        }
+        return null;
     }
 
     /** Static: the binder asks for it before this class's beans exist. */

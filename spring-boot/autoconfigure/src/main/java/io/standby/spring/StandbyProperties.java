@@ -328,7 +328,8 @@ public class StandbyProperties implements Validator {
 
         /**
          * MongoDB URI of the slots and robots. When unset, the node uses the application's own MongoClient bean if it
-         * has one, and otherwise mongodb://127.0.0.1:27017.
+         * has one (among several, the one marked @StandbyMongoClient or @Primary), and otherwise
+         * mongodb://127.0.0.1:27017.
          */
         private String uri;
 

@@ -42,6 +42,8 @@ import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 
 /**
  * Each condition of the auto-configuration, on a real node against the test database: the runner's context starts the
@@ -119,6 +121,65 @@ class StandbyAutoConfigurationTest {
                     .as("the node's commands went through the application's client")
                     .contains(db);
         });
+    }
+
+    @Test
+    void severalMongoClientsNoneMarkedFailTheStartNamingThemAndHowToMarkOne() {
+        runner.withBean("mongoClient", MongoClient.class, () -> MongoClients.create(TestMongo.uri()))
+                .withBean("reportingClient", MongoClient.class, () -> MongoClients.create(TestMongo.uri()))
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(rootCause(context.getStartupFailure()).getMessage())
+                            .contains("2 MongoClient beans (mongoClient, reportingClient)")
+                            .contains("@StandbyMongoClient")
+                            .contains("standby.mongo.uri");
+                });
+    }
+
+    /** Two clients, each recording the databases its commands went to, by bean name. */
+    @Configuration(proxyBeanMethods = false)
+    static class TwoClients {
+        static final Map<String, Set<String>> databases = new ConcurrentHashMap<>();
+
+        @Bean
+        MongoClient applicationClient() {
+            return recordingClient(databases.computeIfAbsent("applicationClient", k -> ConcurrentHashMap.newKeySet()));
+        }
+
+        @Bean
+        @StandbyMongoClient
+        MongoClient standbyClient() {
+            return recordingClient(databases.computeIfAbsent("standbyClient", k -> ConcurrentHashMap.newKeySet()));
+        }
+    }
+
+    @Test
+    void amongSeveralMongoClientsTheOneMarkedForStandbyIsUsed() {
+        TwoClients.databases.clear();
+        runner.withUserConfiguration(TwoClients.class).run(context -> {
+            assertThat(context).hasNotFailed();
+            await().atMost(WAIT).until(() -> owns(context.getBean(StandbyNode.class)));
+            assertThat(TwoClients.databases.get("standbyClient")).contains(db);
+            assertThat(TwoClients.databases.get("applicationClient")).doesNotContain(db);
+        });
+    }
+
+    @Test
+    void amongSeveralMongoClientsAPrimaryOneIsUsed() {
+        Set<String> primary = ConcurrentHashMap.newKeySet();
+        Set<String> other = ConcurrentHashMap.newKeySet();
+        runner.withBean("otherClient", MongoClient.class, () -> recordingClient(other))
+                .withBean(
+                        "primaryClient",
+                        MongoClient.class,
+                        () -> recordingClient(primary),
+                        bean -> bean.setPrimary(true))
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    await().atMost(WAIT).until(() -> owns(context.getBean(StandbyNode.class)));
+                    assertThat(primary).contains(db);
+                    assertThat(other).doesNotContain(db);
+                });
     }
 
     @Test
@@ -318,5 +379,13 @@ class StandbyAutoConfigurationTest {
                     }
                 })
                 .build());
+    }
+
+    private static Throwable rootCause(Throwable failure) {
+        Throwable cause = failure;
+        while (cause.getCause() != null) {
+            cause = cause.getCause();
+        }
+        return cause;
     }
 }
