@@ -8,8 +8,10 @@ import io.standby.node.web.NodeWeb;
 import io.standby.node.web.StandbyMetrics;
 import io.standby.robot.RobotFactory;
 import io.standby.robot.runtime.RobotTypes;
+import io.standby.slot.Durations;
 import io.standby.slot.SlotListener;
 import io.standby.slot.StandbyDatabase;
+import java.time.Duration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.BeanFactoryUtils;
@@ -19,8 +21,11 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.context.LifecycleProperties;
 import org.springframework.boot.context.properties.ConfigurationPropertiesBinding;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
@@ -42,7 +47,7 @@ import org.springframework.core.env.Environment;
  *       ({@link NodeWeb}).
  *   <li>Metrics: the node's meters go to the application's {@link MeterRegistry} ({@link StandbyMetrics}).
  *   <li>Lifecycle: {@link StandbyLifecycle} starts the node after the context is refreshed and stops it first on
- *       shutdown.
+ *       shutdown; the start fails if the node's stop does not fit in Spring's shutdown phase.
  * </ul>
  */
 @AutoConfiguration(
@@ -56,6 +61,7 @@ import org.springframework.core.env.Environment;
 public class StandbyAutoConfiguration {
 
     private static final Logger log = LoggerFactory.getLogger(StandbyAutoConfiguration.class);
+    private static final String SHUTDOWN_PHASE_PREFIX = "spring.lifecycle";
 
     /** The node, built and checked but not started: {@link StandbyLifecycle} starts it. */
     @Bean
@@ -113,6 +119,42 @@ public class StandbyAutoConfiguration {
         return null;
     }
 
+    /**
+     * Past the phase's timeout Spring stops waiting and goes on to close the application's {@code MongoClient} while
+     * the node still releases its slots; the standbys then wait out the lease instead of a poll.
+     *
+     * @throws InvalidConfigurationPropertyValueException on {@code standby.stop-timeout}, naming the phase's property
+     *     and the value each would need
+     */
+    static void requireStopFitsInShutdownPhase(StandbyProperties properties, Duration phase) {
+        Duration stop = properties.getStopTimeout();
+        Duration after = stopAfterRobots(properties);
+        Duration needs = stop.plus(after);
+        if (needs.compareTo(phase) > 0) {
+            String name = StandbyProperties.PREFIX + ".stop-timeout";
+            String lower = phase.compareTo(after) > 0
+                    ? " or lower " + name + " to at most " + Durations.format(phase.minus(after))
+                    : "";
+            throw new InvalidConfigurationPropertyValueException(
+                    name,
+                    Durations.format(stop),
+                    "the node's stop takes up to " + Durations.format(needs) + " (the stop timeout, then "
+                            + Durations.format(after) + " for a robot's last checkpoint and the release), more than "
+                            + SHUTDOWN_PHASE_PREFIX + ".timeout-per-shutdown-phase (" + Durations.format(phase)
+                            + "); raise that to at least " + Durations.format(needs) + lower);
+        }
+    }
+
+    /**
+     * What the node's stop may take beyond the stop timeout: a robot that returns at the deadline still writes its last
+     * checkpoint (the robots' operation timeout), and then come three writes on the slots (the node's draining report,
+     * the release, leaving the registry), each within the slots' operation timeout.
+     */
+    static Duration stopAfterRobots(StandbyProperties properties) {
+        return StandbyNodeBuilder.ROBOT_OPERATION_TIMEOUT.plus(
+                properties.timing().operationTimeout().multipliedBy(3));
+    }
+
     /** Static: the binder asks for it before this class's beans exist. */
     @Bean
     @ConfigurationPropertiesBinding
@@ -135,9 +177,18 @@ public class StandbyAutoConfiguration {
         }
     }
 
+    /**
+     * The lifecycle, once the node's stop is known to fit in Spring's shutdown phase
+     * ({@code spring.lifecycle.timeout-per-shutdown-phase}, Boot's default when unset).
+     */
     @Bean
     @ConditionalOnMissingBean
-    public StandbyLifecycle standbyLifecycle(StandbyNode node) {
+    public StandbyLifecycle standbyLifecycle(StandbyNode node, StandbyProperties properties, Environment environment) {
+        requireStopFitsInShutdownPhase(
+                properties,
+                Binder.get(environment)
+                        .bindOrCreate(SHUTDOWN_PHASE_PREFIX, LifecycleProperties.class)
+                        .getTimeoutPerShutdownPhase());
         return new StandbyLifecycle(node);
     }
 
