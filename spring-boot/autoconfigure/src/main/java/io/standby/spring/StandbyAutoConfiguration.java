@@ -147,8 +147,9 @@ public class StandbyAutoConfiguration {
 
     /**
      * What the node's stop may take beyond the stop timeout: a robot that returns at the deadline still writes its last
-     * checkpoint (the robots' operation timeout), and then come three writes on the slots (the node's draining report,
-     * the release, leaving the registry), each within the slots' operation timeout.
+     * checkpoint (the robots' operation timeout), and then come three writes, each within the slots' operation timeout:
+     * the node's draining report, the release, and leaving the registry. The owner document's removal after them may be
+     * cut off: other nodes sweep it.
      */
     static Duration stopAfterRobots(StandbyProperties properties) {
         return StandbyNodeBuilder.ROBOT_OPERATION_TIMEOUT.plus(
