@@ -42,4 +42,13 @@ class StandbyMetadataTest {
             assertThat(deprecation.getString("level")).isEqualTo("warning");
         });
     }
+
+    /** Boot's own indicators each have one; without it, IDEs flag the property as unknown. */
+    @Test
+    void theStandbyHealthIndicatorCanBeTurnedOffByAKnownProperty() throws IOException {
+        assertThat(property("management.health.standby.enabled")).hasValueSatisfying(enabled -> {
+            assertThat(enabled.getString("type")).isEqualTo("java.lang.Boolean");
+            assertThat(enabled.getBoolean("defaultValue")).isTrue();
+        });
+    }
 }
