@@ -24,13 +24,14 @@ public class StandbyActuatorAutoConfiguration {
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass(HealthIndicator.class)
     @ConditionalOnEnabledHealthIndicator("standby")
+    @ConditionalOnBean(StandbyLifecycle.class)
     static class Health {
 
         /** Named so that the indicator is {@code standby}: Boot drops the {@code HealthIndicator} suffix. */
         @Bean
         @ConditionalOnMissingBean(name = "standbyHealthIndicator")
-        StandbyHealthIndicator standbyHealthIndicator(StandbyNode node) {
-            return new StandbyHealthIndicator(node);
+        StandbyHealthIndicator standbyHealthIndicator(StandbyNode node, StandbyLifecycle lifecycle) {
+            return new StandbyHealthIndicator(node, lifecycle);
         }
     }
 

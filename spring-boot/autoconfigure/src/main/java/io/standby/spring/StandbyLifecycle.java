@@ -21,6 +21,7 @@ public final class StandbyLifecycle implements SmartLifecycle {
 
     private final StandbyNode node;
     private volatile boolean running;
+    private volatile boolean stopping;
 
     public StandbyLifecycle(StandbyNode node) {
         this.node = node;
@@ -34,6 +35,7 @@ public final class StandbyLifecycle implements SmartLifecycle {
 
     @Override
     public void stop() {
+        stopping = true;
         try {
             node.close();
         } finally {
@@ -56,6 +58,14 @@ public final class StandbyLifecycle implements SmartLifecycle {
     @Override
     public boolean isRunning() {
         return running;
+    }
+
+    /**
+     * Whether a stop has begun: the node hands its slots over, or has (it never starts again). Running and stopping
+     * both hold during the hand-over.
+     */
+    public boolean isStopping() {
+        return stopping;
     }
 
     @Override

@@ -29,11 +29,8 @@ public class StandbyProperties implements Validator {
 
     /** Whether to run a Standby node in this application. */
     private boolean enabled = true;
-    /**
-     * MongoDB URI of the slots and robots. When unset, the node uses the application's own MongoClient bean if it has
-     * one, and otherwise mongodb://127.0.0.1:27017.
-     */
-    private String mongo;
+    /** The database's connection. */
+    private Mongo mongo = new Mongo();
     /** The database that holds the slots and robots. */
     private String database = "standby";
     /** The node's identity: a literal IP address of this machine, at which other nodes reach it. Required. */
@@ -131,11 +128,11 @@ public class StandbyProperties implements Validator {
                     "stop timeout " + (stopTimeout == null ? "null" : Durations.format(stopTimeout))
                             + " must be more than 0");
         }
-        if (mongo != null) {
+        if (mongo.getUri() != null) {
             try {
-                new ConnectionString(mongo);
+                new ConnectionString(mongo.getUri());
             } catch (IllegalArgumentException e) {
-                errors.rejectValue("mongo", "invalid", "invalid MongoDB URI: " + e.getMessage());
+                errors.rejectValue("mongo.uri", "invalid", "invalid MongoDB URI: " + e.getMessage());
             }
         }
         if (database == null || !database.matches("[A-Za-z0-9_-]{1,63}")) {
@@ -203,11 +200,11 @@ public class StandbyProperties implements Validator {
         this.enabled = enabled;
     }
 
-    public String getMongo() {
+    public Mongo getMongo() {
         return mongo;
     }
 
-    public void setMongo(String mongo) {
+    public void setMongo(Mongo mongo) {
         this.mongo = mongo;
     }
 
@@ -321,5 +318,27 @@ public class StandbyProperties implements Validator {
 
     public void setPluginsDir(Path pluginsDir) {
         this.pluginsDir = pluginsDir;
+    }
+
+    /**
+     * {@code standby.mongo.*}: a URI is named {@code …uri}, as in Spring Boot's own properties. The old scalar
+     * {@code standby.mongo} still binds here as the URI, unless {@code standby.mongo.uri} is set.
+     */
+    public static class Mongo {
+
+        /**
+         * MongoDB URI of the slots and robots. When unset, the node uses the application's own MongoClient bean if it
+         * has one (among several, the one marked @StandbyMongoClient or @Primary), and otherwise
+         * mongodb://127.0.0.1:27017.
+         */
+        private String uri;
+
+        public String getUri() {
+            return uri;
+        }
+
+        public void setUri(String uri) {
+            this.uri = uri;
+        }
     }
 }

@@ -28,8 +28,10 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -38,11 +40,16 @@ import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 
 /**
  * Each condition of the auto-configuration, on a real node against the test database: the runner's context starts the
  * node through its lifecycle, as an application does.
  */
+@ExtendWith(OutputCaptureExtension.class)
 class StandbyAutoConfigurationTest {
 
     private static final Duration WAIT = Duration.ofSeconds(30);
@@ -82,7 +89,7 @@ class StandbyAutoConfigurationTest {
     @Test
     void withoutAMongoClientBeanTheNodeConnectsToTheUriAndBindsItsProperties() {
         runner.withPropertyValues(
-                        "standby.mongo=" + TestMongo.uri(), "standby.max-slots=3", "standby.fast-failover=false")
+                        "standby.mongo.uri=" + TestMongo.uri(), "standby.max-slots=3", "standby.fast-failover=false")
                 .run(context -> {
                     assertThat(context)
                             .hasNotFailed()
@@ -117,10 +124,69 @@ class StandbyAutoConfigurationTest {
     }
 
     @Test
+    void severalMongoClientsNoneMarkedFailTheStartNamingThemAndHowToMarkOne() {
+        runner.withBean("mongoClient", MongoClient.class, () -> MongoClients.create(TestMongo.uri()))
+                .withBean("reportingClient", MongoClient.class, () -> MongoClients.create(TestMongo.uri()))
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(rootCause(context.getStartupFailure()).getMessage())
+                            .contains("2 MongoClient beans (mongoClient, reportingClient)")
+                            .contains("@StandbyMongoClient")
+                            .contains("standby.mongo.uri");
+                });
+    }
+
+    /** Two clients, each recording the databases its commands went to, by bean name. */
+    @Configuration(proxyBeanMethods = false)
+    static class TwoClients {
+        static final Map<String, Set<String>> databases = new ConcurrentHashMap<>();
+
+        @Bean
+        MongoClient applicationClient() {
+            return recordingClient(databases.computeIfAbsent("applicationClient", k -> ConcurrentHashMap.newKeySet()));
+        }
+
+        @Bean
+        @StandbyMongoClient
+        MongoClient standbyClient() {
+            return recordingClient(databases.computeIfAbsent("standbyClient", k -> ConcurrentHashMap.newKeySet()));
+        }
+    }
+
+    @Test
+    void amongSeveralMongoClientsTheOneMarkedForStandbyIsUsed() {
+        TwoClients.databases.clear();
+        runner.withUserConfiguration(TwoClients.class).run(context -> {
+            assertThat(context).hasNotFailed();
+            await().atMost(WAIT).until(() -> owns(context.getBean(StandbyNode.class)));
+            assertThat(TwoClients.databases.get("standbyClient")).contains(db);
+            assertThat(TwoClients.databases.get("applicationClient")).doesNotContain(db);
+        });
+    }
+
+    @Test
+    void amongSeveralMongoClientsAPrimaryOneIsUsed() {
+        Set<String> primary = ConcurrentHashMap.newKeySet();
+        Set<String> other = ConcurrentHashMap.newKeySet();
+        runner.withBean("otherClient", MongoClient.class, () -> recordingClient(other))
+                .withBean(
+                        "primaryClient",
+                        MongoClient.class,
+                        () -> recordingClient(primary),
+                        bean -> bean.setPrimary(true))
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    await().atMost(WAIT).until(() -> owns(context.getBean(StandbyNode.class)));
+                    assertThat(primary).contains(db);
+                    assertThat(other).doesNotContain(db);
+                });
+    }
+
+    @Test
     void aUriWinsOverTheApplicationsMongoClientBean() {
         Set<String> databases = ConcurrentHashMap.newKeySet();
         runner.withBean(MongoClient.class, () -> recordingClient(databases))
-                .withPropertyValues("standby.mongo=" + TestMongo.uri())
+                .withPropertyValues("standby.mongo.uri=" + TestMongo.uri())
                 .run(context -> {
                     await().atMost(WAIT).until(() -> owns(context.getBean(StandbyNode.class)));
                     assertThat(databases).doesNotContain(db);
@@ -128,9 +194,43 @@ class StandbyAutoConfigurationTest {
     }
 
     @Test
+    void theOldNameStandbyMongoIsStillHonouredWithAWarning(CapturedOutput output) {
+        Set<String> databases = ConcurrentHashMap.newKeySet();
+        runner.withBean(MongoClient.class, () -> recordingClient(databases))
+                .withPropertyValues("standby.mongo=" + TestMongo.uri())
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(context.getBean(StandbyProperties.class)
+                                    .getMongo()
+                                    .getUri())
+                            .isEqualTo(TestMongo.uri());
+                    await().atMost(WAIT).until(() -> owns(context.getBean(StandbyNode.class)));
+                    assertThat(databases)
+                            .as("the old name's URI won over the application's client, as the new one does")
+                            .doesNotContain(db);
+                });
+        assertThat(output).contains("standby.mongo is deprecated: use standby.mongo.uri");
+    }
+
+    @Test
+    void theNewNameWinsWhenBothAreSet(CapturedOutput output) {
+        runner.withPropertyValues("standby.mongo=mongodb://127.0.0.1:9", "standby.mongo.uri=" + TestMongo.uri())
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(context.getBean(StandbyProperties.class)
+                                    .getMongo()
+                                    .getUri())
+                            .isEqualTo(TestMongo.uri());
+                    await().atMost(WAIT).until(() -> owns(context.getBean(StandbyNode.class)));
+                });
+        assertThat(output).contains("standby.mongo is deprecated and ignored: standby.mongo.uri is set");
+    }
+
+    @Test
     void withActuatorTheStandbyHealthIsUpWithTheLeasesAndTheEndpointShowsTheSlots() {
         runner.withPropertyValues(
-                        "standby.mongo=" + TestMongo.uri(), "management.endpoints.web.exposure.include=health,standby")
+                        "standby.mongo.uri=" + TestMongo.uri(),
+                        "management.endpoints.web.exposure.include=health,standby")
                 .run(context -> {
                     assertThat(context)
                             .hasSingleBean(StandbyHealthIndicator.class)
@@ -166,23 +266,45 @@ class StandbyAutoConfigurationTest {
 
     @Test
     void theHealthIsDownWithTheReasonBeforeTheNodeStarts() {
-        runner.withPropertyValues("standby.mongo=" + TestMongo.uri()).run(context -> {
-            StandbyNode node = context.getBean(StandbyNode.class);
-            Health health = new StandbyHealthIndicator(
-                            StandbyNode.builder().node("127.0.0.1", 1).build())
-                    .health(true);
-            assertThat(health.getStatus()).isEqualTo(Status.DOWN);
-            assertThat(health.getDetails()).containsEntry("reason", "not started");
-            context.getBean(StandbyLifecycle.class).stop();
-            assertThat(new StandbyHealthIndicator(node).health(true).getDetails())
-                    .containsEntry("reason", "stopped");
-        });
+        StandbyNode node = StandbyNode.builder().node("127.0.0.1", 1).build();
+        Health health = new StandbyHealthIndicator(node, new StandbyLifecycle(node)).health(true);
+        assertThat(health.getStatus()).isEqualTo(Status.DOWN);
+        assertThat(health.getDetails()).containsEntry("reason", "not started");
+    }
+
+    /** db-scheduler's convention: a node handing its slots over is taken out of service, not reported broken. */
+    @Test
+    void theHealthIsOutOfServiceWhileTheNodeStopsAndAfter() {
+        AtomicReference<HealthIndicator> indicator = new AtomicReference<>();
+        List<Health> whileReleasing = new CopyOnWriteArrayList<>();
+        runner.withPropertyValues("standby.mongo.uri=" + TestMongo.uri())
+                .withBean(SlotListener.class, () -> new SlotListener() {
+                    @Override
+                    public void releasing(Lease lease) {
+                        whileReleasing.add(indicator.get().health(true));
+                    }
+                })
+                .run(context -> {
+                    indicator.set(context.getBean("standbyHealthIndicator", HealthIndicator.class));
+                    await().atMost(WAIT).until(() -> owns(context.getBean(StandbyNode.class)));
+                    assertThat(indicator.get().health(true).getStatus()).isEqualTo(Status.UP);
+
+                    context.getBean(StandbyLifecycle.class).stop();
+
+                    assertThat(whileReleasing).singleElement().satisfies(health -> {
+                        assertThat(health.getStatus()).isEqualTo(Status.OUT_OF_SERVICE);
+                        assertThat(health.getDetails()).containsEntry("reason", "stopping");
+                    });
+                    Health after = indicator.get().health(true);
+                    assertThat(after.getStatus()).isEqualTo(Status.OUT_OF_SERVICE);
+                    assertThat(after.getDetails()).containsEntry("reason", "stopped");
+                });
     }
 
     @Test
     void withoutActuatorThereIsNoHealthNorEndpointButTheNodeRuns() {
         runner.withPropertyValues(
-                        "standby.mongo=" + TestMongo.uri(), "management.endpoints.web.exposure.include=standby")
+                        "standby.mongo.uri=" + TestMongo.uri(), "management.endpoints.web.exposure.include=standby")
                 .withClassLoader(new FilteredClassLoader(HealthIndicator.class, Endpoint.class))
                 .run(context -> assertThat(context)
                         .hasNotFailed()
@@ -193,7 +315,7 @@ class StandbyAutoConfigurationTest {
 
     @Test
     void theEndpointIsLeftOutUnlessExposedAndTheHealthWhenDisabled() {
-        runner.withPropertyValues("standby.mongo=" + TestMongo.uri(), "management.health.standby.enabled=false")
+        runner.withPropertyValues("standby.mongo.uri=" + TestMongo.uri(), "management.health.standby.enabled=false")
                 .run(context -> assertThat(context)
                         .hasNotFailed()
                         .doesNotHaveBean(StandbyHealthIndicator.class)
@@ -203,7 +325,7 @@ class StandbyAutoConfigurationTest {
     @Test
     void meterRegistrySlotListenerAndRobotFactoryBeansReachTheNode() {
         List<String> acquired = new CopyOnWriteArrayList<>();
-        runner.withPropertyValues("standby.mongo=" + TestMongo.uri())
+        runner.withPropertyValues("standby.mongo.uri=" + TestMongo.uri())
                 .withBean(MeterRegistry.class, SimpleMeterRegistry::new)
                 .withBean(SlotListener.class, () -> new SlotListener() {
                     @Override
@@ -224,7 +346,7 @@ class StandbyAutoConfigurationTest {
 
     @Test
     void theNodesOwnEndpointServesItsPagesBesidesHealth() {
-        runner.withPropertyValues("standby.mongo=" + TestMongo.uri()).run(context -> {
+        runner.withPropertyValues("standby.mongo.uri=" + TestMongo.uri()).run(context -> {
             await().atMost(WAIT).until(() -> owns(context.getBean(StandbyNode.class)));
             HttpClient http = HttpClient.newHttpClient();
             for (String path : List.of("/health", "/ready", "/status", "/")) {
@@ -257,5 +379,13 @@ class StandbyAutoConfigurationTest {
                     }
                 })
                 .build());
+    }
+
+    private static Throwable rootCause(Throwable failure) {
+        Throwable cause = failure;
+        while (cause.getCause() != null) {
+            cause = cause.getCause();
+        }
+        return cause;
     }
 }

@@ -1,11 +1,13 @@
 package io.standby.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.standby.robot.runtime.RuntimeConfig;
 import io.standby.slot.NodeConfig;
 import io.standby.slot.SlotTiming;
 import io.standby.slot.StandbyDatabase;
+import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -19,7 +21,7 @@ class StandbyPropertiesTest {
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(
                     AutoConfigurations.of(StandbyAutoConfiguration.class, StandbyActuatorAutoConfiguration.class))
-            .withPropertyValues("standby.ip=127.0.0.1", "standby.port=7700", "standby.mongo=mongodb://127.0.0.1:9");
+            .withPropertyValues("standby.ip=127.0.0.1", "standby.port=7700", "standby.mongo.uri=mongodb://127.0.0.1:9");
 
     private String startupFailure(String... properties) {
         String[] message = new String[1];
@@ -65,7 +67,9 @@ class StandbyPropertiesTest {
 
     @Test
     void aBadUriDatabaseOrPluginDirectoryIsRejected() {
-        assertThat(startupFailure("standby.mongo=http://x")).contains("invalid MongoDB URI");
+        assertThat(startupFailure("standby.mongo.uri=http://x"))
+                .contains("standby.mongo.uri")
+                .contains("invalid MongoDB URI");
         assertThat(startupFailure("standby.database=a b")).contains("invalid database name");
         assertThat(startupFailure("standby.plugins-dir=/no/such/dir"))
                 .contains("invalid plugin directory '/no/such/dir': not a directory");
@@ -92,6 +96,38 @@ class StandbyPropertiesTest {
                 new org.springframework.validation.BeanPropertyBindingResult(off, "standby");
         off.validate(off, errors);
         assertThat(errors.getAllErrors()).isEmpty();
+    }
+
+    /**
+     * Past the phase's timeout Spring goes on and closes the application's MongoClient while the node still releases
+     * its slots, so the standbys would wait out the lease.
+     */
+    @Test
+    void aStopTimeoutThatDoesNotFitInTheShutdownPhaseFailsTheStartNamingBothProperties() {
+        assertThat(startupFailure("standby.stop-timeout=20s"))
+                .contains("standby.stop-timeout")
+                .contains("spring.lifecycle.timeout-per-shutdown-phase (30s)")
+                .contains("the node's stop takes up to 34500ms")
+                .contains("at least 34500ms")
+                .contains("at most 15500ms");
+        assertThat(startupFailure(
+                        "standby.stop-timeout=20s",
+                        "spring.lifecycle.timeout-per-shutdown-phase=34s",
+                        "standby.heartbeat=1s",
+                        "standby.lease=3s"))
+                .as("the release's share follows the heartbeat: 20s + 10s + 2250ms fits in 34s")
+                .doesNotContain("timeout-per-shutdown-phase");
+    }
+
+    @Test
+    void theStopFitsInTheShutdownPhaseUpToItsLastMillisecond() {
+        StandbyProperties properties = new StandbyProperties();
+        properties.setStopTimeout(Duration.ofSeconds(20));
+        StandbyAutoConfiguration.requireStopFitsInShutdownPhase(properties, Duration.ofMillis(34_500));
+        assertThatThrownBy(() ->
+                        StandbyAutoConfiguration.requireStopFitsInShutdownPhase(properties, Duration.ofMillis(34_499)))
+                .hasMessageContaining("standby.stop-timeout");
+        StandbyAutoConfiguration.requireStopFitsInShutdownPhase(new StandbyProperties(), Duration.ofSeconds(30));
     }
 
     @Test

@@ -22,7 +22,7 @@ import org.springframework.context.annotation.Configuration;
 
 /**
  * A Spring Boot application that runs a Standby node: the starter does everything from {@code application.properties};
- * the application adds one robot type as a bean. Without {@code standby.mongo} it starts an in-memory
+ * the application adds one robot type as a bean. Without {@code standby.mongo.uri} it starts an in-memory
  * MongoDB-compatible server with one slot and one robot, so that {@code java -jar} shows the whole thing on its own.
  */
 @SpringBootApplication
@@ -63,12 +63,12 @@ public class SpringBootSample {
     }
 
     /**
-     * Without {@code standby.mongo}: an in-memory database for this process, as the application's {@code MongoClient}
-     * bean, which the starter then uses. Operators would create the slot and the robot with {@code standby slots init}
-     * and {@code standby robot add}; here the sample does it.
+     * Without {@code standby.mongo.uri} (nor the deprecated {@code standby.mongo}): an in-memory database for this
+     * process, as the application's {@code MongoClient} bean, which the starter then uses. Operators would create the
+     * slot and the robot with {@code standby slots init} and {@code standby robot add}; here the sample does it.
      */
     @Configuration(proxyBeanMethods = false)
-    @ConditionalOnExpression("'${standby.mongo:}' == ''")
+    @ConditionalOnExpression("'${standby.mongo.uri:${standby.mongo:}}' == ''")
     static class InMemoryDatabase {
 
         @Bean(destroyMethod = "shutdownNow")

@@ -2,6 +2,7 @@ package io.standby.samples.spring;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -85,6 +86,13 @@ class SpringBootSampleTest {
             assertTrue(
                     health.body().contains("\"status\":\"UP\"") && health.body().contains("\"lease\":\"valid\""),
                     health.body());
+            // The README's advice, followed by the sample: a node's health decides readiness, never liveness.
+            HttpResponse<String> readiness = get(port, "/actuator/health/readiness");
+            assertEquals(200, readiness.statusCode(), readiness.body());
+            assertTrue(readiness.body().contains("\"standby\""), readiness.body());
+            HttpResponse<String> liveness = get(port, "/actuator/health/liveness");
+            assertEquals(200, liveness.statusCode(), liveness.body());
+            assertFalse(liveness.body().contains("standby"), liveness.body());
         } finally {
             app.close();
         }
