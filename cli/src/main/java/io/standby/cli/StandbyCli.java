@@ -49,6 +49,7 @@ public final class StandbyCli {
         COMMANDS.put("nodes", NodesCommand.class);
         COMMANDS.put("status", StatusCommand.class);
         COMMANDS.put("events", EventsCommand.class);
+        COMMANDS.put("health", HealthCommand.class);
         COMMANDS.put("help", CommandLine.HelpCommand.class);
     }
 
@@ -132,9 +133,9 @@ public final class StandbyCli {
             cli.addSubcommand("completion", completion);
         }
         withExitCodes(cli);
-        // Neither the embedded server nor the completion script is a client of any database: --mongo and
-        // --db would be silently ignored.
-        for (String command : List.of("mongo", "completion")) {
+        // Neither the embedded server, the completion script nor the health check is a client of any database:
+        // --mongo and --db would be silently ignored.
+        for (String command : List.of("mongo", "completion", "health")) {
             if (!cli.getSubcommands().containsKey(command)) {
                 continue;
             }

@@ -300,8 +300,8 @@ class DockerFilesTest {
     }
 
     /**
-     * The Maven command of the Dockerfile's build stage. It runs twice: on the poms alone (the dependency layer), then
-     * offline on the sources, which proves the first run fetched everything.
+     * The Maven command of the Dockerfile's build stage. It runs twice: on the poms alone (the dependencies, into the
+     * build cache), then on the sources.
      */
     private static String dockerfileBuild() throws IOException {
         List<String> builds = dockerfile().stream()
@@ -309,18 +309,21 @@ class DockerFilesTest {
                 .toList();
         assertEquals(2, builds.size(), "the build on the poms alone, then offline on the sources: " + builds);
         String build = builds.getFirst().substring(builds.getFirst().indexOf("mvn "));
+        // Not offline: with Maven's repository in a build cache, which BuildKit may empty while the layer of
+        // the first build stays, an offline second build could fail for want of what the first one fetched.
         assertEquals(
-                build.replaceFirst("^mvn ", "mvn ").replace(" -q ", " -q -o "),
+                build,
                 builds.getLast().substring(builds.getLast().indexOf("mvn ")),
-                "the second build is the first, offline");
+                "the second build is the first, on the sources");
         int poms = dockerfile().indexOf("COPY --from=poms /poms/ ./");
         int sources = dockerfile().indexOf("COPY . .");
         assertTrue(
                 poms >= 0
                         && poms < dockerfile().indexOf(builds.getFirst())
                         && dockerfile().indexOf(builds.getFirst()) < sources
-                        && sources < dockerfile().indexOf(builds.getLast()),
-                "poms, build, sources, offline build: " + dockerfile());
+                        // The two builds are the same line: the second is the last of them.
+                        && sources < dockerfile().lastIndexOf(builds.getLast()),
+                "poms, build, sources, build: " + dockerfile());
         return build;
     }
 
@@ -347,8 +350,12 @@ class DockerFilesTest {
         List<String> copies = dockerfile().stream()
                 .filter(l -> l.startsWith("COPY --from=build "))
                 .toList();
-        assertEquals(4, copies.size(), "the command line and three plugins: " + copies);
+        assertEquals(5, copies.size(), "the command line's libraries, its own jars and three plugins: " + copies);
         for (String copy : copies) {
+            if (copy.endsWith("/lib/ /opt/standby/lib/") || copy.endsWith("/app/ /opt/standby/app/")) {
+                assertTrue(copy.startsWith("COPY --from=build /src/cli/target/"), copy + " is the command line's");
+                continue;
+            }
             String source = copy.split(" ")[2];
             assertTrue(
                     modules.stream().anyMatch(m -> source.startsWith("/src/" + m + "/target/")),
@@ -358,9 +365,7 @@ class DockerFilesTest {
                                     .resolve("pom.xml"))
                     .replaceAll("(?s).*?</parent>.*?<artifactId>([^<]+)</artifactId>.*", "$1");
             String jar = source.substring(source.lastIndexOf('/') + 1);
-            assertTrue(
-                    jar.equals("standby.jar") || jar.startsWith(artifactId + "-"),
-                    jar + " is what " + artifactId + " builds");
+            assertTrue(jar.startsWith(artifactId + "-"), jar + " is what " + artifactId + " builds");
         }
     }
 
@@ -591,9 +596,153 @@ class DockerFilesTest {
                     script + " is copied");
         }
         String healthcheck = Files.readString(root().resolve("docker/healthcheck"));
-        assertTrue(healthcheck.contains("/ready\""), "the healthcheck asks /ready");
+        assertTrue(healthcheck.contains("standby health"), "the healthcheck runs 'standby health'");
         if (!healthcheck.contains("/proc/1/cmdline")) {
             fail("the healthcheck reads the node's address from its command line");
+        }
+    }
+
+    /** The runtime stage's lines: everything after the last FROM. */
+    private static List<String> runtimeStage() throws IOException {
+        List<String> lines = dockerfile();
+        int from = -1;
+        for (int i = 0; i < lines.size(); i++) {
+            if (lines.get(i).startsWith("FROM ")) {
+                from = i;
+            }
+        }
+        return lines.subList(from + 1, lines.size());
+    }
+
+    @Test
+    void theImageCarriesNoCurlSinceItsHealthCheckIsTheCommandLine() throws IOException {
+        for (String line : runtimeStage()) {
+            assertFalse(line.contains("curl"), "curl in the image: " + line);
+        }
+        String healthcheck = Files.readString(root().resolve("docker/healthcheck"));
+        assertFalse(healthcheck.contains("curl"), "the healthcheck needs no curl:\n" + healthcheck);
+        assertTrue(
+                runtimeStage().stream()
+                        .anyMatch(l -> l.startsWith("HEALTHCHECK ") && l.endsWith("CMD [\"healthcheck\"]")),
+                runtimeStage().toString());
+    }
+
+    @Test
+    void theImageHasTheOciLabelsWithThePomsVersion() throws IOException {
+        Map<String, String> labels = new LinkedHashMap<>();
+        Map<String, String> args = new LinkedHashMap<>();
+        for (String line : runtimeStage()) {
+            if (line.startsWith("LABEL ")) {
+                Matcher label = Pattern.compile("(\\S+?)=\"([^\"]*)\"").matcher(line.substring(6));
+                while (label.find()) {
+                    labels.put(label.group(1), label.group(2));
+                }
+            }
+            Matcher arg = Pattern.compile("ARG (\\w+)=(\\S+)").matcher(line);
+            if (arg.matches()) {
+                args.put(arg.group(1), arg.group(2));
+            }
+        }
+        for (String key : List.of("title", "description", "source", "licenses", "version")) {
+            String value = labels.get("org.opencontainers.image." + key);
+            assertTrue(value != null && !value.isBlank(), "label org.opencontainers.image." + key + ": " + labels);
+        }
+        String version = labels.get("org.opencontainers.image.version");
+        assertEquals("${VERSION}", version, "the version is a build argument");
+        String pom = Files.readString(root().resolve("pom.xml"))
+                .replaceAll("(?s).*?</parent>|(?s)<modules>.*", "")
+                .replaceAll("(?s).*?<version>([^<]+)</version>.*", "$1");
+        assertEquals(pom, args.get("VERSION"), "the version's default is the poms' own");
+    }
+
+    @Test
+    void theLibrariesAreALayerBelowTheApplicationsJarsAndMavenHasABuildCache() throws IOException {
+        assertEquals(
+                "# syntax=docker/dockerfile:1",
+                Files.readAllLines(root().resolve("docker/Dockerfile")).getFirst(),
+                "BuildKit's Dockerfile syntax, for RUN --mount, on the first line");
+        List<String> builds = dockerfile().stream()
+                .filter(l -> l.startsWith("RUN ") && l.contains("mvn "))
+                .toList();
+        for (String build : builds) {
+            assertTrue(
+                    build.startsWith("RUN --mount=type=cache,target=/root/.m2 mvn "),
+                    "Maven's repository in a build cache: " + build);
+            assertTrue(
+                    build.contains(" dependency:copy-dependencies ")
+                            && build.contains("-DincludeScope=runtime")
+                            && build.contains("-Dmdep.prependGroupId=true"),
+                    "the libraries copied out, named by group so that Standby's own can be told apart: " + build);
+        }
+        List<String> runtime = runtimeStage();
+        int lib = indexOf(runtime, l -> l.matches("COPY --from=build \\S+/lib/ /opt/standby/lib/"));
+        int app = indexOf(runtime, l -> l.matches("COPY --from=build \\S+/app/ /opt/standby/app/"));
+        assertTrue(lib >= 0 && app > lib, "the libraries, then Standby's jars, each a layer: " + runtime);
+        String libDir = runtime.get(lib).split(" ")[2];
+        String appDir = runtime.get(app).split(" ")[2];
+        String split = dockerfile().stream()
+                .filter(l -> l.startsWith("RUN ") && l.contains("io.standby.*.jar"))
+                .findFirst()
+                .orElse("");
+        assertTrue(
+                split.contains("mv " + libDir.replaceFirst("^/src/", "") + "io.standby.*.jar "
+                        + appDir.replaceFirst("^/src/", "")),
+                "Standby's own jars are moved out of the libraries: " + split);
+    }
+
+    /**
+     * docker/standby, run by bash with a {@code java} of this test's that prints what it got: the launcher passes
+     * JAVA_TOOL_OPTIONS on untouched, puts the image's JAVA_OPTS on the command line except a setting that
+     * JAVA_TOOL_OPTIONS gives too (the command line would win), and runs the two layers' jars.
+     */
+    @Test
+    void theLauncherHonoursJavaToolOptionsAndKeepsJavaOpts() throws Exception {
+        String imageOptions = runtimeStage().stream()
+                .filter(l -> l.startsWith("ENV JAVA_OPTS="))
+                .findFirst()
+                .orElseThrow(() -> new AssertionError("the image sets JAVA_OPTS"))
+                .replaceFirst("^ENV JAVA_OPTS=\"(.*)\"$", "$1");
+        assertTrue(
+                imageOptions.contains("-XX:MaxRAMPercentage=75")
+                        && imageOptions.contains("-XX:+ExitOnOutOfMemoryError"),
+                imageOptions);
+        assertFalse(
+                runtimeStage().stream().anyMatch(l -> l.contains("JAVA_TOOL_OPTIONS=")),
+                "the image leaves JAVA_TOOL_OPTIONS to the operator");
+        Path bin = Files.createTempDirectory("fake-java");
+        try {
+            Path java = bin.resolve("java");
+            Files.writeString(
+                    java,
+                    "#!/usr/bin/env bash\necho \"JAVA_TOOL_OPTIONS=${JAVA_TOOL_OPTIONS-unset}\"\n"
+                            + "printf '%s\\n' \"$@\"\n");
+            assertTrue(java.toFile().setExecutable(true));
+            String tool = "-XX:MaxRAMPercentage=50 -Dwhy=operator";
+            ProcessBuilder launcher = new ProcessBuilder(
+                            "bash", root().resolve("docker/standby").toString(), "nodes", "--db", "x")
+                    .redirectErrorStream(true);
+            launcher.environment().put("PATH", bin + ":" + System.getenv("PATH"));
+            launcher.environment().put("JAVA_OPTS", imageOptions);
+            launcher.environment().put("JAVA_TOOL_OPTIONS", tool);
+            Process process = launcher.start();
+            List<String> got = List.of(new String(process.getInputStream().readAllBytes()).split("\n"));
+            assertEquals(0, process.waitFor(), String.join("\n", got));
+            assertEquals(
+                    List.of(
+                            "JAVA_TOOL_OPTIONS=" + tool,
+                            "-XX:+ExitOnOutOfMemoryError",
+                            "-cp",
+                            "/opt/standby/lib/*:/opt/standby/app/*",
+                            "io.standby.cli.StandbyCli",
+                            "nodes",
+                            "--db",
+                            "x"),
+                    got,
+                    "the operator's MaxRAMPercentage=50 stands; the image's other option stays");
+        } finally {
+            for (Path file : List.of(bin.resolve("java"), bin)) {
+                Files.deleteIfExists(file);
+            }
         }
     }
 

@@ -125,9 +125,9 @@ class DockerImageTest {
                         0, node.execInContainer("touch", "/opt/standby/written").getExitCode(), "and can write there");
                 assertNotEquals(
                         0,
-                        node.execInContainer("touch", "/opt/standby/standby.jar")
+                        node.execInContainer("touch", "/opt/standby/app/written")
                                 .getExitCode(),
-                        "the jar is root's, read-only to the node");
+                        "the jars' directory is root's, read-only to the node");
                 Document registered = db.database()
                         .getCollection("nodes")
                         .find(Filters.eq("_id", owned.owner().toString()))

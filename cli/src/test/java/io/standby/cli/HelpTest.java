@@ -51,7 +51,18 @@ class HelpTest {
     void aCommandBuildsOnlyTheSubcommandsItsArgumentsNameAndHelpOrATypoBuildsAll() {
         Set<String> all = StandbyCli.commandLine().getSubcommands().keySet();
         assertEquals(
-                Set.of("demo", "mongo", "slots", "robot", "node", "nodes", "status", "events", "help", "completion"),
+                Set.of(
+                        "demo",
+                        "mongo",
+                        "slots",
+                        "robot",
+                        "node",
+                        "nodes",
+                        "status",
+                        "events",
+                        "health",
+                        "help",
+                        "completion"),
                 all);
         assertEquals(
                 Set.of("slots"),
