@@ -40,6 +40,9 @@ final class SlotsCommand {
         @Option(names = "--count", required = true, paramLabel = "N", description = "How many slots there should be.")
         int count;
 
+        @Mixin
+        ObjectOutput output;
+
         @Override
         public Integer call() {
             if (count < 1) {
@@ -49,6 +52,13 @@ final class SlotsCommand {
                 SlotTable table = new SlotTable(db);
                 int created = Flags.usage(() -> table.init(count));
                 List<SlotView> slots = table.list();
+                Map<String, Object> done = new LinkedHashMap<>();
+                done.put("result", created == 0 ? "unchanged" : "created");
+                done.put("created", created);
+                done.put("slots", slots.stream().map(SlotView::id).toList());
+                if (output.print(out(), done)) {
+                    return 0;
+                }
                 out().printf("Created %d slot(s); %d in all.%n", created, slots.size());
                 if (slots.size() > count) {
                     out().printf("Note: %d slots exist; init never removes slots.%n", slots.size());
@@ -82,7 +92,7 @@ final class SlotsCommand {
                     output.printEmpty(out(), "No slots. Create them with: standby slots init --count 3");
                     return 0;
                 }
-                if (output.json()) {
+                if (output.structured()) {
                     output.print(out(), slots.stream().map(ListSlots::json).toList());
                     return 0;
                 }
@@ -170,10 +180,26 @@ final class SlotsCommand {
         @Parameters(paramLabel = "SLOT", description = "The slot to release, e.g. slot-0.")
         String slotId;
 
+        @Mixin
+        ObjectOutput output;
+
         @Override
         public Integer call() {
             try (StandbyDatabase db = connect()) {
                 Optional<SlotView> before = Flags.checked(() -> new RobotTable(db).forceRelease(slotId));
+                Map<String, Object> done = new LinkedHashMap<>();
+                done.put("result", before.isEmpty() ? "unchanged" : "released");
+                done.put("slot", slotId);
+                done.put("owner", before.map(s -> s.owner().toString()).orElse(null));
+                done.put("instance", before.map(SlotView::instance).orElse(null));
+                done.put("epoch", before.map(SlotView::epoch).orElse(null));
+                done.put(
+                        "newEpoch",
+                        before.map(SlotTable::epochAfterForcedRelease).orElse(null));
+                done.put("leaseMs", before.map(s -> s.lease().toMillis()).orElse(null));
+                if (output.print(out(), done)) {
+                    return 0;
+                }
                 if (before.isEmpty()) {
                     out().printf("%s has no owner; nothing to release.%n", slotId);
                 } else {
