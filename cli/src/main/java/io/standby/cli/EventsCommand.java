@@ -57,7 +57,8 @@ final class EventsCommand extends AdminCommand {
 
     @Option(
             names = "--follow",
-            description = "Keep printing new events until Ctrl-C; with -o json, one JSON object a line.")
+            description = "Keep printing new events until Ctrl-C; with -o json, one JSON object a line; with -o yaml, "
+                    + "one YAML document each.")
     boolean follow;
 
     @Mixin
@@ -79,11 +80,11 @@ final class EventsCommand extends AdminCommand {
                                 + (since == null ? "" : " in the last " + Durations.format(since)) + ".");
                 return 0;
             }
-            if (output.json() && !follow) {
+            if (output.structured() && !follow) {
                 output.print(out, events.stream().map(EventsCommand::json).toList());
                 return 0;
             }
-            if (!output.json() && !output.noHeaders) {
+            if (!output.structured() && !output.noHeaders) {
                 out.println(header(output.wide()));
             }
             events.forEach(event -> out.println(print(event)));
@@ -120,9 +121,15 @@ final class EventsCommand extends AdminCommand {
         return text == null ? "" : text.lines().findFirst().orElse("");
     }
 
-    /** One event as {@code -o} asks: a line of the table, or with {@code -o json} (when following) a line of JSON. */
+    /**
+     * One event as {@code -o} asks: a line of the table or, when following, a line of JSON (JSON Lines) or a YAML
+     * document of its own, so that a reader can act on each as it comes.
+     */
     private String print(EventView e) {
-        return output.json() ? Json.compact(json(e)) : output.wide() ? wideLine(e) : line(e);
+        if (output.format == OutputFormat.YAML) {
+            return "---\n" + Yaml.write(json(e)).stripTrailing();
+        }
+        return output.structured() ? Json.compact(json(e)) : output.wide() ? wideLine(e) : line(e);
     }
 
     private static String header(boolean wide) {

@@ -26,7 +26,9 @@ import io.standby.slot.SlotTiming;
 import io.standby.slot.StandbyDatabase;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -34,6 +36,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -365,6 +368,9 @@ final class NodeCommand implements Callable<Integer> {
                         + "those stay unowned until one has. Also forces a drain that waits for room.")
         boolean force;
 
+        @Mixin
+        ObjectOutput output;
+
         @Override
         public Integer call() {
             NodeId id;
@@ -381,6 +387,15 @@ final class NodeCommand implements Callable<Integer> {
                 } catch (NodeTable.Refused e) {
                     throw new StandbyCli.UserError("cannot drain " + e.reason()
                             + "; start a node with room, or use --force to release them anyway");
+                }
+                Map<String, Object> done = new LinkedHashMap<>();
+                done.put("result", "drain-requested");
+                done.put("node", id.toString());
+                done.put("instance", view.instance());
+                done.put("forced", force);
+                done.put("slots", view.slots());
+                if (output.print(out(), done)) {
+                    return 0;
                 }
                 if (force) {
                     out().printf(

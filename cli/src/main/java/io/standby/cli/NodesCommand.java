@@ -44,7 +44,7 @@ final class NodesCommand extends AdminCommand {
                 output.printEmpty(out(), "No nodes. Start one with: standby node --ip IP --port PORT");
                 return 0;
             }
-            if (output.json()) {
+            if (output.structured()) {
                 output.print(out(), nodes.stream().map(NodesCommand::json).toList());
                 return 0;
             }

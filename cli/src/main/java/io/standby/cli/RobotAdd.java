@@ -8,9 +8,11 @@ import io.standby.slot.NodeTable;
 import io.standby.slot.StandbyDatabase;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.OptionalDouble;
 import org.bson.Document;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -85,6 +87,9 @@ final class RobotAdd extends AdminCommand {
             description = "Add it even if no live node knows the type yet (a plugin about to be deployed).")
     boolean allowUnknownType;
 
+    @Mixin
+    ObjectOutput output;
+
     @Override
     public Integer call() {
         // Everything that needs no database is checked first, so bad input changes nothing.
@@ -113,6 +118,14 @@ final class RobotAdd extends AdminCommand {
             }
             RobotView added = Flags.checked(() -> new RobotTable(db)
                     .add(new NewRobot(id, type, auto ? null : slot, priority, weight, document), room));
+            Map<String, Object> done = RobotCommand.result("added", added.id());
+            done.put("type", added.type());
+            done.put("slot", added.slotId());
+            done.put("incarnation", added.incarnation());
+            done.put("builtInType", builtIn.get(type).isPresent());
+            if (output.print(out(), done)) {
+                return 0;
+            }
             out().printf("Added %s (%s) to %s.%n", added.id(), added.type(), added.slotId());
             if (builtIn.get(type).isEmpty()) {
                 out().printf(

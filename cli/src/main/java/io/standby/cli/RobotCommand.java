@@ -6,9 +6,12 @@ import io.standby.robot.model.RobotState;
 import io.standby.robot.model.RobotView;
 import io.standby.slot.StandbyDatabase;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.OptionalDouble;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -61,11 +64,28 @@ final class RobotCommand {
         @Option(names = "--slot", required = true, paramLabel = "SLOT", description = "The slot to move it to.")
         String slot;
 
+        @Mixin
+        ObjectOutput output;
+
         @Override
         public Integer call() {
             try (StandbyDatabase db = connect()) {
                 RobotTable robots = new RobotTable(db);
+                String from = robots.get(id).map(RobotView::slotId).orElse(null);
                 MoveResult result = Flags.checked(() -> robots.move(id, slot));
+                Map<String, Object> done = result(
+                        switch (result) {
+                            case MOVED -> "moved";
+                            case REQUESTED -> "requested";
+                            case ALREADY_THERE -> "unchanged";
+                        },
+                        id);
+                done.put("from", from);
+                done.put("slot", slot);
+                done.put("node", result == MoveResult.REQUESTED ? runner(robots, id) : null);
+                if (output.print(out(), done)) {
+                    return 0;
+                }
                 switch (result) {
                     case MOVED -> out().printf("Moved %s to %s at once: nobody was running it.%n", id, slot);
                     case REQUESTED ->
@@ -91,13 +111,22 @@ final class RobotCommand {
         @Parameters(paramLabel = "ID", description = "The robot to stop.")
         String id;
 
+        @Mixin
+        ObjectOutput output;
+
         @Override
         public Integer call() {
             try (StandbyDatabase db = connect()) {
                 RobotTable robots = new RobotTable(db);
                 robots.stop(id);
                 RobotView robot = robots.get(id).orElse(null);
-                if (robot == null || robot.node() == null) {
+                boolean running = robot != null && robot.node() != null;
+                Map<String, Object> done = result(running ? "stopping" : "stopped", id);
+                done.put("node", running ? robot.node() : null);
+                if (output.print(out(), done)) {
+                    return 0;
+                }
+                if (!running) {
                     out().printf("Stopped %s.%n", id);
                 } else {
                     out().printf(
@@ -121,13 +150,23 @@ final class RobotCommand {
         @Parameters(paramLabel = "ID", description = "The robot to start.")
         String id;
 
+        @Mixin
+        ObjectOutput output;
+
         @Override
         public Integer call() {
             try (StandbyDatabase db = connect()) {
                 RobotTable robots = new RobotTable(db);
                 robots.start(id);
                 RobotView robot = robots.get(id).orElse(null);
-                if (robot != null && robot.state() == RobotState.RUNNING && robot.node() != null) {
+                boolean running = robot != null && robot.state() == RobotState.RUNNING && robot.node() != null;
+                Map<String, Object> done = result(running ? "already-running" : "started", id);
+                done.put("slot", robot == null ? null : robot.slotId());
+                done.put("node", running ? robot.node() : null);
+                if (output.print(out(), done)) {
+                    return 0;
+                }
+                if (running) {
                     out().printf("%s already runs on %s.%n", id, robot.node());
                 } else {
                     out().printf(
@@ -165,6 +204,9 @@ final class RobotCommand {
                         + "${DEFAULT-VALUE}); 0s returns at once.")
         Duration wait;
 
+        @Mixin
+        ObjectOutput output;
+
         @Override
         public Integer call() throws InterruptedException {
             try (StandbyDatabase db = connect()) {
@@ -177,7 +219,13 @@ final class RobotCommand {
                         && System.nanoTime() < deadline) {
                     Thread.sleep(100);
                 }
-                if (table.get(id).isEmpty()) {
+                boolean gone = table.get(id).isEmpty();
+                Map<String, Object> done = result(gone ? "removed" : "requested", id);
+                done.put("node", gone || robot == null ? null : robot.node());
+                if (output.print(out(), done)) {
+                    return 0;
+                }
+                if (gone) {
                     out().printf("Removed %s and its context.%n", id);
                 } else {
                     String node = robot == null || robot.node() == null ? "its node" : robot.node();
@@ -213,12 +261,33 @@ final class RobotCommand {
                 description = "No move may leave a slot with more total weight than this.")
         Double capacity;
 
+        @Mixin
+        ObjectOutput output;
+
         @Override
         public Integer call() {
             OptionalDouble room = capacity(capacity);
             try (StandbyDatabase db = connect()) {
                 List<RobotTable.Move> moves = Flags.checked(
                         () -> dryRun ? new RobotTable(db).planRebalance(room) : new RobotTable(db).rebalance(room));
+                Map<String, Object> done = new LinkedHashMap<>();
+                done.put("result", moves.isEmpty() ? "balanced" : dryRun ? "planned" : "moved");
+                done.put("dryRun", dryRun);
+                done.put(
+                        "moves",
+                        moves.stream()
+                                .map(m -> {
+                                    Map<String, Object> move = new LinkedHashMap<>();
+                                    move.put("robot", m.robotId());
+                                    move.put("from", m.from());
+                                    move.put("to", m.to());
+                                    move.put("weight", m.weight());
+                                    return move;
+                                })
+                                .toList());
+                if (output.print(out(), done)) {
+                    return 0;
+                }
                 if (moves.isEmpty()) {
                     out().println("Already balanced.");
                     out().flush();
@@ -244,6 +313,14 @@ final class RobotCommand {
                 return 0;
             }
         }
+    }
+
+    /** The start of a change's {@code -o json}: what was done, in one word, and to which robot. */
+    static Map<String, Object> result(String result, String robot) {
+        Map<String, Object> done = new LinkedHashMap<>();
+        done.put("result", result);
+        done.put("robot", robot);
+        return done;
     }
 
     private static String runner(RobotTable robots, String id) {

@@ -40,7 +40,7 @@ final class RobotList extends AdminCommand {
                 output.printEmpty(out(), "No robots.");
                 return 0;
             }
-            if (output.json()) {
+            if (output.structured()) {
                 output.print(out(), robots.stream().map(RobotView::toDocument).toList());
                 return 0;
             }

@@ -11,6 +11,7 @@ import org.bson.Document;
 import org.bson.json.JsonMode;
 import org.bson.json.JsonWriterSettings;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -19,7 +20,11 @@ import picocli.CommandLine.Parameters;
         name = "show",
         mixinStandardHelpOptions = true,
         footerHeading = "%nExamples:%n",
-        footer = {"  standby robot show c1", "  standby robot show c1 --json | jq .context"},
+        footer = {
+            "  standby robot show c1",
+            "  standby robot show c1 -o json | jq .context",
+            "  standby robot show c1 -o yaml"
+        },
         description = {
             "Shows one robot whole: where it runs, what is wanted of it, its full last error, its "
                     + "config, its context, and its last events (starts, restarts with their errors, stops, moves).",
@@ -38,23 +43,29 @@ final class RobotShow extends AdminCommand {
     @Parameters(paramLabel = "ID", description = "The robot to show.")
     String id;
 
-    @Option(names = "--json", description = "The robot's document as stored, as JSON, for scripts.")
+    @Option(names = "--json", description = "The robot as JSON, for scripts; the same as -o json.")
     boolean json;
+
+    @Mixin
+    ObjectOutput output;
 
     @Override
     public Integer call() {
+        output.alias(json);
         try (StandbyDatabase db = connect()) {
             RobotTable robots = new RobotTable(db);
             PrintWriter out = out();
-            if (json) {
-                Document stored = robots.document(id)
-                        .orElseThrow(() -> new IllegalArgumentException("unknown robot '" + id + "'"));
-                out.println(stored.toJson(PRETTY));
-                out.flush();
-                return 0;
-            }
             RobotView robot =
                     robots.get(id).orElseThrow(() -> new IllegalArgumentException("unknown robot '" + id + "'"));
+            List<EventView> events = new EventTable(db).list(null, null, id, null);
+            events = events.subList(Math.max(0, events.size() - RECENT), events.size());
+            // The fields of 'robot list -o json', not the stored document: its field names are the store's, free
+            // to change, and its times would come out as {"$date": ...}.
+            Document view = robot.toDocument()
+                    .append("events", events.stream().map(EventsCommand::json).toList());
+            if (output.print(out, view)) {
+                return 0;
+            }
             field(out, "robot", robot.id());
             field(out, "type", robot.type());
             field(
@@ -72,10 +83,7 @@ final class RobotShow extends AdminCommand {
             section(out, "last error", robot.lastError() == null ? "none" : robot.lastError());
             section(out, "config", robot.config().toJson(PRETTY));
             section(out, "context", robot.context().toJson(PRETTY));
-            List<EventView> events = new EventTable(db).list(null, null, id, null);
-            List<String> recent = events.subList(Math.max(0, events.size() - RECENT), events.size()).stream()
-                    .map(EventsCommand::line)
-                    .toList();
+            List<String> recent = events.stream().map(EventsCommand::line).toList();
             section(
                     out,
                     "recent events (standby events --robot " + id + ")",

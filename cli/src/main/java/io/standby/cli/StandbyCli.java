@@ -132,6 +132,9 @@ public final class StandbyCli {
         if (all) {
             cli.addSubcommand("completion", completion);
         }
+        if (words.contains("__complete")) {
+            cli.addSubcommand("__complete", CompleteCommand.class);
+        }
         withExitCodes(cli);
         // Neither the embedded server, the completion script nor the health check is a client of any database:
         // --mongo and --db would be silently ignored.

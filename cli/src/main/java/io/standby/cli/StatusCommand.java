@@ -16,15 +16,13 @@ import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
-import org.bson.json.JsonMode;
-import org.bson.json.JsonWriterSettings;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.TypeConversionException;
 
 /**
  * {@code standby status}: who owns what, who stands by, and whether everything runs, on one screen; {@code --watch}
@@ -37,7 +35,8 @@ import picocli.CommandLine.TypeConversionException;
         footer = {
             "  standby status",
             "  standby status --watch",
-            "  standby status -o json | jq '.slots[] | select(.owner == null)'"
+            "  standby status -o json | jq '.slots[] | select(.owner == null)'",
+            "  standby status -o yaml"
         },
         description = {
             "Shows who owns which slot, who stands by, and every robot that is not running, with its error.",
@@ -47,10 +46,6 @@ import picocli.CommandLine.TypeConversionException;
         })
 final class StatusCommand extends AdminCommand {
 
-    private static final JsonWriterSettings JSON = JsonWriterSettings.builder()
-            .outputMode(JsonMode.RELAXED)
-            .indent(true)
-            .build();
     private static final String CLEAR = "\033[H\033[2J";
     private static final String BOLD = "\033[1m";
     private static final String PLAIN = "\033[0m";
@@ -69,39 +64,23 @@ final class StatusCommand extends AdminCommand {
     @Option(names = "--json", description = "One snapshot as JSON, for scripts; the same as -o json.")
     boolean json;
 
-    @Option(
-            names = {"-o", "--output"},
-            paramLabel = "json",
-            converter = JsonOnly.class,
-            description = "json: one snapshot as one JSON object, for scripts (times in ISO-8601, durations in ms; "
-                    + "fields in docs/OUTPUT.md).")
-    ListOutput.Format output;
-
-    /** Status is one screen, not a table: of the list commands' formats, it has json alone. */
-    static final class JsonOnly implements ITypeConverter<ListOutput.Format> {
-        @Override
-        public ListOutput.Format convert(String value) {
-            if (!"json".equalsIgnoreCase(value)) {
-                throw new TypeConversionException("'" + value + "' is not an output format of status: use json");
-            }
-            return ListOutput.Format.JSON;
-        }
-    }
+    @Mixin
+    ObjectOutput output;
 
     @Override
     public Integer call() throws InterruptedException {
-        json |= output == ListOutput.Format.JSON;
-        if (watch && json) {
-            throw Flags.invalid("--watch and --json (-o json) do not go together: JSON is one snapshot");
+        output.alias(json);
+        if (watch && output.structured()) {
+            throw Flags.invalid("--watch and "
+                    + (json ? "--json" : "-o " + output.format.name().toLowerCase(Locale.ROOT))
+                    + " do not go together: it is one snapshot");
         }
         if (interval.compareTo(Duration.ofMillis(100)) < 0) {
             throw Flags.invalid("invalid --interval " + Durations.format(interval) + ": must be at least 100ms");
         }
         try (StandbyDatabase db = connect()) {
             PrintWriter out = out();
-            if (json) {
-                out.println(ClusterStatus.read(db, 0).toDocument().toJson(JSON));
-                out.flush();
+            if (output.print(out, ClusterStatus.read(db, 0).toDocument())) {
                 return 0;
             }
             if (!watch) {

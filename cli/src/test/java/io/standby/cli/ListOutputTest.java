@@ -313,13 +313,166 @@ class ListOutputTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"slots list", "robot list", "nodes", "events", "status"})
-    void anUnknownOutputFormatIsOneLineNamingIt(String command) {
-        CliRun run = CliRun.against(db, concat(command.split(" "), "-o", "yaml"));
+    @ValueSource(
+            strings = {
+                "slots list",
+                "robot list",
+                "nodes",
+                "events",
+                "status",
+                "robot show c1",
+                "robot add c2 --type counter",
+                "robot move c1 --slot slot-1",
+                "robot stop c1",
+                "robot start c1",
+                "robot rm c1",
+                "robot rebalance",
+                "slots init --count 3",
+                "slots release slot-0",
+                "node drain 10.0.0.1:7700"
+            })
+    void anUnknownOutputFormatIsOneLineNamingItAndChangesNothing(String command) {
+        cluster();
+        String before = ok("robot", "list", "-o", "json").out()
+                + ok("slots", "list", "--no-headers").out();
+        CliRun run = CliRun.against(db, concat(command.split(" "), "-o", "xml"));
         assertEquals(2, run.exitCode(), run.err());
         String line = run.errorLine();
-        assertTrue(line.contains("'yaml'") && line.contains("--output"), line);
+        assertTrue(line.contains("'xml'") && line.contains("--output") && line.contains("json, yaml or wide"), line);
         assertEquals("", run.out());
+        assertEquals(
+                firstColumns(before.lines().toList()),
+                firstColumns((ok("robot", "list", "-o", "json").out()
+                                + ok("slots", "list", "--no-headers").out())
+                        .lines()
+                        .toList()));
+    }
+
+    /** YAML and JSON are two spellings of the same objects: SnakeYAML reads both and finds them equal. */
+    @ParameterizedTest
+    @ValueSource(strings = {"robot list", "events", "robot show c1", "slots list --no-headers"})
+    void yamlIsTheSameObjectsAsJson(String command) {
+        cluster();
+        String[] args = command.split(" ");
+        Object json = new org.yaml.snakeyaml.Yaml()
+                .load(ok(concat(args, "-o", "json")).out());
+        String yaml = ok(concat(args, "-o", "yaml")).out();
+        Object fromYaml = new org.yaml.snakeyaml.Yaml().load(yaml);
+        if (command.startsWith("slots")) {
+            // Ages move on between the two runs.
+            for (Object slot : (List<?>) json) {
+                ((java.util.Map<?, ?>) slot).remove("heartbeatAgeMs");
+            }
+            for (Object slot : (List<?>) fromYaml) {
+                ((java.util.Map<?, ?>) slot).remove("heartbeatAgeMs");
+            }
+        }
+        assertEquals(json, fromYaml, yaml);
+        assertFalse(yaml.strip().startsWith("[") || yaml.strip().startsWith("{"), "block style:\n" + yaml);
+    }
+
+    @Test
+    void statusTakesDashOYamlAndWideIsItsText() {
+        cluster();
+        java.util.Map<?, ?> yaml =
+                new org.yaml.snakeyaml.Yaml().load(ok("status", "-o", "yaml").out());
+        assertEquals(Document.parse(ok("status", "-o", "json").out()).keySet(), yaml.keySet());
+        assertEquals(
+                ok("status").out().lines().findFirst(),
+                ok("status", "-o", "wide").out().lines().findFirst());
+        CliRun both = CliRun.against(db, "status", "--json", "-o", "yaml");
+        assertEquals(2, both.exitCode());
+        assertTrue(both.errorLine().contains("--json and -o yaml"), both.errorLine());
+    }
+
+    /** {@code robot show -o json} is a view with the list's fields and the robot's last events; --json the same. */
+    @Test
+    void robotShowAsJsonIsTheListsObjectWithItsEvents() {
+        cluster();
+        admin.database()
+                .getCollection("events")
+                .updateMany(Filters.eq("type", "took-over"), Updates.set("robot", "c1"));
+        Document shown = Document.parse(ok("robot", "show", "c1", "-o", "json").out());
+        Document listed = Document.parse(ok("robot", "list", "-o", "json").out().replaceFirst("^\\[", "{\"a\":[") + "}")
+                .getList("a", Document.class)
+                .getFirst();
+        List<String> keys = new java.util.ArrayList<>(listed.keySet());
+        keys.add("events");
+        assertEquals(keys, List.copyOf(shown.keySet()), "the list's fields, then events; not the stored document");
+        assertEquals("c1", shown.getString("id"));
+        Instant.parse(shown.getString("updated"));
+        List<Document> events = shown.getList("events", Document.class);
+        assertEquals(
+                List.of("took-over"),
+                events.stream().map(e -> e.getString("type")).toList());
+        assertEquals(shown, Document.parse(ok("robot", "show", "c1", "--json").out()), "--json is -o json");
+    }
+
+    /** A change's {@code -o json}: what was done, the ids and epochs, and the change made as without -o. */
+    @Test
+    void changingCommandsPrintTheirResultAsOneObject() {
+        cluster();
+        Document added = Document.parse(ok("robot", "add", "c2", "--type", "counter", "--slot", "slot-1", "-o", "json")
+                .out());
+        assertEquals("added", added.getString("result"));
+        assertEquals("c2", added.getString("robot"));
+        assertEquals("slot-1", added.getString("slot"));
+        assertEquals(true, added.getBoolean("builtInType"));
+        assertFalse(added.getString("incarnation").isBlank());
+
+        Document moved = Document.parse(
+                ok("robot", "move", "c2", "--slot", "slot-0", "-o", "json").out());
+        assertEquals(
+                List.of("moved", "c2", "slot-1", "slot-0"),
+                List.of(
+                        moved.getString("result"),
+                        moved.getString("robot"),
+                        moved.getString("from"),
+                        moved.getString("slot")));
+        Document requested = Document.parse(
+                ok("robot", "move", "c1", "--slot", "slot-1", "-o", "json").out());
+        assertEquals("requested", requested.getString("result"));
+        assertEquals("10.0.0.1:7700", requested.getString("node"));
+
+        Document stopped =
+                Document.parse(ok("robot", "stop", "c2", "-o", "json").out());
+        assertEquals("stopped", stopped.getString("result"));
+        assertEquals(
+                "stopped",
+                new RobotTable(admin).get("c2").orElseThrow().desired().value());
+        Document started =
+                Document.parse(ok("robot", "start", "c2", "-o", "json").out());
+        assertEquals(List.of("started", "slot-0"), List.of(started.getString("result"), started.getString("slot")));
+        java.util.Map<?, ?> removed = new org.yaml.snakeyaml.Yaml()
+                .load(ok("robot", "rm", "c2", "-o", "yaml").out());
+        assertEquals("removed", removed.get("result"));
+        assertTrue(new RobotTable(admin).get("c2").isEmpty());
+
+        Document init =
+                Document.parse(ok("slots", "init", "--count", "3", "-o", "json").out());
+        assertEquals(1, init.getInteger("created"));
+        assertEquals(List.of("slot-0", "slot-1", "slot-2"), init.getList("slots", String.class));
+
+        Document released =
+                Document.parse(ok("slots", "release", "slot-0", "-o", "json").out());
+        assertEquals("released", released.getString("result"));
+        assertEquals("10.0.0.1:7700", released.getString("owner"));
+        assertEquals(1, released.get("epoch", Number.class).longValue());
+        long epochNow = new SlotTable(admin).list().getFirst().epoch();
+        assertEquals(epochNow, released.get("newEpoch", Number.class).longValue());
+        assertTrue(epochNow > 1, "released: the epoch moved on");
+        assertEquals(60_000, released.get("leaseMs", Number.class).longValue());
+
+        Document drain = Document.parse(
+                ok("node", "drain", "10.0.0.1:7700", "--force", "-o", "json").out());
+        assertEquals("drain-requested", drain.getString("result"));
+        assertEquals("10.0.0.1:7700", drain.getString("node"));
+        assertTrue(drain.getBoolean("forced"));
+
+        Document balance = Document.parse(
+                ok("robot", "rebalance", "--dry-run", "-o", "json").out());
+        assertTrue(balance.getBoolean("dryRun"));
+        assertTrue(List.of("planned", "balanced").contains(balance.getString("result")), balance.toJson());
     }
 
     private static List<String> firstColumns(List<String> lines) {
