@@ -12,7 +12,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
-import picocli.AutoComplete;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -118,19 +117,8 @@ public final class StandbyCli {
         cli.setExecutionExceptionHandler(StandbyCli::onFailure);
         cli.setParameterExceptionHandler(StandbyCli::onBadArguments);
         cli.setCaseInsensitiveEnumValuesAllowed(true);
-        CommandLine completion = new CommandLine(new AutoComplete.GenerateCompletion());
-        completion
-                .getCommandSpec()
-                .name("completion")
-                .usageMessage()
-                .description(
-                        "Prints a bash/zsh completion script for standby: TAB then completes commands and options.")
-                .footerHeading("%nExamples:%n")
-                .footer(
-                        "  standby completion > /etc/bash_completion.d/standby",
-                        "  source <(standby completion)                  # bash or zsh, this shell only");
         if (all) {
-            cli.addSubcommand("completion", completion);
+            cli.addSubcommand("completion", CompletionScript.class);
         }
         if (words.contains("__complete")) {
             cli.addSubcommand("__complete", CompleteCommand.class);
