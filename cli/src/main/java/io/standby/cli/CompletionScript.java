@@ -28,14 +28,28 @@ final class CompletionScript implements Callable<Integer> {
 
             # Slot, robot and node names from the database (standby __complete), else picocli's completion above.
             _standby_names() {
-              local cur="${COMP_WORDS[COMP_CWORD]}" prev="${COMP_WORDS[COMP_CWORD-1]}" kind="" i
-              local words=" ${COMP_WORDS[*]:1:$((COMP_CWORD - 1))} "
-              local -a db=()
+              local -a all before db=()
+              local cur prev kind="" typed i
+              if [[ -n "${ZSH_VERSION:-}" ]]; then
+                # zsh splits the line at blanks only.
+                all=("${COMP_WORDS[@]}")
+                before=("${COMP_WORDS[@]:0:$((COMP_CWORD + 1))}")
+              else
+                # bash also splits at ':' (COMP_WORDBREAKS), which cuts a URI or an ip:port apart: read the line.
+                read -ra all <<< "$COMP_LINE"
+                read -ra before <<< "${COMP_LINE:0:COMP_POINT}"
+                if [[ ${#before[@]} -eq 0 || "${COMP_LINE:0:COMP_POINT}" == *[[:space:]] ]]; then
+                  before+=("")
+                fi
+              fi
+              cur="${before[${#before[@]} - 1]}"
+              prev="${before[${#before[@]} - 2]}"
+              local words=" ${before[*]:1:$((${#before[@]} - 2))} "
               # The whole line, before and after the cursor: --mongo may come last.
-              for ((i = 1; i < ${#COMP_WORDS[@]}; i++)); do
-                case "${COMP_WORDS[i]}" in
-                  --mongo|--db) db+=("${COMP_WORDS[i]}" "${COMP_WORDS[i+1]}") ;;
-                  --mongo=*|--db=*) db+=("${COMP_WORDS[i]}") ;;
+              for ((i = 1; i < ${#all[@]}; i++)); do
+                case "${all[i]}" in
+                  --mongo|--db) db+=("${all[i]}" "${all[i+1]}") ;;
+                  --mongo=*|--db=*) db+=("${all[i]}") ;;
                 esac
               done
               case "$prev" in
@@ -57,6 +71,13 @@ final class CompletionScript implements Callable<Integer> {
               fi
               local IFS=$'\\n'
               COMPREPLY=( $(compgen -W "$(standby __complete "$kind" "${db[@]}" 2>/dev/null)" -- "$cur") )
+              # bash replaces only what follows the word's last ':', so each name loses what is typed before it.
+              if [[ -z "${ZSH_VERSION:-}" && "$cur" == *:* && "${COMP_WORDBREAKS:-:}" == *:* ]]; then
+                typed="${cur%"${cur##*:}"}"
+                for i in "${!COMPREPLY[@]}"; do
+                  COMPREPLY[i]="${COMPREPLY[i]#"$typed"}"
+                done
+              fi
             }
             complete -F _standby_names standby
             """;

@@ -4,8 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.standby.robot.admin.RobotTable;
+import io.standby.slot.NodeId;
+import io.standby.slot.NodeState;
 import io.standby.slot.SlotTable;
 import io.standby.slot.StandbyDatabase;
+import io.standby.slot.internal.MongoNodeRegistry;
+import io.standby.slot.internal.NodeRegistry;
 import io.standby.testing.TestDatabase;
 import io.standby.testing.TestMongo;
 import java.io.IOException;
@@ -14,9 +18,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalDouble;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 import org.bson.Document;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
@@ -76,22 +82,80 @@ class CompletionTest {
                 .add(new RobotTable.NewRobot("c1", "counter", "slot-1", 0, 1, new Document()), OptionalDouble.empty());
         new RobotTable(admin)
                 .add(new RobotTable.NewRobot("d2", "counter", "slot-0", 0, 1, new Document()), OptionalDouble.empty());
+        new MongoNodeRegistry(admin.database())
+                .write(
+                        new NodeRegistry.NodeRecord(
+                                new NodeId("10.0.0.7", 7700),
+                                "i-1",
+                                "elsewhere",
+                                NodeState.STANDBY,
+                                List.of(),
+                                1,
+                                0,
+                                0,
+                                0,
+                                0,
+                                0,
+                                "dev",
+                                Duration.ofSeconds(20),
+                                List.of("counter")),
+                        NodeRegistry.Write.FIRST);
         Path script = dir.resolve("standby.bash");
         Files.writeString(script, CliRun.of("completion").out());
         String db = "--mongo " + TestMongo.uri() + " --db " + database.name();
 
-        // --mongo after the cursor counts too: a user often adds the name before the options.
-        assertEquals(List.of("slot-0", "slot-1"), complete(shell, script, "standby slots release '' " + db, 3));
-        assertEquals(List.of("c1"), complete(shell, script, "standby " + db + " robot show c", 7));
-        assertEquals(List.of("slot-1"), complete(shell, script, "standby robot move c1 --slot slot-1 " + db, 5));
-        assertEquals(List.of("c1", "d2"), complete(shell, script, "standby events --robot '' " + db, 3));
+        // The cursor is at '|'. --mongo after it counts too: a user often types the name before the options.
+        assertEquals(List.of("slot-0", "slot-1"), complete(shell, script, "standby slots release | " + db));
+        assertEquals(List.of("c1"), complete(shell, script, "standby " + db + " robot show c|"));
+        assertEquals(List.of("slot-1"), complete(shell, script, "standby robot move c1 --slot slot-1| " + db));
+        assertEquals(List.of("c1", "d2"), complete(shell, script, "standby events --robot | " + db));
+        assertEquals(
+                List.of(shell.equals("bash") ? "7700" : "10.0.0.7:7700"),
+                complete(shell, script, "standby " + db + " node drain 10.0.0.7:|"),
+                "bash inserts what follows the word's last ':'");
         // Elsewhere picocli's own completion still answers.
-        assertEquals(List.of("release"), complete(shell, script, "standby slots rel", 2));
+        assertEquals(List.of("release"), complete(shell, script, "standby slots rel|"));
     }
 
-    /** COMPREPLY for the line's words with the cursor on word {@code cword}, as the shell's TAB would have it. */
-    private List<String> complete(String shell, Path script, String line, int cword)
-            throws IOException, InterruptedException {
+    /**
+     * Words as the shell's TAB splits them: at blanks, and in bash also around each ':' (COMP_WORDBREAKS), so that
+     * {@code --mongo mongodb://h:1} is five words there. A blank or ':' at the end starts an empty word.
+     */
+    private static List<String> split(String shell, String text) {
+        List<String> words = new ArrayList<>();
+        StringBuilder word = new StringBuilder();
+        for (char c : text.toCharArray()) {
+            if (c == ' ' || (c == ':' && shell.equals("bash"))) {
+                if (!word.isEmpty()) {
+                    words.add(word.toString());
+                    word.setLength(0);
+                }
+                if (c == ':') {
+                    words.add(":");
+                }
+            } else {
+                word.append(c);
+            }
+        }
+        // The word being typed last: empty after a blank or a ':'.
+        words.add(word.toString());
+        return words;
+    }
+
+    /**
+     * COMPREPLY for {@code typed}, whose '|' marks the cursor, as the shell's TAB would have it: the line and the
+     * cursor's place, and the words split at blanks (bash splits at ':' too, which the script reads past).
+     */
+    private List<String> complete(String shell, Path script, String typed) throws IOException, InterruptedException {
+        int cursor = typed.indexOf('|');
+        String line = typed.replace("|", "");
+        // The words as the shell splits them, the cursor at the end of one (as in every case here).
+        List<String> words = split(shell, line.substring(0, cursor));
+        int cword = words.size() - 1;
+        words.addAll(split(shell, line.substring(cursor).strip()));
+        if (words.getLast().isEmpty() && words.size() > cword + 1) {
+            words.removeLast();
+        }
         String java = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
         String setup = shell.equals("zsh")
                 ? "autoload -U +X compinit && compinit -u\nautoload -U +X bashcompinit && bashcompinit\n"
@@ -102,8 +166,10 @@ class CompletionTest {
                 + "source '" + script + "'\n"
                 // What bashcompinit sets for a completion function in zsh: arrays from 0.
                 + (shell.equals("zsh") ? "setopt ksharrays\n" : "")
-                + "COMP_WORDS=(" + line + "); COMP_CWORD=" + cword + "; COMP_LINE=\"${COMP_WORDS[*]}\"\n"
-                + "COMP_POINT=${#COMP_LINE}\n"
+                + "COMP_WORDS=("
+                + words.stream().map(w -> "'" + w + "'").collect(Collectors.joining(" "))
+                + "); COMP_CWORD=" + cword + "\n"
+                + "COMP_LINE='" + line + "'; COMP_POINT=" + cursor + "\n"
                 // picocli's function calls compopt, which bash allows only under a real TAB: its complaint here is
                 // no completion.
                 + "_standby_names standby \"${COMP_WORDS[COMP_CWORD]}\" \"${COMP_WORDS[COMP_CWORD-1]}\" 2>/dev/null\n"
@@ -121,7 +187,7 @@ class CompletionTest {
                 .toList();
         // zsh's compgen offers every word and leaves the prefix to compadd, which shows only what starts with the
         // word under the cursor: filtered here as compadd would.
-        String typed = line.split(" ")[cword].replace("'", "");
-        return offered.stream().filter(w -> w.startsWith(typed)).toList();
+        String prefix = shell.equals("zsh") ? words.get(cword) : "";
+        return offered.stream().filter(w -> w.startsWith(prefix)).toList();
     }
 }
