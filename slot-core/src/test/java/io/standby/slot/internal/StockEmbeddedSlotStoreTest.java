@@ -2,8 +2,6 @@ package io.standby.slot.internal;
 
 import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
 import io.standby.testing.TestMongo;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 
 /**
  * The store contract on a stock mongo-java-server, which does not know {@code $unionWith}, as an application that
@@ -11,21 +9,12 @@ import org.junit.jupiter.api.BeforeAll;
  */
 class StockEmbeddedSlotStoreTest extends SlotStoreContract {
 
-    private static TestMongo.Embedded server;
-
-    @BeforeAll
-    static void start() {
-        server = TestMongo.startEmbedded(new MemoryBackend());
-    }
-
-    @AfterAll
-    static void stop() {
-        server.close();
-    }
+    /** Started with the class; {@link TestMongo#startEmbedded} stops it when the JVM exits. */
+    private static final TestMongo.Embedded STOCK = TestMongo.startEmbedded(new MemoryBackend());
 
     @Override
     protected String uri() {
-        return server.uri();
+        return STOCK.uri();
     }
 
     @Override
