@@ -1,5 +1,6 @@
 package io.standby.bench;
 
+import io.standby.slot.SlotFields;
 import io.standby.slot.SlotTable;
 import io.standby.slot.SlotTiming;
 import io.standby.slot.SlotView;
@@ -144,7 +145,7 @@ final class FloodBench implements Callable<Integer> {
             String instance = Objects.requireNonNull(start.instance(), "the slot's owner instance");
             Document ownerDoc = pair.client()
                     .database()
-                    .getCollection(SlotTable.COLLECTION)
+                    .getCollection(SlotFields.OWNERS_COLLECTION)
                     .find(new Document("_id", "owner:127.0.0.1:" + ownerPort + "/" + instance))
                     .first();
             if (ownerDoc == null || !(ownerDoc.get("watch") instanceof Number watch)) {
