@@ -37,8 +37,6 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import org.bson.Document;
 import org.bson.conversions.Bson;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The slot protocol on MongoDB, through the driver. Every write sends the documents {@link SlotRules} builds, the one
@@ -52,7 +50,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class MongoSlotStore implements SlotStore {
 
-    private static final Logger log = LoggerFactory.getLogger(MongoSlotStore.class);
     static final String SERVER_NOW = "serverNow";
     /** Documents per reply: all, up to the server's 16 MB a batch (71,000 slots of 234 bytes, docs/SCALING.md). */
     static final int ONE_BATCH = 1_000_000;
