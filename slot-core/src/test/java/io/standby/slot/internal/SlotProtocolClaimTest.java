@@ -203,4 +203,51 @@ class SlotProtocolClaimTest {
         a.poll();
         assertEquals(read, a.lastRead().orElseThrow(), "a failed read leaves the last good one");
     }
+
+    /**
+     * The claims of a node share one write of its owner document while it is less than a quarter heartbeat old
+     * ({@code OwnerBeats.claimStamp}), and each claimed slot carries that document's beat, so that a standby that
+     * watches the document may take them too.
+     */
+    @Test
+    void claimsWithinAQuarterHeartbeatShareOneOwnerDocumentWriteAndCarryItsBeat() throws Exception {
+        protocol.init(3);
+        java.util.concurrent.atomic.AtomicInteger writes = new java.util.concurrent.atomic.AtomicInteger();
+        SlotStore counting = new FailingSlotStore(protocol.store()) {
+            @Override
+            public void beat(Ownership owner) {
+                writes.incrementAndGet();
+                super.beat(owner);
+            }
+        };
+        SlotProtocol a = protocol.node(A).maxSlots(5).on(counting).build();
+        assertEquals(3, a.poll());
+        assertEquals(1, writes.get(), "one owner-document write for the poll's three claims");
+        String doc = OwnerDocRules.ownerId(A, a.config().instance());
+        long first = protocol.store()
+                .poll(B, java.time.Instant.EPOCH, FreeShare.ALL)
+                .beats()
+                .get(doc);
+        for (String slot : List.of("slot-0", "slot-1", "slot-2")) {
+            assertEquals(first, protocol.slot(slot).beat(), slot + " carries the document's beat");
+        }
+
+        Duration quarter = TIMING.heartbeat().dividedBy(4);
+        clock.tick(quarter.minusMillis(1));
+        protocol.init(4);
+        assertEquals(1, a.poll());
+        assertEquals(1, writes.get(), "still within a quarter heartbeat of the write");
+        assertEquals(first, protocol.slot("slot-3").beat());
+
+        clock.tick(Duration.ofMillis(1));
+        protocol.init(5);
+        assertEquals(1, a.poll());
+        assertEquals(2, writes.get(), "a quarter heartbeat after it, the document is written again");
+        long second = protocol.store()
+                .poll(B, java.time.Instant.EPOCH, FreeShare.ALL)
+                .beats()
+                .get(doc);
+        assertTrue(second > first, "with a new beat");
+        assertEquals(second, protocol.slot("slot-4").beat());
+    }
 }
