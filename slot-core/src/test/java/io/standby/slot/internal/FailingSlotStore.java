@@ -25,11 +25,14 @@ class FailingSlotStore implements SlotStore {
         CLAIM_FROM_GONE,
         RECLAIM,
         RENEW,
-        RELEASE
+        RELEASE,
+        /** A write of the owner document before claims ({@link #beat}), not a renewal's. */
+        BEAT
     }
 
     private final SlotStore store;
     private final Set<Call> failing = ConcurrentHashMap.newKeySet();
+    private final Map<Call, Integer> calls = new ConcurrentHashMap<>();
 
     FailingSlotStore(SlotStore store) {
         this.store = store;
@@ -46,7 +49,13 @@ class FailingSlotStore implements SlotStore {
         return this;
     }
 
+    /** How many calls of this kind were made, failed ones included. */
+    int calls(Call call) {
+        return calls.getOrDefault(call, 0);
+    }
+
     private void check(Call call) {
+        calls.merge(call, 1, Integer::sum);
         if (failing.contains(call)) {
             throw new IllegalStateException("connection lost (" + call + ")");
         }
@@ -151,6 +160,7 @@ class FailingSlotStore implements SlotStore {
 
     @Override
     public void beat(Ownership owner) {
+        check(Call.BEAT);
         store.beat(owner);
     }
 
