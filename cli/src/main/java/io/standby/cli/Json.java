@@ -33,6 +33,14 @@ final class Json {
 
     /** {@code text} as a JSON string literal. */
     static String quote(String text) {
+        return quote(text, false);
+    }
+
+    /**
+     * {@code text} as a double-quoted string with JSON's escapes; with {@code c1} also the C1 controls and the byte
+     * order mark, which YAML does not allow raw ({@link Yaml}).
+     */
+    static String quote(String text, boolean c1) {
         StringBuilder out = new StringBuilder(text.length() + 2).append('"');
         for (int i = 0; i < text.length(); i++) {
             char c = text.charAt(i);
@@ -43,7 +51,7 @@ final class Json {
                 case '\r' -> out.append("\\r");
                 case '\t' -> out.append("\\t");
                 default -> {
-                    if (c < 0x20) {
+                    if (c < 0x20 || (c1 && ((c >= 0x7f && c <= 0x9f) || c == '\ufeff'))) {
                         out.append(String.format("\\u%04x", (int) c));
                     } else {
                         out.append(c);

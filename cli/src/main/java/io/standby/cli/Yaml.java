@@ -96,24 +96,6 @@ final class Yaml {
 
     /** A double-quoted YAML string: JSON's escapes, and YAML's for the C1 controls it does not allow raw. */
     private static String quote(String text) {
-        StringBuilder out = new StringBuilder(text.length() + 2).append('"');
-        for (int i = 0; i < text.length(); i++) {
-            char c = text.charAt(i);
-            switch (c) {
-                case '"' -> out.append("\\\"");
-                case '\\' -> out.append("\\\\");
-                case '\n' -> out.append("\\n");
-                case '\r' -> out.append("\\r");
-                case '\t' -> out.append("\\t");
-                default -> {
-                    if (c < 0x20 || (c >= 0x7f && c <= 0x9f) || c == '\ufeff') {
-                        out.append(String.format("\\u%04x", (int) c));
-                    } else {
-                        out.append(c);
-                    }
-                }
-            }
-        }
-        return out.append('"').toString();
+        return Json.quote(text, true);
     }
 }
