@@ -41,17 +41,7 @@ class SlotsReleaseTest {
     void setUp() {
         admin = database.connection();
         new SlotTable(admin).init(2);
-        admin.database()
-                .getCollection("slots")
-                .updateOne(
-                        Filters.eq("_id", "slot-0"),
-                        Updates.combine(
-                                Updates.set("ip", "10.0.0.1"),
-                                Updates.set("port", 7700),
-                                Updates.set("instance", "1-a@h:1:1"),
-                                Updates.set("lease", 60_000L),
-                                Updates.inc("epoch", 1L),
-                                Updates.currentDate("time")));
+        TestSlots.ownedByTenZeroZeroOne(admin, "slot-0");
         new RobotTable(admin)
                 .add(new RobotTable.NewRobot("c1", "counter", "slot-0", 0, 1, new Document()), OptionalDouble.empty());
         admin.database()

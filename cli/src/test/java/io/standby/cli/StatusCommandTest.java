@@ -52,17 +52,7 @@ class StatusCommandTest {
     /** Two slots, slot-0 owned by 10.0.0.1:7700 with a running and a failed robot; a standby; nothing on slot-1. */
     private void cluster() {
         new SlotTable(admin).init(2);
-        admin.database()
-                .getCollection("slots")
-                .updateOne(
-                        Filters.eq("_id", "slot-0"),
-                        Updates.combine(
-                                Updates.set("ip", "10.0.0.1"),
-                                Updates.set("port", 7700),
-                                Updates.set("instance", "1-a@h:1:1"),
-                                Updates.set("lease", 60_000L),
-                                Updates.inc("epoch", 1L),
-                                Updates.currentDate("time")));
+        TestSlots.ownedByTenZeroZeroOne(admin, "slot-0");
         RobotTable robots = new RobotTable(admin);
         robots.add(new RobotTable.NewRobot("ok1", "counter", "slot-0", 0, 1.0, new Document()), OptionalDouble.empty());
         robots.add(
