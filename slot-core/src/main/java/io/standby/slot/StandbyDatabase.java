@@ -194,7 +194,7 @@ public final class StandbyDatabase implements AutoCloseable {
      */
     public void ping() {
         try {
-            database.runCommand(new Document("ping", 1));
+            // buildInfo answers as ping does (before authentication too) and names the version: one round trip.
             requireMinimumVersion(
                     database.runCommand(new Document("buildInfo", 1)).getString("version"));
         } catch (MongoIncompatibleDriverException e) {
