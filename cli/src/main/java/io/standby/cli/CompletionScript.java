@@ -13,7 +13,6 @@ import picocli.CommandLine.Spec;
  */
 @Command(
         name = "completion",
-        mixinStandardHelpOptions = true,
         description = "Prints a bash/zsh completion script for standby: TAB then completes commands, options, and "
                 + "slot, robot and node names from the database.",
         footerHeading = "%nExamples:%n",

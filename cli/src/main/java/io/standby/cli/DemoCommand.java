@@ -40,7 +40,6 @@ import picocli.CommandLine.Spec;
  */
 @Command(
         name = "demo",
-        mixinStandardHelpOptions = true,
         footerHeading = "%nExamples:%n",
         footer = {"  standby demo", "  standby demo --nodes 3 --slots 2 --robots 6 --duration 30s"},
         description = {

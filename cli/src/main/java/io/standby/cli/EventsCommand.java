@@ -20,7 +20,6 @@ import picocli.CommandLine.Option;
 /** {@code standby events}: how slots changed hands, with server timestamps; {@code --follow} keeps printing. */
 @Command(
         name = "events",
-        mixinStandardHelpOptions = true,
         footerHeading = "%nExamples:%n",
         footer = {
             "  standby events --since 10m",

@@ -29,7 +29,6 @@ import picocli.CommandLine.Unmatched;
  */
 @Command(
         name = "health",
-        mixinStandardHelpOptions = true,
         footerHeading = "%nExamples:%n",
         footer = {
             "  standby health --ip 10.0.0.5 --port 7700",

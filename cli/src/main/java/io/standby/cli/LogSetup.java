@@ -12,6 +12,7 @@ import ch.qos.logback.core.encoder.Encoder;
 import ch.qos.logback.core.spi.ContextAwareBase;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.Supplier;
 
 /**
  * How the command line logs, set up in code: logback's XML configuration cost a one-shot command some 45 ms of CPU at
@@ -85,11 +86,70 @@ public final class LogSetup extends ContextAwareBase implements Configurator {
             encoder.start();
             return encoder;
         }
-        PatternLayoutEncoder encoder = new PatternLayoutEncoder();
-        encoder.setContext(context);
-        encoder.setPattern("%d{HH:mm:ss.SSS} %-5level [%thread] %msg%n");
-        encoder.start();
-        return encoder;
+        return new AtFirstEvent(() -> {
+            PatternLayoutEncoder encoder = new PatternLayoutEncoder();
+            encoder.setContext(context);
+            encoder.setPattern("%d{HH:mm:ss.SSS} %-5level [%thread] %msg%n");
+            encoder.start();
+            return encoder;
+        });
+    }
+
+    /**
+     * Builds the text encoder when the first event comes. Parsing the pattern was about 25 ms of a one-shot command
+     * that usually logs nothing at all (a third of logback's start-up); a node logs within its first second anyway. The
+     * pattern layout writes no header or footer, so none is needed before that.
+     */
+    static final class AtFirstEvent extends ContextAwareBase implements Encoder<ILoggingEvent> {
+        private final Supplier<Encoder<ILoggingEvent>> make;
+        private Encoder<ILoggingEvent> encoder;
+        private volatile boolean started;
+
+        AtFirstEvent(Supplier<Encoder<ILoggingEvent>> make) {
+            this.make = make;
+        }
+
+        /** Whether the real encoder has been built, for the test that nothing logged means nothing built. */
+        synchronized boolean built() {
+            return encoder != null;
+        }
+
+        private synchronized Encoder<ILoggingEvent> encoder() {
+            if (encoder == null) {
+                encoder = make.get();
+            }
+            return encoder;
+        }
+
+        @Override
+        public byte[] headerBytes() {
+            return null;
+        }
+
+        @Override
+        public byte[] encode(ILoggingEvent event) {
+            return encoder().encode(event);
+        }
+
+        @Override
+        public byte[] footerBytes() {
+            return null;
+        }
+
+        @Override
+        public void start() {
+            started = true;
+        }
+
+        @Override
+        public void stop() {
+            started = false;
+        }
+
+        @Override
+        public boolean isStarted() {
+            return started;
+        }
     }
 
     /** The system property, else the environment variable, else {@code fallback}. */

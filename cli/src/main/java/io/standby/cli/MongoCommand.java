@@ -19,7 +19,6 @@ import picocli.CommandLine.Option;
  */
 @Command(
         name = "mongo",
-        mixinStandardHelpOptions = true,
         footerHeading = "%nExamples:%n",
         footer = {
             "  standby mongo                              # data in ./standby-data",

@@ -48,7 +48,6 @@ import picocli.CommandLine.Spec;
  */
 @Command(
         name = "node",
-        mixinStandardHelpOptions = true,
         footerHeading = "%nExamples:%n",
         footer = {
             "  standby node --ip 127.0.0.1 --port 7701",
@@ -344,7 +343,6 @@ final class NodeCommand implements Callable<Integer> {
 
     @Command(
             name = "drain",
-            mixinStandardHelpOptions = true,
             footerHeading = "%nExamples:%n",
             footer = {
                 "  standby node drain 10.0.0.5:7700",

@@ -17,7 +17,6 @@ import picocli.CommandLine.Mixin;
 /** {@code standby nodes}: every node in the registry, owners and standbys at a glance. */
 @Command(
         name = "nodes",
-        mixinStandardHelpOptions = true,
         footerHeading = "%nExamples:%n",
         footer = {
             "  standby nodes",

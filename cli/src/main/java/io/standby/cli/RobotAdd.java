@@ -19,7 +19,6 @@ import picocli.CommandLine.Parameters;
 /** {@code standby robot add}: checks everything it can before it writes, so bad input changes nothing. */
 @Command(
         name = "add",
-        mixinStandardHelpOptions = true,
         footerHeading = "%nExamples:%n",
         footer = {
             "  standby robot add c1 --type counter",

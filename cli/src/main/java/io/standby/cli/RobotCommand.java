@@ -22,7 +22,6 @@ import picocli.CommandLine.Parameters;
  */
 @Command(
         name = "robot",
-        mixinStandardHelpOptions = true,
         footerHeading = "%nExamples:%n",
         footer = {
             "  standby robot add c1 --type counter --config intervalMs=500",
@@ -49,7 +48,6 @@ final class RobotCommand {
 
     @Command(
             name = "move",
-            mixinStandardHelpOptions = true,
             footerHeading = "%nExamples:%n",
             footer = {"  standby robot move c1 --slot slot-2"},
             description = {
@@ -103,7 +101,6 @@ final class RobotCommand {
 
     @Command(
             name = "stop",
-            mixinStandardHelpOptions = true,
             footerHeading = "%nExamples:%n",
             footer = {"  standby robot stop c1"},
             description = "Stops a robot and keeps it stopped; a running one checkpoints first. Its context is kept.")
@@ -141,7 +138,6 @@ final class RobotCommand {
 
     @Command(
             name = "start",
-            mixinStandardHelpOptions = true,
             footerHeading = "%nExamples:%n",
             footer = {"  standby robot start c1"},
             description =
@@ -181,7 +177,6 @@ final class RobotCommand {
 
     @Command(
             name = "rm",
-            mixinStandardHelpOptions = true,
             footerHeading = "%nExamples:%n",
             footer = {"  standby robot rm c1", "  standby robot rm c1 --wait 0s             # do not wait for its node"
             },
@@ -244,7 +239,6 @@ final class RobotCommand {
 
     @Command(
             name = "rebalance",
-            mixinStandardHelpOptions = true,
             footerHeading = "%nExamples:%n",
             footer = {"  standby robot rebalance --dry-run", "  standby robot rebalance --capacity 10"},
             description = {

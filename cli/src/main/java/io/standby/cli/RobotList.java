@@ -13,7 +13,6 @@ import picocli.CommandLine.Option;
 /** {@code standby robot list}: the robots by slot, as a table or as JSON. */
 @Command(
         name = "list",
-        mixinStandardHelpOptions = true,
         footerHeading = "%nExamples:%n",
         footer = {
             "  standby robot list",

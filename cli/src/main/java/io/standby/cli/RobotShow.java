@@ -18,7 +18,6 @@ import picocli.CommandLine.Parameters;
 /** {@code standby robot show ID}: one robot whole, with its full last error, its config and its context. */
 @Command(
         name = "show",
-        mixinStandardHelpOptions = true,
         footerHeading = "%nExamples:%n",
         footer = {
             "  standby robot show c1",

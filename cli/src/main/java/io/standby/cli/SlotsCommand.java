@@ -25,7 +25,6 @@ import picocli.CommandLine.Parameters;
 /** {@code standby slots init|list|release}. */
 @Command(
         name = "slots",
-        mixinStandardHelpOptions = true,
         footerHeading = "%nExamples:%n",
         footer = {"  standby slots init --count 3", "  standby slots list", "  standby slots release slot-0"},
         description = "Creates, lists and releases slots.",
@@ -34,7 +33,6 @@ final class SlotsCommand {
 
     @Command(
             name = "init",
-            mixinStandardHelpOptions = true,
             footerHeading = "%nExamples:%n",
             footer = {
                 "  standby slots init --count 3",
@@ -77,7 +75,6 @@ final class SlotsCommand {
 
     @Command(
             name = "list",
-            mixinStandardHelpOptions = true,
             footerHeading = "%nExamples:%n",
             footer = {
                 "  standby slots list",
@@ -173,7 +170,6 @@ final class SlotsCommand {
 
     @Command(
             name = "release",
-            mixinStandardHelpOptions = true,
             footerHeading = "%nExamples:%n",
             footer = {
                 "  standby slots release slot-0 --dry-run     # who owns it, which robots it would stop",

@@ -21,9 +21,12 @@ import picocli.CommandLine.ScopeType;
  * The {@code standby} command. Every failure the user can cause ends in one line on standard error naming the bad
  * value, and a non-zero exit code; no stack trace unless {@code STANDBY_DEBUG=1}.
  */
+// Every subcommand inherits -h and -V from here: a mixin of them in each one was a reflective pass per command, which a
+// one-shot command pays before it does anything.
 @Command(
         name = "standby",
         mixinStandardHelpOptions = true,
+        scope = ScopeType.INHERIT,
         footerHeading = "%nExamples:%n",
         footer = {
             "  standby mongo --in-memory                 # a database to try things on",

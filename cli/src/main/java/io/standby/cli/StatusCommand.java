@@ -30,7 +30,6 @@ import picocli.CommandLine.Option;
  */
 @Command(
         name = "status",
-        mixinStandardHelpOptions = true,
         footerHeading = "%nExamples:%n",
         footer = {
             "  standby status",
