@@ -127,9 +127,10 @@ public final class StandbyCli {
             cli.addSubcommand("__complete", CompleteCommand.class);
         }
         withExitCodes(cli);
-        // Neither the embedded server, the completion script nor the health check is a client of any database:
-        // --mongo and --db would be silently ignored.
-        for (String command : List.of("mongo", "completion", "health")) {
+        // The embedded server, the demo (its own in-memory database), the completion script and the health check are
+        // clients of no database given here: --mongo and --db would be silently ignored. (The health check takes a
+        // node's whole command line, those two included, among its unmatched arguments.)
+        for (String command : List.of("mongo", "demo", "completion", "health")) {
             if (!cli.getSubcommands().containsKey(command)) {
                 continue;
             }

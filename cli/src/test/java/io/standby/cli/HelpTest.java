@@ -8,6 +8,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import picocli.CommandLine;
 
 /** Every command's --help: examples, the exit codes, and nothing cut in the middle of an address or a name. */
@@ -95,13 +97,24 @@ class HelpTest {
                 run.out().contains("complete -F _complete_standby") && run.out().contains("robot"), run.out());
     }
 
-    @Test
-    void theEmbeddedServerTakesOnlyTheOptionsItUses() {
-        String help = CliRun.of("mongo", "--help").out();
+    /**
+     * The embedded server, the demo (its own in-memory database) and the completion script are clients of no database
+     * given on the command line: --mongo and --db would be silently ignored, so they refuse them. (The health check
+     * takes a node's whole command line, theirs included, to find the node's address.)
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"mongo --in-memory", "demo", "completion"})
+    void aCommandThatIsNoClientOfTheGivenDatabaseRefusesItsOptions(String command) {
+        String[] words = command.split(" ");
+        String help = CliRun.of(words[0], "--help").out();
         assertFalse(help.contains("--mongo") || help.contains("--db"), help);
-        CliRun run = CliRun.of("mongo", "--db", "x", "--in-memory");
-        assertEquals(2, run.exitCode());
-        assertTrue(run.errorLine().contains("--db"), run.errorLine());
+        for (String option : List.of("--db", "--mongo")) {
+            List<String> args = new ArrayList<>(List.of(words));
+            args.addAll(List.of(option, "x"));
+            CliRun run = CliRun.of(args.toArray(String[]::new));
+            assertEquals(2, run.exitCode(), run.err());
+            assertTrue(run.errorLine().contains(option), run.errorLine());
+        }
     }
 
     private static String[] helpArgs(String qualifiedName) {
