@@ -19,7 +19,7 @@ record Profile(String name, SlotTiming timing, boolean fastFailover, boolean wat
 
     static final SlotTiming FAST =
             SlotTiming.of(Duration.ofMillis(200), Duration.ofMillis(600), Duration.ofMillis(100));
-    /** A lease that rides through a database election: issue 25's target 5. */
+    /** A lease that outlasts a database election (so no slot moves in one): issue 25's target 5. */
     static final SlotTiming LONG = SlotTiming.of(Duration.ofSeconds(3), Duration.ofSeconds(20), Duration.ofSeconds(1));
 
     /** With fast failover, and watch links as {@code standby node} has them unless told. */

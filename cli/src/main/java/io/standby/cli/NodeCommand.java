@@ -115,8 +115,8 @@ final class NodeCommand implements Callable<Integer> {
             defaultValue = "${env:STANDBY_LEASE:-5s}",
             converter = DurationConverter.class,
             description = "How long a slot stays owned without renewal, by the database's clock; more than twice "
-                    + "--heartbeat (env STANDBY_LEASE; default: 5s). Above ~15s it rides through a "
-                    + "replica-set election.")
+                    + "--heartbeat (env STANDBY_LEASE; default: 5s). Above ~15s no slot moves in a "
+                    + "replica-set election; robots still pause at 1.8 x --heartbeat unless --no-fast-failover.")
     Duration lease;
 
     @Option(

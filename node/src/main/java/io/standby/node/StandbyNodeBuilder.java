@@ -165,10 +165,12 @@ public final class StandbyNodeBuilder {
 
     /**
      * Whether to take a slot over before its lease runs out when its owner's process is found gone (default true): the
-     * owner's heartbeat is late by half a heartbeat and its address, which accepted this node's connects before,
-     * refuses two connects in a row. A crash then costs about a heartbeat and a half plus a poll instead of the whole
-     * lease, so a long lease can ride through database elections without slowing crash takeovers. The node also checks
-     * its own address every half heartbeat and fences every lease at once if it refuses (see
+     * owner's heartbeat is older than the late mark it wrote (two heartbeats) by the database's clock and by this
+     * node's, and its address, which accepted this node's connects before, refuses two connects in a row. A crash then
+     * costs about two heartbeats and two polls instead of the whole lease. The price is paid in database elections: an
+     * owner pauses its robots once no renewal has been acknowledged for 1.8 heartbeats, and runs them again, same slot
+     * and epoch, at the next acknowledged one; turned off, robots run on until {@code lease - lease/10}. The node also
+     * checks its own address every half heartbeat and fences every lease at once if it refuses (see
      * {@link StandbyNode#identityLost()}).
      *
      * <p>It relies on the node's ip:port being the address other nodes reach it at, held by a listener for the node's

@@ -42,9 +42,9 @@ public final class GoneOwners {
      * process then; the network between them can change while it lives (a rule that rejects, its ip moved), so it must
      * not count forever. Renewed every {@link #RETRY} while the owner is timely, it is at most {@code RETRY + poll} old
      * when the owner dies, so one minute still covers every poll of the late window up to the end of a lease of up to
-     * about {@code 30 s - poll} (the default 5 s, or a 20 s lease that rides through an election). Past it a fast
-     * takeover finds no evidence and the slot waits for its lease: slower, never less safe. Shorter would cost more
-     * connects to timely owners; longer would trust an older path.
+     * about {@code 30 s - poll} (the default 5 s, or a 20 s lease). Past it a fast takeover finds no evidence and the
+     * slot waits for its lease: slower, never less safe. Shorter would cost more connects to timely owners; longer
+     * would trust an older path.
      */
     static final Duration EVIDENCE_AGE = Duration.ofSeconds(60);
     /** Between the two connects that must both be refused. */

@@ -47,8 +47,9 @@ public final class SlotRules {
      * and a half, and held: late or expired. A live owner's slots are in none of these, so a poll of an idle world
      * reads this node's own slots and the owner documents (of the owners collection, in the same command, see
      * {@code MongoSlotStore#poll}), whatever the number of slots; and in a claim storm a node reads only its share of
-     * the free slots ({@link FreeShare}), and those created before slots had a bucket. Each branch has its index:
-     * {@code ip, bucket}, {@code ip, port}, {@code time}.
+     * the free slots ({@link FreeShare}), and those created before slots had a bucket. The branches are ranges of the
+     * {@code ip_port} index ({@code ip: null}, the bucket ranges checked on the free slots in it, and this node's
+     * {@code ip, port}) and of the {@code time} index.
      */
     public static Bson pollFilter(NodeId me, Instant lateBefore, FreeShare free) {
         List<Document> branches = new ArrayList<>();
