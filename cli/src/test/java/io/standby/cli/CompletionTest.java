@@ -161,7 +161,9 @@ class CompletionTest {
                 ? "autoload -U +X compinit && compinit -u\nautoload -U +X bashcompinit && bashcompinit\n"
                 : "";
         String program = setup
-                + "standby() { '" + java + "' -cp '" + System.getProperty("java.class.path") + "' "
+                // As the launcher runs a one-shot command: a JVM a completion, twelve in this class.
+                + "standby() { '" + java + "' -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -cp '"
+                + System.getProperty("java.class.path") + "' "
                 + StandbyCli.class.getName() + " \"$@\"; }\n"
                 + "source '" + script + "'\n"
                 // What bashcompinit sets for a completion function in zsh: arrays from 0.
