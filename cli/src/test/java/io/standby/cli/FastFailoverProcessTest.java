@@ -9,6 +9,7 @@ import io.standby.slot.EventView;
 import io.standby.slot.SlotTable;
 import io.standby.slot.SlotView;
 import io.standby.testing.ChildJvm;
+import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -167,14 +168,20 @@ class FastFailoverProcessTest {
         int owner = ownerWithAStandby(List.of("-Dstandby.testHooks=true"));
         SlotView before = slot();
 
-        HttpResponse<String> closing = HttpClient.newHttpClient()
-                .send(
-                        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + owner + "/test/close-listener"))
-                                .POST(HttpRequest.BodyPublishers.noBody())
-                                .timeout(Duration.ofSeconds(10))
-                                .build(),
-                        HttpResponse.BodyHandlers.ofString());
-        assertEquals(202, closing.statusCode());
+        try {
+            HttpResponse<String> closing = HttpClient.newHttpClient()
+                    .send(
+                            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + owner + "/test/close-listener"))
+                                    .POST(HttpRequest.BodyPublishers.noBody())
+                                    .timeout(Duration.ofSeconds(10))
+                                    .build(),
+                            HttpResponse.BodyHandlers.ofString());
+            assertEquals(202, closing.statusCode());
+        } catch (IOException cutOff) {
+            // On a loaded machine the answer can be cut off: half a heartbeat after the close the node finds its
+            // address refusing, fences and exits, and its exit stops what is left of the endpoint. The log below
+            // shows whether the close took effect.
+        }
 
         ChildJvm closed = nodes.get(owner);
         assertEquals(1, closed.awaitExit(WAIT), "a node that lost its identity stops with 1:\n" + closed.output());

@@ -129,4 +129,12 @@ public final class NodeEndpoint {
     void close() {
         server.stop(0);
     }
+
+    /**
+     * Stops listening at once, as {@link #close()} does, but lets the answers under way finish first, for up to a
+     * second: the one that asked for the close among them.
+     */
+    void closeAfterAnswers() {
+        server.stop(1);
+    }
 }

@@ -21,14 +21,8 @@ final class NodeHealth {
         if (Boolean.getBoolean(TEST_HOOKS)) {
             // For tests of fast failover only: the listener goes away while the node lives.
             http.route("/test/close-listener", () -> {
-                Thread.startVirtualThread(() -> {
-                    try {
-                        Thread.sleep(100);
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                    }
-                    http.close();
-                });
+                // Not after a fixed wait: on a loaded machine the answer was sometimes cut off unsent.
+                Thread.startVirtualThread(http::closeAfterAnswers);
                 return NodeEndpoint.Response.json(
                         202, new Document("closing", node.config().node().toString()));
             });
