@@ -45,7 +45,7 @@ class ComposeStackTest {
     @Test
     void threeNodesOwnTheSlotsAKilledOwnerIsTakenOverAndAStoppedOneHandsOverAndExitsZero() throws Exception {
         List<Integer> hostPorts = StandbyProcess.freePorts(4);
-        File file = DockerFilesTest.root().resolve("docker/compose.yaml").toFile();
+        File file = HouseRulesTest.root().resolve("docker/compose.yaml").toFile();
         try (ComposeContainer compose = new ComposeContainer(PROJECT, List.of(file))
                 .withBuild(true)
                 .withRemoveVolumes(true)

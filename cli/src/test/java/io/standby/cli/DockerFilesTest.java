@@ -45,17 +45,8 @@ class DockerFilesTest {
     private static final List<String> NODE_SETTINGS =
             List.of("--ip", "--port", "--max-slots", "--heartbeat", "--lease", "--poll", "--stop-timeout", "--plugins");
 
-    /** The repository's root: the tests run in cli/. */
-    static Path root() {
-        Path dir = Path.of("").toAbsolutePath();
-        while (dir != null && !Files.isRegularFile(dir.resolve("docker/compose.yaml"))) {
-            dir = dir.getParent();
-        }
-        if (dir == null) {
-            throw new IllegalStateException(
-                    "no docker/compose.yaml above " + Path.of("").toAbsolutePath());
-        }
-        return dir;
+    private static Path root() {
+        return HouseRulesTest.root();
     }
 
     @SuppressWarnings("unchecked")

@@ -46,7 +46,7 @@ class DockerImageTest {
      * reads docker/Dockerfile.dockerignore, which keeps build output out of the context.
      */
     private static DockerImageName image() throws Exception {
-        Path root = DockerFilesTest.root();
+        Path root = HouseRulesTest.root();
         Path log = Files.createTempFile("standby-docker-build", ".log");
         ProcessBuilder build = new ProcessBuilder("docker", "build", "-f", "docker/Dockerfile", "-t", TAG, ".")
                 .directory(root.toFile())

@@ -49,7 +49,7 @@ class KubernetesManifestsTest {
             List.of("dev", "production", "examples/second-install", "examples/plugins");
 
     private static Path dir(String name) {
-        return DockerFilesTest.root().resolve("deploy/kubernetes").resolve(name);
+        return HouseRulesTest.root().resolve("deploy/kubernetes").resolve(name);
     }
 
     /**
@@ -334,7 +334,7 @@ class KubernetesManifestsTest {
     @SuppressWarnings("unchecked")
     void everyPodHasRequestsAndLimitsAndRunsAsTheImagesUserOnAReadOnlyRootFilesystem() throws IOException {
         Matcher uid = Pattern.compile("useradd .*--uid (\\d+)")
-                .matcher(Files.readString(DockerFilesTest.root().resolve("docker/Dockerfile")));
+                .matcher(Files.readString(HouseRulesTest.root().resolve("docker/Dockerfile")));
         assertTrue(uid.find(), "the image's user");
         int pods = 0;
         for (var document : base().entrySet()) {
@@ -799,7 +799,7 @@ class KubernetesManifestsTest {
 
         // The image's own plugins first, from the node's image, as the Dockerfile puts them there.
         assertTrue(
-                Files.readString(DockerFilesTest.root().resolve("docker/Dockerfile"))
+                Files.readString(HouseRulesTest.root().resolve("docker/Dockerfile"))
                         .contains(" " + pluginDir + "/\n"),
                 "the image keeps its plugins in " + pluginDir);
         List<Map<String, Object>> init = list(pod, "initContainers");

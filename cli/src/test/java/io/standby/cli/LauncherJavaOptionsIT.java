@@ -75,7 +75,7 @@ class LauncherJavaOptionsIT {
 
     @Test
     void withoutOneACommandRunsFromTheCacheThatTheFirstCommandReadingTheDatabaseRecorded() throws Exception {
-        Path cache = DockerFilesTest.root().resolve("cli/target/standby.aot");
+        Path cache = HouseRulesTest.root().resolve("cli/target/standby.aot");
         Files.deleteIfExists(cache);
         new SlotTable(nodes.admin()).init(1);
 

@@ -54,7 +54,7 @@ final class StandbyProcess {
      * Whatever of {@link #JVM_OPTION_VARIABLES} it does not set is removed: the launcher's own JVM options only.
      */
     static ChildJvm launch(Path dir, String name, Map<String, String> environment, String... args) throws IOException {
-        Path root = DockerFilesTest.root();
+        Path root = HouseRulesTest.root();
         requireFreshJar(root);
         List<String> command = new ArrayList<>(List.of(root.resolve("standby").toString()));
         command.addAll(List.of(args));
