@@ -38,8 +38,8 @@ M.update({
 M.update({
  'owner-any-beat': [(SC+'Observations.java', 'owner != null && owner.beat() == slot.beat() && nowNanos', 'owner != null && nowNanos')],
  'owner-no-wait': [(SC+'Observations.java', 'owner.beat() == slot.beat() && nowNanos - owner.sinceNanos() >= wait.toNanos()', 'owner.beat() == slot.beat()')],
- 'claim-lease-from-claim': [(SC+'ClaimRound.java', 'OwnedLease lease = book.acquire(slot, stamp == null ? sent : stamp.sentNanos(), me.beat());',
-                             'OwnedLease lease = book.acquire(slot, sent, me.beat());')],
+ 'claim-lease-from-claim': [(SC+'ClaimRound.java', 'OwnedLease lease = book.acquire(slot, stamp == null ? sent : stamp.sentNanos(), me);',
+                             'OwnedLease lease = book.acquire(slot, sent, me);')],
 })
 
 # Issue 25's watch links: the owner's pause at a link's deadline, and the standby's claim by a dead link.
@@ -68,6 +68,13 @@ SL='slot-core/src/main/java/io/standby/slot/'
 M.update({
  'take-keeps-link-end': [(SC+'SlotRules.java', 'unset.append(LINK_END, "").append(DRAIN, "");', 'unset.append(DRAIN, "");')],
  'fence-check-ignores-watch': [(SL+'FenceCheck.java', 'if (watchLease != null && watchMargin(watchLease).compareTo(margin) < 0) {', 'if (false) {')],
+})
+
+# Issue 38: an owner that a live watch link covers writes no late mark, and pauses by the mark only while a
+# write of it that carried one may still be what the slot shows.
+M.update({
+ 'renew-any-beat': [(SC+'SlotRules.java', '                        .append(BEAT, new Document("$lte", owner.beat())))', '                        )')],
+ 'late-from-ack-only': [(SC+'LeaseBook.java', '            leases.forEach(lease -> lease.sendingLate(ownership.beat()));', '            leases.forEach(lease -> {});')],
 })
 
 import sys

@@ -75,6 +75,7 @@ class BsonEvalTest {
                 .append("instance", "i1")
                 .append("late", 2_000L)
                 .append("changes", 0L)
+                .append("beat", 7L)
                 .append("drain", null);
     }
 
@@ -96,6 +97,10 @@ class BsonEvalTest {
                 d -> without(d, "instance"),
                 d -> d.append("late", null),
                 d -> without(d, "late"),
+                d -> d.append("beat", 8L),
+                d -> d.append("beat", 7),
+                d -> d.append("beat", 6.5),
+                d -> without(d, "beat"),
                 d -> d.append("late", 0L),
                 d -> d.append("late", 3 * HOUR),
                 d -> d.append("late", "soon"),
@@ -140,6 +145,7 @@ class BsonEvalTest {
         Ownership other = new Ownership(OTHER, "i2", Duration.ofSeconds(5), Duration.ofSeconds(2));
         Ownership noMark = new Ownership(OTHER, "i2", Duration.ofSeconds(5));
         Ownership self = new Ownership(OWNER, "i3", Duration.ofSeconds(5));
+        Ownership renewer = new Ownership(OWNER, "i1", Duration.ofSeconds(5), Duration.ofSeconds(2), 7);
         List<Rule> rules = new ArrayList<>();
         rules.add(new Rule("claim", SlotRules.claimFilter(seen), SlotRules.takeUpdate(other), false));
         rules.add(new Rule("claim, no late mark", SlotRules.claimFilter(seen), SlotRules.takeUpdate(noMark), false));
@@ -154,18 +160,23 @@ class BsonEvalTest {
                 "renew, null instance", SlotRules.renewFilter("s", 3, null), SlotRules.renewUpdate(noMark), false));
         rules.add(new Rule(
                 "renew all",
-                SlotRules.renewAllFilter(Map.of("t", 3L, "s", 3L), "i1"),
-                SlotRules.renewUpdate(other),
+                SlotRules.renewAllFilter(Map.of("t", 3L, "s", 3L), renewer),
+                SlotRules.renewUpdate(renewer),
                 true));
         rules.add(new Rule(
                 "renew all, other epochs",
-                SlotRules.renewAllFilter(Map.of("s", 2L, "t", 3L), "i1"),
-                SlotRules.renewUpdate(other),
+                SlotRules.renewAllFilter(Map.of("s", 2L, "t", 3L), renewer),
+                SlotRules.renewUpdate(renewer),
                 true));
         rules.add(new Rule(
-                "renew all, one",
-                SlotRules.renewAllFilter(Map.of("s", 3L), "i2"),
-                SlotRules.renewUpdate(noMark),
+                "renew all, an earlier beat",
+                SlotRules.renewAllFilter(Map.of("s", 3L), renewer.withBeat(6)),
+                SlotRules.renewUpdate(renewer.withBeat(6)),
+                true));
+        rules.add(new Rule(
+                "renew all, another instance",
+                SlotRules.renewAllFilter(Map.of("s", 3L), noMark.withBeat(9)),
+                SlotRules.renewUpdate(noMark.withBeat(9)),
                 true));
         rules.add(new Rule("release", SlotRules.releaseFilter("s", 3, "i1"), SlotRules.releaseUpdate(), false));
         rules.add(new Rule("revoke", SlotRules.revokeFilter(seen), SlotRules.revokeUpdate(seen), false));

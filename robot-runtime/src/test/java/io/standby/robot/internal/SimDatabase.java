@@ -251,6 +251,8 @@ final class SimDatabase {
     int incarnations;
     /** Slots taken over from an owner found gone (fast failover), before their lease ran out. */
     int fastTakeovers;
+    /** Renewals sent without a late mark: by every owner without fast failover, and by one a live watch link covers. */
+    int unmarkedRenewals;
 
     int watchedTakeovers;
 

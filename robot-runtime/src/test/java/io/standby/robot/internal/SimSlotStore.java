@@ -221,11 +221,14 @@ final class SimSlotStore implements SlotStore {
      */
     @Override
     public Renewals renewAll(Map<String, Long> held, Ownership owner) {
+        if (owner.late() == null) {
+            db.unmarkedRenewals++;
+        }
         beat(owner);
         long matched = db.write(
                 "renew " + held + " by " + owner.node() + " at beat " + owner.beat(),
                 () -> db.slots
-                        .update(SlotRules.renewAllFilter(held, owner.instance()), SlotRules.renewUpdate(owner), true)
+                        .update(SlotRules.renewAllFilter(held, owner), SlotRules.renewUpdate(owner), true)
                         .matched());
         if (matched == held.size()) {
             return Renewals.all(held);

@@ -129,6 +129,9 @@ class SimulationTest {
         long fast = 0;
         long watched = 0;
         long linksBroken = 0;
+        long coveredRenewals = 0;
+        long bothSeeds = 0;
+        long fastBesideLinks = 0;
         for (long seed = only != null ? only : firstSeed; steps < totalSteps; seed++) {
             SimWorld world = new SimWorld(seed, slowCalls);
             try {
@@ -157,6 +160,11 @@ class SimulationTest {
             fast += world.db.fastTakeovers;
             watched += world.db.watchedTakeovers;
             linksBroken += world.watchNet.broken;
+            if (world.fastFailover && world.watchLinks) {
+                bothSeeds++;
+                coveredRenewals += world.db.unmarkedRenewals;
+                fastBesideLinks += world.db.fastTakeovers;
+            }
             if (only != null) {
                 break;
             }
@@ -167,7 +175,8 @@ class SimulationTest {
                         + "acknowledged, %d forced releases, %d drains (%d nodes drained), %d identities lost, "
                         + "%d documents rolled back by failovers, %d late copies delivered, %d fast takeovers (even "
                         + "seeds), "
-                        + "%d takeovers by watch links (%d links broken)%n",
+                        + "%d takeovers by watch links (%d links broken), %d renewals without the late mark by "
+                        + "owners a link covered, %d fast takeovers beside links%n",
                 slowCalls ? " (slow calls)" : "",
                 steps,
                 seeds,
@@ -184,12 +193,18 @@ class SimulationTest {
                 late,
                 fast,
                 watched,
-                linksBroken);
+                linksBroken,
+                coveredRenewals,
+                fastBesideLinks);
         if (only == null && seeds >= 2) {
             assertTrue(fast > 0, "fast failover never took a slot over: the even seeds do not exercise it");
             assertTrue(
                     watched > 0,
                     "no slot was ever taken over by a watch link: the seeds with watch links do not exercise it");
+            assertTrue(
+                    bothSeeds == 0 || coveredRenewals > 0,
+                    "no owner with fast failover was ever covered by a watch link: its unmarked renewals go "
+                            + "unexercised");
             assertTrue(crashes > 0, "no robot ever crashed: the supervisor's restarts go unexercised");
             assertTrue(released > 0, "no slot was ever released by force");
             assertTrue(drains > 0, "no node was ever drained");

@@ -248,7 +248,7 @@ final class ClaimRound {
                     Durations.format(slot.lease()),
                     slot.epoch() + 1);
         }
-        OwnedLease lease = book.acquire(slot, stamp == null ? sent : stamp.sentNanos(), me.beat());
+        OwnedLease lease = book.acquire(slot, stamp == null ? sent : stamp.sentNanos(), me);
         // From another owner: a slot held under this node's own identity (by a twin on another host) is
         // recorded as taken back, as before.
         if (slot.owner() != null && !config.node().equals(slot.owner())) {

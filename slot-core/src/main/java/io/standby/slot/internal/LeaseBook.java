@@ -103,13 +103,13 @@ final class LeaseBook {
         return owned.values().stream().allMatch(lease -> lease.endReason() != null);
     }
 
-    /** The slot won, as it was claimed: at the next epoch. */
-    OwnedLease acquire(SlotView claimed, long claimSentNanos, long claimBeat) {
+    /** The slot won, as it was claimed ({@code written}: its beat, and whether it carried the late mark). */
+    OwnedLease acquire(SlotView claimed, long claimSentNanos, SlotStore.Ownership written) {
         OwnedLease lease = new OwnedLease(
                 new OwnedLease.Identity(claimed.id(), claimed.epoch() + 1, config.node()),
                 new OwnedLease.Timing(validNanos, pauseNanos),
                 clock,
-                new OwnedLease.Claim(claimSentNanos, claimBeat),
+                new OwnedLease.Claim(claimSentNanos, written.beat(), written.late() != null),
                 ownerLinks);
         log.info("Acquired {} at epoch {}", claimed.id(), lease.epoch());
         // Held while the listener runs, so that a loss found meanwhile is reported after acquired().
@@ -146,6 +146,9 @@ final class LeaseBook {
         Map<String, Long> held = new LinkedHashMap<>();
         leases.forEach(lease -> held.put(lease.slotId(), lease.epoch()));
         SlotStore.Ownership ownership = beats.withNewBeat();
+        if (ownership.late() != null) {
+            leases.forEach(lease -> lease.sendingLate(ownership.beat()));
+        }
         long sent = clock.nanoTime();
         SlotStore.Renewals renewals;
         try {

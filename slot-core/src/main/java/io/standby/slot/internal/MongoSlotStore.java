@@ -234,7 +234,7 @@ public final class MongoSlotStore implements SlotStore {
     @Override
     public Renewals renewAll(Map<String, Long> held, Ownership owner) {
         owners.beat(owner);
-        long matched = raw.updateMany(SlotRules.renewAllFilter(held, owner.instance()), SlotRules.renewUpdate(owner))
+        long matched = raw.updateMany(SlotRules.renewAllFilter(held, owner), SlotRules.renewUpdate(owner))
                 .getMatchedCount();
         if (matched == held.size()) {
             return Renewals.all(held);

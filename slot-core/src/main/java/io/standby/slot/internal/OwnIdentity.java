@@ -115,7 +115,7 @@ final class OwnIdentity {
                                 slot.instance(),
                                 config.node(),
                                 slot.epoch() + 1);
-                        book.acquire(slot, sent, me.beat());
+                        book.acquire(slot, sent, me);
                         won++;
                     }
                 } else if (store.release(slot.id(), slot.epoch(), slot.instance())) {

@@ -18,7 +18,11 @@ import java.util.concurrent.atomic.AtomicReference;
  * <p>With fast failover, other nodes may take the slot early once its heartbeat is older than the late mark the owner
  * wrote. The lease therefore has a second, earlier point, {@code late - lateMargin} after the same send: from there it
  * is <em>paused</em> (not valid, its robots stopped) until a renewal sent later is acknowledged in time, which makes it
- * valid again under the same epoch.
+ * valid again under the same epoch. It pauses so only while the slot may carry the mark: while a write of it that
+ * carried the mark has a beat no lower than the last acknowledged one ({@link #sendingLate}). An owner that a live
+ * watch link covers writes no mark, and once such a write is acknowledged, no earlier write can put the mark back (a
+ * renewal never lands on a higher beat, {@link SlotRules#renewAllFilter}), so a database that stops answering no longer
+ * pauses its robots before the lease's own deadline.
  *
  * <p>With watch links ({@link OwnerLinks}), it also pauses while a link's deadline has passed and the last acknowledged
  * write of the slot carried a beat no higher than one sent on that link, until a write with a higher beat is
@@ -40,6 +44,8 @@ final class OwnedLease implements Lease {
     private final AtomicReference<LossReason> ended = new AtomicReference<>();
     /** The beat of the last write of this slot acknowledged: the claim's, then each renewal's. */
     private final AtomicLong ackedBeat;
+    /** The highest beat of a write of this slot that carried the late mark, sent or not; Long.MIN_VALUE if none. */
+    private final AtomicLong lateBeat;
 
     private final OwnerLinks ownerLinks;
 
@@ -60,8 +66,14 @@ final class OwnedLease implements Lease {
         }
     }
 
-    /** The winning claim: when it was sent, and the beat it wrote into the slot. */
-    record Claim(long sentNanos, long beat) {}
+    /** The winning claim: when it was sent, the beat it wrote into the slot, and whether it wrote the late mark. */
+    record Claim(long sentNanos, long beat, boolean late) {
+
+        /** A claim that wrote the late mark, as every write of an owner with fast failover did before watch links. */
+        Claim(long sentNanos, long beat) {
+            this(sentNanos, beat, true);
+        }
+    }
 
     /** A lease whose claim wrote no beat, without watch links. */
     OwnedLease(Identity identity, Timing timing, MonotonicClock clock, long claimSentNanos) {
@@ -79,6 +91,7 @@ final class OwnedLease implements Lease {
         this.pauseNanos = pauseNanos == Long.MAX_VALUE ? Long.MAX_VALUE : Math.min(pauseNanos, validNanos);
         this.lastRenewalSentNanos = new AtomicLong(claim.sentNanos());
         this.ackedBeat = new AtomicLong(claim.beat());
+        this.lateBeat = new AtomicLong(claim.late() ? claim.beat() : Long.MIN_VALUE);
         this.ownerLinks = ownerLinks;
     }
 
@@ -113,8 +126,20 @@ final class OwnedLease implements Lease {
     }
 
     private boolean pauseDue(long nowNanos) {
-        return (pauseNanos != Long.MAX_VALUE && nowNanos - lastRenewalSentNanos.get() >= pauseNanos)
+        return (pauseNanos != Long.MAX_VALUE
+                        && lateBeat.get() >= ackedBeat.get()
+                        && nowNanos - lastRenewalSentNanos.get() >= pauseNanos)
                 || ownerLinks.blocks(ackedBeat.get(), nowNanos);
+    }
+
+    /**
+     * A write of this slot that carries the late mark, at {@code beat}, is about to be sent: from now on the lease
+     * pauses at the late point again, until a write with a higher beat is acknowledged. Whatever state the slot then
+     * shows was written at or after the last acknowledged send, so pausing from that send keeps ahead of any standby
+     * that judges the mark.
+     */
+    void sendingLate(long beat) {
+        lateBeat.accumulateAndGet(beat, Math::max);
     }
 
     /** Pauses the lease if its late point passed at {@code nowNanos}; true for the one caller that paused it. */

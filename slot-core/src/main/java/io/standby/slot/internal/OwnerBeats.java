@@ -31,6 +31,7 @@ final class OwnerBeats {
         // With fast failover, the late mark is written into the slot, and this owner keeps to it: it pauses
         // its robots before its heartbeat is that old. Other nodes take a slot over early only from an
         // owner that wrote one, by the mark it wrote, so nodes with other settings never misjudge it.
+        // While a watch link covers this owner, its writes carry none (see late()).
         this.me = new SlotStore.Ownership(
                         config.node(),
                         config.instance(),
@@ -53,17 +54,28 @@ final class OwnerBeats {
     }
 
     /**
+     * How this node writes itself now: with its late mark (if it has one), unless a live watch link covers it. A
+     * standby with a link takes over a dead owner faster than the mark would, so the mark only made every database
+     * outage longer than it pause the robots; without it an outage pauses nothing before the lease's deadline, and a
+     * standby without a link takes over a crashed owner after the lease instead of the mark.
+     */
+    private SlotStore.Ownership current(long beat) {
+        SlotStore.Ownership now = me.withBeat(beat);
+        return now.late() != null && ownerLinks.covered() ? now.withoutLate() : now;
+    }
+
+    /**
      * How this node writes itself into a slot it renews, takes back, or claims without a {@link #claimStamp}, with a
      * beat no other write of this process carries: each renewal's is new, and such a claim's is never in the owner
      * document.
      */
     SlotStore.Ownership withNewBeat() {
-        return me.withBeat(nextBeat());
+        return current(nextBeat());
     }
 
     /** How this node writes itself into a slot it claims with {@code stamp}'s beat. */
     SlotStore.Ownership withBeatOf(Stamp stamp) {
-        return me.withBeat(stamp.beat());
+        return current(stamp.beat());
     }
 
     /** A beat the owner document shows, and when the write that put it there was sent. */

@@ -312,6 +312,23 @@ public final class OwnerLinks {
     }
 
     /**
+     * Whether a standby holds a live link to this owner now: one that acknowledged a ping sent less than half a watch
+     * lease ago, as {@link #tick} counts it. Such a standby takes this owner's slots within about a watch lease of its
+     * death, so the owner writes no late mark while it is covered ({@link OwnerBeats}), and a database that stops
+     * answering pauses nothing before the lease's own deadline. Only a matter of speed: a takeover by a link, by the
+     * mark or by the lease is safe whatever this says, since each rests on a deadline the owner keeps by what it wrote.
+     */
+    public synchronized boolean covered() {
+        long now = clock.nanoTime();
+        for (State s : links) {
+            if (s.open && s.lastAckedSend != Long.MIN_VALUE && now - s.lastAckedSend < silentAfterNanos) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
      * The highest beat sent on a link that has ended or passed its deadline: no new claim may reuse a beat up to it.
      */
     public synchronized long endedFloor() {

@@ -201,15 +201,21 @@ public final class SlotRules {
      * branches: a server matches each document it updates against the whole filter again, and the embedded one took two
      * seconds for 10,000 branches. Each id matches at most one document, so the count matched says whether every slot
      * was renewed.
+     *
+     * <p>A slot that carries a higher beat than {@code owner}'s matches nothing: the owner's writes land in the order
+     * of their beats, so a renewal delivered late, after a newer one landed, changes nothing. The owner relies on it
+     * when it stops writing its late mark ({@link OwnedLease#sendingLate}): an older write that carried the mark can
+     * then never put it back.
      */
-    public static Bson renewAllFilter(Map<String, Long> held, String instance) {
+    public static Bson renewAllFilter(Map<String, Long> held, SlotStore.Ownership owner) {
         Map<Long, List<String>> byEpoch = new TreeMap<>();
         held.forEach((slotId, epoch) ->
                 byEpoch.computeIfAbsent(epoch, e -> new ArrayList<>()).add(slotId));
         List<Document> each = byEpoch.entrySet().stream()
                 .map(group -> new Document("_id", new Document("$in", group.getValue()))
                         .append(EPOCH, group.getKey())
-                        .append(INSTANCE, instance))
+                        .append(INSTANCE, owner.instance())
+                        .append(BEAT, new Document("$lte", owner.beat())))
                 .toList();
         return each.size() == 1 ? each.getFirst() : new Document("$or", each);
     }

@@ -289,6 +289,11 @@ public interface SlotStore {
             return new Ownership(node, instance, lease, late, beat, watch);
         }
 
+        /** The same write without the late mark: from an owner a watch link covers. */
+        public Ownership withoutLate() {
+            return new Ownership(node, instance, lease, null, beat, watch);
+        }
+
         /** The same owner, taking watch links as {@code watch} says (written into its owner document). */
         public Ownership withWatch(Watch watch) {
             return new Ownership(node, instance, lease, late, beat, watch);

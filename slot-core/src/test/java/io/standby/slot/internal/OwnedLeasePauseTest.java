@@ -49,6 +49,57 @@ class OwnedLeasePauseTest {
         assertEquals(null, lease.endReason(), "a pause is not a loss: the slot stays this node's");
     }
 
+    /**
+     * An owner a watch link covers writes no late mark. Once such a write is acknowledged, the slot can no longer show
+     * a mark, so the lease does not pause at the late point: a database that stops answering then pauses nothing before
+     * the deadline. A write with the mark, sent before or after, puts the late point back at once, counted from the
+     * last acknowledged send.
+     */
+    @Test
+    void aLeaseWhoseLastAcknowledgedWriteCarriedNoMarkPausesAtTheLatePointOnlyOnceAWriteWithTheMarkIsSent() {
+        OwnedLease lease = new OwnedLease(
+                IDENTITY,
+                new OwnedLease.Timing(VALID.toNanos(), PAUSE.toNanos()),
+                clock,
+                new OwnedLease.Claim(start, 10, true),
+                OwnerLinks.OFF);
+        clock.tick(Duration.ofSeconds(1));
+        long unmarkedSent = now();
+        assertTrue(lease.renewed(unmarkedSent, now(), 11), "a renewal without the mark, acknowledged");
+
+        clock.tick(PAUSE);
+        assertTrue(lease.isValid(), "past the late point of that renewal: no slot can show a mark");
+        assertFalse(lease.pauseIfDue(now()));
+
+        lease.sendingLate(12);
+        assertFalse(lease.isValid(), "a write with the mark is on its way: late from the last acknowledged send");
+        assertTrue(lease.pauseIfDue(now()));
+
+        clock.tick(Duration.ofMillis(100));
+        assertTrue(lease.renewed(now(), now(), 13), "a later write without the mark, acknowledged");
+        assertTrue(lease.resumeIfTimely(now()));
+        clock.tick(PAUSE);
+        assertTrue(lease.isValid(), "mark 12 can no longer land over beat 13");
+        clock.tick(VALID);
+        assertFalse(lease.isValid(), "the deadline still ends it");
+    }
+
+    @Test
+    void aLeaseClaimedWithoutTheMarkPausesOnlyAtItsDeadline() {
+        OwnedLease lease = new OwnedLease(
+                IDENTITY,
+                new OwnedLease.Timing(VALID.toNanos(), PAUSE.toNanos()),
+                clock,
+                new OwnedLease.Claim(start, 4, false),
+                OwnerLinks.OFF);
+        clock.tick(PAUSE);
+        assertTrue(lease.isValid());
+        lease.sendingLate(3);
+        assertTrue(lease.isValid(), "a mark at a lower beat than the acknowledged claim's cannot land");
+        lease.sendingLate(4);
+        assertFalse(lease.isValid(), "the mark at the claim's own beat may be what the slot shows");
+    }
+
     @Test
     void aPausedLeaseResumesUnderTheSameEpochOnceALaterRenewalMadeItTimely() {
         OwnedLease lease = withLateMark(PAUSE);

@@ -4,6 +4,7 @@ import static io.standby.slot.internal.ProtocolFixture.A;
 import static io.standby.slot.internal.ProtocolFixture.B;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.mongodb.client.model.Filters;
@@ -290,6 +291,41 @@ class SlotProtocolWatchTest {
         marksFail = false;
         assertEquals(0, standby.takeWatched(), "its own mark now, which has yet to age");
         assertEquals(A, slot().owner());
+    }
+
+    /**
+     * An election, as an owner that a live link covers sees it: twelve seconds in which no renewal is answered, twice
+     * the late mark. It wrote no mark while covered, so no standby may take it over early, and it pauses nothing before
+     * its deadline; the slot stays at its epoch. Once the link ends, its next write carries the mark again.
+     */
+    @Test
+    void anOwnerThatALiveLinkCoversWritesNoLateMarkAndRidesThroughADatabaseOutageLongerThanTheMark() {
+        long epoch = slot().epoch();
+        assertNull(slot().lateMark(), "covered by the link: its renewal wrote no mark");
+        assertEquals(TIMING.late(), owner.config().timing().late(), "the owner has fast failover on");
+
+        ownerStore.fail(FailingSlotStore.Call.RENEW);
+        for (int tick = 1; tick <= 120; tick++) {
+            clock.tick(Duration.ofMillis(100));
+            ownerWatchers.tick();
+            if (tick % 30 == 0) {
+                owner.renewAll();
+            }
+            owner.checkFences();
+        }
+        assertTrue(ownerLease().isValid(), "12 s without an answer: past the late mark, before the deadline");
+        assertEquals(List.of(), ownerEvents.starting("paused"));
+
+        ownerStore.heal();
+        owner.renewAll();
+        assertEquals(A, slot().owner());
+        assertEquals(epoch, slot().epoch(), "no slot moved");
+        assertNull(slot().lateMark());
+
+        linkUp = false;
+        ownerWatchers.ended(ownerHandle, "connection reset");
+        assertEquals(TIMING.late(), slot().lateMark(), "the renewal that outruns the link's claim carries the mark");
+        assertTrue(ownerLease().isValid());
     }
 
     @Test

@@ -331,6 +331,34 @@ abstract class SlotStoreContract {
         assertTrue(store.read(OwnerDocRules.ownerId(a.node(), "a")).isEmpty());
     }
 
+    /**
+     * An owner covered by a watch link stops writing its late mark, and stops pausing by it once a renewal without the
+     * mark is acknowledged. A renewal sent earlier, with the mark, that lands only now must not put the mark back: a
+     * standby could then take the slot early from an owner that no longer pauses.
+     */
+    @Test
+    void aRenewalDeliveredAfterANewerOneChangesNothingInTheSlotSoAnOldLateMarkNeverComesBack() {
+        new SlotTable(db).init(1);
+        assertTrue(store.claim(slot("slot-0"), pausingOwner(7001, "a").withBeat(1)));
+        assertTrue(store.renewAll(Map.of("slot-0", 1L), owner(7001, "a").withBeat(5))
+                .renewed()
+                .contains("slot-0"));
+        SlotView renewed = slot("slot-0");
+        assertNull(renewed.lateMark(), "the newer renewal wrote no mark");
+
+        store.renewAll(Map.of("slot-0", 1L), pausingOwner(7001, "a").withBeat(4));
+
+        SlotView after = slot("slot-0");
+        assertNull(after.lateMark(), "the late copy put its mark back");
+        assertEquals(5, after.beat());
+        assertEquals(renewed.time(), after.time(), "the late copy moved the heartbeat");
+        assertTrue(
+                store.renewAll(Map.of("slot-0", 1L), owner(7001, "a").withBeat(5))
+                        .renewed()
+                        .contains("slot-0"),
+                "a copy of the same renewal still counts: the driver may send a write twice");
+    }
+
     @Test
     void theCensusCountsEachSlotInTheStateItsDocumentShowsAndNoOwnerDocument() {
         new SlotTable(db).init(7);
