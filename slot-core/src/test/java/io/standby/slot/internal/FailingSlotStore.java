@@ -25,6 +25,8 @@ class FailingSlotStore implements SlotStore {
         CLAIM_FROM_GONE,
         RECLAIM,
         RENEW,
+        /** A renewal that lands, whose answer is lost: the call throws after the write. */
+        RENEW_ANSWER,
         RELEASE,
         /** A write of the owner document before claims ({@link #beat}), not a renewal's. */
         BEAT
@@ -124,7 +126,9 @@ class FailingSlotStore implements SlotStore {
     @Override
     public Renewals renewAll(Map<String, Long> held, Ownership owner) {
         check(Call.RENEW);
-        return store.renewAll(held, owner);
+        Renewals renewals = store.renewAll(held, owner);
+        check(Call.RENEW_ANSWER);
+        return renewals;
     }
 
     @Override

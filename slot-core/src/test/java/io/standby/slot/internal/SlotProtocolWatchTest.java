@@ -328,6 +328,31 @@ class SlotProtocolWatchTest {
         assertTrue(ownerLease().isValid());
     }
 
+    /**
+     * Once no link covers the owner, its renewals carry the mark again. One that lands but whose answer is lost leaves
+     * the slot showing the mark while the owner's last acknowledged write carried none: the owner pauses at the late
+     * point all the same, counted from its last acknowledged send, before a standby without a link could judge it late.
+     */
+    @Test
+    void anOwnerNoLongerCoveredPausesAtTheLatePointWhenARenewalWithTheMarkLandsButItsAnswerIsLost() {
+        long epoch = slot().epoch();
+        assertNull(slot().lateMark());
+        standby.leave();
+        assertFalse(linkUp, "no link covers the owner any more");
+
+        ownerStore.fail(FailingSlotStore.Call.RENEW_ANSWER);
+        owner.renewAll();
+        assertEquals(TIMING.late(), slot().lateMark(), "the renewal landed, with the mark");
+
+        clock.tick(TIMING.late().minus(TIMING.lateMargin()).minusMillis(1));
+        owner.checkFences();
+        assertTrue(ownerLease().isValid(), "before the late point of the last acknowledged send");
+        clock.tick(Duration.ofMillis(1));
+        owner.checkFences();
+        assertFalse(ownerLease().isValid(), "the slot shows the mark: a standby may judge it late from here on");
+        assertEquals(List.of("paused slot-0@" + epoch), ownerEvents.starting("paused"));
+    }
+
     @Test
     void aStandbyThatStopsSaysGoodbyeAndTheOwnerNeitherRenewsNorPauses() throws InterruptedException {
         ownerStore.fail(FailingSlotStore.Call.RENEW);
