@@ -112,11 +112,12 @@ final class NodeCommand implements Callable<Integer> {
     @Option(
             names = "--lease",
             paramLabel = "DURATION",
-            defaultValue = "${env:STANDBY_LEASE:-5s}",
+            defaultValue = "${env:STANDBY_LEASE:-20s}",
             converter = DurationConverter.class,
             description = "How long a slot stays owned without renewal, by the database's clock; more than twice "
-                    + "--heartbeat (env STANDBY_LEASE; default: 5s). Above ~15s no slot moves in a "
-                    + "replica-set election; robots still pause at 1.8 x --heartbeat unless --no-fast-failover.")
+                    + "--heartbeat (env STANDBY_LEASE; default: 20s). Robots stop at 0.9 x --lease without a "
+                    + "renewal: above ~15s a replica-set election moves no slot, and pauses no robot of a node "
+                    + "that a watch link covers (others pause at 1.8 x --heartbeat unless --no-fast-failover).")
     Duration lease;
 
     @Option(

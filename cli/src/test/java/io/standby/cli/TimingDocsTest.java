@@ -52,12 +52,32 @@ class TimingDocsTest {
                 readme, "(`" + pauseFactor() + " × heartbeat`: " + seconds(pause(DEFAULTS)) + " at the defaults)");
         assertEquals(DEFAULTS.lease().dividedBy(10), DEFAULTS.fenceMargin(), "the fence margin is a tenth");
         assertContains(readme, "`lease − lease/10`");
+        assertContains(
+                readme, "(" + seconds(fence(DEFAULTS)) + " at the default " + seconds(DEFAULTS.lease()) + " lease)");
+        assertTrue(
+                fence(DEFAULTS).compareTo(Duration.ofSeconds(12)) > 0,
+                "the defaults ride through a typical 12 s election, as the README says");
+    }
+
+    @Test
+    void theKubernetesBaseStatesTheDefaultsItRuns() throws IOException {
+        String kubernetes = read("deploy/kubernetes/README.md");
+        assertContains(
+                kubernetes,
+                "`--heartbeat=" + words(DEFAULTS.heartbeat()) + " --lease=" + words(DEFAULTS.lease()) + " --poll="
+                        + words(DEFAULTS.poll()) + " ");
+        assertContains(kubernetes, "`lease − lease/10` = " + seconds(fence(DEFAULTS)));
+        assertContains(kubernetes, "1.8 × heartbeat\n= " + seconds(pause(DEFAULTS)));
     }
 
     @Test
     void theElectionPagesComputeTheirPausesFromTheRules() throws IOException {
         SlotTiming compose = composeTiming();
         String mongodb = read("docs/MONGODB.md");
+        assertContains(
+                mongodb,
+                "`lease − lease/10` without an acknowledged renewal (" + seconds(fence(DEFAULTS))
+                        + " at the defaults)");
         assertContains(
                 mongodb,
                 "`" + pauseFactor() + " × heartbeat` (its late mark less a tenth: " + seconds(pause(DEFAULTS))

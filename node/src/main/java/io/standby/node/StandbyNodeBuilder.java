@@ -102,7 +102,7 @@ public final class StandbyNodeBuilder {
         return this;
     }
 
-    /** Heartbeat, lease and poll (default 2 s, 5 s, 1 s; see {@link SlotTiming} for the rules). */
+    /** Heartbeat, lease and poll (default 2 s, 20 s, 1 s; see {@link SlotTiming} for the rules). */
     public StandbyNodeBuilder timing(SlotTiming timing) {
         this.timing = Objects.requireNonNull(timing, "timing");
         return this;

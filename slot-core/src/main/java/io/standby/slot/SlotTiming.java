@@ -18,15 +18,16 @@ import java.util.Objects;
  * </ul>
  *
  * <p>A MongoDB replica-set election typically completes within about 12 s (a typical bound, not a maximum), during
- * which no renewal succeeds. With fast failover an owner pauses its robots at its late mark ({@link #late()}) and
- * resumes them, same node and epoch, when a renewal is acknowledged within the lease; without it, choose {@code lease -
- * fenceMargin} above the election time to ride through one without stopping robots (for example {@code --heartbeat 3s
- * --lease 20s}).
+ * which no renewal succeeds. The default lease (20 s) lets an owner ride through one: it stops its robots only at
+ * {@code lease - fenceMargin} (18 s). With fast failover an owner that no watch link covers pauses its robots earlier,
+ * at its late mark ({@link #late()}), and resumes them, same node and epoch, when a renewal is acknowledged within the
+ * lease; one that a link covers writes no mark, and is taken over by the link within about a second if it dies. The
+ * lease still decides how long the slots of a frozen or cut-off owner that no link covers wait.
  */
 public record SlotTiming(Duration heartbeat, Duration lease, Duration poll, Duration fenceMargin) {
 
     public static final Duration DEFAULT_HEARTBEAT = Duration.ofSeconds(2);
-    public static final Duration DEFAULT_LEASE = Duration.ofSeconds(5);
+    public static final Duration DEFAULT_LEASE = Duration.ofSeconds(20);
     public static final Duration DEFAULT_POLL = Duration.ofSeconds(1);
 
     /** @throws IllegalArgumentException naming the offending settings when the rules above are broken */

@@ -44,7 +44,7 @@ public class StandbyProperties implements Validator {
     /** How often the owner renews each of its slots. */
     private Duration heartbeat = Duration.ofSeconds(2);
     /** How long a slot stays owned without a renewal, by the database's clock; more than twice the heartbeat. */
-    private Duration lease = Duration.ofSeconds(5);
+    private Duration lease = Duration.ofSeconds(20);
     /** How often the node looks for claimable slots; less than the lease. */
     private Duration poll = Duration.ofSeconds(1);
     /**
