@@ -68,22 +68,27 @@ final class NodeProcesses implements BeforeEachCallback, AfterTestExecutionCallb
      * @throws IllegalStateException if a node of this test still runs on that port
      */
     ChildJvm node(int port, List<String> jvmArgs, String... args) throws IOException {
-        return start(port, (name, command) -> StandbyProcess.start(dir, name, jvmArgs, command), args);
+        return start(port, database.uri(), (name, command) -> StandbyProcess.start(dir, name, jvmArgs, command), args);
+    }
+
+    /** As {@link #node(int, String...)}, reaching the test's database at {@code mongoUri} (a proxy in front of it). */
+    ChildJvm nodeThrough(String mongoUri, int port, String... args) throws IOException {
+        return start(port, mongoUri, (name, command) -> StandbyProcess.start(dir, name, List.of(), command), args);
     }
 
     /** As {@link #node(int, String...)}, started through the repository's launcher ({@link ChildJvm#launch}). */
     ChildJvm launch(int port, String... args) throws IOException {
-        return start(port, (name, command) -> StandbyProcess.launch(dir, name, command), args);
+        return start(port, database.uri(), (name, command) -> StandbyProcess.launch(dir, name, command), args);
     }
 
     private interface Starter {
         ChildJvm start(String name, String... command) throws IOException;
     }
 
-    private ChildJvm start(int port, Starter starter, String... args) throws IOException {
+    private ChildJvm start(int port, String mongoUri, Starter starter, String... args) throws IOException {
         List<String> command = new ArrayList<>(List.of("node", "--ip", "127.0.0.1", "--port", Integer.toString(port)));
         command.addAll(List.of(args));
-        command.addAll(List.of("--mongo", database.uri(), "--db", database.name()));
+        command.addAll(List.of("--mongo", mongoUri, "--db", database.name()));
         ChildJvm earlier = nodes.get(port);
         if (earlier != null && earlier.isAlive()) {
             throw new IllegalStateException("port " + port + " is still held by a node of this test");

@@ -67,7 +67,7 @@ class TimingDocsTest {
                 "`--heartbeat=" + words(DEFAULTS.heartbeat()) + " --lease=" + words(DEFAULTS.lease()) + " --poll="
                         + words(DEFAULTS.poll()) + " ");
         assertContains(kubernetes, "`lease − lease/10` = " + seconds(fence(DEFAULTS)));
-        assertContains(kubernetes, "1.8 × heartbeat\n= " + seconds(pause(DEFAULTS)));
+        assertContains(kubernetes, "1.8 × heartbeat = " + seconds(pause(DEFAULTS)));
     }
 
     @Test

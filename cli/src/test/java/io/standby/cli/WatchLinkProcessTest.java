@@ -17,15 +17,15 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Watch links with real node processes, a lease of 20 s, a heartbeat of 3 s (so a late mark of 6 s) and a watch lease
- * of 1 s: a killed owner's slot is taken by the link, before the late mark by the database's clock; a frozen owner's
+ * Watch links with real node processes at the default timing (a 20 s lease, a heartbeat of 2 s, so a late mark of 4 s,
+ * and a watch lease of 1 s): a killed owner's slot is taken by the link, not by the late mark; an owner frozen for 5 s
  * too, and when it runs again it finds its lease paused and the slot lost, and never resumes it; a standby's death
  * costs the owner one renewal, not a pause. Facts come from the slot documents, the events (stamped by the database's
  * clock) and the nodes' logs.
  */
 class WatchLinkProcessTest {
 
-    private static final Duration LATE = Duration.ofSeconds(6);
+    private static final Duration FROZEN = Duration.ofSeconds(5);
     private static final Duration WAIT = Duration.ofSeconds(90);
 
     @RegisterExtension
@@ -37,7 +37,7 @@ class WatchLinkProcessTest {
     }
 
     private ChildJvm node(int port) throws Exception {
-        return nodes.node(port, "--heartbeat", "3s", "--lease", "20s", "--poll", "500ms", "--watch-lease", "1s");
+        return nodes.node(port);
     }
 
     private SlotView slot() {
@@ -90,23 +90,28 @@ class WatchLinkProcessTest {
         EventView event = takeover(after.epoch());
         assertEquals("link", event.how(), event.toString());
         assertTrue(event.evidence().contains("watch link"), event.evidence());
-        Duration unowned = event.unowned().orElseThrow();
-        assertTrue(
-                unowned.compareTo(LATE) < 0,
-                "no heartbeat for " + unowned + " by the database's clock: less than the late mark");
     }
 
     @Test
     void aFrozenOwnerIsTakenOverByTheLinkAndOnWakingFindsItsLeasePausedAndLost() throws Exception {
         int owner = ownerAndStandby()[0];
         SlotView before = slot();
+        long stoppedAt = System.nanoTime();
         nodes.get(owner).signal("STOP");
         await().atMost(WAIT).until(() -> slot().epoch() > before.epoch());
         EventView event = takeover(before.epoch() + 1);
+        assertEquals("link", event.how(), event.toString());
         assertTrue(event.evidence().contains("watch link"), event.evidence());
-        assertTrue(event.unowned().orElseThrow().compareTo(LATE) < 0, event.toString());
 
         ChildJvm frozen = nodes.get(owner);
+        // Frozen for 5 s in all, well past the link's deadline, as a long collection would; the slot stays taken.
+        Duration left = FROZEN.minusNanos(System.nanoTime() - stoppedAt);
+        if (left.isPositive()) {
+            await("the slot stays with the standby while the owner is frozen")
+                    .during(left)
+                    .atMost(left.plusSeconds(5))
+                    .until(() -> slot().epoch() == before.epoch() + 1);
+        }
         frozen.signal("CONT");
         frozen.awaitOutput("Lost slot-0 at epoch " + before.epoch(), WAIT);
         String log = frozen.output();

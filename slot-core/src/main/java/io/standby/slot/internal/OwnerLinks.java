@@ -73,6 +73,7 @@ public final class OwnerLinks {
 
     private final List<State> links = new ArrayList<>();
     private final WatchStats stats;
+    private volatile int port;
 
     /** @param renewNow asks the renewal thread to renew every lease now, without waiting for it */
     public OwnerLinks(MonotonicClock clock, Duration watchLease, Runnable renewNow) {
@@ -93,8 +94,6 @@ public final class OwnerLinks {
     public boolean isOn() {
         return this != OFF;
     }
-
-    private volatile int port;
 
     /** The port the transport takes links on: written into this owner's document for standbys to find. */
     public void port(int port) {
@@ -312,11 +311,8 @@ public final class OwnerLinks {
     }
 
     /**
-     * Whether a standby holds a live link to this owner now: one that acknowledged a ping sent less than half a watch
-     * lease ago, as {@link #tick} counts it. Such a standby takes this owner's slots within about a watch lease of its
-     * death, so the owner writes no late mark while it is covered ({@link OwnerBeats}), and a database that stops
-     * answering pauses nothing before the lease's own deadline. Only a matter of speed: a takeover by a link, by the
-     * mark or by the lease is safe whatever this says, since each rests on a deadline the owner keeps by what it wrote.
+     * Whether a standby holds a live link, one that acknowledged a ping sent within half a watch lease: the owner then
+     * writes no late mark ({@link OwnerBeats}). Speed only: every takeover rests on a deadline the owner keeps.
      */
     public synchronized boolean covered() {
         long now = clock.nanoTime();
