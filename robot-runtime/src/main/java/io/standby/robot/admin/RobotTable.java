@@ -4,10 +4,13 @@ import static io.standby.robot.model.RobotFields.*;
 
 import com.mongodb.client.model.Filters;
 import io.standby.robot.RobotFactory;
+import io.standby.robot.internal.MongoRobotIds;
 import io.standby.robot.internal.MongoRobotStore;
 import io.standby.robot.internal.Placement;
 import io.standby.robot.internal.RobotApiAccess;
 import io.standby.robot.internal.RobotDocuments;
+import io.standby.robot.internal.RobotIdRules;
+import io.standby.robot.internal.RobotIds;
 import io.standby.robot.internal.RobotRules;
 import io.standby.robot.model.Desired;
 import io.standby.robot.model.RobotCodec;
@@ -79,15 +82,20 @@ public final class RobotTable {
     }
 
     private final RobotDocuments robots;
+    private final RobotIds ids;
     private final SlotTable slots;
 
     public RobotTable(StandbyDatabase database) {
-        this(new MongoRobotStore(database), new SlotTable(database));
+        this(new MongoRobotStore(database), new MongoRobotIds(database), new SlotTable(database));
     }
 
-    /** Over any store of robots and slots, through {@link RobotApiAccess}: the simulation drives this very table. */
-    RobotTable(RobotDocuments robots, SlotTable slots) {
+    /**
+     * Over any store of robots, id registry and slots, through {@link RobotApiAccess}: the simulation drives this very
+     * table.
+     */
+    RobotTable(RobotDocuments robots, RobotIds ids, SlotTable slots) {
         this.robots = robots;
+        this.ids = ids;
         this.slots = slots;
     }
 
@@ -128,11 +136,15 @@ public final class RobotTable {
     }
 
     /**
-     * Adds a robot, pending until the owner of its slot starts it.
+     * Adds a robot, pending until the owner of its slot starts it. One id is one robot in the whole cluster, however
+     * {@code robots} is sharded: the add first reserves the id in the registry ({@link RobotIds}, whose {@code _id} is
+     * unique cluster-wide), then inserts the robot {@code desired: adding} (no node starts it), then binds the id to
+     * that incarnation, and only then wants the robot running. An add whose reservation was taken over as stale fails
+     * its bind and deletes its robot, which never started.
      *
      * @param capacity with automatic placement, the most weight a slot may carry
      * @throws IllegalArgumentException naming the bad value: a malformed id or type, a weight that is not positive, an
-     *     unknown slot, an id that exists, no slot with room
+     *     unknown slot, an id that exists or is being added, no slot with room
      */
     public RobotView add(NewRobot robot, OptionalDouble capacity) {
         Objects.requireNonNull(robot.config(), "config");
@@ -146,22 +158,92 @@ public final class RobotTable {
         if (!(robot.weight() > 0) || Double.isInfinite(robot.weight())) {
             throw new IllegalArgumentException("invalid weight " + robot.weight() + ": must be more than 0");
         }
-        get(robot.id()).ifPresent(existing -> {
-            if (existing.desired() == Desired.REMOVED) {
-                throw new IllegalArgumentException("robot '" + robot.id() + "' is still being removed from "
-                        + existing.slotId() + " (its node stops it first); try again");
+        String incarnation = reserve(robot.id());
+        try {
+            // Held in the registry, so no other add of the id is past here: a robot of the id that exists now is
+            // one from before the registry, or one a stale add left (whose id this add took over).
+            refuseExisting(robot.id(), stored(robot.id()));
+            String slotId = robot.slotId() != null ? requireSlot(robot.slotId()) : placeAutomatically(robot, capacity);
+            if (!robots.insert(RobotCodec.adding(
+                    robot.id(), incarnation, robot.type(), slotId, robot.priority(), robot.weight(), robot.config()))) {
+                throw new IllegalArgumentException("robot '" + robot.id() + "' already exists");
             }
-            throw new IllegalArgumentException(
-                    "robot '" + robot.id() + "' already exists (in " + existing.slotId() + ")");
-        });
-        String slotId = robot.slotId() != null ? requireSlot(robot.slotId()) : placeAutomatically(robot, capacity);
-        if (!robots.insert(RobotCodec.newRobot(
-                robot.id(), robot.type(), slotId, robot.priority(), robot.weight(), robot.config()))) {
-            throw new IllegalArgumentException("robot '" + robot.id() + "' already exists");
+            if (!ids.bind(robot.id(), incarnation)) {
+                // Taken over as stale: the id may be another add's now, so this robot must never start.
+                robots.deleteAdding(robot.id(), incarnation);
+                throw new IllegalArgumentException("robot '" + robot.id() + "' was not added: the add took longer than "
+                        + RobotIdRules.RESERVATION.toSeconds() + " s and another add took its id over; try again");
+            }
+            if (robots.update(RobotRules.added(robot.id(), incarnation, slotId)) != 1) {
+                throw new IllegalArgumentException(
+                        "robot '" + robot.id() + "' was removed while it was being added; nothing runs");
+            }
+            slots.tellOwner(slotId);
+        } catch (RuntimeException e) {
+            // Gives the id back unless it is bound: a bound entry goes only with its robot, or lazily once stale.
+            ids.release(new RobotIds.Entry(robot.id(), incarnation, RobotIds.State.RESERVING));
+            throw e;
         }
-        robots.update(RobotRules.added(robot.id()));
-        slots.tellOwner(slotId);
         return get(robot.id()).orElseThrow();
+    }
+
+    /**
+     * Holds the id in the registry for a new incarnation, taking over an entry found stale: one bound to a robot whose
+     * document is gone (a deletion is final: an incarnation never comes back), or a reservation older than
+     * {@link RobotIdRules#RESERVATION} by the server's clock. Each takeover is a compare-and-set on the entry as read,
+     * so of two adds that read the same stale entry one takes it.
+     *
+     * @return the incarnation the id is reserved for
+     */
+    private String reserve(String id) {
+        String incarnation = ids.newIncarnation();
+        for (int attempt = 0; attempt < 10; attempt++) {
+            if (ids.reserve(id, incarnation)) {
+                return incarnation;
+            }
+            Optional<RobotIds.Entry> entry = ids.get(id);
+            if (entry.isEmpty()) {
+                continue; // Released between the insert and the read: try again.
+            }
+            RobotIds.Entry stale = entry.get();
+            if (stale.state() == RobotIds.State.BOUND) {
+                List<Document> existing = stored(id);
+                Optional<Document> bound = existing.stream()
+                        .filter(doc -> stale.incarnation().equals(doc.get(INCARNATION)))
+                        .findFirst();
+                if (bound.isPresent()) {
+                    refuseExisting(id, List.of(bound.get()));
+                }
+                if (ids.takeOver(stale, incarnation)) {
+                    return incarnation;
+                }
+            } else if (ids.takeOver(stale, incarnation)) {
+                // The stale add's robot, if it was inserted, must never start: its own bind now fails too.
+                robots.deleteAdding(id, stale.incarnation());
+                return incarnation;
+            } else if (ids.get(id).equals(entry)) {
+                throw new IllegalArgumentException("robot '" + id + "' is being added; try again");
+            }
+            // The entry changed between the read and the takeover: read again.
+        }
+        throw new IllegalStateException("robot '" + id + "' keeps changing; try again");
+    }
+
+    /** Refuses the id if a robot of it is stored. */
+    private static void refuseExisting(String id, List<Document> existing) {
+        for (Document doc : existing) {
+            RobotView found = RobotCodec.parse(doc);
+            String slot = found != null ? found.slotId() : String.valueOf(doc.get(SLOT));
+            if (found != null && found.desired() == Desired.REMOVED) {
+                throw new IllegalArgumentException("robot '" + id + "' is still being removed from " + slot
+                        + " (its node stops it first); try again");
+            }
+            if (found != null && found.desired() == Desired.ADDING) {
+                throw new IllegalArgumentException("robot '" + id + "' in " + slot
+                        + " is left from an add that did not finish; 'robot rm' deletes it");
+            }
+            throw new IllegalArgumentException("robot '" + id + "' already exists (in " + slot + ")");
+        }
     }
 
     private String placeAutomatically(NewRobot robot, OptionalDouble capacity) {
@@ -214,6 +296,11 @@ public final class RobotTable {
     /** The robot's document exactly as stored, every field included. */
     public Optional<Document> document(String id) {
         return robots.find(Filters.eq(ID, id), List.of(), 1).stream().findFirst();
+    }
+
+    /** Every stored document of the id: more than one only on a sharded {@code robots} written around the registry. */
+    private List<Document> stored(String id) {
+        return robots.find(Filters.eq(ID, id), List.of(), 0);
     }
 
     private RobotView require(String id) {
@@ -348,6 +435,7 @@ public final class RobotTable {
             if (robot.node() == null) {
                 // Nobody runs it: a runner must take it (set node) before starting it, so this cannot race one.
                 if (robots.deleteIdle(robot)) {
+                    releaseId(robot);
                     return RemoveResult.REMOVED;
                 }
             } else if (robot.desired() == Desired.REMOVED || robots.update(RobotRules.requestRemoval(robot)) == 1) {
@@ -357,6 +445,18 @@ public final class RobotTable {
             // It changed between the read and the write: read again.
         }
         throw new IllegalStateException("robot '" + id + "' keeps changing; try again");
+    }
+
+    /**
+     * Deletes the removed robot's registry entry, best effort: the robot is gone whatever happens here, and an entry
+     * left bound to a robot that is gone is stale, which the next add of the id sees and takes over.
+     */
+    private void releaseId(RobotView removed) {
+        try {
+            ids.release(new RobotIds.Entry(removed.id(), removed.incarnation(), RobotIds.State.BOUND));
+        } catch (RuntimeException e) {
+            // Left stale: the next add of the id takes it over.
+        }
     }
 
     /**
@@ -381,9 +481,13 @@ public final class RobotTable {
         return before;
     }
 
+    /** A robot being removed, or still being added (only its add makes it wanted), is left alone. */
     private static void requireNotRemoved(RobotView robot) {
         if (robot.desired() == Desired.REMOVED) {
             throw new IllegalArgumentException("robot '" + robot.id() + "' is being removed");
+        }
+        if (robot.desired() == Desired.ADDING) {
+            throw new IllegalArgumentException("robot '" + robot.id() + "' is being added; try again");
         }
     }
 

@@ -213,6 +213,11 @@ public final class MongoRobotStore implements RobotStore, RobotDocuments {
     }
 
     @Override
+    public boolean deleteAdding(String id, String incarnation) {
+        return robots.deleteOne(RobotRules.adding(id, incarnation)).getDeletedCount() == 1;
+    }
+
+    @Override
     public List<Document> countBySlotAndState() {
         return robots.aggregate(List.of(Aggregates.group(
                         new Document("slot", "$" + SLOT).append("state", "$" + STATE), Accumulators.sum("n", 1))))

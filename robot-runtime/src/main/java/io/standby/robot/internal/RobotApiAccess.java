@@ -14,7 +14,7 @@ public final class RobotApiAccess {
 
     /** What the API registers: its hidden constructors. */
     public interface Constructors {
-        RobotTable robotTable(RobotDocuments robots, SlotTable slots);
+        RobotTable robotTable(RobotDocuments robots, RobotIds ids, SlotTable slots);
     }
 
     private static volatile Constructors constructors;
@@ -34,7 +34,7 @@ public final class RobotApiAccess {
     }
 
     /** A table over any store of robots and slots: the simulation drives this very table over its own database. */
-    public static RobotTable robotTable(RobotDocuments robots, SlotTable slots) {
+    public static RobotTable robotTable(RobotDocuments robots, RobotIds ids, SlotTable slots) {
         Constructors api = constructors;
         if (api == null) {
             try {
@@ -45,6 +45,6 @@ public final class RobotApiAccess {
             }
             api = constructors;
         }
-        return api.robotTable(robots, slots);
+        return api.robotTable(robots, ids, slots);
     }
 }

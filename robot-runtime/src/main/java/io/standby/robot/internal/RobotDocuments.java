@@ -36,6 +36,12 @@ public interface RobotDocuments {
     /** Deletes this incarnation of a robot if nobody runs it ({@link RobotRules#idleDeleteFilter}): whether it did. */
     boolean deleteIdle(RobotView robot);
 
+    /**
+     * Deletes this incarnation of a robot while it is still being added ({@link RobotRules#adding}): an add that lost
+     * its id cleans up after itself. Whether it did.
+     */
+    boolean deleteAdding(String id, String incarnation);
+
     /** The operator's hand-over of a robot nobody runs: the runtime's own ({@link RobotStore#handOver}). */
     boolean handOver(RobotRules.HandOver handOver);
 

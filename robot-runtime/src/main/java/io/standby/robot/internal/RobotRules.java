@@ -192,9 +192,23 @@ public final class RobotRules {
     /** One operator's change of one robot: an {@code updateOne}. */
     public record Change(Bson filter, Bson update) {}
 
-    /** Dates a robot just inserted by the database's clock. */
-    public static Change added(String id) {
-        return new Change(Filters.eq(ID, id), Updates.currentDate(UPDATED));
+    /**
+     * Makes the robot an add inserted wanted running, once its id is bound to it: the first moment a node may start it.
+     * Stamped as an operator's change, so that a node's change stream reports it, and dated by the database's clock.
+     */
+    public static Change added(String id, String incarnation, String slotId) {
+        return new Change(
+                adding(id, incarnation),
+                Updates.combine(
+                        Updates.set(DESIRED, Desired.RUNNING.value()),
+                        Updates.set(REQUEST, RobotCodec.request(slotId)),
+                        Updates.currentDate(UPDATED)));
+    }
+
+    /** This incarnation of a robot, as an add inserted it and before {@link #added}: a {@code deleteOne}. */
+    public static Bson adding(String id, String incarnation) {
+        return FlatFilter.and(
+                Filters.eq(ID, id), Filters.eq(INCARNATION, incarnation), Filters.eq(DESIRED, Desired.ADDING.value()));
     }
 
     /** Cancels a pending move of a robot that is where it should be. */
@@ -212,7 +226,10 @@ public final class RobotRules {
     /** Stops a robot nobody runs: it is stopped at once. */
     public static Change stopIdle(RobotView robot) {
         return new Change(
-                FlatFilter.and(Filters.eq(ID, robot.id()), Filters.eq(NODE, null)),
+                FlatFilter.and(
+                        Filters.eq(ID, robot.id()),
+                        Filters.eq(NODE, null),
+                        Filters.ne(DESIRED, Desired.ADDING.value())),
                 operatorChange(
                         robot,
                         Updates.set(DESIRED, Desired.STOPPED.value()),
@@ -263,8 +280,10 @@ public final class RobotRules {
                 Filters.eq(SLOT, robot.slotId()));
     }
 
+    /** By id alone, so never a robot being added: only its add makes it wanted, once the id is bound to it. */
     private static Bson notRemoved(RobotView robot) {
-        return FlatFilter.and(Filters.eq(ID, robot.id()), Filters.ne(DESIRED, Desired.REMOVED.value()));
+        return FlatFilter.and(
+                Filters.eq(ID, robot.id()), Filters.nin(DESIRED, Desired.REMOVED.value(), Desired.ADDING.value()));
     }
 
     /**

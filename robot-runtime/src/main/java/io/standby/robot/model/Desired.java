@@ -8,9 +8,14 @@ public enum Desired {
      * Removal requested while a node runs the robot: that node stops it and deletes the document. The id cannot be
      * added again before that, so an old run never overlaps with a new robot of the same id.
      */
-    REMOVED;
+    REMOVED,
+    /**
+     * Being added: the robot's document exists but its id is not yet bound to it in the id registry, so no node starts
+     * it and no operator's command changes it. An add that never binds its id deletes the document.
+     */
+    ADDING;
 
-    /** The stored form: {@code running}, {@code stopped} or {@code removed}. */
+    /** The stored form: {@code running}, {@code stopped}, {@code removed} or {@code adding}. */
     public String value() {
         return name().toLowerCase();
     }

@@ -35,8 +35,24 @@ public final class RobotCodec {
     /** A new robot, pending until the owner of its slot starts it; a new incarnation of its id. */
     public static Document newRobot(
             String id, String type, String slotId, int priority, double weight, Document config) {
+        return newRobot(id, new ObjectId().toHexString(), type, slotId, priority, weight, config);
+    }
+
+    /**
+     * A robot an add is inserting, as {@link #newRobot} but {@code desired: adding}: no node starts it until the add
+     * has bound its id to {@code incarnation} in the id registry.
+     */
+    public static Document adding(
+            String id, String incarnation, String type, String slotId, int priority, double weight, Document config) {
+        Document robot = newRobot(id, incarnation, type, slotId, priority, weight, config);
+        robot.put(DESIRED, Desired.ADDING.value());
+        return robot;
+    }
+
+    private static Document newRobot(
+            String id, String incarnation, String type, String slotId, int priority, double weight, Document config) {
         return new Document(ID, id)
-                .append(INCARNATION, new ObjectId().toHexString())
+                .append(INCARNATION, incarnation)
                 .append(TYPE, type)
                 .append(SLOT, slotId)
                 .append(PRIORITY, priority)

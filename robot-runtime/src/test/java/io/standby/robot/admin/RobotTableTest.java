@@ -15,11 +15,13 @@ import io.standby.robot.admin.RobotTable.MoveResult;
 import io.standby.robot.admin.RobotTable.NewRobot;
 import io.standby.robot.admin.RobotTable.RemoveResult;
 import io.standby.robot.internal.FailingTouches;
+import io.standby.robot.internal.MongoRobotIds;
 import io.standby.robot.internal.MongoRobotStore;
 import io.standby.robot.internal.RobotDocuments;
 import io.standby.robot.internal.RobotRules;
 import io.standby.robot.internal.RobotWrite;
 import io.standby.robot.model.Desired;
+import io.standby.robot.model.RobotCodec;
 import io.standby.robot.model.RobotState;
 import io.standby.robot.model.RobotToken;
 import io.standby.robot.model.RobotView;
@@ -64,6 +66,7 @@ class RobotTableTest {
 
     private StandbyDatabase db;
     private MongoRobotStore store;
+    private MongoRobotIds ids;
     private MongoSlotStore slotStore;
     private SlotTable slots;
     private RobotTable table;
@@ -73,6 +76,7 @@ class RobotTableTest {
     void setUp() {
         db = database.connection();
         store = new MongoRobotStore(db);
+        ids = new MongoRobotIds(db);
         slotStore = new MongoSlotStore(db);
         slots = new SlotTable(db);
         table = new RobotTable(db);
@@ -216,17 +220,39 @@ class RobotTableTest {
         assertEquals("slot-0", view("r1").slotId());
     }
 
-    /** A second operator adds the same id between this add's check and its insert: the insert alone decides. */
+    /**
+     * A second operator adds the same id between this add's reservation and its insert: the reservation decides, and
+     * the second add is told to try again.
+     */
     @Test
-    void anAddThatLosesTheRaceForItsIdIsRefusedAndLeavesTheWinnersRobot() {
+    void anAddThatComesSecondForAnIdReservedByAnotherIsRefusedAndLeavesTheFirstAddsRobot() {
         slots.init(2);
         Interleaved racing = new Interleaved(store);
-        RobotTable racer = new RobotTable(racing, slots);
-        racing.beforeNextWrite(() -> add("r1", "slot-1"));
+        RobotTable racer = new RobotTable(racing, ids, slots);
+        racing.beforeNextWrite(() -> assertRefused("'r1' is being added; try again", () -> add("r1", "slot-1")));
+
+        racer.add(robot("r1", "slot-0"), NO_CAPACITY);
+
+        assertEquals("slot-0", view("r1").slotId(), "the first add's robot");
+        assertEquals(Desired.RUNNING, view("r1").desired());
+    }
+
+    /**
+     * A writer that goes around the registry (a CLI from before it) inserts the id between this add's check and its
+     * insert: the insert's duplicate key refuses it, and the id is given back.
+     */
+    @Test
+    void anAddThatLosesItsInsertToAWriterAroundTheRegistryIsRefusedAndGivesTheIdBack() {
+        slots.init(2);
+        Interleaved racing = new Interleaved(store);
+        RobotTable racer = new RobotTable(racing, ids, slots);
+        racing.beforeNextWrite(
+                () -> store.insert(RobotCodec.newRobot("r1", "counter", "slot-1", 0, 1, new Document())));
 
         assertRefused("'r1' already exists", () -> racer.add(robot("r1", "slot-0"), NO_CAPACITY));
 
-        assertEquals("slot-1", view("r1").slotId(), "the winner's robot");
+        assertEquals("slot-1", view("r1").slotId(), "the other writer's robot");
+        assertTrue(ids.get("r1").isEmpty(), "the reservation is given back");
     }
 
     @Test
@@ -503,7 +529,7 @@ class RobotTableTest {
         Interleaved racing = new Interleaved(store);
         racing.beforeNextWrite(() -> take("r1", epoch));
 
-        assertEquals(MoveResult.REQUESTED, new RobotTable(racing, slots).move("r1", "slot-1"));
+        assertEquals(MoveResult.REQUESTED, new RobotTable(racing, ids, slots).move("r1", "slot-1"));
 
         assertEquals("slot-0", view("r1").slotId(), "never moved under its runner");
         assertEquals("slot-1", view("r1").target());
@@ -520,7 +546,7 @@ class RobotTableTest {
         racing.beforeNextWrite(
                 () -> set("r1", Updates.combine(Updates.set("node", null), Updates.set("state", "STOPPED"))));
 
-        assertEquals(MoveResult.MOVED, new RobotTable(racing, slots).move("r1", "slot-2"));
+        assertEquals(MoveResult.MOVED, new RobotTable(racing, ids, slots).move("r1", "slot-2"));
 
         assertEquals("slot-2", view("r1").slotId());
         assertNull(view("r1").target());
@@ -538,7 +564,7 @@ class RobotTableTest {
             set("r1", Updates.set("epoch", 3L));
         });
 
-        assertEquals(MoveResult.MOVED, new RobotTable(racing, slots).move("r1", "slot-2"));
+        assertEquals(MoveResult.MOVED, new RobotTable(racing, ids, slots).move("r1", "slot-2"));
 
         assertEquals("slot-2", view("r1").slotId(), "the new incarnation, read again, is moved");
         assertEquals(0, view("r1").epoch());
@@ -554,7 +580,7 @@ class RobotTableTest {
             Document doc = stored("r1");
             set("r1", Updates.set("node", doc.get("node") == null ? RUNNER : null));
         });
-        RobotTable racer = new RobotTable(racing, slots);
+        RobotTable racer = new RobotTable(racing, ids, slots);
 
         IllegalStateException move = assertThrows(IllegalStateException.class, () -> racer.move("r1", "slot-1"));
         assertTrue(move.getMessage().contains("'r1' keeps changing"), move.getMessage());
@@ -669,7 +695,7 @@ class RobotTableTest {
         add("r1", "slot-0");
         take("r1", claim("slot-0"));
         Interleaved racing = new Interleaved(store);
-        RobotTable racer = new RobotTable(racing, slots);
+        RobotTable racer = new RobotTable(racing, ids, slots);
 
         racing.beforeNextWrite(() -> table.remove("r1"));
         racer.stop("r1");
@@ -690,7 +716,7 @@ class RobotTableTest {
         Interleaved racing = new Interleaved(store);
         racing.beforeNextWrite(() -> take("r1", epoch));
 
-        new RobotTable(racing, slots).stop("r1");
+        new RobotTable(racing, ids, slots).stop("r1");
 
         assertEquals(Desired.STOPPED, view("r1").desired());
         assertEquals(RobotState.STARTING, view("r1").state(), "not marked STOPPED under its runner");
@@ -741,7 +767,7 @@ class RobotTableTest {
         Interleaved racing = new Interleaved(store);
         racing.beforeNextWrite(() -> take("r1", epoch));
 
-        assertEquals(RemoveResult.REQUESTED, new RobotTable(racing, slots).remove("r1"));
+        assertEquals(RemoveResult.REQUESTED, new RobotTable(racing, ids, slots).remove("r1"));
 
         assertEquals(Desired.REMOVED, view("r1").desired(), "never deleted under its runner");
         assertEquals(RUNNER, view("r1").node());
@@ -763,7 +789,7 @@ class RobotTableTest {
             add("r1", "slot-0");
         });
 
-        assertEquals(RemoveResult.REMOVED, new RobotTable(racing, slots).remove("r1"));
+        assertEquals(RemoveResult.REMOVED, new RobotTable(racing, ids, slots).remove("r1"));
 
         assertNull(stored("r1"));
     }
@@ -835,7 +861,7 @@ class RobotTableTest {
         slots.init(1);
         add("r1", "slot-0");
         FailingTouches touches = new FailingTouches(slotStore, 1);
-        RobotTable told = new RobotTable(store, ApiAccess.slotTable(touches));
+        RobotTable told = new RobotTable(store, ids, ApiAccess.slotTable(touches));
         long before = changes("slot-0");
 
         told.stop("r1");
@@ -947,6 +973,12 @@ class RobotTableTest {
         public boolean deleteIdle(RobotView robot) {
             interleave();
             return store.deleteIdle(robot);
+        }
+
+        @Override
+        public boolean deleteAdding(String id, String incarnation) {
+            interleave();
+            return store.deleteAdding(id, incarnation);
         }
 
         @Override

@@ -248,6 +248,7 @@ class BsonEvalTest {
                 d -> d.append("target", null),
                 d -> d.append("desired", "stopped"),
                 d -> d.append("desired", "removed"),
+                d -> d.append("desired", "adding"),
                 d -> without(d, "desired"),
                 d -> d.append("desired", null),
                 d -> d.append("state", "FAILED"),
@@ -310,7 +311,7 @@ class BsonEvalTest {
             RobotRules.HandOver idle = RobotRules.idleHandOver(view, "slot-1");
             rules.add(new Rule("operator's hand-over " + view.node(), idle.filter(), idle.update(), false));
             for (RobotRules.Change change : List.of(
-                    RobotRules.added(view.id()),
+                    RobotRules.added(view.id(), view.incarnation(), view.slotId()),
                     RobotRules.cancelMove(view),
                     RobotRules.requestMove(view, "slot-1"),
                     RobotRules.stopIdle(view),
@@ -342,7 +343,8 @@ class BsonEvalTest {
                 RobotRules.loadFilter("slot-0", 4, List.of("r1")),
                 RobotRules.watchFilter(List.of("slot-0", "slot-2")),
                 RobotRules.storedFilter(List.of("r1", "r3")),
-                RobotRules.deleteFilter(TOKEN));
+                RobotRules.deleteFilter(TOKEN),
+                RobotRules.adding("r1", "inc"));
     }
 
     @Test
@@ -424,6 +426,48 @@ class BsonEvalTest {
         return doc.toJson(org.bson.json.JsonWriterSettings.builder()
                 .outputMode(org.bson.json.JsonMode.EXTENDED)
                 .build());
+    }
+
+    /** An id registry entry of incarnation "inc", {@code ageMs} old by its {@code at}. */
+    private static Document entry(String state, long ageMs) {
+        return new Document("_id", "r1")
+                .append("incarnation", "inc")
+                .append("state", state)
+                .append("at", new Date(System.currentTimeMillis() - ageMs));
+    }
+
+    @Test
+    void theEvaluatorAndTheServerAgreeOnEveryIdRegistryRule() {
+        List<Document> entries = new ArrayList<>();
+        for (String state : List.of("reserving", "bound")) {
+            for (long age : List.of(1_000L, 2 * RobotIdRules.RESERVATION.toMillis(), HOUR)) {
+                entries.add(entry(state, age));
+            }
+            entries.add(entry(state, HOUR).append("incarnation", "other"));
+            entries.add(without(entry(state, HOUR), "at"));
+            entries.add(entry(state, HOUR).append("at", null));
+        }
+        List<Rule> rules = new ArrayList<>();
+        for (RobotIds.State state : RobotIds.State.values()) {
+            RobotIds.Entry read = new RobotIds.Entry("r1", "inc", state);
+            rules.add(new Rule(
+                    "take over " + state, RobotIdRules.takeOverFilter(read), RobotIdRules.reserveUpdate("new"), false));
+            rules.add(new Rule("release " + state, RobotIdRules.releaseFilter(read), RobotIdRules.bindUpdate(), false));
+        }
+        rules.add(new Rule("bind", RobotIdRules.bindFilter("r1", "inc"), RobotIdRules.bindUpdate(), false));
+        rules.add(new Rule(
+                "reserve again", RobotIdRules.reserveFilter("r1", "inc"), RobotIdRules.reserveUpdate("inc"), false));
+        int cases = 0;
+        int matched = 0;
+        for (Document entry : entries) {
+            for (Rule rule : rules) {
+                matched += agree(rule, entry);
+                cases++;
+            }
+        }
+        assertTrue(
+                matched > cases / 10 && matched < cases,
+                matched + " of " + cases + " cases matched: both branches are covered");
     }
 
     @Test

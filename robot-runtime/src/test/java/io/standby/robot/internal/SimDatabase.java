@@ -240,6 +240,9 @@ final class SimDatabase {
     final Collection owners = new Collection();
 
     final Collection robots = new Collection();
+    /** The id registry ({@code robotIds}), beside the robots as in MongoDB. */
+    final Collection robotIds = new Collection();
+
     private Faults faults = Faults.NONE;
     private long serverOffsetMs = 1_800_000_000_000L;
     private double rate = 1;
@@ -438,11 +441,12 @@ final class SimDatabase {
         slots.commit();
         owners.commit();
         robots.commit();
+        robotIds.commit();
     }
 
     /** The primary steps down: what no majority had is rolled back, and nobody can write for a while. */
     void failover(long electionNanos) {
-        int lost = slots.rollBack() + owners.rollBack() + robots.rollBack();
+        int lost = slots.rollBack() + owners.rollBack() + robots.rollBack() + robotIds.rollBack();
         rollbacks += lost;
         noPrimaryUntil = sim.now() + electionNanos;
         sim.note("db: failover, " + lost + " unconfirmed document(s) rolled back, no primary for "

@@ -1,5 +1,7 @@
 package io.standby.robot.internal;
 
+import static io.standby.robot.model.RobotFields.INCARNATION;
+
 import io.standby.robot.admin.RobotTable;
 import io.standby.robot.model.RobotCodec;
 import io.standby.slot.NodeId;
@@ -26,6 +28,7 @@ final class SimOperator {
     private final SimDatabase db;
     private final RobotTable table;
     private final SimRobotStore robots;
+    private final SimRobotIds ids;
     private final int slotCount;
     private final SimChecker checker;
     private final NodeTable nodes;
@@ -51,16 +54,19 @@ final class SimOperator {
         this.checker = checker;
         this.slotCount = slotCount;
         this.robots = new SimRobotStore(db);
-        this.table = RobotApiAccess.robotTable(robots, ApiAccess.slotTable(new SimSlotStore(db)));
+        this.ids = new SimRobotIds(db);
+        this.table = RobotApiAccess.robotTable(robots, ids, ApiAccess.slotTable(new SimSlotStore(db)));
     }
 
     private String randomSlot() {
         return "slot-" + sim.random.nextInt(slotCount);
     }
 
-    /** A robot straight into the database, before any node starts. */
+    /** A robot straight into the database, before any node starts, as from before the id registry: no entry. */
     void seed(String id) {
-        robots.insert(RobotCodec.newRobot(id, "sim", randomSlot(), sim.random.nextInt(3), 1, config()));
+        Document robot = RobotCodec.newRobot(id, "sim", randomSlot(), sim.random.nextInt(3), 1, config());
+        robot.put(INCARNATION, ids.newIncarnation());
+        robots.insert(robot);
         db.commit();
     }
 

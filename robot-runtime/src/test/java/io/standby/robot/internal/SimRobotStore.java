@@ -24,7 +24,6 @@ import java.util.Map;
 import java.util.TreeMap;
 import org.bson.BsonDocument;
 import org.bson.BsonDocumentReader;
-import org.bson.BsonString;
 import org.bson.Document;
 import org.bson.codecs.DecoderContext;
 import org.bson.codecs.DocumentCodec;
@@ -214,13 +213,12 @@ final class SimRobotStore implements RobotStore, RobotDocuments {
     }
 
     /**
-     * An insert nobody retries. A new robot's incarnation is an ObjectId, unique but not replayable: the simulation
-     * numbers them instead, and stamps the request with the server's clock.
+     * An insert nobody retries, its request stamped with the server's clock. Its incarnation is the one its add chose
+     * ({@link SimRobotIds#newIncarnation}, numbered so that a run replays).
      */
     @Override
     public boolean insert(Document robot) {
         BsonDocument doc = BsonEval.bson(robot);
-        doc.put(INCARNATION, new BsonString("i" + db.incarnations++));
         doc.put(
                 REQUEST,
                 BsonEval.bson(
@@ -250,6 +248,12 @@ final class SimRobotStore implements RobotStore, RobotDocuments {
     @Override
     public boolean deleteIdle(RobotView robot) {
         Bson filter = RobotRules.idleDeleteFilter(robot);
+        return db.write("delete " + BsonEval.bson(filter).toJson(), () -> db.robots.deleteOne(filter));
+    }
+
+    @Override
+    public boolean deleteAdding(String id, String incarnation) {
+        Bson filter = RobotRules.adding(id, incarnation);
         return db.write("delete " + BsonEval.bson(filter).toJson(), () -> db.robots.deleteOne(filter));
     }
 
