@@ -38,7 +38,9 @@ import picocli.CommandLine.Option;
  * Pause at the late mark: one slot with counter robots, its owner reaching the database through a proxy, a standby
  * reaching it directly. Each round freezes the owner's link for longer than the late mark but within the lease, and
  * times from the owner's /health how soon its robots stop and how soon they run again once the link is back; from the
- * database, that the slot kept its owner and epoch and that no robot's count went back.
+ * database, that the slot kept its owner and epoch and that no robot's count went back. With {@code --watch-links} the
+ * standby's link covers the owner, which then writes no late mark: the same freeze, as of a database election, must
+ * pause nothing.
  */
 @Command(
         name = "pause",
@@ -51,7 +53,8 @@ import picocli.CommandLine.Option;
             "20 ms. Reports, per profile, the freeze (and the last renewal's stamp) to the robots gone, and the link's",
             "return to the renewal stamped and to every robot running again (p50, max); checks from the database",
             "that the slot kept its owner and epoch and that no robot's count went back. Exits 1 if the slot moved,",
-            "its epoch changed, a count went back, or the robots did not pause and run again."
+            "its epoch changed, a count went back, or the robots did not pause and run again (with --watch-links:",
+            "if they paused at all)."
         })
 final class PauseBench implements Callable<Integer> {
 
@@ -97,6 +100,19 @@ final class PauseBench implements Callable<Integer> {
             fallbackValue = "true",
             description = "Run a standby node too, which must not take the slot (default: ${DEFAULT-VALUE}).")
     boolean standby;
+
+    @Option(
+            names = "--watch-links",
+            negatable = true,
+            defaultValue = "false",
+            fallbackValue = "true",
+            description = {
+                "Nodes keep watch links (a 1 s watch lease, or the heartbeat if shorter), so the standby's link covers",
+                "the owner: it writes no late mark, and must ride through every freeze with its robots running, as",
+                "through a database election. Needs --standby and a heartbeat of 500ms or more (default: off: the",
+                "late-mark pause of an owner that no link covers)."
+            })
+    boolean watchLinks;
 
     /** A profile and how long its freezes last. */
     record Setting(Profile profile, Duration freeze) {
@@ -154,25 +170,34 @@ final class PauseBench implements Callable<Integer> {
         }
     }
 
-    static Setting setting(String name) {
+    /**
+     * A profile by name, with watch links (the node's default) or without them, so that no link covers the owner and it
+     * pauses at its late mark.
+     */
+    static Setting setting(String name, boolean watchLinks) {
         return switch (name) {
-            case "defaults" ->
-                new Setting(Profile.withFastFailover(name, SlotTiming.defaults()), Duration.ofSeconds(4));
+            case "defaults" -> new Setting(profile(name, SlotTiming.defaults(), watchLinks), Duration.ofSeconds(4));
             case "fast" ->
                 new Setting(
-                        Profile.withFastFailover(
+                        profile(
                                 name,
-                                SlotTiming.of(Duration.ofMillis(200), Duration.ofSeconds(1), Duration.ofMillis(100))),
+                                SlotTiming.of(Duration.ofMillis(200), Duration.ofSeconds(1), Duration.ofMillis(100)),
+                                watchLinks),
                         Duration.ofMillis(600));
             case "long-lease" ->
                 new Setting(
-                        Profile.withFastFailover(
+                        profile(
                                 name,
-                                SlotTiming.of(Duration.ofSeconds(1), Duration.ofSeconds(8), Duration.ofSeconds(1))),
+                                SlotTiming.of(Duration.ofSeconds(1), Duration.ofSeconds(8), Duration.ofSeconds(1)),
+                                watchLinks),
                         Duration.ofSeconds(3));
             default ->
                 throw new IllegalArgumentException("unknown profile '" + name + "': use defaults, fast or long-lease");
         };
+    }
+
+    private static Profile profile(String name, SlotTiming timing, boolean watchLinks) {
+        return new Profile(name, timing, true, watchLinks, null);
     }
 
     @Override
@@ -183,10 +208,17 @@ final class PauseBench implements Callable<Integer> {
         if (robots < 1) {
             throw new IllegalArgumentException("--robots " + robots + " must be at least 1");
         }
+        if (watchLinks && !standby) {
+            throw new IllegalArgumentException("--watch-links needs --standby: a link covers an owner from a standby");
+        }
         Map<String, Setting> chosen = new HashMap<>();
         List<Profile> order = new ArrayList<>();
         for (String name : profiles) {
-            Setting s = setting(name);
+            Setting s = setting(name, watchLinks);
+            if (watchLinks && s.timing().heartbeat().compareTo(Duration.ofMillis(500)) < 0) {
+                throw new IllegalArgumentException("--watch-links: profile " + name + " has a heartbeat of "
+                        + s.timing().heartbeat().toMillis() + "ms, below which nodes keep no links");
+            }
             if (freeze != null) {
                 s = new Setting(s.profile(), freeze);
             }
@@ -202,7 +234,10 @@ final class PauseBench implements Callable<Integer> {
                 "pause",
                 String.format(
                         Locale.ROOT,
-                        "pause at the late mark: %d rounds per profile, %d counter robots, %s",
+                        "%s: %d rounds per profile, %d counter robots, %s",
+                        watchLinks
+                                ? "ride through a frozen database link, the owner covered by a watch link"
+                                : "pause at the late mark",
                         rounds,
                         robots,
                         standby ? "one standby" : "no standby"),
@@ -248,7 +283,20 @@ final class PauseBench implements Callable<Integer> {
             String mark = pastMark == 0
                     ? ""
                     : String.format(Locale.ROOT, "; NOTE: %d pauses logged at or past the late mark", pastMark);
-            if (r.violations.isEmpty()) {
+            if (r.violations.isEmpty() && watchLinks) {
+                System.out.printf(
+                        Locale.ROOT,
+                        "verdict %s: OK: none of %d freezes of %d ms paused the robots of the owner a watch link "
+                                + "covers; a renewal was stamped at most %s after each link came back; the slot stayed "
+                                + "with %s at epoch %d; no count went back; %s%n",
+                        r.setting.profile().name(),
+                        r.rounds.size(),
+                        r.setting.freeze().toMillis(),
+                        max(r.stats(Round::backToRenewal)),
+                        r.owner,
+                        r.epoch,
+                        logged);
+            } else if (r.violations.isEmpty()) {
                 System.out.printf(
                         Locale.ROOT,
                         "verdict %s: OK: %d of %d freezes paused the robots (logged at most %s, gone from /health "
@@ -319,8 +367,12 @@ final class PauseBench implements Callable<Integer> {
                 int pauses = occurrences(log, "pausing its robots");
                 int resumes = occurrences(log, "after a pause: its robots start again");
                 List<String> violations = new ArrayList<>(facts.violations);
-                long notPaused = done.stream().filter(r -> !r.paused()).count();
-                if (notPaused > 0) {
+                long paused = done.stream().filter(Round::paused).count();
+                long notPaused = done.size() - paused;
+                if (watchLinks && (paused > 0 || pauses > 0)) {
+                    violations.add(paused + " of " + done.size() + " freezes paused the robots of an owner a link "
+                            + "covers (" + pauses + " pauses logged)");
+                } else if (!watchLinks && notPaused > 0) {
                     violations.add(notPaused + " of " + done.size() + " freezes did not pause the robots");
                 }
                 long notResumed =
@@ -345,6 +397,13 @@ final class PauseBench implements Callable<Integer> {
                 Duration.ofSeconds(60),
                 EVERY,
                 () -> running(ownerPort) == robots);
+        if (watchLinks) {
+            Waits.until(
+                    "round " + n + ": the owner covered by the standby's link (its slot without a late mark)",
+                    Duration.ofSeconds(60),
+                    EVERY,
+                    () -> slot(slots).lateMark() == null);
+        }
         // A renewal or two at the steady pace, then the freeze right after the next one is stamped.
         Bench.sleep(timing.heartbeat());
         facts.check();
@@ -394,6 +453,9 @@ final class PauseBench implements Callable<Integer> {
             }
             if (gone == null && Duration.between(back, now).compareTo(timing.lease()) > 0) {
                 break; // never paused, and the lease's worth of waiting is over
+            }
+            if (watchLinks && gone == null && renewal != null) {
+                break; // rode through: renewed again, and nothing stopped
             }
             if (Duration.between(back, now).compareTo(atMost) > 0) {
                 throw new IllegalStateException("round " + n + ": the robots did not run again within "

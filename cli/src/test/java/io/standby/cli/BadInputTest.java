@@ -92,7 +92,7 @@ class BadInputTest {
                 "--ip 127.0.0.1 --port seven                         | seven",
                 "--ip 127.0.0.1 --port 7700 --lease 3s               | --lease 3s",
                 "--ip 127.0.0.1 --port 7700 --heartbeat 0ms          | --heartbeat 0ms",
-                "--ip 127.0.0.1 --port 7700 --poll 5s                | --poll 5s",
+                "--ip 127.0.0.1 --port 7700 --poll 20s               | --poll 20s",
                 "--ip 127.0.0.1 --port 7700 --lease 5x               | 5x",
                 "--ip 127.0.0.1 --port 7700 --max-slots 0            | --max-slots 0",
                 "--ip 127.0.0.1 --port 7700 --turbo                  | --turbo",
