@@ -311,6 +311,15 @@ public final class StandbyLinks {
         all.forEach(Connection::goodbye);
     }
 
+    /**
+     * Whether this node holds a live link to the owner process {@code ownerId}: authenticated, neither ended nor
+     * silent.
+     */
+    public synchronized boolean watching(String ownerId) {
+        StandbyLink link = links.get(ownerId);
+        return link != null && link.authenticated && !link.dead(clock.nanoTime());
+    }
+
     /** Live links: authenticated, and neither ended nor silent. For metrics and tests. */
     public synchronized int live() {
         long now = clock.nanoTime();

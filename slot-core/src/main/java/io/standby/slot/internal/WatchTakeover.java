@@ -19,7 +19,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A node with room watches the owners whose document was raised within two heartbeats and which take watch links, up
  * to {@link #MAX_LINKS} of them, chosen by a hash of the owner and this node, so that across many standbys each owner
- * is watched by several. Runs on the poll thread only.
+ * is watched by several; and keeps watching one whose document has gone stale while its link lives. Runs on the poll
+ * thread only.
  */
 final class WatchTakeover {
 
@@ -55,10 +56,13 @@ final class WatchTakeover {
         if (claims.hasRoom()) {
             long fresh = config.timing().heartbeat().multipliedBy(2).toNanos();
             for (SlotStore.OwnerBeat owner : reads.owners()) {
+                // A live link outlasts its owner's stale document: the owner may have lost only the database, and
+                // the link is what keeps it from pausing its robots by the late mark (OwnerLinks.covered).
                 if (owner.node() != null
                         && owner.watch().isOn()
                         && !config.node().equals(owner.node())
-                        && owner.age().toNanos() <= fresh) {
+                        && (owner.age().toNanos() <= fresh
+                                || standbyLinks.watching(OwnerDocRules.ownerId(owner.node(), owner.instance())))) {
                     targets.add(new StandbyLinks.Target(
                             owner.node(),
                             owner.instance(),

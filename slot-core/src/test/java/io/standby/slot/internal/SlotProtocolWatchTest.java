@@ -329,6 +329,27 @@ class SlotProtocolWatchTest {
     }
 
     /**
+     * An owner cut off from the database alone: its document stops being raised and ages on the server, while its link
+     * to the standby goes on. The standby keeps the link (it proves the owner runs, which a stale document cannot), so
+     * the owner stays covered and writes no mark; otherwise it would pause at once, a few seconds into the outage.
+     */
+    @Test
+    void aStandbyKeepsItsLinkToAnOwnerWhoseDocumentWentStaleWhileTheLinkLives() throws InterruptedException {
+        protocol.db()
+                .database()
+                .getCollection("owners")
+                .updateMany(
+                        new org.bson.Document(),
+                        Updates.set("at", Date.from(Instant.now().minusSeconds(10))));
+        assertEquals(0, standby.poll());
+        assertTrue(linkUp, "the standby kept its link to the owner");
+        clock.tick(Duration.ofMillis(100));
+        ownerWatchers.tick();
+        owner.renewAll();
+        assertNull(slot().lateMark(), "still covered: no mark");
+    }
+
+    /**
      * Once no link covers the owner, its renewals carry the mark again. One that lands but whose answer is lost leaves
      * the slot showing the mark while the owner's last acknowledged write carried none: the owner pauses at the late
      * point all the same, counted from its last acknowledged send, before a standby without a link could judge it late.
