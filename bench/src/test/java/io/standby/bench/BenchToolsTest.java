@@ -3,6 +3,7 @@ package io.standby.bench;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.standby.slot.SlotTiming;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
@@ -56,10 +57,9 @@ class BenchToolsTest {
                         + "500ms heartbeat) | 1 | "),
                 out);
         assertTrue(
-                out.contains(
-                        "| defaults (heartbeat 2000ms, lease 5000ms, poll 1000ms), fast failover on, watch links by "
-                                + "default "
-                                + "(watch lease 1000ms) | 1 | "),
+                out.contains("| defaults (heartbeat 2000ms, lease " + SlotTiming.DEFAULT_LEASE.toMillis()
+                        + "ms, poll 1000ms), fast failover on, watch links by default (watch lease 1000ms) | 1"
+                        + " | "),
                 out);
         assertTrue(out.contains(" | link 1 | p50 <= 1500 ms, max <= 2500 ms: "), out);
     }
