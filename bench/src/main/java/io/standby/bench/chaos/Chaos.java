@@ -128,16 +128,19 @@ public final class Chaos {
             // Frozen before the rest is read: a context read while nodes still write could be older than an
             // acknowledgement recorded after it, and be taken for a lost one.
             cluster.stopNodes();
+            SlotTiming timing = SlotTiming.of(
+                    settings.timing().heartbeat(),
+                    settings.timing().lease(),
+                    settings.timing().poll());
+            long lateMark = timing.late().toMillis();
+            // A node whose slots showed no late mark when its link froze (a watch link covered it) runs to its
+            // lease's deadline; the others must stop by the mark.
+            long leaseDeadline = timing.lease().minus(timing.fenceMargin()).toMillis();
             List<Facts.Cut> cuts = faults.done().stream()
                     .filter(f -> f.kind() == Fault.Kind.CUT)
-                    .map(f -> new Facts.Cut(f.target(), f.pid(), f.start(), f.end(), f.alive()))
+                    .map(f -> new Facts.Cut(
+                            f.target(), f.pid(), f.start(), f.end(), f.alive(), f.links() == 0 ? leaseDeadline : -1))
                     .toList();
-            long lateMark = SlotTiming.of(
-                            settings.timing().heartbeat(),
-                            settings.timing().lease(),
-                            settings.timing().poll())
-                    .late()
-                    .toMillis();
             History history;
             try (StandbyDatabase db = cluster.database().connect(Cluster.DB)) {
                 history = History.read(db.database(), dir, origin);

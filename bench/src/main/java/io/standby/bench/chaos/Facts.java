@@ -48,7 +48,21 @@ public record Facts(
      * @param pid the node's process then; its runs are named {@code node/pid/n}
      * @param alive whether that process still ran at {@code to}
      */
-    public record Cut(String node, long pid, long from, long to, boolean alive) {}
+    public record Cut(String node, long pid, long from, long to, boolean alive, long stopWithin) {
+
+        /** A cut of a node whose slots carried its late mark: judged by the nodes' late mark. */
+        public Cut(String node, long pid, long from, long to, boolean alive) {
+            this(node, pid, from, to, alive, -1);
+        }
+
+        /**
+         * How long after {@code from} the node's runs must have stopped: {@code stopWithin} if set (an owner a watch
+         * link covered wrote no late mark, and stops only at {@code lease - lease/10}), else the late mark.
+         */
+        long deadline(long lateMark) {
+            return stopWithin >= 0 ? stopWithin : lateMark;
+        }
+    }
 
     /**
      * A node process stopped by SIGSTOP through all of {@code [from, to]}, wall-clock ms: {@code from} read just after

@@ -12,7 +12,9 @@ package io.standby.bench.chaos;
  *     takeover from it names); null otherwise
  * @param woke for a SIGSTOP or a freeze, read just after {@code kill -CONT} returned; 0 otherwise
  * @param links for a SIGSTOP or a freeze with watch links on, how many links from standbys the node had open when its
- *     {@code /metrics} were read just before the SIGSTOP; -1 if unknown or links off
+ *     {@code /metrics} were read just before the SIGSTOP; for a cut, 1 if a slot the node held showed its late mark
+ *     once the link froze, 0 if none did (a watch link covered it: it stops at its lease's deadline instead); -1 if
+ *     unknown or links off
  */
 record Fault(
         int number,

@@ -3,6 +3,8 @@ package io.standby.bench.chaos;
 import com.mongodb.client.model.Filters;
 import io.standby.bench.Bench;
 import io.standby.robot.admin.RobotTable;
+import io.standby.slot.SlotTable;
+import io.standby.slot.SlotView;
 import io.standby.slot.StandbyDatabase;
 import io.standby.testing.TestPorts;
 import java.time.Duration;
@@ -134,6 +136,26 @@ final class Faults {
         throw new AssertionError();
     }
 
+    /**
+     * 1 if a slot owned by {@code identity} shows a late mark, 0 if it owns slots and none does, -1 if it owns none or
+     * the read failed (judged by the late mark, the stricter bound).
+     */
+    private int markedSlots(String identity) {
+        try (StandbyDatabase db = cluster.database().connect(Cluster.DB)) {
+            List<SlotView> owned = new SlotTable(db)
+                    .list().stream()
+                            .filter(slot -> slot.owner() != null
+                                    && identity.equals(slot.owner().toString()))
+                            .toList();
+            if (owned.isEmpty()) {
+                return -1;
+            }
+            return owned.stream().anyMatch(slot -> slot.lateMark() != null) ? 1 : 0;
+        } catch (RuntimeException e) {
+            return -1;
+        }
+    }
+
     /** The fault's start is when it took effect (the kill returned, the signal was sent, the link paused). */
     private Fault onNode(Fault.Kind kind, Cluster.Node node, long hold, boolean newPort) {
         String detail;
@@ -165,7 +187,10 @@ final class Faults {
             case CUT -> {
                 node.proxy.pause();
                 start = System.currentTimeMillis();
-                Bench.sleep(Duration.ofMillis(hold));
+                // What the node's slots show now that its writes have stopped landing: with its late mark, it must
+                // pause by the mark; without (a watch link covered it), it runs to its lease's deadline.
+                int marked = markedSlots(identity);
+                Bench.sleep(Duration.ofMillis(Math.max(0, hold - (System.currentTimeMillis() - start))));
                 // Read before the link resumes: frozen through all of [start, end] for the verdict.
                 long end = System.currentTimeMillis();
                 boolean alive = node.running();
@@ -181,7 +206,7 @@ final class Faults {
                         alive,
                         identity,
                         0,
-                        -1);
+                        marked);
             }
             default -> throw new IllegalArgumentException(kind.name());
         }

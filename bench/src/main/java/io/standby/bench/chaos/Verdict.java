@@ -292,14 +292,16 @@ public final class Verdict {
     private long latestEndAfterFreeze = Long.MIN_VALUE;
 
     /**
-     * No robot runs on a node cut off from the database past its late mark. For a cut of node N's whole link (its slot
-     * protocol, its checkpoints and its robots' own collections, frozen through all of {@code [from, to]}), let
-     * {@code mark = from + late + LATE_TOLERANCE_MS}, {@code late} being the mark the nodes write (2 heartbeats). The
-     * owner pauses its slot's robots once no renewal was acknowledged for {@code late - late/10} since the send of its
-     * last acknowledged one; that send came before {@code from} (a renewal sent after the freeze is not answered before
-     * {@code to}), so the pause is due before {@code from + late - late/10}, and the tenth of the mark covers the fence
-     * check (a quarter of it at most), the interrupt and the run's return. A cut no longer than {@code mark - from} is
-     * not judged. Every run of the process N ran then ({@code N/pid/n}) that began before {@code to} is a violation if
+     * No robot runs on a node cut off from the database past its late mark, or, if its slots carried none when the link
+     * froze (a watch link covered it), past its lease's deadline ({@link Facts.Cut#deadline}). For a cut of node N's
+     * whole link (its slot protocol, its checkpoints and its robots' own collections, frozen through all of
+     * {@code [from, to]}), let {@code mark = from + late + LATE_TOLERANCE_MS}, {@code late} being the mark the nodes
+     * write (2 heartbeats). The owner pauses its slot's robots once no renewal was acknowledged for {@code late -
+     * late/10} since the send of its last acknowledged one; that send came before {@code from} (a renewal sent after
+     * the freeze is not answered before {@code to}), so the pause is due before {@code from + late - late/10}, and the
+     * tenth of the mark covers the fence check (a quarter of it at most), the interrupt and the run's return. A cut no
+     * longer than {@code mark - from} is not judged. Every run of the process N ran then ({@code N/pid/n}) that began
+     * before {@code to} is a violation if
      *
      * <ul>
      *   <li>any of its recorded facts falls in {@code (mark, to]}: a start, a checkpoint attempt (the time the call
@@ -319,7 +321,7 @@ public final class Verdict {
             byRun.computeIfAbsent(c.run(), r -> new ArrayList<>()).add(c);
         }
         for (Facts.Cut cut : facts.cuts()) {
-            long mark = cut.from() + facts.lateMark() + LATE_TOLERANCE_MS;
+            long mark = cut.from() + cut.deadline(facts.lateMark()) + LATE_TOLERANCE_MS;
             if (cut.to() <= mark) {
                 continue;
             }
@@ -350,7 +352,8 @@ public final class Verdict {
                         + ofRun.getFirst().slot() + ":"
                         + ofRun.getFirst().epoch() + ") on " + cut.node() + ", whose link was frozen from " + cut.from()
                         + " to "
-                        + cut.to() + " (late mark " + facts.lateMark() + " ms, so stopped by " + mark + ")";
+                        + cut.to() + " (" + (cut.stopWithin() >= 0 ? "no late mark, lease deadline " : "late mark ")
+                        + cut.deadline(facts.lateMark()) + " ms, so stopped by " + mark + ")";
                 Checkpoint late = ofRun.stream()
                         .filter(c -> c.before() > mark && c.before() <= cut.to())
                         .min(Comparator.comparingLong(Checkpoint::before))

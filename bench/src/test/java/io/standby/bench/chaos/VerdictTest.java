@@ -148,6 +148,25 @@ class VerdictTest {
         assertTrue(judge().passed(), String.join("\n", judge().lines()));
     }
 
+    /**
+     * An owner that a watch link covered wrote no late mark, so a cut of its database link lets it run to its lease's
+     * deadline (here 900 ms), not to the mark: past the mark is no violation, past the deadline is.
+     */
+    @Test
+    void aCutOfAnOwnerWithoutALateMarkIsJudgedByItsLeasesDeadline() {
+        cuts.add(new Facts.Cut("n2", 21, 420, 2000, true, 900));
+        end("r1", "n2/21/1", "slot-0", 2, 4, 420 + 900 + Verdict.LATE_TOLERANCE_MS);
+        start("r1", "n2/21/2", "slot-0", 2, 4, 2100);
+        assertTrue(judge().passed(), String.join("\n", judge().lines()));
+    }
+
+    @Test
+    void anOwnerWithoutALateMarkThatRanPastItsLeasesDeadlineInACutIsReported() {
+        cuts.add(new Facts.Cut("n2", 21, 420, 2000, true, 900));
+        end("r1", "n2/21/1", "slot-0", 2, 4, 420 + 900 + Verdict.LATE_TOLERANCE_MS + 1);
+        assertOnly(Violation.PAST_LATE_MARK, 1);
+    }
+
     @Test
     void aRunThatReturnedPastTheLateMarkOfACutRanPastIt() {
         cuts.add(new Facts.Cut("n2", 21, 420, 2000, true));
