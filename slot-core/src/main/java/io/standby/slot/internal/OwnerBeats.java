@@ -31,7 +31,7 @@ final class OwnerBeats {
         // With fast failover, the late mark is written into the slot, and this owner keeps to it: it pauses
         // its robots before its heartbeat is that old. Other nodes take a slot over early only from an
         // owner that wrote one, by the mark it wrote, so nodes with other settings never misjudge it.
-        // While a watch link covers this owner, its writes carry none (see late()).
+        // While a watch link covers this owner, its writes carry none (see current()).
         this.me = new SlotStore.Ownership(
                         config.node(),
                         config.instance(),
@@ -55,9 +55,9 @@ final class OwnerBeats {
 
     /**
      * How this node writes itself now: with its late mark (if it has one), unless a live watch link covers it. A
-     * standby with a link takes over a dead owner faster than the mark would, so the mark only made every database
-     * outage longer than it pause the robots; without it an outage pauses nothing before the lease's deadline, and a
-     * standby without a link takes over a crashed owner after the lease instead of the mark.
+     * standby with a link takes over a dead owner faster than the mark would, so there the mark would only pause the
+     * robots in every database outage longer than it; without it an outage pauses nothing before the lease's deadline,
+     * and a standby without a link takes over a crashed owner after the lease instead of the mark.
      */
     private SlotStore.Ownership current(long beat) {
         SlotStore.Ownership now = me.withBeat(beat);
