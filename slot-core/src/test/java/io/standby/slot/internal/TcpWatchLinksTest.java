@@ -100,9 +100,13 @@ class TcpWatchLinksTest {
         return socket;
     }
 
-    /** The owner never counted a link, never renewed for one, and no lease of any beat can pause. */
+    /**
+     * The owner never counted a link, never renewed for one, no lease of any beat can pause, and nothing covers it: it
+     * goes on writing its late mark, so a stranger cannot turn fast failover off for it either.
+     */
     private void assertNothingCounts(String what) {
         assertEquals(0, ownerLinks.open(), what + ": no link");
+        assertFalse(ownerLinks.covered(), what + ": the owner counts as covered");
         assertEquals(0, renewals.get(), what + ": no renewal");
         assertFalse(
                 ownerLinks.blocks(0, System.nanoTime() + Duration.ofHours(1).toNanos()),
@@ -343,6 +347,7 @@ class TcpWatchLinksTest {
         await("the owner counted the acknowledgement", () -> ownerLinks.blocks(42, System.nanoTime() + P.toNanos()));
         standby.ack(seq, standby.tags.tag((byte) 'A', seq, 0));
         await("a replayed acknowledgement is refused and ends the link", () -> ownerLinks.open() == 0);
+        assertFalse(ownerLinks.covered(), "an ended link covers nothing");
         assertEquals(1, ownerLinks.stats().refused());
         // OwnerLinks.ended closes the link, then asks for the renewal outside its lock: wait for that ask.
         await("the end asked for a renewal", () -> renewals.get() >= 1);
@@ -354,6 +359,7 @@ class TcpWatchLinksTest {
         long next = forger.nextPing();
         forger.ack(next, new byte[LinkKey.TAG]);
         await("a forged acknowledgement is refused and ends the link", () -> ownerLinks.open() == 0);
+        assertFalse(ownerLinks.covered(), "a link whose only acknowledgement was forged covers nothing");
         assertEquals(2, ownerLinks.stats().refused());
         forger.close();
     }
