@@ -1,7 +1,5 @@
 package io.standby.robot.internal;
 
-import com.mongodb.ErrorCategory;
-import com.mongodb.MongoWriteException;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.UpdateOptions;
@@ -29,18 +27,10 @@ public final class MongoRobotIds implements RobotIds {
 
     @Override
     public boolean reserve(String id, String incarnation) {
-        try {
-            entries.updateOne(
-                    RobotIdRules.reserveFilter(id, incarnation),
-                    RobotIdRules.reserveUpdate(incarnation),
-                    new UpdateOptions().upsert(true));
-            return true;
-        } catch (MongoWriteException e) {
-            if (e.getError().getCategory() == ErrorCategory.DUPLICATE_KEY) {
-                return false;
-            }
-            throw e;
-        }
+        return MongoRobotStore.unlessDuplicate(() -> entries.updateOne(
+                RobotIdRules.reserveFilter(id, incarnation),
+                RobotIdRules.reserveUpdate(incarnation),
+                new UpdateOptions().upsert(true)));
     }
 
     @Override

@@ -185,8 +185,13 @@ public final class MongoRobotStore implements RobotStore, RobotDocuments {
 
     @Override
     public boolean insert(Document robot) {
+        return unlessDuplicate(() -> robots.insertOne(robot));
+    }
+
+    /** Runs a write that creates a document: true, or false if a document with its {@code _id} is there already. */
+    static boolean unlessDuplicate(Runnable write) {
         try {
-            robots.insertOne(robot);
+            write.run();
             return true;
         } catch (MongoWriteException e) {
             if (e.getError().getCategory() == ErrorCategory.DUPLICATE_KEY) {
