@@ -20,6 +20,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -80,6 +81,13 @@ final class NodeAssembly {
         @Override
         public WatchLinkCounts watchLinks() {
             return slots.watchLinks();
+        }
+
+        @Override
+        public Map<String, Integer> remembered() {
+            Map<String, Integer> sizes = new TreeMap<>(slots.remembered());
+            sizes.putAll(robots.remembered());
+            return sizes;
         }
 
         /** The graceful stop, in its order. */

@@ -37,6 +37,30 @@ public interface StartedNode {
     WatchLinkCounts watchLinks();
 
     /**
+     * The entries of the node's own maps keyed by things that come and go (slots, owners, peers, robots), by map name:
+     * the protocol's and the robot runtime's, for the node's meters ({@code standby.node.remembered}), so that a long
+     * run can show none grows. Their names are in {@link #REMEMBERED}.
+     */
+    Map<String, Integer> remembered();
+
+    /** The names of {@link #remembered()}'s maps, the same at every call. */
+    List<String> REMEMBERED = List.of(
+            "leases",
+            "claimable_slots",
+            "gone_owners",
+            "observed_slots",
+            "observed_owners",
+            "standby_links",
+            "standby_dead_links",
+            "standby_link_retries",
+            "slot_runs",
+            "unwinding_slots",
+            "seen_changes",
+            "dirty_slots",
+            "slot_run_robots",
+            "robot_runs");
+
+    /**
      * The robots' connection, with seconds of timeout: for reads an extension makes, which must never delay the
      * protocol's renewals on the other one.
      */

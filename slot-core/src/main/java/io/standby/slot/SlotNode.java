@@ -11,6 +11,7 @@ import io.standby.slot.internal.ProtocolSetup;
 import io.standby.slot.internal.SlotProtocol;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
@@ -144,6 +145,11 @@ public final class SlotNode implements AutoCloseable {
     /** How this node's claims went so far. */
     public ClaimCounts claims() {
         return protocol.claims();
+    }
+
+    /** The entries of this node's maps keyed by slots, owners and peers, by name (its meters). From any thread. */
+    public Map<String, Integer> remembered() {
+        return protocol.remembered();
     }
 
     /**
@@ -338,10 +344,6 @@ public final class SlotNode implements AutoCloseable {
     }
 
     private static java.util.concurrent.ThreadFactory daemon(String name) {
-        return runnable -> {
-            Thread thread = new Thread(runnable, name);
-            thread.setDaemon(true);
-            return thread;
-        };
+        return Thread.ofPlatform().name(name).daemon().factory();
     }
 }

@@ -9,6 +9,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.mongodb.MongoMetricsCommandListener;
 import io.micrometer.core.instrument.binder.mongodb.MongoMetricsConnectionPoolListener;
+import io.standby.node.StartedNode;
 import io.standby.robot.runtime.RobotListener;
 import io.standby.slot.ClaimOutcome;
 import io.standby.slot.Lease;
@@ -132,6 +133,16 @@ final class NodeMetrics implements SlotListener, RobotListener {
                 .tag("state", "failed")
                 .description("Robots of this node's slots, by state")
                 .register(registry);
+    }
+
+    /** The sizes of the node's own maps, one gauge per map, read when scraped. */
+    void remembered(Supplier<Map<String, Integer>> sizes) {
+        for (String map : StartedNode.REMEMBERED) {
+            Gauge.builder(StandbyMeters.REMEMBERED, () -> sizes.get().getOrDefault(map, 0))
+                    .tag("map", map)
+                    .description("Entries of the node's own maps keyed by slots, owners, peers or robots")
+                    .register(registry);
+        }
     }
 
     /** The cluster's slots by state, read when scraped. */

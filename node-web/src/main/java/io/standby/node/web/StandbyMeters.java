@@ -64,6 +64,13 @@ public final class StandbyMeters {
     public static final String WATCH_PAUSES = "standby.watch.pauses";
     /** Counter: slots this node took over by a dead watch link. */
     public static final String WATCH_TAKEOVERS = "standby.watch.takeovers";
+    /**
+     * Gauge, tag {@code map}: the entries of one of the node's own maps keyed by slots, owners, peers or robots
+     * ({@code StartedNode.REMEMBERED} names them: its leases, the owners it found gone, its observations of other
+     * owners, its watch links to owners, its slot runs and robot runs ...). Each follows what is alive now, bounded by
+     * the slots, nodes and robots there are; one that only grows in a long run is a leak ({@code bench soak}).
+     */
+    public static final String REMEMBERED = "standby.node.remembered";
     /** Gauge, tag {@code state} (running, failed): the robots of this node's slots. */
     public static final String ROBOTS = "standby.robots";
     /** Counter: robots that threw and were restarted after a backoff. */

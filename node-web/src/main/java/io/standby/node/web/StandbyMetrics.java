@@ -53,6 +53,7 @@ public final class StandbyMetrics {
                 public void started(StartedNode node) {
                     metrics.robots(node::workload);
                     metrics.watchLinks(node::watchLinks);
+                    metrics.remembered(node::remembered);
                     // On the robots' connection: a scrape never delays the protocol's renewals.
                     metrics.clusterSlots(new SlotCensus(() -> new SlotTable(node.robotDatabase()).countByState()));
                     node.endpoint()

@@ -79,6 +79,9 @@ class StandbyMetricsTest {
                             .tag("outcome", "won")
                             .counter()
                             .count());
+            assertEquals(1.0, remembered(registry, "leases"), "its one lease");
+            assertEquals(1.0, remembered(registry, "slot_runs"), "its one slot's run");
+            assertEquals(1.0, remembered(registry, "robot_runs"), "its one robot's run");
             HttpClient http = HttpClient.newHttpClient();
             assertEquals(404, get(http, port, "/metrics").statusCode(), "not Prometheus' registry: no /metrics");
             assertEquals(200, get(http, port, "/status").statusCode());
@@ -125,6 +128,7 @@ class StandbyMetricsTest {
                                             .gauge()
                                             .value()
                                     == 1);
+            assertEquals(1.0, remembered(standbyMeters, "standby_links"), "its link to the owner");
             assertEquals(
                     0.0,
                     ownerMeters
@@ -155,6 +159,10 @@ class StandbyMetricsTest {
                         .timeout(Duration.ofSeconds(10))
                         .build(),
                 HttpResponse.BodyHandlers.ofString());
+    }
+
+    private static double remembered(SimpleMeterRegistry meters, String map) {
+        return meters.get(StandbyMeters.REMEMBERED).tag("map", map).gauge().value();
     }
 
     private static double linkEnds(SimpleMeterRegistry meters) {

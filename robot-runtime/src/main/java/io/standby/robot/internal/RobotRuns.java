@@ -149,4 +149,9 @@ public final class RobotRuns implements Run.Launcher {
     MonotonicClock clock() {
         return clock;
     }
+
+    /** The runs alive on this node, by robot id, for the node's meters. */
+    int alive() {
+        return alive.size();
+    }
 }

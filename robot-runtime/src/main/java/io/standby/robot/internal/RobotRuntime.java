@@ -16,6 +16,7 @@ import io.standby.slot.internal.SuspendAwareClock;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -45,6 +46,7 @@ public final class RobotRuntime implements SlotListener, AutoCloseable {
 
     private final RobotStore store;
     private final SlotRuns slots;
+    private final RobotRuns runs;
     private final SyncLoop sync;
     private final WriteBatcher writes;
     private final EventLog events;
@@ -68,7 +70,7 @@ public final class RobotRuntime implements SlotListener, AutoCloseable {
         WriteSequence sequence = new WriteSequence();
         this.ownsEvents = events == null;
         this.events = ownsEvents ? new EventLog(database.database()) : events;
-        RobotRuns runs = new RobotRuns(
+        this.runs = new RobotRuns(
                 new RobotRuns.Storage(store, writes, sequence),
                 config,
                 types,
@@ -163,6 +165,17 @@ public final class RobotRuntime implements SlotListener, AutoCloseable {
     /** How many robots run on this node and how many of its slots' robots failed, for its registry document. */
     public Workload workload() {
         return slots.workload().withTypes(typeNames);
+    }
+
+    /**
+     * The entries of the runtime's maps keyed by slots and robots, by name: what a soak watches for growth. From any
+     * thread.
+     */
+    public Map<String, Integer> remembered() {
+        Map<String, Integer> sizes = new TreeMap<>();
+        slots.remembered(sizes);
+        sizes.put("robot_runs", runs.alive());
+        return sizes;
     }
 
     /** The robots running on this node, by slot. */

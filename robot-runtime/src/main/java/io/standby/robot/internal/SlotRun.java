@@ -405,4 +405,11 @@ public final class SlotRun {
                     .toList();
         }
     }
+
+    /** The robots it keeps, runs and seen ones, for the node's meters (the seen set read without the sync thread). */
+    int remembered() {
+        synchronized (lock) {
+            return runs.size() + seen.size();
+        }
+    }
 }

@@ -237,4 +237,18 @@ public final class SlotRuns {
             throw failure;
         }
     }
+
+    /**
+     * The entries of its maps keyed by slots and robots, by name, for the node's meters: runs of held slots, slots with
+     * runs still unwinding, slots' change counters seen, slots to read again, and the robots of every slot run.
+     */
+    public void remembered(Map<String, Integer> to) {
+        to.put("slot_runs", bySlot.size());
+        to.put("unwinding_slots", unwinding.size());
+        to.put("seen_changes", seenChanges.size());
+        to.put("dirty_slots", dirty.size());
+        to.put(
+                "slot_run_robots",
+                bySlot.values().stream().mapToInt(SlotRun::remembered).sum());
+    }
 }

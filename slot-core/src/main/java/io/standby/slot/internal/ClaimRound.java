@@ -259,4 +259,9 @@ final class ClaimRound {
         }
         return true;
     }
+
+    /** The slots whose head start is being timed, for the node's meters (read without the poll's lock). */
+    int remembered() {
+        return claimableSince.size();
+    }
 }

@@ -144,4 +144,9 @@ final class FastFailover {
     private Optional<Observations.Waited> lateFor(SlotView slot, long now) {
         return reads.seenFor(slot, now, slot.lateMark());
     }
+
+    /** What its {@link GoneOwners} keeps, for the node's meters. */
+    int remembered() {
+        return gone.remembered();
+    }
 }

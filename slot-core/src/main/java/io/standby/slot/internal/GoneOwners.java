@@ -156,8 +156,11 @@ public final class GoneOwners {
         local.clear();
     }
 
-    /** How many entries this node keeps, for tests of its memory. */
-    int remembered() {
+    /**
+     * How many entries this node keeps, for its meters and tests of its memory. Read from any thread without a lock:
+     * only the maps' sizes, which may be a poll stale.
+     */
+    public int remembered() {
         return seenAccepting.size() + lastTried.size() + local.size();
     }
 

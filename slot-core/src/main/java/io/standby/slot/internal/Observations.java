@@ -117,4 +117,13 @@ final class Observations {
         });
         return stale;
     }
+
+    /** The slots and owners seen, for the node's meters: each poll replaces them with what it read. */
+    int slotsSeen() {
+        return seen.size();
+    }
+
+    int ownersSeen() {
+        return owners.size();
+    }
 }

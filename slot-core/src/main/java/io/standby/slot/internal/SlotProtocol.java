@@ -8,8 +8,10 @@ import io.standby.slot.NodeState;
 import io.standby.slot.SlotView;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.TreeMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -91,6 +93,20 @@ public final class SlotProtocol {
     /** Claims won, lost to another node, and failed (no answer), since the node started; from any thread. */
     public ClaimCounts claims() {
         return claims.counts();
+    }
+
+    /**
+     * The entries of the protocol's maps keyed by slots, owners and peers, which come and go: what a soak watches for
+     * growth. From any thread; a size may be a poll stale.
+     */
+    public Map<String, Integer> remembered() {
+        Map<String, Integer> sizes = new TreeMap<>();
+        sizes.put("leases", book.size());
+        sizes.put("claimable_slots", claims.remembered());
+        sizes.put("gone_owners", fastFailover.remembered());
+        reads.remembered(sizes);
+        watchTakeover.remembered(sizes);
+        return sizes;
     }
 
     public NodeConfig config() {

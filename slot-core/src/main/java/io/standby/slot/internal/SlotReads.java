@@ -6,6 +6,7 @@ import io.standby.slot.SlotView;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import org.slf4j.Logger;
@@ -269,5 +270,11 @@ final class SlotReads {
     /** This node has itself watched the slot's owner stand still for {@code wait}, on its own clock: how, if so. */
     Optional<Observations.Waited> seenFor(SlotView slot, long now, Duration wait) {
         return observations.seenFor(slot, now, wait);
+    }
+
+    /** The entries of its observations, by name, for the node's meters. */
+    void remembered(Map<String, Integer> to) {
+        to.put("observed_slots", observations.slotsSeen());
+        to.put("observed_owners", observations.ownersSeen());
     }
 }

@@ -337,4 +337,11 @@ public final class StandbyLinks {
     public String toString() {
         return "StandbyLinks" + links.keySet();
     }
+
+    /** The links kept (live or dying), dead ones kept for claims, and retry marks, for the node's meters. */
+    public synchronized void remembered(Map<String, Integer> to) {
+        to.put("standby_links", links.size());
+        to.put("standby_dead_links", dead.size());
+        to.put("standby_link_retries", retries.size());
+    }
 }

@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.OptionalLong;
 import java.util.zip.CRC32;
 import org.slf4j.Logger;
@@ -185,5 +186,10 @@ final class WatchTakeover {
                 .nextClaimable()
                 .map(at -> OptionalLong.of(Math.max(0, at - now)))
                 .orElse(OptionalLong.empty());
+    }
+
+    /** Its standby links' entries, for the node's meters (all 0 without watch links). */
+    void remembered(Map<String, Integer> to) {
+        standbyLinks.remembered(to);
     }
 }
