@@ -27,7 +27,8 @@ import picocli.CommandLine.Command;
             ScaleBench.class,
             FloodBench.class,
             io.standby.bench.peer.ShedLockBench.class,
-            io.standby.bench.chaos.ChaosCommand.class
+            io.standby.bench.chaos.ChaosCommand.class,
+            io.standby.bench.chaos.SoakCommand.class
         })
 public final class Bench implements Runnable {
 

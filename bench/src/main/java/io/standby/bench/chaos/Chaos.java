@@ -34,6 +34,8 @@ public final class Chaos {
      * The settings of a run. {@code fastFailover} false starts the nodes with {@code --no-fast-failover}: only to show
      * that the verdict's late-mark row can fail. {@code watch}: the nodes' watch links (their default unless said).
      * {@code every}: the mean time between faults, or null for the suite's 0.5 to 2 leases (a longer one makes a soak).
+     * {@code counters}: counter robots beside the ledger robots (a soak's), judged only by being RUNNING and counting
+     * at the end. {@code sampling}: a {@link Sampler} from the robots' start to the faults' end, or null.
      */
     public record Settings(
             int nodes,
@@ -46,7 +48,38 @@ public final class Chaos {
             Duration catchUp,
             boolean fastFailover,
             Cluster.Watch watch,
-            Duration every) {
+            Duration every,
+            int counters,
+            Sampler.Settings sampling) {
+
+        /** A chaos run: ledger robots only, nothing sampled. */
+        public Settings(
+                int nodes,
+                int slots,
+                int robots,
+                Duration duration,
+                long seed,
+                Cluster.Timing timing,
+                int inputPerSecond,
+                Duration catchUp,
+                boolean fastFailover,
+                Cluster.Watch watch,
+                Duration every) {
+            this(
+                    nodes,
+                    slots,
+                    robots,
+                    duration,
+                    seed,
+                    timing,
+                    inputPerSecond,
+                    catchUp,
+                    fastFailover,
+                    watch,
+                    every,
+                    0,
+                    null);
+        }
 
         /** The watch lease the nodes run with, or null: no watch links. */
         public Duration watchLease() {
@@ -54,8 +87,17 @@ public final class Chaos {
         }
     }
 
-    /** What a run found: the verdict, the faults made and the outputs written. */
-    public record Result(Verdict verdict, List<Fault> faults, long inputs, long outputs) {}
+    /**
+     * What a run found: the verdict, the faults made and the outputs written; with sampling, the samples (empty
+     * otherwise) and the counter robots left behind: not RUNNING, or not counting, once the faults ended.
+     */
+    public record Result(
+            Verdict verdict,
+            List<Fault> faults,
+            long inputs,
+            long outputs,
+            List<SoakSample> samples,
+            List<String> leftBehind) {}
 
     private final Settings settings;
     private final PrintStream out;
@@ -92,6 +134,10 @@ public final class Chaos {
         for (int i = 1; i <= settings.robots(); i++) {
             robots.add(String.format("ledger-%02d", i));
         }
+        List<String> counters = new ArrayList<>();
+        for (int i = 1; i <= settings.counters(); i++) {
+            counters.add(String.format("counter-%02d", i));
+        }
         Cluster cluster =
                 new Cluster(dir, settings.nodes(), settings.timing(), settings.fastFailover(), settings.watch());
         Duration watchLease = cluster.watchLease();
@@ -99,12 +145,24 @@ public final class Chaos {
             cluster.database().initSlots(Cluster.DB, settings.slots());
             cluster.startNodes();
             addRobots(cluster, robots);
+            addCounters(cluster, counters);
             Producer producer = new Producer(cluster.database().uri(), settings.inputPerSecond());
             long origin = System.currentTimeMillis();
             Faults faults;
             long inputs;
+            Sampler sampler = settings.sampling() == null
+                    ? null
+                    : new Sampler(cluster, settings.sampling(), node -> node.frozen, out);
             try {
-                awaitRunning(cluster, robots, Duration.ofSeconds(120));
+                List<String> all = new ArrayList<>(robots);
+                all.addAll(counters);
+                awaitRunning(cluster, all, Duration.ofSeconds(120));
+                if (sampler != null) {
+                    out.printf(
+                            "Sampling every %d s from %d s after the start%n",
+                            settings.sampling().every().toSeconds(), (System.currentTimeMillis() - origin) / 1000);
+                    sampler.start();
+                }
                 out.printf(
                         "Faults from %d s after the start, for %d s:%n",
                         (System.currentTimeMillis() - origin) / 1000,
@@ -113,17 +171,32 @@ public final class Chaos {
                         new Faults.Pace(settings.seed(), settings.timing().lease(), watchLease, settings.every());
                 faults = new Faults(cluster, pace, settings.slots(), robots, f -> out.println(f.line(origin)));
                 faults.runUntil(System.currentTimeMillis() + settings.duration().toMillis());
+                if (sampler != null) {
+                    sampler.close();
+                }
                 cluster.heal();
             } finally {
+                if (sampler != null) {
+                    sampler.close();
+                }
                 producer.close();
                 inputs = producer.produced();
             }
+            Map<String, Long> countedAtEnd = counts(cluster, counters);
             long quiet = System.currentTimeMillis();
             boolean caughtUp = awaitCaughtUp(cluster, robots, inputs, settings.catchUp());
+            List<String> leftBehind = awaitCounting(cluster, countedAtEnd, settings.catchUp());
             long quietEnd = System.currentTimeMillis();
             out.printf(
                     "Quiet: producer stopped at seq %d; every robot %s after %d ms%n",
                     inputs, caughtUp ? "caught up and RUNNING" : "NOT caught up", quietEnd - quiet);
+            if (!counters.isEmpty()) {
+                out.printf(
+                        "Counter robots: %d of %d RUNNING and counting past their count at the faults' end%s%n",
+                        counters.size() - leftBehind.size(),
+                        counters.size(),
+                        leftBehind.isEmpty() ? "" : "; left behind: " + leftBehind);
+            }
             Map<String, String> states = states(cluster, robots);
             // Frozen before the rest is read: a context read while nodes still write could be older than an
             // acknowledgement recorded after it, and be taken for a lost one.
@@ -200,7 +273,13 @@ public final class Chaos {
                             settings.timing().poll().toMillis())
                     .forEach(out::println);
             out.println(verdict.passed() ? "PASSED" : "FAILED: see the violations above; logs and records in " + dir);
-            return new Result(verdict, faults.done(), inputs, outputs);
+            return new Result(
+                    verdict,
+                    faults.done(),
+                    inputs,
+                    outputs,
+                    sampler == null ? List.of() : sampler.samples(),
+                    leftBehind);
         }
     }
 
@@ -221,8 +300,70 @@ public final class Chaos {
         }
     }
 
-    private static void awaitRunning(Cluster cluster, List<String> robots, Duration atMost) {
+    /** Counter robots, on the slots in turn, counting every second. */
+    private void addCounters(Cluster cluster, List<String> counters) {
+        try (StandbyDatabase db = cluster.database().connect(Cluster.DB)) {
+            RobotTable table = new RobotTable(db);
+            for (int i = 0; i < counters.size(); i++) {
+                table.add(
+                        new RobotTable.NewRobot(
+                                counters.get(i),
+                                "counter",
+                                "slot-" + (i % settings.slots()),
+                                0,
+                                1,
+                                new Document("intervalMs", 1000)),
+                        OptionalDouble.empty());
+            }
+        }
+    }
+
+    /** Each counter robot's checkpointed count now (-1 if it has none). */
+    private static Map<String, Long> counts(Cluster cluster, List<String> counters) {
+        Map<String, Long> counts = new TreeMap<>();
+        try (StandbyDatabase db = cluster.database().connect(Cluster.DB)) {
+            RobotTable table = new RobotTable(db);
+            for (String counter : counters) {
+                counts.put(counter, table.get(counter).map(Chaos::count).orElse(-1L));
+            }
+        }
+        return counts;
+    }
+
+    private static long count(RobotView view) {
+        return view.context() != null && view.context().get("count") instanceof Number n ? n.longValue() : -1;
+    }
+
+    /**
+     * Waits for every counter robot to be RUNNING and past its count at the faults' end (so none was left stopped or
+     * stuck by the churn); returns those that are not, after {@code atMost}.
+     */
+    private static List<String> awaitCounting(Cluster cluster, Map<String, Long> from, Duration atMost) {
         long deadline = System.nanoTime() + atMost.toNanos();
+        List<String> behind = new ArrayList<>(from.keySet());
+        try (StandbyDatabase db = cluster.database().connect(Cluster.DB)) {
+            RobotTable table = new RobotTable(db);
+            while (!behind.isEmpty()) {
+                behind.removeIf(c -> table.get(c)
+                        .filter(v -> v.state().name().equals("RUNNING") && count(v) > from.get(c))
+                        .isPresent());
+                if (behind.isEmpty() || System.nanoTime() > deadline) {
+                    break;
+                }
+                Bench.sleep(Duration.ofMillis(500));
+            }
+        }
+        return behind;
+    }
+
+    /**
+     * Waits for every robot to run. A node that exited meanwhile is started again, as a supervisor would: on a loaded
+     * machine a node's first contact with the database can take longer than the 5 s it waits before it gives up.
+     */
+    private void awaitRunning(Cluster cluster, List<String> robots, Duration atMost) {
+        long deadline = System.nanoTime() + atMost.toNanos();
+        // Each look reads every robot: not 5 times a second for a soak's 60 of them.
+        Duration every = Duration.ofMillis(robots.size() > 20 ? 1000 : 200);
         try (StandbyDatabase db = cluster.database().connect(Cluster.DB)) {
             RobotTable table = new RobotTable(db);
             while (!robots.stream()
@@ -233,7 +374,13 @@ public final class Chaos {
                     throw new IllegalStateException("the robots did not all start within " + atMost.toSeconds()
                             + " s (logs: " + cluster.dir() + ")");
                 }
-                Bench.sleep(Duration.ofMillis(200));
+                for (Cluster.Node node : cluster.nodes()) {
+                    String revived = node.revive();
+                    if (!revived.isEmpty()) {
+                        out.println("  " + node.name + " before the faults: " + revived.replace("; ", ""));
+                    }
+                }
+                Bench.sleep(every);
             }
         }
     }

@@ -91,8 +91,11 @@ final class Cluster implements AutoCloseable {
     final class Node {
         final String name;
         final TcpProxy proxy;
-        int port;
-        ChildJvm process;
+        // Volatile: the soak's sampler reads them from its own thread while faults restart the node.
+        volatile int port;
+        volatile ChildJvm process;
+        /** Under a SIGSTOP now: the sampler leaves it alone (it could not answer). */
+        volatile boolean frozen;
 
         Node(String name) throws IOException {
             this.name = name;

@@ -234,12 +234,14 @@ final class Faults {
     private Fault stop(Fault.Kind kind, Cluster.Node node, long hold, long pid, String identity) {
         NodeScrape before = node.scrape();
         int links = before == null ? -1 : (int) before.get(NodeScrape.LINKS_OWNER);
+        node.frozen = true;
         node.process.signal("STOP");
         long start = System.currentTimeMillis();
         Bench.sleep(Duration.ofMillis(hold));
         long end = System.currentTimeMillis();
         node.process.signal("CONT");
         long woke = System.currentTimeMillis();
+        node.frozen = false;
         String detail = "SIGSTOP for " + hold + " ms"
                 + (watchLease == null
                         ? ""

@@ -19,6 +19,8 @@ record NodeScrape(long atMillis, Map<String, Double> values) {
     static final String ENDS_OWNER = "standby_watch_link_ends_total{side=owner}";
     static final String ENDS_STANDBY = "standby_watch_link_ends_total{side=standby}";
     static final String REFUSED = "standby_watch_refused_total";
+    /** Gauge, tag {@code map}: the entries of one of the node's own maps (see {@code StandbyMeters.REMEMBERED}). */
+    static final String REMEMBERED = "standby_node_remembered";
 
     NodeScrape {
         values = Map.copyOf(values);
