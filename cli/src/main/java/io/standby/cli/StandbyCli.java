@@ -55,6 +55,14 @@ public final class StandbyCli {
         COMMANDS.put("help", CommandLine.HelpCommand.class);
     }
 
+    /** The classes of every subcommand the command line adds itself (their own subcommands are in annotations). */
+    static List<Class<?>> commandClasses() {
+        List<Class<?>> classes = new java.util.ArrayList<>(COMMANDS.values());
+        classes.add(CompletionScript.class);
+        classes.add(CompleteCommand.class);
+        return classes;
+    }
+
     /** Admin commands give up on an unreachable database after this long. */
     static final Duration ADMIN_TIMEOUT = Duration.ofSeconds(3);
 
@@ -107,24 +115,29 @@ public final class StandbyCli {
      * {@code help} and {@code completion}, which show them all.
      */
     static CommandLine commandLine(String... args) {
+        return commandLine(CommandModel.current(), args);
+    }
+
+    /** {@link #commandLine(String...)} with the models from {@code model}. */
+    static CommandLine commandLine(CommandModel model, String... args) {
         Set<String> words = Set.copyOf(Arrays.asList(args));
         boolean all = words.contains("help")
                 || words.contains("completion")
                 || COMMANDS.keySet().stream().noneMatch(words::contains);
-        CommandLine cli = new CommandLine(new StandbyCli());
+        CommandLine cli = model.commandLine(StandbyCli.class);
         COMMANDS.forEach((name, command) -> {
             if (all || words.contains(name)) {
-                cli.addSubcommand(name, command);
+                CommandModel.addSubcommand(cli, name, model.commandLine(command));
             }
         });
         cli.setExecutionExceptionHandler(StandbyCli::onFailure);
         cli.setParameterExceptionHandler(StandbyCli::onBadArguments);
         cli.setCaseInsensitiveEnumValuesAllowed(true);
         if (all) {
-            cli.addSubcommand("completion", CompletionScript.class);
+            CommandModel.addSubcommand(cli, "completion", model.commandLine(CompletionScript.class));
         }
         if (words.contains("__complete")) {
-            cli.addSubcommand("__complete", CompleteCommand.class);
+            CommandModel.addSubcommand(cli, "__complete", model.commandLine(CompleteCommand.class));
         }
         withExitCodes(cli);
         // The embedded server, the demo (its own in-memory database), the completion script and the health check are
