@@ -1,5 +1,6 @@
 package io.standby.cli;
 
+import java.util.Set;
 import picocli.CommandLine;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Model.IGetter;
@@ -27,7 +28,7 @@ abstract class CommandModel {
     /** picocli from the annotations, at run time. */
     static final CommandModel ANNOTATIONS = new CommandModel() {
         @Override
-        CommandSpec spec(Class<?> command) {
+        CommandSpec spec(Class<?> command, Set<String> words) {
             return null;
         }
     };
@@ -37,13 +38,39 @@ abstract class CommandModel {
         return GENERATED == null ? ANNOTATIONS : GENERATED;
     }
 
-    /** The model of {@code command}, built without reading its annotations; null where this source has none. */
-    abstract CommandSpec spec(Class<?> command);
+    /**
+     * The model of {@code command}, built without reading its annotations; null where this source has none. Of its
+     * subcommands (and theirs) only those {@link #wanted} by {@code words} are built, all where it is null.
+     */
+    abstract CommandSpec spec(Class<?> command, Set<String> words);
+
+    /** The whole model of {@code command}, every subcommand built. */
+    final CommandSpec spec(Class<?> command) {
+        return spec(command, null);
+    }
 
     /** The command line of {@code command}: from this model where it has one, else from the annotations. */
-    final CommandLine commandLine(Class<?> command) {
-        CommandSpec spec = spec(command);
+    final CommandLine commandLine(Class<?> command, Set<String> words) {
+        CommandSpec spec = spec(command, words);
         return spec == null ? new CommandLine(command) : new CommandLine(spec);
+    }
+
+    /**
+     * Whether a command line for {@code words} (the arguments) needs the subcommand {@code name} of a command whose
+     * subcommands are {@code siblings}: all are needed when the words name none of them (help, or a mistyped name that
+     * the error message suggests a name for), else those named. A word that is a value and happens to be a subcommand's
+     * name only builds one more.
+     */
+    static boolean wanted(Set<String> words, String name, String... siblings) {
+        if (words == null || words.contains(name)) {
+            return true;
+        }
+        for (String sibling : siblings) {
+            if (words.contains(sibling)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /**

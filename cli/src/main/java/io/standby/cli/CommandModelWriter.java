@@ -104,26 +104,26 @@ final class CommandModelWriter {
                 .append("import picocli.CommandLine.Model.CommandSpec;\n")
                 .append("import picocli.CommandLine.Model.OptionSpec;\n")
                 .append("import picocli.CommandLine.Model.PositionalParamSpec;\n\n")
-                .append(
-                        "/** Written at build time by CommandModelWriter from the commands' annotations: do not edit. */\n")
+                .append("/** Written at build time by CommandModelWriter from the commands' annotations: ")
+                .append("do not edit. */\n")
                 .append("@SuppressWarnings({\"unchecked\", \"rawtypes\", \"deprecation\"})\n")
                 .append("final class ")
                 .append(NAME)
                 .append(" extends CommandModel {\n\n")
-                .append("    @Override\n    CommandSpec spec(Class<?> command) {\n")
+                .append("    @Override\n    CommandSpec spec(Class<?> command, java.util.Set<String> words) {\n")
                 .append("        return switch (command.getName()) {\n");
         ids.forEach((type, id) -> out.append("            case \"")
                 .append(type.getName())
                 .append("\" -> c")
                 .append(id)
-                .append("();\n"));
+                .append("(words);\n"));
         out.append("            default -> null;\n        };\n    }\n");
         methods.forEach(out::append);
         out.append("\n    private static OptionSpec.Builder bind(OptionSpec.Builder arg, Object target, int id) {\n")
                 .append("        Binding binding = new Binding(target, id);\n")
                 .append("        return arg.setter(binding).getter(binding);\n    }\n")
-                .append(
-                        "\n    private static PositionalParamSpec.Builder bind(PositionalParamSpec.Builder arg, Object target, int id) {\n")
+                .append("\n    private static PositionalParamSpec.Builder bind(")
+                .append("PositionalParamSpec.Builder arg, Object target, int id) {\n")
                 .append("        Binding binding = new Binding(target, id);\n")
                 .append("        return arg.setter(binding).getter(binding);\n    }\n")
                 .append("\n    /** The fields and setter methods the options were read from. */\n")
@@ -200,7 +200,7 @@ final class CommandModelWriter {
         ids.put(type, id);
         CommandSpec spec = new CommandLine(type).getCommandSpec();
         StringBuilder m = new StringBuilder();
-        m.append("\n    static CommandSpec c").append(id).append("() {\n");
+        m.append("\n    static CommandSpec c").append(id).append("(java.util.Set<String> words) {\n");
         m.append("        ")
                 .append(name(type))
                 .append(" command = ")
@@ -209,16 +209,21 @@ final class CommandModelWriter {
         m.append("        CommandSpec spec = CommandSpec.wrapWithoutInspection(command);\n");
         commandAttributes(m, spec);
         usageMessage(m, spec.usageMessage());
+        String siblings = literals(spec.subcommands().keySet().toArray(new String[0]));
         for (Map.Entry<String, CommandLine> sub : spec.subcommands().entrySet()) {
             Class<?> subType = sub.getValue().getCommandSpec().userObject().getClass();
             if (!sub.getKey().equals(sub.getValue().getCommandSpec().name())) {
                 throw refuse(type + ": subcommand aliases");
             }
-            m.append("        spec.addSubcommand(")
+            m.append("        if (CommandModel.wanted(words, ")
+                    .append(literal(sub.getKey()))
+                    .append(", ")
+                    .append(siblings)
+                    .append(")) {\n            spec.addSubcommand(")
                     .append(literal(sub.getKey()))
                     .append(", new CommandLine(c")
                     .append(command(subType))
-                    .append("()));\n");
+                    .append("(words)));\n        }\n");
         }
         Map<CommandSpec, String> mixinNames = new LinkedHashMap<>();
         spec.mixins().forEach((name, mixin) -> {

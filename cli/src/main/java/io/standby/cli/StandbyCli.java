@@ -6,6 +6,7 @@ import java.io.InputStream;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -94,7 +95,13 @@ public final class StandbyCli {
         LogFormat.use(format);
     }
 
+    /** The commands that run until stopped, and log from their start: no use deferring logback for them. */
+    private static final Set<String> LONG_RUNNING = Set.of("node", "mongo", "demo");
+
     public static void main(String[] args) {
+        if (Collections.disjoint(Arrays.asList(args), LONG_RUNNING)) {
+            DeferredLogging.install();
+        }
         System.exit(run(args));
     }
 
@@ -109,10 +116,10 @@ public final class StandbyCli {
     }
 
     /**
-     * The command line that {@code args} need: picocli builds a command's model by reflection over all of its
-     * subcommands, which was a quarter of a one-shot command's time. So only the subcommands whose names occur among
-     * the arguments are built; all of them when none does (help, suggestions for a mistyped command) or for
-     * {@code help} and {@code completion}, which show them all.
+     * The command line that {@code args} need: every subcommand's model costs (by reflection over the annotations it
+     * was a quarter of a one-shot command's time; through picocli's API still milliseconds each, interpreted). So only
+     * the subcommands whose names occur among the arguments are built, at every level; all of them when none does
+     * (help, suggestions for a mistyped command) or for {@code help} and {@code completion}, which show them all.
      */
     static CommandLine commandLine(String... args) {
         return commandLine(CommandModel.current(), args);
@@ -124,20 +131,22 @@ public final class StandbyCli {
         boolean all = words.contains("help")
                 || words.contains("completion")
                 || COMMANDS.keySet().stream().noneMatch(words::contains);
-        CommandLine cli = model.commandLine(StandbyCli.class);
+        // The subcommands' own subcommands likewise (CommandModel.wanted).
+        Set<String> branch = all ? null : words;
+        CommandLine cli = model.commandLine(StandbyCli.class, branch);
         COMMANDS.forEach((name, command) -> {
             if (all || words.contains(name)) {
-                CommandModel.addSubcommand(cli, name, model.commandLine(command));
+                CommandModel.addSubcommand(cli, name, model.commandLine(command, branch));
             }
         });
         cli.setExecutionExceptionHandler(StandbyCli::onFailure);
         cli.setParameterExceptionHandler(StandbyCli::onBadArguments);
         cli.setCaseInsensitiveEnumValuesAllowed(true);
         if (all) {
-            CommandModel.addSubcommand(cli, "completion", model.commandLine(CompletionScript.class));
+            CommandModel.addSubcommand(cli, "completion", model.commandLine(CompletionScript.class, branch));
         }
         if (words.contains("__complete")) {
-            CommandModel.addSubcommand(cli, "__complete", model.commandLine(CompleteCommand.class));
+            CommandModel.addSubcommand(cli, "__complete", model.commandLine(CompleteCommand.class, branch));
         }
         withExitCodes(cli);
         // The embedded server, the demo (its own in-memory database), the completion script and the health check are
