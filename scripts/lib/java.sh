@@ -33,17 +33,31 @@ java_major() {
   read_java_major "$1" && echo "$java_major_found"
 }
 
-find_java() {
+# Sets java_found (and java_major_found) to the first JDK >= 21 among $STANDBY_JAVA, $JAVA_HOME, java on the PATH
+# and the usual install locations. No subshell for the first two: ./standby runs this at every call.
+locate_java() {
   local candidate
-  for candidate in "${STANDBY_JAVA:-}" "${JAVA_HOME:+$JAVA_HOME/bin/java}" "$(command -v java || true)" \
+  for candidate in "${STANDBY_JAVA:-}" "${JAVA_HOME:+$JAVA_HOME/bin/java}"; do
+    usable_java "$candidate" && return 0
+  done
+  for candidate in "$(command -v java || true)" \
       /usr/lib/jvm/*/bin/java /usr/java/*/bin/java /opt/java/*/bin/java \
       /Library/Java/JavaVirtualMachines/*/Contents/Home/bin/java "$HOME"/.sdkman/candidates/java/*/bin/java; do
-    [ -n "$candidate" ] && [ -x "$candidate" ] || continue
-    read_java_major "$candidate" 2>/dev/null || continue
-    if [[ "$java_major_found" =~ ^[0-9]+$ ]] && [ "$java_major_found" -ge 21 ]; then
-      echo "$candidate"
-      return 0
-    fi
+    usable_java "$candidate" && return 0
   done
   return 1
+}
+
+usable_java() {
+  [ -n "$1" ] && [ -x "$1" ] || return 1
+  read_java_major "$1" 2>/dev/null || return 1
+  if [[ "$java_major_found" =~ ^[0-9]+$ ]] && [ "$java_major_found" -ge 21 ]; then
+    java_found="$1"
+    return 0
+  fi
+  return 1
+}
+
+find_java() {
+  locate_java && echo "$java_found"
 }

@@ -23,17 +23,26 @@ final class Environment {
      * give the option, and the variable is set.
      */
     static Optional<String> variable(CommandLine cli, OptionSpec option) {
-        // The annotation's default as written: the spec's own is already interpolated.
-        if (!(option.userObject() instanceof AnnotatedElement element) || element.getAnnotation(Option.class) == null) {
+        // The default as written: the spec's own is already interpolated.
+        String declared;
+        if (option.userObject() instanceof Declared generated) {
+            declared = generated.defaultValue();
+        } else if (option.userObject() instanceof AnnotatedElement element
+                && element.getAnnotation(Option.class) != null) {
+            declared = element.getAnnotation(Option.class).defaultValue();
+        } else {
             return Optional.empty();
         }
-        Matcher variable = VARIABLE.matcher(element.getAnnotation(Option.class).defaultValue());
+        Matcher variable = VARIABLE.matcher(declared);
         if (!variable.find() || System.getenv(variable.group(1)) == null) {
             return Optional.empty();
         }
         CommandLine.ParseResult parsed = cli.getParseResult();
         return parsed != null && parsed.hasMatchedOption(option) ? Optional.empty() : Optional.of(variable.group(1));
     }
+
+    /** An option's default as its annotation declares it, where the generated {@link CommandModel} built the option. */
+    record Declared(String defaultValue) {}
 
     /**
      * {@code message} about the command's settings, with the variable named of every option it names that came from the

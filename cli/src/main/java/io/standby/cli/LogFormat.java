@@ -4,7 +4,7 @@ import ch.qos.logback.classic.LoggerContext;
 import ch.qos.logback.classic.util.ContextInitializer;
 import ch.qos.logback.core.joran.spi.JoranException;
 import java.util.Locale;
-import org.slf4j.LoggerFactory;
+import java.util.Optional;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.TypeConversionException;
 
@@ -40,7 +40,10 @@ final class LogFormat {
             return;
         }
         System.setProperty(VARIABLE, format);
-        if (LoggerFactory.getILoggerFactory() instanceof LoggerContext context) {
+        // Not started yet (DeferredLogging), logback reads the property when it starts.
+        Optional<LoggerContext> started = DeferredLogging.startedContext();
+        if (started.isPresent()) {
+            LoggerContext context = started.get();
             context.reset();
             try {
                 new ContextInitializer(context).autoConfig();

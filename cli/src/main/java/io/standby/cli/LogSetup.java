@@ -45,12 +45,48 @@ public final class LogSetup extends ContextAwareBase implements Configurator {
             "io.netty", Level.WARN,
             "org.h2", Level.WARN);
 
+    /**
+     * Whether these settings apply: not where a file configures logback instead (see the class comment), whose levels
+     * only logback knows.
+     */
+    static boolean builtIn() {
+        return Boolean.getBoolean("standby.log.builtin")
+                || System.getProperty("logback.configurationFile") == null
+                        && LogSetup.class.getClassLoader().getResource("logback-test.xml") == null;
+    }
+
+    /**
+     * The level of the logger {@code name} under these settings, found as logback finds it: the nearest of its
+     * ancestors (names cut at '.' or '$') that has one, else the root's. {@link DeferredLogging} answers whether a
+     * level is enabled from this before logback starts, so it must stay what {@link #configure} sets.
+     */
+    static Level level(String name) {
+        for (String ancestor = name; !ancestor.isEmpty(); ancestor = parent(ancestor)) {
+            Level level = LEVELS.get(ancestor);
+            if (level != null) {
+                return level;
+            }
+            if (ancestor.equals("io.standby") || ancestor.equals("robot")) {
+                return ours();
+            }
+        }
+        return ROOT;
+    }
+
+    private static String parent(String name) {
+        int cut = Math.max(name.lastIndexOf('.'), name.lastIndexOf('$'));
+        return cut < 0 ? "" : name.substring(0, cut);
+    }
+
+    private static final Level ROOT = Level.WARN;
+
+    private static Level ours() {
+        return Level.toLevel(setting(LEVEL, "INFO"), Level.INFO);
+    }
+
     @Override
     public ExecutionStatus configure(LoggerContext context) {
-        boolean builtIn = Boolean.getBoolean("standby.log.builtin");
-        if (!builtIn
-                && (System.getProperty("logback.configurationFile") != null
-                        || LogSetup.class.getClassLoader().getResource("logback-test.xml") != null)) {
+        if (!builtIn()) {
             return ExecutionStatus.INVOKE_NEXT_IF_ANY;
         }
         ConsoleAppender<ILoggingEvent> appender = new ConsoleAppender<>();
@@ -61,10 +97,10 @@ public final class LogSetup extends ContextAwareBase implements Configurator {
         appender.setEncoder(encoder(context, format.equals("json")));
         appender.start();
         Logger root = context.getLogger(Logger.ROOT_LOGGER_NAME);
-        root.setLevel(Level.WARN);
+        root.setLevel(ROOT);
         root.addAppender(appender);
         LEVELS.forEach((name, level) -> context.getLogger(name).setLevel(level));
-        Level ours = Level.toLevel(setting(LEVEL, "INFO"), Level.INFO);
+        Level ours = ours();
         context.getLogger("io.standby").setLevel(ours);
         // Robots log through RobotContext.log(), whose loggers are named robot.<type>.
         context.getLogger("robot").setLevel(ours);

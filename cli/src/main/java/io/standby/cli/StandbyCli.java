@@ -6,6 +6,7 @@ import java.io.InputStream;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -55,6 +56,14 @@ public final class StandbyCli {
         COMMANDS.put("help", CommandLine.HelpCommand.class);
     }
 
+    /** The classes of every subcommand the command line adds itself (their own subcommands are in annotations). */
+    static List<Class<?>> commandClasses() {
+        List<Class<?>> classes = new java.util.ArrayList<>(COMMANDS.values());
+        classes.add(CompletionScript.class);
+        classes.add(CompleteCommand.class);
+        return classes;
+    }
+
     /** Admin commands give up on an unreachable database after this long. */
     static final Duration ADMIN_TIMEOUT = Duration.ofSeconds(3);
 
@@ -86,7 +95,13 @@ public final class StandbyCli {
         LogFormat.use(format);
     }
 
+    /** The commands that run until stopped, and log from their start: no use deferring logback for them. */
+    private static final Set<String> LONG_RUNNING = Set.of("node", "mongo", "demo");
+
     public static void main(String[] args) {
+        if (Collections.disjoint(Arrays.asList(args), LONG_RUNNING)) {
+            DeferredLogging.install();
+        }
         System.exit(run(args));
     }
 
@@ -101,30 +116,37 @@ public final class StandbyCli {
     }
 
     /**
-     * The command line that {@code args} need: picocli builds a command's model by reflection over all of its
-     * subcommands, which was a quarter of a one-shot command's time. So only the subcommands whose names occur among
-     * the arguments are built; all of them when none does (help, suggestions for a mistyped command) or for
-     * {@code help} and {@code completion}, which show them all.
+     * The command line that {@code args} need: every subcommand's model costs (by reflection over the annotations it
+     * was a quarter of a one-shot command's time; through picocli's API still milliseconds each, interpreted). So only
+     * the subcommands whose names occur among the arguments are built, at every level; all of them when none does
+     * (help, suggestions for a mistyped command) or for {@code help} and {@code completion}, which show them all.
      */
     static CommandLine commandLine(String... args) {
+        return commandLine(CommandModel.current(), args);
+    }
+
+    /** {@link #commandLine(String...)} with the models from {@code model}. */
+    static CommandLine commandLine(CommandModel model, String... args) {
         Set<String> words = Set.copyOf(Arrays.asList(args));
         boolean all = words.contains("help")
                 || words.contains("completion")
                 || COMMANDS.keySet().stream().noneMatch(words::contains);
-        CommandLine cli = new CommandLine(new StandbyCli());
+        // The subcommands' own subcommands likewise (CommandModel.wanted).
+        Set<String> branch = all ? null : words;
+        CommandLine cli = model.commandLine(StandbyCli.class, branch);
         COMMANDS.forEach((name, command) -> {
             if (all || words.contains(name)) {
-                cli.addSubcommand(name, command);
+                CommandModel.addSubcommand(cli, name, model.commandLine(command, branch));
             }
         });
         cli.setExecutionExceptionHandler(StandbyCli::onFailure);
         cli.setParameterExceptionHandler(StandbyCli::onBadArguments);
         cli.setCaseInsensitiveEnumValuesAllowed(true);
         if (all) {
-            cli.addSubcommand("completion", CompletionScript.class);
+            CommandModel.addSubcommand(cli, "completion", model.commandLine(CompletionScript.class, branch));
         }
         if (words.contains("__complete")) {
-            cli.addSubcommand("__complete", CompleteCommand.class);
+            CommandModel.addSubcommand(cli, "__complete", model.commandLine(CompleteCommand.class, branch));
         }
         withExitCodes(cli);
         // The embedded server, the demo (its own in-memory database), the completion script and the health check are

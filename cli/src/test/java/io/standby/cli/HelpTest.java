@@ -72,6 +72,20 @@ class HelpTest {
                         .getSubcommands()
                         .keySet());
         assertEquals(
+                Set.of("list"),
+                StandbyCli.commandLine("slots", "list")
+                        .getSubcommands()
+                        .get("slots")
+                        .getSubcommands()
+                        .keySet());
+        assertEquals(
+                Set.of("init", "list", "release"),
+                StandbyCli.commandLine("slots", "--help")
+                        .getSubcommands()
+                        .get("slots")
+                        .getSubcommands()
+                        .keySet());
+        assertEquals(
                 Set.of("robot", "demo"),
                 StandbyCli.commandLine("robot", "add", "demo", "--type", "counter")
                         .getSubcommands()
