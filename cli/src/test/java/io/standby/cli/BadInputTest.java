@@ -14,9 +14,12 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.Timeout.ThreadMode;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -25,7 +28,11 @@ import org.junit.jupiter.params.provider.CsvSource;
  * Every bad input: one line on standard error naming the bad value, no stack trace, the database exactly as it was, and
  * picocli's exit codes: 2 when what was typed is wrong (found by the parser or by a later check), 1 when a well-formed
  * command failed.
+ *
+ * <p>Each case runs the command in this JVM, so an input wrongly accepted by {@code node} would start a node that never
+ * returns; the timeout, on a thread of its own, turns that into a failure instead of a hung build.
  */
+@Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = ThreadMode.SEPARATE_THREAD)
 class BadInputTest {
 
     @RegisterExtension
