@@ -215,13 +215,17 @@ final class StormBench implements Callable<Integer> {
         SlotTiming timing = SlotTiming.defaults();
         SlotLedger ledger = new SlotLedger(slots);
         StormCalls calls = new StormCalls(count);
+        StormRounds perRound = new StormRounds(timing.poll().toNanos());
         List<SlotNode> nodes = new ArrayList<>();
         List<StandbyDatabase> clients = new ArrayList<>();
         try (TcpProxy slow = proxy(db)) {
             for (int i = 0; i < count; i++) {
                 int node = i;
                 StandbyDatabase client = StandbyDatabase.connect(
-                        slow.uri(), name, Duration.ofSeconds(5), s -> s.addCommandListener(calls.of(node)));
+                        slow.uri(),
+                        name,
+                        Duration.ofSeconds(5),
+                        s -> s.addCommandListener(calls.of(node)).addCommandListener(perRound.listener()));
                 clients.add(client);
                 nodes.add(SlotNode.builder(client, NodeConfig.of(identity.apply(i), maxSlots, timing))
                         .listener(listener(ledger, node))
@@ -232,6 +236,8 @@ final class StormBench implements Callable<Integer> {
                 clients.forEach(StandbyDatabase::ping);
                 slow.latency(latency);
                 calls.reset();
+                slow.serverTimes(perRound.serverTimes());
+                perRound.start();
                 // All at once, as machines booted together would: start() makes a database call.
                 long start = System.nanoTime();
                 try (ExecutorService starters = Executors.newVirtualThreadPerTaskExecutor()) {
@@ -247,6 +253,8 @@ final class StormBench implements Callable<Integer> {
                         rounds, claims.won(), claims.lost() + claims.failed(), claims.failed(), reads);
                 StormFill.Layout run = new StormFill.Layout("standby", layout, maxSlots);
                 StormFill fill = StormFill.of(run, start, ledger, calls, tally);
+                perRound.print(end);
+                slow.serverTimes(null);
                 if (ledger.ownedTwice() != null) {
                     throw new IllegalStateException(
                             "standby, " + layout + ": a slot was owned twice: " + ledger.ownedTwice());

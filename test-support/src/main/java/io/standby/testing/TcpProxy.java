@@ -42,6 +42,17 @@ public final class TcpProxy implements AutoCloseable {
     private volatile boolean paused;
     private volatile boolean closed;
     private volatile long latencyNanos;
+    private volatile ServerTimes serverTimes;
+
+    /**
+     * Told of every request the server answers: its command and collection ({@code "aggregate slots"}), when its last
+     * byte went to the server and when the first byte of the answer came back, on {@link System#nanoTime()}: the time
+     * the server took, queueing on its threads included, without the latency this proxy adds.
+     */
+    @FunctionalInterface
+    public interface ServerTimes {
+        void answered(String command, long sentNanos, long answeredNanos);
+    }
 
     public TcpProxy(String targetHost, int targetPort) throws IOException {
         this.target = new InetSocketAddress(targetHost, targetPort);
@@ -81,6 +92,11 @@ public final class TcpProxy implements AutoCloseable {
         latencyNanos = delay.toNanos();
     }
 
+    /** Reports every answered request to {@code listener} from now on (null: to nobody). */
+    public void serverTimes(ServerTimes listener) {
+        serverTimes = listener;
+    }
+
     /** Keeps back, from now on, what the client sends on every connection open right now. */
     public void holdOpenConnections() {
         for (Link link : links) {
@@ -110,7 +126,7 @@ public final class TcpProxy implements AutoCloseable {
                 Link link = new Link(client, server);
                 links.add(link);
                 Thread.ofVirtual().start(link::clientToServer);
-                Thread.ofVirtual().start(() -> pump(server, client));
+                Thread.ofVirtual().start(() -> pump(server, client, link));
             } catch (IOException e) {
                 if (closed) {
                     return;
@@ -126,6 +142,14 @@ public final class TcpProxy implements AutoCloseable {
         final ByteArrayOutputStream backlog = new ByteArrayOutputStream();
         volatile boolean holding;
         boolean clientGone;
+        /** Bytes of the request being relayed still to come; 0 between requests. */
+        private long requestLeft;
+
+        private String requestName = "?";
+        /** The request the server has whole and not yet answered, and when its last byte went; null if none. */
+        private volatile String pending;
+
+        private volatile long pendingSent;
 
         Link(Socket client, Socket server) {
             this.client = client;
@@ -152,6 +176,9 @@ public final class TcpProxy implements AutoCloseable {
                     out.write(buffer, 0, n);
                     out.flush();
                     toServer.addAndGet(n);
+                    if (serverTimes != null) {
+                        sent(buffer, n);
+                    }
                 }
             } catch (IOException | InterruptedException e) {
                 // The client closed, or the proxy did.
@@ -190,6 +217,32 @@ public final class TcpProxy implements AutoCloseable {
             return bytes;
         }
 
+        /**
+         * Follows the requests' boundaries by their length (a wire message starts with it): once a request's last byte
+         * went, the server has it whole. An OP_MSG body starts with the command's name and its collection.
+         */
+        private void sent(byte[] chunk, int n) {
+            if (requestLeft <= 0 && n >= 4) {
+                requestLeft = littleEndianInt(chunk, 0);
+                requestName = commandOf(chunk, n);
+            }
+            requestLeft -= n;
+            if (requestLeft <= 0) {
+                pendingSent = System.nanoTime();
+                pending = requestName;
+            }
+        }
+
+        /** A chunk of the answer came back: the first one ends the server's time for the pending request. */
+        void answered() {
+            String request = pending;
+            ServerTimes listener = serverTimes;
+            if (request != null && listener != null) {
+                pending = null;
+                listener.answered(request, pendingSent, System.nanoTime());
+            }
+        }
+
         void end() {
             links.remove(this);
             closeQuietly(client);
@@ -207,12 +260,42 @@ public final class TcpProxy implements AutoCloseable {
         return toServer.get();
     }
 
-    private void pump(Socket from, Socket to) {
+    private static int littleEndianInt(byte[] b, int at) {
+        return (b[at] & 0xff) | (b[at + 1] & 0xff) << 8 | (b[at + 2] & 0xff) << 16 | (b[at + 3] & 0xff) << 24;
+    }
+
+    /**
+     * {@code "find slots"} from an OP_MSG's first chunk: 16 bytes of header, 4 of flags, the section's kind, the
+     * document's length and its first element's type; then the command's name and, if a string, its collection.
+     */
+    private static String commandOf(byte[] b, int n) {
+        int at = 26;
+        if (n < at || littleEndianInt(b, 12) != 2013) {
+            return "?";
+        }
+        byte type = b[at - 1];
+        int end = at;
+        while (end < n && b[end] != 0) {
+            end++;
+        }
+        String name = new String(b, at, end - at, java.nio.charset.StandardCharsets.UTF_8);
+        if (type != 2 || end + 5 > n) {
+            return name;
+        }
+        int length = littleEndianInt(b, end + 1);
+        int from = end + 5;
+        return length > 1 && from + length - 1 <= n
+                ? name + " " + new String(b, from, length - 1, java.nio.charset.StandardCharsets.UTF_8)
+                : name;
+    }
+
+    private void pump(Socket from, Socket to, Link link) {
         byte[] buffer = new byte[16 * 1024];
         try (InputStream in = from.getInputStream();
                 OutputStream out = to.getOutputStream()) {
             int n;
             while ((n = in.read(buffer)) >= 0) {
+                link.answered();
                 awaitOpen();
                 out.write(buffer, 0, n);
                 out.flush();

@@ -48,8 +48,8 @@ public final class SlotRules {
      * reads this node's own slots and the owner documents (of the owners collection, in the same command, see
      * {@code MongoSlotStore#poll}), whatever the number of slots; and in a claim storm a node reads only its share of
      * the free slots ({@link FreeShare}), and those created before slots had a bucket. The branches are ranges of the
-     * {@code ip_port} index ({@code ip: null}, the bucket ranges checked on the free slots in it, and this node's
-     * {@code ip, port}) and of the {@code time} index.
+     * {@code bucket} index (the share's ranges, {@code ip: null} checked on the slots in them; {@code ip: null} alone
+     * is a range of {@code ip_port}), of {@code ip_port} (this node's {@code ip, port}) and of {@code time}.
      */
     public static Bson pollFilter(NodeId me, Instant lateBefore, FreeShare free) {
         List<Document> branches = new ArrayList<>();
@@ -57,9 +57,9 @@ public final class SlotRules {
             branches.add(new Document(IP, null));
         } else if (!free.none()) {
             // Older documents have no bucket: {bucket: null} matches them, from the same index. One branch
-            // with the ranges inside (a contained $or: MongoDB finds {ip: null} in the ip_port index and checks
-            // the ranges on those): a held slot fails it at ip, and the embedded server, which matches every
-            // document, checks the ranges only for the free ones.
+            // with the ranges inside (a contained $or): a server reads the share's ranges of the bucket index
+            // (about 2 % of the slots at 100 nodes, free or held) and checks {ip: null} on those, instead of
+            // reading every free slot from ip_port and checking the ranges.
             List<Document> buckets = new ArrayList<>();
             buckets.add(new Document(BUCKET, null));
             for (FreeShare.Range range : free.ranges()) {
