@@ -127,7 +127,8 @@ public final class ScaleBench implements Runnable {
                     Machine.loadAverage(),
                     dir);
             database.initSlots(DB, 1);
-            try (StandbyDatabase admin = database.connect(DB)) {
+            // A minute per operation: on a loaded machine the embedded server takes seconds for a scan of N robots.
+            try (StandbyDatabase admin = StandbyDatabase.connect(database.uri(), DB, Duration.ofSeconds(60), null)) {
                 Measurement measurement = new Measurement(database, admin, dir, started);
                 if (rounds > 0) {
                     measurement.rounds();
