@@ -52,6 +52,11 @@ public final class SlotRun {
 
     private boolean begun;
     private boolean ended;
+    /**
+     * How many robots this run's combined fences and takes took, over every attempt of {@link #begin}: one that failed
+     * after its write (the load timed out, say) started none of them, and the next attempt starts them as taken.
+     */
+    private long fencedAndTaken;
     /** How many of the slot's robots showed FAILED at the last read. */
     private volatile int failed;
 
@@ -90,7 +95,8 @@ public final class SlotRun {
      */
     public void begin() {
         long began = core.clock().nanoTime();
-        long fencedAndTaken = core.store().fenceAndTake(lease.slotId(), lease.epoch(), core.node());
+        long tookNow = core.store().fenceAndTake(lease.slotId(), lease.epoch(), core.node());
+        fencedAndTaken += tookNow;
         long fenced = core.store().fence(lease.slotId(), lease.epoch(), null);
         long written = core.clock().nanoTime();
         List<RobotView> robots = core.store().load(lease.slotId(), lease.epoch(), null);
@@ -100,7 +106,7 @@ public final class SlotRun {
                 lease.slotId(),
                 lease.epoch(),
                 robots.size(),
-                fencedAndTaken,
+                tookNow,
                 fenced,
                 (written - began) / 1_000_000,
                 (core.clock().nanoTime() - written) / 1_000_000);
@@ -109,7 +115,7 @@ public final class SlotRun {
         }
         seen.addAll(robots.stream().map(RobotView::id).toList());
         countFailed(robots);
-        act(robots, true, takenAtFence(robots, fencedAndTaken));
+        act(robots, true, takenAtFence(robots));
     }
 
     /**
@@ -118,7 +124,7 @@ public final class SlotRun {
      * resumed), whose runs may still have writes on the way: then none is started without a take of its own, which
      * gives each run a new token.
      */
-    private Set<String> takenAtFence(List<RobotView> robots, long fencedAndTaken) {
+    private Set<String> takenAtFence(List<RobotView> robots) {
         Set<String> taken = new HashSet<>();
         for (RobotView robot : robots) {
             if (robot.epoch() == lease.epoch() && core.node().equals(robot.node())) {

@@ -1,6 +1,7 @@
 package io.standby.robot.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.Filters;
@@ -115,6 +116,22 @@ class SlotRunTakeTest {
                 List.of("update", "update", "find"),
                 commands,
                 "the fence and take of the runnable robots, the fence of the others, the load");
+    }
+
+    @Test
+    void aBeginWhoseLoadFailedStartsWhatItsFenceTookWithoutATakeWhenItIsTriedAgain() {
+        SlotRun run = slotRun();
+        store.beforeLoad = () -> {
+            throw new IllegalStateException("load: database unreachable");
+        };
+        assertThrows(IllegalStateException.class, run::begin);
+        assertEquals(List.of(), List.copyOf(launched.keySet()));
+
+        run.begin();
+
+        assertEquals(
+                List.of("r1", "r2", "r3"), launched.keySet().stream().sorted().toList());
+        assertEquals(List.of(), store.takes, "the first attempt's fence took them, and no run held their token");
     }
 
     @Test
@@ -237,8 +254,9 @@ class SlotRunTakeTest {
         @Override
         public List<RobotView> load(String slotId, long epoch, Collection<String> onlyIds) {
             loads++;
-            beforeLoad.run();
+            Runnable hook = beforeLoad;
             beforeLoad = () -> {};
+            hook.run();
             return store.load(slotId, epoch, onlyIds);
         }
 
