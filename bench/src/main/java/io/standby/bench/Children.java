@@ -5,6 +5,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The JVMs this bench starts from its own class path (a {@code standby} node, the embedded database, a peer's job),
@@ -27,6 +28,18 @@ public final class Children {
         }
         options.addAll(jvmArgs);
         return ChildJvm.java(dir, name, options, Map.of(), mainClass, args);
+    }
+
+    /**
+     * A {@code standby} command through a launcher script ({@code ./standby}), as a user runs it: the script's own JVM
+     * options, and {@code jvmArgs} in {@code STANDBY_JAVA_OPTS}. The script execs the JVM, so the child's pid is the
+     * JVM's (jcmd and signals reach it).
+     */
+    public static ChildJvm launcher(Path script, Path dir, String name, List<String> jvmArgs, List<String> args) {
+        List<String> command = new ArrayList<>();
+        command.add(script.toString());
+        command.addAll(args);
+        return ChildJvm.exec(dir, name, command, Map.of("STANDBY_JAVA_OPTS", String.join(" ", jvmArgs)), Set.of());
     }
 
     /** A {@code standby} command (node, mongo, slots ...) in its own JVM. */

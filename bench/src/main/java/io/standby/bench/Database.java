@@ -18,6 +18,11 @@ public final class Database implements AutoCloseable {
 
     private final Path logs;
     private final Path data;
+    /** The launcher script to start the server with ({@code ./standby}), or null for this bench's class path. */
+    private final Path launcher;
+    /** JVM options for the launcher's server ({@code STANDBY_JAVA_OPTS}). */
+    private final List<String> launcherOptions;
+
     private final int port;
     /** Set for a server someone else runs; null for the one this bench starts on {@link #port}. */
     private final String sharedUri;
@@ -26,8 +31,14 @@ public final class Database implements AutoCloseable {
     private int starts;
 
     private Database(Path logs, Path data, int port) {
+        this(logs, data, port, null, List.of());
+    }
+
+    private Database(Path logs, Path data, int port, Path launcher, List<String> launcherOptions) {
         this.logs = logs;
         this.data = data;
+        this.launcher = launcher;
+        this.launcherOptions = List.copyOf(launcherOptions);
         this.port = port;
         this.sharedUri = null;
     }
@@ -35,6 +46,8 @@ public final class Database implements AutoCloseable {
     private Database(String uri) {
         this.logs = null;
         this.data = null;
+        this.launcher = null;
+        this.launcherOptions = List.of();
         this.port = -1;
         this.sharedUri = uri;
     }
@@ -42,6 +55,16 @@ public final class Database implements AutoCloseable {
     /** In memory: gone when it stops. */
     public static Database inMemory(Path logs) {
         Database db = new Database(logs, null, TestPorts.free(1).getFirst());
+        db.start();
+        return db;
+    }
+
+    /**
+     * In memory, started as a user starts it: {@code launcher mongo --in-memory} (the {@code ./standby} script, with
+     * its own JVM options, and {@code javaOptions} in {@code STANDBY_JAVA_OPTS}).
+     */
+    public static Database inMemory(Path logs, Path launcher, List<String> javaOptions) {
+        Database db = new Database(logs, null, TestPorts.free(1).getFirst(), launcher, javaOptions);
         db.start();
         return db;
     }
@@ -100,7 +123,9 @@ public final class Database implements AutoCloseable {
         } else {
             args.addAll(List.of("--data", data.toString()));
         }
-        process = Children.standby(logs, "mongo", List.of("-Xmx2g"), args);
+        process = launcher == null
+                ? Children.standby(logs, "mongo", List.of("-Xmx2g"), args)
+                : Children.launcher(launcher, logs, "mongo", launcherOptions, args);
         starts++;
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
         while (true) {
@@ -128,6 +153,11 @@ public final class Database implements AutoCloseable {
         start();
     }
 
+    /** The server's process id, or -1 for a server this bench did not start. */
+    public long pid() {
+        return process == null ? -1 : process.pid();
+    }
+
     public int starts() {
         return starts;
     }
@@ -135,6 +165,14 @@ public final class Database implements AutoCloseable {
     @Override
     public void close() {
         if (process != null) {
+            if (launcher != null && process.isAlive()) {
+                // SIGTERM first: a profiler in the server (--mongo-java-option) writes its file at exit.
+                try {
+                    process.terminate(Duration.ofSeconds(30));
+                } catch (RuntimeException ignored) {
+                    // killed below
+                }
+            }
             process.close();
         }
     }

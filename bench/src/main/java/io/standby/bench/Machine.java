@@ -23,4 +23,23 @@ public final class Machine {
             return "unknown";
         }
     }
+
+    /**
+     * CPU time a process used so far (user and system), in milliseconds, from /proc/PID/stat; -1 where there is none.
+     * On a shared machine the wall time of a phase moves with the load, its CPU time much less.
+     */
+    public static long cpuMillis(long pid) {
+        try {
+            String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+            // After the command name in parentheses, which may hold spaces: state is field 3, utime 14, stime 15.
+            String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+            long ticks = Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
+            return ticks * 1000 / TICKS_PER_SECOND;
+        } catch (IOException | RuntimeException e) {
+            return -1;
+        }
+    }
+
+    /** USER_HZ: 100 on every Linux the benches run on. */
+    private static final long TICKS_PER_SECOND = 100;
 }

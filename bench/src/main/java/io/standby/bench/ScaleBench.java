@@ -45,6 +45,7 @@ public final class ScaleBench implements Runnable {
 
     static final String DB = "scale";
     private static final Pattern HEAP_USED = Pattern.compile("total \\d+K, used (\\d+)K");
+    private static final Pattern TOOK = Pattern.compile("(Took \\d+ of \\d+ robot.*)");
 
     @Spec
     CommandSpec spec;
@@ -74,9 +75,30 @@ public final class ScaleBench implements Runnable {
     @Option(
             names = "--node-heap",
             paramLabel = "SIZE",
-            defaultValue = "2g",
-            description = "The node's -Xmx (default: ${DEFAULT-VALUE}).")
+            description = "The node's -Xmx (default: 2g; with --launcher, the launcher's own default).")
     String nodeHeap;
+
+    @Option(
+            names = "--launcher",
+            paramLabel = "PATH",
+            description = "Start the database and the node through this launcher script (./standby), as a user "
+                    + "does, with its JVM options, instead of from this bench's class path.")
+    Path launcher;
+
+    @Option(
+            names = "--rounds",
+            paramLabel = "N",
+            defaultValue = "0",
+            description = "Instead of the whole measurement, N rounds of: a node starts, wins the slot and starts "
+                    + "every robot; then SIGTERM (default: ${DEFAULT-VALUE}, the whole measurement).")
+    int rounds;
+
+    @Option(
+            names = "--mongo-java-option",
+            paramLabel = "OPTION",
+            description = "One more JVM option for the database, repeatable (with --launcher only, e.g. "
+                    + "-XX:StartFlightRecording=filename=mongo.jfr).")
+    List<String> mongoJavaOptions = new ArrayList<>();
 
     @Option(
             names = "--node-java-option",
@@ -91,20 +113,28 @@ public final class ScaleBench implements Runnable {
         validate();
         Path dir = Bench.runDirectory("scale");
         List<AutoCloseable> started = new ArrayList<>();
-        try (Database database = Database.inMemory(dir)) {
+        try (Database database =
+                launcher == null ? Database.inMemory(dir) : Database.inMemory(dir, launcher, mongoJavaOptions)) {
             started.add(database);
             System.out.printf(
                     Locale.ROOT,
-                    "scale: %d counter robots, one node (-Xmx%s, default timing), embedded database in memory; "
+                    "scale: %d counter robots, one node (%s, -Xmx%s, default timing), embedded database in memory; "
                             + "%d cores, load %s; logs in %s%n",
                     robots,
-                    nodeHeap,
+                    launcher == null ? "from the bench's class path" : "through " + launcher,
+                    heap() == null ? " of the launcher" : heap(),
                     Runtime.getRuntime().availableProcessors(),
                     Machine.loadAverage(),
                     dir);
             database.initSlots(DB, 1);
-            try (StandbyDatabase admin = database.connect(DB)) {
-                new Measurement(database, admin, dir, started).run();
+            // A minute per operation: on a loaded machine the embedded server takes seconds for a scan of N robots.
+            try (StandbyDatabase admin = StandbyDatabase.connect(database.uri(), DB, Duration.ofSeconds(60), null)) {
+                Measurement measurement = new Measurement(database, admin, dir, started);
+                if (rounds > 0) {
+                    measurement.rounds();
+                } else {
+                    measurement.run();
+                }
             }
             System.out.printf("scale: done; load %s%n", Machine.loadAverage());
         } finally {
@@ -122,10 +152,24 @@ public final class ScaleBench implements Runnable {
         if (windowSeconds < 1) {
             throw new ParameterException(spec.commandLine(), "--window " + windowSeconds + " must be at least 1");
         }
-        if (!nodeHeap.matches("\\d+[kmgKMG]?")) {
+        if (rounds < 0) {
+            throw new ParameterException(spec.commandLine(), "--rounds " + rounds + " must be at least 0");
+        }
+        if (launcher != null && !java.nio.file.Files.isExecutable(launcher)) {
+            throw new ParameterException(spec.commandLine(), "--launcher " + launcher + " is not an executable file");
+        }
+        if (launcher == null && !mongoJavaOptions.isEmpty()) {
+            throw new ParameterException(spec.commandLine(), "--mongo-java-option needs --launcher");
+        }
+        if (nodeHeap != null && !nodeHeap.matches("\\d+[kmgKMG]?")) {
             throw new ParameterException(
                     spec.commandLine(), "--node-heap '" + nodeHeap + "' is not a heap size like 2g");
         }
+    }
+
+    /** The node's -Xmx, or null for the launcher's default. */
+    private String heap() {
+        return nodeHeap != null ? nodeHeap : launcher == null ? "2g" : null;
     }
 
     private static void closeAll(List<AutoCloseable> started) {
@@ -255,24 +299,118 @@ public final class ScaleBench implements Runnable {
             ceiling();
         }
 
+        /**
+         * {@code --rounds}: N times a fresh node wins the slot and starts every (idle) robot, then gets SIGTERM. Each
+         * start is measured from the database's stored facts: the slot's {@code time} as its claim set it (the slot is
+         * read every 10 ms until the claim shows; the first renewal comes a heartbeat later) to the {@code updated}
+         * that each robot's RUNNING write stamped (idle robots write nothing else). The release is timed on this
+         * bench's clock, from the signal to the first read of the slot without an owner.
+         */
+        void rounds() {
+            insertCounters(3_600_000);
+            List<Long> starts = new ArrayList<>();
+            List<Long> releases = new ArrayList<>();
+            for (int round = 1; round <= ScaleBench.this.rounds; round++) {
+                long epochBefore = epoch();
+                try (ChildJvm node = node()) {
+                    Date won = awaitClaim(node, epochBefore);
+                    long nodeCpu = Machine.cpuMillis(node.pid());
+                    long serverCpu = Machine.cpuMillis(database.pid());
+                    awaitAllRunning(node);
+                    nodeCpu = Machine.cpuMillis(node.pid()) - nodeCpu;
+                    serverCpu = Machine.cpuMillis(database.pid()) - serverCpu;
+                    Date first = robotsColl
+                            .find(Filters.eq("state", "RUNNING"))
+                            .sort(Sorts.ascending("updated"))
+                            .first()
+                            .getDate("updated");
+                    Date last = robotsColl
+                            .find(Filters.eq("state", "RUNNING"))
+                            .sort(Sorts.descending("updated"))
+                            .first()
+                            .getDate("updated");
+                    long start = last.getTime() - won.getTime();
+                    starts.add(start);
+                    System.out.printf(
+                            Locale.ROOT,
+                            "round %d: slot won -> first RUNNING %d ms, -> all %d RUNNING %d ms (database times; "
+                                    + "target <= 2000 ms); CPU from the win to the count of all RUNNING: node %d ms, "
+                                    + "server %d ms; node says: %s; load %s%n",
+                            round,
+                            first.getTime() - won.getTime(),
+                            robots,
+                            start,
+                            nodeCpu,
+                            serverCpu,
+                            startPhases(node.output()),
+                            Machine.loadAverage());
+                    releases.add(stop(node));
+                }
+            }
+            System.out.printf(
+                    Locale.ROOT,
+                    "rounds: %d; slot won -> all RUNNING: median %d ms (min %d, max %d); SIGTERM -> released: median "
+                            + "%d ms (min %d, max %d)%n",
+                    starts.size(),
+                    Stats.of(starts).p50(),
+                    Stats.of(starts).percentile(0),
+                    Stats.of(starts).percentile(100),
+                    Stats.of(releases).p50(),
+                    Stats.of(releases).percentile(0),
+                    Stats.of(releases).percentile(100));
+        }
+
+        private long epoch() {
+            return ((Number) slots.find(Filters.eq("_id", "slot-0")).first().get("epoch")).longValue();
+        }
+
+        /** The slot's time as the claim above {@code epochBefore} set it, read before its first renewal. */
+        private Date awaitClaim(ChildJvm node, long epochBefore) {
+            Date[] claimed = new Date[1];
+            await(node, "win slot-0", Duration.ofSeconds(120), Duration.ofMillis(10), () -> {
+                Document slot = slots.find(Filters.eq("_id", "slot-0"))
+                        .projection(Projections.include("ip", "epoch", "time"))
+                        .first();
+                if (slot.get("ip") != null && ((Number) slot.get("epoch")).longValue() > epochBefore) {
+                    claimed[0] = slot.getDate("time");
+                    return true;
+                }
+                return false;
+            });
+            return claimed[0];
+        }
+
+        /** The node's own account of the start, from its log: for the profile only, never the figure. */
+        private static String startPhases(String log) {
+            Matcher m = TOOK.matcher(log);
+            String last = "nothing";
+            while (m.find()) {
+                last = m.group(1);
+            }
+            return last;
+        }
+
         private ChildJvm node() {
             int port = TestPorts.free(1).getFirst();
-            List<String> jvm = new ArrayList<>(List.of("-Xmx" + nodeHeap));
+            List<String> jvm = new ArrayList<>();
+            if (heap() != null) {
+                jvm.add("-Xmx" + heap());
+            }
             jvm.addAll(nodeJavaOptions);
-            ChildJvm node = Children.standby(
-                    dir,
-                    "node-" + (++nodes),
-                    jvm,
-                    List.of(
-                            "node",
-                            "--ip",
-                            "127.0.0.1",
-                            "--port",
-                            Integer.toString(port),
-                            "--mongo",
-                            database.uri(),
-                            "--db",
-                            DB));
+            String name = "node-" + (++nodes);
+            List<String> args = List.of(
+                    "node",
+                    "--ip",
+                    "127.0.0.1",
+                    "--port",
+                    Integer.toString(port),
+                    "--mongo",
+                    database.uri(),
+                    "--db",
+                    DB);
+            ChildJvm node = launcher == null
+                    ? Children.standby(dir, name, jvm, args)
+                    : Children.launcher(launcher, dir, name, jvm, args);
             started.add(node);
             return node;
         }
@@ -301,14 +439,21 @@ public final class ScaleBench implements Runnable {
         }
 
         private void awaitAllRunning(ChildJvm node) {
+            // Every 250 ms: the figure comes from the stored times, and each count makes the server scan every robot.
             await(
                     node,
                     "run all " + robots + " robots",
                     Duration.ofSeconds(180),
+                    Duration.ofMillis(250),
                     () -> robotsColl.countDocuments(Filters.eq("state", "RUNNING")) == robots);
         }
 
         private void await(ChildJvm node, String what, Duration atMost, java.util.function.BooleanSupplier done) {
+            await(node, what, atMost, Duration.ofMillis(50), done);
+        }
+
+        private void await(
+                ChildJvm node, String what, Duration atMost, Duration every, java.util.function.BooleanSupplier done) {
             long deadline = System.nanoTime() + atMost.toNanos();
             while (!done.getAsBoolean()) {
                 if (!node.isAlive()) {
@@ -319,7 +464,7 @@ public final class ScaleBench implements Runnable {
                     throw new IllegalStateException(node.name() + " did not " + what + " within " + atMost.toSeconds()
                             + " s (log: " + node.log() + ")");
                 }
-                Bench.sleep(Duration.ofMillis(50));
+                Bench.sleep(every);
             }
         }
 
@@ -356,7 +501,7 @@ public final class ScaleBench implements Runnable {
         }
 
         /** SIGTERM while every robot checkpoints: when the slot is released, and whose final state was written. */
-        private void stop(ChildJvm node) {
+        private long stop(ChildJvm node) {
             long epoch =
                     ((Number) slots.find(Filters.eq("_id", "slot-0")).first().get("epoch")).longValue();
             long sent = System.nanoTime();
@@ -408,6 +553,7 @@ public final class ScaleBench implements Runnable {
                     occurrences(log, "not written"),
                     occurrences(log, "did not stop within"),
                     states);
+            return released < 0 ? Long.MAX_VALUE : (released - sent) / 1_000_000;
         }
 
         /**

@@ -74,6 +74,12 @@ public final class MongoRobotStore implements RobotStore, RobotDocuments {
     }
 
     @Override
+    public long fenceAndTake(String slotId, long epoch, String node) {
+        return robots.updateMany(RobotRules.fenceTakeFilter(slotId, epoch), RobotRules.fenceTakeUpdate(epoch, node))
+                .getModifiedCount();
+    }
+
+    @Override
     public long take(String slotId, long epoch, Collection<String> ids, String node) {
         return robots.updateMany(RobotRules.takeFilter(slotId, epoch, ids, node), RobotRules.takeUpdate(node))
                 .getMatchedCount();

@@ -103,6 +103,33 @@ public final class RobotRules {
                 Updates.currentDate(UPDATED));
     }
 
+    /**
+     * The fence and the take at once, for a slot's robots a new lease finds below its epoch: those of them that are
+     * runnable ({@link Runnability#filter}), whoever ran them before. What the take asks of a robot besides (fenced at
+     * this epoch, run by nobody else) the fence makes true in the same atomic update: it raises the epoch and replaces
+     * the runner.
+     */
+    public static Bson fenceTakeFilter(String slotId, long epoch) {
+        return FlatFilter.and(Filters.lt(EPOCH, epoch), Runnability.filter(slotId));
+    }
+
+    /**
+     * {@link #fenceUpdate} and {@link #takeUpdate} as one: the new epoch, this node as the runner, both write sequences
+     * restarted, and one fence counted. One is enough for a token of its own: no run ever held this epoch before, so
+     * (epoch, fences) is new, and a later take under the lease counts one more. Unlike a take it keeps {@code state},
+     * as the fence does: the start order puts first the robots that a former runner was running, and reads that in the
+     * state loaded after this update; each run writes RUNNING as it starts.
+     */
+    public static Bson fenceTakeUpdate(long epoch, String node) {
+        return Updates.combine(
+                Updates.set(EPOCH, epoch),
+                Updates.inc(FENCES, 1L),
+                Updates.set(NODE, node),
+                Updates.set(SEQ, 0L),
+                Updates.set(STATUS_SEQ, 0L),
+                Updates.currentDate(UPDATED));
+    }
+
     /** The slot's robots fenced at {@code epoch} (all, or those listed). */
     public static Bson loadFilter(String slotId, long epoch, Collection<String> onlyIds) {
         return onlyIds == null

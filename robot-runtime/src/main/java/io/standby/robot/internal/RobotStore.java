@@ -24,6 +24,15 @@ public interface RobotStore {
      */
     long fence(String slotId, long epoch, Collection<String> onlyIds);
 
+    /**
+     * {@link #fence} and {@link #take} in one update of the slot's robots below {@code epoch} that are runnable: each
+     * is fenced at {@code epoch} and run by {@code node}, with one fence counted, its {@code state} kept as the fence
+     * keeps it ({@link RobotRules#fenceTakeUpdate}). For a new lease's start, which would otherwise fence and take
+     * every robot of the slot: one write per robot instead of two. Robots already at {@code epoch} are left as they
+     * are. Returns how many it fenced and took.
+     */
+    long fenceAndTake(String slotId, long epoch, String node);
+
     /** Whole documents (with context) of the slot's robots fenced at {@code epoch}, or only those listed. */
     List<RobotView> load(String slotId, long epoch, Collection<String> onlyIds);
 

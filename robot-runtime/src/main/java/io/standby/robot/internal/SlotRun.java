@@ -52,6 +52,11 @@ public final class SlotRun {
 
     private boolean begun;
     private boolean ended;
+    /**
+     * How many robots this run's combined fences and takes took, over every attempt of {@link #begin}: one that failed
+     * after its write (the load timed out, say) started none of them, and the next attempt starts them as taken.
+     */
+    private long fencedAndTaken;
     /** How many of the slot's robots showed FAILED at the last read. */
     private volatile int failed;
 
@@ -76,22 +81,57 @@ public final class SlotRun {
         }
     }
 
-    /** Fences the slot's robots at this lease's epoch, loads them, and takes and starts the runnable ones. */
+    /**
+     * Fences the slot's robots at this lease's epoch, loads them, and takes and starts the runnable ones.
+     *
+     * <p>The runnable robots below the epoch are fenced and taken in one update each ({@link RobotStore#fenceAndTake}),
+     * the others fenced alone; then every robot is loaded. The load follows both writes, so every write of a former
+     * runner that landed before them is in what it loads, and every later one is rejected, as with a fence alone. A
+     * robot the combined update took is loaded as taken, but for its state ({@link #asLaunched}): it starts without a
+     * take of its own, since the update asked of it all that a take asks (runnable; and, at this epoch, which no
+     * earlier run ever held, nobody else's). An operator's change between the update and the load (a stop, a removal, a
+     * move) is in what the load shows, and {@link RobotDecision} then settles the robot instead of launching it; one
+     * after the load is read at the next reconcile, as one after a take is.
+     */
     public void begin() {
+        long began = core.clock().nanoTime();
+        long tookNow = core.store().fenceAndTake(lease.slotId(), lease.epoch(), core.node());
+        fencedAndTaken += tookNow;
         long fenced = core.store().fence(lease.slotId(), lease.epoch(), null);
+        long written = core.clock().nanoTime();
         List<RobotView> robots = core.store().load(lease.slotId(), lease.epoch(), null);
         log.info(
-                "Starting the robots of {} at epoch {}: {} robot(s), {} fenced from earlier runners",
+                "Starting the robots of {} at epoch {}: {} robot(s), {} fenced from earlier runners and taken, {} "
+                        + "fenced only ({} ms), loaded in {} ms",
                 lease.slotId(),
                 lease.epoch(),
                 robots.size(),
-                fenced);
+                tookNow,
+                fenced,
+                (written - began) / 1_000_000,
+                (core.clock().nanoTime() - written) / 1_000_000);
         synchronized (lock) {
             begun = true;
         }
         seen.addAll(robots.stream().map(RobotView::id).toList());
         countFailed(robots);
-        act(robots, true);
+        act(robots, true, takenAtFence(robots));
+    }
+
+    /**
+     * The robots that the combined fence and take took, as loaded: those this node holds at this epoch, if there are as
+     * many as it took. More of them means that some were taken at this epoch before this begin (a lease that paused and
+     * resumed), whose runs may still have writes on the way: then none is started without a take of its own, which
+     * gives each run a new token.
+     */
+    private Set<String> takenAtFence(List<RobotView> robots) {
+        Set<String> taken = new HashSet<>();
+        for (RobotView robot : robots) {
+            if (robot.epoch() == lease.epoch() && core.node().equals(robot.node())) {
+                taken.add(robot.id());
+            }
+        }
+        return taken.size() == fencedAndTaken ? taken : Set.of();
     }
 
     private void countFailed(List<RobotView> robots) {
@@ -148,7 +188,7 @@ public final class SlotRun {
         }
         if (!toSettle.isEmpty()) {
             // Mostly the watched fields only, without config or context: whatever act starts is read again.
-            act(toSettle, false);
+            act(toSettle, false, Set.of());
         }
     }
 
@@ -167,8 +207,10 @@ public final class SlotRun {
      *
      * @param whole whether every view is a whole document loaded at this lease's epoch, which the take may then
      *     complete instead of a read (see {@link #asTaken})
+     * @param takenAtFence robots whose views are whole documents loaded after this lease took them: those of them to
+     *     launch start as loaded, without a take
      */
-    private void act(List<RobotView> robots, boolean whole) {
+    private void act(List<RobotView> robots, boolean whole, Set<String> takenAtFence) {
         // The order comes from the states before the take, which turns every taken robot into STARTING.
         List<RobotView> ordered = robots.stream().sorted(START_ORDER).toList();
         List<String> toStart = new ArrayList<>();
@@ -195,7 +237,9 @@ public final class SlotRun {
                 // Taken again even when an earlier take of this lease left it STARTING here: the take gives the
                 // run a token of its own, which no earlier run of it on this node ever held.
                 case TAKE, LAUNCH -> {
-                    toTake.add(robot.id());
+                    if (!takenAtFence.contains(robot.id())) {
+                        toTake.add(robot.id());
+                    }
                     toStart.add(robot.id());
                 }
                 default -> {}
@@ -217,16 +261,18 @@ public final class SlotRun {
         for (int from = 0; from < toStart.size(); from += TAKE_CHUNK) {
             List<String> chunk = toStart.subList(from, Math.min(toStart.size(), from + TAKE_CHUNK));
             List<String> chunkTake = chunk.stream().filter(taking::contains).toList();
-            long chunkTook =
-                    chunkTake.isEmpty() ? 0 : core.store().take(lease.slotId(), lease.epoch(), chunkTake, core.node());
-            took += chunkTook;
             Map<String, RobotView> taken = new HashMap<>();
-            if (whole && chunkTook == chunkTake.size() && chunkTake.size() == chunk.size()) {
-                chunk.forEach(id -> taken.put(id, asTaken(views.get(id))));
-            } else {
-                // A partial take, or views that are not whole: what the database holds now decides.
-                rereads++;
-                core.store().load(lease.slotId(), lease.epoch(), chunk).forEach(r -> taken.put(r.id(), r));
+            chunk.stream().filter(id -> !taking.contains(id)).forEach(id -> taken.put(id, asLaunched(views.get(id))));
+            if (!chunkTake.isEmpty()) {
+                long chunkTook = core.store().take(lease.slotId(), lease.epoch(), chunkTake, core.node());
+                took += chunkTook;
+                if (whole && chunkTook == chunkTake.size()) {
+                    chunkTake.forEach(id -> taken.put(id, asTaken(views.get(id))));
+                } else {
+                    // A partial take, or views that are not whole: what the database holds now decides.
+                    rereads++;
+                    core.store().load(lease.slotId(), lease.epoch(), chunkTake).forEach(r -> taken.put(r.id(), r));
+                }
             }
             long launch = core.clock().nanoTime();
             for (String id : chunk) {
@@ -237,15 +283,16 @@ public final class SlotRun {
             }
             launching += core.clock().nanoTime() - launch;
         }
-        if (!toTake.isEmpty()) {
+        if (!toStart.isEmpty()) {
             // The start's phases, for the scale benchmark's breakdown (docs/BENCHMARKS.md).
             log.info(
-                    "Took {} of {} robot(s) of {} at epoch {} in {} ms ({} chunk(s) read again), launching them "
-                            + "took {} ms of it",
-                    took,
-                    toTake.size(),
+                    "Took {} of {} robot(s) of {} at epoch {} ({} taken with their fence) in {} ms ({} chunk(s) read "
+                            + "again), launching them took {} ms of it",
+                    took + toStart.size() - toTake.size(),
+                    toStart.size(),
                     lease.slotId(),
                     lease.epoch(),
+                    toStart.size() - toTake.size(),
                     (core.clock().nanoTime() - began) / 1_000_000,
                     rereads,
                     launching / 1_000_000);
@@ -279,6 +326,31 @@ public final class SlotRun {
                 r.restarts(),
                 r.lastError(),
                 null,
+                r.updated());
+    }
+
+    /**
+     * A robot the combined fence and take took, as its run starts it: the document as loaded after that update, which
+     * kept the state a former runner left where a take would have made it STARTING.
+     */
+    private static RobotView asLaunched(RobotView r) {
+        return new RobotView(
+                r.id(),
+                r.incarnation(),
+                r.type(),
+                r.slotId(),
+                r.priority(),
+                r.weight(),
+                r.config(),
+                r.desired(),
+                RobotState.STARTING,
+                r.node(),
+                r.context(),
+                r.epoch(),
+                r.fences(),
+                r.restarts(),
+                r.lastError(),
+                r.target(),
                 r.updated());
     }
 

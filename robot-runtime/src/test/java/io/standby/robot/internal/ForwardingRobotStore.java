@@ -36,6 +36,11 @@ class ForwardingRobotStore implements RobotStore {
     }
 
     @Override
+    public long fenceAndTake(String slotId, long epoch, String node) {
+        return store.fenceAndTake(slotId, epoch, node);
+    }
+
+    @Override
     public List<RobotView> load(String slotId, long epoch, Collection<String> onlyIds) {
         return store.load(slotId, epoch, onlyIds);
     }

@@ -17,6 +17,8 @@ final class HookedStore extends ForwardingRobotStore {
     int standbyLinks;
     /** Runs just before a take, with the ids it asks for. */
     volatile Consumer<Collection<String>> beforeTake = ids -> {};
+    /** Runs just before a load of whole documents, as the operator's change that lands then. */
+    volatile Runnable beforeLoad = () -> {};
     /** Runs just after a read of the slots' robots, before they are reconciled. */
     volatile Runnable afterWatch = () -> {};
 
@@ -33,9 +35,23 @@ final class HookedStore extends ForwardingRobotStore {
     }
 
     @Override
+    public long fenceAndTake(String slotId, long epoch, String node) {
+        if (failFence) {
+            throw fenceFailure;
+        }
+        return store.fenceAndTake(slotId, epoch, node);
+    }
+
+    @Override
     public long take(String slotId, long epoch, Collection<String> ids, String node) {
         beforeTake.accept(ids);
         return store.take(slotId, epoch, ids, node);
+    }
+
+    @Override
+    public List<RobotView> load(String slotId, long epoch, Collection<String> onlyIds) {
+        beforeLoad.run();
+        return store.load(slotId, epoch, onlyIds);
     }
 
     @Override

@@ -61,6 +61,18 @@ final class SimRobotStore implements RobotStore, RobotDocuments {
     }
 
     @Override
+    public long fenceAndTake(String slotId, long epoch, String node) {
+        return db.write(
+                "fence and take " + slotId + " to " + epoch + " for " + node,
+                () -> db.robots
+                        .update(
+                                RobotRules.fenceTakeFilter(slotId, epoch),
+                                RobotRules.fenceTakeUpdate(epoch, node),
+                                true)
+                        .modified());
+    }
+
+    @Override
     public List<RobotView> load(String slotId, long epoch, Collection<String> onlyIds) {
         return db.read(
                 "load " + slotId, () -> decode(db.robots.find(RobotRules.loadFilter(slotId, epoch, onlyIds)), false));

@@ -1,10 +1,13 @@
 package io.standby.robot.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Updates;
+import com.mongodb.event.CommandListener;
+import com.mongodb.event.CommandStartedEvent;
 import io.standby.robot.model.RobotCodec;
 import io.standby.robot.model.RobotFields;
 import io.standby.robot.model.RobotState;
@@ -28,9 +31,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * A slot's start on the embedded server: the robots' documents are read once when the take confirms every robot asked
- * for, and read again when it does not, so that a robot an operator stopped between the load and the take is never
- * started; a large slot is taken in chunks. About 2 s, most of it the last test's 1,003 robots.
+ * A slot's start on the embedded server. A new lease fences and takes its robots in one write and starts them as it
+ * loads them, with a number of commands that does not grow with theirs; a robot an operator changed before the load is
+ * settled instead of started. A lease that resumes takes its robots again, in chunks: their documents are read once
+ * when a take confirms every robot it asked for, and read again when it does not, so that a robot an operator stopped
+ * between the load and the take is never started. A few seconds, most of it the tests of 1,003 robots.
  */
 class SlotRunTakeTest {
 
@@ -59,10 +64,13 @@ class SlotRunTakeTest {
     }
 
     @Test
-    void aTakeOfEveryRobotStartsThemWithoutReadingThemAgain() {
+    void aNewLeaseFencesAndTakesItsRobotsInOneWriteAndStartsThemWithoutATakeOrASecondRead() {
+        robots.updateOne(Filters.eq("_id", "r1"), Updates.set("node", "10.0.0.9:7700"));
+
         slotRun().begin();
 
         assertEquals(1, store.loads, "only the load after the fence");
+        assertEquals(List.of(), store.takes, "the fence took them");
         assertEquals(
                 List.of("r1", "r2", "r3"), launched.keySet().stream().sorted().toList());
         RobotView r2 = launched.get("r2");
@@ -73,9 +81,10 @@ class SlotRunTakeTest {
         assertEquals(5, r2.config().getInteger("intervalMs"));
         for (String id : List.of("r1", "r2", "r3")) {
             Document doc = robots.find(Filters.eq("_id", id)).first();
-            assertEquals(NODE, doc.getString("node"));
-            assertEquals(RobotState.STARTING.name(), doc.getString("state"));
+            assertEquals(NODE, doc.getString("node"), "the former runner of r1 replaced");
+            assertEquals(4L, ((Number) doc.get(RobotFields.EPOCH)).longValue());
             assertEquals(launched.get(id).incarnation(), doc.getString(RobotFields.INCARNATION));
+            assertEquals(1L, ((Number) doc.get(RobotFields.FENCES)).longValue(), "one fence counted");
             assertEquals(
                     launched.get(id).fences(),
                     ((Number) doc.get(RobotFields.FENCES)).longValue(),
@@ -84,27 +93,84 @@ class SlotRunTakeTest {
     }
 
     @Test
-    void aRobotStoppedBetweenTheLoadAndTheTakeIsNotStarted() {
-        // The operator's stop of a robot nobody runs, as RobotTable does it, lands after the load.
-        store.beforeTake = ids -> robots.updateOne(
-                Filters.and(Filters.eq("_id", "r3"), Filters.eq("node", null)),
-                Updates.combine(Updates.set("desired", "stopped"), Updates.set("state", "STOPPED")));
+    void aNewLeaseStartsItsRobotsWithThreeCommandsWhateverTheirNumber() {
+        insertMore(2 * SlotRun.TAKE_CHUNK);
+        List<String> commands = new java.util.concurrent.CopyOnWriteArrayList<>();
+        try (StandbyDatabase counted = StandbyDatabase.connect(
+                database.uri(),
+                database.name(),
+                Duration.ofSeconds(10),
+                settings -> settings.addCommandListener(new CommandListener() {
+                    @Override
+                    public void commandStarted(CommandStartedEvent event) {
+                        commands.add(event.getCommandName());
+                    }
+                }))) {
+            store = new CountingStore(new MongoRobotStore(counted));
+
+            slotRun().begin();
+        }
+
+        assertEquals(3 + 2 * SlotRun.TAKE_CHUNK, launched.size());
+        assertEquals(
+                List.of("update", "update", "find"),
+                commands,
+                "the fence and take of the runnable robots, the fence of the others, the load");
+    }
+
+    @Test
+    void aBeginWhoseLoadFailedStartsWhatItsFenceTookWithoutATakeWhenItIsTriedAgain() {
+        SlotRun run = slotRun();
+        store.beforeLoad = () -> {
+            throw new IllegalStateException("load: database unreachable");
+        };
+        assertThrows(IllegalStateException.class, run::begin);
+        assertEquals(List.of(), List.copyOf(launched.keySet()));
+
+        run.begin();
+
+        assertEquals(
+                List.of("r1", "r2", "r3"), launched.keySet().stream().sorted().toList());
+        assertEquals(List.of(), store.takes, "the first attempt's fence took them, and no run held their token");
+    }
+
+    @Test
+    void aRobotRemovedBetweenTheFenceAndTheLoadIsNotStarted() {
+        // The operator's removal of a robot that a node runs, as RobotTable does it: its runner deletes it.
+        store.beforeLoad = () -> robots.updateOne(Filters.eq("_id", "r3"), Updates.set("desired", "removed"));
+
+        slotRun().begin();
+
+        assertEquals(List.of("r1", "r2"), launched.keySet().stream().sorted().toList());
+        assertEquals(0, robots.countDocuments(Filters.eq("_id", "r3")), "deleted under this lease's token");
+    }
+
+    @Test
+    void aResumedLeaseTakesItsRobotsAgainAndARobotStoppedBeforeItsTakeIsNotStarted() {
+        slotRun().begin();
+        long fences = ((Number) robots.find(Filters.eq("_id", "r1")).first().get(RobotFields.FENCES)).longValue();
+        launched.clear();
+        store.loads = 0;
+        // The operator's stop of a robot that a node runs, as RobotTable does it, lands after the load.
+        store.beforeTake = ids -> robots.updateOne(Filters.eq("_id", "r3"), Updates.set("desired", "stopped"));
 
         slotRun().begin();
 
         assertEquals(2, store.loads, "a partial take reads the robots again");
         assertEquals(List.of("r1", "r2"), launched.keySet().stream().sorted().toList());
-        assertEquals("STOPPED", robots.find(Filters.eq("_id", "r3")).first().getString("state"));
+        assertEquals(
+                fences + 1,
+                launched.get("r1").fences(),
+                "taken again: a run of the resumed lease has a token of its own");
     }
 
     @Test
-    void manyRobotsAreTakenInBoundedChunksAndOnlyAPartialChunkIsReadAgain() {
-        List<Document> more = new ArrayList<>();
-        for (int i = 0; i < 2 * SlotRun.TAKE_CHUNK; i++) {
-            more.add(RobotCodec.newRobot(String.format("m%05d", i), "counter", "slot-0", 0, 1, new Document()));
-        }
-        robots.insertMany(more);
-        int robotCount = 3 + more.size();
+    void aResumedLeaseTakesManyRobotsInBoundedChunksAndOnlyAPartialChunkIsReadAgain() {
+        insertMore(2 * SlotRun.TAKE_CHUNK);
+        int robotCount = 3 + 2 * SlotRun.TAKE_CHUNK;
+        slotRun().begin();
+        launched.clear();
+        store.loads = 0;
         store.beforeTake = ids -> {
             if (ids.contains("m00700")) {
                 robots.updateOne(Filters.eq("_id", "m00700"), Updates.set("desired", "stopped"));
@@ -119,6 +185,14 @@ class SlotRunTakeTest {
         store.takes.forEach(take -> assertEquals(true, take <= SlotRun.TAKE_CHUNK));
         assertEquals(2, store.loads, "the load, and the chunk whose take fell short read again");
         assertEquals(robotCount - 1, robots.countDocuments(Filters.eq("state", "STARTING")));
+    }
+
+    private void insertMore(int count) {
+        List<Document> more = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            more.add(RobotCodec.newRobot(String.format("m%05d", i), "counter", "slot-0", 0, 1, new Document()));
+        }
+        robots.insertMany(more);
     }
 
     private SlotRun slotRun() {
@@ -170,6 +244,8 @@ class SlotRunTakeTest {
         int loads;
         final List<Integer> takes = new ArrayList<>();
         Consumer<Collection<String>> beforeTake = ids -> {};
+        /** Runs once, just before the first load. */
+        Runnable beforeLoad = () -> {};
 
         CountingStore(RobotStore store) {
             super(store);
@@ -178,6 +254,9 @@ class SlotRunTakeTest {
         @Override
         public List<RobotView> load(String slotId, long epoch, Collection<String> onlyIds) {
             loads++;
+            Runnable hook = beforeLoad;
+            beforeLoad = () -> {};
+            hook.run();
             return store.load(slotId, epoch, onlyIds);
         }
 

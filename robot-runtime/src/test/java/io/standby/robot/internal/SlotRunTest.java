@@ -197,15 +197,17 @@ class SlotRunTest {
     }
 
     @Test
-    void aRobotRemovedBetweenTheLoadAndTheTakeIsNotStarted() {
+    void aRobotRemovedBetweenTheFenceAndTheLoadIsNotStarted() {
         add("r1", "slot-0", 0);
         add("r2", "slot-0", 0);
-        // An operator's removal of a robot nobody runs, as RobotTable does it, lands just before the take.
-        store.beforeTake = ids -> robots.deleteOne(Filters.eq("_id", "r2"));
+        // An operator's removal of a robot that a node runs, as RobotTable does it, lands just before the load,
+        // after the write that fenced and took it.
+        store.beforeLoad = () -> robots.updateOne(Filters.eq("_id", "r2"), Updates.set("desired", "removed"));
 
         slot.begin();
 
         assertEquals(List.of("r1"), runs.launchedIds());
+        assertEquals(null, doc("r2"), "deleted by this lease's owner, under its token");
     }
 
     @Test
