@@ -57,12 +57,27 @@ public final class SlotRun {
      * after its write (the load timed out, say) started none of them, and the next attempt starts them as taken.
      */
     private long fencedAndTaken;
+    /**
+     * Whether an earlier run of this lease (paused, then resumed under the same epoch) held tokens at this epoch: then
+     * no robot starts without a take of its own, whatever the counts say.
+     */
+    private final boolean resumed;
     /** How many of the slot's robots showed FAILED at the last read. */
     private volatile int failed;
 
     public SlotRun(Lease lease, RuntimeCore core) {
+        this(lease, core, false);
+    }
+
+    private SlotRun(Lease lease, RuntimeCore core, boolean resumed) {
         this.lease = lease;
         this.core = core;
+        this.resumed = resumed;
+    }
+
+    /** The run of a lease that paused and resumed under its epoch: its robots are always taken again. */
+    public static SlotRun resumed(Lease lease, RuntimeCore core) {
+        return new SlotRun(lease, core, true);
     }
 
     public Lease lease() {
@@ -119,10 +134,12 @@ public final class SlotRun {
     }
 
     /**
-     * The robots that the combined fence and take took, as loaded: those this node holds at this epoch, if there are as
-     * many as it took. More of them means that some were taken at this epoch before this begin (a lease that paused and
-     * resumed), whose runs may still have writes on the way: then none is started without a take of its own, which
-     * gives each run a new token.
+     * The robots that the combined fence and take took, as loaded: those this node holds at this epoch, if this is the
+     * lease's first run and there are as many as its combined writes took. Only a run of a resumed lease can find
+     * robots that an earlier run took at this epoch, whose runs may still have writes on the way; counts alone cannot
+     * tell them apart (a robot moved out between the write and the load makes room for one of them), so a resumed run
+     * starts none without a take of its own, which gives each run a new token. More robots than were taken means an
+     * earlier attempt of this begin took some by a take: they are taken again too.
      */
     private Set<String> takenAtFence(List<RobotView> robots) {
         Set<String> taken = new HashSet<>();
@@ -131,7 +148,7 @@ public final class SlotRun {
                 taken.add(robot.id());
             }
         }
-        return taken.size() == fencedAndTaken ? taken : Set.of();
+        return !resumed && taken.size() == fencedAndTaken ? taken : Set.of();
     }
 
     private void countFailed(List<RobotView> robots) {

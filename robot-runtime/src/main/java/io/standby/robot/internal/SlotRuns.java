@@ -70,7 +70,11 @@ public final class SlotRuns {
     }
 
     public void acquired(Lease lease) {
-        SlotRun run = new SlotRun(lease, core);
+        track(new SlotRun(lease, core));
+    }
+
+    private void track(SlotRun run) {
+        Lease lease = run.lease();
         bySlot.put(lease.slotId(), run);
         slotsChanged.accept(Set.copyOf(bySlot.keySet()));
         toBegin.add(run);
@@ -128,7 +132,7 @@ public final class SlotRuns {
      * robot whose paused run has not ended yet waits for it.
      */
     public void resumed(Lease lease) {
-        acquired(lease);
+        track(SlotRun.resumed(lease, core));
     }
 
     /** The slot protocol's poll read this node's slot: if its robots changed, they are read at the next sync. */

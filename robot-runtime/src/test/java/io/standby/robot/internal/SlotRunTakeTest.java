@@ -165,6 +165,24 @@ class SlotRunTakeTest {
     }
 
     @Test
+    void aResumedLeaseTakesItsEarlierRunsRobotsAgainEvenWhenItsFenceTookAsManyAsItLoadsAtItsEpoch() {
+        robots.deleteMany(Filters.in("_id", "r2", "r3"));
+        slotRun().begin();
+        long fences = ((Number) robots.find(Filters.eq("_id", "r1")).first().get(RobotFields.FENCES)).longValue();
+        launched.clear();
+        // A robot moved in from another slot below this epoch: the resumed run's combined write takes it, and it is
+        // moved on before the load. The load then shows one robot of this node at this epoch, as many as the write
+        // took, but it is r1, whose paused run may still send under the token it holds.
+        robots.insertOne(RobotCodec.newRobot("r4", "counter", "slot-0", 0, 1, new Document()));
+        store.beforeLoad = () -> robots.updateOne(Filters.eq("_id", "r4"), Updates.set(RobotFields.SLOT, "slot-1"));
+
+        resumedSlotRun().begin();
+
+        assertEquals(List.of("r1"), List.copyOf(launched.keySet()));
+        assertEquals(fences + 1, launched.get("r1").fences(), "taken again: a token of its own, not its paused run's");
+    }
+
+    @Test
     void aResumedLeaseTakesManyRobotsInBoundedChunksAndOnlyAPartialChunkIsReadAgain() {
         insertMore(2 * SlotRun.TAKE_CHUNK);
         int robotCount = 3 + 2 * SlotRun.TAKE_CHUNK;
@@ -196,9 +214,16 @@ class SlotRunTakeTest {
     }
 
     private SlotRun slotRun() {
-        RuntimeCore core =
-                new RuntimeCore(store, null, new WriteSequence(), NODE, new Launcher(), MonotonicClock.system());
-        return new SlotRun(FixedLease.valid(), core);
+        return new SlotRun(FixedLease.valid(), core());
+    }
+
+    /** A run of the same lease after a pause: its earlier run's robots hold tokens at this epoch. */
+    private SlotRun resumedSlotRun() {
+        return SlotRun.resumed(FixedLease.valid(), core());
+    }
+
+    private RuntimeCore core() {
+        return new RuntimeCore(store, null, new WriteSequence(), NODE, new Launcher(), MonotonicClock.system());
     }
 
     private final class Launcher implements Run.Launcher {
