@@ -1,7 +1,12 @@
 package io.standby.cli;
 
 import ch.qos.logback.classic.LoggerContext;
-import ch.qos.logback.classic.spi.LogbackServiceProvider;
+import ch.qos.logback.classic.util.ContextInitializer;
+import ch.qos.logback.classic.util.LogbackMDCAdapter;
+import ch.qos.logback.core.CoreConstants;
+import ch.qos.logback.core.joran.spi.JoranException;
+import ch.qos.logback.core.status.StatusUtil;
+import ch.qos.logback.core.util.StatusPrinter;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
@@ -14,6 +19,7 @@ import org.slf4j.event.Level;
 import org.slf4j.event.LoggingEvent;
 import org.slf4j.helpers.AbstractLogger;
 import org.slf4j.helpers.BasicMarkerFactory;
+import org.slf4j.helpers.Util;
 import org.slf4j.spi.LoggingEventAware;
 import org.slf4j.spi.MDCAdapter;
 import org.slf4j.spi.SLF4JServiceProvider;
@@ -23,15 +29,17 @@ import org.slf4j.spi.SLF4JServiceProvider;
  * asked for. Starting it was some 45 ms of every such command, and most log nothing (the driver's and our classes ask
  * for loggers as they load). Until then, whether a level is enabled comes from {@link LogSetup#level}, the table
  * logback is then configured from; afterwards everything goes to logback's loggers. Where a file configures logback
- * ({@link LogSetup#builtIn}) it starts at once, as only logback knows that file's levels; so does anything that asks
- * for the MDC.
+ * ({@link LogSetup#builtIn}) it starts at once, as only logback knows that file's levels. The MDC is logback's from the
+ * start (SLF4J asks for it before anything else), and handed to logback's context when it starts.
  *
  * <p>Installed by {@link #install} as SLF4J's provider ({@code slf4j.provider}) before anything logs. Long-running
  * commands (a node, the embedded server, the demo) log at once anyway and keep logback's provider.
  */
 public final class DeferredLogging implements SLF4JServiceProvider {
 
-    private LogbackServiceProvider logback;
+    /** logback's MDC, given to SLF4J at once and to logback's context when it starts. */
+    private final LogbackMDCAdapter mdc = new LogbackMDCAdapter();
+
     private final IMarkerFactory markers = new BasicMarkerFactory();
     private final ConcurrentMap<String, Deferred> loggers = new ConcurrentHashMap<>();
     private volatile ILoggerFactory started;
@@ -73,9 +81,20 @@ public final class DeferredLogging implements SLF4JServiceProvider {
         }
         synchronized (this) {
             if (started == null) {
-                logback = new LogbackServiceProvider();
-                logback.initialize();
-                started = logback.getLoggerFactory();
+                // What logback's own provider (LogbackServiceProvider.initialize) does, with the MDC given out before.
+                LoggerContext context = new LoggerContext();
+                context.setName(CoreConstants.DEFAULT_CONTEXT_NAME);
+                context.setMDCAdapter(mdc);
+                try {
+                    new ContextInitializer(context).autoConfig();
+                } catch (JoranException e) {
+                    Util.report("Failed to auto configure default logger context", e);
+                }
+                if (!StatusUtil.contextHasStatusListener(context)) {
+                    StatusPrinter.printInCaseOfErrorsOrWarnings(context);
+                }
+                context.start();
+                started = context;
             }
             return started;
         }
@@ -84,6 +103,11 @@ public final class DeferredLogging implements SLF4JServiceProvider {
     /** Whether logback has started, for the tests. */
     boolean started() {
         return started != null;
+    }
+
+    /** logback's context once started, else null; for the tests. */
+    LoggerContext context() {
+        return started instanceof LoggerContext context ? context : null;
     }
 
     /** Stops logback if it started, for the tests. */
@@ -105,10 +129,7 @@ public final class DeferredLogging implements SLF4JServiceProvider {
 
     @Override
     public MDCAdapter getMDCAdapter() {
-        start();
-        synchronized (this) {
-            return logback.getMDCAdapter();
-        }
+        return mdc;
     }
 
     @Override

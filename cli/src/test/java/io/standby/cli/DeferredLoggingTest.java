@@ -59,7 +59,10 @@ class DeferredLoggingTest {
         System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
         DeferredLogging logging = new DeferredLogging();
         try {
+            // In the order SLF4J binds a provider (LoggerFactory.bind): the MDC first, then initialize.
+            org.slf4j.spi.MDCAdapter mdc = logging.getMDCAdapter();
             logging.initialize();
+            mdc.put("robot", "r1");
             Logger driver = logging.getLoggerFactory().getLogger("org.mongodb.driver.connection");
             Logger ours = logging.getLoggerFactory().getLogger("io.standby.cli.Test");
             assertFalse(driver.isWarnEnabled());
@@ -81,6 +84,7 @@ class DeferredLoggingTest {
                             + "java.lang.IllegalStateException: why\\R.*"),
                     written);
             assertFalse(written.contains("not written"), written);
+            assertEquals("r1", logging.context().getMDCAdapter().get("robot"), "logback has the MDC given out");
             assertTrue(
                     logging.getLoggerFactory().getLogger("io.standby.Later") instanceof ch.qos.logback.classic.Logger,
                     "loggers asked for later are logback's own");
