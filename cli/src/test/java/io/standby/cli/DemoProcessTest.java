@@ -52,7 +52,9 @@ class DemoProcessTest {
                 "--robots",
                 "3",
                 "--duration",
-                "20s",
+                // The duration counts from the demo's start, JVM starts of three nodes included: 20 s cut the
+                // story short at load 15 on two cores.
+                "40s",
                 "--logs",
                 dir.resolve("logs").toString())) {
             int exit = demo.awaitExit(Duration.ofSeconds(120));
