@@ -326,24 +326,7 @@ public final class SlotRun {
      * nothing here reads it.
      */
     private RobotView asTaken(RobotView r) {
-        return new RobotView(
-                r.id(),
-                r.incarnation(),
-                r.type(),
-                r.slotId(),
-                r.priority(),
-                r.weight(),
-                r.config(),
-                r.desired(),
-                RobotState.STARTING,
-                core.node(),
-                r.context(),
-                r.epoch(),
-                r.fences() + 1,
-                r.restarts(),
-                r.lastError(),
-                null,
-                r.updated());
+        return starting(r, core.node(), r.fences() + 1, null);
     }
 
     /**
@@ -351,6 +334,11 @@ public final class SlotRun {
      * kept the state a former runner left where a take would have made it STARTING.
      */
     private static RobotView asLaunched(RobotView r) {
+        return starting(r, r.node(), r.fences(), r.target());
+    }
+
+    /** {@code r} as its run starts it: STARTING, with the given runner, token count and target. */
+    private static RobotView starting(RobotView r, String node, long fences, String target) {
         return new RobotView(
                 r.id(),
                 r.incarnation(),
@@ -361,13 +349,13 @@ public final class SlotRun {
                 r.config(),
                 r.desired(),
                 RobotState.STARTING,
-                r.node(),
+                node,
                 r.context(),
                 r.epoch(),
-                r.fences(),
+                fences,
                 r.restarts(),
                 r.lastError(),
-                r.target(),
+                target,
                 r.updated());
     }
 
