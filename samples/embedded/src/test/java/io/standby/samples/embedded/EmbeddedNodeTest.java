@@ -15,9 +15,7 @@ import io.standby.robot.admin.RobotTable;
 import io.standby.robot.model.RobotState;
 import io.standby.robot.model.RobotView;
 import io.standby.slot.StandbyDatabase;
-import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
+import io.standby.testing.TestPorts;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -62,7 +60,7 @@ class EmbeddedNodeTest {
     @Test
     void anApplicationRunsARobotInItsOwnProcessAndStopsItGracefully() throws Exception {
         EmbeddedNode.prepare(uri);
-        int port = freePort();
+        int port = TestPorts.free();
         try (StandbyNode node = StandbyNode.builder()
                 .mongo(uri)
                 .node("127.0.0.1", port)
@@ -106,7 +104,7 @@ class EmbeddedNodeTest {
         capture.start();
         Logger root = (Logger) LoggerFactory.getLogger(Logger.ROOT_LOGGER_NAME);
         root.addAppender(capture);
-        int port = freePort();
+        int port = TestPorts.free();
         try {
             EmbeddedNode.main(new String[] {"3", Integer.toString(port)});
         } finally {
@@ -137,11 +135,5 @@ class EmbeddedNodeTest {
             }
         }
         throw new AssertionError("never logged: " + prefix + "... in " + lines);
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
-        }
     }
 }

@@ -8,9 +8,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.standby.slot.Lease;
 import io.standby.slot.SlotListener;
+import io.standby.testing.TestPorts;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -72,7 +71,7 @@ class SpringBootSampleTest {
                 .run(
                         "--server.port=0",
                         "--server.address=127.0.0.1",
-                        "--standby.port=" + freePort(),
+                        "--standby.port=" + TestPorts.free(),
                         "--standby.heartbeat=200ms",
                         "--standby.lease=1500ms",
                         "--standby.poll=200ms",
@@ -108,11 +107,5 @@ class SpringBootSampleTest {
                         .timeout(Duration.ofSeconds(5))
                         .build(),
                 HttpResponse.BodyHandlers.ofString());
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
-        }
     }
 }
