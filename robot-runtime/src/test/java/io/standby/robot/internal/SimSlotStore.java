@@ -25,10 +25,12 @@ import io.standby.slot.internal.SlotStore;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.Set;
 import org.bson.BsonBoolean;
 import org.bson.BsonDateTime;
 import org.bson.BsonDocument;
@@ -155,6 +157,29 @@ final class SimSlotStore implements SlotStore {
                 SlotRules.claimFromGoneFilter(seen, ownerBeat),
                 SlotRules.takeUpdate(owner),
                 true);
+    }
+
+    /**
+     * An unordered bulk write, as MongoDB runs one: every claim is tried, each its own compare-and-set, whatever became
+     * of the others; a failure of any is reported after all were tried, so the caller knows of none of them.
+     */
+    @Override
+    public Set<String> claimAll(List<Claim> claims, Ownership owner) {
+        Set<String> won = new HashSet<>();
+        RuntimeException failure = null;
+        for (Claim claim : claims) {
+            try {
+                if (claim(claim.seen(), owner, claim.ownerBeat())) {
+                    won.add(claim.seen().id());
+                }
+            } catch (RuntimeException e) {
+                failure = failure == null ? e : failure;
+            }
+        }
+        if (failure != null) {
+            throw failure;
+        }
+        return won;
     }
 
     private static String beat(OptionalLong ownerBeat) {

@@ -36,6 +36,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.Set;
 import org.bson.Document;
 import org.bson.conversions.Bson;
 
@@ -191,6 +192,11 @@ public final class MongoSlotStore implements SlotStore {
             return false;
         }
         return update(SlotRules.claimFilter(seen, ownerBeat), SlotRules.takeUpdate(owner));
+    }
+
+    @Override
+    public Set<String> claimAll(List<Claim> claims, Ownership owner) {
+        return ClaimBatch.send(raw, claims, owner, this);
     }
 
     @Override

@@ -68,6 +68,24 @@ public interface SlotStore {
     boolean claim(SlotView seen, Ownership owner, OptionalLong ownerBeat);
 
     /**
+     * The claims of {@code claims}, each exactly {@link #claim(SlotView, Ownership, OptionalLong)}'s compare-and-set on
+     * its own slot, sent together where the store can (one round trip instead of one each); returns the ids of the
+     * slots this call won. An exception means the outcome of each is unknown: any may have landed.
+     */
+    default Set<String> claimAll(List<Claim> claims, Ownership owner) {
+        Set<String> won = new HashSet<>();
+        for (Claim claim : claims) {
+            if (claim(claim.seen(), owner, claim.ownerBeat())) {
+                won.add(claim.seen().id());
+            }
+        }
+        return won;
+    }
+
+    /** A claim of {@link #claimAll}: the slot as it was read, and the owner's beat if the claimer waited on that. */
+    record Claim(SlotView seen, OptionalLong ownerBeat) {}
+
+    /**
      * Takes {@code seen} for {@code owner} before its lease ran out, because its owner's process was found gone: only
      * if it is still exactly that version, owner included (epoch, time, ip, port and instance), so any renewal since
      * makes it match nothing. Sets the owner, increments the epoch (fencing every write of the former owner), stamps

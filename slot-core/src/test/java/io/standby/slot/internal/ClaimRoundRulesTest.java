@@ -12,14 +12,16 @@ import io.standby.slot.NodeId;
 import io.standby.slot.SlotView;
 import io.standby.slot.testing.ManualClock;
 import java.time.Duration;
-import java.util.OptionalLong;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * The claims of one poll: they go on while the read they come from is at most a poll old, and a member plans itself as
- * the registry lists it, as every other node plans it, not as it is right now.
+ * The claims of one poll: they go in writes of a bounded number, on while the read they come from is at most a poll
+ * old; and a member plans itself as the registry lists it, as every other node plans it, not as it is right now.
  */
 class ClaimRoundRulesTest {
 
@@ -28,20 +30,26 @@ class ClaimRoundRulesTest {
 
     private final ManualClock clock = protocol.clock();
 
-    /** A node without a membership whose first claim of a poll takes {@code took} on its own clock. */
-    private SlotProtocol slowFirstClaim(Duration took) {
+    /** More than a write of claims holds: a poll that may claim them all sends two. */
+    private static final int SLOTS = ClaimRound.CLAIMS_PER_WRITE + 2;
+
+    /**
+     * A node without a membership whose first write of claims takes {@code took} on its own clock; a poll sends its
+     * claims {@link ClaimRound#CLAIMS_PER_WRITE} to a write.
+     */
+    private SlotProtocol slowFirstClaims(Duration took) {
         AtomicBoolean first = new AtomicBoolean(true);
         SlotStore slow = new FailingSlotStore(protocol.store()) {
             @Override
-            public boolean claim(SlotView seen, Ownership owner, OptionalLong ownerBeat) {
-                boolean won = super.claim(seen, owner, ownerBeat);
+            public Set<String> claimAll(List<Claim> claims, Ownership owner) {
+                Set<String> won = super.claimAll(claims, owner);
                 if (first.getAndSet(false)) {
                     clock.tick(took);
                 }
                 return won;
             }
         };
-        return protocol.node(A).maxSlots(3).on(slow).build();
+        return protocol.node(A).maxSlots(SLOTS).on(slow).build();
     }
 
     private SlotProtocol member(NodeId id, int maxSlots) {
@@ -50,22 +58,49 @@ class ClaimRoundRulesTest {
 
     @Test
     void aPollClaimsOnFromAReadExactlyAPollOld() throws Exception {
-        protocol.init(3);
+        protocol.init(SLOTS);
 
-        assertEquals(3, slowFirstClaim(TIMING.poll()).poll(), "a poll old is not older than a poll");
+        assertEquals(SLOTS, slowFirstClaims(TIMING.poll()).poll(), "a poll old is not older than a poll");
     }
 
     @Test
     void aPollStopsClaimingOnceItsReadIsMoreThanAPollOld() throws Exception {
-        protocol.init(3);
-        SlotProtocol a = slowFirstClaim(TIMING.poll().plusNanos(1));
+        protocol.init(SLOTS);
+        SlotProtocol a = slowFirstClaims(TIMING.poll().plusNanos(1));
 
-        assertEquals(1, a.poll(), "the first claim took longer than a poll: the others wait for a fresh read");
         assertEquals(
-                2,
+                ClaimRound.CLAIMS_PER_WRITE,
+                a.poll(),
+                "the first write of claims took longer than a poll: the others wait for a fresh read");
+        assertEquals(
+                SLOTS - ClaimRound.CLAIMS_PER_WRITE,
                 protocol.store().readAll().stream().filter(SlotView::released).count());
         clock.tick(TIMING.poll());
-        assertEquals(2, a.poll());
+        assertEquals(SLOTS - ClaimRound.CLAIMS_PER_WRITE, a.poll());
+    }
+
+    /** A node may claim each of them: at most {@link ClaimRound#CLAIMS_PER_WRITE} go in one write. */
+    @Test
+    void aPollSendsItsClaimsInWritesOfAtMostTheBoundAndNeverMoreThanItsRoom() throws Exception {
+        protocol.init(SLOTS);
+        List<Integer> writes = new ArrayList<>();
+        SlotStore counting = new FailingSlotStore(protocol.store()) {
+            @Override
+            public Set<String> claimAll(List<Claim> claims, Ownership owner) {
+                writes.add(claims.size());
+                return super.claimAll(claims, owner);
+            }
+        };
+        int room = ClaimRound.CLAIMS_PER_WRITE + 1;
+        SlotProtocol a = protocol.node(A).maxSlots(room).on(counting).build();
+
+        assertEquals(room, a.poll());
+        assertEquals(
+                List.of(ClaimRound.CLAIMS_PER_WRITE, 1), writes, "the second write: the room left, of two claimable");
+        assertEquals(room, a.leases().size());
+        assertEquals(
+                1,
+                protocol.store().readAll().stream().filter(SlotView::released).count());
     }
 
     @Test

@@ -61,27 +61,28 @@ class SlotProtocolClaimTest {
 
     @Test
     void aPollStopsClaimingOnceItsReadIsAPollOldAndTheNextPollReadsAgain() throws Exception {
-        protocol.init(10);
-        // Every claim takes 300 ms and loses: others took the slots since this node's read.
-        java.util.concurrent.atomic.AtomicInteger tries = new java.util.concurrent.atomic.AtomicInteger();
+        int perWrite = ClaimRound.CLAIMS_PER_WRITE;
+        protocol.init(perWrite * 5);
+        // Every write of claims takes 300 ms, and each claim loses: others took the slots since this node's read.
+        java.util.concurrent.atomic.AtomicInteger writes = new java.util.concurrent.atomic.AtomicInteger();
         SlotStore slowAndLate = new FailingSlotStore(protocol.store()) {
             @Override
-            public boolean claim(SlotView seen, Ownership owner, OptionalLong ownerBeat) {
-                tries.incrementAndGet();
+            public java.util.Set<String> claimAll(List<Claim> claims, Ownership owner) {
+                writes.incrementAndGet();
                 clock.tick(Duration.ofMillis(300));
-                return false;
+                return java.util.Set.of();
             }
         };
-        SlotProtocol a = node(slowAndLate, A, 10, new EveryEvent());
+        SlotProtocol a = node(slowAndLate, A, perWrite * 5, new EveryEvent());
 
         assertEquals(0, a.poll());
         assertEquals(
                 4,
-                tries.get(),
-                "claims sent at 0, 300, 600 and 900 ms after the read; at 1,200 ms the read is over a poll old");
-        assertEquals(new ClaimCounts(0, 4, 0), a.claims());
+                writes.get(),
+                "writes sent at 0, 300, 600 and 900 ms after the read; at 1,200 ms the read is over a poll old");
+        assertEquals(new ClaimCounts(0, 4L * perWrite, 0), a.claims());
         assertEquals(0, a.poll());
-        assertEquals(8, tries.get(), "the next poll reads again and tries again");
+        assertEquals(8, writes.get(), "the next poll reads again and tries again");
     }
 
     @Test

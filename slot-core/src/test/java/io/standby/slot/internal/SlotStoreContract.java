@@ -222,6 +222,116 @@ abstract class SlotStoreContract {
     }
 
     @Test
+    void claimsSentTogetherWinExactlyTheSlotsStillInTheVersionSeenInOneWriteAndOneReadOfWhich() {
+        new SlotTable(db).init(6);
+        List<SlotView> seen = store.readAll();
+        // Two of them change after the read: one is claimed by another node, one is claimed and released.
+        assertTrue(store.claim(seen.get(1), owner(7002, "b")));
+        assertTrue(store.claim(seen.get(4), owner(7003, "c")));
+        assertTrue(store.release("slot-4", 1, "c"));
+        CommandLog commands = new CommandLog();
+        try (StandbyDatabase watched = StandbyDatabase.connect(
+                uri(), db.database().getName(), Duration.ofSeconds(10), s -> s.addCommandListener(commands))) {
+            MongoSlotStore watchedStore = new MongoSlotStore(watched);
+            SlotStore.Ownership a = owner(7001, "a").withBeat(9);
+            Set<String> won = watchedStore.claimAll(
+                    seen.stream()
+                            .map(slot -> new SlotStore.Claim(slot, OptionalLong.empty()))
+                            .toList(),
+                    a);
+
+            assertEquals(Set.of("slot-0", "slot-2", "slot-3", "slot-5"), won);
+            assertEquals(List.of("update slots", "find slots"), commands.sequence(), "one write, one read of which");
+            for (String id : won) {
+                SlotView mine = slot(id);
+                assertEquals(1, mine.epoch(), id);
+                assertEquals(new NodeId("127.0.0.1", 7001), mine.owner(), id);
+                assertEquals("a", mine.instance(), id);
+            }
+            assertEquals("b", slot("slot-1").instance(), "another node's win stands");
+            assertEquals(1, slot("slot-4").epoch(), "a version seen is gone even where the slot is free again");
+            assertTrue(slot("slot-4").released());
+
+            // All of them won: the write's count says so, and nothing more is read.
+            new SlotTable(db).init(8);
+            Set<String> all = watchedStore.claimAll(
+                    List.of(
+                            new SlotStore.Claim(slot("slot-6"), OptionalLong.empty()),
+                            new SlotStore.Claim(slot("slot-7"), OptionalLong.empty())),
+                    a.withBeat(10));
+            assertEquals(Set.of("slot-6", "slot-7"), all);
+            assertEquals(
+                    List.of("update slots", "find slots", "update slots"),
+                    commands.sequence(),
+                    "the second batch: its write alone");
+        }
+    }
+
+    @Test
+    void claimsAtAnOwnersBeatSentTogetherWinOnlyTheSlotsAtThatBeatUnderThatInstance() {
+        new SlotTable(db).init(3);
+        SlotStore.Ownership b = owner(7002, "b");
+        assertTrue(store.claim(slot("slot-0"), b.withBeat(4)));
+        assertTrue(store.claim(slot("slot-1"), b.withBeat(5)));
+        MongoCollection<Document> slots = db.database().getCollection("slots");
+        slots.updateMany(
+                Filters.in("_id", "slot-0", "slot-1"),
+                Updates.set("time", Date.from(Instant.now().minusSeconds(10))));
+        Set<String> won = store.claimAll(
+                List.of(
+                        new SlotStore.Claim(slot("slot-0"), OptionalLong.of(4)),
+                        new SlotStore.Claim(slot("slot-1"), OptionalLong.of(4)),
+                        // Free: there is no owner whose beat it could be at.
+                        new SlotStore.Claim(slot("slot-2"), OptionalLong.of(4))),
+                owner(7001, "a").withBeat(1));
+        assertEquals(Set.of("slot-0"), won);
+        assertEquals("b", slot("slot-1").instance());
+        assertTrue(slot("slot-2").released());
+    }
+
+    /** Claimers send overlapping batches at once: each slot has one winner, and it is the one its document names. */
+    @Test
+    void concurrentBatchesOfClaimsGiveEachSlotOneWinner() throws Exception {
+        int slots = 40;
+        new SlotTable(db).init(slots);
+        List<SlotView> seen = store.readAll();
+        int claimers = 6;
+        List<Callable<Set<String>>> racers = new ArrayList<>();
+        for (int c = 0; c < claimers; c++) {
+            SlotStore.Ownership me = owner(7100 + c, "i" + c).withBeat(1);
+            List<SlotView> mine = new ArrayList<>(seen);
+            java.util.Collections.shuffle(mine, new java.util.Random(c));
+            racers.add(() -> {
+                Set<String> won = new java.util.HashSet<>();
+                for (int from = 0; from < slots; from += 8) {
+                    won.addAll(store.claimAll(
+                            mine.subList(from, from + 8).stream()
+                                    .map(slot -> new SlotStore.Claim(slot, OptionalLong.empty()))
+                                    .toList(),
+                            me));
+                }
+                return won;
+            });
+        }
+        Map<String, Integer> winner = new LinkedHashMap<>();
+        try (ExecutorService pool = Executors.newFixedThreadPool(claimers)) {
+            List<Future<Set<String>>> results = pool.invokeAll(racers);
+            for (int c = 0; c < claimers; c++) {
+                for (String id : results.get(c).get()) {
+                    Integer before = winner.put(id, c);
+                    assertNull(before, id + " won by claimers " + before + " and " + c);
+                }
+            }
+        }
+        assertEquals(slots, winner.size(), "every slot was won: " + winner);
+        winner.forEach((id, c) -> {
+            SlotView now = slot(id);
+            assertEquals("i" + c, now.instance(), id);
+            assertEquals(1, now.epoch(), id + " was taken once");
+        });
+    }
+
+    @Test
     void aRenewalOfManySlotsRenewsEachAtItsOwnEpochAndShowsTheOthersAsTheyAreNow() {
         new SlotTable(db).init(5);
         SlotStore.Ownership a = owner(7001, "a");
