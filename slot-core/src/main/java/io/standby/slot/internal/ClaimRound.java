@@ -11,7 +11,6 @@ import io.standby.slot.Takeover;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -47,9 +46,9 @@ final class ClaimRound {
     private final Map<String, Long> claimableSince = new HashMap<>();
 
     /**
-     * The most claims sent in one write. A storm's node needs about a hundred slots, which one at a time cost it a
-     * round trip each and left most nodes outside a poll; a bound keeps one write small and a failed one's unknown
-     * outcomes few.
+     * The most claims of planned slots sent in one write. A storm's node needs about a hundred slots, which one at a
+     * time cost it a round trip each and left most nodes outside a poll; a bound keeps one write small and a failed
+     * one's unknown outcomes few.
      */
     static final int CLAIMS_PER_WRITE = 64;
 
@@ -133,8 +132,8 @@ final class ClaimRound {
             }
         }
         int claimed = 0;
-        Iterator<SlotView> next = ready.iterator();
-        while (next.hasNext() && hasRoom()) {
+        int next = 0;
+        while (next < ready.size() && hasRoom()) {
             if (clock.nanoTime() - reads.lastReadNanos()
                     > config.timing().poll().toNanos()) {
                 // The read is a poll old: other nodes have claimed since, and a claim from it would likely
@@ -143,11 +142,17 @@ final class ClaimRound {
                 log.debug("Stopping this poll's claims after {} of {}: the read is a poll old", claimed, ready.size());
                 break;
             }
-            // Never more than the room: a batch's claims may all win.
-            int batch = Math.min(CLAIMS_PER_WRITE, config.maxSlots() - book.size());
+            // The planned slots go together, never more than the room (they may all win): no other node plans
+            // them, so they seldom meet a race. The others, which every node with room tries after the head
+            // start, go one to a write: a storm's leave sent bulks of them that mostly lost, and the server's
+            // queue behind them timed the leavers' releases out.
+            boolean together = planned.contains(ready.get(next).id());
+            int batch = together ? Math.min(CLAIMS_PER_WRITE, config.maxSlots() - book.size()) : 1;
             List<SlotStore.Claim> claims = new ArrayList<>();
-            while (next.hasNext() && claims.size() < batch) {
-                SlotView slot = next.next();
+            while (next < ready.size()
+                    && claims.size() < batch
+                    && (claims.isEmpty() || planned.contains(ready.get(next).id()) == together)) {
+                SlotView slot = ready.get(next++);
                 reads.expiredFor(slot, clock.nanoTime())
                         .ifPresent(waited -> claims.add(new SlotStore.Claim(slot, waited.ownerBeat())));
             }

@@ -5,6 +5,7 @@ import static io.standby.slot.internal.ProtocolFixture.B;
 import static io.standby.slot.internal.ProtocolFixture.TIMING;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Updates;
@@ -101,6 +102,34 @@ class ClaimRoundRulesTest {
         assertEquals(
                 1,
                 protocol.store().readAll().stream().filter(SlotView::released).count());
+    }
+
+    /** Another node's planned slots, which every node with room tries after the head start, go one to a write. */
+    @Test
+    void aMemberSendsItsPlannedClaimsTogetherAndTheOthersOneToAWriteAfterTheHeadStart() throws Exception {
+        List<Integer> writes = new ArrayList<>();
+        SlotStore counting = new FailingSlotStore(protocol.store()) {
+            @Override
+            public Set<String> claimAll(List<Claim> claims, Ownership owner) {
+                writes.add(claims.size());
+                return super.claimAll(claims, owner);
+            }
+        };
+        SlotProtocol a = protocol.member(A).maxSlots(10).on(counting).build();
+        SlotProtocol b = member(B, 10);
+        a.poll();
+        b.poll();
+        protocol.init(8);
+
+        clock.tick(TIMING.poll());
+        int mine = a.poll();
+        assertEquals(List.of(mine), writes, "A's planned slots, in one write");
+        assertTrue(mine > 0 && mine < 8, "the plan shares the slots between A and B: " + mine);
+
+        clock.tick(TIMING.poll());
+        assertEquals(8 - mine, a.poll(), "B never claimed: after the head start A takes B's");
+        assertEquals(8 - mine, writes.size() - 1, "one write each: " + writes);
+        assertTrue(writes.subList(1, writes.size()).stream().allMatch(size -> size == 1), writes.toString());
     }
 
     @Test
