@@ -83,6 +83,13 @@ M.update({
  'batch-no-read': [(SC+'ClaimBatch.java', 'if (matched == 0 || matched == sent.size()) {', 'if (matched == 0 || matched > 0) {')],
 })
 
+# Issue 37: a new lease fences and takes its runnable robots in one update (RobotStore.fenceAndTake).
+M.update({
+ 'fence-take-not-runnable': [(RR+'internal/RobotRules.java', 'return FlatFilter.and(Filters.lt(EPOCH, epoch), Runnability.filter(slotId));', 'return FlatFilter.and(Filters.lt(EPOCH, epoch), Filters.eq(SLOT, slotId));')],
+ 'fence-take-no-inc': [(RR+'internal/RobotRules.java', '                Updates.set(EPOCH, epoch),\n                Updates.inc(FENCES, 1L),\n', '                Updates.set(EPOCH, epoch),\n')],
+ 'resumed-no-take': [(RT+'SlotRun.java', 'return !resumed && taken.size() == fencedAndTaken ? taken : Set.of();', 'return taken.size() == fencedAndTaken ? taken : Set.of();')],
+})
+
 import sys
 if sys.argv[1] == '--list':
     print(' '.join(M))

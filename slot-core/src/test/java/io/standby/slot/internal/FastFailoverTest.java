@@ -284,6 +284,38 @@ class FastFailoverTest {
         assertEquals(0, probe.probesOf(A));
     }
 
+    /** The standby's claim loses (the owner renewed after the read): it wins nothing, and counts one lost race. */
+    @Test
+    void aTakeoverThatLosesItsRaceToARenewalIsCountedLostAndTakesNoLease() throws Exception {
+        SlotProtocol owner = node(A);
+        SlotStore renewedFirst = new FailingSlotStore(protocol.store()) {
+            @Override
+            public boolean claimFromGone(SlotView seen, Ownership me, java.util.OptionalLong ownerBeat) {
+                protocol.db()
+                        .database()
+                        .getCollection(SlotFields.COLLECTION)
+                        .updateOne(Filters.eq("_id", seen.id()), Updates.currentDate(SlotFields.TIME));
+                return super.claimFromGone(seen, me, ownerBeat);
+            }
+        };
+        SlotProtocol standby = protocol.node(B)
+                .bound()
+                .listener(new RecordingListener("n" + B.port(), log))
+                .fastFailover(probe)
+                .on(renewedFirst)
+                .build();
+        probe.then(A, ACCEPTED);
+        assertEquals(1, owner.poll());
+        assertEquals(0, standby.poll());
+
+        ownerDies(standby);
+        assertEquals(0, standby.poll(), "the owner's renewal landed first");
+
+        assertEquals(A, slot().owner());
+        assertTrue(standby.leases().isEmpty());
+        assertEquals(new io.standby.slot.ClaimCounts(0, 1, 0), standby.claims());
+    }
+
     @Test
     void anOwnerThatRenewedBetweenTheReadAndTheClaimKeepsItsSlot() {
         SlotProtocol owner = node(A);
