@@ -164,6 +164,21 @@ class SlotRunTakeTest {
                 "taken again: a run of the resumed lease has a token of its own");
     }
 
+    /**
+     * A robot moved to another slot between the load and its take: the take misses it, and the read after the partial
+     * take no longer finds it in this slot. Only what the database shows taken starts, never a view from the load.
+     */
+    @Test
+    void aResumedLeaseNeverStartsARobotMovedOutBeforeItsTake() {
+        slotRun().begin();
+        launched.clear();
+        store.beforeTake = ids -> robots.updateOne(Filters.eq("_id", "r3"), Updates.set(RobotFields.SLOT, "slot-1"));
+
+        slotRun().begin();
+
+        assertEquals(List.of("r1", "r2"), launched.keySet().stream().sorted().toList());
+    }
+
     @Test
     void aResumedLeaseTakesItsEarlierRunsRobotsAgainEvenWhenItsFenceTookAsManyAsItLoadsAtItsEpoch() {
         robots.deleteMany(Filters.in("_id", "r2", "r3"));
