@@ -42,6 +42,15 @@ public final class Children {
         return ChildJvm.exec(dir, name, command, Map.of("STANDBY_JAVA_OPTS", String.join(" ", jvmArgs)), Set.of());
     }
 
+    /**
+     * {@code standby node} on 127.0.0.1:{@code port} against {@code mongoUri}'s database {@code db}: the arguments
+     * every bench's node starts with, in a list the caller may add its own flags to.
+     */
+    public static List<String> nodeArgs(int port, String mongoUri, String db) {
+        return new ArrayList<>(List.of(
+                "node", "--ip", "127.0.0.1", "--port", Integer.toString(port), "--mongo", mongoUri, "--db", db));
+    }
+
     /** A {@code standby} command (node, mongo, slots ...) in its own JVM. */
     public static ChildJvm standby(Path dir, String name, List<String> jvmArgs, List<String> args) {
         return start(dir, name, jvmArgs, "io.standby.cli.StandbyCli", args);

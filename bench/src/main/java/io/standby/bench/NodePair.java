@@ -5,7 +5,6 @@ import io.standby.testing.ChildJvm;
 import io.standby.testing.TestPorts;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -60,16 +59,7 @@ final class NodePair implements AutoCloseable {
 
     /** Starts the node of {@code port} (again). */
     void start(int port) {
-        List<String> args = new ArrayList<>(List.of(
-                "node",
-                "--ip",
-                "127.0.0.1",
-                "--port",
-                Integer.toString(port),
-                "--mongo",
-                database.uri(),
-                "--db",
-                dbName));
+        List<String> args = Children.nodeArgs(port, database.uri(), dbName);
         args.addAll(options);
         nodes.put(port, Children.standby(logs, dbName + "-node-" + port + "-" + (++starts), List.of("-Xmx256m"), args));
     }

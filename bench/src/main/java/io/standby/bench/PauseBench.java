@@ -601,16 +601,7 @@ final class PauseBench implements Callable<Integer> {
     }
 
     private static ChildJvm node(NodeStart start) {
-        List<String> args = new ArrayList<>(List.of(
-                "node",
-                "--ip",
-                "127.0.0.1",
-                "--port",
-                Integer.toString(start.port()),
-                "--mongo",
-                start.mongo(),
-                "--db",
-                start.dbName()));
+        List<String> args = Children.nodeArgs(start.port(), start.mongo(), start.dbName());
         args.addAll(start.profile().nodeArgs());
         return Children.standby(start.logs(), start.dbName() + "-node-" + start.port(), List.of("-Xmx256m"), args);
     }

@@ -398,16 +398,7 @@ public final class ScaleBench implements Runnable {
             }
             jvm.addAll(nodeJavaOptions);
             String name = "node-" + (++nodes);
-            List<String> args = List.of(
-                    "node",
-                    "--ip",
-                    "127.0.0.1",
-                    "--port",
-                    Integer.toString(port),
-                    "--mongo",
-                    database.uri(),
-                    "--db",
-                    DB);
+            List<String> args = Children.nodeArgs(port, database.uri(), DB);
             ChildJvm node = launcher == null
                     ? Children.standby(dir, name, jvm, args)
                     : Children.launcher(launcher, dir, name, jvm, args);

@@ -109,8 +109,7 @@ final class Cluster implements AutoCloseable {
                     "-Dstandby.chaos.record=" + dir.resolve("records"),
                     "-Dstandby.chaos.node=" + name,
                     "-Dstandby.chaos.mongo=" + proxy.uri());
-            List<String> args = new ArrayList<>(List.of(
-                    "node", "--ip", "127.0.0.1", "--port", Integer.toString(port), "--mongo", proxy.uri(), "--db", DB));
+            List<String> args = Children.nodeArgs(port, proxy.uri(), DB);
             args.addAll(timing.flags());
             if (!fastFailover) {
                 // Only for the run that shows the verdict can fail: fast failover is the nodes' default.

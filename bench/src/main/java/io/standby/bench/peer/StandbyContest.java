@@ -18,7 +18,6 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -107,16 +106,7 @@ final class StandbyContest implements Contest {
     }
 
     private void launch(int port) {
-        List<String> args = new ArrayList<>(List.of(
-                "node",
-                "--ip",
-                "127.0.0.1",
-                "--port",
-                Integer.toString(port),
-                "--mongo",
-                database.uri(),
-                "--db",
-                dbName));
+        List<String> args = Children.nodeArgs(port, database.uri(), dbName);
         args.addAll(options);
         nodes.put(port, Children.standby(dir, dbName + "-" + port + "-" + started++, List.of("-Xmx256m"), args));
     }
