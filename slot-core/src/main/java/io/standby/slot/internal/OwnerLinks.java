@@ -211,25 +211,27 @@ public final class OwnerLinks {
     }
 
     private void send(State s, long beat) {
-        Ping ping;
+        Exception failed;
         synchronized (this) {
             if (!s.open) {
                 return;
             }
             long now = clock.nanoTime();
-            ping = new Ping(s.nextSeq++, Math.max(beat, s.maxSent));
+            Ping ping = new Ping(s.nextSeq++, Math.max(beat, s.maxSent));
             s.maxSent = ping.beat();
             s.sent.addLast(new long[] {ping.seq(), now});
             if (s.firstSend == Long.MIN_VALUE) {
                 s.firstSend = now;
                 s.deadline = now + pauseAfterNanos;
             }
+            try { // queued under the lock that numbered it: a tick beside opened() queued ping 1 before ping 0
+                s.link.send(ping);
+                return;
+            } catch (IOException | RuntimeException e) {
+                failed = e;
+            }
         }
-        try {
-            s.link.send(ping);
-        } catch (IOException | RuntimeException e) {
-            ended(s, "send failed: " + e);
-        }
+        ended(s, "send failed: " + failed);
     }
 
     /**
@@ -324,9 +326,7 @@ public final class OwnerLinks {
         return false;
     }
 
-    /**
-     * The highest beat sent on a link that has ended or passed its deadline: no new claim may reuse a beat up to it.
-     */
+    /** The highest beat sent on a link that ended or passed its deadline: no new claim may reuse a beat up to it. */
     public synchronized long endedFloor() {
         long now = clock.nanoTime();
         long floor = -1;

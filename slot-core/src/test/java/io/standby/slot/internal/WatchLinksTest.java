@@ -52,6 +52,37 @@ class WatchLinksTest {
         return clock.nanoTime();
     }
 
+    /**
+     * A tick on the pinger's thread while a new link's first ping is numbered but not yet queued: the standby refuses a
+     * ping below one it already received and ends the link, so the pings must reach the link in their numbers' order.
+     * (Seen in CI: "ping 0 after ping 1", then a takeover by expiry instead of by the link.)
+     */
+    @Test
+    void pingsReachTheLinkInTheOrderOfTheirNumbersWhenATickMeetsTheFirstPing() throws Exception {
+        List<Long> queued = new java.util.concurrent.CopyOnWriteArrayList<>();
+        ownerLinks.opened(new OwnerLinks.Link() {
+            @Override
+            public void send(OwnerLinks.Ping ping) {
+                if (ping.seq() == 0) {
+                    Thread tick = Thread.ofPlatform().start(ownerLinks::tick);
+                    try {
+                        // Long enough for a tick that is not held back to ping and queue; one that is waits.
+                        tick.join(Duration.ofMillis(300));
+                    } catch (InterruptedException e) {
+                        throw new AssertionError(e);
+                    }
+                }
+                queued.add(ping.seq());
+            }
+
+            @Override
+            public void close() {}
+        });
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> queued.size() == 2);
+
+        assertEquals(List.of(0L, 1L), queued);
+    }
+
     @Test
     void theOwnerBlocksALeaseAtItsBeatOnlyOnceTheDeadlineFromTheLastAcknowledgedSendHasPassed() {
         Object link = ownerLinks.opened(new Recorded());
