@@ -4,6 +4,7 @@ import de.bwaldvogel.mongo.backend.h2.H2Backend;
 import de.bwaldvogel.mongo.bson.Document;
 import de.bwaldvogel.mongo.wire.message.MongoMessage;
 import io.netty.channel.Channel;
+import io.standby.embedded.Hello;
 import io.standby.embedded.UnionWith;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
@@ -56,6 +57,9 @@ final class DurableH2Backend extends H2Backend {
         if (UnionWith.appliesTo(command, query)) {
             // A read: each part goes through this method again, without the stage.
             return UnionWith.run(query, q -> handleCommand(channel, databaseName, command, q));
+        }
+        if (Hello.appliesTo(command)) {
+            return Hello.answer(() -> super.handleCommand(channel, databaseName, "isMaster", query));
         }
         if (ReadOnlyCommands.contains(command, query)) {
             return super.handleCommand(channel, databaseName, command, query);

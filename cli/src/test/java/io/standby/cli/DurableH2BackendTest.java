@@ -11,6 +11,7 @@ import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Updates;
 import de.bwaldvogel.mongo.MongoServer;
 import java.nio.file.Path;
+import java.util.Date;
 import java.util.List;
 import java.util.Map;
 import org.bson.Document;
@@ -56,6 +57,15 @@ class DurableH2BackendTest {
         assertFalse(backend.getMvStore().hasUnsavedChanges());
         robots.deleteOne(Filters.eq("_id", "c1"));
         assertFalse(backend.getMvStore().hasUnsavedChanges());
+    }
+
+    @Test
+    void helloIsAnsweredWithTheServersClockAndCommitsNothing() {
+        long version = backend.getMvStore().getCurrentVersion();
+        Document reply = client.getDatabase("standby").runCommand(new Document("hello", 1));
+        assertTrue(reply.get("localTime") instanceof Date, reply.toJson());
+        assertEquals(true, reply.get("isWritablePrimary"), reply.toJson());
+        assertEquals(version, backend.getMvStore().getCurrentVersion());
     }
 
     @Test
