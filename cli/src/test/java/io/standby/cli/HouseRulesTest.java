@@ -85,6 +85,31 @@ class HouseRulesTest {
                 "sleeps without a '// " + SLEEP_REASON + ": why' comment in the four lines above");
     }
 
+    /**
+     * {@code ./standby} and {@code scripts/bench} build with {@code -Dmaven.test.skip=true}, which compiles no test and
+     * packages no test jar but still resolves every test dependency: one module's tests on another's test jar then fail
+     * that build on any machine whose Maven repository never had the jar installed (a fresh clone's first
+     * {@code ./standby demo}).
+     */
+    @Test
+    void noModuleDependsOnAnothersTestJar() {
+        List<String> found = new ArrayList<>();
+        try (Stream<Path> poms = Files.walk(root(), 4)) {
+            for (Path pom : poms.filter(p -> p.getFileName().toString().equals("pom.xml")
+                            && !p.toString().contains("/target/")
+                            && !p.toString().contains("/node_modules/"))
+                    .sorted()
+                    .toList()) {
+                if (Files.readString(pom).matches("(?s).*<type>\\s*test-jar\\s*</type>.*")) {
+                    found.add(root().relativize(pom).toString());
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        assertEquals(List.of(), found, "poms with a test-jar dependency");
+    }
+
     /** The repository's root: the first directory up from here with the parent pom and slot-core. */
     static Path root() {
         Path dir = Path.of("").toAbsolutePath();

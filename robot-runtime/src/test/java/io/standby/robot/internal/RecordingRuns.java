@@ -3,10 +3,11 @@ package io.standby.robot.internal;
 import io.standby.robot.model.RobotToken;
 import io.standby.robot.model.RobotView;
 import io.standby.slot.Lease;
-import io.standby.slot.testing.ManualClock;
+import io.standby.slot.MonotonicClock;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A launcher of runs that do what a test scripts and record what a slot asked of them, on a clock that moves only while
@@ -16,6 +17,24 @@ final class RecordingRuns implements Run.Launcher {
 
     /** The clock of the slots under test: it moves only by what the runs' awaits took. */
     final ManualClock clock = new ManualClock();
+
+    /**
+     * A clock that moves only when told. slot-core's tests have one of their own: sharing it took a test jar, which
+     * {@code -Dmaven.test.skip} (how {@code ./standby} builds) cannot resolve.
+     */
+    static final class ManualClock implements MonotonicClock {
+
+        private final AtomicLong nanos = new AtomicLong(1_000_000_000L);
+
+        @Override
+        public long nanoTime() {
+            return nanos.get();
+        }
+
+        void tick(Duration duration) {
+            nanos.addAndGet(duration.toNanos());
+        }
+    }
     /** Every run launched, in launch order. */
     final List<RecordingRun> launched = new CopyOnWriteArrayList<>();
 
