@@ -47,7 +47,8 @@ import picocli.CommandLine.Spec;
                     + "counter robots, a node killed with SIGKILL and one stopped with SIGTERM.",
             "Prints what it measured: how long each takeover and handover took, and whether any counter ever went "
                     + "back. "
-                    + "Runs until --duration or Ctrl-C, and leaves no process behind."
+                    + "Tells the whole story, then watches the counters until --duration has passed since the start, "
+                    + "or until Ctrl-C; it leaves no process behind."
         })
 final class DemoCommand implements Callable<Integer> {
 
@@ -81,7 +82,8 @@ final class DemoCommand implements Callable<Integer> {
             names = "--duration",
             paramLabel = "DURATION",
             converter = DurationConverter.class,
-            description = "Stop after this long (default: run until Ctrl-C).")
+            description =
+                    "Stop this long after the start, but never before the story ends (default: run until " + "Ctrl-C).")
     Duration duration;
 
     @Option(
@@ -155,14 +157,13 @@ final class DemoCommand implements Callable<Integer> {
             out.flush();
 
             try {
-                waitFor(() -> allOwnedAndRunning(db), deadline, "every slot owned and every robot running");
+                waitFor(() -> allOwnedAndRunning(db), "every slot owned and every robot running");
                 counters.sample(db);
                 say(out, "Every slot has an owner, every robot runs:");
                 StatusCommand.Screen.print(ClusterStatus.read(db, 0), out, Map.of(), StatusCommand.Screen.Style.TEXT);
 
                 waitFor(
                         () -> CounterWatch.counts(db).values().stream().allMatch(count -> count >= 3),
-                        deadline,
                         "the counters counting");
                 Map<String, Long> before = CounterWatch.counts(db);
                 SlotView victim = new SlotTable(db).get("slot-0").orElseThrow();
@@ -179,7 +180,7 @@ final class DemoCommand implements Callable<Integer> {
                                 + "is taken over as fast).");
                 long killed = System.nanoTime();
                 owner.process().destroyForcibly();
-                waitFor(() -> ownedAnew(db, victim), deadline, "a new owner of slot-0");
+                waitFor(() -> ownedAnew(db, victim), "a new owner of slot-0");
                 Duration takeover = Duration.ofNanos(System.nanoTime() - killed);
                 SlotView taken = new SlotTable(db).get("slot-0").orElseThrow();
                 String how = new EventTable(db)
@@ -199,11 +200,8 @@ final class DemoCommand implements Callable<Integer> {
                         out,
                         taken.owner() + " took slot-0 over at epoch " + taken.epoch() + ", "
                                 + Durations.format(takeover) + " after the kill" + how + ".");
-                waitFor(() -> allOwnedAndRunning(db), deadline, "the robots of slot-0 running again");
-                waitFor(
-                        () -> CounterWatch.grewSince(db, before, "slot-0"),
-                        deadline,
-                        "the counters of slot-0 counting again");
+                waitFor(() -> allOwnedAndRunning(db), "the robots of slot-0 running again");
+                waitFor(() -> CounterWatch.grewSince(db, before, "slot-0"), "the counters of slot-0 counting again");
                 say(out, "The counters of slot-0 go on from their last checkpoints:");
                 Map<String, Long> after = CounterWatch.counts(db);
                 new RobotTable(db)
@@ -224,7 +222,7 @@ final class DemoCommand implements Callable<Integer> {
                                 + ", and a standby takes it at its next poll.");
                 long termed = System.nanoTime();
                 leaving.process().destroy();
-                waitFor(() -> ownedAnew(db, stopping), deadline, "a new owner of " + stopping.id());
+                waitFor(() -> ownedAnew(db, stopping), "a new owner of " + stopping.id());
                 Duration handover = Duration.ofNanos(System.nanoTime() - termed);
                 measured.add(
                         "handover after SIGTERM: " + Durations.format(handover) + " (poll " + DemoNodes.POLL + ")");
@@ -233,13 +231,16 @@ final class DemoCommand implements Callable<Integer> {
                         new SlotTable(db).get(stopping.id()).orElseThrow().owner() + " took " + stopping.id()
                                 + " over, " + Durations.format(handover)
                                 + " after SIGTERM, without waiting for the lease.");
-                waitFor(() -> allOwnedAndRunning(db), deadline, "every robot running again");
+                waitFor(() -> allOwnedAndRunning(db), "every robot running again");
                 StatusCommand.Screen.print(ClusterStatus.read(db, 0), out, Map.of(), StatusCommand.Screen.Style.TEXT);
-                say(
-                        out,
-                        duration == null
-                                ? "Watching the counters; Ctrl-C ends the demo."
-                                : "Watching the counters until the end.");
+                if (duration == null) {
+                    say(out, "Watching the counters; Ctrl-C ends the demo.");
+                } else if (System.nanoTime() < deadline) {
+                    say(
+                            out,
+                            "Watching the counters for "
+                                    + Durations.format(Duration.ofNanos(deadline - System.nanoTime())) + ".");
+                }
                 long nextLine = 0;
                 while (System.nanoTime() < deadline) {
                     counters.sample(db);
@@ -266,15 +267,19 @@ final class DemoCommand implements Callable<Integer> {
         return 0;
     }
 
-    /** The demo ran out of time, or was asked to stop, while waiting for something. */
+    /** A step of the story did not happen within {@link #WAIT}. */
     private static final class StoryCut extends Exception {
         StoryCut(String what) {
             super(what, null, false, false);
         }
     }
 
-    private void waitFor(BooleanSupplier condition, long deadline, String what) throws InterruptedException, StoryCut {
-        long giveUp = Math.min(deadline, System.nanoTime() + WAIT.toNanos());
+    /**
+     * Waits for the next step of the story, which {@code --duration} never cuts short: a demo that stopped halfway
+     * would show nothing of what it is for. A step that takes longer than {@link #WAIT} cuts it, and says which.
+     */
+    private void waitFor(BooleanSupplier condition, String what) throws InterruptedException, StoryCut {
+        long giveUp = System.nanoTime() + WAIT.toNanos();
         while (true) {
             // Samples the counters as it goes: the check that none went back covers the whole story.
             if (condition.getAsBoolean()) {
