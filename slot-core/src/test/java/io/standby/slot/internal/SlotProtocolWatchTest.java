@@ -55,6 +55,10 @@ class SlotProtocolWatchTest {
     private boolean linkUp;
     /** Whether the standby's marks of a link's end fail, as a write to an unreachable database does. */
     private volatile boolean marksFail;
+    /** What happens between the standby's read of a dead link's slots and its claim of one. */
+    private volatile Runnable beforeLinkClaim = () -> {};
+
+    private StandbyLinks standbyLinks;
 
     @BeforeEach
     void setUp() throws InterruptedException {
@@ -104,11 +108,18 @@ class SlotProtocolWatchTest {
                 }
                 return super.markLinkEnd(node, instance);
             }
+
+            @Override
+            public boolean claimFromWatched(SlotView seen, Ownership owner, long maxBeat, Duration wait) {
+                beforeLinkClaim.run();
+                return super.claimFromWatched(seen, owner, maxBeat, wait);
+            }
         };
+        standbyLinks = new StandbyLinks(clock, loopback);
         standby = new SlotProtocol(
                 ProtocolSetup.of(standbyStore, new NodeConfig(B, 2, TIMING, "standby-1"), clock, standbyEvents)
                         .withSleeper(d -> {})
-                        .withWatchLinks(OwnerLinks.OFF, new StandbyLinks(clock, loopback)));
+                        .withWatchLinks(OwnerLinks.OFF, standbyLinks));
 
         assertEquals(1, owner.poll());
         owner.renewAll();
@@ -237,6 +248,34 @@ class SlotProtocolWatchTest {
         ownerStore.heal();
         owner.renewAll();
         assertEquals(List.of("lost slot-0@" + epoch + " TAKEN"), ownerEvents.starting("lost"));
+    }
+
+    /**
+     * The owner's renewal lands between the standby's read of the slot and its claim: the claim matches nothing, and no
+     * takeover is counted. The next tick reads the higher beat and lets the link go.
+     */
+    @Test
+    void aLinkClaimThatLosesToARenewalCountsNoTakeoverAndTheNextTickLetsTheLinkGo() throws InterruptedException {
+        long epoch = slot().epoch();
+        ownerStore.fail(FailingSlotStore.Call.RENEW);
+        standbyLink.ended("connection reset");
+        ownerWatchers.ended(ownerHandle, "connection reset");
+        markedAndAged();
+        clock.tick(Duration.ofMillis(1100));
+        beforeLinkClaim = () -> {
+            ownerStore.heal();
+            owner.renewAll();
+        };
+        assertEquals(0, standby.takeWatched(), "the claim lost to the renewal");
+        assertEquals(A, slot().owner());
+        assertEquals(epoch, slot().epoch());
+        assertTrue(ownerLease().isValid(), "the owner's renewal, with a beat above the link's, landed");
+        assertEquals(0, standbyLinks.stats().takeovers.get(), "no takeover counted");
+        assertEquals(1, standbyLinks.claimable().size(), "the link waits for the next tick");
+        beforeLinkClaim = () -> {};
+        assertEquals(0, standby.takeWatched());
+        assertEquals(List.of(), standbyLinks.claimable(), "the higher beat is read: nothing left to take by the link");
+        assertEquals(A, slot().owner());
     }
 
     @Test
