@@ -8,9 +8,12 @@ import io.standby.slot.MonotonicClock;
 import java.time.Duration;
 import java.util.concurrent.ExecutionException;
 import java.util.function.Consumer;
+import org.bson.BsonBinaryWriter;
 import org.bson.Document;
 import org.bson.RawBsonDocument;
 import org.bson.codecs.DocumentCodec;
+import org.bson.codecs.EncoderContext;
+import org.bson.io.BasicOutputBuffer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -22,6 +25,8 @@ final class RunContext implements RobotContext {
 
     private static final Logger log = LoggerFactory.getLogger(RunContext.class);
     private static final DocumentCodec CODEC = new DocumentCodec();
+    /** Bytes to encode a document into at first; most robots' configurations and states fit. */
+    private static final int RAW_START = 128;
     /** A checkpoint that was not acknowledged is sent again after 50 ms, doubling up to 1 s, while the lease holds. */
     private static final Duration FIRST_RETRY = Duration.ofMillis(50);
 
@@ -74,8 +79,20 @@ final class RunContext implements RobotContext {
         this.clock = checkpoints.clock();
         this.onAcknowledged = onAcknowledged;
         this.robotLog = LoggerFactory.getLogger("robot." + launch.type());
-        this.config = new RawBsonDocument(launch.config() == null ? new Document() : launch.config(), CODEC);
-        this.state = new RawBsonDocument(launch.state() == null ? new Document() : launch.state(), CODEC);
+        this.config = raw(launch.config() == null ? new Document() : launch.config());
+        this.state = raw(launch.state() == null ? new Document() : launch.state());
+    }
+
+    /**
+     * An immutable copy of {@code document} in as many bytes as it takes. The driver's own constructor keeps its whole
+     * 1 KB starting buffer whatever the size: two per robot and one per checkpoint, 20 MB for 10,000 robots.
+     */
+    static RawBsonDocument raw(Document document) {
+        BasicOutputBuffer buffer = new BasicOutputBuffer(RAW_START);
+        try (BsonBinaryWriter writer = new BsonBinaryWriter(buffer)) {
+            CODEC.encode(writer, document, EncoderContext.builder().build());
+        }
+        return new RawBsonDocument(buffer.toByteArray());
     }
 
     @Override
@@ -106,7 +123,7 @@ final class RunContext implements RobotContext {
     @Override
     public void checkpoint(Document newState) {
         // An immutable copy: the robot may go on changing its own document.
-        RawBsonDocument snapshot = new RawBsonDocument(newState, CODEC);
+        RawBsonDocument snapshot = raw(newState);
         // One sequence number for every attempt: a retry is the same write, and whichever copy lands
         // first wins; a late copy of it after a newer checkpoint matches nothing.
         RobotWrite write = RobotWrite.checkpoint(token, sequence.next(), snapshot);

@@ -10,6 +10,7 @@ import io.standby.robot.FencedException;
 import io.standby.robot.model.RobotFields;
 import io.standby.robot.model.RobotToken;
 import io.standby.testing.FaultyBackend;
+import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -19,6 +20,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.bson.Document;
+import org.bson.RawBsonDocument;
+import org.bson.codecs.DocumentCodec;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -309,5 +312,21 @@ class RunContextTest {
 
         assertTrue(context.stopRequested());
         assertFalse(context.sleep(Duration.ofMinutes(10)));
+    }
+
+    /**
+     * A robot's configuration and state, and every checkpoint, stay in memory as long as its run: each copy holds its
+     * own bytes and no more (the driver's own copy keeps a 1 KB buffer for a 20-byte document).
+     */
+    @Test
+    void aCopyOfADocumentHoldsItsBytesAndNoMore() {
+        Document small = new Document("count", 41L);
+        Document large = new Document("name", "x".repeat(300)).append("nested", new Document("list", List.of(1, 2, 3)));
+        for (Document document : List.of(small, large, new Document())) {
+            RawBsonDocument raw = RunContext.raw(document);
+            assertEquals(document, raw.decode(new DocumentCodec()), "the same document");
+            ByteBuffer bytes = raw.getByteBuffer().asNIO();
+            assertEquals(bytes.remaining(), bytes.array().length, "no spare bytes held for " + document.toJson());
+        }
     }
 }
