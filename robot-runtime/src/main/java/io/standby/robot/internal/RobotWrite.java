@@ -5,12 +5,12 @@ import static io.standby.robot.model.RobotFields.SEQ;
 import static io.standby.robot.model.RobotFields.STATUS_SEQ;
 import static io.standby.robot.model.RobotFields.UPDATED;
 
-import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Updates;
-import io.standby.robot.model.FlatFilter;
 import io.standby.robot.model.RobotToken;
 import java.util.ArrayList;
 import java.util.List;
+import org.bson.BsonDocument;
+import org.bson.BsonInt64;
 import org.bson.Document;
 import org.bson.conversions.Bson;
 
@@ -47,7 +47,7 @@ public record RobotWrite(RobotToken token, Kind kind, long seq, Document fields)
 
     /** The condition the database checks, as a filter. */
     public Bson filter() {
-        return FlatFilter.and(token.filter(), Filters.lt(kind.seqField, seq));
+        return token.filter().append(kind.seqField, new BsonDocument("$lt", new BsonInt64(seq)));
     }
 
     /** The same condition, on what a document holds: the store contract checks that the two agree. */
