@@ -82,8 +82,7 @@ final class DemoCommand implements Callable<Integer> {
             names = "--duration",
             paramLabel = "DURATION",
             converter = DurationConverter.class,
-            description =
-                    "Stop this long after the start, but never before the story ends (default: run until " + "Ctrl-C).")
+            description = "Stop this long after the start, never before the story ends (default: until Ctrl-C).")
     Duration duration;
 
     @Option(
