@@ -51,12 +51,6 @@ public final class SlotFields {
      * process's owner document and then into the slots it renews.
      */
     public static final String BEAT = "beat";
-    /**
-     * True from an operator's forced release until the next claim, which removes it: the owner was cleared but its
-     * lease is still waited out, on each standby's own clock from its first read of the slot. So every node reads such
-     * a slot at every poll, whatever its share of the free ones and its room, and its wait starts at once.
-     */
-    public static final String REVOKED = "revoked";
     /** When a standby found its watch link to the slot's owner dead, by the server's clock. */
     public static final String LINK_END = "linkEnd";
     /**

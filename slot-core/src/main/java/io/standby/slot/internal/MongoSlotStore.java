@@ -10,7 +10,6 @@ import static io.standby.slot.SlotFields.IP;
 import static io.standby.slot.SlotFields.LATE;
 import static io.standby.slot.SlotFields.LEASE;
 import static io.standby.slot.SlotFields.PORT;
-import static io.standby.slot.SlotFields.REVOKED;
 import static io.standby.slot.SlotFields.TIME;
 
 import com.mongodb.ErrorCategory;
@@ -108,8 +107,8 @@ public final class MongoSlotStore implements SlotStore {
 
     /**
      * The indexes the poll's branches need: {@code time} for the late ones, {@code ip, port} for a node's own,
-     * {@code bucket} for its share of the free ones, {@code revoked} for the revoked ones. None involves the shard key
-     * ({@code _id}), so each works per shard. Creating one that exists is a no-op.
+     * {@code bucket} for its share of the free ones. None involves the shard key ({@code _id}), so each works per
+     * shard. Creating one that exists is a no-op.
      */
     @Override
     public void ensureIndexes() {
@@ -121,9 +120,6 @@ public final class MongoSlotStore implements SlotStore {
         // when the slot is created and never changes, so no claim, renewal or release writes this index (an
         // {ip, bucket} index moved on each, and was dropped: BENCHMARKS, Chaos suite).
         raw.createIndex(Indexes.ascending(BUCKET), new IndexOptions().name("bucket"));
-        // Sparse: only a revoked slot carries the field, from an operator's forced release to the next claim.
-        raw.createIndex(
-                Indexes.ascending(REVOKED), new IndexOptions().name("revoked").sparse(true));
     }
 
     /**

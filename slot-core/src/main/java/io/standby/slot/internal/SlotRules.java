@@ -11,7 +11,6 @@ import static io.standby.slot.SlotFields.LATE;
 import static io.standby.slot.SlotFields.LEASE;
 import static io.standby.slot.SlotFields.LINK_END;
 import static io.standby.slot.SlotFields.PORT;
-import static io.standby.slot.SlotFields.REVOKED;
 import static io.standby.slot.SlotFields.TIME;
 
 import io.standby.slot.NodeId;
@@ -43,11 +42,10 @@ public final class SlotRules {
 
     /**
      * What a poll reads of the slots, and nothing else: the free slots (released, revoked or never owned) of
-     * {@code free}'s share, every revoked slot (each reader must wait its lease out from its first read, see
-     * {@link SlotFields#REVOKED}), the slots held under this node's own ip:port (its own, its earlier processes', a
-     * twin's), and the slots whose heartbeat was older than {@code lateBefore}, the previous poll's server time less a
-     * heartbeat and a half, and held: late or expired. A live owner's slots are in none of these, so a poll of an idle
-     * world reads this node's own slots and the owner documents (of the owners collection, in the same command, see
+     * {@code free}'s share, the slots held under this node's own ip:port (its own, its earlier processes', a twin's),
+     * and the slots whose heartbeat was older than {@code lateBefore}, the previous poll's server time less a heartbeat
+     * and a half, and held: late or expired. A live owner's slots are in none of these, so a poll of an idle world
+     * reads this node's own slots and the owner documents (of the owners collection, in the same command, see
      * {@code MongoSlotStore#poll}), whatever the number of slots; and in a claim storm a node reads only its share of
      * the free slots ({@link FreeShare}), and those created before slots had a bucket. The branches are ranges of the
      * {@code bucket} index (the share's ranges, {@code ip: null} checked on the slots in them; {@code ip: null} alone
@@ -68,12 +66,6 @@ public final class SlotRules {
                 buckets.add(new Document(BUCKET, new Document("$gte", range.from()).append("$lt", range.to())));
             }
             branches.add(new Document(IP, null).append("$or", buckets));
-        }
-        if (!free.coversEveryFreeSlot()) {
-            // Revoked slots, whatever the share and even without room: each reader waits a whole lease from its
-            // first read of one, so a node that read it only once it had room, or became one of its share's
-            // readers, would add up to a lease to its wait (a 50,000,000-step simulation, seed 157).
-            branches.add(new Document(REVOKED, true));
         }
         branches.add(new Document(IP, me.ip()).append(PORT, me.port()));
         // Held slots only: a free slot's time is 1970 (released, never owned) or its revoked owner's, and
@@ -193,7 +185,7 @@ public final class SlotRules {
             unset = new Document();
             update.append("$unset", unset);
         }
-        unset.append(LINK_END, "").append(DRAIN, "").append(REVOKED, "");
+        unset.append(LINK_END, "").append(DRAIN, "");
         return update.append("$inc", new Document(EPOCH, 1L)).append("$currentDate", new Document(TIME, true));
     }
 
@@ -261,7 +253,7 @@ public final class SlotRules {
 
     /**
      * Clears the owner and raises the epoch to {@link #revokedEpoch}, but keeps {@code time}: standbys still wait out
-     * the lease. Marks the slot {@code revoked}, which every poll with room reads.
+     * the lease.
      */
     public static Bson revokeUpdate(SlotView seen) {
         return new Document(
@@ -269,8 +261,7 @@ public final class SlotRules {
                         new Document(IP, null)
                                 .append(PORT, null)
                                 .append(INSTANCE, null)
-                                .append(EPOCH, revokedEpoch(seen))
-                                .append(REVOKED, true))
+                                .append(EPOCH, revokedEpoch(seen)))
                 .append("$unset", new Document(LATE, ""));
     }
 

@@ -497,59 +497,6 @@ abstract class SlotStoreContract {
                 new SlotTable(db).countByState());
     }
 
-    /**
-     * A standby waits a revoked slot's lease out from its first read of it, so every poll reads a revoked slot: one
-     * outside the node's share, and one of a node without room, which may have room at its next poll. The claim ends
-     * it. (A 50,000,000-step simulation found a slot unserved past its bound when only the share read it.)
-     */
-    @Test
-    void aPollReadsEveryRevokedSlotWhateverItsShareAndRoomUntilItIsClaimed() {
-        new SlotTable(db).init(2);
-        SlotStore.Ownership a = owner(7001, "a");
-        assertTrue(store.claim(slot("slot-0"), a));
-        assertTrue(store.revoke(slot("slot-0")));
-        // One bucket that neither slot has: a share that reads no free slot of these two.
-        int other = 0;
-        while (other == SlotRules.bucket("slot-0") || other == SlotRules.bucket("slot-1")) {
-            other++;
-        }
-        FreeShare elsewhere = FreeShare.of(List.of(new FreeShare.Range(other, other + 1)));
-        NodeId me = new NodeId("127.0.0.1", 7002);
-
-        for (FreeShare share : List.of(FreeShare.NONE, elsewhere, FreeShare.ALL)) {
-            assertEquals(
-                    List.of("slot-0"),
-                    store.poll(me, Instant.EPOCH, share).slots().stream()
-                            .map(SlotView::id)
-                            .filter("slot-0"::equals)
-                            .toList(),
-                    "read with the share " + share);
-        }
-        assertEquals(
-                List.of(),
-                store.poll(me, Instant.EPOCH, elsewhere).slots().stream()
-                        .map(SlotView::id)
-                        .filter("slot-1"::equals)
-                        .toList(),
-                "a never-owned slot outside the share is not");
-
-        // The revoked owner's lease runs out by the server's clock: aged by hand, as a wait would.
-        db.database()
-                .getCollection("slots")
-                .updateOne(
-                        Filters.eq("_id", "slot-0"),
-                        Updates.set("time", Date.from(Instant.now().minusSeconds(10))));
-        assertTrue(store.claim(slot("slot-0"), owner(7003, "c")));
-        assertFalse(
-                db.database()
-                        .getCollection("slots")
-                        .find(Filters.eq("_id", "slot-0"))
-                        .first()
-                        .containsKey(SlotFields.REVOKED),
-                "the claim ends the revocation");
-        assertEquals(List.of(), store.poll(me, Instant.EPOCH, FreeShare.NONE).slots(), "a live owner's slot again");
-    }
-
     @Test
     void aPollReadsTheOwnerDocumentsTheFreeSlotsItsOwnAddressesAndTheLateOnesOnly() {
         new SlotTable(db).init(7);
