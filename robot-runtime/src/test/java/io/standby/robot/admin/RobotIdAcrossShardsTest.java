@@ -25,6 +25,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Date;
 import java.util.List;
+import java.util.Optional;
 import java.util.OptionalDouble;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
@@ -136,13 +137,21 @@ class RobotIdAcrossShardsTest {
         return table.add(robot(id, slotId), OptionalDouble.empty());
     }
 
+    /**
+     * The refusal leaves the id bound to the robot that has it: an add that took the entry over on its way to being
+     * refused, and gave it back, would leave the id free for a third add on another shard beside the first robot.
+     */
     @Test
     void anIdBoundToARobotOnOneShardIsRefusedOnTheOther() {
-        add(table(), "r1", "slot-0");
+        RobotView first = add(table(), "r1", "slot-0");
 
         assertRefused("'r1' already exists (in slot-0)", () -> add(table(), "r1", "slot-1"));
 
         assertEquals(1, stored("r1").size());
+        assertEquals(
+                Optional.of(new RobotIds.Entry("r1", first.incarnation(), RobotIds.State.BOUND)),
+                ids.get("r1"),
+                "still the first robot's");
     }
 
     /** A node deletes a removed robot under its token and leaves the registry alone: the entry is stale. */
