@@ -150,6 +150,15 @@ class SlotProtocolWatchTest {
                         Updates.set("linkEnd", Date.from(Instant.now().minusSeconds(10))));
     }
 
+    /**
+     * A connection reset that both ends of the link see; then the standby's mark, aged as in {@link #markedAndAged}.
+     */
+    private void resetSeenByBothEnds() throws InterruptedException {
+        standbyLink.ended("connection reset");
+        ownerWatchers.ended(ownerHandle, "connection reset");
+        markedAndAged();
+    }
+
     private Lease ownerLease() {
         return owner.leases().getFirst();
     }
@@ -215,9 +224,7 @@ class SlotProtocolWatchTest {
     void aLiveOwnerWhoseLinkBrokeOutrunsTheClaimWithOneRenewalAndKeepsItsRobotsRunning() throws InterruptedException {
         long epoch = slot().epoch();
         // A reset that both ends see: the owner renews at once, with a beat it never sent on the link.
-        standbyLink.ended("connection reset");
-        ownerWatchers.ended(ownerHandle, "connection reset");
-        markedAndAged();
+        resetSeenByBothEnds();
         clock.tick(Duration.ofMillis(1100));
         owner.checkFences();
         assertTrue(ownerLease().isValid(), "a higher beat landed: the link blocks nothing");
@@ -232,9 +239,7 @@ class SlotProtocolWatchTest {
     void anOwnerWhoseRenewalCannotLandPausesBeforeTheStandbysClaimWhichWins() throws InterruptedException {
         long epoch = slot().epoch();
         ownerStore.fail(FailingSlotStore.Call.RENEW);
-        standbyLink.ended("connection reset");
-        ownerWatchers.ended(ownerHandle, "connection reset");
-        markedAndAged();
+        resetSeenByBothEnds();
         clock.tick(Duration.ofMillis(850));
         owner.checkFences();
         assertTrue(ownerLease().isValid(), "before the link's deadline");
@@ -258,9 +263,7 @@ class SlotProtocolWatchTest {
     void aLinkClaimThatLosesToARenewalCountsNoTakeoverAndTheNextTickLetsTheLinkGo() throws InterruptedException {
         long epoch = slot().epoch();
         ownerStore.fail(FailingSlotStore.Call.RENEW);
-        standbyLink.ended("connection reset");
-        ownerWatchers.ended(ownerHandle, "connection reset");
-        markedAndAged();
+        resetSeenByBothEnds();
         clock.tick(Duration.ofMillis(1100));
         beforeLinkClaim = () -> {
             ownerStore.heal();
@@ -282,9 +285,7 @@ class SlotProtocolWatchTest {
     void aPausedOwnerResumesWhenAHigherBeatLandsAndTheStandbyThenClaimsNothing() throws InterruptedException {
         long epoch = slot().epoch();
         ownerStore.fail(FailingSlotStore.Call.RENEW);
-        standbyLink.ended("connection reset");
-        ownerWatchers.ended(ownerHandle, "connection reset");
-        markedAndAged();
+        resetSeenByBothEnds();
         clock.tick(Duration.ofMillis(950));
         owner.checkFences();
         assertFalse(ownerLease().isValid());
